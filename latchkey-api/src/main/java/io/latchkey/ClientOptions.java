@@ -1,0 +1,190 @@
+package io.latchkey;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable settings of a {@link LockClient}, built with {@link #builder()}.
+ *
+ * <pre>{@code
+ * ClientOptions options = ClientOptions.builder()
+ *     .watchdogTimeout(Duration.ofSeconds(30))
+ *     .operationTimeout(Duration.ofSeconds(5))
+ *     .namespace("orders:")
+ *     .build();
+ * }</pre>
+ *
+ * <p>Every setter checks its argument at once and throws {@link IllegalArgumentException} with the reason.
+ */
+public final class ClientOptions {
+
+    /** Default lease of a watchdog-renewed lock; renewal runs every third of it. */
+    public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+    /** Default bound on one remote operation before {@link LockUnavailableException}. */
+    public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final ClientOptions DEFAULTS = builder().build();
+
+    private final Duration watchdogTimeout;
+    private final Duration operationTimeout;
+    private final String namespace;
+    private final LockEventListener eventListener;
+
+    private ClientOptions(Builder b) {
+        this.watchdogTimeout = b.watchdogTimeout;
+        this.operationTimeout = b.operationTimeout;
+        this.namespace = b.namespace;
+        this.eventListener = b.eventListener;
+    }
+
+    /** The default options. */
+    public static ClientOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder with every setting at its default. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these options. */
+    public Builder toBuilder() {
+        return new Builder()
+                .watchdogTimeout(watchdogTimeout)
+                .operationTimeout(operationTimeout)
+                .namespace(namespace)
+                .eventListener(eventListener);
+    }
+
+    /**
+     * The lease a lock acquired without a lease time gets, and keeps while the watchdog renews it every
+     * {@code watchdogTimeout / 3}. If the client dies, the lock is free again at most this long after the last
+     * renewal.
+     */
+    public Duration watchdogTimeout() {
+        return watchdogTimeout;
+    }
+
+    /** The watchdog's renewal period: a third of {@link #watchdogTimeout()}. */
+    public Duration renewalInterval() {
+        return watchdogTimeout.dividedBy(3);
+    }
+
+    /** How long one remote operation may take before it fails with {@link LockUnavailableException}. */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /**
+     * A prefix for every key, path or row this client creates, so that applications sharing a server do not see
+     * each other's locks. Empty by default (Redis keys then equal lock names, as Redisson's do).
+     */
+    public String namespace() {
+        return namespace;
+    }
+
+    /** Where lock events go; {@link LockEventListener#NONE} by default. */
+    public LockEventListener eventListener() {
+        return eventListener;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof ClientOptions)) {
+            return false;
+        }
+        ClientOptions that = (ClientOptions) o;
+        return watchdogTimeout.equals(that.watchdogTimeout)
+                && operationTimeout.equals(that.operationTimeout)
+                && namespace.equals(that.namespace)
+                && eventListener.equals(that.eventListener);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener);
+    }
+
+    @Override
+    public String toString() {
+        return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
+                + ", namespace='" + namespace + "'}";
+    }
+
+    /** Builds {@link ClientOptions}; not thread-safe, reusable. */
+    public static final class Builder {
+        private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
+        private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
+        private String namespace = "";
+        private LockEventListener eventListener = LockEventListener.NONE;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the watchdog lease (default 30 s).
+         *
+         * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it)
+         */
+        public Builder watchdogTimeout(Duration watchdogTimeout) {
+            Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
+            if (watchdogTimeout.toMillis() < 30) {
+                throw new IllegalArgumentException(
+                        String.format("watchdogTimeout must be at least 30ms but was %s", watchdogTimeout));
+            }
+            this.watchdogTimeout = watchdogTimeout;
+            return this;
+        }
+
+        /**
+         * Sets the bound on one remote operation (default 5 s).
+         *
+         * @throws IllegalArgumentException if it is not positive
+         */
+        public Builder operationTimeout(Duration operationTimeout) {
+            Objects.requireNonNull(operationTimeout, "operationTimeout");
+            if (operationTimeout.isNegative() || operationTimeout.isZero()) {
+                throw new IllegalArgumentException(
+                        String.format("operationTimeout must be positive but was %s", operationTimeout));
+            }
+            this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        /**
+         * Sets the prefix of every key, path or row (default empty).
+         *
+         * @throws IllegalArgumentException if it is longer than 128 characters or has control characters
+         */
+        public Builder namespace(String namespace) {
+            Objects.requireNonNull(namespace, "namespace");
+            if (namespace.length() > 128) {
+                throw new IllegalArgumentException(
+                        String.format("namespace must be at most 128 characters but was %d", namespace.length()));
+            }
+            for (int i = 0; i < namespace.length(); i++) {
+                if (Character.isISOControl(namespace.charAt(i))) {
+                    throw new IllegalArgumentException(String.format(
+                            "namespace must not contain control characters but had U+%04X at index %d",
+                            (int) namespace.charAt(i), i));
+                }
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Sets where lock events go (default: nowhere). */
+        public Builder eventListener(LockEventListener eventListener) {
+            this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
+            return this;
+        }
+
+        /** The options as set so far. */
+        public ClientOptions build() {
+            return new ClientOptions(this);
+        }
+    }
+}

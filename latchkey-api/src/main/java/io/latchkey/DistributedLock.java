@@ -1,0 +1,148 @@
+package io.latchkey;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A mutual-exclusion lock shared by every client of the same backend and namespace that uses the same name.
+ *
+ * <p>It offers two ways to own the lock.
+ *
+ * <h2>Thread-owned ({@link Lock})</h2>
+ * Like {@link java.util.concurrent.locks.ReentrantLock}: the thread that locks owns the lock, may lock it again
+ * (each {@code lock} needs a matching {@code unlock}), and only it may unlock.
+ * <pre>{@code
+ * DistributedLock lock = client.lock("order:42");
+ * lock.lock();
+ * try {
+ *     // at most one thread in all clients runs this at a time
+ * } finally {
+ *     lock.unlock();
+ * }
+ * }</pre>
+ *
+ * <h2>Lease-owned ({@link #acquire()})</h2>
+ * The returned {@link LockLease} is the owner, not the thread: it can be released from another thread, and it
+ * works with virtual threads and asynchronous code. Leases are not reentrant: each acquire is a distinct owner and
+ * waits like any other.
+ * <pre>{@code
+ * try (LockLease lease = lock.acquire()) {
+ *     write(lease.fencingToken());
+ * }
+ * }</pre>
+ *
+ * <h2>Leases and renewal</h2>
+ * Methods without a lease time hold the lock until it is released, renewed by the client's watchdog every
+ * {@link ClientOptions#renewalInterval()}; if the process dies the lock frees itself after
+ * {@link ClientOptions#watchdogTimeout()}. Methods with a lease time are never renewed: the lock frees itself
+ * when the lease has passed, whether or not it was released.
+ *
+ * <h2>Waiting</h2>
+ * A waiter is woken by the backend when the lock is released (Redis pub/sub, ZooKeeper watches, PostgreSQL
+ * notifications), with a bounded re-check as a fallback; threads of one JVM waiting on one name share a single
+ * remote waiter. The lock is not fair: a waiter may be overtaken (use {@link LockClient#fairLock}).
+ * Interruption is honoured by {@link #lockInterruptibly()}, {@link #tryLock(long, TimeUnit)} and the
+ * {@code acquire} methods: they throw {@link InterruptedException} and leave no lock behind.
+ *
+ * <h2>Fencing and loss</h2>
+ * Every free-to-held transition gets a {@link #fencingToken() fencing token} greater than every earlier one for
+ * this name. If a held lock is lost, the owner's next {@link #unlock()} throws {@link LockLostException}.
+ *
+ * <h2>Memory effects</h2>
+ * As for {@link Lock}: a successful lock has the same memory effects as a successful acquire of a JUC lock, and
+ * unlock those of a release; they hold across JVMs through the backend's ordering.
+ *
+ * <h2>Errors</h2>
+ * Unreachable or slow backends: {@link LockUnavailableException} within {@link ClientOptions#operationTimeout()}.
+ * Non-positive durations: {@link IllegalArgumentException}. {@link #newCondition()} is not supported.
+ */
+public interface DistributedLock extends Lock {
+
+    /** The lock's name, as given to the client. */
+    String name();
+
+    /**
+     * Acquires the lock for the current thread with a fixed lease: the lock expires {@code leaseTime} after this
+     * acquire unless unlocked before. Waits uninterruptibly, like {@link #lock()}. A reentrant call keeps the
+     * existing lease and token.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     */
+    void lock(Duration leaseTime);
+
+    /**
+     * Acquires the lock for the current thread if it becomes free within {@code waitTime}, with a fixed lease
+     * (or watchdog renewal when {@code leaseTime} is {@code null}).
+     *
+     * @return {@code true} if acquired (or already held by this thread), {@code false} if the wait ran out
+     * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
+     * @throws InterruptedException if interrupted while waiting; no lock is then held
+     */
+    boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
+
+    /** Whether any owner, in any client, holds the lock now (a remote query). */
+    boolean isLocked();
+
+    /** Whether the current thread holds the lock (a local query, no round trip). */
+    boolean isHeldByCurrentThread();
+
+    /** How many times the current thread holds the lock: 0 if it does not. */
+    int getHoldCount();
+
+    /** The fencing token of the current thread's hold, or empty if it holds none. */
+    OptionalLong fencingToken();
+
+    /**
+     * Releases the lock whoever holds it. Use for administration only: the holder is told at its next renewal or
+     * unlock ({@link LockLostException}).
+     *
+     * @return whether the lock was held
+     */
+    boolean forceUnlock();
+
+    /**
+     * Acquires a watchdog-renewed lease, waiting as long as needed.
+     *
+     * @throws InterruptedException if interrupted while waiting; no lock is then held
+     */
+    LockLease acquire() throws InterruptedException;
+
+    /**
+     * Acquires a lease that expires after {@code leaseTime}, waiting as long as needed.
+     *
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws InterruptedException if interrupted while waiting; no lock is then held
+     */
+    LockLease acquire(Duration leaseTime) throws InterruptedException;
+
+    /**
+     * Acquires a watchdog-renewed lease if the lock becomes free within {@code waitTime} (zero: try once).
+     *
+     * @throws InterruptedException if interrupted while waiting; no lock is then held
+     */
+    Optional<LockLease> tryAcquire(Duration waitTime) throws InterruptedException;
+
+    /**
+     * Acquires a lease if the lock becomes free within {@code waitTime}; the lease expires after
+     * {@code leaseTime}, or is watchdog-renewed when {@code leaseTime} is {@code null}.
+     *
+     * @throws InterruptedException if interrupted while waiting; no lock is then held
+     */
+    Optional<LockLease> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
+
+    /**
+     * Acquires a watchdog-renewed lease without blocking a thread while waiting. Cancelling the future abandons
+     * the wait; if the lock was taken concurrently it is released.
+     */
+    CompletableFuture<LockLease> acquireAsync();
+
+    /**
+     * Like {@link #tryAcquire(Duration, Duration)} without blocking a thread: completes with an empty optional
+     * when {@code waitTime} runs out.
+     */
+    CompletableFuture<Optional<LockLease>> tryAcquireAsync(Duration waitTime, Duration leaseTime);
+}

@@ -1,0 +1,101 @@
+package io.latchkey;
+
+import io.latchkey.spi.LockClientProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.ServiceLoader;
+import java.util.Set;
+
+/**
+ * A connection to one lock backend, from which named locks and synchronizers are obtained.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.connect("redis://localhost:6379")) {
+ *     DistributedLock lock = client.lock("invoice:2026-11");
+ *     lock.lock();
+ *     try {
+ *         // only one holder across every client of this Redis
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Clients are thread-safe and meant to be shared: one per backend per application. Objects returned by the
+ * factory methods are cheap views; two calls with the same name return objects that share state.
+ *
+ * <p>Names are 1 to 512 characters without control characters; other names throw
+ * {@link IllegalArgumentException}. A primitive the backend does not support (see {@link #capabilities()})
+ * throws {@link UnsupportedOperationException} naming the backend.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /**
+     * Connects to the backend named by {@code uri} with default options.
+     *
+     * @see #connect(String, ClientOptions)
+     */
+    static LockClient connect(String uri) {
+        return connect(uri, ClientOptions.defaults());
+    }
+
+    /**
+     * Connects to the backend named by {@code uri}: {@code mem://name}, {@code redis://host:port},
+     * {@code rediss://…}, {@code redis-sentinel://…}, {@code redis-cluster://…}, {@code zookeeper://…},
+     * {@code etcd://…} or a {@code jdbc:} URL, as far as the matching backend module is on the class path.
+     *
+     * @throws IllegalArgumentException if no backend on the class path accepts the URI (the message lists the
+     *         schemes that are supported) or the URI is malformed
+     * @throws LockUnavailableException if the backend cannot be reached
+     */
+    static LockClient connect(String uri, ClientOptions options) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        List<String> known = new ArrayList<>();
+        for (LockClientProvider provider : ServiceLoader.load(LockClientProvider.class, LockClient.class.getClassLoader())) {
+            for (String prefix : provider.uriPrefixes()) {
+                if (uri.regionMatches(true, 0, prefix, 0, prefix.length())) {
+                    return provider.create(uri, options);
+                }
+                known.add(prefix);
+            }
+        }
+        String scheme = uri.contains(":") ? uri.substring(0, uri.indexOf(':') + 1) : uri;
+        throw new IllegalArgumentException(String.format(
+                "no Latchkey backend on the class path accepts URIs starting with '%s'; supported: %s",
+                scheme.length() > 40 ? scheme.substring(0, 40) + "…" : scheme, known.isEmpty() ? "none" : known));
+    }
+
+    /** A reentrant lock, owned by the calling thread or by a {@link LockLease}. */
+    DistributedLock lock(String name);
+
+    /** A reentrant lock granted in arrival order among waiters across clients. */
+    DistributedLock fairLock(String name);
+
+    /** A read-write lock. */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /** A counting semaphore. */
+    DistributedSemaphore semaphore(String name);
+
+    /** A semaphore whose permits are leased and expire. */
+    PermitExpirableSemaphore permitExpirableSemaphore(String name);
+
+    /** A count-down latch. */
+    DistributedCountDownLatch countDownLatch(String name);
+
+    /** What this backend supports; other primitives throw {@link UnsupportedOperationException}. */
+    Set<Capability> capabilities();
+
+    /** A UUID that identifies this client instance in lock owner ids. */
+    String clientId();
+
+    /**
+     * Stops renewals and wakes every waiter of this client with an exception, then closes the connection if the
+     * client created it. Locks still held are not released silently: they expire with their lease, and their
+     * leases report lost. Idempotent.
+     */
+    @Override
+    void close();
+}

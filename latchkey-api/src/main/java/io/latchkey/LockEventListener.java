@@ -1,0 +1,31 @@
+package io.latchkey;
+
+import java.time.Duration;
+
+/**
+ * Receives events for metrics (Micrometer, logs). Every method has an empty default, so an implementation
+ * overrides only what it records.
+ *
+ * <p>Methods are called on Latchkey's own threads or on the caller's thread, right after the event; they must be
+ * fast and must not block or throw (a thrown exception is logged and ignored).
+ */
+public interface LockEventListener {
+
+    /** A listener that ignores every event. */
+    LockEventListener NONE = new LockEventListener() { };
+
+    /** An owner acquired {@code lockName} after waiting {@code waited} (zero for an immediate acquire). */
+    default void acquired(String lockName, Duration waited) { }
+
+    /** An acquire of {@code lockName} gave up after its wait time. */
+    default void timedOut(String lockName, Duration waited) { }
+
+    /** An owner released {@code lockName} after holding it for {@code held}. */
+    default void released(String lockName, Duration held) { }
+
+    /** A held lock was lost (renewal failed, lease ran out, session expired). */
+    default void lost(String lockName) { }
+
+    /** The watchdog renewed {@code leases} leases in one batch that took {@code took}. */
+    default void renewed(int leases, Duration took) { }
+}

@@ -1,0 +1,21 @@
+package io.latchkey;
+
+/**
+ * Thrown when the backend cannot be reached, or does not answer within
+ * {@link ClientOptions#operationTimeout()}. The message names the server and the operation; the cause is the
+ * last error the driver reported. Passwords never appear in the message.
+ *
+ * <p>When an acquire fails with this exception no lock is held on behalf of the caller: if the server did take
+ * the lock before the connection failed, the client releases it (or it expires with its lease).
+ */
+public class LockUnavailableException extends LockException {
+    private static final long serialVersionUID = 1L;
+
+    public LockUnavailableException(String message) {
+        super(message);
+    }
+
+    public LockUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,71 @@
+package io.latchkey.core;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a backend implements for one kind of exclusive lock (plain, fair, spin …): the remote half of a lock. The
+ * engine ({@link AbstractLockClient}) does everything local on top of it — reentrancy, leases, the watchdog,
+ * loss signals, interruption, one remote waiter per name per JVM, argument checks — so implementations stay
+ * small and every backend behaves alike.
+ *
+ * <p>Every method is asynchronous and must not block the calling thread on I/O. Futures fail with
+ * {@link io.latchkey.LockUnavailableException} (naming the server and operation, with the driver's error as
+ * cause) when the backend is unreachable or slower than the client's operation timeout.
+ *
+ * <p>Owners are opaque strings chosen by the engine; the backend stores them as they are. Fencing tokens are
+ * issued by the backend and must be strictly increasing per name across clients and restarts.
+ */
+public interface RemoteLockOps {
+
+    /**
+     * Takes the lock for {@code request.ownerId()}, waiting while it is busy. Completes with the grant once
+     * taken; with {@code null} when the deadline passed or the request was cancelled first; exceptionally with
+     * {@link io.latchkey.LockUnavailableException}. Must not spin on the server: wait for a wake-up (pub/sub,
+     * watch, notification) with a bounded re-check (e.g. at the holder's remaining lease) as the fallback.
+     *
+     * <p>The engine calls this for at most one owner per name at a time in a client, so a backend needs at most
+     * one remote waiter per name.
+     */
+    CompletableFuture<Grant> acquire(AcquireRequest request);
+
+    /**
+     * Releases the lock if {@code grant} still owns it, and wakes the backend's waiters.
+     *
+     * @return {@code true} if it was released, {@code false} if the owner no longer held it (lost)
+     */
+    CompletableFuture<Boolean> release(Grant grant);
+
+    /**
+     * Extends every grant's lease to its {@link Grant#leaseMillis()} from now, in as few round trips as the
+     * backend allows (ideally one for the whole batch). A renewal must only extend the exact hold it was issued
+     * for: a grant whose owner released and re-acquired the lock (with another token) must not be extended.
+     *
+     * @return the grants that were no longer held (lost)
+     */
+    CompletableFuture<Set<Grant>> renew(Collection<Grant> grants);
+
+    /**
+     * Whether {@link #handOff} is implemented. The default is {@code false}.
+     */
+    default boolean supportsHandOff() {
+        return false;
+    }
+
+    /**
+     * Atomically passes a held lock from {@code from}'s owner to {@code request.ownerId()} with a new fencing
+     * token, in one round trip and without freeing it in between; used when another thread of this client waits
+     * for a lock this client holds. Completes with the new grant, or {@code null} if {@code from} no longer held
+     * the lock (then the engine treats {@code from} as lost and acquires normally).
+     */
+    default CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        throw new UnsupportedOperationException("handOff");
+    }
+
+    /** Whether anyone holds the lock now. */
+    CompletableFuture<Boolean> isLocked(String name);
+
+    /** Deletes the lock whoever holds it and wakes waiters; completes with whether it was held. */
+    CompletableFuture<Boolean> forceUnlock(String name);
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Runs every test: installs the test servers when missing, builds and verifies all modules on the default JDK,
+# then runs the TCK suites once more on JDK 25 (virtual threads at scale) when that JDK is present.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+scripts/install-test-servers.sh
+
+./mvnw -B -ntp verify "$@"
+
+jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)
+if [ -n "$jdk25" ]; then
+  echo "== TCK again on $(basename "$jdk25")"
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp surefire:test -pl latchkey-core,latchkey-redis \
+    -Dtest='*Tck*,*Tck*$*' -Dsurefire.failIfNoSpecifiedTests=false -DtrimStackTrace=false
+else
+  echo "== no Temurin 25 JDK under /usr/lib/jvm: the JDK 25 TCK run is skipped"
+fi
