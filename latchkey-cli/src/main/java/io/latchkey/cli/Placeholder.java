@@ -1,0 +1,1 @@
+package io.latchkey.cli; final class Placeholder {}
