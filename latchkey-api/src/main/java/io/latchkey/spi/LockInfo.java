@@ -1,0 +1,46 @@
+package io.latchkey.spi;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * What {@link LockInspector#list} knows about one held lock. Fields a backend cannot tell are empty rather than
+ * guessed: ZooKeeper has no lease (its session holds the lock), Redis does not know who waits.
+ *
+ * @param name the lock's name as clients gave it
+ * @param owner the holder as the backend records it (for Latchkey clients {@code <clientId>:<thread or lease id>});
+ *        never a secret
+ * @param holdCount how many times the owner holds it (reentrancy), at least 1
+ * @param fencingToken the holder's fencing token, if the backend keeps one
+ * @param remainingLease how long until the lock expires unless renewed, if it has a lease
+ * @param waiters how many owners wait for it, if the backend knows
+ */
+public record LockInfo(String name, String owner, int holdCount, OptionalLong fencingToken,
+        Optional<Duration> remainingLease, OptionalInt waiters) {
+
+    /**
+     * @throws NullPointerException if a reference is {@code null}
+     * @throws IllegalArgumentException if {@code holdCount} is not positive or a duration or count is negative
+     */
+    public LockInfo {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(fencingToken, "fencingToken");
+        Objects.requireNonNull(remainingLease, "remainingLease");
+        Objects.requireNonNull(waiters, "waiters");
+        if (holdCount < 1) {
+            throw new IllegalArgumentException(String.format("holdCount must be positive but was %d", holdCount));
+        }
+        if (remainingLease.isPresent() && remainingLease.get().isNegative()) {
+            throw new IllegalArgumentException(
+                    String.format("remainingLease must not be negative but was %s", remainingLease.get()));
+        }
+        if (waiters.isPresent() && waiters.getAsInt() < 0) {
+            throw new IllegalArgumentException(
+                    String.format("waiters must not be negative but was %d", waiters.getAsInt()));
+        }
+    }
+}
