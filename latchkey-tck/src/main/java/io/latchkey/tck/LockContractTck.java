@@ -1,0 +1,378 @@
+package io.latchkey.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockLostException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The thread-owned API of {@link DistributedLock} ({@link java.util.concurrent.locks.Lock} semantics): ownership,
+ * reentrancy and hold counts, exclusion across threads and clients, waiting and waking, {@code tryLock} timing,
+ * and interruption.
+ */
+public abstract class LockContractTck extends TckBase {
+
+    @Test
+    void lockAndUnlockReportOwnershipAndState() {
+        DistributedLock lock = client().lock(newName());
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThat(lock.fencingToken()).isEmpty();
+
+        lock.lock();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(1);
+        assertThat(lock.fencingToken()).isPresent();
+
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThat(lock.fencingToken()).isEmpty();
+    }
+
+    @Test
+    void viewsOfOneNameShareState() {
+        String name = newName();
+        DistributedLock first = client().lock(name);
+        DistributedLock second = client().lock(name);
+        assertThat(first.name()).isEqualTo(name);
+
+        first.lock();
+        try {
+            assertThat(second.isHeldByCurrentThread()).isTrue();
+            assertThat(second.getHoldCount()).isEqualTo(1);
+            assertThat(second.fencingToken()).isEqualTo(first.fencingToken());
+        } finally {
+            second.unlock();
+        }
+        assertThat(first.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void reentrantAcquiresCountHoldsAndKeepTheToken() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+
+        lock.lock();
+        long token = lock.fencingToken().getAsLong();
+        assertThat(lock.tryLock()).isTrue();
+        assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+        lock.lockInterruptibly();
+        assertThat(lock.getHoldCount()).isEqualTo(4);
+        assertThat(lock.fencingToken()).hasValue(token);
+
+        for (int holds = 3; holds >= 1; holds--) {
+            lock.unlock();
+            assertThat(lock.getHoldCount()).isEqualTo(holds);
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(lock.fencingToken()).hasValue(token);
+            assertThat(other.tryLock()).as("another client while %d holds remain", holds).isFalse();
+        }
+        lock.unlock();
+        assertThat(lock.getHoldCount()).isZero();
+        assertThat(other.tryLock()).isTrue();
+        other.unlock();
+    }
+
+    @Test
+    void reentrantFixedLeaseAcquireKeepsTheToken() throws Exception {
+        DistributedLock lock = client().lock(newName());
+        lock.lock(Duration.ofSeconds(30));
+        long token = lock.fencingToken().getAsLong();
+        lock.lock(Duration.ofSeconds(30));
+        assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(30))).isTrue();
+        assertThat(lock.getHoldCount()).isEqualTo(3);
+        assertThat(lock.fencingToken()).hasValue(token);
+        lock.unlock();
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void anotherThreadOfTheSameClientIsExcluded() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        lock.lock();
+        try {
+            Forked<Boolean> attempt = fork("other", () -> client().lock(name).tryLock());
+            assertThat(attempt.get(slack())).isFalse();
+            Forked<Boolean> held = fork("held", () -> client().lock(name).isHeldByCurrentThread());
+            assertThat(held.get(slack())).isFalse();
+            Forked<Integer> count = fork("count", () -> client().lock(name).getHoldCount());
+            assertThat(count.get(slack())).isZero();
+            Forked<OptionalLong> token = fork("token", () -> client().lock(name).fencingToken());
+            assertThat(token.get(slack())).isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void anotherClientIsExcluded() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+        lock.lock();
+        try {
+            assertThat(other.isLocked()).isTrue();
+            assertThat(other.isHeldByCurrentThread()).isFalse();
+            assertThat(other.tryLock()).isFalse();
+            assertThat(other.tryLock(Duration.ZERO, Duration.ofSeconds(5))).isFalse();
+        } finally {
+            lock.unlock();
+        }
+        assertThat(other.tryLock()).isTrue();
+        other.unlock();
+    }
+
+    @Test
+    void unlockByAnotherThreadThrowsAndTheLockStaysHeld() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        lock.lock();
+        try {
+            Forked<Object> stranger = fork("stranger", () -> {
+                client().lock(name).unlock();
+                return "unlocked";
+            });
+            assertThat(stranger.failure(slack())).isInstanceOf(IllegalMonitorStateException.class)
+                    .isNotInstanceOf(LockLostException.class);
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(lock.getHoldCount()).isEqualTo(1);
+            assertThat(openClient().lock(name).tryLock()).isFalse();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void unlockByAnotherClientThrowsAndTheLockStaysHeld() {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+        lock.lock();
+        try {
+            assertThatThrownBy(other::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                    .isNotInstanceOf(LockLostException.class);
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(other.isLocked()).isTrue();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void unlockOfAFreeLockThrows() {
+        DistributedLock lock = client().lock(newName());
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .isNotInstanceOf(LockLostException.class);
+        lock.lock();
+        lock.unlock();
+        assertThatThrownBy(lock::unlock).as("one unlock too many").isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void lockWaitsUntilAnotherClientUnlocks() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        holder.lock();
+        long holderToken = holder.fencingToken().getAsLong();
+        LockClient other = openClient();
+        Forked<Long> waiter = fork("waiter", () -> {
+            DistributedLock lock = other.lock(name);
+            lock.lock();
+            try {
+                return lock.fencingToken().getAsLong();
+            } finally {
+                lock.unlock();
+            }
+        });
+        await().atMost(slack()).until(waiter::isBlocked);
+        Thread.sleep(100);
+        assertThat(waiter.isDone()).as("waiter acquired a held lock").isFalse();
+
+        long releasedAt = System.nanoTime();
+        holder.unlock();
+        long waiterToken = waiter.get(slack());
+        assertThat(millisSince(releasedAt)).as("ms from unlock to the waiter's acquire")
+                .isLessThan(slack().toMillis());
+        assertThat(waiterToken).isGreaterThan(holderToken);
+    }
+
+    @Test
+    void lockWaitsUntilAnotherThreadOfTheSameClientUnlocks() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        holder.lock();
+        long holderToken = holder.fencingToken().getAsLong();
+        Forked<Long> waiter = fork("waiter", () -> {
+            DistributedLock lock = client().lock(name);
+            lock.lock();
+            try {
+                return lock.fencingToken().getAsLong();
+            } finally {
+                lock.unlock();
+            }
+        });
+        await().atMost(slack()).until(waiter::isBlocked);
+        assertThat(waiter.isDone()).isFalse();
+        holder.unlock();
+        assertThat(waiter.get(slack())).as("a new hold gets a new token").isGreaterThan(holderToken);
+        assertThat(holder.isLocked()).isFalse();
+    }
+
+    @Test
+    void tryLockGivesUpAfterAboutTheWaitTime() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+        holder.lock();
+        try {
+            long wait = 300;
+            long start = System.nanoTime();
+            assertThat(other.tryLock(wait, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(millisSince(start)).as("ms tryLock(300 ms) waited")
+                    .isGreaterThanOrEqualTo(wait - 10).isLessThan(wait + slack().toMillis());
+
+            start = System.nanoTime();
+            assertThat(other.tryLock(Duration.ofMillis(wait), Duration.ofSeconds(10))).isFalse();
+            assertThat(millisSince(start)).as("ms tryLock(300 ms, lease) waited")
+                    .isGreaterThanOrEqualTo(wait - 10).isLessThan(wait + slack().toMillis());
+
+            start = System.nanoTime();
+            assertThat(other.tryLock()).isFalse();
+            assertThat(millisSince(start)).as("ms tryLock() took").isLessThan(slack().toMillis());
+        } finally {
+            holder.unlock();
+        }
+        assertThat(other.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void tryLockSucceedsWhenTheLockIsReleasedDuringTheWait() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        holder.lock();
+        LockClient other = openClient();
+        Forked<Boolean> waiter = fork("waiter", () -> {
+            DistributedLock lock = other.lock(name);
+            if (!lock.tryLock(20, TimeUnit.SECONDS)) {
+                return false;
+            }
+            lock.unlock();
+            return true;
+        });
+        await().atMost(slack()).until(waiter::isBlocked);
+        long start = System.nanoTime();
+        holder.unlock();
+        assertThat(waiter.get(slack())).isTrue();
+        assertThat(millisSince(start)).as("ms from unlock to the waiter's acquire").isLessThan(slack().toMillis());
+    }
+
+    @Test
+    void interruptedLockInterruptiblyThrowsAndLeavesNoLock() throws Exception {
+        assertInterruptedWaitLeavesNoLock(lock -> {
+            lock.lockInterruptibly();
+            return "acquired";
+        });
+    }
+
+    @Test
+    void interruptedTryLockThrowsAndLeavesNoLock() throws Exception {
+        assertInterruptedWaitLeavesNoLock(lock -> "acquired=" + lock.tryLock(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void interruptedTryLockWithLeaseThrowsAndLeavesNoLock() throws Exception {
+        assertInterruptedWaitLeavesNoLock(
+                lock -> "acquired=" + lock.tryLock(Duration.ofSeconds(30), Duration.ofSeconds(30)));
+    }
+
+    /** As for JUC locks, an interruptible acquire by an already interrupted thread throws at once. */
+    @Test
+    void interruptibleAcquireByAnInterruptedThreadThrowsEvenWhenFree() throws Exception {
+        String name = newName();
+        Forked<Object> caller = fork("interrupted", () -> {
+            DistributedLock lock = client().lock(name);
+            Thread.currentThread().interrupt();
+            try {
+                lock.lockInterruptibly();
+                return "acquired, holds=" + lock.getHoldCount();
+            } catch (InterruptedException e) {
+                return lock.isHeldByCurrentThread() ? "held after InterruptedException" : e;
+            }
+        });
+        assertThat(caller.get(slack())).isInstanceOf(InterruptedException.class);
+        assertThat(client().lock(name).isLocked()).isFalse();
+    }
+
+    /** As for JUC locks, {@code lock()} ignores interrupts while waiting and keeps the interrupt flag set. */
+    @Test
+    void lockIsUninterruptibleAndKeepsTheInterruptFlag() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        holder.lock();
+        LockClient other = openClient();
+        Forked<Boolean> waiter = fork("uninterruptible", () -> {
+            DistributedLock lock = other.lock(name);
+            lock.lock();
+            boolean interrupted = Thread.interrupted();
+            lock.unlock();
+            return interrupted;
+        });
+        await().atMost(slack()).until(waiter::isBlocked);
+        waiter.thread().interrupt();
+        Thread.sleep(200);
+        assertThat(waiter.isDone()).as("lock() returned or threw when interrupted").isFalse();
+        holder.unlock();
+        assertThat(waiter.get(slack())).as("interrupt flag still set after lock()").isTrue();
+    }
+
+    @FunctionalInterface
+    protected interface LockAttempt {
+        Object run(DistributedLock lock) throws Exception;
+    }
+
+    private void assertInterruptedWaitLeavesNoLock(LockAttempt attempt) throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        holder.lock();
+        LockClient waiterClient = openClient();
+        Forked<Object> waiter = fork("waiter", () -> {
+            DistributedLock lock = waiterClient.lock(name);
+            try {
+                return attempt.run(lock);
+            } catch (InterruptedException e) {
+                if (lock.isHeldByCurrentThread()) {
+                    return "held the lock after InterruptedException";
+                }
+                return e;
+            }
+        });
+        await().atMost(slack()).until(waiter::isBlocked);
+        Thread.sleep(50);
+        waiter.thread().interrupt();
+        assertThat(waiter.get(slack())).isInstanceOf(InterruptedException.class);
+
+        holder.unlock();
+        // Shorter than the watchdog timeout, so that a lock left behind and merely expiring is still caught.
+        DistributedLock third = openClient().lock(name);
+        assertThat(third.tryLock(200, TimeUnit.MILLISECONDS)).as("free right after the holder's unlock").isTrue();
+        third.unlock();
+        assertThat(waiterClient.lock(name).tryLock()).as("the interrupted client can lock again").isTrue();
+        waiterClient.lock(name).unlock();
+    }
+}
