@@ -1,0 +1,174 @@
+package io.latchkey.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The benchmark's command-line flags. Every suite (Redis, ZooKeeper, JDBC) reads the timing flags from here so that
+ * one command line governs the whole run.
+ */
+public final class BenchOptions {
+
+    static final String USAGE = String.join("\n",
+            "usage: bench [flags]",
+            "  --redis URI          benchmark against this Redis (default: start redis-server from the PATH on a free port)",
+            "  --warmup SECONDS     warm-up per run (default 3)",
+            "  --measure SECONDS    measurement window per run (default 5)",
+            "  --repeats N          runs per row and side, interleaved; the median is reported (default 3)",
+            "  --threads N          the multi-threaded rows' thread count (default 16)",
+            "  --lease SECONDS      lease of the fixed-lease rows (default 10)",
+            "  --suites LIST        comma-separated: redis, zookeeper, jdbc, or all that are present (default redis)",
+            "  --out FILE           also write the Markdown report to FILE",
+            "  --quick              smoke test: 0.3 s warm-up, 1 s measure, 1 repeat",
+            "  --help               this text");
+
+    private String redisUri;
+    private Duration warmup = Duration.ofSeconds(3);
+    private Duration measure = Duration.ofSeconds(5);
+    private int repeats = 3;
+    private int threads = 16;
+    private Duration lease = Duration.ofSeconds(10);
+    private List<String> suites = List.of("redis");
+    private String out;
+    private boolean help;
+
+    public static BenchOptions parse(String... args) {
+        BenchOptions o = new BenchOptions();
+        for (int i = 0; i < args.length; i++) {
+            String flag = args[i];
+            switch (flag) {
+                case "--quick" -> o.quick();
+                case "--help", "-h" -> o.help = true;
+                case "--redis" -> o.redisUri = value(args, ++i, flag);
+                case "--warmup" -> o.warmup = seconds(value(args, ++i, flag), flag, true);
+                case "--measure" -> o.measure = seconds(value(args, ++i, flag), flag, false);
+                case "--lease" -> o.lease = seconds(value(args, ++i, flag), flag, false);
+                case "--repeats" -> o.repeats = positiveInt(value(args, ++i, flag), flag);
+                case "--threads" -> o.threads = positiveInt(value(args, ++i, flag), flag);
+                case "--out" -> o.out = value(args, ++i, flag);
+                case "--suites" -> {
+                    List<String> list = new ArrayList<>();
+                    for (String s : value(args, ++i, flag).split(",")) {
+                        if (!s.isBlank()) {
+                            list.add(s.trim().toLowerCase(Locale.ROOT));
+                        }
+                    }
+                    o.suites = List.copyOf(list);
+                }
+                default -> throw new IllegalArgumentException(
+                        String.format("unknown flag '%s'%n%s", flag, USAGE));
+            }
+        }
+        return o;
+    }
+
+    /** Short runs for a smoke test: proves the harness and every contender work, says little about speed. */
+    public BenchOptions quick() {
+        warmup = Duration.ofMillis(300);
+        measure = Duration.ofSeconds(1);
+        repeats = 1;
+        return this;
+    }
+
+    public BenchOptions redisUri(String uri) {
+        this.redisUri = uri;
+        return this;
+    }
+
+    public BenchOptions measure(Duration measure) {
+        this.measure = measure;
+        return this;
+    }
+
+    public BenchOptions warmup(Duration warmup) {
+        this.warmup = warmup;
+        return this;
+    }
+
+    public BenchOptions threads(int threads) {
+        this.threads = threads;
+        return this;
+    }
+
+    /** The Redis URI given with {@code --redis}, or null to start a server. */
+    public String redisUri() {
+        return redisUri;
+    }
+
+    public Duration warmup() {
+        return warmup;
+    }
+
+    public Duration measure() {
+        return measure;
+    }
+
+    public int repeats() {
+        return repeats;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    public Duration lease() {
+        return lease;
+    }
+
+    public List<String> suites() {
+        return suites;
+    }
+
+    public String out() {
+        return out;
+    }
+
+    public boolean help() {
+        return help;
+    }
+
+    public String describe() {
+        return String.format("warm-up %s s, measure %s s, %d repeat%s per row and side (median reported), "
+                        + "multi-thread rows at %d threads, fixed lease %s s",
+                seconds(warmup), seconds(measure), repeats, repeats == 1 ? "" : "s", threads, seconds(lease));
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? Long.toString(d.toSeconds()) : String.format(Locale.ROOT, "%.1f", d.toMillis() / 1000.0);
+    }
+
+    private static String value(String[] args, int i, String flag) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(String.format("flag %s needs a value%n%s", flag, USAGE));
+        }
+        return args[i];
+    }
+
+    private static Duration seconds(String text, String flag, boolean zeroAllowed) {
+        double s;
+        try {
+            s = Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(String.format("%s must be a number of seconds but was '%s'", flag, text));
+        }
+        if (s < 0 || (!zeroAllowed && s == 0) || Double.isNaN(s) || Double.isInfinite(s)) {
+            throw new IllegalArgumentException(String.format("%s must be %s but was %s", flag,
+                    zeroAllowed ? "zero or more seconds" : "a positive number of seconds", text));
+        }
+        return Duration.ofNanos((long) (s * 1e9));
+    }
+
+    private static int positiveInt(String text, String flag) {
+        try {
+            int n = Integer.parseInt(text);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // falls through to the message below
+        }
+        throw new IllegalArgumentException(String.format("%s must be a positive integer but was '%s'", flag, text));
+    }
+}

@@ -1,0 +1,291 @@
+package io.latchkey.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Runs each scenario for two contenders (ours and theirs) against the same server, interleaved so that machine
+ * noise hits both sides alike: within every repeat each row runs ours then theirs, or theirs then ours, alternating.
+ * An optional "limit" contender (raw client, the fewest round trips a lock can cost) runs once per uncontended
+ * thread count, and the report gives ours as a share of it. The median of the repeats is reported.
+ */
+public final class SideBySide {
+
+    /** Server-side command counters (Redis {@code INFO commandstats}), read before and after each run. */
+    public interface ServerCounters {
+        Map<String, Long> snapshot() throws Exception;
+    }
+
+    /**
+     * Pass marks: uncontended rows must reach {@code uncontendedRatio}× theirs and {@code ofLimit} of the limit,
+     * contended rows {@code contendedRatio}× theirs. Zero means "no target".
+     */
+    public record Targets(double uncontendedRatio, double ofLimit, double contendedRatio) {
+    }
+
+    private final BenchOptions options;
+    private final Contender ours;
+    private final Contender theirs;
+    private final Contender limit;
+    private final ServerCounters counters;
+    private final Targets targets;
+    private final Map<String, List<Run>> runs = new LinkedHashMap<>();
+
+    public SideBySide(BenchOptions options, Contender ours, Contender theirs, Contender limit,
+            ServerCounters counters, Targets targets) {
+        this.options = Objects.requireNonNull(options, "options");
+        this.ours = Objects.requireNonNull(ours, "ours");
+        this.theirs = Objects.requireNonNull(theirs, "theirs");
+        this.limit = limit;
+        this.counters = counters;
+        this.targets = Objects.requireNonNull(targets, "targets");
+    }
+
+    public Report run(List<Scenario> scenarios) throws InterruptedException {
+        Set<Integer> limitThreads = new LinkedHashSet<>();
+        if (limit != null) {
+            scenarios.stream().filter(s -> !s.contended()).forEach(s -> limitThreads.add(s.threads()));
+        }
+        int total = options.repeats() * (scenarios.size() * 2 + limitThreads.size());
+        int done = 0;
+        for (int r = 0; r < options.repeats(); r++) {
+            for (int threads : limitThreads) {
+                measure(limit, new Scenario(threads, false, LeaseMode.FIXED), r, ++done, total);
+            }
+            for (int i = 0; i < scenarios.size(); i++) {
+                Scenario s = scenarios.get(i);
+                boolean oursFirst = (r + i) % 2 == 0;
+                measure(oursFirst ? ours : theirs, s, r, ++done, total);
+                measure(oursFirst ? theirs : ours, s, r, ++done, total);
+            }
+        }
+        return report(scenarios, limitThreads);
+    }
+
+    private void measure(Contender contender, Scenario scenario, int repeat, int index, int total)
+            throws InterruptedException {
+        String runId = Long.toString(System.nanoTime(), 36) + "-" + repeat;
+        Map<String, Long> before = snapshot();
+        TimedRun.RunResult result = new TimedRun(contender.name().toLowerCase().replaceAll("[^a-z0-9]+", "-"),
+                scenario.threads(), options.warmup(), options.measure()).run(contender.cycles(scenario, runId));
+        Map<String, Long> after = snapshot();
+        Map<String, Double> perCycle = perCycle(before, after, result.totalCycles());
+        runs.computeIfAbsent(key(contender, scenario), k -> new ArrayList<>()).add(new Run(result, perCycle));
+        System.err.printf("[%d/%d] %-9s %-44s %s%n", index, total, contender == limit ? "limit" : contender.name(),
+                rowLabel(contender, scenario),
+                result.ok() ? String.format("%,.0f cycles/s, p50 %s µs, p99 %s µs", result.cyclesPerSecond(),
+                        micros(result.p50Nanos()), micros(result.p99Nanos())) : "FAILED: " + result.error());
+    }
+
+    private Map<String, Long> snapshot() {
+        if (counters == null) {
+            return Map.of();
+        }
+        try {
+            return counters.snapshot();
+        } catch (Exception e) {
+            return Map.of();
+        }
+    }
+
+    private static Map<String, Double> perCycle(Map<String, Long> before, Map<String, Long> after, long cycles) {
+        Map<String, Double> out = new TreeMap<>();
+        if (cycles == 0) {
+            return out;
+        }
+        after.forEach((command, count) -> {
+            long delta = count - before.getOrDefault(command, 0L);
+            if (delta > 0 && !command.equals("info")) {
+                out.put(command, (double) delta / cycles);
+            }
+        });
+        return out;
+    }
+
+    private String rowLabel(Contender contender, Scenario scenario) {
+        return contender == limit ? limit.name() + ", " + scenario.threads() + " thread" + (scenario.threads() == 1 ? "" : "s")
+                : scenario.label();
+    }
+
+    private static String key(Contender contender, Scenario scenario) {
+        return contender.name() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
+    }
+
+    private Report report(List<Scenario> scenarios, Set<Integer> limitThreads) {
+        StringBuilder md = new StringBuilder();
+        boolean allMet = true;
+        boolean failed = false;
+        double worstSpread = 0;
+        md.append("| scenario | ").append(ours.name()).append(" cycles/s | ").append(theirs.name())
+                .append(" cycles/s | ").append(ours.name()).append(" ÷ ").append(theirs.name());
+        if (limit != null) {
+            md.append(" | ").append(ours.name()).append(" ÷ limit");
+        }
+        md.append(" | ").append(ours.name()).append(" p50 / p99 µs | ").append(theirs.name())
+                .append(" p50 / p99 µs | targets |\n");
+        md.append("|---|---:|---:|---:|").append(limit != null ? "---:|" : "").append("---:|---:|---|\n");
+        for (Scenario s : scenarios) {
+            Cell a = cell(ours, s);
+            Cell b = cell(theirs, s);
+            Cell l = limit != null && !s.contended() ? cell(limit, s) : null;
+            failed |= a.failed() || b.failed();
+            worstSpread = Math.max(worstSpread, Math.max(a.spread(), b.spread()));
+            double ratio = a.ok() && b.ok() ? a.median() / b.median() : Double.NaN;
+            double ofLimit = l != null && a.ok() && l.ok() ? a.median() / l.median() : Double.NaN;
+            List<String> verdicts = new ArrayList<>();
+            double wanted = s.contended() ? targets.contendedRatio() : targets.uncontendedRatio();
+            if (wanted > 0) {
+                boolean met = ratio >= wanted;
+                allMet &= met;
+                verdicts.add(String.format("≥ %s× %s", trim(wanted), met ? "✅" : "❌"));
+            }
+            if (!s.contended() && targets.ofLimit() > 0 && l != null) {
+                boolean met = ofLimit >= targets.ofLimit();
+                allMet &= met;
+                verdicts.add(String.format("≥ %.0f %% of limit %s", targets.ofLimit() * 100, met ? "✅" : "❌"));
+            }
+            md.append("| ").append(s.label()).append(" | ").append(a.throughput()).append(" | ")
+                    .append(b.throughput()).append(" | ").append(Double.isNaN(ratio) ? "—" : String.format("%.2f×", ratio));
+            if (limit != null) {
+                md.append(" | ").append(Double.isNaN(ofLimit) ? "—" : String.format("%.0f %%", ofLimit * 100));
+            }
+            md.append(" | ").append(a.latency()).append(" | ").append(b.latency()).append(" | ")
+                    .append(String.join(", ", verdicts)).append(" |\n");
+        }
+        if (limit != null) {
+            for (int threads : limitThreads) {
+                Cell l = cell(limit, new Scenario(threads, false, LeaseMode.FIXED));
+                failed |= l.failed();
+                worstSpread = Math.max(worstSpread, l.spread());
+                md.append("| **limit** (").append(limit.name()).append("), ").append(threads).append(" thread")
+                        .append(threads == 1 ? "" : "s").append(" | ").append(l.throughput()).append(" | — | — | 100 % | ")
+                        .append(l.latency()).append(" | — | |\n");
+            }
+        }
+        md.append('\n');
+        md.append("Commands the server executed per cycle (`INFO commandstats` delta ÷ cycles, warm-up included; "
+                + "calls made inside Lua scripts count too, so round trips per cycle ≈ the `eval`/`evalsha` figures "
+                + "plus any plain commands):\n\n");
+        md.append("| scenario | ").append(ours.name()).append(" | ").append(theirs.name()).append(" |\n|---|---|---|\n");
+        for (Scenario s : scenarios) {
+            md.append("| ").append(s.label()).append(" | ").append(cell(ours, s).commands()).append(" | ")
+                    .append(cell(theirs, s).commands()).append(" |\n");
+        }
+        if (limit != null) {
+            for (int threads : limitThreads) {
+                md.append("| limit (").append(limit.name()).append("), ").append(threads).append(" thread").append(threads == 1 ? "" : "s").append(" | ")
+                        .append(cell(limit, new Scenario(threads, false, LeaseMode.FIXED)).commands()).append(" | — |\n");
+            }
+        }
+        md.append('\n');
+        if (options.repeats() > 1) {
+            md.append(String.format("Noise: the widest spread between repeats of one cell was ±%.0f %% of its "
+                    + "median (cells show ±half the max−min spread where it exceeds 5 %%).%n", worstSpread * 50));
+        }
+        return new Report(md.toString(), allMet && !failed, failed);
+    }
+
+    private Cell cell(Contender contender, Scenario s) {
+        return new Cell(runs.getOrDefault(key(contender, s), List.of()));
+    }
+
+    private static String micros(long nanos) {
+        if (nanos < 0) {
+            return "—";
+        }
+        double us = nanos / 1000.0;
+        return us >= 100 ? String.format("%,.0f", us) : String.format("%.1f", us);
+    }
+
+    private static String trim(double d) {
+        return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+    }
+
+    private record Run(TimedRun.RunResult result, Map<String, Double> commandsPerCycle) {
+    }
+
+    /** All repeats of one contender on one row. */
+    private record Cell(List<Run> runs) {
+
+        boolean ok() {
+            return !runs.isEmpty() && runs.stream().allMatch(r -> r.result().ok());
+        }
+
+        boolean failed() {
+            return runs.stream().anyMatch(r -> !r.result().ok());
+        }
+
+        double median() {
+            return medianOf(runs.stream().map(r -> r.result().cyclesPerSecond()).toList());
+        }
+
+        double spread() {
+            if (!ok() || runs.size() < 2) {
+                return 0;
+            }
+            List<Double> v = runs.stream().map(r -> r.result().cyclesPerSecond()).toList();
+            return (Collections.max(v) - Collections.min(v)) / median();
+        }
+
+        String throughput() {
+            if (runs.isEmpty()) {
+                return "—";
+            }
+            if (!ok()) {
+                Throwable e = runs.stream().filter(r -> !r.result().ok()).findFirst().orElseThrow().result().error();
+                return "**failed**: " + e.getClass().getSimpleName() + ": "
+                        + String.valueOf(e.getMessage()).replace('|', '/').replace('\n', ' ');
+            }
+            double spread = spread();
+            return String.format("%,.0f", median()) + (spread > 0.10 ? String.format(" ±%.0f %%", spread * 50) : "");
+        }
+
+        String latency() {
+            if (!ok()) {
+                return "—";
+            }
+            long p50 = (long) medianOf(runs.stream().map(r -> (double) r.result().p50Nanos()).toList());
+            long p99 = (long) medianOf(runs.stream().map(r -> (double) r.result().p99Nanos()).toList());
+            return micros(p50) + " / " + micros(p99);
+        }
+
+        String commands() {
+            if (runs.isEmpty() || runs.get(runs.size() - 1).commandsPerCycle().isEmpty()) {
+                return "—";
+            }
+            List<String> parts = new ArrayList<>();
+            runs.get(runs.size() - 1).commandsPerCycle().entrySet().stream()
+                    .filter(e -> e.getValue() >= 0.005)
+                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .forEach(e -> parts.add(String.format("%s %.2f", e.getKey(), e.getValue())));
+            return parts.isEmpty() ? "—" : String.join(" · ", parts);
+        }
+
+        private static double medianOf(List<Double> values) {
+            List<Double> sorted = new ArrayList<>(values);
+            Collections.sort(sorted);
+            int n = sorted.size();
+            if (n == 0) {
+                return Double.NaN;
+            }
+            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        }
+    }
+
+    /**
+     * A finished comparison.
+     *
+     * @param markdown the tables and notes, ready for a README
+     * @param targetsMet every target met and no run failed
+     * @param failed some run failed (an exception or a hung lock call)
+     */
+    public record Report(String markdown, boolean targetsMet, boolean failed) {
+    }
+}

@@ -1,0 +1,72 @@
+package io.latchkey.bench;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/**
+ * Finds the comparison suites on the class path. The ZooKeeper and JDBC suites are written separately and may be
+ * absent; a class at a conventional name that is not a {@link ComparisonSuite} but has a
+ * {@code public static void main(String[])} is run as-is with the benchmark's arguments.
+ */
+final class Suites {
+
+    /** Conventional class names, tried in this order (the Redis suite first). */
+    static final List<String> CONVENTIONAL = List.of(
+            "io.latchkey.bench.redis.RedisComparison",
+            "io.latchkey.bench.zookeeper.ZooKeeperComparison",
+            "io.latchkey.bench.jdbc.JdbcComparison");
+
+    private Suites() {
+    }
+
+    /** Every suite found, by name. */
+    static Map<String, ComparisonSuite> discover(String[] args) {
+        Map<String, ComparisonSuite> found = new LinkedHashMap<>();
+        for (String className : CONVENTIONAL) {
+            ComparisonSuite suite = load(className, args);
+            if (suite != null) {
+                found.putIfAbsent(suite.name(), suite);
+            }
+        }
+        for (ComparisonSuite suite : ServiceLoader.load(ComparisonSuite.class)) {
+            found.putIfAbsent(suite.name(), suite);
+        }
+        return found;
+    }
+
+    private static ComparisonSuite load(String className, String[] args) {
+        Class<?> type;
+        try {
+            type = Class.forName(className);
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
+        try {
+            if (ComparisonSuite.class.isAssignableFrom(type)) {
+                return (ComparisonSuite) type.getConstructor().newInstance();
+            }
+            Method main = type.getMethod("main", String[].class);
+            if (!Modifier.isStatic(main.getModifiers())) {
+                return null;
+            }
+            String name = type.getPackageName().substring(type.getPackageName().lastIndexOf('.') + 1);
+            return new MainMethodSuite(name, main, args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("could not load benchmark suite " + className, e);
+        }
+    }
+
+    /** A suite that is a plain program: it prints its own output, so its section only says that it ran. */
+    private record MainMethodSuite(String name, Method main, String[] args) implements ComparisonSuite {
+        @Override
+        public SideBySide.Report run(BenchOptions options) throws Exception {
+            main.invoke(null, (Object) args.clone());
+            return new SideBySide.Report("(" + main.getDeclaringClass().getName()
+                    + " printed its own results above)\n", true, false);
+        }
+    }
+}

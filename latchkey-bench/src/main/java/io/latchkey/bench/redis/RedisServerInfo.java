@@ -1,0 +1,63 @@
+package io.latchkey.bench.redis;
+
+import io.latchkey.bench.SideBySide;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Reads the benchmarked server's counters over a connection of its own: {@code INFO commandstats} (to count the
+ * commands each cycle costs), the server version and the number of connected clients.
+ */
+final class RedisServerInfo implements SideBySide.ServerCounters, AutoCloseable {
+
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+
+    RedisServerInfo(String redisUri) {
+        this.client = RedisClient.create(redisUri);
+        this.connection = client.connect();
+    }
+
+    @Override
+    public Map<String, Long> snapshot() {
+        Map<String, Long> calls = new HashMap<>();
+        // Lines look like: cmdstat_evalsha:calls=12,usec=34,usec_per_call=2.83,rejected_calls=0,failed_calls=0
+        for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+            if (!line.startsWith("cmdstat_")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            int start = line.indexOf("calls=", colon) + "calls=".length();
+            int end = line.indexOf(',', start);
+            calls.put(line.substring("cmdstat_".length(), colon),
+                    Long.parseLong(line.substring(start, end < 0 ? line.length() : end)));
+        }
+        return calls;
+    }
+
+    String version() {
+        return field(connection.sync().info("server"), "redis_version");
+    }
+
+    int connectedClients() {
+        // Minus this connection of ours.
+        return Integer.parseInt(field(connection.sync().info("clients"), "connected_clients")) - 1;
+    }
+
+    private static String field(String info, String name) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).trim();
+            }
+        }
+        return "?";
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown();
+    }
+}
