@@ -1,5 +1,6 @@
 package io.latchkey.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -18,6 +19,20 @@ import java.util.TreeMap;
  */
 public final class SideBySide {
 
+    /**
+     * Records the commands clients send (not those run inside server-side scripts), by name: round trips. May slow
+     * the server, so it runs only in a short profiling pass after the measured runs.
+     */
+    public interface CommandTrace {
+        Recording start() throws Exception;
+
+        /** A running recording. */
+        interface Recording {
+            /** Stops recording; returns command name → times sent. */
+            Map<String, Long> stop() throws Exception;
+        }
+    }
+
     /** Server-side command counters (Redis {@code INFO commandstats}), read before and after each run. */
     public interface ServerCounters {
         Map<String, Long> snapshot() throws Exception;
@@ -35,16 +50,19 @@ public final class SideBySide {
     private final Contender theirs;
     private final Contender limit;
     private final ServerCounters counters;
+    private final CommandTrace trace;
     private final Targets targets;
     private final Map<String, List<Run>> runs = new LinkedHashMap<>();
+    private final Map<String, Map<String, Double>> roundTrips = new LinkedHashMap<>();
 
     public SideBySide(BenchOptions options, Contender ours, Contender theirs, Contender limit,
-            ServerCounters counters, Targets targets) {
+            ServerCounters counters, CommandTrace trace, Targets targets) {
         this.options = Objects.requireNonNull(options, "options");
         this.ours = Objects.requireNonNull(ours, "ours");
         this.theirs = Objects.requireNonNull(theirs, "theirs");
         this.limit = limit;
         this.counters = counters;
+        this.trace = trace;
         this.targets = Objects.requireNonNull(targets, "targets");
     }
 
@@ -66,7 +84,52 @@ public final class SideBySide {
                 measure(oursFirst ? theirs : ours, s, r, ++done, total);
             }
         }
+        if (trace != null) {
+            for (Scenario s : scenarios) {
+                profile(ours, s);
+                profile(theirs, s);
+            }
+            for (int threads : limitThreads) {
+                profile(limit, new Scenario(threads, false, LeaseMode.FIXED));
+            }
+        }
         return report(scenarios, limitThreads);
+    }
+
+    /** A short extra run with the trace on, to count round trips per cycle without slowing the measured runs. */
+    private void profile(Contender contender, Scenario scenario) throws InterruptedException {
+        String runId = Long.toString(System.nanoTime(), 36) + "-trace";
+        TimedRun run = new TimedRun(contender.name().toLowerCase().replaceAll("[^a-z0-9]+", "-") + "-trace",
+                scenario.threads(), Duration.ZERO,
+                options.measure().compareTo(Duration.ofSeconds(1)) < 0 ? options.measure() : Duration.ofSeconds(1));
+        Cycle.PerThread cycles = contender.cycles(scenario, runId);
+        try {
+            CommandTrace.Recording recording = trace.start();
+            TimedRun.RunResult result = run.run(cycles);
+            Map<String, Long> sent = recording.stop();
+            if (result.ok() && result.totalCycles() > 0) {
+                Map<String, Double> perCycle = new TreeMap<>();
+                sent.forEach((command, n) -> perCycle.put(command, (double) n / result.totalCycles()));
+                roundTrips.put(key(contender, scenario), perCycle);
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            System.err.println("round-trip trace of " + contender.name() + " failed: " + e);
+        }
+    }
+
+    private String roundTrips(Contender contender, Scenario scenario) {
+        Map<String, Double> perCycle = roundTrips.get(key(contender, scenario));
+        if (perCycle == null) {
+            return "—";
+        }
+        double total = perCycle.values().stream().mapToDouble(Double::doubleValue).sum();
+        List<String> parts = new ArrayList<>();
+        perCycle.entrySet().stream().filter(e -> e.getValue() >= 0.005)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> parts.add(String.format("%s %.2f", e.getKey(), e.getValue())));
+        return String.format("**%.2f**", total) + (parts.isEmpty() ? "" : " (" + String.join(" · ", parts) + ")");
     }
 
     private void measure(Contender contender, Scenario scenario, int repeat, int index, int total)
@@ -170,18 +233,26 @@ public final class SideBySide {
             }
         }
         md.append('\n');
-        md.append("Commands the server executed per cycle (`INFO commandstats` delta ÷ cycles, warm-up included; "
-                + "calls made inside Lua scripts count too, so round trips per cycle ≈ the `eval`/`evalsha` figures "
-                + "plus any plain commands):\n\n");
-        md.append("| scenario | ").append(ours.name()).append(" | ").append(theirs.name()).append(" |\n|---|---|---|\n");
-        for (Scenario s : scenarios) {
-            md.append("| ").append(s.label()).append(" | ").append(cell(ours, s).commands()).append(" | ")
-                    .append(cell(theirs, s).commands()).append(" |\n");
-        }
-        if (limit != null) {
-            for (int threads : limitThreads) {
-                md.append("| limit (").append(limit.name()).append("), ").append(threads).append(" thread").append(threads == 1 ? "" : "s").append(" | ")
-                        .append(cell(limit, new Scenario(threads, false, LeaseMode.FIXED)).commands()).append(" | — |\n");
+        if (counters != null || trace != null) {
+            md.append("Per cycle, as the server saw it: **round trips** = commands the client sent (`MONITOR`, "
+                    + "in a separate 1 s pass so the measured runs are not slowed), **executed** = every command "
+                    + "run, including those called inside Lua scripts (`INFO commandstats` delta over the last "
+                    + "measured repeat, warm-up included):\n\n");
+            md.append("| scenario | ").append(ours.name()).append(" round trips | ").append(ours.name())
+                    .append(" executed | ").append(theirs.name()).append(" round trips | ").append(theirs.name())
+                    .append(" executed |\n").append("|---|---|---|---|---|\n");
+            for (Scenario s : scenarios) {
+                md.append("| ").append(s.label()).append(" | ").append(roundTrips(ours, s)).append(" | ")
+                        .append(cell(ours, s).commands()).append(" | ").append(roundTrips(theirs, s)).append(" | ")
+                        .append(cell(theirs, s).commands()).append(" |\n");
+            }
+            if (limit != null) {
+                for (int threads : limitThreads) {
+                    Scenario s = new Scenario(threads, false, LeaseMode.FIXED);
+                    md.append("| limit (").append(limit.name()).append("), ").append(threads).append(" thread")
+                            .append(threads == 1 ? "" : "s").append(" | ").append(roundTrips(limit, s)).append(" | ")
+                            .append(cell(limit, s).commands()).append(" | — | — |\n");
+                }
             }
         }
         md.append('\n');

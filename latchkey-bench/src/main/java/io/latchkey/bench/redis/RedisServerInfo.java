@@ -20,11 +20,13 @@ final class RedisServerInfo implements SideBySide.ServerCounters, AutoCloseable 
         this.connection = client.connect();
     }
 
+    /** Every {@code cmdstat_} line's calls; these include the commands run inside Lua scripts. */
     @Override
     public Map<String, Long> snapshot() {
         Map<String, Long> calls = new HashMap<>();
+        String info = connection.sync().info("commandstats");
         // Lines look like: cmdstat_evalsha:calls=12,usec=34,usec_per_call=2.83,rejected_calls=0,failed_calls=0
-        for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+        for (String line : info.split("\r?\n")) {
             if (!line.startsWith("cmdstat_")) {
                 continue;
             }
