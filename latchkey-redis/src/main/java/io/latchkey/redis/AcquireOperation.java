@@ -1,0 +1,143 @@
+package io.latchkey.redis;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One {@link RedisLockOps#acquire} from first attempt to outcome, without a thread of its own: every step is a
+ * callback of a Redis reply, an unlock message or the client's timer.
+ *
+ * <ol>
+ *   <li>Attempt (one EVALSHA). Taken: complete with the grant.</li>
+ *   <li>Busy for the first time: subscribe to the lock's unlock channel, and only once the subscription is
+ *   confirmed attempt again, so that a release between the failed attempt and the subscription is not
+ *   missed.</li>
+ *   <li>Busy while subscribed: arm a wake-up for the next unlock message and a timer at the holder's remaining
+ *   lease (the bound on a lost message) or the deadline, whichever is sooner; the first to fire attempts
+ *   again.</li>
+ *   <li>Deadline passed or request cancelled: complete with {@code null}. Errors: complete exceptionally.</li>
+ * </ol>
+ * The subscription is dropped when the operation ends.
+ */
+final class AcquireOperation implements Runnable {
+
+    private final RedisLockOps ops;
+    private final AcquireRequest request;
+    private final LockKeys keys;
+    private final CompletableFuture<Grant> result = new CompletableFuture<>();
+    /** The generation of the armed wait, 0 when not waiting; a wake-up fires only the wait it was armed for. */
+    private final AtomicLong armed = new AtomicLong();
+    private long generation;
+    private UnlockSubscriptions.Channel channel;
+    private volatile ScheduledFuture<?> timer;
+
+    AcquireOperation(RedisLockOps ops, AcquireRequest request, LockKeys keys) {
+        this.ops = ops;
+        this.request = request;
+        this.keys = keys;
+    }
+
+    CompletableFuture<Grant> start() {
+        attempt();
+        if (!result.isDone()) {
+            request.cancelled().thenRun(this);
+        }
+        return result;
+    }
+
+    private void attempt() {
+        long seenMessages = channel == null ? 0 : channel.messageCount();
+        long sentAt = request.time().nanoTime();
+        ops.tryAcquire(keys, request).whenComplete((reply, error) -> onReply(reply, error, sentAt, seenMessages));
+    }
+
+    private void onReply(Long reply, Throwable error, long sentAt, long seenMessages) {
+        if (error != null) {
+            finish();
+            result.completeExceptionally(error);
+            return;
+        }
+        long value = reply;
+        if (value > 0) {
+            finish();
+            result.complete(new Grant(request, value, sentAt, keys));
+            return;
+        }
+        if (request.isCancelled() || request.isExpired()) {
+            finish();
+            result.complete(null);
+            return;
+        }
+        if (channel == null) {
+            channel = ops.subscriptions().acquire(keys.channel);
+            channel.subscribed().whenComplete((ok, subscribeError) -> {
+                if (subscribeError != null) {
+                    finish();
+                    result.completeExceptionally(subscribeError);
+                } else {
+                    attempt();
+                }
+            });
+            return;
+        }
+        waitForWake(-value, seenMessages);
+    }
+
+    private void waitForWake(long holderTtlMillis, long seenMessages) {
+        long gen = ++generation;
+        armed.set(gen);
+        channel.wakeOnNextMessage(this);
+        long recheckNanos = holderTtlMillis > 0
+                ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1)
+                : ops.noTtlRecheckNanos();
+        long delay = Math.min(recheckNanos, request.remainingNanos());
+        timer = ops.scheduler().schedule(() -> fire(gen), delay, TimeUnit.NANOSECONDS);
+        if (channel.messageCount() != seenMessages || request.isCancelled()) {
+            // A message arrived after the attempt was sent (maybe the release that made the lock free).
+            fire(gen);
+        }
+    }
+
+    /** Wake-up by an unlock message or by cancellation. */
+    @Override
+    public void run() {
+        long gen = armed.get();
+        if (gen != 0) {
+            fire(gen);
+        }
+    }
+
+    private void fire(long gen) {
+        if (!armed.compareAndSet(gen, 0)) {
+            return;
+        }
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
+        }
+        if (request.isCancelled() || request.isExpired()) {
+            finish();
+            result.complete(null);
+            return;
+        }
+        attempt();
+    }
+
+    private void finish() {
+        armed.set(0);
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
+        }
+        UnlockSubscriptions.Channel c = channel;
+        if (c != null) {
+            channel = null;
+            c.forget(this);
+            ops.subscriptions().release(c);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package io.latchkey.redis;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The Redis keys and channel of one lock, computed once per name.
+ *
+ * <ul>
+ *   <li>{@link #lockKey}: {@code namespace + name}, a hash {@code owner -> hold count} with a PEXPIRE, exactly as
+ *   Redisson's {@code RLock} keeps it, so that both exclude each other.</li>
+ *   <li>{@link #channel}: {@code redisson_lock__channel:{key}} (or {@code redisson_lock__channel:key} if the key
+ *   already contains a brace), the channel Redisson's waiters listen on.</li>
+ *   <li>{@link #counterKey}: the fencing counter, a plain integer key without TTL that is never reset, in the same
+ *   cluster hash slot as the lock key so that one script can touch both.</li>
+ * </ul>
+ */
+final class LockKeys {
+
+    static final String CHANNEL_PREFIX = "redisson_lock__channel";
+    static final String COUNTER_SUFFIX = ":latchkey:fence";
+
+    final String name;
+    final String lockKey;
+    final String counterKey;
+    final String channel;
+    /** {lockKey, counterKey}: the KEYS of the acquire, renew and hand-off scripts. */
+    final String[] lockAndCounter;
+    /** {lockKey, counterKey, channel}: the KEYS of the release script. */
+    final String[] lockCounterAndChannel;
+    /** {lockKey, channel}: the KEYS of the force-unlock script. */
+    final String[] lockAndChannel;
+
+    LockKeys(String namespace, String name) {
+        this.name = name;
+        this.lockKey = namespace + name;
+        this.counterKey = counterKeyFor(lockKey);
+        this.channel = channelFor(lockKey);
+        this.lockAndCounter = new String[] {lockKey, counterKey};
+        this.lockCounterAndChannel = new String[] {lockKey, counterKey, channel};
+        this.lockAndChannel = new String[] {lockKey, channel};
+    }
+
+    /** Redisson's rule ({@code RedissonObject.prefixName}): wrap the key in braces unless it has one already. */
+    static String channelFor(String lockKey) {
+        return lockKey.indexOf('{') >= 0 ? CHANNEL_PREFIX + ":" + lockKey : CHANNEL_PREFIX + ":{" + lockKey + "}";
+    }
+
+    /**
+     * A key in the lock key's hash slot. If the lock key has a hash tag, appending a brace-free suffix keeps it.
+     * Otherwise the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing
+     * brace that would end the tag early; then a short tag with the same CRC16 slot is used.
+     */
+    static String counterKeyFor(String lockKey) {
+        if (hashTag(lockKey) != null) {
+            return lockKey + COUNTER_SUFFIX;
+        }
+        if (lockKey.indexOf('}') < 0) {
+            return "{" + lockKey + "}" + COUNTER_SUFFIX;
+        }
+        return "{" + SlotTags.tagFor(slot(lockKey)) + "}" + COUNTER_SUFFIX + ":" + lockKey;
+    }
+
+    /** The part of {@code key} Redis Cluster hashes if it has a non-empty {@code {…}} tag, else {@code null}. */
+    static String hashTag(String key) {
+        int open = key.indexOf('{');
+        if (open < 0) {
+            return null;
+        }
+        int close = key.indexOf('}', open + 1);
+        if (close < 0 || close == open + 1) {
+            return null;
+        }
+        return key.substring(open + 1, close);
+    }
+
+    /** The Redis Cluster slot of {@code key}. */
+    static int slot(String key) {
+        String tag = hashTag(key);
+        byte[] bytes = (tag != null ? tag : key).getBytes(StandardCharsets.UTF_8);
+        return Crc16.of(bytes) & 16383;
+    }
+
+    @Override
+    public String toString() {
+        return lockKey;
+    }
+}

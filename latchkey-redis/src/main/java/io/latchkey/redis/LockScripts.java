@@ -1,0 +1,122 @@
+package io.latchkey.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * The Lua scripts of the Redis lock. Each runs atomically on the server and is one EVALSHA round trip.
+ *
+ * <p>Layout (see {@link LockKeys}): the lock is a hash {@code owner -> hold count} with a PEXPIRE, as Redisson's
+ * {@code RLock} keeps it; the fencing counter is a separate integer key in the same slot, incremented on every
+ * free-to-held transition and never expired. A hold is identified by owner <em>and</em> token: renewal, release and
+ * hand-off check that the counter still equals the grant's token, so an operation issued for an earlier hold can
+ * never act on a later hold of the same owner.
+ */
+final class LockScripts {
+
+    /**
+     * KEYS: lock, counter. ARGV: lease millis, owner. Returns the new token (&gt; 0) if taken; the current token if
+     * the owner already holds it (reentrant: count + 1, lease refreshed); otherwise {@code -pttl} of the holder's
+     * lease ({@code 0} if it has none), so the caller knows when to re-check.
+     */
+    static final Script ACQUIRE = new Script("acquire",
+            "if redis.call('exists', KEYS[1]) == 0 then "
+            + "redis.call('hset', KEYS[1], ARGV[2], 1); "
+            + "redis.call('pexpire', KEYS[1], ARGV[1]); "
+            + "return redis.call('incr', KEYS[2]); "
+            + "end; "
+            + "if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
+            + "redis.call('hincrby', KEYS[1], ARGV[2], 1); "
+            + "redis.call('pexpire', KEYS[1], ARGV[1]); "
+            + "local t = tonumber(redis.call('get', KEYS[2])); "
+            + "if t == nil then t = redis.call('incr', KEYS[2]); end; "
+            + "return t; "
+            + "end; "
+            + "local ttl = redis.call('pttl', KEYS[1]); "
+            + "if ttl < 0 then ttl = 0; end; "
+            + "return -ttl;");
+
+    /**
+     * KEYS: lock, counter, channel. ARGV: owner, token. Deletes the lock and publishes Redisson's unlock message
+     * ({@code 0}) if the owner holds it with that token, whatever its hold count (the engine counts reentrancy
+     * locally and releases once). Returns 1 if released, 0 if the hold was gone (lost).
+     */
+    static final Script RELEASE = new Script("release",
+            "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0; end; "
+            + "if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + "redis.call('publish', KEYS[3], '0'); "
+            + "return 1;");
+
+    /**
+     * KEYS: lock1, counter1, lock2, counter2, … ARGV: owner1, token1, lease1, owner2, … Extends each lease whose
+     * exact hold (owner present and token unchanged) still exists. Returns one 1 (renewed) or 0 (lost) per hold.
+     */
+    static final Script RENEW = new Script("renew",
+            "local result = {}; "
+            + "for i = 1, #KEYS / 2 do "
+            + "local a = (i - 1) * 3; "
+            + "if redis.call('hexists', KEYS[2 * i - 1], ARGV[a + 1]) == 1 "
+            + "and redis.call('get', KEYS[2 * i]) == ARGV[a + 2] then "
+            + "redis.call('pexpire', KEYS[2 * i - 1], ARGV[a + 3]); "
+            + "result[i] = 1; "
+            + "else result[i] = 0; end; "
+            + "end; "
+            + "return result;");
+
+    /**
+     * KEYS: lock, counter. ARGV: from owner, from token, to owner, lease millis. Passes the hold to the new owner
+     * with a new token and lease without freeing the lock in between. Returns the new token, or 0 if the old hold
+     * was gone.
+     */
+    static final Script HAND_OFF = new Script("handOff",
+            "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0; end; "
+            + "if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + "redis.call('hset', KEYS[1], ARGV[3], 1); "
+            + "redis.call('pexpire', KEYS[1], ARGV[4]); "
+            + "return redis.call('incr', KEYS[2]);");
+
+    /** KEYS: lock, channel. Deletes the lock whoever holds it and wakes waiters. Returns 1 if it was held. */
+    static final Script FORCE_UNLOCK = new Script("forceUnlock",
+            "if redis.call('del', KEYS[1]) == 1 then "
+            + "redis.call('publish', KEYS[2], '0'); "
+            + "return 1; "
+            + "end; "
+            + "return 0;");
+
+    private LockScripts() {
+    }
+
+    /** A script and its SHA-1 digest, computed once. */
+    static final class Script {
+        final String name;
+        final String source;
+        final String sha;
+
+        Script(String name, String source) {
+            this.name = name;
+            this.source = source;
+            this.sha = sha1Hex(source);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static String sha1Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            StringBuilder hex = new StringBuilder(40);
+            for (byte b : digest) {
+                hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+            }
+            return hex.toString();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required by the Java platform", e);
+        }
+    }
+}

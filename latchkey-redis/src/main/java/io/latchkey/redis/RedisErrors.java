@@ -1,0 +1,71 @@
+package io.latchkey.redis;
+
+import io.latchkey.LockException;
+import io.latchkey.LockUnavailableException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Turns driver errors into Latchkey's: unreachable or slow servers into {@link LockUnavailableException} naming
+ * the server (host:port, never credentials) and the operation, server-side refusals into {@link LockException}.
+ */
+final class RedisErrors {
+
+    private final String address;
+    private final Duration timeout;
+
+    RedisErrors(String address, Duration timeout) {
+        this.address = address;
+        this.timeout = timeout;
+    }
+
+    String address() {
+        return address;
+    }
+
+    RuntimeException map(Throwable error, String operation) {
+        Throwable e = unwrap(error);
+        if (e instanceof LockException) {
+            return (LockException) e;
+        }
+        if (e instanceof RedisCommandTimeoutException || e instanceof TimeoutException) {
+            return new LockUnavailableException(String.format("redis at %s did not answer %s within %s", address,
+                    operation, timeout), e);
+        }
+        if (e instanceof RedisCommandExecutionException && !isTransientServerError(e.getMessage())) {
+            return new LockException(String.format("redis at %s refused %s: %s", address, operation,
+                    e.getMessage()), e);
+        }
+        return new LockUnavailableException(String.format("redis at %s is unavailable for %s: %s", address,
+                operation, e.getMessage()), e);
+    }
+
+    /** A server that is loading, read-only (failover) or busy with a script will answer again soon. */
+    private static boolean isTransientServerError(String message) {
+        if (message == null) {
+            return false;
+        }
+        return message.startsWith("LOADING") || message.startsWith("BUSY") || message.startsWith("MASTERDOWN")
+                || message.startsWith("READONLY") || message.startsWith("TRYAGAIN")
+                || message.startsWith("CLUSTERDOWN");
+    }
+
+    static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    static boolean isNoScript(Throwable e) {
+        Throwable t = unwrap(e);
+        return t instanceof io.lettuce.core.RedisNoScriptException
+                || (t instanceof RedisCommandExecutionException && t.getMessage() != null
+                        && t.getMessage().startsWith("NOSCRIPT"));
+    }
+}

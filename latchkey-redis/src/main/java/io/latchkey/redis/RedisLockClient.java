@@ -1,0 +1,231 @@
+package io.latchkey.redis;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link io.latchkey.LockClient} on Redis (standalone), through Lettuce.
+ *
+ * <p>Created from a URI by {@link io.latchkey.LockClient#connect(String, ClientOptions)}
+ * ({@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} for TLS), or around an application's own
+ * Lettuce client with {@link #create(RedisClient, ClientOptions)}; such a client is not shut down by
+ * {@link #close()}, which only closes the two connections this class opened on it.
+ *
+ * <h2>Data and interoperability</h2>
+ * A lock named {@code name} is the Redis hash {@code namespace + name} holding {@code <clientId>:<threadId>}
+ * (or {@code <clientId>:<leaseId>}) &rarr; hold count with a PEXPIRE lease, and releases are published on
+ * {@code redisson_lock__channel:{namespace + name}}: the layout of Redisson's {@code RLock}, so Redisson and
+ * Latchkey clients exclude each other on the same name and wake each other's waiters. The fencing token comes from
+ * a separate counter key in the same cluster slot, incremented on every free-to-held transition and never reset.
+ *
+ * <h2>Round trips</h2>
+ * Acquire (uncontended), release, hand-off: one EVALSHA each. Watchdog renewal: one EVALSHA per batch of up to
+ * 512 holds, batches pipelined. A waiter subscribes once (on its first failed attempt) on the client's single
+ * pub/sub connection, and re-tries when an unlock message arrives, or at the holder's remaining lease if the
+ * message was lost, never by polling in between.
+ *
+ * <h2>Failures</h2>
+ * A server that is down or slower than {@link ClientOptions#operationTimeout()} fails operations with
+ * {@link LockUnavailableException} naming {@code host:port} and the operation. Credentials never appear in
+ * messages or {@link #toString()}.
+ *
+ * <h2>Threads</h2>
+ * Lettuce's I/O threads (its own, or the application client's) plus one daemon timer thread
+ * {@code latchkey-redis-timer-…}, stopped by {@link #close()}.
+ */
+public final class RedisLockClient extends AbstractLockClient {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
+    private static final Set<Capability> CAPABILITIES =
+            Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT));
+
+    private final RedisClient redisClient;
+    private final boolean ownsClient;
+    private final String address;
+    private final StatefulRedisConnection<String, String> connection;
+    private final StatefulRedisPubSubConnection<String, String> pubSubConnection;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final UnlockSubscriptions subscriptions;
+    private final RedisLockOps lockOps;
+
+    private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
+                            ClientOptions options, TimeSource time) {
+        super("redis", options, time);
+        this.redisClient = redisClient;
+        this.ownsClient = ownsClient;
+        this.address = address;
+        this.scheduler = newScheduler(clientId());
+        RedisErrors errors = new RedisErrors(address, options.operationTimeout());
+        StatefulRedisConnection<String, String> conn = null;
+        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        try {
+            conn = uri != null ? redisClient.connect(StringCodec.UTF8, uri) : redisClient.connect(StringCodec.UTF8);
+            pubSub = uri != null ? redisClient.connectPubSub(StringCodec.UTF8, uri)
+                    : redisClient.connectPubSub(StringCodec.UTF8);
+        } catch (RuntimeException e) {
+            closeQuietly(conn, pubSub);
+            scheduler.shutdownNow();
+            throw errors.map(e, "connect");
+        }
+        this.connection = conn;
+        this.pubSubConnection = pubSub;
+        long ownTimeoutNanos = 0;
+        if (redisClient.getOptions().getTimeoutOptions().isTimeoutCommands()) {
+            conn.setTimeout(options.operationTimeout());
+            pubSub.setTimeout(options.operationTimeout());
+        } else {
+            // An application's client without command timeouts: bound our commands ourselves.
+            ownTimeoutNanos = options.operationTimeout().toNanos();
+        }
+        ScriptExecutor executor = new ScriptExecutor(conn.async(), errors, scheduler, ownTimeoutNanos);
+        this.subscriptions = new UnlockSubscriptions(pubSub, executor);
+        this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
+                options.renewalInterval().toNanos());
+    }
+
+    /**
+     * A lock client on an application's Lettuce client (its default URI), with default options. The client stays
+     * the application's: {@link #close()} does not shut it down.
+     *
+     * @throws LockUnavailableException if the server cannot be reached
+     */
+    public static RedisLockClient create(RedisClient client) {
+        return create(client, ClientOptions.defaults());
+    }
+
+    /**
+     * A lock client on an application's Lettuce client (its default URI). The client stays the application's:
+     * {@link #close()} closes only the connections opened here. Commands are bounded by
+     * {@code options.operationTimeout()}.
+     *
+     * @throws LockUnavailableException if the server cannot be reached
+     */
+    public static RedisLockClient create(RedisClient client, ClientOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        RedisURI uri = defaultUri(client);
+        String address = uri != null ? RedisUris.address(uri) : "(the Lettuce client's default URI)";
+        return new RedisLockClient(client, false, null, address, options, TimeSource.SYSTEM);
+    }
+
+    /** Used by {@link RedisLockClientProvider}: a client that owns its Lettuce client and resources. */
+    static RedisLockClient connect(String uriText, ClientOptions options) {
+        Objects.requireNonNull(options, "options");
+        RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
+        Duration timeout = options.operationTimeout();
+        ClientResources resources = ClientResources.builder()
+                // Reconnect quickly after an outage: waiters and the watchdog are waiting for it.
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+        RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(io.lettuce.core.ClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+                .build());
+        try {
+            return new RedisLockClient(client, true, uri, RedisUris.address(uri), options, TimeSource.SYSTEM);
+        } catch (RuntimeException e) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static RedisURI defaultUri(RedisClient client) {
+        // Lettuce does not expose the client's default URI; it only names the server in our messages.
+        try {
+            Field field = RedisClient.class.getDeclaredField("redisURI");
+            field.setAccessible(true);
+            return (RedisURI) field.get(client);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static ScheduledThreadPoolExecutor newScheduler(String clientId) {
+        String name = "latchkey-redis-timer-" + clientId.substring(0, 8);
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return executor;
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return lockOps;
+    }
+
+    /** The remote operations, for tests of this module. */
+    RedisLockOps redisLockOps() {
+        return lockOps;
+    }
+
+    UnlockSubscriptions subscriptions() {
+        return subscriptions;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    /** {@code host:port} of the server. */
+    public String address() {
+        return address;
+    }
+
+    @Override
+    protected void closeBackend() {
+        scheduler.shutdownNow();
+        closeQuietly(connection, pubSubConnection);
+        if (ownsClient) {
+            ClientResources resources = redisClient.getResources();
+            redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void closeQuietly(StatefulRedisConnection<?, ?> conn, StatefulRedisPubSubConnection<?, ?> pubSub) {
+        for (AutoCloseable c : new AutoCloseable[] {pubSub, conn}) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    log.debug("closing a Redis connection failed", e);
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockClient{redis at " + address + ", clientId=" + clientId() + "}";
+    }
+}

@@ -1,0 +1,30 @@
+package io.latchkey.redis;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.spi.LockClientProvider;
+import java.util.List;
+
+/**
+ * Creates {@link RedisLockClient}s for {@code redis://[user:password@]host[:port][/db]} and
+ * {@code rediss://…} (TLS, trusting the JVM's default trust store) URIs; found by
+ * {@link LockClient#connect(String, ClientOptions)} through {@link java.util.ServiceLoader}.
+ */
+public final class RedisLockClientProvider implements LockClientProvider {
+
+    private static final List<String> PREFIXES = List.of("redis://", "rediss://");
+
+    /** For {@link java.util.ServiceLoader}. */
+    public RedisLockClientProvider() {
+    }
+
+    @Override
+    public List<String> uriPrefixes() {
+        return PREFIXES;
+    }
+
+    @Override
+    public LockClient create(String uri, ClientOptions options) {
+        return RedisLockClient.connect(uri, options);
+    }
+}

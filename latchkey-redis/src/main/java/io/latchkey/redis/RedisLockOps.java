@@ -1,0 +1,163 @@
+package io.latchkey.redis;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The remote half of the Redis reentrant lock: one EVALSHA per acquire attempt, release, hand-off and renewal
+ * batch (see {@link LockScripts}), waiting by pub/sub (see {@link AcquireOperation}).
+ */
+final class RedisLockOps implements RemoteLockOps {
+
+    /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
+    static final int RENEW_BATCH = 512;
+    private static final int KEY_CACHE_LIMIT = 4096;
+
+    private final String namespace;
+    private final ScriptExecutor executor;
+    private final UnlockSubscriptions subscriptions;
+    private final ScheduledExecutorService scheduler;
+    private final long noTtlRecheckNanos;
+    private final ConcurrentHashMap<String, LockKeys> keyCache = new ConcurrentHashMap<>();
+
+    RedisLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+                 ScheduledExecutorService scheduler, long noTtlRecheckNanos) {
+        this.namespace = namespace;
+        this.executor = executor;
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        this.noTtlRecheckNanos = noTtlRecheckNanos;
+    }
+
+    LockKeys keys(String name) {
+        LockKeys keys = keyCache.get(name);
+        if (keys == null) {
+            if (keyCache.size() >= KEY_CACHE_LIMIT) {
+                keyCache.clear();
+            }
+            keys = keyCache.computeIfAbsent(name, n -> new LockKeys(namespace, n));
+        }
+        return keys;
+    }
+
+    private LockKeys keys(Grant grant) {
+        Object state = grant.backendState();
+        return state instanceof LockKeys ? (LockKeys) state : keys(grant.name());
+    }
+
+    UnlockSubscriptions subscriptions() {
+        return subscriptions;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    /** How long to wait before re-checking a lock whose holder set no expiry (not one of ours or Redisson's). */
+    long noTtlRecheckNanos() {
+        return noTtlRecheckNanos;
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        return new AcquireOperation(this, request, keys(request.name())).start();
+    }
+
+    /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
+    CompletableFuture<Long> tryAcquire(LockKeys keys, AcquireRequest request) {
+        return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.lockAndCounter,
+                Long.toString(request.leaseMillis()), request.ownerId());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        LockKeys keys = keys(grant);
+        return executor.<Long>run(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockCounterAndChannel,
+                grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> all = new ArrayList<>(grants);
+        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
+        // Batches are pipelined on the one connection: together they cost one round trip.
+        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
+            batches.add(renewBatch(all.subList(from, Math.min(all.size(), from + RENEW_BATCH))));
+        }
+        if (batches.size() == 1) {
+            return batches.get(0);
+        }
+        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            Set<Grant> lost = new HashSet<>();
+            for (CompletableFuture<Set<Grant>> batch : batches) {
+                lost.addAll(batch.join());
+            }
+            return lost;
+        });
+    }
+
+    private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
+        int n = batch.size();
+        String[] keys = new String[2 * n];
+        String[] args = new String[3 * n];
+        for (int i = 0; i < n; i++) {
+            Grant grant = batch.get(i);
+            LockKeys k = keys(grant);
+            keys[2 * i] = k.lockKey;
+            keys[2 * i + 1] = k.counterKey;
+            args[3 * i] = grant.ownerId();
+            args[3 * i + 1] = Long.toString(grant.fencingToken());
+            args[3 * i + 2] = Long.toString(grant.leaseMillis());
+        }
+        return executor.<List<Object>>run(LockScripts.RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
+            Set<Grant> lost = new HashSet<>();
+            for (int i = 0; i < n; i++) {
+                Object renewed = reply.get(i);
+                if (!(renewed instanceof Long) || (Long) renewed != 1L) {
+                    lost.add(batch.get(i));
+                }
+            }
+            return lost;
+        });
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        LockKeys keys = keys(from);
+        long sentAt = request.time().nanoTime();
+        return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.lockAndCounter,
+                from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
+                Long.toString(request.leaseMillis()))
+                .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, keys) : null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return executor.call(executor.commands().exists(keys(name).lockKey), "EXISTS").thenApply(n -> n > 0);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        LockKeys keys = keys(name);
+        return executor.<Long>run(LockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockAndChannel)
+                .thenApply(r -> r == 1L);
+    }
+}

@@ -1,0 +1,112 @@
+package io.latchkey.redis;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The client's subscriptions to unlock channels, all on ONE pub/sub connection (Redis multiplexes any number of
+ * channels on it; there is no pool of subscription slots to run out of). A channel is subscribed while at least
+ * one local waiter needs it and unsubscribed when the last one leaves.
+ *
+ * <p>Each channel counts the messages it received. A waiter notes the count before its acquire attempt and
+ * compares after arming its wake-up: a release whose message overtook the attempt's reply is then not missed.
+ */
+final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
+
+    private final StatefulRedisPubSubConnection<String, String> connection;
+    private final ScriptExecutor executor;
+    private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
+    // Orders SUBSCRIBE/UNSUBSCRIBE per channel with the reference counts. Held only while counting and
+    // enqueueing the async command on the connection, never while waiting for a reply.
+    private final ReentrantLock lock = new ReentrantLock();
+
+    UnlockSubscriptions(StatefulRedisPubSubConnection<String, String> connection, ScriptExecutor executor) {
+        this.connection = connection;
+        this.executor = executor;
+        connection.addListener(this);
+    }
+
+    /** Adds a reference to {@code channel}, subscribing if it is the first. Pair with {@link #release}. */
+    Channel acquire(String channel) {
+        lock.lock();
+        try {
+            Channel c = channels.get(channel);
+            if (c == null) {
+                c = new Channel(channel);
+                channels.put(channel, c);
+                c.subscribed = executor.call(connection.async().subscribe(channel), "SUBSCRIBE " + channel);
+            }
+            c.references++;
+            return c;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops a reference taken by {@link #acquire}; the last one unsubscribes. */
+    void release(Channel c) {
+        lock.lock();
+        try {
+            if (--c.references == 0 && channels.remove(c.name, c)) {
+                // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
+                connection.async().unsubscribe(c.name);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many channels are subscribed now (for tests and metrics). */
+    int size() {
+        return channels.size();
+    }
+
+    @Override
+    public void message(String channel, String message) {
+        Channel c = channels.get(channel);
+        if (c != null) {
+            c.messages.incrementAndGet();
+            Runnable waker;
+            while ((waker = c.wakers.poll()) != null) {
+                waker.run();
+            }
+        }
+    }
+
+    /** One subscribed channel. */
+    static final class Channel {
+        final String name;
+        final AtomicLong messages = new AtomicLong();
+        final ConcurrentLinkedQueue<Runnable> wakers = new ConcurrentLinkedQueue<>();
+        volatile CompletableFuture<Void> subscribed;
+        private int references; // guarded by UnlockSubscriptions.lock
+
+        Channel(String name) {
+            this.name = name;
+        }
+
+        /** Completes once the server confirmed the subscription. */
+        CompletableFuture<Void> subscribed() {
+            return subscribed;
+        }
+
+        /** The number of messages received so far. */
+        long messageCount() {
+            return messages.get();
+        }
+
+        /** Runs {@code waker} once, at the next message (it may then be re-added for the message after). */
+        void wakeOnNextMessage(Runnable waker) {
+            wakers.add(waker);
+        }
+
+        void forget(Runnable waker) {
+            wakers.remove(waker);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisTestSupport.acquireNow;
+import static io.latchkey.redis.RedisTestSupport.fastOptions;
+import static io.latchkey.redis.RedisTestSupport.owner;
+import static io.latchkey.redis.RedisTestSupport.request;
+import static io.latchkey.redis.RedisTestSupport.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The remote operations against a real redis-server, below the engine. */
+class RedisLockOpsTest {
+
+    @RegisterExtension
+    static RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private RedisLockClient client;
+    private RedisLockOps ops;
+
+    @BeforeEach
+    void connect() {
+        client = RedisLockClient.connect(redis.uri(), fastOptions());
+        ops = client.redisLockOps();
+    }
+
+    @AfterEach
+    void close() {
+        client.close();
+    }
+
+    @Test
+    void acquireWritesRedissonLayoutAndIssuesIncreasingTokens() throws Exception {
+        String name = uniqueName("layout");
+        String owner = owner();
+        Grant first = acquireNow(ops, name, owner, 10_000);
+        assertThat(first).isNotNull();
+        assertThat(redis.execute("HGET", name, owner)).isEqualTo("1");
+        assertThat((Long) redis.execute("PTTL", name)).isBetween(9_000L, 10_000L);
+        assertThat(redis.execute("GET", "{" + name + "}:latchkey:fence")).isEqualTo(Long.toString(first.fencingToken()));
+
+        assertThat(acquireNow(ops, name, owner(), 10_000)).as("busy for another owner").isNull();
+        assertThat(ops.release(first).get()).isTrue();
+        assertThat(redis.execute("EXISTS", name)).isEqualTo(0L);
+
+        Grant second = acquireNow(ops, name, owner(), 10_000);
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(redis.execute("TTL", "{" + name + "}:latchkey:fence")).as("counter never expires").isEqualTo(-1L);
+    }
+
+    @Test
+    void reentrantAcquireKeepsTheTokenAndCountsHolds() throws Exception {
+        String name = uniqueName("reentrant");
+        String owner = owner();
+        Grant first = acquireNow(ops, name, owner, 10_000);
+        Grant again = acquireNow(ops, name, owner, 10_000);
+        assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+        assertThat(redis.execute("HGET", name, owner)).isEqualTo("2");
+        assertThat(ops.release(first).get()).as("the engine releases a hold once, whatever its count").isTrue();
+        assertThat(ops.isLocked(name).get()).isFalse();
+    }
+
+    @Test
+    void releaseOfAStaleOrForeignHoldIsRefused() throws Exception {
+        String name = uniqueName("stale");
+        String owner = owner();
+        Grant held = acquireNow(ops, name, owner, 10_000);
+        Grant foreign = new Grant(name, owner(), held.fencingToken(), 10_000, false, 0, null);
+        Grant stale = new Grant(name, owner, held.fencingToken() - 1, 10_000, false, 0, null);
+        assertThat(ops.release(foreign).get()).isFalse();
+        assertThat(ops.release(stale).get()).isFalse();
+        assertThat(ops.isLocked(name).get()).isTrue();
+        assertThat(ops.release(held).get()).isTrue();
+        assertThat(ops.release(held).get()).as("second release").isFalse();
+    }
+
+    @Test
+    void renewalExtendsOnlyTheExactHold() throws Exception {
+        String name = uniqueName("renew");
+        String owner = owner();
+        Grant old = acquireNow(ops, name, owner, 300);
+        assertThat(ops.release(old).get()).isTrue();
+        Grant current = acquireNow(ops, name, owner, 300);
+        Set<Grant> lost = ops.renew(List.of(old, new Grant(name, owner, current.fencingToken(), 60_000, true, 0,
+                current.backendState()))).get();
+        assertThat(lost).containsExactly(old);
+        assertThat((Long) redis.execute("PTTL", name)).isGreaterThan(50_000L);
+
+        String other = uniqueName("renew-gone");
+        Grant gone = acquireNow(ops, other, owner(), 300);
+        redis.execute("DEL", other);
+        assertThat(ops.renew(List.of(gone)).get()).containsExactly(gone);
+    }
+
+    @Test
+    void renewalOfAStaleGrantDoesNotExtendALaterHoldOfTheSameOwner() throws Exception {
+        String name = uniqueName("renew-late");
+        String owner = owner();
+        Grant old = acquireNow(ops, name, owner, 60_000);
+        ops.release(old).get();
+        Grant shortLease = acquireNow(ops, name, owner, 400);
+        // A renewal of the old hold that was still in flight must not turn the short lease into a long one.
+        Grant staleRenewal = new Grant(name, owner, old.fencingToken(), 60_000, true, 0, old.backendState());
+        assertThat(ops.renew(List.of(staleRenewal)).get()).containsExactly(staleRenewal);
+        assertThat((Long) redis.execute("PTTL", name)).isLessThanOrEqualTo(400L);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(2))
+                .until(() -> !ops.isLocked(name).get());
+        assertThat(ops.release(shortLease).get()).as("expired").isFalse();
+    }
+
+    @Test
+    void largeRenewalBatchesArePipelined() throws Exception {
+        List<Grant> grants = new java.util.ArrayList<>();
+        for (int i = 0; i < RedisLockOps.RENEW_BATCH + 10; i++) {
+            grants.add(acquireNow(ops, uniqueName("batch"), owner(), 5_000));
+        }
+        assertThat(ops.renew(grants).get()).isEmpty();
+        for (Grant g : grants) {
+            ops.release(g).get();
+        }
+    }
+
+    @Test
+    void handOffSwapsOwnerWithANewTokenWithoutFreeing() throws Exception {
+        String name = uniqueName("handoff");
+        Grant from = acquireNow(ops, name, owner(), 10_000);
+        String next = owner();
+        AcquireRequest req = request(name, next, 5_000, Duration.ZERO);
+        Grant to = ops.handOff(from, req).get();
+        assertThat(to.fencingToken()).isGreaterThan(from.fencingToken());
+        assertThat(to.ownerId()).isEqualTo(next);
+        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next));
+        assertThat(ops.handOff(from, request(name, owner(), 5_000, Duration.ZERO)).get()).as("from is gone").isNull();
+        assertThat(ops.release(from).get()).isFalse();
+        assertThat(ops.release(to).get()).isTrue();
+    }
+
+    @Test
+    void forceUnlockAndIsLocked() throws Exception {
+        String name = uniqueName("force");
+        assertThat(ops.forceUnlock(name).get()).isFalse();
+        Grant g = acquireNow(ops, name, owner(), 10_000);
+        assertThat(ops.isLocked(name).get()).isTrue();
+        assertThat(ops.forceUnlock(name).get()).isTrue();
+        assertThat(ops.isLocked(name).get()).isFalse();
+        assertThat(ops.release(g).get()).isFalse();
+    }
+
+    @Test
+    void aRedissonHolderIsSeenAsBusyWithItsRemainingLease() throws Exception {
+        String name = uniqueName("redisson-held");
+        redis.execute("HSET", name, "some-redisson-id:42", "3");
+        redis.execute("PEXPIRE", name, "400");
+        long start = System.nanoTime();
+        Grant g = ops.acquire(request(name, owner(), 5_000, Duration.ofSeconds(5))).get(5, TimeUnit.SECONDS);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(g).isNotNull();
+        assertThat(waitedMs).as("woken at the holder's TTL, not by polling").isBetween(300L, 1_500L);
+        ops.release(g).get();
+    }
+
+    @Test
+    void deadlineEndsTheWaitWithNull() throws Exception {
+        String name = uniqueName("deadline");
+        acquireNow(ops, name, owner(), 10_000);
+        long start = System.nanoTime();
+        Grant g = ops.acquire(request(name, owner(), 5_000, Duration.ofMillis(200))).get(5, TimeUnit.SECONDS);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(g).isNull();
+        assertThat(waitedMs).isBetween(150L, 1_000L);
+        assertThat(client.subscriptions().size()).as("unsubscribed after the wait").isZero();
+    }
+
+    @Test
+    void cancellationEndsTheWaitWithNull() throws Exception {
+        String name = uniqueName("cancel");
+        acquireNow(ops, name, owner(), 10_000);
+        AcquireRequest req = request(name, owner(), 5_000, null);
+        CompletableFuture<Grant> pending = ops.acquire(req);
+        org.awaitility.Awaitility.await().until(() -> client.subscriptions().size() == 1);
+        req.cancel();
+        assertThat(pending.get(2, TimeUnit.SECONDS)).isNull();
+        assertThat(client.subscriptions().size()).isZero();
+    }
+}
