@@ -20,8 +20,13 @@ public final class BenchMain {
     private BenchMain() {
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         Locale.setDefault(Locale.ROOT);
+        if (args.length > 0 && args[0].equals("jmh")) {
+            // JMH's own runner with the rest of the arguments, e.g. "jmh RedisLockCycleBenchmark -prof gc".
+            org.openjdk.jmh.Main.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args);

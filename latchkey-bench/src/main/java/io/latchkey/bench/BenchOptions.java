@@ -12,7 +12,8 @@ import java.util.Locale;
 public final class BenchOptions {
 
     static final String USAGE = String.join("\n",
-            "usage: bench [flags]",
+            "usage: bench [flags]        side-by-side tables (Markdown on stdout)",
+            "       bench jmh [JMH args] JMH microbenchmarks, e.g. 'jmh RedisLockCycleBenchmark -prof gc'",
             "  --redis URI          benchmark against this Redis (default: start redis-server from the PATH on a free port)",
             "  --warmup SECONDS     warm-up per run (default 3)",
             "  --measure SECONDS    measurement window per run (default 5)",
@@ -20,6 +21,7 @@ public final class BenchOptions {
             "  --threads N          the multi-threaded rows' thread count (default 16)",
             "  --lease SECONDS      lease of the fixed-lease rows (default 10)",
             "  --suites LIST        comma-separated: redis, zookeeper, jdbc, or all that are present (default redis)",
+            "  --no-trace           skip the short MONITOR pass that counts round trips per cycle",
             "  --out FILE           also write the Markdown report to FILE",
             "  --quick              smoke test: 0.3 s warm-up, 1 s measure, 1 repeat",
             "  --help               this text");
@@ -33,6 +35,7 @@ public final class BenchOptions {
     private List<String> suites = List.of("redis");
     private String out;
     private boolean help;
+    private boolean trace = true;
 
     public static BenchOptions parse(String... args) {
         BenchOptions o = new BenchOptions();
@@ -41,6 +44,7 @@ public final class BenchOptions {
             switch (flag) {
                 case "--quick" -> o.quick();
                 case "--help", "-h" -> o.help = true;
+                case "--no-trace" -> o.trace = false;
                 case "--redis" -> o.redisUri = value(args, ++i, flag);
                 case "--warmup" -> o.warmup = seconds(value(args, ++i, flag), flag, true);
                 case "--measure" -> o.measure = seconds(value(args, ++i, flag), flag, false);
@@ -123,6 +127,11 @@ public final class BenchOptions {
 
     public String out() {
         return out;
+    }
+
+    /** Whether to count round trips per cycle in a short traced pass after the measured runs. */
+    public boolean trace() {
+        return trace;
     }
 
     public boolean help() {

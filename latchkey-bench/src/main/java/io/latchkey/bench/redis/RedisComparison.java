@@ -62,7 +62,8 @@ public final class RedisComparison implements ComparisonSuite {
         try {
             latchkey = orUnavailable("Latchkey", () -> new LatchkeyContender(uri, options.lease()));
             redisson = orUnavailable("Redisson", () -> new RedissonContender(uri, options.lease()));
-            report = new SideBySide(options, latchkey, redisson, limit, info, new MonitorTrace(uri), TARGETS)
+            report = new SideBySide(options, latchkey, redisson, limit, info, options.trace() ? new MonitorTrace(uri) : null,
+                    TARGETS)
                     .run(scenarios(options.threads()));
         } finally {
             connections = closeCounting(info, redisson, latchkey, limit);
