@@ -1,0 +1,248 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import javax.sql.DataSource;
+
+/**
+ * A {@link io.latchkey.LockClient} whose locks are rows of a lease table in a SQL database (PostgreSQL,
+ * MariaDB/MySQL or H2), shared by every client that uses the same table.
+ *
+ * <pre>{@code
+ * try (LockClient client = JdbcLockClient.create(dataSource)) {
+ *     DistributedLock lock = client.lock("invoice:2026-11");
+ *     try (LockLease lease = lock.acquire()) {
+ *         invoices.write(batch, lease.fencingToken());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <h2>The table</h2>
+ * One row per lock name ({@link JdbcOptions#tableName()}, {@value JdbcOptions#DEFAULT_TABLE} by default):
+ * {@code owner}, {@code hold_count}, fencing {@code token}, {@code expires_at} and {@code acquired_at} in epoch
+ * milliseconds of the <em>database's</em> clock. Acquire, release, renewal and hand-off are each one statement
+ * that decides against that clock, so clients with skewed clocks never both hold a lock. A released lock keeps
+ * its row (owner {@code NULL}): the token grows on every free-to-held transition and is never reset, by release
+ * or expiry. The table is created on first use unless {@link JdbcOptions#createTable()} is off; the DDL of each
+ * dialect is {@link SqlDialect#lockTableDdl(String)}.
+ *
+ * <h2>Leases, renewal and loss</h2>
+ * A lock without a lease time is renewed by the client's watchdog: one statement renews every lock the client
+ * holds and reports the ones it no longer holds (expired, force-unlocked), which are then lost.
+ *
+ * <h2>Waiting</h2>
+ * On PostgreSQL a release sends {@code NOTIFY} on the table's channel and the client's single listener
+ * connection (a daemon thread named {@code latchkey-jdbc-…-listen}, stopped by {@link #close()}) wakes the
+ * waiter of that name, with a re-check after at most a second as a fallback. On MariaDB, MySQL and H2 waiters
+ * re-check with a backoff from 2 ms to {@link JdbcOptions#maxPollInterval()}, never sleeping past the holder's
+ * remaining lease. Threads of one JVM waiting on one name share one remote waiter.
+ *
+ * <h2>Connections</h2>
+ * Each operation borrows a connection from the {@link DataSource} for one statement (two on MariaDB/MySQL and
+ * H2 for an acquire); no connection is held while a lock is held or awaited, except PostgreSQL's listener.
+ * {@link #close()} closes the data source only if the client created it (from a {@code jdbc:} URI).
+ */
+public final class JdbcLockClient extends AbstractLockClient {
+
+    private final SqlDialect dialect;
+    private final String tableName;
+    private final JdbcRunner runner;
+    private final LeaseTableLockOps ops;
+    private final AutoCloseable ownedDataSource;
+
+    private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
+                           AutoCloseable ownedDataSource) {
+        super("jdbc", options, TimeSource.SYSTEM);
+        this.ownedDataSource = ownedDataSource;
+        this.tableName = jdbcOptions.tableName();
+        String threadPrefix = "latchkey-jdbc-" + clientId().substring(0, 8);
+        Detected d = detect(dataSource, jdbcOptions);
+        this.dialect = d.dialect;
+        this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
+                threadPrefix);
+        try {
+            ensureTable(jdbcOptions);
+        } catch (RuntimeException e) {
+            runner.close();
+            throw e;
+        }
+        this.ops = new LeaseTableLockOps(runner, new LeaseTableSql(dialect, tableName), options.namespace(), time(),
+                jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
+    }
+
+    /** A client on {@code dataSource} with default options. The caller keeps ownership of the data source. */
+    public static JdbcLockClient create(DataSource dataSource) {
+        return create(dataSource, ClientOptions.defaults(), JdbcOptions.defaults());
+    }
+
+    /** A client on {@code dataSource}; the caller keeps ownership of the data source. */
+    public static JdbcLockClient create(DataSource dataSource, ClientOptions options) {
+        return create(dataSource, options, JdbcOptions.defaults());
+    }
+
+    /**
+     * A client on {@code dataSource}; the caller keeps ownership of the data source.
+     *
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws IllegalStateException if the lock table is missing and {@link JdbcOptions#createTable()} is off
+     * @throws LockUnavailableException if the database cannot be reached
+     */
+    public static JdbcLockClient create(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(jdbcOptions, "jdbcOptions");
+        return new JdbcLockClient(dataSource, options, jdbcOptions, null);
+    }
+
+    /**
+     * A client on a small connection pool (HikariCP, at most {@code poolSize} connections) for {@code jdbcUrl},
+     * such as {@code jdbc:postgresql://db:5432/app?user=app&password=…}; the client owns the pool and closes
+     * it. {@code jdbc:mysql:} URLs use MySQL Connector/J when it is on the class path, MariaDB Connector/J
+     * otherwise. This is what {@code LockClient.connect("jdbc:…")} calls.
+     *
+     * @throws IllegalArgumentException if no driver accepts the URL or the database is not supported (the
+     *         message never contains the password)
+     * @throws LockUnavailableException if the database cannot be reached
+     */
+    public static JdbcLockClient create(String jdbcUrl, int poolSize, ClientOptions options, JdbcOptions jdbcOptions) {
+        Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(jdbcOptions, "jdbcOptions");
+        if (poolSize < 2 || poolSize > 1000) {
+            throw new IllegalArgumentException(String.format("poolSize must be between 2 and 1000 but was %d", poolSize));
+        }
+        com.zaxxer.hikari.HikariDataSource pool = PooledDataSources.open(jdbcUrl, poolSize, options.operationTimeout());
+        return createOwning(pool, pool, options, jdbcOptions);
+    }
+
+    /** For {@code jdbc:} URIs: the client owns {@code pool} and closes it. */
+    static JdbcLockClient createOwning(DataSource dataSource, AutoCloseable pool, ClientOptions options,
+                                       JdbcOptions jdbcOptions) {
+        try {
+            return new JdbcLockClient(dataSource, options, jdbcOptions, pool);
+        } catch (RuntimeException e) {
+            try {
+                pool.close();
+            } catch (Exception suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    /** The dialect in use. */
+    public SqlDialect dialect() {
+        return dialect;
+    }
+
+    /** The lock table. */
+    public String tableName() {
+        return tableName;
+    }
+
+    /** The DDL of the default lock table in {@code dialect}, for schema tools; same as {@link SqlDialect#lockTableDdl}. */
+    public static String ddl(SqlDialect dialect) {
+        return dialect.lockTableDdl(JdbcOptions.DEFAULT_TABLE);
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return ops;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.INSPECT);
+        if (dialect == SqlDialect.POSTGRESQL) {
+            c.add(Capability.PUSH_WAKEUP);
+        }
+        return c;
+    }
+
+    @Override
+    protected void closeBackend() {
+        ops.close();
+        runner.close();
+        if (ownedDataSource != null) {
+            try {
+                ownedDataSource.close();
+            } catch (Exception e) {
+                // Closing a pool only fails for reasons the caller cannot act on; the client is closed anyway.
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcLockClient{" + runner.server() + ", dialect=" + dialect + ", table=" + tableName + ", id="
+                + clientId() + "}";
+    }
+
+    private static Detected detect(DataSource dataSource, JdbcOptions jdbcOptions) {
+        try (Connection c = dataSource.getConnection()) {
+            DatabaseMetaData md = c.getMetaData();
+            String server = JdbcUrls.redact(md.getURL());
+            SqlDialect dialect = jdbcOptions.dialect().isPresent() ? jdbcOptions.dialect().get() : SqlDialect.of(md);
+            return new Detected(dialect, server);
+        } catch (SQLException e) {
+            throw new LockUnavailableException(String.format("could not connect to the lock database: %s (SQLState %s)",
+                    e.getMessage(), e.getSQLState()), e);
+        }
+    }
+
+    private void ensureTable(JdbcOptions jdbcOptions) {
+        LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
+        runner.call("check lock table " + tableName, c -> {
+            if (tableUsable(c, sql.probe)) {
+                return null;
+            }
+            if (!jdbcOptions.createTable()) {
+                throw new IllegalStateException(String.format(
+                        "the lock table %s does not exist (or lacks the expected columns) in %s and createTable is "
+                                + "off; create it with:%n%s", tableName, runner.server(),
+                        dialect.lockTableDdl(tableName)));
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(dialect.lockTableDdl(tableName));
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            return null;
+        });
+    }
+
+    static boolean tableUsable(Connection c, String probe) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        try (Statement s = c.createStatement()) {
+            s.executeQuery(probe).close();
+            return true;
+        } catch (SQLException e) {
+            if (!auto) {
+                c.rollback(); // PostgreSQL aborts the transaction on a failed statement
+            }
+            return false;
+        }
+    }
+
+    private static final class Detected {
+        final SqlDialect dialect;
+        final String server;
+
+        Detected(SqlDialect dialect, String server) {
+            this.dialect = dialect;
+            this.server = server;
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.latchkey.jdbc;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Immutable settings of the JDBC backend, on top of the backend-neutral {@link io.latchkey.ClientOptions}.
+ *
+ * <pre>{@code
+ * JdbcOptions options = JdbcOptions.builder()
+ *     .tableName("locks.latchkey_locks")
+ *     .createTable(false)            // the schema is managed by Flyway: see SqlDialect.lockTableDdl
+ *     .build();
+ * }</pre>
+ *
+ * <p>Every setter checks its argument at once and throws {@link IllegalArgumentException} with the reason.
+ */
+public final class JdbcOptions {
+
+    /** The default lock table. */
+    public static final String DEFAULT_TABLE = "latchkey_locks";
+    /** The default fencing table of {@link FencingGuard}. */
+    public static final String DEFAULT_FENCING_TABLE = "latchkey_fencing";
+
+    private static final JdbcOptions DEFAULTS = builder().build();
+
+    private final String tableName;
+    private final boolean createTable;
+    private final SqlDialect dialect;
+    private final Duration maxPollInterval;
+    private final int ioThreads;
+
+    private JdbcOptions(Builder b) {
+        this.tableName = b.tableName;
+        this.createTable = b.createTable;
+        this.dialect = b.dialect;
+        this.maxPollInterval = b.maxPollInterval;
+        this.ioThreads = b.ioThreads;
+    }
+
+    /** The defaults: table {@value #DEFAULT_TABLE}, created when missing, dialect detected. */
+    public static JdbcOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The lock table, optionally schema-qualified. */
+    public String tableName() {
+        return tableName;
+    }
+
+    /** Whether a missing lock table is created on first use ({@code true} by default). */
+    public boolean createTable() {
+        return createTable;
+    }
+
+    /** The dialect, or empty to detect it from the connection's metadata. */
+    public Optional<SqlDialect> dialect() {
+        return Optional.ofNullable(dialect);
+    }
+
+    /**
+     * The longest pause between two re-checks of a busy lock on databases without notifications (MariaDB,
+     * MySQL, H2), and of the fallback re-check on PostgreSQL (where releases are pushed by {@code NOTIFY}).
+     * Re-checks back off from 2 ms up to this, and never sleep past the holder's remaining lease.
+     */
+    public Duration maxPollInterval() {
+        return maxPollInterval;
+    }
+
+    /** Threads that run blocking JDBC calls for the asynchronous engine. */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcOptions{tableName=" + tableName + ", createTable=" + createTable + ", dialect="
+                + (dialect == null ? "auto" : dialect) + ", maxPollInterval=" + maxPollInterval + ", ioThreads="
+                + ioThreads + "}";
+    }
+
+    /** Builds {@link JdbcOptions}; not thread-safe. */
+    public static final class Builder {
+        private String tableName = DEFAULT_TABLE;
+        private boolean createTable = true;
+        private SqlDialect dialect;
+        private Duration maxPollInterval = Duration.ofMillis(100);
+        private int ioThreads = 16;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the lock table.
+         *
+         * @throws IllegalArgumentException if it is not a plain or schema-qualified SQL identifier
+         */
+        public Builder tableName(String tableName) {
+            this.tableName = SqlIdentifiers.qualifiedName("tableName", tableName);
+            return this;
+        }
+
+        /** Sets whether a missing lock table is created (default {@code true}). */
+        public Builder createTable(boolean createTable) {
+            this.createTable = createTable;
+            return this;
+        }
+
+        /** Forces a dialect instead of detecting it (default: detected). */
+        public Builder dialect(SqlDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * Sets the longest pause between re-checks of a busy lock (default 100 ms).
+         *
+         * @throws IllegalArgumentException if it is below 2 ms or above 1 minute
+         */
+        public Builder maxPollInterval(Duration maxPollInterval) {
+            Objects.requireNonNull(maxPollInterval, "maxPollInterval");
+            if (maxPollInterval.toMillis() < 2 || maxPollInterval.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException(String.format(
+                        "maxPollInterval must be between 2ms and 1 minute but was %s", maxPollInterval));
+            }
+            this.maxPollInterval = maxPollInterval;
+            return this;
+        }
+
+        /**
+         * Sets the number of threads that run JDBC calls (default 16).
+         *
+         * @throws IllegalArgumentException if it is not between 1 and 1024
+         */
+        public Builder ioThreads(int ioThreads) {
+            if (ioThreads < 1 || ioThreads > 1024) {
+                throw new IllegalArgumentException(
+                        String.format("ioThreads must be between 1 and 1024 but was %d", ioThreads));
+            }
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        public JdbcOptions build() {
+            return new JdbcOptions(this);
+        }
+    }
+}

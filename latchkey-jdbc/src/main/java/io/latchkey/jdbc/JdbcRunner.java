@@ -1,0 +1,127 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.LockUnavailableException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.sql.DataSource;
+
+/**
+ * Runs blocking JDBC work off the caller's thread, for the engine's asynchronous SPI: a bounded pool of named
+ * daemon I/O threads, one timer thread for re-checks, and the mapping of driver errors and slow calls to
+ * {@link LockUnavailableException} naming the database and the operation (never the password: the server
+ * description is built from the metadata URL with its query string and user info removed).
+ */
+final class JdbcRunner implements AutoCloseable {
+
+    private final DataSource dataSource;
+    private final String server;
+    private final Duration operationTimeout;
+    private final ThreadPoolExecutor io;
+    private final ScheduledThreadPoolExecutor timer;
+
+    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix) {
+        this.dataSource = dataSource;
+        this.server = server;
+        this.operationTimeout = operationTimeout;
+        this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+                new NamedThreads(threadPrefix + "-io"));
+        this.io.allowCoreThreadTimeOut(true);
+        this.timer = new ScheduledThreadPoolExecutor(1, new NamedThreads(threadPrefix + "-timer"));
+        this.timer.setRemoveOnCancelPolicy(true);
+    }
+
+    DataSource dataSource() {
+        return dataSource;
+    }
+
+    String server() {
+        return server;
+    }
+
+    ScheduledExecutorService timer() {
+        return timer;
+    }
+
+    ExecutorService io() {
+        return io;
+    }
+
+    /**
+     * Runs {@code work} on a pooled connection on an I/O thread; fails with {@link LockUnavailableException} on a
+     * driver error or when it takes longer than the operation timeout.
+     */
+    <T> CompletableFuture<T> async(String operation, SqlWork<T> work) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            io.execute(() -> {
+                if (result.isDone()) {
+                    return;
+                }
+                try {
+                    result.complete(call(operation, work));
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new LockUnavailableException(
+                    String.format("%s on %s: the client is closed", operation, server), e));
+            return result;
+        }
+        long timeoutMillis = operationTimeout.toMillis();
+        return result.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).exceptionallyCompose(t -> {
+            Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+            if (cause instanceof TimeoutException) {
+                return CompletableFuture.failedFuture(new LockUnavailableException(String.format(
+                        "%s on %s did not answer within the operation timeout %s", operation, server,
+                        operationTimeout), cause));
+            }
+            return CompletableFuture.failedFuture(cause);
+        });
+    }
+
+    /** Runs {@code work} on the calling thread on a pooled connection, mapping driver errors. */
+    <T> T call(String operation, SqlWork<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw unavailable(operation, e);
+        }
+    }
+
+    LockUnavailableException unavailable(String operation, SQLException e) {
+        return new LockUnavailableException(String.format("%s on %s failed: %s (SQLState %s)", operation, server,
+                e.getMessage(), e.getSQLState()), e);
+    }
+
+    /** Applies the operation timeout to a statement (the driver's granularity is a second). */
+    void limit(Statement statement) throws SQLException {
+        statement.setQueryTimeout((int) Math.max(1, (operationTimeout.toMillis() + 999) / 1000));
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        io.shutdown();
+        try {
+            if (!io.awaitTermination(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                io.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            io.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

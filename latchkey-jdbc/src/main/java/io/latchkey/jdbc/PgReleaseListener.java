@@ -1,0 +1,122 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One dedicated PostgreSQL connection per client that {@code LISTEN}s on the lock table's release channel and
+ * passes each released lock name to the waiters. Started on the first busy acquire, stopped by {@link #close()}.
+ *
+ * <p>Notifications are delivered only while the connection lives: after it breaks, the listener reconnects with
+ * a backoff and then calls {@code onResync} so that every waiter re-checks (a release may have been missed).
+ * Waiters also keep a bounded fallback re-check, so a lost notification costs a delay, never a hang.
+ */
+final class PgReleaseListener implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PgReleaseListener.class);
+    private static final int POLL_MILLIS = 250;
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final String threadName;
+    private final Consumer<String> onRelease;
+    private final Runnable onResync;
+    private final ReentrantLock startLock = new ReentrantLock();
+    private final CompletableFuture<Void> listening = new CompletableFuture<>();
+    private volatile boolean running;
+    private Thread thread;
+
+    PgReleaseListener(DataSource dataSource, String channel, String threadName, Consumer<String> onRelease,
+                      Runnable onResync) {
+        this.dataSource = dataSource;
+        this.channel = channel;
+        this.threadName = threadName;
+        this.onRelease = onRelease;
+        this.onResync = onResync;
+    }
+
+    /** Starts the listener thread if needed; the future completes once {@code LISTEN} is in effect. */
+    CompletableFuture<Void> start() {
+        if (listening.isDone()) {
+            return listening;
+        }
+        startLock.lock();
+        try {
+            if (thread == null) {
+                running = true;
+                thread = new Thread(this::run, threadName);
+                thread.setDaemon(true);
+                thread.start();
+            }
+        } finally {
+            startLock.unlock();
+        }
+        return listening;
+    }
+
+    private void run() {
+        long backoff = 50;
+        while (running) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                try (Statement s = c.createStatement()) {
+                    s.execute("LISTEN \"" + channel + "\"");
+                }
+                PGConnection pg = c.unwrap(PGConnection.class);
+                if (!listening.complete(null)) {
+                    onResync.run();
+                }
+                backoff = 50;
+                while (running) {
+                    PGNotification[] ns = pg.getNotifications(POLL_MILLIS);
+                    if (ns != null) {
+                        for (PGNotification n : ns) {
+                            onRelease.accept(n.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                log.warn("LISTEN connection for channel {} failed, reconnecting in {} ms: {}", channel, backoff,
+                        e.toString());
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    break;
+                }
+                backoff = Math.min(backoff * 2, 2_000);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        Thread t;
+        startLock.lock();
+        try {
+            t = thread;
+        } finally {
+            startLock.unlock();
+        }
+        if (t != null) {
+            try {
+                t.join(POLL_MILLIS * 4L);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        listening.completeExceptionally(new IllegalStateException("client closed"));
+    }
+}

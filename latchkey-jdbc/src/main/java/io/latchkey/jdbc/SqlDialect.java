@@ -1,0 +1,102 @@
+package io.latchkey.jdbc;
+
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/**
+ * The SQL databases the JDBC backend speaks to. Each dialect knows how to read the database's clock, how to
+ * upsert a lock row in one statement, and the DDL of the lock table.
+ */
+public enum SqlDialect {
+    /** PostgreSQL 12 or later: {@code INSERT … ON CONFLICT}, {@code LISTEN/NOTIFY} wake-ups, advisory locks. */
+    POSTGRESQL("(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT"),
+    /** MariaDB 10.3+ and MySQL 8: {@code INSERT … ON DUPLICATE KEY UPDATE}, {@code GET_LOCK} advisory locks. */
+    MYSQL("CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"),
+    /** H2 2.x: {@code MERGE … USING}; no advisory locks. */
+    H2("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)");
+
+    private final String nowMillis;
+
+    SqlDialect(String nowMillis) {
+        this.nowMillis = nowMillis;
+    }
+
+    /** An SQL expression for the database's current time in epoch milliseconds. */
+    String nowMillis() {
+        return nowMillis;
+    }
+
+    /**
+     * The dialect of the database behind {@code metaData}.
+     *
+     * @throws IllegalArgumentException naming the product if it is none of the supported databases
+     */
+    public static SqlDialect of(DatabaseMetaData metaData) throws SQLException {
+        return ofProductName(metaData.getDatabaseProductName());
+    }
+
+    /**
+     * The dialect for a JDBC product name ({@code "PostgreSQL"}, {@code "MariaDB"}, {@code "MySQL"}, {@code "H2"}).
+     *
+     * @throws IllegalArgumentException naming the product if it is none of the supported databases
+     */
+    public static SqlDialect ofProductName(String productName) {
+        String p = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
+        if (p.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (p.contains("mariadb") || p.contains("mysql")) {
+            return MYSQL;
+        }
+        if (p.equals("h2")) {
+            return H2;
+        }
+        throw new IllegalArgumentException(String.format(
+                "unsupported database '%s': the JDBC backend supports PostgreSQL, MariaDB/MySQL and H2", productName));
+    }
+
+    /**
+     * The DDL that creates the lock table {@code table} in this dialect, for teams that manage schemas
+     * themselves. Rows are never deleted: a free lock keeps its row so that its fencing counter survives.
+     *
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String lockTableDdl(String table) {
+        String t = SqlIdentifiers.qualifiedName("table", table);
+        switch (this) {
+            case MYSQL:
+                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                        + "  lock_name   VARCHAR(640) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,\n"
+                        + "  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
+                        + "  hold_count  INT    NOT NULL DEFAULT 0,\n"
+                        + "  token       BIGINT NOT NULL,\n"
+                        + "  expires_at  BIGINT NOT NULL,\n"
+                        + "  acquired_at BIGINT NOT NULL\n"
+                        + ") ENGINE=InnoDB";
+            case POSTGRESQL:
+            case H2:
+            default:
+                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                        + "  lock_name   VARCHAR(640) NOT NULL PRIMARY KEY,\n"
+                        + "  owner       VARCHAR(255),\n"
+                        + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
+                        + "  token       BIGINT       NOT NULL,\n"
+                        + "  expires_at  BIGINT       NOT NULL,\n"
+                        + "  acquired_at BIGINT       NOT NULL\n"
+                        + ")";
+        }
+    }
+
+    /** The DDL of the fencing table used by {@link FencingGuard}. */
+    public String fencingTableDdl(String table) {
+        String t = SqlIdentifiers.qualifiedName("table", table);
+        String key = this == MYSQL
+                ? "VARCHAR(640) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY"
+                : "VARCHAR(640) NOT NULL PRIMARY KEY";
+        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                + "  resource_name " + key + ",\n"
+                + "  token         BIGINT NOT NULL\n"
+                + ")" + (this == MYSQL ? " ENGINE=InnoDB" : "");
+    }
+}

@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class MariaDbLeaseTableLockOpsTest extends LeaseTableLockOpsTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.MYSQL;
+    }
+}

@@ -1,0 +1,182 @@
+package io.latchkey.testing.sql;
+
+import io.latchkey.testing.ServerProcess;
+import io.latchkey.testing.TestFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.UserPrincipal;
+import java.nio.file.attribute.UserPrincipalLookupService;
+import java.nio.file.attribute.UserPrincipalNotFoundException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A real PostgreSQL server (Debian's {@code postgresql-15}) in a temporary directory on a free port, with a
+ * superuser {@value #USER} (trust authentication on 127.0.0.1) and the database {@value #DATABASE}.
+ *
+ * <p>PostgreSQL refuses to run as root. When the tests do, the fixture hands the data directory to the
+ * {@code postgres} system user (created by the Debian package; {@code nobody} otherwise) and runs
+ * {@code initdb} and {@code postgres} under that user with {@code setpriv}. Durability is off
+ * ({@code fsync=off}): the data is thrown away at the end.
+ *
+ * <p>Not thread-safe; {@link #shared()} is the one server of a test JVM, stopped when the JVM exits.
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    public static final String INSTALL_HINT = "sudo apt-get install postgresql-15";
+    public static final String USER = "latchkey";
+    public static final String DATABASE = "postgres";
+
+    private static PostgresServer shared;
+
+    private Path dir;
+    private int port;
+    private ServerProcess process;
+
+    /** The JVM-wide server, started on first use and stopped at JVM exit. */
+    public static synchronized PostgresServer shared() {
+        if (shared == null) {
+            PostgresServer s = new PostgresServer();
+            s.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(s::close, "latchkey-test-postgres-shutdown"));
+            shared = s;
+        }
+        return shared;
+    }
+
+    /** Initialises a fresh cluster (first call) and starts the server. */
+    public void start() {
+        if (process != null && process.isAlive()) {
+            return;
+        }
+        List<Path> debianDirs = List.of(Path.of("/usr/lib/postgresql/15/bin"), Path.of("/usr/lib/postgresql/16/bin"),
+                Path.of("/usr/lib/postgresql/17/bin"));
+        Path initdb = Binaries.find("initdb", INSTALL_HINT, debianDirs);
+        Path postgres = Binaries.find("postgres", INSTALL_HINT, debianDirs);
+        boolean root = Binaries.runningAsRoot();
+        if (dir == null) {
+            dir = TestFiles.createTempDir("latchkey-pg-");
+            if (root) {
+                handTo(dir, serviceUser());
+            }
+            List<String> init = asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
+                    "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
+            Binaries.run(init, dir, 120);
+        }
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            port = port == 0 || attempt > 0 ? TestFiles.freePort() : port;
+            List<String> cmd = asServiceUser(root, List.of(postgres.toString(), "-D", dir.resolve("data").toString(),
+                    "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
+                    "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
+                    "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"));
+            process = new ServerProcess("postgres:" + port, cmd, dir);
+            ServerProcess p = process;
+            try {
+                p.start(() -> p.recentOutput().contains("ready to accept connections") && Binaries.listening(port),
+                        Duration.ofSeconds(60));
+                return;
+            } catch (IllegalStateException e) {
+                last = e;
+                if (!p.recentOutput().contains("could not bind")) {
+                    throw e;
+                }
+            }
+        }
+        throw last;
+    }
+
+    /** Stops the server quickly (SIGINT: fast shutdown, open sessions are cut). Keeps the data for {@link #start()}. */
+    public void stop() {
+        if (process != null && process.isAlive()) {
+            try {
+                Binaries.run(List.of("kill", "-INT", Long.toString(process.pid())), dir, 10);
+            } catch (RuntimeException e) {
+                // It may have exited on its own: stop() below handles both.
+            }
+            process.stop();
+        }
+    }
+
+    /** Kills the server (SIGKILL), as a crash would. */
+    public void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        TestFiles.deleteRecursively(dir);
+        dir = null;
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** {@code jdbc:postgresql://127.0.0.1:<port>/postgres?user=latchkey}. */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
+    }
+
+    /** The server's recent log lines. */
+    public String recentOutput() {
+        return process == null ? "" : process.recentOutput();
+    }
+
+    private static List<String> asServiceUser(boolean root, List<String> command) {
+        if (!root) {
+            return command;
+        }
+        String user = serviceUser();
+        List<String> c = new ArrayList<>(List.of("setpriv", "--reuid=" + user, "--regid=" + group(user),
+                "--clear-groups", "--"));
+        c.addAll(command);
+        return c;
+    }
+
+    private static String serviceUser() {
+        UserPrincipalLookupService lookup = Path.of("/").getFileSystem().getUserPrincipalLookupService();
+        try {
+            lookup.lookupPrincipalByName("postgres");
+            return "postgres";
+        } catch (UserPrincipalNotFoundException e) {
+            return "nobody";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String group(String user) {
+        return "postgres".equals(user) ? "postgres" : "nogroup";
+    }
+
+    private static void handTo(Path dir, String user) {
+        try {
+            UserPrincipalLookupService lookup = dir.getFileSystem().getUserPrincipalLookupService();
+            UserPrincipal owner = lookup.lookupPrincipalByName(user);
+            GroupPrincipal group = lookup.lookupPrincipalByGroupName(group(user));
+            PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class);
+            view.setOwner(owner);
+            view.setGroup(group);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not hand " + dir + " to " + user, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresServer{" + (process == null ? "not started" : process) + "}";
+    }
+}
