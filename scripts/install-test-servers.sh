@@ -5,6 +5,10 @@ set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# PostgreSQL 15 for latchkey-jdbc: Debian keeps initdb/postgres off the PATH, the fixture also looks here.
+command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
+# MariaDB for latchkey-jdbc: mariadb-install-db + mariadbd (in /usr/sbin, which may be off the PATH).
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
@@ -16,6 +20,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 # The packages' own services are not wanted: the tests start their own servers on free ports.
-for svc in redis-server; do
+for svc in redis-server postgresql mariadb; do
   $SUDO service "$svc" stop >/dev/null 2>&1 || true
 done
