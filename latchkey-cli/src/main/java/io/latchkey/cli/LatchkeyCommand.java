@@ -1,0 +1,16 @@
+package io.latchkey.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+
+/** The {@code latchkey} command and its subcommands. */
+@Command(name = "latchkey", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
+        description = "Distributed locks from the command line: a flash-sale demo, a benchmark, and tools to "
+                + "inspect and release locks.",
+        subcommands = {DemoCommand.class, BenchCommand.class, InspectCommand.class, UnlockCommand.class,
+                HelpCommand.class},
+        footer = {"", "Backends: mem://NAME, redis://[[user:]password@]host:port, rediss://…, zookeeper://host:port[/chroot],",
+                "jdbc:h2:…, jdbc:postgresql://…, jdbc:mariadb://… (as far as the backend modules are present).",
+                "Exit codes: 0 ok, 1 backend unreachable or failed, 2 bad arguments, 3 not supported by the backend."})
+final class LatchkeyCommand {
+}

@@ -1,1 +1,0 @@
-package io.latchkey.cli; final class Placeholder {}

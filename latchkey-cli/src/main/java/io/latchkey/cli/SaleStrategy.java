@@ -1,0 +1,47 @@
+package io.latchkey.cli;
+
+import java.sql.Connection;
+
+/**
+ * One way of keeping a flash sale from overselling. A strategy opens one {@link Node} per simulated client (its own
+ * lock client, as a separate service instance would have); the node's {@link Node#buy} runs on many threads at
+ * once, each with its own database connection.
+ */
+interface SaleStrategy {
+
+    /** The row label: {@code none}, {@code db-optimistic}, {@code lock:zookeeper}, … */
+    String name();
+
+    /** One sentence for the report: what protects the stock. */
+    String description();
+
+    /** Whether the stock lives in {@code seckill_good_segment} rather than {@code seckill_good}. */
+    default boolean segmented() {
+        return false;
+    }
+
+    /** Opens the resources of simulated client number {@code index} (e.g. connects a lock client). */
+    Node openNode(int index, long goodId) throws Exception;
+
+    /** A simulated client. Thread-safe: many buyer threads call {@link #buy} at once. */
+    interface Node extends AutoCloseable {
+
+        /** Buyer number {@code buyer} tries to order one item, on its own connection (auto-commit on entry). */
+        Purchase buy(Connection db, int buyer) throws Exception;
+
+        @Override
+        void close() throws Exception;
+    }
+
+    /** What happened to one buyer. */
+    enum Result { ORDERED, SOLD_OUT, GAVE_UP }
+
+    /**
+     * @param result the buyer's outcome
+     * @param failedAttempts attempts that lost a race and were retried or abandoned (CAS conflicts, lock timeouts)
+     * @param acquireNanos time spent obtaining the right to change the stock (lock wait, row-lock wait, or the
+     *        retries until the CAS succeeded), or -1 when nothing was acquired
+     */
+    record Purchase(Result result, int failedAttempts, long acquireNanos) {
+    }
+}
