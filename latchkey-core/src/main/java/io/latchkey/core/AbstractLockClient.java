@@ -8,8 +8,15 @@ import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.internal.LockEngine;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The base of every backend's {@link LockClient}: the lock engine. A backend supplies the remote half of each
@@ -18,30 +25,64 @@ import java.util.UUID;
  * synchronous, interruptible and asynchronous forms of every call.
  *
  * <p>Subclasses override the {@code …Ops()} factory of each primitive they support and list it in
- * {@link #capabilities()}; the others throw {@link UnsupportedOperationException} naming the backend.
+ * {@link #capabilities()}; the others throw {@link UnsupportedOperationException} naming the backend. Each
+ * factory is called at most once, on first use, and its result is kept for the client's lifetime (the engine
+ * keys its per-name state by the ops instance).
+ *
+ * <h2>Threads</h2>
+ * The engine starts exactly one thread per client, named {@code latchkey-<backend>-watchdog-<first 8 characters
+ * of the client id>}, a daemon, stopped by {@link #close()}: it renews watchdog leases (one
+ * {@link RemoteLockOps#renew} per ops per tick), expires fixed leases locally and enforces wait deadlines.
+ * Futures returned by {@link RemoteLockOps} may complete on any thread (including the caller's); the engine then
+ * runs its bookkeeping and completes the caller's future on that thread, so backends must not complete futures
+ * while holding their own locks.
  */
 public abstract class AbstractLockClient implements LockClient {
+    private static final Logger log = LoggerFactory.getLogger(AbstractLockClient.class);
 
     private final String backendName;
     private final ClientOptions options;
     private final TimeSource time;
     private final String clientId = UUID.randomUUID().toString();
+    private final LockEngine engine;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final ReentrantLock opsLock = new ReentrantLock();
+    private RemoteLockOps lockOps;
+    private RemoteLockOps fairLockOps;
+    private RemoteLockOps readLockOps;
+    private RemoteLockOps writeLockOps;
 
     /**
      * @param backendName the backend's name in messages and thread names, such as {@code "redis"}
+     * @param time the clock of local waits and lease bookkeeping, normally {@link TimeSource#SYSTEM}
      */
     protected AbstractLockClient(String backendName, ClientOptions options, TimeSource time) {
-        this.backendName = backendName;
-        this.options = options;
-        this.time = time;
+        this.backendName = Objects.requireNonNull(backendName, "backendName");
+        this.options = Objects.requireNonNull(options, "options");
+        this.time = Objects.requireNonNull(time, "time");
+        this.engine = new LockEngine(backendName, clientId, options, time);
     }
 
     /** The remote half of {@link #lock(String)}. Called once, lazily. */
     protected abstract RemoteLockOps lockOps();
 
-    /** The remote half of {@link #fairLock(String)}; unsupported unless overridden. */
+    /** The remote half of {@link #fairLock(String)}; unsupported unless overridden. Called once, lazily. */
     protected RemoteLockOps fairLockOps() {
         throw unsupported("fairLock");
+    }
+
+    /**
+     * The remote half of {@link #readWriteLock(String)}'s read lock: {@link RemoteLockOps#shared()} must return
+     * {@code true}, and the backend must grant a read request whose owner holds the write lock of the same name
+     * at once (downgrade). Unsupported unless overridden together with {@link #writeLockOps()}.
+     */
+    protected RemoteLockOps readLockOps() {
+        throw unsupported("readWriteLock");
+    }
+
+    /** The remote half of {@link #readWriteLock(String)}'s write lock; see {@link #readLockOps()}. */
+    protected RemoteLockOps writeLockOps() {
+        throw unsupported("readWriteLock");
     }
 
     /** Releases the backend's connections; called once by {@link #close()} after the engine stopped. */
@@ -52,6 +93,28 @@ public abstract class AbstractLockClient implements LockClient {
         return new UnsupportedOperationException(
                 String.format("the %s backend does not support %s (capabilities: %s)", backendName, primitive,
                         capabilities()));
+    }
+
+    /** Throws {@link IllegalStateException} once the client is closed; for backends' own primitives. */
+    protected final void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("client closed");
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    protected final boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Checks a lock or synchronizer name (1 to 512 characters, no control characters); for backends' own
+     * primitives.
+     *
+     * @throws IllegalArgumentException with the reason
+     */
+    protected static String checkName(String name) {
+        return LockEngine.checkName(name);
     }
 
     public final String backendName() {
@@ -71,19 +134,32 @@ public abstract class AbstractLockClient implements LockClient {
         return clientId;
     }
 
+    /** The engine; package-private for the core's tests. */
+    final LockEngine engine() {
+        return engine;
+    }
+
     @Override
     public DistributedLock lock(String name) {
-        throw new UnsupportedOperationException("TODO: engine");
+        checkOpen();
+        checkName(name);
+        return engine.lock(ops(() -> lockOps, o -> lockOps = o, this::lockOps), name);
     }
 
     @Override
     public DistributedLock fairLock(String name) {
-        throw unsupported("fairLock");
+        checkOpen();
+        checkName(name);
+        return engine.lock(ops(() -> fairLockOps, o -> fairLockOps = o, this::fairLockOps), name);
     }
 
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
-        throw unsupported("readWriteLock");
+        checkOpen();
+        checkName(name);
+        RemoteLockOps read = ops(() -> readLockOps, o -> readLockOps = o, this::readLockOps);
+        RemoteLockOps write = ops(() -> writeLockOps, o -> writeLockOps = o, this::writeLockOps);
+        return engine.readWriteLock(read, write, name);
     }
 
     @Override
@@ -104,8 +180,44 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public abstract Set<Capability> capabilities();
 
+    /**
+     * Stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
+     * marks every held lock lost (no longer renewed, not released: it expires with its lease), then calls
+     * {@link #closeBackend()}. Idempotent.
+     */
     @Override
     public void close() {
-        closeBackend();
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            engine.close();
+        } finally {
+            try {
+                closeBackend();
+            } catch (RuntimeException e) {
+                log.warn("closing the {} backend failed", backendName, e);
+            }
+        }
+    }
+
+    private RemoteLockOps ops(Supplier<RemoteLockOps> get, java.util.function.Consumer<RemoteLockOps> set,
+                              Supplier<RemoteLockOps> factory) {
+        opsLock.lock();
+        try {
+            RemoteLockOps ops = get.get();
+            if (ops == null) {
+                ops = Objects.requireNonNull(factory.get(), "ops factory returned null");
+                set.accept(ops);
+            }
+            return ops;
+        } finally {
+            opsLock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "{backend=" + backendName + ", clientId=" + clientId + "}";
     }
 }

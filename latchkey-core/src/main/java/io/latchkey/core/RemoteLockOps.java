@@ -63,6 +63,15 @@ public interface RemoteLockOps {
         throw new UnsupportedOperationException("handOff");
     }
 
+    /**
+     * Whether several owners may hold this lock at once (the read half of a read-write lock). The engine then lets
+     * local owners hold it side by side, each with its own grant, instead of queueing them behind each other.
+     * The default is {@code false}: an exclusive lock.
+     */
+    default boolean shared() {
+        return false;
+    }
+
     /** Whether anyone holds the lock now. */
     CompletableFuture<Boolean> isLocked(String name);
 

@@ -1,0 +1,55 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.LockLease;
+import java.util.concurrent.CompletableFuture;
+
+/** A {@link LockLease}: the public face of one lease-owned {@link Hold}. */
+final class EngineLease implements LockLease {
+
+    private final Hold hold;
+
+    EngineLease(Hold hold) {
+        this.hold = hold;
+    }
+
+    @Override
+    public String lockName() {
+        return hold.name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return hold.grant.fencingToken();
+    }
+
+    @Override
+    public boolean isValid() {
+        return hold.isHeld();
+    }
+
+    @Override
+    public void onLost(Runnable listener) {
+        hold.onLost(listener);
+    }
+
+    @Override
+    public void release() {
+        hold.slot.engine.awaitRemote(releaseAsync(), "release", hold.name());
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return hold.slot.release(hold);
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    @Override
+    public String toString() {
+        return "LockLease{name='" + hold.name() + "', token=" + hold.grant.fencingToken() + ", state="
+                + hold.state.get() + "}";
+    }
+}

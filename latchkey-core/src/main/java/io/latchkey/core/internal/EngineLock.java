@@ -1,0 +1,301 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockLease;
+import io.latchkey.core.RemoteLockOps;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * A {@link DistributedLock} view: stateless apart from its name; all state lives in the engine's {@link Slot} for
+ * (ops, name), so that two views of one name behave as one lock. Every blocking method is built on the
+ * asynchronous path ({@link LockEngine#start}) and a wait for the waiter's future.
+ */
+final class EngineLock implements DistributedLock {
+
+    enum Role { PLAIN, READ, WRITE }
+
+    private final LockEngine engine;
+    private final RemoteLockOps ops;
+    private final String name;
+    private final Slot.SlotKey key;
+    private final Role role;
+    /** The other half of a read-write pair; set once by {@link EngineReadWriteLock} before publication. */
+    EngineLock partner;
+
+    EngineLock(LockEngine engine, RemoteLockOps ops, String name, Role role) {
+        this.engine = engine;
+        this.ops = ops;
+        this.name = name;
+        this.key = new Slot.SlotKey(ops, name);
+        this.role = role;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    // ---------------------------------------------------------------------------------------------- thread-owned
+
+    @Override
+    public void lock() {
+        acquireUninterruptibly(engine.watchdogMillis, true);
+    }
+
+    @Override
+    public void lock(Duration leaseTime) {
+        acquireUninterruptibly(Checks.leaseMillis(leaseTime), false);
+    }
+
+    private void acquireUninterruptibly(long leaseMillis, boolean watchdog) {
+        try {
+            acquireThread(-1, leaseMillis, watchdog, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        acquireThread(-1, engine.watchdogMillis, true, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return acquireThread(0, engine.watchdogMillis, true, false);
+        } catch (InterruptedException e) {
+            throw new AssertionError("uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return acquireThread(Checks.waitNanos(time, unit), engine.watchdogMillis, true, true);
+    }
+
+    @Override
+    public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        long waitNanos = Checks.waitNanos(waitTime);
+        if (leaseTime == null) {
+            return acquireThread(waitNanos, engine.watchdogMillis, true, true);
+        }
+        return acquireThread(waitNanos, Checks.leaseMillis(leaseTime), false, true);
+    }
+
+    /** @param waitNanos negative: as long as needed; zero: a single attempt */
+    private boolean acquireThread(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
+            throws InterruptedException {
+        engine.checkOpen();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        String owner = engine.threadOwner();
+        boolean bypass = false;
+        if (role == Role.WRITE && partner.liveThreadHold(owner) != null && liveThreadHold(owner) == null) {
+            throw new IllegalMonitorStateException(String.format(
+                    "the current thread holds the read lock of '%s'; a read lock cannot be upgraded to the write "
+                            + "lock (release the read lock first)", name));
+        }
+        if (role == Role.READ) {
+            // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
+            bypass = partner.liveThreadHold(owner) != null;
+        }
+        Object started = engine.start(ops, name, owner, true, leaseMillis, watchdog, waitNanos, bypass);
+        if (started instanceof Hold) {
+            return true;
+        }
+        return awaitWaiter((Waiter) started, interruptible) != null;
+    }
+
+    private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return w.future.get();
+                } catch (InterruptedException e) {
+                    if (!interruptible) {
+                        interrupted = true;
+                        continue;
+                    }
+                    abandon(w);
+                    throw e;
+                } catch (ExecutionException e) {
+                    throw LockEngine.rethrow(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Interrupted while waiting: cancel, and give back a grant that raced the cancel, so no lock stays held. */
+    private void abandon(Waiter w) {
+        w.slot.cancel(w);
+        Hold h = engine.awaitQuietly(w.future, "cancel acquire", name);
+        if (h != null) {
+            engine.awaitQuietly(w.slot.release(h), "release", name);
+        }
+        Thread.interrupted(); // InterruptedException reports the interrupt; do not leave the flag set as well
+    }
+
+    Hold liveThreadHold(String owner) {
+        Slot slot = engine.slots.get(key);
+        return slot == null ? null : slot.liveThreadHold(owner);
+    }
+
+    @Override
+    public void unlock() {
+        String owner = engine.threadOwner();
+        Slot slot = engine.slots.get(key);
+        Object r = slot == null ? Slot.UnlockResult.NOT_HELD : slot.unlockThread(owner);
+        if (r == Slot.UnlockResult.STILL_HELD) {
+            return;
+        }
+        if (r == Slot.UnlockResult.NOT_HELD) {
+            throw new IllegalMonitorStateException(String.format(
+                    "lock '%s' is not held by the current thread (%s)", name, Thread.currentThread().getName()));
+        }
+        if (r instanceof Slot.LostUnlock) {
+            Hold lost = ((Slot.LostUnlock) r).hold;
+            engine.awaitQuietly(slot.releaseLost(lost), "unlock", name);
+            throw lost.lostException("unlock");
+        }
+        engine.awaitRemote(slot.release((Hold) r), "unlock", name);
+    }
+
+    @Override
+    public boolean isLocked() {
+        engine.checkOpen();
+        return Boolean.TRUE.equals(engine.awaitRemote(call(() -> ops.isLocked(name)), "isLocked", name));
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return liveThreadHold(engine.threadOwner()) != null;
+    }
+
+    @Override
+    public int getHoldCount() {
+        Hold h = liveThreadHold(engine.threadOwner());
+        return h == null ? 0 : h.count;
+    }
+
+    @Override
+    public OptionalLong fencingToken() {
+        Hold h = liveThreadHold(engine.threadOwner());
+        return h == null ? OptionalLong.empty() : OptionalLong.of(h.grant.fencingToken());
+    }
+
+    @Override
+    public boolean forceUnlock() {
+        engine.checkOpen();
+        return Boolean.TRUE.equals(engine.awaitRemote(call(() -> ops.forceUnlock(name)), "forceUnlock", name));
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("distributed locks do not support conditions");
+    }
+
+    // ---------------------------------------------------------------------------------------------- leases
+
+    @Override
+    public LockLease acquire() throws InterruptedException {
+        return acquireLease(-1, engine.watchdogMillis, true).orElseThrow();
+    }
+
+    @Override
+    public LockLease acquire(Duration leaseTime) throws InterruptedException {
+        return acquireLease(-1, Checks.leaseMillis(leaseTime), false).orElseThrow();
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire(Duration waitTime) throws InterruptedException {
+        return acquireLease(Checks.waitNanos(waitTime), engine.watchdogMillis, true);
+    }
+
+    @Override
+    public Optional<LockLease> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        long waitNanos = Checks.waitNanos(waitTime);
+        if (leaseTime == null) {
+            return acquireLease(waitNanos, engine.watchdogMillis, true);
+        }
+        return acquireLease(waitNanos, Checks.leaseMillis(leaseTime), false);
+    }
+
+    private Optional<LockLease> acquireLease(long waitNanos, long leaseMillis, boolean watchdog)
+            throws InterruptedException {
+        engine.checkOpen();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Waiter w = (Waiter) engine.start(ops, name, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+                waitNanos, false);
+        Hold h = awaitWaiter(w, true);
+        return h == null ? Optional.empty() : Optional.of(h.lease);
+    }
+
+    @Override
+    public CompletableFuture<LockLease> acquireAsync() {
+        return acquireLeaseAsync(-1, engine.watchdogMillis, true, lease -> lease.orElse(null));
+    }
+
+    @Override
+    public CompletableFuture<Optional<LockLease>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
+        long waitNanos = Checks.waitNanos(waitTime);
+        if (leaseTime == null) {
+            return acquireLeaseAsync(waitNanos, engine.watchdogMillis, true, Function.identity());
+        }
+        return acquireLeaseAsync(waitNanos, Checks.leaseMillis(leaseTime), false, Function.identity());
+    }
+
+    private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
+                                                       Function<Optional<LockLease>, T> result) {
+        engine.checkOpen();
+        Waiter w = (Waiter) engine.start(ops, name, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+                waitNanos, false);
+        CompletableFuture<T> user = new CompletableFuture<>();
+        w.future.whenComplete((h, e) -> {
+            if (e != null) {
+                user.completeExceptionally(LockEngine.unwrap(e));
+            } else if (!user.complete(result.apply(h == null ? Optional.empty() : Optional.of(h.lease)))
+                    && h != null) {
+                // the caller cancelled while the grant was on its way: no lock may stay behind
+                h.slot.release(h);
+            }
+        });
+        user.whenComplete((r, e) -> {
+            if (user.isCancelled()) {
+                w.slot.cancel(w);
+            }
+        });
+        return user;
+    }
+
+    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> op) {
+        try {
+            CompletableFuture<T> f = op.get();
+            return f != null ? f : CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{name='" + name + "', backend=" + engine.backendName
+                + (role == Role.PLAIN ? "" : ", " + role.name().toLowerCase(java.util.Locale.ROOT)) + "}";
+    }
+}

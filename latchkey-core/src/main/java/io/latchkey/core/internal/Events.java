@@ -1,0 +1,57 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.LockEventListener;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Calls the user's {@link LockEventListener}, so that a failing listener can never break the engine. */
+final class Events {
+    private static final Logger log = LoggerFactory.getLogger(Events.class);
+
+    private final LockEventListener listener;
+
+    Events(LockEventListener listener) {
+        this.listener = listener;
+    }
+
+    void acquired(String name, long waitedNanos) {
+        try {
+            listener.acquired(name, Duration.ofNanos(Math.max(0, waitedNanos)));
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.acquired threw for lock '{}'", name, e);
+        }
+    }
+
+    void timedOut(String name, long waitedNanos) {
+        try {
+            listener.timedOut(name, Duration.ofNanos(Math.max(0, waitedNanos)));
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.timedOut threw for lock '{}'", name, e);
+        }
+    }
+
+    void released(String name, long heldNanos) {
+        try {
+            listener.released(name, Duration.ofNanos(Math.max(0, heldNanos)));
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.released threw for lock '{}'", name, e);
+        }
+    }
+
+    void lost(String name) {
+        try {
+            listener.lost(name);
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.lost threw for lock '{}'", name, e);
+        }
+    }
+
+    void renewed(int leases, long tookNanos) {
+        try {
+            listener.renewed(leases, Duration.ofNanos(Math.max(0, tookNanos)));
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.renewed threw", e);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.LockLostException;
+import io.latchkey.core.Grant;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One owner's hold of a lock: the backend's grant plus what the engine tracks locally (reentrancy count, renewal
+ * base, loss). A thread-owned hold lives as long as its outermost lock/unlock pair; a lease-owned hold is the
+ * state behind one {@link EngineLease}.
+ *
+ * <p>The state moves HELD → RELEASING → RELEASED, or HELD → LOST (watchdog, fixed lease, close), or
+ * RELEASING → LOST (the backend said at release time that we no longer held it). Transitions are CASes so that
+ * a release racing the watchdog's loss detection settles exactly once.
+ */
+final class Hold {
+    private static final Logger log = LoggerFactory.getLogger(Hold.class);
+
+    enum State { HELD, RELEASING, RELEASED, LOST }
+
+    final Slot slot;
+    final String ownerId;
+    final boolean threadOwned;
+    final Grant grant;
+    final long acquiredAtNanos;
+    final EngineLease lease;
+    final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    /** Guarded by the slot's lock: the thread-owned reentrancy count. */
+    int count = 1;
+    /** When the last successful renewal was sent: the server's lease runs at least leaseMillis from here. */
+    volatile long renewedAtNanos;
+    volatile ScheduledFuture<?> expiry;
+    volatile String lostReason;
+    /** Whether the remote clean-up after a loss was already sent (once per hold). */
+    final AtomicBoolean cleanedUp = new AtomicBoolean();
+    private final ConcurrentLinkedQueue<Runnable> lostListeners = new ConcurrentLinkedQueue<>();
+
+    Hold(Slot slot, String ownerId, boolean threadOwned, Grant grant, long acquiredAtNanos) {
+        this.slot = slot;
+        this.ownerId = ownerId;
+        this.threadOwned = threadOwned;
+        this.grant = grant;
+        this.acquiredAtNanos = acquiredAtNanos;
+        this.renewedAtNanos = grant.requestedAtNanos();
+        this.lease = threadOwned ? null : new EngineLease(this);
+    }
+
+    String name() {
+        return slot.name;
+    }
+
+    boolean isHeld() {
+        return state.get() == State.HELD;
+    }
+
+    /** Local bound of the server's lease: past it, the lock may already belong to someone else. */
+    long leaseBoundNanos() {
+        return renewedAtNanos + grant.leaseMillis() * 1_000_000L;
+    }
+
+    /**
+     * Marks a held lock lost (watchdog, fixed lease, client close): stops renewing it, frees the local queue, runs
+     * the listeners once. Returns whether this call did it.
+     */
+    boolean markLost(String reason) {
+        if (!state.compareAndSet(State.HELD, State.LOST)) {
+            return false;
+        }
+        lostReason = reason;
+        slot.engine.forget(this);
+        slot.onHoldLost(this);
+        afterLost();
+        return true;
+    }
+
+    /** The backend reported at release (or hand-off) time that the lock was no longer ours. */
+    void lostAtRelease(String reason) {
+        lostReason = reason;
+        state.set(State.LOST);
+        cleanedUp.set(true);
+        afterLost();
+    }
+
+    private void afterLost() {
+        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason);
+        slot.engine.events.lost(name());
+        Runnable r;
+        while ((r = lostListeners.poll()) != null) {
+            runListener(r);
+        }
+    }
+
+    void onLost(Runnable listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+        if (state.get() == State.LOST) {
+            runListener(listener);
+            return;
+        }
+        lostListeners.add(listener);
+        // the loss may have drained the queue between the check and the add: whoever removes it runs it
+        if (state.get() == State.LOST && lostListeners.remove(listener)) {
+            runListener(listener);
+        }
+    }
+
+    private void runListener(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            log.warn("onLost listener of lock '{}' threw", name(), e);
+        }
+    }
+
+    LockLostException lostException(String action) {
+        return new LockLostException(name(), String.format("lock '%s' was lost before %s (owner %s, token %d): %s",
+                name(), action, ownerId, grant.fencingToken(), lostReason));
+    }
+
+    @Override
+    public String toString() {
+        return "Hold{name='" + name() + "', owner=" + ownerId + ", token=" + grant.fencingToken() + ", state="
+                + state.get() + "}";
+    }
+}

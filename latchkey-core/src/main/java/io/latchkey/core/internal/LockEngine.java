@@ -1,0 +1,275 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The local half of every lock of one client: per-name slots (local owners and waiters), the watchdog, owner ids,
+ * close. {@link io.latchkey.core.AbstractLockClient} delegates to it; nothing else should use it.
+ *
+ * <p>Consecutive local hand-offs per name are bounded by {@link #MAX_LOCAL_HAND_OFFS}: after that many, the
+ * lock is released at the backend for real, so that waiters of other clients get a chance.
+ */
+public final class LockEngine {
+
+    /** Hand-offs in a row within one client before a real release; see {@link Slot}. */
+    public static final int MAX_LOCAL_HAND_OFFS = 16;
+
+    final String backendName;
+    final String clientId;
+    final ClientOptions options;
+    final TimeSource time;
+    final Events events;
+    final Watchdog watchdog;
+    final long watchdogMillis;
+    final ConcurrentHashMap<Slot.SlotKey, Slot> slots = new ConcurrentHashMap<>();
+    private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    private final AtomicLong leaseIds = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    public LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time) {
+        this.backendName = Objects.requireNonNull(backendName, "backendName");
+        this.clientId = Objects.requireNonNull(clientId, "clientId");
+        this.options = Objects.requireNonNull(options, "options");
+        this.time = Objects.requireNonNull(time, "time");
+        this.events = new Events(options.eventListener());
+        this.watchdogMillis = options.watchdogTimeout().toMillis();
+        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName,
+                clientId.length() > 8 ? clientId.substring(0, 8) : clientId));
+    }
+
+    /** A lock view on {@code ops}; checks the name. */
+    public DistributedLock lock(RemoteLockOps ops, String name) {
+        checkOpen();
+        return new EngineLock(this, Objects.requireNonNull(ops, "ops"), checkName(name), EngineLock.Role.PLAIN);
+    }
+
+    /** A read-write lock whose read half runs on {@code readOps} (shared) and write half on {@code writeOps}. */
+    public DistributedReadWriteLock readWriteLock(RemoteLockOps readOps, RemoteLockOps writeOps, String name) {
+        checkOpen();
+        return new EngineReadWriteLock(this, readOps, writeOps, checkName(name));
+    }
+
+    /**
+     * Checks a lock name: 1 to 512 characters, no control characters.
+     *
+     * @throws IllegalArgumentException with the reason
+     */
+    public static String checkName(String name) {
+        return Checks.name(name);
+    }
+
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** The name of the client's only thread. */
+    public String watchdogThreadName() {
+        return watchdog.threadName;
+    }
+
+    /** How many lock names have local state now (held, waited for or in flight); for leak tests. */
+    public int localStateCount() {
+        return slots.size();
+    }
+
+    /** How many holds the watchdog renews now; for tests. */
+    public int renewedCount() {
+        return watchdog.renewedCount();
+    }
+
+    /** Runs one renewal round now, on the calling thread; for tests with a manual clock. */
+    public void renewNow() {
+        watchdog.tick();
+    }
+
+    /**
+     * Stops the watchdog, fails every waiter with {@link LockUnavailableException} and marks every held lock lost
+     * (it is no longer renewed and expires with its lease on the server). Idempotent.
+     */
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        watchdog.shutdown();
+        LockUnavailableException failure = new LockUnavailableException(
+                String.format("client closed (%s backend, client %s)", backendName, clientId));
+        for (Slot s : slots.values()) {
+            s.failAll(failure);
+        }
+        for (Hold h : holds) {
+            h.markLost("client closed");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- internals
+
+    void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("client closed");
+        }
+    }
+
+    String threadOwner() {
+        return clientId + ":" + Thread.currentThread().getId();
+    }
+
+    String newLeaseOwner() {
+        return clientId + ":lease-" + leaseIds.incrementAndGet();
+    }
+
+    /** The longest the engine waits for one remote operation: the operation timeout plus a small margin. */
+    long remoteTimeoutNanos() {
+        long op = options.operationTimeout().toNanos();
+        return op + Math.max(op / 10, TimeUnit.MILLISECONDS.toNanos(50));
+    }
+
+    void remember(Hold h) {
+        holds.add(h);
+        watchdog.track(h);
+        if (closed.get()) {
+            h.markLost("client closed");
+        }
+    }
+
+    void forget(Hold h) {
+        holds.remove(h);
+        watchdog.untrack(h);
+    }
+
+    /**
+     * Starts an acquire: re-enters a thread-owned hold (returns the {@link Hold}), or creates and queues a
+     * {@link Waiter} (returns it; its future completes later, or at once for a failed single attempt).
+     *
+     * @param waitNanos negative to wait as long as needed, zero for a single attempt
+     */
+    Object start(RemoteLockOps ops, String name, String ownerId, boolean threadOwned, long leaseMillis,
+                 boolean watchdogRenewed, long waitNanos, boolean bypass) {
+        Slot.SlotKey key = new Slot.SlotKey(ops, name);
+        long startNanos = time.nanoTime();
+        long deadline = AcquireRequest.NO_DEADLINE;
+        if (waitNanos >= 0 && waitNanos < Long.MAX_VALUE / 4) {
+            // beyond ~73 years a wait is a wait forever; this also keeps deadline arithmetic from overflowing
+            long d = startNanos + waitNanos;
+            deadline = d == AcquireRequest.NO_DEADLINE ? d - 1 : d;
+        }
+        for (;;) {
+            Slot slot = slots.computeIfAbsent(key, k -> new Slot(this, k));
+            Waiter w;
+            Waiter send = null;
+            boolean refused = false;
+            slot.lock.lock();
+            try {
+                if (slot.dead) {
+                    continue;
+                }
+                checkOpen();
+                if (threadOwned) {
+                    Hold h = slot.reenterLocked(ownerId);
+                    if (h != null) {
+                        return h;
+                    }
+                }
+                AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
+                        time);
+                w = new Waiter(slot, ownerId, threadOwned, bypass, startNanos, request);
+                if (!bypass && waitNanos == 0 && !slot.canSendNowLocked()) {
+                    // busy here already: a single attempt need not ask the backend
+                    w.state = Waiter.State.TIMED_OUT;
+                    refused = true;
+                    slot.idleCheckLocked();
+                } else {
+                    send = slot.enqueueLocked(w);
+                }
+            } finally {
+                slot.lock.unlock();
+            }
+            if (refused) {
+                events.timedOut(name, 0);
+                w.future.complete(null);
+                return w;
+            }
+            if (w.hasDeadline()) {
+                long delay = Math.max(0, deadline - time.nanoTime());
+                w.timer = watchdog.schedule(() -> slot.onDeadline(w), delay);
+            }
+            slot.send(send);
+            return w;
+        }
+    }
+
+    /** Waits (uninterruptibly, bounded by the operation timeout) for a remote operation's result. */
+    <T> T awaitRemote(CompletableFuture<T> f, String operation, String name) {
+        long timeout = remoteTimeoutNanos();
+        long deadline = System.nanoTime() + timeout;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw rethrow(e.getCause());
+                } catch (TimeoutException e) {
+                    throw new LockUnavailableException(String.format(
+                            "%s of lock '%s' on the %s backend did not complete within %d ms", operation, name,
+                            backendName, TimeUnit.NANOSECONDS.toMillis(timeout)));
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Like {@link #awaitRemote} but never throws: for clean-ups whose outcome does not matter. */
+    <T> T awaitQuietly(CompletableFuture<T> f, String operation, String name) {
+        try {
+            return awaitRemote(f, operation, name);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /**
+     * An exception from another thread, made throwable here: unavailability gets a fresh exception with this
+     * thread's stack (the original as cause); the engine's own exceptions are rethrown as they are.
+     */
+    static RuntimeException rethrow(Throwable t) {
+        t = unwrap(t);
+        if (t instanceof LockUnavailableException) {
+            return new LockUnavailableException(t.getMessage(), t);
+        }
+        if (t instanceof RuntimeException) {
+            return (RuntimeException) t;
+        }
+        if (t instanceof Error) {
+            throw (Error) t;
+        }
+        return new LockUnavailableException(String.valueOf(t), t);
+    }
+}

@@ -1,0 +1,580 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.LockLostException;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local state of one lock name of one {@link RemoteLockOps} in one client: who holds it here, who waits here,
+ * and which single request is at the backend.
+ *
+ * <h2>Rules</h2>
+ * <ul>
+ * <li>At most one queued waiter (the head) has a remote acquire in flight ({@link #inflight}); the others wait
+ *     in {@link #queue}, FIFO. For an exclusive lock the head is only sent while no local owner holds the lock
+ *     and no release is in flight: the backend could not grant it anyway.</li>
+ * <li>When a local owner of an exclusive lock releases while a local waiter is queued, the lock is
+ *     {@linkplain RemoteLockOps#handOff handed off} in one round trip, never free in between, at most
+ *     {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row; then it is released for real so that other clients'
+ *     waiters get their turn.</li>
+ * <li>Everything here is guarded by {@link #lock}, which is never held while calling the backend, completing a
+ *     future or running a listener: backends may complete their futures on the calling thread.</li>
+ * <li>An idle slot removes itself from the engine's map ({@link #dead}); a caller that finds a dead slot retries
+ *     with a fresh one.</li>
+ * </ul>
+ */
+final class Slot {
+    private static final Logger log = LoggerFactory.getLogger(Slot.class);
+
+    final LockEngine engine;
+    final RemoteLockOps ops;
+    final String name;
+    final SlotKey key;
+    final boolean shared;
+    final ReentrantLock lock = new ReentrantLock();
+
+    // everything below is guarded by lock
+    /** Live holds by owner id: at most one for an exclusive lock. */
+    final Map<String, Hold> holders = new HashMap<>(4);
+    /** Thread-owned holds that were lost and whose owner has not unlocked yet (so that unlock can say so). */
+    final Map<String, Hold> lostHolds = new HashMap<>(2);
+    final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    Waiter inflight;
+    final Set<Waiter> bypassing = new HashSet<>(2);
+    /** Releases in flight; an exclusive slot does not send its head before they complete. */
+    int releasing;
+    int handOffStreak;
+    boolean dead;
+
+    Slot(LockEngine engine, SlotKey key) {
+        this.engine = engine;
+        this.ops = key.ops();
+        this.name = key.name();
+        this.key = key;
+        this.shared = ops.shared();
+    }
+
+    // ---------------------------------------------------------------------------------------------- acquire
+
+    /** Under the lock: the caller's live thread-owned hold, re-entered, or {@code null}. */
+    Hold reenterLocked(String ownerId) {
+        Hold h = holders.get(ownerId);
+        if (h != null && h.threadOwned && h.isHeld()) {
+            h.count++;
+            return h;
+        }
+        // a new acquire after an unacknowledged loss starts afresh
+        lostHolds.remove(ownerId);
+        return null;
+    }
+
+    /** Under the lock: queues {@code w}; returns the waiter to send now, if any. */
+    Waiter enqueueLocked(Waiter w) {
+        if (w.bypass) {
+            w.state = Waiter.State.INFLIGHT;
+            bypassing.add(w);
+            return w;
+        }
+        queue.add(w);
+        return pumpLocked();
+    }
+
+    /** Under the lock: whether a new waiter would be sent at once rather than wait locally. */
+    boolean canSendNowLocked() {
+        return inflight == null && queue.isEmpty() && (shared || (holders.isEmpty() && releasing == 0));
+    }
+
+    private Waiter pumpLocked() {
+        if (inflight != null || queue.isEmpty()) {
+            return null;
+        }
+        if (!shared && (!holders.isEmpty() || releasing > 0)) {
+            return null;
+        }
+        Waiter w = queue.poll();
+        w.state = Waiter.State.INFLIGHT;
+        inflight = w;
+        return w;
+    }
+
+    /** Under the lock: forgets this slot if nothing is held, waited for or in flight. */
+    void idleCheckLocked() {
+        if (!dead && holders.isEmpty() && lostHolds.isEmpty() && queue.isEmpty() && inflight == null
+                && bypassing.isEmpty() && releasing == 0) {
+            dead = true;
+            engine.slots.remove(key, this);
+        }
+    }
+
+    /** Sends {@code w}'s acquire to the backend; must be called without holding the lock. */
+    void send(Waiter w) {
+        if (w == null) {
+            return;
+        }
+        CompletableFuture<Grant> f;
+        try {
+            f = ops.acquire(w.request);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((g, e) -> onGrantResult(w, g, e, false));
+    }
+
+    /** The backend answered {@code w}'s acquire or hand-off. */
+    private void onGrantResult(Waiter w, Grant g, Throwable e, boolean handOff) {
+        Runnable done;
+        Waiter next;
+        Grant lateGrant = null;
+        lock.lock();
+        try {
+            if (inflight == w) {
+                inflight = null;
+            }
+            if (w.bypass && w.state != Waiter.State.ABANDONED) {
+                bypassing.remove(w);
+            }
+            switch (w.state) {
+                case INFLIGHT:
+                    if (e != null) {
+                        w.state = Waiter.State.FAILED;
+                        Throwable cause = LockEngine.unwrap(e);
+                        done = () -> w.future.completeExceptionally(cause);
+                    } else if (g == null) {
+                        w.state = Waiter.State.TIMED_OUT;
+                        done = () -> {
+                            engine.events.timedOut(name, engine.time.nanoTime() - w.startNanos);
+                            w.future.complete(null);
+                        };
+                    } else {
+                        w.state = Waiter.State.GRANTED;
+                        Hold h = new Hold(this, w.ownerId, w.threadOwned, g, engine.time.nanoTime());
+                        holders.put(w.ownerId, h);
+                        if (!handOff) {
+                            handOffStreak = 0;
+                        }
+                        done = () -> {
+                            engine.remember(h);
+                            engine.events.acquired(name, h.acquiredAtNanos - w.startNanos);
+                            w.future.complete(h);
+                        };
+                    }
+                    break;
+                case CANCELLED:
+                    if (g != null) {
+                        lateGrant = g;
+                        if (!shared) {
+                            releasing++;
+                        }
+                        done = null;
+                    } else {
+                        done = () -> w.future.complete(null);
+                    }
+                    break;
+                case ABANDONED:
+                    lateGrant = g;
+                    done = null;
+                    break;
+                default:
+                    done = null;
+            }
+            next = pumpLocked();
+            idleCheckLocked();
+        } finally {
+            lock.unlock();
+        }
+        w.cancelTimer();
+        if (lateGrant != null) {
+            releaseLateGrant(w, lateGrant);
+        }
+        if (done != null) {
+            done.run();
+        }
+        send(next);
+    }
+
+    /** A grant for a waiter nobody waits for any more: give it back so that no lock is left behind. */
+    private void releaseLateGrant(Waiter w, Grant g) {
+        boolean counted = w.state == Waiter.State.CANCELLED && !shared;
+        log.debug("releasing late grant {} of an abandoned acquire", g);
+        CompletableFuture<Boolean> f;
+        try {
+            f = ops.release(g);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((ok, e) -> {
+            if (e != null) {
+                log.debug("could not release late grant {}; it expires with its lease", g, e);
+            }
+            Waiter next;
+            lock.lock();
+            try {
+                if (counted) {
+                    releasing--;
+                }
+                next = pumpLocked();
+                idleCheckLocked();
+            } finally {
+                lock.unlock();
+            }
+            w.future.complete(null);
+            send(next);
+        });
+    }
+
+    /** The waiter's wait time ran out: a queued waiter gives up; an in-flight one gets a grace period. */
+    void onDeadline(Waiter w) {
+        boolean timedOut = false;
+        boolean backstop = false;
+        lock.lock();
+        try {
+            if (w.state == Waiter.State.QUEUED) {
+                queue.remove(w);
+                w.state = Waiter.State.TIMED_OUT;
+                timedOut = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT) {
+                backstop = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (timedOut) {
+            engine.events.timedOut(name, engine.time.nanoTime() - w.startNanos);
+            w.future.complete(null);
+        } else if (backstop) {
+            w.timer = engine.watchdog.schedule(() -> onNoAnswer(w), engine.remoteTimeoutNanos());
+        }
+    }
+
+    /** The backend did not answer an acquire within the operation timeout after its deadline. */
+    private void onNoAnswer(Waiter w) {
+        Waiter next;
+        lock.lock();
+        try {
+            if (w.state != Waiter.State.INFLIGHT) {
+                return;
+            }
+            w.state = Waiter.State.ABANDONED;
+            if (inflight == w) {
+                inflight = null;
+            }
+            bypassing.remove(w);
+            next = pumpLocked();
+        } finally {
+            lock.unlock();
+        }
+        w.request.cancel();
+        long waited = engine.time.nanoTime() - w.startNanos;
+        w.future.completeExceptionally(new LockUnavailableException(String.format(
+                "acquire of lock '%s' got no answer from the %s backend within %d ms after its wait time "
+                        + "(waited %d ms in all)", name, engine.backendName,
+                TimeUnit.NANOSECONDS.toMillis(engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
+        send(next);
+    }
+
+    /**
+     * The caller gave up on {@code w} (interrupt, cancelled future). A queued waiter leaves at once; an in-flight
+     * one is cancelled at the backend and its future completes with {@code null} once the backend has answered
+     * (and any grant it still made was released). A waiter already granted is left alone: the caller then owns
+     * the hold in its future and must release it.
+     */
+    void cancel(Waiter w) {
+        boolean removed = false;
+        boolean remote = false;
+        lock.lock();
+        try {
+            if (w.state == Waiter.State.QUEUED) {
+                queue.remove(w);
+                w.state = Waiter.State.CANCELLED;
+                removed = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT) {
+                w.state = Waiter.State.CANCELLED;
+                remote = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (removed) {
+            w.cancelTimer();
+            w.future.complete(null);
+        } else if (remote) {
+            w.request.cancel();
+        }
+    }
+
+    /** Client close: every waiter fails with {@code failure}; requests at the backend are cancelled. */
+    void failAll(RuntimeException failure) {
+        List<Waiter> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Waiter w : queue) {
+                w.state = Waiter.State.FAILED;
+                failed.add(w);
+            }
+            queue.clear();
+            if (inflight != null && inflight.state == Waiter.State.INFLIGHT) {
+                inflight.state = Waiter.State.ABANDONED;
+                failed.add(inflight);
+            }
+            inflight = null;
+            for (Waiter w : bypassing) {
+                if (w.state == Waiter.State.INFLIGHT) {
+                    w.state = Waiter.State.ABANDONED;
+                    failed.add(w);
+                }
+            }
+            bypassing.clear();
+            idleCheckLocked();
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter w : failed) {
+            w.cancelTimer();
+            w.request.cancel();
+            w.future.completeExceptionally(failure);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- release
+
+    /**
+     * Releases {@code h} (its count already at zero, or a lease): hands the lock to the next local waiter, or
+     * releases it at the backend. The future fails with {@link LockLostException} if the lock had been lost.
+     */
+    CompletableFuture<Void> release(Hold h) {
+        if (!h.state.compareAndSet(Hold.State.HELD, Hold.State.RELEASING)) {
+            Hold.State s = h.state.get();
+            if (s == Hold.State.LOST) {
+                return releaseLost(h);
+            }
+            return CompletableFuture.completedFuture(null);
+        }
+        // stop renewing BEFORE the remote release, so that no renewal can outlive it
+        engine.forget(h);
+        Waiter next = null;
+        lock.lock();
+        try {
+            holders.remove(h.ownerId, h);
+            if (!shared && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
+                    && inflight == null && releasing == 0 && !queue.isEmpty()) {
+                next = queue.poll();
+                next.state = Waiter.State.INFLIGHT;
+                inflight = next;
+                handOffStreak++;
+            } else {
+                handOffStreak = 0;
+                releasing++;
+            }
+        } finally {
+            lock.unlock();
+        }
+        return next != null ? handOff(h, next) : remoteRelease(h);
+    }
+
+    private CompletableFuture<Void> remoteRelease(Hold h) {
+        CompletableFuture<Boolean> f;
+        try {
+            f = ops.release(h.grant);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        f.whenComplete((ok, e) -> {
+            Waiter next;
+            lock.lock();
+            try {
+                releasing--;
+                next = pumpLocked();
+                idleCheckLocked();
+            } finally {
+                lock.unlock();
+            }
+            if (e != null) {
+                // no longer renewed: the server lets it expire with its lease
+                h.state.set(Hold.State.RELEASED);
+                result.completeExceptionally(LockEngine.unwrap(e));
+            } else if (!Boolean.TRUE.equals(ok)) {
+                h.lostAtRelease("the backend no longer had it when it was released");
+                result.completeExceptionally(h.lostException("release"));
+            } else {
+                h.state.set(Hold.State.RELEASED);
+                engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
+                result.complete(null);
+            }
+            send(next);
+        });
+        return result;
+    }
+
+    private CompletableFuture<Void> handOff(Hold h, Waiter next) {
+        CompletableFuture<Grant> f;
+        try {
+            f = ops.handOff(h.grant, next.request);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        f.whenComplete((g, e) -> {
+            if (e == null && g != null) {
+                h.state.set(Hold.State.RELEASED);
+                engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
+                onGrantResult(next, g, null, true);
+                result.complete(null);
+                return;
+            }
+            // the next waiter goes back to the head of the queue and acquires normally
+            Waiter send;
+            boolean cancelled = false;
+            lock.lock();
+            try {
+                if (inflight == next) {
+                    inflight = null;
+                }
+                handOffStreak = 0;
+                if (next.state == Waiter.State.INFLIGHT) {
+                    next.state = Waiter.State.QUEUED;
+                    queue.addFirst(next);
+                } else if (next.state == Waiter.State.CANCELLED) {
+                    cancelled = true;
+                }
+                send = pumpLocked();
+                idleCheckLocked();
+            } finally {
+                lock.unlock();
+            }
+            if (cancelled) {
+                next.future.complete(null);
+            }
+            if (e != null) {
+                h.state.set(Hold.State.RELEASED);
+                result.completeExceptionally(LockEngine.unwrap(e));
+            } else {
+                h.lostAtRelease("the backend no longer had it when it was handed off");
+                result.completeExceptionally(h.lostException("release"));
+            }
+            send(send);
+        });
+        return result;
+    }
+
+    /** Release of a hold already known lost: clean up remotely once (best effort), then report the loss. */
+    CompletableFuture<Void> releaseLost(Hold h) {
+        if (engine.isClosed() || !h.cleanedUp.compareAndSet(false, true)) {
+            return CompletableFuture.failedFuture(h.lostException("release"));
+        }
+        CompletableFuture<Boolean> f;
+        try {
+            f = ops.release(h.grant);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        f.whenComplete((ok, e) -> {
+            if (e != null) {
+                log.debug("clean-up release of lost lock '{}' failed", name, e);
+            }
+            result.completeExceptionally(h.lostException("release"));
+        });
+        return result;
+    }
+
+    /** A live hold was lost: it no longer blocks local waiters. */
+    void onHoldLost(Hold h) {
+        Waiter next;
+        lock.lock();
+        try {
+            if (holders.remove(h.ownerId, h) && h.threadOwned) {
+                lostHolds.put(h.ownerId, h);
+            }
+            next = pumpLocked();
+            idleCheckLocked();
+        } finally {
+            lock.unlock();
+        }
+        send(next);
+    }
+
+    // ---------------------------------------------------------------------------------------------- thread owner
+
+    /** What {@code unlock()} by {@code ownerId} must do, decided under the lock. */
+    Object unlockThread(String ownerId) {
+        lock.lock();
+        try {
+            Hold h = holders.get(ownerId);
+            if (h != null && h.threadOwned) {
+                if (!h.isHeld()) {
+                    // lost a moment ago; onHoldLost has not moved it yet
+                    holders.remove(ownerId);
+                    idleCheckLocked();
+                    return new LostUnlock(h);
+                }
+                if (--h.count > 0) {
+                    return UnlockResult.STILL_HELD;
+                }
+                return h;
+            }
+            Hold lost = lostHolds.get(ownerId);
+            if (lost != null) {
+                if (--lost.count <= 0) {
+                    lostHolds.remove(ownerId);
+                    idleCheckLocked();
+                }
+                return new LostUnlock(lost);
+            }
+            return UnlockResult.NOT_HELD;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    Hold liveThreadHold(String ownerId) {
+        lock.lock();
+        try {
+            Hold h = holders.get(ownerId);
+            return h != null && h.threadOwned && h.isHeld() ? h : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    enum UnlockResult { STILL_HELD, NOT_HELD }
+
+    static final class LostUnlock {
+        final Hold hold;
+
+        LostUnlock(Hold hold) {
+            this.hold = hold;
+        }
+    }
+
+    /** Identity of a slot: one per backend operation set and name. */
+    record SlotKey(RemoteLockOps ops, String name) {
+    }
+
+    static AcquireRequest request(LockEngine engine, String name, String ownerId, long leaseMillis, boolean watchdog,
+                                  long deadlineNanos) {
+        return new AcquireRequest(name, ownerId, leaseMillis, watchdog, deadlineNanos, engine.time);
+    }
+}

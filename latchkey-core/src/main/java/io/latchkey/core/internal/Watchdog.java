@@ -1,0 +1,211 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's single timer thread: the batched lease renewer, the expiry of fixed leases, and waiters' deadlines.
+ *
+ * <p>Every {@code renewalInterval} the tick takes every held watchdog lease, groups them by {@link RemoteLockOps}
+ * and sends ONE {@link RemoteLockOps#renew} per group, whatever the number of locks. A group whose previous
+ * renewal has not answered yet is skipped (not piled up) until the operation timeout has passed. A lease whose
+ * local bound ({@link Hold#leaseBoundNanos()}) passes without a successful renewal is marked lost.
+ *
+ * <p>Tasks on this thread never block: they send asynchronous requests and update local state.
+ */
+final class Watchdog {
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
+
+    private final LockEngine engine;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final Set<Hold> renewed = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<RemoteLockOps, Long> inFlightSince = new ConcurrentHashMap<>();
+    final String threadName;
+    private volatile Thread thread;
+    private volatile boolean started;
+    private final java.util.concurrent.atomic.AtomicBoolean startedFlag = new java.util.concurrent.atomic.AtomicBoolean();
+
+    Watchdog(LockEngine engine, String threadName) {
+        this.engine = engine;
+        this.threadName = threadName;
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            thread = t;
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        scheduler.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    }
+
+    /**
+     * Starts the thread and the renewal tick on first use, so that a client that never locks (or whose backend
+     * fails in its constructor) starts no thread.
+     */
+    private void ensureStarted() {
+        if (!started && startedFlag.compareAndSet(false, true)) {
+            long period = engine.options.renewalInterval().toNanos();
+            try {
+                scheduler.scheduleAtFixedRate(this::safeTick, period, period, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException e) {
+                // shut down concurrently: nothing to renew any more
+            }
+            started = true;
+        }
+    }
+
+    /** Starts renewing a watchdog hold, or arms the expiry of a fixed one. */
+    void track(Hold h) {
+        ensureStarted();
+        if (h.grant.watchdog()) {
+            renewed.add(h);
+        } else {
+            long delay = h.leaseBoundNanos() - engine.time.nanoTime();
+            h.expiry = schedule(() -> h.markLost(String.format("its fixed lease of %d ms ran out",
+                    h.grant.leaseMillis())), Math.max(0, delay));
+        }
+    }
+
+    /** Stops renewing {@code h}; called before its remote release so that no renewal can outlive it. */
+    void untrack(Hold h) {
+        renewed.remove(h);
+        ScheduledFuture<?> e = h.expiry;
+        if (e != null) {
+            e.cancel(false);
+        }
+    }
+
+    int renewedCount() {
+        return renewed.size();
+    }
+
+    /** Runs {@code task} on the watchdog thread after {@code delayNanos}; {@code null} once shut down. */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        ensureStarted();
+        try {
+            return scheduler.schedule(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    log.warn("{}: scheduled task failed", threadName, e);
+                }
+            }, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
+    }
+
+    private void safeTick() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            log.warn("{}: renewal tick failed", threadName, e);
+        }
+    }
+
+    /** One renewal round: one {@code renew} call per backend operation set. */
+    void tick() {
+        long now = engine.time.nanoTime();
+        Map<RemoteLockOps, List<Hold>> batches = new HashMap<>();
+        for (Hold h : renewed) {
+            if (!h.isHeld()) {
+                renewed.remove(h);
+            } else if (now - h.leaseBoundNanos() >= 0) {
+                h.markLost(String.format("it was not renewed within its lease of %d ms", h.grant.leaseMillis()));
+            } else {
+                batches.computeIfAbsent(h.slot.ops, k -> new ArrayList<>()).add(h);
+            }
+        }
+        for (Map.Entry<RemoteLockOps, List<Hold>> batch : batches.entrySet()) {
+            RemoteLockOps ops = batch.getKey();
+            Long since = inFlightSince.get(ops);
+            if (since != null && now - since < engine.remoteTimeoutNanos()) {
+                continue;
+            }
+            inFlightSince.put(ops, now);
+            List<Hold> holds = batch.getValue();
+            List<Grant> grants = new ArrayList<>(holds.size());
+            for (Hold h : holds) {
+                grants.add(h.grant);
+            }
+            CompletableFuture<Set<Grant>> f;
+            try {
+                f = ops.renew(grants);
+                if (f == null) {
+                    f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+                }
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            f.whenComplete((lost, e) -> onRenewed(ops, now, holds, lost, e));
+        }
+    }
+
+    private void onRenewed(RemoteLockOps ops, long sentAt, List<Hold> holds, Set<Grant> lost, Throwable e) {
+        inFlightSince.remove(ops, sentAt);
+        long now = engine.time.nanoTime();
+        if (e != null) {
+            Throwable cause = LockEngine.unwrap(e);
+            log.warn("{}: renewal of {} lock(s) failed; retrying at the next tick: {}", threadName, holds.size(),
+                    cause.toString());
+            for (Hold h : holds) {
+                if (h.isHeld() && now - h.leaseBoundNanos() >= 0) {
+                    h.markLost(String.format("renewal failed (%s) and its lease of %d ms ran out", cause,
+                            h.grant.leaseMillis()));
+                }
+            }
+            return;
+        }
+        Set<GrantKey> lostKeys = new HashSet<>();
+        if (lost != null) {
+            for (Grant g : lost) {
+                lostKeys.add(GrantKey.of(g));
+            }
+        }
+        for (Hold h : holds) {
+            if (lostKeys.contains(GrantKey.of(h.grant))) {
+                h.markLost("the watchdog found it no longer held (expired, force-unlocked or taken over)");
+            } else if (h.isHeld()) {
+                h.renewedAtNanos = sentAt;
+            }
+        }
+        engine.events.renewed(holds.size(), now - sentAt);
+    }
+
+    boolean isWatchdogThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    void shutdown() {
+        scheduler.shutdownNow();
+        renewed.clear();
+        if (!isWatchdogThread()) {
+            try {
+                scheduler.awaitTermination(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private record GrantKey(String name, String ownerId, long token) {
+        static GrantKey of(Grant g) {
+            return new GrantKey(g.name(), g.ownerId(), g.fencingToken());
+        }
+    }
+}

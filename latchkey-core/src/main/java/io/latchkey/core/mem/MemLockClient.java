@@ -1,0 +1,96 @@
+package io.latchkey.core.mem;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The in-memory backend: {@code mem://<server>}. Every client connected to the same server name in this JVM shares
+ * one in-process lock server, so several clients can contend as if they were separate processes. It implements
+ * the full lock contract (fencing, leases with server-side expiry, push wake-ups, loss) without I/O, and is the
+ * reference the TCK is checked against.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.connect("mem://demo")) { ... }
+ * }</pre>
+ *
+ * <p>Server state (locks and fencing counters) lives as long as the JVM; the server's one timer thread runs only
+ * while a client is open.
+ */
+public class MemLockClient extends AbstractLockClient {
+
+    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(
+            EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.PUSH_WAKEUP));
+
+    private final MemServer server;
+
+    /**
+     * Connects to the in-process server {@code serverName}, creating it on first use.
+     *
+     * @param time the engine's clock (the server keeps its own)
+     */
+    public MemLockClient(String serverName, ClientOptions options, TimeSource time) {
+        super("mem", options, time);
+        this.server = MemServer.attach(Objects.requireNonNull(serverName, "serverName"));
+    }
+
+    /** Connects to the in-process server {@code serverName} with default options. */
+    public static MemLockClient create(String serverName) {
+        return new MemLockClient(serverName, ClientOptions.defaults(), TimeSource.SYSTEM);
+    }
+
+    /** Connects to the in-process server {@code serverName}. */
+    public static MemLockClient create(String serverName, ClientOptions options) {
+        return new MemLockClient(serverName, options, TimeSource.SYSTEM);
+    }
+
+    /** The server name this client is connected to. */
+    public String serverName() {
+        return server.name();
+    }
+
+    /**
+     * Test hook: takes the shared server down ({@code false}: every operation of every client on it fails with
+     * {@link io.latchkey.LockUnavailableException} and current waiters are failed) or brings it back. Locks keep
+     * expiring on the server's clock meanwhile.
+     */
+    public void setServerAvailable(boolean available) {
+        server.setAvailable(available);
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.LOCK);
+    }
+
+    @Override
+    protected RemoteLockOps fairLockOps() {
+        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.FAIR);
+    }
+
+    @Override
+    protected RemoteLockOps readLockOps() {
+        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.READ);
+    }
+
+    @Override
+    protected RemoteLockOps writeLockOps() {
+        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.WRITE);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    protected void closeBackend() {
+        server.detach();
+    }
+}

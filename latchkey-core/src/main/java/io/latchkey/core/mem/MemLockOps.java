@@ -1,0 +1,92 @@
+package io.latchkey.core.mem;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/** The remote half of one mem lock kind: maps names into the client's namespace and calls the {@link MemServer}. */
+final class MemLockOps implements RemoteLockOps {
+
+    /** Lock kinds. All share one key space per name: a plain and a fair lock of one name exclude each other. */
+    enum Kind {
+        LOCK(false, true),
+        /** No local hand-off: it would let this client's waiters overtake other clients' (FIFO across clients). */
+        FAIR(false, false),
+        READ(true, false),
+        /** No local hand-off: the write lock's holder may also hold the read lock (downgrade). */
+        WRITE(false, false);
+
+        final boolean shared;
+        final boolean handOff;
+
+        Kind(boolean shared, boolean handOff) {
+            this.shared = shared;
+            this.handOff = handOff;
+        }
+    }
+
+    private final MemServer server;
+    private final String namespace;
+    private final Kind kind;
+
+    MemLockOps(MemServer server, String namespace, Kind kind) {
+        this.server = server;
+        this.namespace = namespace;
+        this.kind = kind;
+    }
+
+    private String key(String name) {
+        return namespace + name;
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        return server.acquire(key(request.name()), kind.shared, request);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        return server.release(key(grant.name()), grant);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        return server.renew(namespace, grants);
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return kind.handOff;
+    }
+
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        if (!kind.handOff) {
+            throw new UnsupportedOperationException("handOff");
+        }
+        return server.handOff(key(from.name()), from, request);
+    }
+
+    @Override
+    public boolean shared() {
+        return kind.shared;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return server.isLocked(key(name));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        return server.forceUnlock(key(name));
+    }
+
+    @Override
+    public String toString() {
+        return "MemLockOps{server=" + server.name() + ", kind=" + kind + "}";
+    }
+}
