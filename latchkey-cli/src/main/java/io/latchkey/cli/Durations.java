@@ -39,10 +39,14 @@ final class Durations {
         return ms + "ms";
     }
 
-    /** A latency in nanoseconds, with a precision that fits a table column: {@code 0.31 ms}, {@code 12.4 ms}. */
+    /** A latency in nanoseconds, with a precision that fits a table column: {@code 85 us}, {@code 12.4 ms}. */
     static String latency(long nanos) {
         if (nanos < 0) {
             return "-";
+        }
+        if (nanos < 1_000_000) {
+            // "us" rather than the micro sign: terminals and logs with a non-UTF-8 locale print it as '?'.
+            return String.format(Locale.ROOT, "%d us", Math.round(nanos / 1000.0));
         }
         double ms = nanos / 1_000_000.0;
         if (ms < 10) {

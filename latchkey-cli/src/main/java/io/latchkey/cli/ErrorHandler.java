@@ -7,6 +7,7 @@ import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * Turns failures into one masked line on stderr and an exit code. A stack trace (masked as well) only with
@@ -54,6 +55,9 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
         err.println("latchkey: " + Secrets.mask(ex.getMessage()));
+        if (ex instanceof UnmatchedArgumentException) {
+            UnmatchedArgumentException.printSuggestions((UnmatchedArgumentException) ex, err);
+        }
         err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
         err.flush();
         return CliException.USAGE;

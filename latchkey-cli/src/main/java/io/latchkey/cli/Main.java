@@ -25,7 +25,12 @@ public final class Main {
             Secrets.register(arg);
         }
         CommandLine cli = commandLine();
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } finally {
+            cli.getOut().flush();
+            cli.getErr().flush();
+        }
     }
 
     static CommandLine commandLine() {
