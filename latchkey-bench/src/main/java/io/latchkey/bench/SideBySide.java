@@ -71,14 +71,18 @@ public final class SideBySide {
         if (limit != null) {
             scenarios.stream().filter(s -> !s.contended()).forEach(s -> limitThreads.add(s.threads()));
         }
+        warmUp(scenarios, limitThreads);
         int total = options.repeats() * (scenarios.size() * 2 + limitThreads.size());
         int done = 0;
         for (int r = 0; r < options.repeats(); r++) {
-            for (int threads : limitThreads) {
-                measure(limit, new Scenario(threads, false, LeaseMode.FIXED), r, ++done, total);
-            }
+            Set<Integer> limitDone = new LinkedHashSet<>();
             for (int i = 0; i < scenarios.size(); i++) {
                 Scenario s = scenarios.get(i);
+                // The limit runs next to the first uncontended row of its thread count, so that it meets the
+                // same machine load as the rows it is compared with.
+                if (limitThreads.contains(s.threads()) && !s.contended() && limitDone.add(s.threads())) {
+                    measure(limit, limitScenario(s.threads()), r, ++done, total);
+                }
                 boolean oursFirst = (r + i) % 2 == 0;
                 measure(oursFirst ? ours : theirs, s, r, ++done, total);
                 measure(oursFirst ? theirs : ours, s, r, ++done, total);
@@ -90,10 +94,32 @@ public final class SideBySide {
                 profile(theirs, s);
             }
             for (int threads : limitThreads) {
-                profile(limit, new Scenario(threads, false, LeaseMode.FIXED));
+                profile(limit, limitScenario(threads));
             }
         }
         return report(scenarios, limitThreads);
+    }
+
+    /**
+     * One unrecorded pass over every row and side before the first repeat, so that the first measured row does not
+     * pay for class loading, JIT compilation and connection set-up that later rows get for free.
+     */
+    private void warmUp(List<Scenario> scenarios, Set<Integer> limitThreads) throws InterruptedException {
+        Duration each = options.warmup();
+        if (each.isZero()) {
+            return;
+        }
+        System.err.printf("warming up every row and side for %d ms each%n", each.toMillis());
+        List<Contender> sides = limit == null ? List.of(ours, theirs) : List.of(ours, theirs, limit);
+        for (Contender side : sides) {
+            for (Scenario s : side == limit ? limitThreads.stream().map(SideBySide::limitScenario).toList() : scenarios) {
+                new TimedRun("warmup", s.threads(), Duration.ZERO, each).run(side.cycles(s, "warmup-" + System.nanoTime()));
+            }
+        }
+    }
+
+    private static Scenario limitScenario(int threads) {
+        return new Scenario(threads, false, LeaseMode.FIXED);
     }
 
     /** A short extra run with the trace on, to count round trips per cycle without slowing the measured runs. */
@@ -224,7 +250,7 @@ public final class SideBySide {
         }
         if (limit != null) {
             for (int threads : limitThreads) {
-                Cell l = cell(limit, new Scenario(threads, false, LeaseMode.FIXED));
+                Cell l = cell(limit, limitScenario(threads));
                 failed |= l.failed();
                 worstSpread = Math.max(worstSpread, l.spread());
                 md.append("| **limit** (").append(limit.name()).append("), ").append(threads).append(" thread")
@@ -248,7 +274,7 @@ public final class SideBySide {
             }
             if (limit != null) {
                 for (int threads : limitThreads) {
-                    Scenario s = new Scenario(threads, false, LeaseMode.FIXED);
+                    Scenario s = limitScenario(threads);
                     md.append("| limit (").append(limit.name()).append("), ").append(threads).append(" thread")
                             .append(threads == 1 ? "" : "s").append(" | ").append(roundTrips(limit, s)).append(" | ")
                             .append(cell(limit, s).commands()).append(" | — | — |\n");

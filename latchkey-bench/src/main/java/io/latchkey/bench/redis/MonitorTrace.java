@@ -60,7 +60,7 @@ final class MonitorTrace implements SideBySide.CommandTrace {
         reader.start();
         return () -> {
             // Lets the reader drain what the server already sent before the socket closes.
-            Thread.sleep(200);
+            Thread.sleep(100);
             socket.close();
             reader.join(2_000);
             return new HashMap<>(counts);
