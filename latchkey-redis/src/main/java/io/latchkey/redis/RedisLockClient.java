@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +70,7 @@ public final class RedisLockClient extends AbstractLockClient {
     private final ScheduledThreadPoolExecutor scheduler;
     private final UnlockSubscriptions subscriptions;
     private final RedisLockOps lockOps;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
                             ClientOptions options, TimeSource time) {
@@ -203,6 +205,9 @@ public final class RedisLockClient extends AbstractLockClient {
 
     @Override
     protected void closeBackend() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         scheduler.shutdownNow();
         closeQuietly(connection, pubSubConnection);
         if (ownsClient) {

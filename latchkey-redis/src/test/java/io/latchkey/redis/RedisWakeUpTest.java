@@ -1,0 +1,120 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisTestSupport.acquireNow;
+import static io.latchkey.redis.RedisTestSupport.fastOptions;
+import static io.latchkey.redis.RedisTestSupport.owner;
+import static io.latchkey.redis.RedisTestSupport.request;
+import static io.latchkey.redis.RedisTestSupport.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.core.Grant;
+import io.latchkey.testing.RedisServerExtension;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** How waiters are woken: by the unlock message, or at the holder's TTL when the message never comes. */
+class RedisWakeUpTest {
+
+    @RegisterExtension
+    static RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private RedisLockClient holderClient;
+    private RedisLockClient waiterClient;
+
+    @BeforeEach
+    void connect() {
+        holderClient = RedisLockClient.connect(redis.uri(), fastOptions());
+        waiterClient = RedisLockClient.connect(redis.uri(), fastOptions());
+    }
+
+    @AfterEach
+    void close() {
+        holderClient.close();
+        waiterClient.close();
+    }
+
+    @Test
+    void waiterInAnotherClientWakesByPubSubWellUnderTheHoldersTtl() throws Exception {
+        String name = uniqueName("wake");
+        Grant held = acquireNow(holderClient.redisLockOps(), name, owner(), 30_000);
+        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
+        Thread.sleep(50); // let the waiter arm after its post-subscribe attempt
+        assertThat(waiting).isNotDone();
+
+        long released = System.nanoTime();
+        assertThat(holderClient.redisLockOps().release(held).get()).isTrue();
+        Grant got = waiting.get(5, TimeUnit.SECONDS);
+        long wokeAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+        assertThat(got).isNotNull();
+        assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(wokeAfterMs).as("woken by the unlock message, not the 30 s TTL").isLessThan(100L);
+        Awaitility.await().until(() -> waiterClient.subscriptions().size() == 0);
+    }
+
+    @Test
+    void lostUnlockMessageCostsAtMostTheHoldersTtl() throws Exception {
+        String name = uniqueName("lost-message");
+        acquireNow(holderClient.redisLockOps(), name, owner(), 700);
+        long start = System.nanoTime();
+        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
+        Thread.sleep(50);
+        // The holder's key vanishes without a PUBLISH: no message will ever come.
+        redis.execute("DEL", name);
+        Grant got = waiting.get(5, TimeUnit.SECONDS);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(got).isNotNull();
+        assertThat(waitedMs).as("re-checked at the holder's remaining TTL").isBetween(500L, 1_500L);
+    }
+
+    @Test
+    void forceUnlockWakesWaiters() throws Exception {
+        String name = uniqueName("force-wake");
+        acquireNow(holderClient.redisLockOps(), name, owner(), 30_000);
+        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
+        Thread.sleep(50);
+        long forced = System.nanoTime();
+        assertThat(holderClient.redisLockOps().forceUnlock(name).get()).isTrue();
+        assertThat(waiting.get(5, TimeUnit.SECONDS)).isNotNull();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - forced)).isLessThan(100L);
+    }
+
+    @Test
+    void thousandPendingAcquiresParkNoThreads() throws Exception {
+        int n = 1_000;
+        List<String> names = new ArrayList<>();
+        List<Grant> held = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String name = uniqueName("async-" + i);
+            names.add(name);
+            held.add(acquireNow(holderClient.redisLockOps(), name, owner(), 60_000));
+        }
+        int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+        List<CompletableFuture<Grant>> pending = new ArrayList<>();
+        for (String name : names) {
+            pending.add(waiterClient.redisLockOps().acquire(request(name, owner(), 60_000, null)));
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> waiterClient.subscriptions().size() == n);
+        assertThat(pending).noneMatch(CompletableFuture::isDone);
+        int threadsWhileWaiting = ManagementFactory.getThreadMXBean().getThreadCount();
+        assertThat(threadsWhileWaiting - threadsBefore).as("threads added by 1,000 waiters").isLessThanOrEqualTo(4);
+
+        for (Grant g : held) {
+            holderClient.redisLockOps().release(g);
+        }
+        CompletableFuture.allOf(pending.toArray(new CompletableFuture<?>[0])).get(10, TimeUnit.SECONDS);
+        assertThat(pending).allSatisfy(f -> assertThat(f.join()).isNotNull());
+        Awaitility.await().until(() -> waiterClient.subscriptions().size() == 0);
+    }
+}
