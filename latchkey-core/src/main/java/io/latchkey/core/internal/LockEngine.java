@@ -221,6 +221,7 @@ public final class LockEngine {
         try {
             for (;;) {
                 try {
+                    Trampoline.runPending();
                     return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;

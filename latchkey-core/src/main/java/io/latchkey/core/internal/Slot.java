@@ -204,7 +204,7 @@ final class Slot {
             releaseLateGrant(w, lateGrant);
         }
         if (done != null) {
-            done.run();
+            Trampoline.run(done);
         }
         send(next);
     }
@@ -234,7 +234,7 @@ final class Slot {
             } finally {
                 lock.unlock();
             }
-            w.future.complete(null);
+            Trampoline.run(() -> w.future.complete(null));
             send(next);
         });
     }
@@ -411,14 +411,15 @@ final class Slot {
             if (e != null) {
                 // no longer renewed: the server lets it expire with its lease
                 h.state.set(Hold.State.RELEASED);
-                result.completeExceptionally(LockEngine.unwrap(e));
+                Throwable cause = LockEngine.unwrap(e);
+                Trampoline.run(() -> result.completeExceptionally(cause));
             } else if (!Boolean.TRUE.equals(ok)) {
                 h.lostAtRelease("the backend no longer had it when it was released");
-                result.completeExceptionally(h.lostException("release"));
+                Trampoline.run(() -> result.completeExceptionally(h.lostException("release")));
             } else {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
-                result.complete(null);
+                Trampoline.run(() -> result.complete(null));
             }
             send(next);
         });
@@ -441,7 +442,7 @@ final class Slot {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
                 onGrantResult(next, g, null, true);
-                result.complete(null);
+                Trampoline.run(() -> result.complete(null));
                 return;
             }
             // the next waiter goes back to the head of the queue and acquires normally
@@ -465,14 +466,15 @@ final class Slot {
                 lock.unlock();
             }
             if (cancelled) {
-                next.future.complete(null);
+                Trampoline.run(() -> next.future.complete(null));
             }
             if (e != null) {
                 h.state.set(Hold.State.RELEASED);
-                result.completeExceptionally(LockEngine.unwrap(e));
+                Throwable cause = LockEngine.unwrap(e);
+                Trampoline.run(() -> result.completeExceptionally(cause));
             } else {
                 h.lostAtRelease("the backend no longer had it when it was handed off");
-                result.completeExceptionally(h.lostException("release"));
+                Trampoline.run(() -> result.completeExceptionally(h.lostException("release")));
             }
             send(send);
         });

@@ -29,17 +29,22 @@ final class MemLockOps implements RemoteLockOps {
     }
 
     private final MemServer server;
-    private final String namespace;
+    /**
+     * The namespace and a NUL: neither namespaces nor names may contain control characters, so (namespace, name)
+     * pairs map to distinct keys and no name can reach into another namespace ({@code "a/" + "x"} is not
+     * {@code "" + "a/x"}).
+     */
+    private final String prefix;
     private final Kind kind;
 
     MemLockOps(MemServer server, String namespace, Kind kind) {
         this.server = server;
-        this.namespace = namespace;
+        this.prefix = namespace + '\u0000';
         this.kind = kind;
     }
 
     private String key(String name) {
-        return namespace + name;
+        return prefix + name;
     }
 
     @Override
@@ -54,7 +59,7 @@ final class MemLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return server.renew(namespace, grants);
+        return server.renew(prefix, grants);
     }
 
     @Override
