@@ -6,6 +6,8 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -18,6 +20,7 @@ import io.lettuce.core.resource.Delay;
 import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -56,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * Lettuce's I/O threads (its own, or the application client's) plus one daemon timer thread
  * {@code latchkey-redis-timer-…}, stopped by {@link #close()}.
  */
-public final class RedisLockClient extends AbstractLockClient {
+public final class RedisLockClient extends AbstractLockClient implements LockInspector {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
@@ -70,6 +73,7 @@ public final class RedisLockClient extends AbstractLockClient {
     private final ScheduledThreadPoolExecutor scheduler;
     private final UnlockSubscriptions subscriptions;
     private final RedisLockOps lockOps;
+    private final RedisLockInspector inspector;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
@@ -105,6 +109,7 @@ public final class RedisLockClient extends AbstractLockClient {
         this.subscriptions = new UnlockSubscriptions(pubSub, executor);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
+        this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
     }
 
     /**
@@ -196,6 +201,17 @@ public final class RedisLockClient extends AbstractLockClient {
     @Override
     public Set<Capability> capabilities() {
         return CAPABILITIES;
+    }
+
+    /**
+     * The locks of this client's namespace held now whose names match {@code pattern} (see
+     * {@link LockInspector#list}): a SCAN of the namespace's hashes, then one pipelined read per page of keys.
+     * The fencing token shown is the name's counter, i.e. the token of the latest Latchkey hold.
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        return inspector.list(pattern);
     }
 
     /** {@code host:port} of the server. */

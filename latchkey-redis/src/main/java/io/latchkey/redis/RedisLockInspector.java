@@ -1,0 +1,134 @@
+package io.latchkey.redis;
+
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
+ * of 1,000, then per page one pipelined HGETALL + PTTL + GET(counter) per key. Hashes whose fields are not
+ * {@code owner -> positive count} are not locks and are skipped. The fencing token shown is the counter's value:
+ * the token of the latest Latchkey hold (stale if the current holder is a Redisson client, which does not count).
+ */
+final class RedisLockInspector {
+
+    private final String namespace;
+    private final RedisAsyncCommands<String, String> commands;
+    private final RedisErrors errors;
+    private final Duration timeout;
+
+    RedisLockInspector(String namespace, RedisAsyncCommands<String, String> commands, RedisErrors errors,
+                       Duration timeout) {
+        this.namespace = namespace;
+        this.commands = commands;
+        this.errors = errors;
+        this.timeout = timeout;
+    }
+
+    List<LockInfo> list(String pattern) {
+        String match = escape(namespace) + toRedisGlob(pattern == null ? "*" : pattern);
+        KeyScanArgs args = new KeyScanArgs().match(match).limit(1_000).type("hash");
+        List<LockInfo> result = new ArrayList<>();
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
+            inspect(page.getKeys(), pattern, result);
+            cursor = page;
+        } while (!cursor.isFinished());
+        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
+        return result;
+    }
+
+    private void inspect(List<String> keys, String pattern, List<LockInfo> into) {
+        List<CompletableFuture<Map<String, String>>> fields = new ArrayList<>(keys.size());
+        List<CompletableFuture<Long>> ttls = new ArrayList<>(keys.size());
+        List<CompletableFuture<String>> tokens = new ArrayList<>(keys.size());
+        List<String> names = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            String name = key.substring(namespace.length());
+            if (!LockInspector.matches(pattern, name)) {
+                continue;
+            }
+            LockKeys lockKeys = new LockKeys(namespace, name);
+            names.add(name);
+            fields.add(commands.hgetall(key).toCompletableFuture());
+            ttls.add(commands.pttl(key).toCompletableFuture());
+            tokens.add(commands.get(lockKeys.counterKey).toCompletableFuture());
+        }
+        for (int i = 0; i < names.size(); i++) {
+            Map<String, String> holders = await(fields.get(i), "HGETALL");
+            long pttl = await(ttls.get(i), "PTTL");
+            String token = await(tokens.get(i), "GET");
+            for (Map.Entry<String, String> holder : holders.entrySet()) {
+                int count = parseCount(holder.getValue());
+                if (count <= 0) {
+                    continue;
+                }
+                into.add(new LockInfo(names.get(i), holder.getKey(), count,
+                        token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
+                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty()));
+            }
+        }
+    }
+
+    private static int parseCount(String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> future, String operation) {
+        try {
+            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw errors.map(e, "inspect (" + operation + ")");
+        } catch (ExecutionException | TimeoutException e) {
+            future.cancel(false);
+            throw errors.map(e, "inspect (" + operation + ")");
+        }
+    }
+
+    /** Escapes Redis glob metacharacters so that {@code text} matches itself. */
+    static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+
+    /** {@link LockInspector}'s glob ({@code *}, {@code ?}, the rest literal) as a Redis MATCH pattern. */
+    static String toRedisGlob(String pattern) {
+        StringBuilder out = new StringBuilder(pattern.length() + 8);
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '[' || c == ']' || c == '\\') {
+                out.append('\\');
+            }
+            out.append(c);
+        }
+        return out.toString();
+    }
+}
