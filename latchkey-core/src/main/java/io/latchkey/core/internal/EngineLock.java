@@ -121,7 +121,6 @@ final class EngineLock implements DistributedLock {
         try {
             for (;;) {
                 try {
-                    Trampoline.runPending();
                     return w.future.get();
                 } catch (InterruptedException e) {
                     if (!interruptible) {

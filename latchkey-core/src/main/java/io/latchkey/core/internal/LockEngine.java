@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -36,6 +38,8 @@ public final class LockEngine {
     final TimeSource time;
     final Events events;
     final Watchdog watchdog;
+    /** Where completions continue when they nest too deep on one stack ({@link Trampoline}); threads on demand. */
+    final ThreadPoolExecutor callbacks;
     final long watchdogMillis;
     final ConcurrentHashMap<Slot.SlotKey, Slot> slots = new ConcurrentHashMap<>();
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
@@ -49,8 +53,16 @@ public final class LockEngine {
         this.time = Objects.requireNonNull(time, "time");
         this.events = new Events(options.eventListener());
         this.watchdogMillis = options.watchdogTimeout().toMillis();
-        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName,
-                clientId.length() > 8 ? clientId.substring(0, 8) : clientId));
+        String shortId = clientId.length() > 8 ? clientId.substring(0, 8) : clientId;
+        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId));
+        AtomicLong callbackThreads = new AtomicLong();
+        this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, String.format("latchkey-%s-callback-%s-%d", backendName, shortId,
+                            callbackThreads.incrementAndGet()));
+                    t.setDaemon(true);
+                    return t;
+                });
     }
 
     /** A lock view on {@code ops}; checks the name. */
@@ -115,6 +127,8 @@ public final class LockEngine {
         for (Hold h : holds) {
             h.markLost("client closed");
         }
+        // completions already handed over still run; the threads end when idle
+        callbacks.shutdown();
     }
 
     // ---------------------------------------------------------------------------------------------- internals
@@ -221,7 +235,6 @@ public final class LockEngine {
         try {
             for (;;) {
                 try {
-                    Trampoline.runPending();
                     return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;

@@ -142,6 +142,7 @@ final class Slot {
         Runnable done;
         Waiter next;
         Grant lateGrant = null;
+        Hold granted = null;
         lock.lock();
         try {
             if (inflight == w) {
@@ -169,11 +170,8 @@ final class Slot {
                         if (!handOff) {
                             handOffStreak = 0;
                         }
-                        done = () -> {
-                            engine.remember(h);
-                            engine.events.acquired(name, h.acquiredAtNanos - w.startNanos);
-                            w.future.complete(h);
-                        };
+                        granted = h;
+                        done = () -> w.future.complete(h);
                     }
                     break;
                 case CANCELLED:
@@ -200,11 +198,16 @@ final class Slot {
             lock.unlock();
         }
         w.cancelTimer();
+        if (granted != null) {
+            // renewal and expiry are armed before anyone can see the hold
+            engine.remember(granted);
+            engine.events.acquired(name, granted.acquiredAtNanos - w.startNanos);
+        }
         if (lateGrant != null) {
             releaseLateGrant(w, lateGrant);
         }
         if (done != null) {
-            Trampoline.run(done);
+            Trampoline.run(engine.callbacks, done);
         }
         send(next);
     }
@@ -234,7 +237,7 @@ final class Slot {
             } finally {
                 lock.unlock();
             }
-            Trampoline.run(() -> w.future.complete(null));
+            Trampoline.run(engine.callbacks, () -> w.future.complete(null));
             send(next);
         });
     }
@@ -412,14 +415,14 @@ final class Slot {
                 // no longer renewed: the server lets it expire with its lease
                 h.state.set(Hold.State.RELEASED);
                 Throwable cause = LockEngine.unwrap(e);
-                Trampoline.run(() -> result.completeExceptionally(cause));
+                Trampoline.run(engine.callbacks, () -> result.completeExceptionally(cause));
             } else if (!Boolean.TRUE.equals(ok)) {
                 h.lostAtRelease("the backend no longer had it when it was released");
-                Trampoline.run(() -> result.completeExceptionally(h.lostException("release")));
+                Trampoline.run(engine.callbacks, () -> result.completeExceptionally(h.lostException("release")));
             } else {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
-                Trampoline.run(() -> result.complete(null));
+                Trampoline.run(engine.callbacks, () -> result.complete(null));
             }
             send(next);
         });
@@ -442,7 +445,7 @@ final class Slot {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
                 onGrantResult(next, g, null, true);
-                Trampoline.run(() -> result.complete(null));
+                Trampoline.run(engine.callbacks, () -> result.complete(null));
                 return;
             }
             // the next waiter goes back to the head of the queue and acquires normally
@@ -466,15 +469,15 @@ final class Slot {
                 lock.unlock();
             }
             if (cancelled) {
-                Trampoline.run(() -> next.future.complete(null));
+                Trampoline.run(engine.callbacks, () -> next.future.complete(null));
             }
             if (e != null) {
                 h.state.set(Hold.State.RELEASED);
                 Throwable cause = LockEngine.unwrap(e);
-                Trampoline.run(() -> result.completeExceptionally(cause));
+                Trampoline.run(engine.callbacks, () -> result.completeExceptionally(cause));
             } else {
                 h.lostAtRelease("the backend no longer had it when it was handed off");
-                Trampoline.run(() -> result.completeExceptionally(h.lostException("release")));
+                Trampoline.run(engine.callbacks, () -> result.completeExceptionally(h.lostException("release")));
             }
             send(send);
         });
