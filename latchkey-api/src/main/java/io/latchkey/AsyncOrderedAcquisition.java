@@ -87,7 +87,7 @@ final class AsyncOrderedAcquisition {
             snapshot[j] = held.get(j);
         }
         if (OrderedAcquisition.mayWaitFor(parts, snapshot, index)) {
-            track(waitFor(part)).whenComplete((lease, e) -> taken(index, lease, e));
+            waitFor(part).whenComplete((lease, e) -> taken(index, lease, e));
             return;
         }
         track(call(() -> part.tryAcquireAsync(Duration.ZERO, leaseTime))).whenComplete((lease, e) -> {
@@ -100,7 +100,7 @@ final class AsyncOrderedAcquisition {
                 if (result.isDone()) {
                     return;
                 }
-                track(waitFor(part)).whenComplete((waited, e2) -> taken(index, waited, e2));
+                waitFor(part).whenComplete((waited, e2) -> taken(index, waited, e2));
             });
         });
     }
@@ -120,15 +120,19 @@ final class AsyncOrderedAcquisition {
         next();
     }
 
+    /**
+     * Waits for {@code part} until the deadline. Each backend future is {@linkplain #track tracked} itself, not a
+     * future derived from it, so that cancelling reaches the backend's waiter.
+     */
     private CompletableFuture<Optional<LockLease>> waitFor(DistributedLock part) {
         long remaining = CombinatorArgs.remaining(deadline);
         if (remaining != CombinatorArgs.FOREVER) {
-            return call(() -> part.tryAcquireAsync(Duration.ofNanos(remaining), leaseTime));
+            return track(call(() -> part.tryAcquireAsync(Duration.ofNanos(remaining), leaseTime)));
         }
         if (leaseTime == null) {
-            return call(() -> part.acquireAsync().thenApply(Optional::of));
+            return track(call(part::acquireAsync)).thenApply(Optional::of);
         }
-        return call(() -> part.tryAcquireAsync(LONG_WAIT, leaseTime)).thenCompose(lease -> {
+        return track(call(() -> part.tryAcquireAsync(LONG_WAIT, leaseTime))).thenCompose(lease -> {
             if (lease.isPresent() || result.isDone()) {
                 return CompletableFuture.completedFuture(lease);
             }
@@ -138,6 +142,9 @@ final class AsyncOrderedAcquisition {
 
     private <T> CompletableFuture<T> track(CompletableFuture<T> f) {
         inFlight = f;
+        if (result.isDone()) {
+            f.cancel(false);   // cancelled while this step was starting
+        }
         return f;
     }
 
