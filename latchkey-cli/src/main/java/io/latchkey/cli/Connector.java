@@ -22,8 +22,11 @@ import java.util.concurrent.TimeoutException;
  */
 final class Connector {
 
-    /** How long a lock name used to probe a backend may be; any name works, none is created. */
+    /** A lock whose state is queried to check the connection; nothing is created under it. */
     private static final String PROBE_LOCK = "latchkey-cli:probe";
+
+    private static final java.util.regex.Pattern AUTH_FAILURE = java.util.regex.Pattern.compile(
+            "(?i)WRONGPASS|NOAUTH|NOPERM|authentication failed|password authentication|access denied|KeeperErrorCode = (NoAuth|AuthFailed)");
 
     private Connector() {
     }
@@ -60,8 +63,9 @@ final class Connector {
     }
 
     /**
-     * Connects to {@code uri} and makes one remote query, all within {@code timeout} (plus a second of grace for
-     * the driver's own timeout to fire first and give the better cause).
+     * Connects to {@code uri} and makes one remote query. The backend's own operation timeout ({@code timeout})
+     * normally ends a failed attempt with its cause; our deadline is a safety net for drivers that keep retrying,
+     * with room for the first connect's class loading and thread pools on a busy machine.
      */
     static LockClient open(String uri, Duration timeout) {
         checkScheme(uri);
@@ -80,7 +84,7 @@ final class Connector {
         connecting.setDaemon(true);
         connecting.start();
         try {
-            return task.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+            return task.get(timeout.toMillis() * 2 + 5000, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             task.cancel(true);
             throw unreachable(uri, timeout, null);
@@ -114,6 +118,10 @@ final class Connector {
         Throwable root = rootCause(cause);
         if (root != null && root.getMessage() != null) {
             why = " (" + Secrets.mask(firstLine(root.getMessage())) + ")";
+        }
+        if (root != null && root.getMessage() != null && AUTH_FAILURE.matcher(root.getMessage()).find()) {
+            return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials%s",
+                    backendName(uri), hosts(uri), why), cause);
         }
         return new CliException(CliException.UNAVAILABLE, String.format("cannot reach %s at %s within %s%s",
                 backendName(uri), hosts(uri), Durations.format(timeout), why), cause);
