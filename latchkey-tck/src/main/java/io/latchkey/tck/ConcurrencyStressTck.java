@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -168,7 +169,13 @@ public abstract class ConcurrencyStressTck extends TckBase {
             }));
         }
         holder.release();
-        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(60, TimeUnit.SECONDS);
+        try {
+            CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            long finished = done.stream().filter(CompletableFuture::isDone).count();
+            throw new AssertionError(String.format("%d of %d async waiters finished within 30 s (entries %d, "
+                    + "lock held: %s)", finished, waiters, section.entries.get(), client().lock(name).isLocked()), e);
+        }
         section.assertExclusive(waiters);
         assertThat(tokens).doesNotHaveDuplicates().allMatch(token -> token > holder.fencingToken());
         assertThat(client().lock(name).isLocked()).isFalse();

@@ -117,7 +117,7 @@ public abstract class LeaseContractTck extends TckBase {
                 return lease.fencingToken();
             }
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         Thread.sleep(100);
         assertThat(waiter.isDone()).isFalse();
         holder.release();
@@ -278,7 +278,7 @@ public abstract class LeaseContractTck extends TckBase {
                 return e;
             }
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         Thread.sleep(50);
         waiter.thread().interrupt();
         assertThat(waiter.get(slack())).isInstanceOf(InterruptedException.class);

@@ -200,7 +200,7 @@ public abstract class LockContractTck extends TckBase {
                 lock.unlock();
             }
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         Thread.sleep(100);
         assertThat(waiter.isDone()).as("waiter acquired a held lock").isFalse();
 
@@ -227,7 +227,7 @@ public abstract class LockContractTck extends TckBase {
                 lock.unlock();
             }
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         assertThat(waiter.isDone()).isFalse();
         holder.unlock();
         assertThat(waiter.get(slack())).as("a new hold gets a new token").isGreaterThan(holderToken);
@@ -275,7 +275,7 @@ public abstract class LockContractTck extends TckBase {
             lock.unlock();
             return true;
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         long start = System.nanoTime();
         holder.unlock();
         assertThat(waiter.get(slack())).isTrue();
@@ -333,7 +333,7 @@ public abstract class LockContractTck extends TckBase {
             lock.unlock();
             return interrupted;
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         waiter.thread().interrupt();
         Thread.sleep(200);
         assertThat(waiter.isDone()).as("lock() returned or threw when interrupted").isFalse();
@@ -362,7 +362,7 @@ public abstract class LockContractTck extends TckBase {
                 return e;
             }
         });
-        await().atMost(slack()).until(waiter::isBlocked);
+        awaitBlocked(waiter);
         Thread.sleep(50);
         waiter.thread().interrupt();
         assertThat(waiter.get(slack())).isInstanceOf(InterruptedException.class);

@@ -11,6 +11,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import static org.awaitility.Awaitility.await;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
@@ -47,7 +49,7 @@ public abstract class TckBase {
 
     /** The watchdog timeout of the test clients: short, so that renewal and loss happen within a test. */
     protected Duration watchdogTimeout() {
-        return Duration.ofMillis(600);
+        return Duration.ofSeconds(1);
     }
 
     /**
@@ -137,6 +139,23 @@ public abstract class TckBase {
         Forked<T> forked = Forked.start(namePrefix + "-" + name, body);
         forks.add(forked);
         return forked;
+    }
+
+    /**
+     * Waits until {@code forked} is parked (waiting for a lock, presumably); fails at once, with what it returned or
+     * threw, if it finished instead.
+     */
+    protected final void awaitBlocked(Forked<?> forked) {
+        await().atMost(slack()).until(() -> forked.isBlocked() || forked.isDone());
+        if (forked.isDone()) {
+            Object outcome;
+            try {
+                outcome = "returned " + forked.result().getNow(null);
+            } catch (Exception e) {
+                outcome = "threw " + (e.getCause() != null ? e.getCause() : e);
+            }
+            throw new AssertionError(forked.thread().getName() + " should be waiting but " + outcome);
+        }
     }
 
     /** Milliseconds since {@code startNanos} ({@link System#nanoTime()}). */

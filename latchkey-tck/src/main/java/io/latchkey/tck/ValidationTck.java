@@ -81,8 +81,9 @@ public abstract class ValidationTck extends TckBase {
         DistributedLock x = left.lock("x");
         x.lock();
         try {
-            for (var probe : List.of(right.lock("x"), right.lock("../left/x"), top.lock("left/x"),
-                    top.lock("x"), right.lock("/../left/x"))) {
+            // A namespace is a prefix: top's "left/x" is left's "x" by design, but no name of "right" reaches it.
+            for (var probe : List.of(right.lock("x"), right.lock("../left/x"), right.lock("/../left/x"),
+                    right.lock("..\\left\\x"), top.lock("x"), top.lock("left//x"), top.lock("./left/x"))) {
                 assertThat(probe.tryLock()).as("%s outside the holder's namespace", probe.name()).isTrue();
                 probe.unlock();
             }
