@@ -22,34 +22,40 @@ public final class Locks {
      * A lock that holds all of {@code locks} or none of them, for work that needs several resources at once
      * (say, both accounts of a transfer).
      *
-     * <h2>Order and deadlock</h2>
+     * <h4>Order and deadlock</h4>
      * Parts are taken one after the other in ascending {@linkplain DistributedLock#name() name} order, whatever
      * order they were passed in. A multi-lock waits for a part only while every part it already holds has a
      * strictly smaller name; for a part whose name equals one it holds (the same name on another backend) it
      * first gives everything back and waits holding nothing. Two multi-locks over overlapping sets therefore never
      * deadlock each other, in one JVM or across many.
      *
-     * <h2>All or nothing</h2>
+     * <h4>All or nothing</h4>
      * If a part cannot be taken within the wait time, if taking it fails ({@link LockUnavailableException}), or if
      * the caller is interrupted, every part taken so far is released before the method returns or throws.
      *
-     * <h2>Ownership</h2>
+     * <h4>Interruption and memory effects</h4>
+     * The interruptible methods throw {@link InterruptedException} when interrupted while waiting for a part, after
+     * releasing the parts already taken. A successful acquire has, for every part, the memory effects of that part's
+     * acquire; a release those of every part's release.
+     *
+     * <h4>Ownership</h4>
      * The thread-owned methods use the parts' own thread-owned methods, so a multi-lock is reentrant exactly when
      * its parts are, and {@link DistributedLock#getHoldCount()} is the smallest of the parts' hold counts. Leases
      * hold one lease per part: the lease is valid while every part is, and is lost (its {@code onLost} listeners
      * run) as soon as one part is lost. {@code unlock()} / {@code release()} release every part, even when one
      * fails, and then throw {@link LockLostException} if any part had been lost.
      *
-     * <h2>Fencing</h2>
+     * <h4>Fencing</h4>
      * The fencing token is the token of the first part in name order: strictly increasing across holds of any
      * multi-lock whose first part is that lock. Fence each resource with its own part's token where it matters
      * (the parts' {@link DistributedLock#fencingToken()} work as usual for thread-owned holds).
      *
-     * <h2>Other methods</h2>
+     * <h4>Other methods</h4>
      * {@code name()} is {@code multiLock[a, b, …]}; {@code isLocked()} is {@code true} when any part is locked;
      * {@code forceUnlock()} force-unlocks every part; {@code newCondition()} is not supported.
      *
      * @param locks the parts, at least one, each at most once
+     * @return the multi-lock
      * @throws IllegalArgumentException if {@code locks} is empty or has the same lock object twice
      * @throws NullPointerException if {@code locks} or an element is {@code null}
      */
@@ -58,7 +64,12 @@ public final class Locks {
         return multiLock(Arrays.asList(locks));
     }
 
-    /** {@link #multiLock(DistributedLock...)} over a collection. */
+    /**
+     * {@link #multiLock(DistributedLock...)} over a collection.
+     *
+     * @param locks the parts, at least one, each at most once
+     * @return the multi-lock
+     */
     public static DistributedLock multiLock(Collection<? extends DistributedLock> locks) {
         return new MultiLock(CombinatorArgs.parts("multiLock", locks));
     }
@@ -71,6 +82,7 @@ public final class Locks {
      * <p>With one or two parts the quorum is every part (no server may fail); use three or five.
      *
      * @param locks the parts, one per independent server, at least one, each at most once
+     * @return the RedLock
      * @throws IllegalArgumentException if {@code locks} is empty or has the same lock object twice
      * @throws NullPointerException if {@code locks} or an element is {@code null}
      */
@@ -79,7 +91,12 @@ public final class Locks {
         return redLock(Arrays.asList(locks));
     }
 
-    /** {@link #redLock(DistributedLock...)} over a collection. */
+    /**
+     * {@link #redLock(DistributedLock...)} over a collection.
+     *
+     * @param locks the parts, one per independent server, at least one, each at most once
+     * @return the RedLock
+     */
     public static RedLock redLock(Collection<? extends DistributedLock> locks) {
         return new QuorumLock(CombinatorArgs.parts("redLock", locks), null);
     }
@@ -89,6 +106,9 @@ public final class Locks {
      * servers' answers. It must be much smaller than the leases you acquire with (the time it takes is subtracted
      * from their validity) and larger than a round trip to the slowest healthy server.
      *
+     * @param nodeTimeout how long one attempt waits for the parts' answers
+     * @param locks the parts, one per independent server, at least one, each at most once
+     * @return the RedLock
      * @throws IllegalArgumentException if {@code nodeTimeout} is not positive, or as {@link #redLock(Collection)}
      */
     public static RedLock redLock(Duration nodeTimeout, Collection<? extends DistributedLock> locks) {

@@ -17,6 +17,12 @@ import java.time.Duration;
  * parts fail with errors or do not answer in time, no quorum is possible and the acquire throws
  * {@link LockUnavailableException} naming them (rather than waiting).
  *
+ * <h2>Interruption and memory effects</h2>
+ * The interruptible methods throw {@link InterruptedException} when interrupted while waiting; parts that the
+ * interrupted attempt takes are released first (waiting at most about the per-node timeout for answers still on
+ * their way; later answers are released when they come). A successful acquire has the memory effects of the
+ * acquires of the parts it took, a release those of their releases.
+ *
  * <h2>Ownership</h2>
  * Leases ({@link #acquire()}, …) are {@link RedLockLease}s. The thread-owned {@link java.util.concurrent.locks.Lock}
  * methods are built on leases and tracked by this object: they are reentrant for a thread using the same
