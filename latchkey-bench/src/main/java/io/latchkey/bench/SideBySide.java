@@ -223,11 +223,11 @@ public final class SideBySide {
         for (Scenario s : scenarios) {
             Cell a = cell(ours, s);
             Cell b = cell(theirs, s);
-            Cell l = limit != null && !s.contended() ? cell(limit, s) : null;
+            Cell l = limit != null && !s.contended() ? cell(limit, limitScenario(s.threads())) : null;
             failed |= a.failed() || b.failed();
             worstSpread = Math.max(worstSpread, Math.max(a.spread(), b.spread()));
-            double ratio = a.ok() && b.ok() ? a.median() / b.median() : Double.NaN;
-            double ofLimit = l != null && a.ok() && l.ok() ? a.median() / l.median() : Double.NaN;
+            double ratio = pairedRatio(a, b);
+            double ofLimit = l != null ? pairedRatio(a, l) : Double.NaN;
             List<String> verdicts = new ArrayList<>();
             double wanted = s.contended() ? targets.contendedRatio() : targets.uncontendedRatio();
             if (wanted > 0) {
@@ -259,34 +259,61 @@ public final class SideBySide {
             }
         }
         md.append('\n');
-        if (counters != null || trace != null) {
-            md.append("Per cycle, as the server saw it: **round trips** = commands the client sent (`MONITOR`, "
-                    + "in a separate 1 s pass so the measured runs are not slowed), **executed** = every command "
-                    + "run, including those called inside Lua scripts (`INFO commandstats` delta over the last "
-                    + "measured repeat, warm-up included):\n\n");
-            md.append("| scenario | ").append(ours.name()).append(" round trips | ").append(ours.name())
-                    .append(" executed | ").append(theirs.name()).append(" round trips | ").append(theirs.name())
-                    .append(" executed |\n").append("|---|---|---|---|---|\n");
-            for (Scenario s : scenarios) {
-                md.append("| ").append(s.label()).append(" | ").append(roundTrips(ours, s)).append(" | ")
-                        .append(cell(ours, s).commands()).append(" | ").append(roundTrips(theirs, s)).append(" | ")
-                        .append(cell(theirs, s).commands()).append(" |\n");
-            }
-            if (limit != null) {
-                for (int threads : limitThreads) {
-                    Scenario s = limitScenario(threads);
-                    md.append("| limit (").append(limit.name()).append("), ").append(threads).append(" thread")
-                            .append(threads == 1 ? "" : "s").append(" | ").append(roundTrips(limit, s)).append(" | ")
-                            .append(cell(limit, s).commands()).append(" | — | — |\n");
-                }
-            }
-        }
-        md.append('\n');
+        md.append("Ratios are medians of per-repeat ratios (each repeat runs both sides back to back), so slow drifts "
+                + "in machine load cancel out.");
         if (options.repeats() > 1) {
-            md.append(String.format("Noise: the widest spread between repeats of one cell was ±%.0f %% of its "
-                    + "median (cells show ±half the max−min spread where it exceeds 5 %%).%n", worstSpread * 50));
+            md.append(String.format(" Noise: the widest spread between repeats of one cell was ±%.0f %% of its "
+                    + "median (cells show ±half the max−min spread where it exceeds 5 %%).", worstSpread * 50));
+        }
+        md.append("\n\n");
+        md.append("Where the time goes, per lock+unlock cycle: **round trips** = commands the client sent "
+                + "(`MONITOR`, in a separate 1 s pass so that the measured runs are not slowed); **client CPU** = "
+                + "CPU time of the whole benchmark JVM (callers, I/O threads, timers, GC) and **allocated** = bytes "
+                + "allocated by all its threads, both over the whole run, warm-up included (median of the "
+                + "repeats); **server executed** = every command the server ran, including those called inside Lua "
+                + "scripts (`INFO commandstats` delta of the last repeat). Throughput moves with the machine's load; "
+                + "CPU and allocation per cycle hardly do.\n\n");
+        md.append("| scenario | side | round trips | client CPU µs | allocated KiB | server executed |\n")
+                .append("|---|---|---:|---:|---:|---|\n");
+        for (Scenario s : scenarios) {
+            costRow(md, s.label(), ours, s);
+            costRow(md, "", theirs, s);
+            if (limit != null && !s.contended()) {
+                costRow(md, "", limit, limitScenario(s.threads()));
+            }
         }
         return new Report(md.toString(), allMet && !failed, failed);
+    }
+
+    private void costRow(StringBuilder md, String label, Contender side, Scenario s) {
+        Cell c = cell(side, s);
+        md.append("| ").append(label).append(" | ").append(side == limit ? "limit" : side.name()).append(" | ")
+                .append(roundTrips(side, s)).append(" | ").append(c.cpuMicros()).append(" | ").append(c.allocatedKib())
+                .append(" | ").append(c.commands()).append(" |\n");
+    }
+
+    /** The median over repeats of ours ÷ theirs within the same repeat. */
+    private static double pairedRatio(Cell a, Cell b) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.runs().size(), b.runs().size()); i++) {
+            TimedRun.RunResult x = a.runs().get(i).result();
+            TimedRun.RunResult y = b.runs().get(i).result();
+            if (x.ok() && y.ok() && y.cyclesPerSecond() > 0) {
+                ratios.add(x.cyclesPerSecond() / y.cyclesPerSecond());
+            }
+        }
+        return a.ok() && b.ok() ? medianOf(ratios) : Double.NaN;
+    }
+
+    private static double medianOf(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.removeIf(v -> Double.isNaN(v));
+        Collections.sort(sorted);
+        int n = sorted.size();
+        if (n == 0) {
+            return Double.NaN;
+        }
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
     private Cell cell(Contender contender, Scenario s) {
@@ -344,6 +371,16 @@ public final class SideBySide {
             return String.format("%,.0f", median()) + (spread > 0.10 ? String.format(" ±%.0f %%", spread * 50) : "");
         }
 
+        String cpuMicros() {
+            double v = medianOf(runs.stream().map(r -> r.result().cpuNanosPerCycle()).toList());
+            return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.0f", v / 1000);
+        }
+
+        String allocatedKib() {
+            double v = medianOf(runs.stream().map(r -> r.result().allocatedBytesPerCycle()).toList());
+            return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.1f", v / 1024);
+        }
+
         String latency() {
             if (!ok()) {
                 return "—";
@@ -363,16 +400,6 @@ public final class SideBySide {
                     .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                     .forEach(e -> parts.add(String.format("%s %.2f", e.getKey(), e.getValue())));
             return parts.isEmpty() ? "—" : String.join(" · ", parts);
-        }
-
-        private static double medianOf(List<Double> values) {
-            List<Double> sorted = new ArrayList<>(values);
-            Collections.sort(sorted);
-            int n = sorted.size();
-            if (n == 0) {
-                return Double.NaN;
-            }
-            return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
         }
     }
 

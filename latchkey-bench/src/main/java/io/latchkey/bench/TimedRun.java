@@ -41,6 +41,7 @@ final class TimedRun {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long[] measured = new long[threads];
         long[] all = new long[threads];
+        long[] workerAllocated = new long[threads];
         LatencyHistogram[] histograms = new LatencyHistogram[threads];
         List<Thread> workers = new ArrayList<>(threads);
         for (int i = 0; i < threads; i++) {
@@ -51,6 +52,7 @@ final class TimedRun {
                 LatencyHistogram histogram = histograms[index];
                 long count = 0;
                 long total = 0;
+                long allocatedBefore = ResourceMeter.currentThreadAllocated();
                 started.countDown();
                 try {
                     while (true) {
@@ -73,12 +75,15 @@ final class TimedRun {
                 } finally {
                     measured[index] = count;
                     all[index] = total;
+                    workerAllocated[index] = ResourceMeter.currentThreadAllocated() - allocatedBefore;
                     finished.countDown();
                 }
             }, "bench-" + label + "-" + i);
             t.setDaemon(true);
             workers.add(t);
         }
+        long cpuBefore = ResourceMeter.processCpuNanos();
+        long othersAllocatedBefore = ResourceMeter.liveThreadsAllocated();
         workers.forEach(Thread::start);
         started.await();
         sleepUnlessStopped(phase, warmup);
@@ -90,6 +95,12 @@ final class TimedRun {
         phase.value = STOP;
         long measureEnd = System.nanoTime();
         boolean allBack = finished.await(Math.max(10, measure.toSeconds() * 2), TimeUnit.SECONDS);
+        for (Thread t : workers) {
+            // The workers' own counts are in workerAllocated; wait until they are gone from the live-thread sum.
+            t.join(1_000);
+        }
+        long cpu = ResourceMeter.processCpuNanos() - cpuBefore;
+        long allocated = ResourceMeter.liveThreadsAllocated() - othersAllocatedBefore;
         Throwable error = failure.get();
         if (!allBack) {
             error = new IllegalStateException(String.format(
@@ -105,8 +116,14 @@ final class TimedRun {
             cycles += measured[i];
             totalCycles += all[i];
         }
+        for (long bytes : workerAllocated) {
+            allocated += bytes;
+        }
         double seconds = (measureEnd - measureStart) / 1e9;
-        return new RunResult(cycles / seconds, totalCycles, merged.percentile(0.50), merged.percentile(0.99), error);
+        boolean metered = cpuBefore >= 0 && othersAllocatedBefore >= 0 && totalCycles > 0;
+        return new RunResult(cycles / seconds, totalCycles, merged.percentile(0.50), merged.percentile(0.99),
+                metered ? (double) cpu / totalCycles : Double.NaN,
+                metered ? (double) allocated / totalCycles : Double.NaN, error);
     }
 
     private static void sleepUnlessStopped(Phase phase, Duration duration) throws InterruptedException {
@@ -129,9 +146,12 @@ final class TimedRun {
      * @param totalCycles every cycle including the warm-up, to divide server command counts by
      * @param p50Nanos median cycle latency inside the window
      * @param p99Nanos 99th percentile cycle latency inside the window
+     * @param cpuNanosPerCycle JVM CPU time over the whole run (warm-up included) per cycle, NaN if unknown
+     * @param allocatedBytesPerCycle bytes allocated by every thread over the whole run per cycle, NaN if unknown
      * @param error the first failure, or null
      */
-    record RunResult(double cyclesPerSecond, long totalCycles, long p50Nanos, long p99Nanos, Throwable error) {
+    record RunResult(double cyclesPerSecond, long totalCycles, long p50Nanos, long p99Nanos, double cpuNanosPerCycle,
+            double allocatedBytesPerCycle, Throwable error) {
         boolean ok() {
             return error == null;
         }
