@@ -72,6 +72,15 @@ public interface RemoteLockOps {
         return false;
     }
 
+    /**
+     * Who holds the lock now, for diagnostics (a timed-out wait logs it at debug level): for example
+     * {@code "owner 3f2a…:41, token 17, expires in 2300 ms"}, or {@code null} if it is free or the backend cannot
+     * tell cheaply. The default answers {@code null} without a round trip.
+     */
+    default CompletableFuture<String> describeHolder(String name) {
+        return CompletableFuture.completedFuture(null);
+    }
+
     /** Whether anyone holds the lock now. */
     CompletableFuture<Boolean> isLocked(String name);
 

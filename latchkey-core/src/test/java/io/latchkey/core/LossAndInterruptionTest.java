@@ -23,6 +23,10 @@ class LossAndInterruptionTest {
     private final CountingMemClient client = new CountingMemClient(server, CountingMemClient.shortWatchdog());
     private final MemLockClient other = MemLockClient.create(server, CountingMemClient.shortWatchdog());
 
+    private static org.awaitility.core.ConditionFactory fastAwait() {
+        return await().atMost(Duration.ofSeconds(3)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2));
+    }
+
     @AfterEach
     void close() {
         client.close();
@@ -104,7 +108,7 @@ class LossAndInterruptionTest {
                 }
             });
             t.start();
-            await().atMost(Duration.ofSeconds(3)).until(() -> t.getState() == Thread.State.TIMED_WAITING
+            fastAwait().until(() -> t.getState() == Thread.State.TIMED_WAITING
                     || t.getState() == Thread.State.WAITING);
             held.unlock();
             t.interrupt();
@@ -134,7 +138,7 @@ class LossAndInterruptionTest {
             if (!f.cancel(true)) {
                 f.join().release();
             }
-            await().atMost(Duration.ofSeconds(2)).until(() -> !held.isLocked());
+            fastAwait().until(() -> !held.isLocked());
         }
         await().atMost(Duration.ofSeconds(3)).until(() -> client.engineForTest().localStateCount() == 0);
     }

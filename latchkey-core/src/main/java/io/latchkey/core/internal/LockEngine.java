@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * lock is released at the backend for real, so that waiters of other clients get a chance.
  */
 public final class LockEngine {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LockEngine.class);
 
     /** Hand-offs in a row within one client before a real release; see {@link Slot}. */
     public static final int MAX_LOCAL_HAND_OFFS = 16;
@@ -153,6 +154,23 @@ public final class LockEngine {
         return op + Math.max(op / 10, TimeUnit.MILLISECONDS.toNanos(50));
     }
 
+    /** A wait ran out: the event, and at debug level who held the lock (asked asynchronously, never blocking). */
+    void timedOut(RemoteLockOps ops, String name, long waitedNanos) {
+        events.timedOut(name, waitedNanos);
+        if (log.isDebugEnabled()) {
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
+            CompletableFuture<String> holder;
+            try {
+                holder = ops.describeHolder(name);
+            } catch (RuntimeException e) {
+                holder = CompletableFuture.failedFuture(e);
+            }
+            holder.whenComplete((who, e) -> log.debug("wait for lock '{}' on the {} backend ran out after {} ms; "
+                    + "held by {}", name, backendName, waitedMillis, e != null ? "? (" + e + ")"
+                    : who == null ? "nobody known" : who));
+        }
+    }
+
     void remember(Hold h) {
         holds.add(h);
         watchdog.track(h);
@@ -214,7 +232,7 @@ public final class LockEngine {
                 slot.lock.unlock();
             }
             if (refused) {
-                events.timedOut(name, 0);
+                timedOut(ops, name, 0);
                 w.future.complete(null);
                 return w;
             }

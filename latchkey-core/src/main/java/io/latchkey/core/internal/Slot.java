@@ -160,7 +160,7 @@ final class Slot {
                     } else if (g == null) {
                         w.state = Waiter.State.TIMED_OUT;
                         done = () -> {
-                            engine.events.timedOut(name, engine.time.nanoTime() - w.startNanos);
+                            engine.timedOut(ops, name, engine.time.nanoTime() - w.startNanos);
                             w.future.complete(null);
                         };
                     } else {
@@ -260,7 +260,7 @@ final class Slot {
             lock.unlock();
         }
         if (timedOut) {
-            engine.events.timedOut(name, engine.time.nanoTime() - w.startNanos);
+            engine.timedOut(ops, name, engine.time.nanoTime() - w.startNanos);
             w.future.complete(null);
         } else if (backstop) {
             w.timer = engine.watchdog.schedule(() -> onNoAnswer(w), engine.remoteTimeoutNanos());

@@ -81,6 +81,11 @@ final class MemLockOps implements RemoteLockOps {
     }
 
     @Override
+    public CompletableFuture<String> describeHolder(String name) {
+        return CompletableFuture.completedFuture(server.describeHolder(key(name)));
+    }
+
+    @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         return server.isLocked(key(name));
     }

@@ -208,7 +208,8 @@ final class MemServer {
         lock.lock();
         try {
             if (!available) {
-                return CompletableFuture.failedFuture(unavailable("renew", namespace + "*"));
+                return CompletableFuture.failedFuture(new LockUnavailableException(String.format(
+                        "mem server '%s' is unavailable: renewal of %d lock(s) failed", serverName, grants.size())));
             }
             long now = clock.nanoTime();
             for (Grant g : grants) {
@@ -306,8 +307,8 @@ final class MemServer {
         return CompletableFuture.completedFuture(held);
     }
 
-    /** The owners holding {@code key} now, for diagnostics. */
-    List<String> holders(String key) {
+    /** Who holds {@code key} now, for diagnostics; {@code null} if free. */
+    String describeHolder(String key) {
         lock.lock();
         try {
             Entry e = entries.get(key);
@@ -316,11 +317,15 @@ final class MemServer {
                 long now = clock.nanoTime();
                 for (MemHold h : e.holds) {
                     if (h.expiresAt - now > 0) {
-                        owners.add(h.owner);
+                        owners.add(String.format("%s %s (token %d, expires in %d ms)", h.shared ? "reader" : "owner",
+                                h.owner, h.token, TimeUnit.NANOSECONDS.toMillis(h.expiresAt - now)));
                     }
                 }
+                if (!e.waiters.isEmpty()) {
+                    owners.add(e.waiters.size() + " waiter(s) queued");
+                }
             }
-            return owners;
+            return owners.isEmpty() ? null : String.join(", ", owners);
         } finally {
             lock.unlock();
         }
