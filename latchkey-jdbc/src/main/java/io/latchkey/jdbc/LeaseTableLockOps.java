@@ -64,6 +64,10 @@ final class LeaseTableLockOps implements RemoteLockOps {
                 ? new PgReleaseListener(runner.dataSource(), channel, threadPrefix + "-listen", this::released,
                         this::wakeAll)
                 : null;
+        if (listener != null) {
+            // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
+            listener.start();
+        }
     }
 
     /** The NOTIFY channel: the table name (an identifier of at most 63 characters, so a valid channel). */
@@ -72,8 +76,13 @@ final class LeaseTableLockOps implements RemoteLockOps {
         return c.length() > 63 ? c.substring(0, 63) : c;
     }
 
+    /**
+     * The row key of {@code name}: the name itself without a namespace, else namespace, U+001F, name. Neither may
+     * contain control characters, so no name of one namespace can equal a key of another ({@code "a/" + "x"} is
+     * not {@code "" + "a/x"}); U+001F rather than NUL because PostgreSQL text cannot hold NUL.
+     */
     private String key(String name) {
-        return namespace + name;
+        return namespace.isEmpty() ? name : namespace + '\u001f' + name;
     }
 
     // ---------------------------------------------------------------- acquire

@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One dedicated PostgreSQL connection per client that {@code LISTEN}s on the lock table's release channel and
- * passes each released lock name to the waiters. Started on the first busy acquire, stopped by {@link #close()}.
+ * passes each released lock name to the waiters. Started with the client, stopped by {@link #close()}.
  *
  * <p>Notifications are delivered only while the connection lives: after it breaks, the listener reconnects with
  * a backoff and then calls {@code onResync} so that every waiter re-checks (a release may have been missed).

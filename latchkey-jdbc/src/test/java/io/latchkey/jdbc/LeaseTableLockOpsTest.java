@@ -129,7 +129,8 @@ abstract class LeaseTableLockOpsTest {
         Grant b = await(waiting);
         long latencyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
         assertThat(b.fencingToken()).isEqualTo(a.fencingToken() + 1);
-        assertThat(latencyMs).isLessThan(dialect() == SqlDialect.POSTGRESQL ? 200 : 400);
+        // Generous bounds for a loaded 2-core CI machine: NOTIFY typically takes a few ms, polling up to 50 ms here.
+        assertThat(latencyMs).isLessThan(dialect() == SqlDialect.POSTGRESQL ? 600 : 1_000);
     }
 
     @Test

@@ -1,0 +1,206 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * The pessimistic lock of the database itself: {@code SELECT … FOR UPDATE} on one row inside a transaction, and a
+ * callback that runs while the transaction holds the row. Other transactions that lock, update or delete the
+ * row wait until this one commits or rolls back.
+ *
+ * <pre>{@code
+ * RowLock goods = RowLock.of(dataSource, "seckill_good", "id");
+ * boolean sold = goods.withLockedRow(1, Duration.ofSeconds(2), tx -> {
+ *     int stock = queryStock(tx, 1);
+ *     if (stock == 0) return false;
+ *     insertOrder(tx, 1);
+ *     decrementStock(tx, 1);
+ *     return true;
+ * });
+ * }</pre>
+ *
+ * <h2>Connections</h2>
+ * Each call holds one connection of the data source, in a transaction, for the whole critical section: size the
+ * pool for the number of concurrent critical sections, and keep them short. The callback's work commits with
+ * the release of the row lock; if the callback throws, the transaction rolls back and the exception propagates.
+ *
+ * <h2>Waiting</h2>
+ * {@link #withLockedRow(Object, RowCallback)} waits as long as the database's default lock wait allows;
+ * {@link #withLockedRow(Object, Duration, RowCallback)} at most {@code lockTimeout} (PostgreSQL
+ * {@code lock_timeout}, MariaDB {@code FOR UPDATE WAIT}, MySQL {@code innodb_lock_wait_timeout}, H2
+ * {@code LOCK_TIMEOUT}; MariaDB and MySQL count whole seconds, rounded up); {@link #withLockedRowNoWait} fails at
+ * once ({@code NOWAIT}). Giving up throws {@link RowLockTimeoutException}; a missing row throws
+ * {@link RowNotFoundException}. The waiting thread is blocked in the driver; interrupting it does not cancel the
+ * wait.
+ *
+ * <p>Table and key column are checked to be plain SQL identifiers and the key travels as a bind parameter, so
+ * neither can inject SQL. Instances are immutable and thread-safe.
+ */
+public final class RowLock {
+
+    private final DataSource dataSource;
+    private final String table;
+    private final String keyColumn;
+
+    private RowLock(DataSource dataSource, String table, String keyColumn) {
+        this.dataSource = dataSource;
+        this.table = table;
+        this.keyColumn = keyColumn;
+    }
+
+    /**
+     * Row locks on {@code table}, rows chosen by {@code keyColumn} (normally the primary key).
+     *
+     * @throws IllegalArgumentException if {@code table} or {@code keyColumn} is not a plain SQL identifier
+     */
+    public static RowLock of(DataSource dataSource, String table, String keyColumn) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        return new RowLock(dataSource, SqlIdentifiers.qualifiedName("table", table),
+                SqlIdentifiers.identifier("keyColumn", keyColumn));
+    }
+
+    /** Runs {@code callback} holding the row, waiting for it as long as the database's default allows. */
+    public <T> T withLockedRow(Object key, RowCallback<T> callback) throws SQLException {
+        return run(key, null, false, callback);
+    }
+
+    /**
+     * Runs {@code callback} holding the row, waiting for it at most {@code lockTimeout}.
+     *
+     * @throws IllegalArgumentException if {@code lockTimeout} is negative
+     * @throws RowLockTimeoutException if the row stayed locked by another transaction for {@code lockTimeout}
+     */
+    public <T> T withLockedRow(Object key, Duration lockTimeout, RowCallback<T> callback) throws SQLException {
+        Objects.requireNonNull(lockTimeout, "lockTimeout");
+        if (lockTimeout.isNegative()) {
+            throw new IllegalArgumentException(String.format("lockTimeout must not be negative but was %s", lockTimeout));
+        }
+        return lockTimeout.isZero() ? run(key, null, true, callback) : run(key, lockTimeout, false, callback);
+    }
+
+    /**
+     * Runs {@code callback} holding the row if it is free now.
+     *
+     * @throws RowLockTimeoutException if another transaction holds the row
+     */
+    public <T> T withLockedRowNoWait(Object key, RowCallback<T> callback) throws SQLException {
+        return run(key, null, true, callback);
+    }
+
+    private <T> T run(Object key, Duration timeout, boolean noWait, RowCallback<T> callback) throws SQLException {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(callback, "callback");
+        long started = System.nanoTime();
+        try (Connection c = dataSource.getConnection()) {
+            String product = c.getMetaData().getDatabaseProductName();
+            SqlDialect dialect = SqlDialect.ofProductName(product);
+            boolean mariaDb = product.toLowerCase(Locale.ROOT).contains("mariadb");
+            boolean autoCommit = c.getAutoCommit();
+            String restore = null;
+            c.setAutoCommit(false);
+            try {
+                String suffix = noWait ? " NOWAIT" : "";
+                if (timeout != null) {
+                    long ms = Math.max(1, timeout.toMillis());
+                    long seconds = Math.max(1, (ms + 999) / 1000);
+                    switch (dialect) {
+                        case POSTGRESQL:
+                            exec(c, "SET LOCAL lock_timeout = '" + ms + "ms'");
+                            break;
+                        case MYSQL:
+                            if (mariaDb) {
+                                suffix = " WAIT " + seconds;
+                            } else {
+                                restore = "SET SESSION innodb_lock_wait_timeout = " + queryLong(c,
+                                        "SELECT @@SESSION.innodb_lock_wait_timeout");
+                                exec(c, "SET SESSION innodb_lock_wait_timeout = " + seconds);
+                            }
+                            break;
+                        default:
+                            restore = "SET LOCK_TIMEOUT " + queryLong(c,
+                                    "SELECT LOCK_TIMEOUT()");
+                            exec(c, "SET LOCK_TIMEOUT " + ms);
+                            break;
+                    }
+                }
+                String select = "SELECT " + keyColumn + " FROM " + table + " WHERE " + keyColumn + " = ? FOR UPDATE"
+                        + suffix;
+                try (PreparedStatement ps = c.prepareStatement(select)) {
+                    ps.setObject(1, key);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        if (!rs.next()) {
+                            throw new RowNotFoundException(String.format("no row in %s with %s = %s to lock", table,
+                                    keyColumn, key));
+                        }
+                    }
+                } catch (SQLException e) {
+                    if (isLockTimeout(e)) {
+                        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+                        throw new RowLockTimeoutException(String.format(
+                                "the row of %s with %s = %s is locked by another transaction; gave up after %d ms (%s)",
+                                table, keyColumn, key, waited.toMillis(),
+                                noWait ? "NOWAIT" : timeout == null ? "the database's lock wait" : "lock timeout " + timeout),
+                                waited, e);
+                    }
+                    throw e;
+                }
+                T result = callback.apply(c);
+                c.commit();
+                return result;
+            } catch (Throwable t) {
+                try {
+                    c.rollback();
+                } catch (SQLException e) {
+                    t.addSuppressed(e);
+                }
+                throw t;
+            } finally {
+                if (restore != null) {
+                    exec(c, restore);
+                }
+                c.setAutoCommit(autoCommit);
+            }
+        }
+    }
+
+    static boolean isLockTimeout(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException) {
+                SQLException s = (SQLException) t;
+                String state = s.getSQLState();
+                int code = s.getErrorCode();
+                if ("55P03".equals(state) // PostgreSQL lock_not_available (NOWAIT, lock_timeout)
+                        || code == 1205 || code == 3572 // MariaDB/MySQL lock wait timeout, NOWAIT
+                        || code == 50200 || "HYT00".equals(state)) { // H2 lock timeout
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static void exec(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static long queryLong(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return Long.parseLong(rs.getString(1).trim());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RowLock{" + table + "." + keyColumn + "}";
+    }
+}

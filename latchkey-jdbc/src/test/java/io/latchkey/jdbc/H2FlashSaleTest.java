@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class H2FlashSaleTest extends FlashSaleTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.H2;
+    }
+}

@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class H2RowLockAndFencingTest extends RowLockAndFencingTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.H2;
+    }
+}

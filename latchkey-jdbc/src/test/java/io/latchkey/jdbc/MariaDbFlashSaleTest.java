@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class MariaDbFlashSaleTest extends FlashSaleTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.MYSQL;
+    }
+}

@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class PostgresFlashSaleTest extends FlashSaleTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
+    }
+}

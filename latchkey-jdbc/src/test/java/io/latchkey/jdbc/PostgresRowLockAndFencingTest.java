@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class PostgresRowLockAndFencingTest extends RowLockAndFencingTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
+    }
+}
