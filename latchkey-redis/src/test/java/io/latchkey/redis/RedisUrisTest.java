@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 class RedisUrisTest {
 
     @Test
+    @SuppressWarnings("deprecation") // the plain getters are the simplest check of what was parsed
     void parsesUserPasswordDatabaseAndTls() {
         RedisURI uri = RedisUris.parse("redis://alice:s3cret@db.example:6380/4", Duration.ofSeconds(3));
         assertThat(uri.getHost()).isEqualTo("db.example");
