@@ -5,6 +5,8 @@ set -euo pipefail
 
 need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+# openssl makes the TLS test certificates of the Redis fixture (latchkey-testing).
+command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # PostgreSQL 15 for latchkey-jdbc: Debian keeps initdb/postgres off the PATH, the fixture also looks here.
 command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
 # MariaDB for latchkey-jdbc: mariadb-install-db + mariadbd (in /usr/sbin, which may be off the PATH).
