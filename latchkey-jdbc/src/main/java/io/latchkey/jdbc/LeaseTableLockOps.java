@@ -454,18 +454,20 @@ final class LeaseTableLockOps implements RemoteLockOps {
         });
     }
 
-    /** Who holds {@code name} now, for messages and inspection: owner, token, remaining ms; empty if free. */
-    java.util.Optional<String> describeHolder(String name) {
+    /** Who holds {@code name} now (owner, token, remaining lease on the database clock, since when); null if free. */
+    @Override
+    public CompletableFuture<String> describeHolder(String name) {
         String key = key(name);
-        return runner.call("inspect '" + name + "'", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql.state)) {
+        return runner.async("describe '" + name + "'", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.stateWithAge)) {
+                runner.limit(ps);
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (rs.next() && rs.getString(1) != null && rs.getLong(3) > 0) {
-                        return java.util.Optional.of(String.format("held by %s with token %d for %d ms more",
-                                rs.getString(1), rs.getLong(2), rs.getLong(3)));
+                        return String.format("owner %s, token %d, expires in %d ms, held for %d ms", rs.getString(1),
+                                rs.getLong(2), rs.getLong(3), rs.getLong(4));
                     }
-                    return java.util.Optional.empty();
+                    return null;
                 }
             }
         });

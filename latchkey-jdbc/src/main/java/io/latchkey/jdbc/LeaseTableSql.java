@@ -16,6 +16,8 @@ final class LeaseTableSql {
     final String acquire;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
+    /** Like {@link #state}, with how long the holder has held it (ms) instead of when it took it. */
+    final String stateWithAge;
     /** Release by owner and token; PostgreSQL also notifies waiters (payload: the lock name). */
     final String release;
     final String handOff;
@@ -81,6 +83,8 @@ final class LeaseTableSql {
                 break;
         }
         state = "SELECT owner, token, expires_at - " + now + ", acquired_at FROM " + table + " WHERE lock_name = ?";
+        stateWithAge = "SELECT owner, token, expires_at - " + now + ", " + now + " - acquired_at FROM " + table
+                + " WHERE lock_name = ?";
         handOff = "UPDATE " + table + " SET owner = ?, token = token + 1, hold_count = 1, expires_at = " + now
                 + " + ?, acquired_at = " + now
                 + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
