@@ -28,6 +28,7 @@ public final class ChildJvm implements AutoCloseable {
     private final Path stderr;
     private final LinkedBlockingQueue<String> unread = new LinkedBlockingQueue<>();
     private final List<String> output = new CopyOnWriteArrayList<>();
+    private volatile boolean stdoutEnded;
 
     private ChildJvm(String label, Process process, Path stderr) {
         this.label = label;
@@ -70,6 +71,8 @@ public final class ChildJvm implements AutoCloseable {
             }
         } catch (IOException e) {
             output.add("<stdout failed: " + e + ">");
+        } finally {
+            stdoutEnded = true;
         }
     }
 
@@ -89,11 +92,17 @@ public final class ChildJvm implements AutoCloseable {
     public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
+            // An exited child (wrong class path, failed connect) fails the wait at once rather than at its end.
+            boolean ended = stdoutEnded;
             long left = deadline - System.nanoTime();
-            String line = left > 0 ? unread.poll(left, TimeUnit.NANOSECONDS) : null;
+            String line = left > 0 ? unread.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)),
+                    TimeUnit.NANOSECONDS) : null;
             if (line == null) {
+                if (left > 0 && !ended) {
+                    continue;
+                }
                 throw new AssertionError(String.format("child %s printed no line starting with '%s' within %s; %s",
-                        label, prefix, timeout, describe()));
+                        label, prefix, ended ? "its lifetime" : timeout.toString(), describe()));
             }
             if (line.startsWith(prefix)) {
                 return line;

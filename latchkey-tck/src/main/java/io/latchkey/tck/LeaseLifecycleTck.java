@@ -81,7 +81,7 @@ public abstract class LeaseLifecycleTck extends TckBase {
         DistributedLock lock = client().lock(name);
         DistributedLock other = openClient().lock(name);
         lock.lock();
-        Duration several = watchdogTimeout().multipliedBy(4);
+        Duration several = watchdogTimeout().multipliedBy(3);
         await().during(several).atMost(several.plus(slack())).pollInterval(Duration.ofMillis(50))
                 .until(other::isLocked);
         assertThat(other.tryLock()).isFalse();
@@ -98,7 +98,7 @@ public abstract class LeaseLifecycleTck extends TckBase {
         AtomicInteger lost = new AtomicInteger();
         lease.onLost(lost::incrementAndGet);
         DistributedLock other = openClient().lock(name);
-        Duration several = watchdogTimeout().multipliedBy(4);
+        Duration several = watchdogTimeout().multipliedBy(3);
         await().during(several).atMost(several.plus(slack())).pollInterval(Duration.ofMillis(50))
                 .until(() -> lease.isValid() && other.isLocked());
         assertThat(other.tryAcquire(Duration.ZERO)).isEmpty();

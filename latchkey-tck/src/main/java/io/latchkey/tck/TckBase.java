@@ -57,7 +57,7 @@ public abstract class TckBase {
      * 2-core CI machine. Backends with slower notification paths may widen it.
      */
     protected Duration slack() {
-        return Duration.ofSeconds(2);
+        return Duration.ofSeconds(5);
     }
 
     /** The options of the test clients: short watchdog and operation timeout. */
