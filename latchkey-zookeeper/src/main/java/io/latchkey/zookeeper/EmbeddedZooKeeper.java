@@ -1,0 +1,176 @@
+package io.latchkey.zookeeper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.stream.Stream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.server.ServerCnxnFactory;
+import org.apache.zookeeper.server.ZooKeeperServer;
+
+/**
+ * A real, standalone ZooKeeper server running inside this JVM on a loopback port, with its data in a directory;
+ * what the CLI uses when no backend is given, and what the tests run against.
+ *
+ * <pre>{@code
+ * try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
+ *      LockClient client = LockClient.connect(zk.uri())) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} stops the server and deletes the data directory if this class created it. Only the client
+ * port is opened (no admin HTTP endpoint), so several servers can run in one JVM.
+ */
+public final class EmbeddedZooKeeper implements AutoCloseable {
+
+    private final ServerCnxnFactory server;
+    private final int port;
+    private final Path dataDir;
+    private final boolean ownsDataDir;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private EmbeddedZooKeeper(ServerCnxnFactory server, int port, Path dataDir, boolean ownsDataDir) {
+        this.server = server;
+        this.port = port;
+        this.dataDir = dataDir;
+        this.ownsDataDir = ownsDataDir;
+    }
+
+    /** Starts a server on a free port with a temporary data directory. */
+    public static EmbeddedZooKeeper start() {
+        return builder().start();
+    }
+
+    /** A builder for a server with a given port, data directory or tick time. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The client port. */
+    public int port() {
+        return port;
+    }
+
+    /** {@code 127.0.0.1:port}, for ZooKeeper and Curator clients. */
+    public String connectString() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** {@code zookeeper://127.0.0.1:port}, for {@link io.latchkey.LockClient#connect(String)}. */
+    public String uri() {
+        return "zookeeper://" + connectString();
+    }
+
+    /** Where the server keeps its snapshots and transaction log. */
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    /** Stops the server; deletes the data directory if it was a temporary one. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        server.shutdown();
+        if (ownsDataDir) {
+            try (Stream<Path> files = Files.walk(dataDir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                // a temp directory left behind is harmless
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EmbeddedZooKeeper{" + connectString() + ", dataDir=" + dataDir + "}";
+    }
+
+    /** Builds an {@link EmbeddedZooKeeper}; not thread-safe. */
+    public static final class Builder {
+        private int port;
+        private Path dataDir;
+        private Duration tickTime = Duration.ofMillis(2000);
+        private Duration maxSessionTimeout = Duration.ofSeconds(60);
+
+        private Builder() {
+        }
+
+        /** The client port; 0 (the default) picks a free one. */
+        public Builder port(int port) {
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(String.format("port must be 0-65535 but was %d", port));
+            }
+            this.port = port;
+            return this;
+        }
+
+        /** The data directory (kept on close); a temporary one (deleted on close) by default. */
+        public Builder dataDir(Path dataDir) {
+            this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
+            return this;
+        }
+
+        /**
+         * ZooKeeper's basic time unit (default 2 s): sessions time out after at least two ticks, so tests use a
+         * short one.
+         */
+        public Builder tickTime(Duration tickTime) {
+            Objects.requireNonNull(tickTime, "tickTime");
+            if (tickTime.toMillis() < 1) {
+                throw new IllegalArgumentException(String.format("tickTime must be at least 1ms but was %s", tickTime));
+            }
+            this.tickTime = tickTime;
+            return this;
+        }
+
+        /** The longest session timeout the server grants (default 60 s). */
+        public Builder maxSessionTimeout(Duration maxSessionTimeout) {
+            this.maxSessionTimeout = Objects.requireNonNull(maxSessionTimeout, "maxSessionTimeout");
+            return this;
+        }
+
+        /**
+         * Starts the server and waits until it accepts connections.
+         *
+         * @throws UncheckedIOException if the port is taken or the data directory cannot be written
+         */
+        public EmbeddedZooKeeper start() {
+            boolean owns = dataDir == null;
+            try {
+                Path dir = owns ? Files.createTempDirectory("latchkey-zookeeper-") : Files.createDirectories(dataDir);
+                int p = port == 0 ? freePort() : port;
+                ZooKeeperServer zk = new ZooKeeperServer(dir.toFile(), dir.toFile(), (int) tickTime.toMillis());
+                zk.setMinSessionTimeout((int) (2 * tickTime.toMillis()));
+                zk.setMaxSessionTimeout((int) maxSessionTimeout.toMillis());
+                ServerCnxnFactory server = ServerCnxnFactory.createFactory(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), p), 0);
+                server.startup(zk);
+                return new EmbeddedZooKeeper(server, p, dir, owns);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not start an embedded ZooKeeper server", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting an embedded ZooKeeper server", e);
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("could not start an embedded ZooKeeper server: " + e, e);
+            }
+        }
+
+        private static int freePort() throws IOException {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                s.setReuseAddress(true);
+                return s.getLocalPort();
+            }
+        }
+    }
+}

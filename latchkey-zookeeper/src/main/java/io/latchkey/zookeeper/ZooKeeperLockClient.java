@@ -1,0 +1,243 @@
+package io.latchkey.zookeeper;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.LockClient;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import io.latchkey.zookeeper.internal.HeldNodes;
+import io.latchkey.zookeeper.internal.SequentialLockOps;
+import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
+import io.latchkey.zookeeper.internal.ZNodeNames;
+import io.latchkey.zookeeper.internal.ZkCountDownLatch;
+import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphore;
+import io.latchkey.zookeeper.internal.ZkSemaphore;
+import io.latchkey.zookeeper.internal.ZkSession;
+import io.latchkey.zookeeper.internal.ZooKeeperUri;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * A {@link LockClient} on ZooKeeper, through Apache Curator's framework (connection handling, reconnects) with
+ * Latchkey's own recipes.
+ *
+ * <h2>Layout</h2>
+ * Everything lives under {@code /latchkey} (plus {@code /<namespace>} when {@link ClientOptions#namespace()} is set,
+ * and below Curator's namespace and the URI's chroot). A lock named {@code n} is the container node
+ * {@code /latchkey/locks/<escaped n>} ({@link #lockPath}); each owner, holding or waiting, is one ephemeral
+ * sequential child named like Curator's {@code InterProcessMutex} children ({@code _c_<uuid>-lock-<seq>}), so a
+ * Curator mutex on the same path and a Latchkey lock exclude each other. A name maps to exactly one znode name
+ * (percent-escaped), so no name can reach outside the namespace.
+ *
+ * <h2>Ownership, waking, fairness</h2>
+ * The lowest sequence holds; every waiter watches only its predecessor and is woken by ZooKeeper when that node
+ * goes, so waiting puts no load on the server and a release wakes exactly one waiter. The queue is FIFO across
+ * clients: {@link #fairLock} and {@link #lock} use the same queue; {@code lock} may in addition pass a held lock
+ * directly to another thread of this client (a hand-off, one round trip) instead of going to the back of the queue.
+ *
+ * <h2>Leases and sessions</h2>
+ * Ephemeral nodes live as long as the ZooKeeper session, so the watchdog "renews" a lock by checking that its node
+ * still exists (all held locks in one pipelined batch). A fixed lease is enforced by this client, which deletes the
+ * node when the lease is over; a crashed client's nodes go when its session times out (for clients created from a
+ * URI, the session timeout is {@link ClientOptions#watchdogTimeout()}, within the server's bounds). While the
+ * connection is <em>suspended</em> (lost, session not yet expired) the locks are uncertain: they are still ours
+ * if the connection comes back in time. When the session <em>expires</em>, every held lock is lost: leases turn
+ * invalid, {@code onLost} listeners run and the next {@code unlock} throws {@link io.latchkey.LockLostException}.
+ *
+ * <h2>Fencing</h2>
+ * The fencing token is the zxid that made the current owner the owner: the czxid of its node, or the mzxid of the
+ * hand-off. ZooKeeper's zxids grow with every transaction of the ensemble, so tokens grow across clients and
+ * restarts.
+ *
+ * <h2>Security</h2>
+ * With digest credentials in the URI ({@code zookeeper://user:password@host:port}), every node is created with a
+ * creator-only ACL: clients authenticated as someone else can neither take nor delete them. The password never
+ * appears in messages or {@code toString}.
+ *
+ * <p>Clients are thread-safe. {@link #close()} closes the Curator framework only if this class created it.
+ */
+public final class ZooKeeperLockClient extends AbstractLockClient {
+
+    static final String ROOT = "/latchkey";
+
+    private final ZkSession session;
+    private final HeldNodes held = new HeldNodes();
+    private final String base;
+    private final SequentialLockOps lockOps;
+    private final SequentialLockOps fairLockOps;
+    private final SequentialLockOps readOps;
+    private final SequentialLockOps writeOps;
+    private final Map<String, Deque<String>> semaphorePermits = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, ScheduledFuture<?>>> permitLeases = new ConcurrentHashMap<>();
+
+    private ZooKeeperLockClient(CuratorFramework curator, boolean owns, ClientOptions options, List<ACL> acl) {
+        super("zookeeper", options, TimeSource.SYSTEM);
+        String ns = options.namespace();
+        this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
+        this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
+        this.lockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held, this::lost);
+        this.fairLockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held,
+                this::lost);
+        this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
+        this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
+    }
+
+    /**
+     * Connects to {@code zookeeper://[user:password@]host:port[,host:port…][/chroot]} with default options.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws LockUnavailableException if no server answers within the operation timeout
+     */
+    public static ZooKeeperLockClient connect(String uri) {
+        return connect(uri, ClientOptions.defaults());
+    }
+
+    /**
+     * Connects to {@code zookeeper://[user:password@]host:port[,host:port…][/chroot]}. The session timeout is the
+     * watchdog timeout (bounded by the server to 2–20 ticks).
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws LockUnavailableException if no server answers within the operation timeout
+     */
+    public static ZooKeeperLockClient connect(String uri, ClientOptions options) {
+        Objects.requireNonNull(options, "options");
+        ZooKeeperUri parsed = ZooKeeperUri.parse(uri);
+        int opMillis = (int) Math.min(Integer.MAX_VALUE, options.operationTimeout().toMillis());
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+                .connectString(parsed.connectString())
+                .sessionTimeoutMs((int) Math.min(Integer.MAX_VALUE, options.watchdogTimeout().toMillis()))
+                .connectionTimeoutMs(opMillis)
+                .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000));
+        List<ACL> acl = ZooDefs.Ids.OPEN_ACL_UNSAFE;
+        if (parsed.hasCredentials()) {
+            builder.authorization("digest",
+                    (parsed.user() + ":" + parsed.password()).getBytes(StandardCharsets.UTF_8));
+            acl = ZooDefs.Ids.CREATOR_ALL_ACL;
+        }
+        CuratorFramework curator = builder.build();
+        curator.start();
+        try {
+            if (!curator.blockUntilConnected(opMillis, TimeUnit.MILLISECONDS)) {
+                curator.close();
+                throw new LockUnavailableException(String.format(
+                        "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(), opMillis));
+            }
+        } catch (InterruptedException e) {
+            curator.close();
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException("interrupted while connecting to ZooKeeper " + parsed.connectString(), e);
+        }
+        return new ZooKeeperLockClient(curator, true, options, acl);
+    }
+
+    /**
+     * A client on an application's own, started Curator framework, with default options. Nodes get open ACLs;
+     * {@link #close()} does not close the framework.
+     */
+    public static ZooKeeperLockClient create(CuratorFramework curator) {
+        return create(curator, ClientOptions.defaults());
+    }
+
+    /**
+     * A client on an application's own, started Curator framework; its namespace (if any) is honoured, nodes get
+     * open ACLs, and {@link #close()} does not close the framework.
+     */
+    public static ZooKeeperLockClient create(CuratorFramework curator, ClientOptions options) {
+        Objects.requireNonNull(curator, "curator");
+        Objects.requireNonNull(options, "options");
+        return new ZooKeeperLockClient(curator, false, options, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    /**
+     * The znode path of the lock (and fair lock) called {@code name}, relative to Curator's namespace and the
+     * chroot: point a Curator {@code InterProcessMutex} at it to share the lock with Curator clients.
+     */
+    public String lockPath(String name) {
+        return base + "/locks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
+    }
+
+    /** The znode path of the read-write lock called {@code name}, laid out like Curator's read-write lock. */
+    public String readWriteLockPath(String name) {
+        return base + "/rwlocks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
+    }
+
+    private String full(String relative) {
+        return session.path(relative);
+    }
+
+    private String fullLockPath(String name) {
+        return full(lockPath(name));
+    }
+
+    private String fullReadWritePath(String name) {
+        return full(readWriteLockPath(name));
+    }
+
+    private void lost(Grant grant) {
+        // The engine learns of the loss from the watchdog's next check (a missing node); see README.
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return lockOps;
+    }
+
+    @Override
+    protected RemoteLockOps fairLockOps() {
+        return fairLockOps;
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name) {
+        String path = full(base + "/semaphores/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
+        return new ZkSemaphore(session, name, path, semaphorePermits.computeIfAbsent(path, p -> ZkSemaphore.newHeldTable()));
+    }
+
+    @Override
+    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        String path = full(base + "/permits/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
+        return new ZkPermitExpirableSemaphore(session, name, path,
+                permitLeases.computeIfAbsent(path, p -> new ConcurrentHashMap<>()));
+    }
+
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        return new ZkCountDownLatch(session, ZNodeNames.checkName(name),
+                full(base + "/latches/" + ZNodeNames.escape(name)));
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
+                Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP);
+    }
+
+    @Override
+    protected void closeBackend() {
+        session.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockClient{clientId=" + clientId() + ", base=" + base + "}";
+    }
+}

@@ -1,0 +1,207 @@
+package io.latchkey.zookeeper.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The ZooKeeper layout shared by both semaphores: a persistent node whose data is the number of permits, and one
+ * ephemeral sequential child per permit taken or wanted ({@code _c_<uuid>-permit-<seq>}). In sequence order, the
+ * first {@code permits} children hold; the rest wait, FIFO. A crashed holder's children go with its session, so its
+ * permits come back by themselves.
+ *
+ * <p>Waiters watch the children and the permit count (a release or a change of permits wakes every waiter of the
+ * semaphore, which then re-checks its rank: semaphores are not where herds matter).
+ *
+ * <p>All calls block the calling thread on the server (never an event thread) and are bounded by the operation
+ * timeout per round trip.
+ */
+final class PermitQueue {
+
+    static final String PERMIT = "permit-";
+
+    final ZkSession session;
+    final String path;
+
+    PermitQueue(ZkSession session, String path) {
+        this.session = session;
+        this.path = path;
+    }
+
+    /** The configured permits, or -1 if never set. */
+    int configured(Watcher watcher) throws KeeperException, InterruptedException {
+        try {
+            byte[] data = session.sync("read " + path, zk -> zk.getData(path, watcher, null));
+            return parse(data);
+        } catch (KeeperException.NoNodeException e) {
+            if (watcher != null) {
+                session.sync("watch " + path, zk -> zk.exists(path, watcher));
+            }
+            return -1;
+        }
+    }
+
+    static int parse(byte[] data) {
+        if (data == null || data.length == 0) {
+            return 0;
+        }
+        return Integer.parseInt(new String(data, StandardCharsets.UTF_8).trim());
+    }
+
+    static byte[] bytes(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.UTF_8);
+    }
+
+    boolean trySet(int permits) throws KeeperException, InterruptedException {
+        session.createContainers(parentOf(path));
+        try {
+            session.sync("create " + path, zk -> zk.create(path, bytes(permits), session.acl(), CreateMode.PERSISTENT));
+            return true;
+        } catch (KeeperException.NodeExistsException e) {
+            return false;
+        }
+    }
+
+    void add(int delta) throws KeeperException, InterruptedException {
+        while (true) {
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = session.sync("read " + path, zk -> zk.getData(path, false, stat));
+            } catch (KeeperException.NoNodeException e) {
+                if (trySet(Math.max(0, delta))) {
+                    return;
+                }
+                continue;
+            }
+            int next = Math.max(0, parse(data) + delta);
+            try {
+                session.sync("update " + path, zk -> zk.setData(path, bytes(next), stat.getVersion()));
+                return;
+            } catch (KeeperException.BadVersionException e) {
+                // someone else changed the permits in between: read again
+            }
+        }
+    }
+
+    List<String> children(Watcher watcher) throws KeeperException, InterruptedException {
+        try {
+            return LockNodes.sorted(session.sync("list " + path, zk -> zk.getChildren(path, watcher)));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /** Creates {@code count} permit nodes at once (one multi: they are adjacent in the queue). */
+    List<String> enqueue(int count, byte[] data) throws KeeperException, InterruptedException {
+        while (true) {
+            List<Op> ops = new ArrayList<>(count);
+            String uuid = UUID.randomUUID().toString();
+            for (int i = 0; i < count; i++) {
+                ops.add(Op.create(path + "/" + LockNodes.protectedName(uuid, PERMIT), data, session.acl(),
+                        CreateMode.EPHEMERAL_SEQUENTIAL));
+            }
+            try {
+                List<OpResult> results = session.sync("create permits under " + path, zk -> zk.multi(ops));
+                List<String> names = new ArrayList<>(count);
+                for (OpResult r : results) {
+                    String p = ((OpResult.CreateResult) r).getPath();
+                    names.add(p.substring(p.lastIndexOf('/') + 1));
+                }
+                return names;
+            } catch (KeeperException.NoNodeException e) {
+                // never set: the semaphore exists with no permits until someone sets them
+                trySet(0);
+            }
+        }
+    }
+
+    void delete(List<String> nodes) {
+        for (String n : nodes) {
+            try {
+                session.sync("delete " + n, zk -> {
+                    zk.delete(path + "/" + n, -1);
+                    return null;
+                });
+            } catch (KeeperException.NoNodeException e) {
+                // already gone (expired session, released by another client)
+            } catch (KeeperException e) {
+                throw session.unavailable("delete " + path + "/" + n, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw session.unavailable("delete " + path + "/" + n, e);
+            }
+        }
+    }
+
+    /**
+     * Waits until every node of {@code ours} is among the first {@code permits} children, or the wait is over.
+     *
+     * @param deadlineNanos {@link System#nanoTime()} deadline, or {@link Long#MAX_VALUE}
+     * @return whether the permits are held; on {@code false} the caller removes its nodes
+     */
+    boolean awaitTurn(List<String> ours, long deadlineNanos) throws KeeperException, InterruptedException {
+        ReentrantLock lock = new ReentrantLock();
+        Condition changed = lock.newCondition();
+        boolean[] fired = new boolean[1];
+        Watcher watcher = event -> {
+            lock.lock();
+            try {
+                fired[0] = true;
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        };
+        while (true) {
+            lock.lock();
+            try {
+                fired[0] = false;
+            } finally {
+                lock.unlock();
+            }
+            int permits = Math.max(0, configured(watcher));
+            List<String> children = children(watcher);
+            int last = -1;
+            for (String n : ours) {
+                int i = children.indexOf(n);
+                if (i < 0) {
+                    return false; // our node vanished (session expired): the caller starts over or gives up
+                }
+                last = Math.max(last, i);
+            }
+            if (last < permits) {
+                return true;
+            }
+            lock.lock();
+            try {
+                while (!fired[0]) {
+                    long left = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    // a bounded re-check in case a watch was lost across a reconnect
+                    if (changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(2))) <= 0) {
+                        fired[0] = true;
+                    }
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    static String parentOf(String p) {
+        return p.substring(0, p.lastIndexOf('/'));
+    }
+}

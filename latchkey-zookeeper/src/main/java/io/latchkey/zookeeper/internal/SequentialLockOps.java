@@ -1,0 +1,376 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * The remote half of the ZooKeeper lock family: an ephemeral sequential child per owner under the lock's path,
+ * the first in sequence order holds, each waiter watches only the node it must outlast.
+ *
+ * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children). {@link Kind#WRITE} and
+ * {@link Kind#READ} share one path per name and one {@link HeldNodes} table, like Curator's read-write lock
+ * ({@code __WRIT__} / {@code __READ__} children): a reader passes writers that belong to its own owner, which is
+ * what makes a write → read downgrade possible.
+ *
+ * <h2>Round trips</h2>
+ * An uncontended acquire sends the create and the getChildren back to back; ZooKeeper serves one session's
+ * requests in order, so the listing already contains our node and the pair costs one round trip. Release is one
+ * delete. Curator's mutex spends three (create, then getChildren, then delete).
+ *
+ * <h2>Tokens</h2>
+ * The fencing token of a grant is the larger of our node's czxid and the lock path's pzxid in the listing that
+ * granted it (the zxid of its latest child change, which is at or after the deletion of every earlier holder's
+ * node); a {@linkplain #handOff hand-off} rewrites the node's data and the new owner's token is that write's
+ * mzxid. Every earlier holder's token was issued before its node's deletion, and every later holder's listing
+ * sees that deletion, so tokens grow strictly per lock path with no extra round trip. A plain czxid would not:
+ * a waiter queued before a hand-off has a smaller czxid than the hand-off's token.
+ */
+public final class SequentialLockOps implements RemoteLockOps {
+
+    /** Which child names this instance creates and how it decides it holds. */
+    public enum Kind {
+        EXCLUSIVE(LockNodes.LOCK), READ(LockNodes.READ), WRITE(LockNodes.WRITE);
+
+        final String prefix;
+
+        Kind(String prefix) {
+            this.prefix = prefix;
+        }
+    }
+
+    final ZkSession session;
+    final Function<String, String> pathOf;
+    final Kind kind;
+    private final boolean handOff;
+    final HeldNodes held;
+    private final Consumer<Grant> lostSink;
+    private final Set<LockAttempt> waiting = ConcurrentHashMap.newKeySet();
+    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+
+    /**
+     * @param pathOf maps a lock name to its znode path
+     * @param handOff whether local hand-off is allowed (not for a fair lock: it would overtake remote waiters)
+     * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
+     * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
+     */
+    public SequentialLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean handOff,
+                             HeldNodes held, Consumer<Grant> lostSink) {
+        this.session = session;
+        this.pathOf = pathOf;
+        this.kind = kind;
+        this.handOff = handOff;
+        this.held = held;
+        this.lostSink = lostSink;
+        session.onReconnected(() -> waiting.forEach(LockAttempt::relist));
+        session.onSessionLost(this::sessionLost);
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        LockAttempt attempt = new LockAttempt(this, request, pathOf.apply(request.name()));
+        waiting.add(attempt);
+        attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
+        attempt.start();
+        return attempt.result;
+    }
+
+    /** Called by an attempt once it holds: remember the node, arm the fixed lease. */
+    void granted(Grant grant) {
+        ZkHold hold = (ZkHold) grant.backendState();
+        held.put(hold.path(), grant);
+        if (!grant.watchdog()) {
+            armLease(grant);
+        }
+    }
+
+    private void armLease(Grant grant) {
+        ZkHold hold = (ZkHold) grant.backendState();
+        long delay = grant.leaseMillis();
+        ScheduledFuture<?> timer = session.scheduler().schedule(() -> leaseRanOut(grant), delay,
+                TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> previous = leaseTimers.put(hold.path(), timer);
+        if (previous != null) {
+            previous.cancel(false);
+        }
+    }
+
+    private void leaseRanOut(Grant grant) {
+        ZkHold hold = (ZkHold) grant.backendState();
+        leaseTimers.remove(hold.path());
+        // ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the fixed lease
+        // is over (a crashed holder's node goes with its session instead).
+        if (held.remove(hold.path(), grant)) {
+            deleteNode(hold.path(), hold.sessionId());
+            lostSink.accept(grant);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        ZkHold hold = (ZkHold) grant.backendState();
+        ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        CompletableFuture<Boolean> deleted = deleteNode(hold.path(), hold.sessionId());
+        CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        deleted.whenComplete((ok, e) -> {
+            if (e == null) {
+                // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
+                boolean wasOurs = held.remove(hold.path(), grant);
+                answer.complete(ok && wasOurs);
+            } else {
+                answer.completeExceptionally(e);
+            }
+        });
+        return session.bounded(answer, "delete " + hold.path());
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        CompletableFuture<Set<Grant>> result = new CompletableFuture<>();
+        if (grants.isEmpty()) {
+            result.complete(Set.of());
+            return result;
+        }
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        long sessionId = zk.getSessionId();
+        Set<Grant> lost = ConcurrentHashMap.newKeySet();
+        AtomicInteger pending = new AtomicInteger(grants.size());
+        // The session keeps ephemeral nodes alive, so renewing means checking: all exists calls go out together
+        // and cost one round trip for the whole batch.
+        for (Grant g : grants) {
+            ZkHold hold = (ZkHold) g.backendState();
+            zk.exists(hold.path(), false, (rc, path, ctx, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    if (stat.getCzxid() != hold.czxid() || stat.getEphemeralOwner() != hold.sessionId()) {
+                        lost.add(g);
+                    }
+                } else if (code == Code.NONODE) {
+                    lost.add(g);
+                } else if (code == Code.SESSIONEXPIRED) {
+                    lost.add(g);
+                } else if (!result.isDone()) {
+                    result.completeExceptionally(session.unavailable("check " + path, null));
+                }
+                if (pending.decrementAndGet() == 0) {
+                    result.complete(new HashSet<>(lost));
+                }
+            }, null);
+        }
+        if (sessionId != 0 && grants.stream().anyMatch(g -> ((ZkHold) g.backendState()).sessionId() != sessionId)) {
+            grants.stream().filter(g -> ((ZkHold) g.backendState()).sessionId() != sessionId).forEach(lost::add);
+        }
+        return session.bounded(result, "check " + grants.size() + " lock nodes");
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return handOff;
+    }
+
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        ZkHold hold = (ZkHold) from.backendState();
+        CompletableFuture<Grant> result = new CompletableFuture<>();
+        long sentAt = request.time().nanoTime();
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.
+        zk.setData(hold.path(), owner(request.ownerId()), -1, (rc, path, ctx, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
+                ZkHold next = new ZkHold(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
+                        hold.sessionId());
+                Grant grant = new Grant(request, stat.getMzxid(), sentAt, next);
+                ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
+                if (timer != null) {
+                    timer.cancel(false);
+                }
+                held.put(hold.path(), grant);
+                if (!grant.watchdog()) {
+                    armLease(grant);
+                }
+                result.complete(grant);
+            } else if (code == Code.OK || code == Code.NONODE || code == Code.SESSIONEXPIRED) {
+                held.remove(hold.path(), from);
+                result.complete(null);
+            } else {
+                result.completeExceptionally(session.unavailable("hand off " + path, null));
+            }
+        }, null);
+        return session.bounded(result, "hand off " + hold.path());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        String lockPath = pathOf.apply(name);
+        return children(lockPath).thenApply(children -> holders(children).size() > 0);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        String lockPath = pathOf.apply(name);
+        return children(lockPath).thenCompose(children -> {
+            List<String> victims = holders(children);
+            if (victims.isEmpty()) {
+                return CompletableFuture.completedFuture(false);
+            }
+            List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
+            for (String v : victims) {
+                deletes.add(deleteNode(lockPath + "/" + v, 0));
+            }
+            return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
+                    .thenApply(x -> deletes.stream().anyMatch(CompletableFuture::join));
+        });
+    }
+
+    /** Who holds the lock of this kind, judged from the children alone. */
+    private List<String> holders(List<String> children) {
+        List<String> sorted = LockNodes.sorted(children);
+        List<String> result = new ArrayList<>();
+        if (sorted.isEmpty()) {
+            return result;
+        }
+        switch (kind) {
+            case EXCLUSIVE -> result.add(sorted.get(0));
+            case WRITE -> {
+                if (LockNodes.isWriter(sorted.get(0))) {
+                    result.add(sorted.get(0));
+                }
+            }
+            case READ -> {
+                for (String c : sorted) {
+                    if (LockNodes.isWriter(c)) {
+                        break;
+                    }
+                    result.add(c);
+                }
+            }
+            default -> throw new IllegalStateException(kind.name());
+        }
+        return result;
+    }
+
+    CompletableFuture<List<String>> children(String lockPath) {
+        CompletableFuture<List<String>> result = new CompletableFuture<>();
+        try {
+            session.zk().getChildren(lockPath, false, (rc, path, ctx, children) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    result.complete(children);
+                } else if (code == Code.NONODE) {
+                    result.complete(List.of());
+                } else {
+                    result.completeExceptionally(session.unavailable("list " + path, null));
+                }
+            }, null);
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+        return session.bounded(result, "list " + lockPath);
+    }
+
+    /**
+     * Deletes a node, retrying across connection losses until the server confirms it is gone or the session that
+     * owned it has ended (then ZooKeeper removed it already). Completes at the first definitive answer: whether
+     * this delete removed it. {@code sessionId} 0 means "not ours, no session check".
+     */
+    CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        attemptDelete(path, sessionId, done, false);
+        return done;
+    }
+
+    private void attemptDelete(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried) {
+        if (session.scheduler().isShutdown()) {
+            done.complete(false);
+            return;
+        }
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            retryDeleteLater(path, sessionId, done);
+            return;
+        }
+        if (sessionId != 0 && zk.getSessionId() != sessionId) {
+            done.complete(false);
+            return;
+        }
+        zk.delete(path, -1, (rc, p, ctx) -> {
+            Code code = Code.get(rc);
+            switch (code) {
+                case OK -> done.complete(true);
+                // After a lost reply our own earlier attempt may be the one that deleted it.
+                case NONODE -> done.complete(retried);
+                case SESSIONEXPIRED -> done.complete(false);
+                case CONNECTIONLOSS, OPERATIONTIMEOUT -> retryDeleteLater(path, sessionId, done);
+                default -> {
+                    done.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
+                }
+            }
+        }, null);
+    }
+
+    private void retryDeleteLater(String path, long sessionId, CompletableFuture<Boolean> done) {
+        if (session.scheduler().isShutdown()) {
+            done.complete(false);
+            return;
+        }
+        session.scheduler().schedule(() -> session.whenConnected("delete " + path).whenComplete(
+                (v, e) -> attemptDelete(path, sessionId, done, true)), 50, TimeUnit.MILLISECONDS);
+    }
+
+    private void sessionLost(long sessionId) {
+        for (Grant g : held.grantsOfSession(sessionId)) {
+            ZkHold hold = (ZkHold) g.backendState();
+            if (held.remove(hold.path(), g)) {
+                ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
+                if (timer != null) {
+                    timer.cancel(false);
+                }
+                lostSink.accept(g);
+            }
+        }
+    }
+
+    /** Whether {@code node} under {@code lockPath} is held by {@code ownerId} in this client. */
+    boolean ownedBy(String lockPath, String node, String ownerId) {
+        Grant g = held.get(lockPath + "/" + node);
+        return g != null && g.ownerId().equals(ownerId);
+    }
+
+    static byte[] owner(String ownerId) {
+        return ownerId.getBytes(StandardCharsets.UTF_8);
+    }
+}

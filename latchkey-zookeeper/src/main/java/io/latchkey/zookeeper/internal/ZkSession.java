@@ -1,0 +1,297 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.LockUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.InternalACLProvider;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client's view of its Curator connection: the current ZooKeeper handle for pipelined raw calls, the
+ * connection state (connected, suspended, lost), the client's scheduler, and the error it reports when the
+ * ensemble does not answer.
+ *
+ * <p>Raw asynchronous calls on the handle are used rather than Curator's builders because ZooKeeper answers one
+ * session's requests in the order they were sent: a create and a getChildren sent back to back cost one round
+ * trip, and nothing (retries, protection lookups) is sent that we did not ask for.
+ */
+public final class ZkSession implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ZkSession.class);
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private final CuratorFramework curator;
+    private final boolean ownsCurator;
+    private final Duration operationTimeout;
+    private final String servers;
+    private final String namespace;
+    private final List<ACL> acl;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final List<LongConsumer> lostListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> reconnectListeners = new CopyOnWriteArrayList<>();
+    private final AtomicReference<CompletableFuture<Void>> connected = new AtomicReference<>(new CompletableFuture<>());
+    private final ConnectionStateListener stateListener = this::stateChanged;
+    private volatile boolean suspended;
+    private volatile long lastSessionId;
+
+    /**
+     * @param acl the ACL of every node this client creates
+     */
+    public ZkSession(CuratorFramework curator, boolean ownsCurator, Duration operationTimeout, List<ACL> acl) {
+        this.acl = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(acl)); // Curator calls contains(null)
+        this.curator = curator;
+        this.ownsCurator = ownsCurator;
+        this.operationTimeout = operationTimeout;
+        this.servers = safeServers(curator);
+        String ns = curator.getNamespace();
+        this.namespace = ns == null || ns.isEmpty() ? null : ns;
+        int n = COUNTER.incrementAndGet();
+        AtomicInteger threads = new AtomicInteger();
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "latchkey-zookeeper-" + n + "-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        curator.getConnectionStateListenable().addListener(stateListener);
+        if (curator.getZookeeperClient().isConnected()) {
+            connected.get().complete(null);
+            lastSessionId = currentSessionIdOrZero();
+        }
+    }
+
+    private static String safeServers(CuratorFramework curator) {
+        try {
+            String cs = curator.getZookeeperClient().getCurrentConnectionString();
+            return cs == null ? "ZooKeeper" : "ZooKeeper " + cs;
+        } catch (RuntimeException e) {
+            return "ZooKeeper";
+        }
+    }
+
+    private void stateChanged(CuratorFramework client, ConnectionState state) {
+        switch (state) {
+            case CONNECTED, RECONNECTED -> {
+                suspended = false;
+                long now = currentSessionIdOrZero();
+                long before = lastSessionId;
+                lastSessionId = now;
+                connected.get().complete(null);
+                if (before != 0 && now != before) {
+                    // A new session means the old one is gone with its ephemeral nodes, even if Curator never
+                    // reported LOST (it can reconnect with a new session after a long partition).
+                    fireLost(before);
+                }
+                reconnectListeners.forEach(ZkSession::runQuietly);
+            }
+            case SUSPENDED, LOST -> {
+                suspended = true;
+                CompletableFuture<Void> current = connected.get();
+                if (current.isDone()) {
+                    connected.compareAndSet(current, new CompletableFuture<>());
+                }
+                if (state == ConnectionState.LOST) {
+                    long before = lastSessionId;
+                    lastSessionId = 0;
+                    if (before != 0) {
+                        fireLost(before);
+                    }
+                }
+            }
+            default -> { }
+        }
+    }
+
+    private void fireLost(long sessionId) {
+        for (LongConsumer l : lostListeners) {
+            try {
+                l.accept(sessionId);
+            } catch (RuntimeException e) {
+                log.warn("session-lost listener failed", e);
+            }
+        }
+    }
+
+    private static void runQuietly(Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            log.warn("reconnect listener failed", e);
+        }
+    }
+
+    private long currentSessionIdOrZero() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    /** The current handle; calls on it fail fast with connection loss while disconnected. */
+    public ZooKeeper zk() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            throw unavailable("get the connection", e);
+        }
+    }
+
+    /** The session id of the current handle (0 when it has none yet). */
+    public long sessionId() {
+        return currentSessionIdOrZero();
+    }
+
+    public boolean isSuspended() {
+        return suspended;
+    }
+
+    /** Completes when the connection is up (at once if it is), or fails after the operation timeout. */
+    public CompletableFuture<Void> whenConnected(String operation) {
+        CompletableFuture<Void> c = connected.get();
+        if (c.isDone()) {
+            return c;
+        }
+        CompletableFuture<Void> bounded = new CompletableFuture<>();
+        c.whenComplete((v, e) -> bounded.complete(null));
+        scheduler.schedule(() -> bounded.completeExceptionally(
+                unavailable(operation + " (not connected for " + operationTimeout.toMillis() + " ms)", null)),
+                operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        return bounded;
+    }
+
+    /** Runs {@code listener} with the old session id when a session expires (its ephemeral nodes are gone). */
+    public void onSessionLost(LongConsumer listener) {
+        lostListeners.add(listener);
+    }
+
+    /** Runs {@code listener} after every (re)connection, so waiters can re-check what they missed. */
+    public void onReconnected(Runnable listener) {
+        reconnectListeners.add(listener);
+    }
+
+    /** The ACL of every node this client creates: creator-only with digest credentials, open otherwise. */
+    public List<ACL> acl() {
+        return acl;
+    }
+
+    /** Creates {@code path} and its missing parents as container nodes; blocking, so never call it on the event thread. */
+    public void createContainers(String path) {
+        try {
+            ZKPaths.mkdirs(zk(), path, true, new InternalACLProvider() {
+                @Override
+                public List<ACL> getDefaultAcl() {
+                    return acl;
+                }
+
+                @Override
+                public List<ACL> getAclForPath(String p) {
+                    return acl;
+                }
+            }, true);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable("create " + path, e);
+        } catch (Exception e) {
+            throw unavailable("create " + path, e);
+        }
+    }
+
+    /** {@code relative} below Curator's namespace, as the raw handle needs it. */
+    public String path(String relative) {
+        return namespace == null ? relative : ZKPaths.fixForNamespace(namespace, relative);
+    }
+
+    /** A blocking call on the raw handle, for callers on their own thread (never the event thread). */
+    @FunctionalInterface
+    public interface SyncCall<T> {
+        T call(ZooKeeper zk) throws KeeperException, InterruptedException;
+    }
+
+    /**
+     * Runs {@code call}, retrying it after connection losses until the operation timeout; other ZooKeeper errors
+     * propagate as {@link KeeperException} for the caller to interpret (NoNode, NodeExists, BadVersion …).
+     * Retried calls must be safe to repeat; the callers make them conditional (versions) where they are not.
+     */
+    public <T> T sync(String operation, SyncCall<T> call) throws KeeperException, InterruptedException {
+        long deadline = System.nanoTime() + operationTimeout.toNanos();
+        KeeperException last = null;
+        while (true) {
+            try {
+                return call.call(zk());
+            } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException
+                     | KeeperException.OperationTimeoutException e) {
+                last = e;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw unavailable(operation + " within " + operationTimeout.toMillis() + " ms", last);
+            }
+            try {
+                whenConnected(operation).get(left, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                throw unavailable(operation + " within " + operationTimeout.toMillis() + " ms", last);
+            }
+        }
+    }
+
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    public CuratorFramework curator() {
+        return curator;
+    }
+
+    /** The error for an operation that could not be done, naming the servers (never credentials). */
+    public LockUnavailableException unavailable(String operation, Throwable cause) {
+        return new LockUnavailableException(servers + ": could not " + operation
+                + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ")"), cause);
+    }
+
+    /** Fails {@code future} with {@link LockUnavailableException} if it is not done within the operation timeout. */
+    public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
+        if (future.isDone()) {
+            return future;
+        }
+        var timer = scheduler.schedule(() -> future.completeExceptionally(unavailable(
+                operation + " within " + operationTimeout.toMillis() + " ms", null)),
+                operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        future.whenComplete((v, e) -> timer.cancel(false));
+        return future;
+    }
+
+    @Override
+    public void close() {
+        curator.getConnectionStateListenable().removeListener(stateListener);
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (ownsCurator) {
+            curator.close();
+        }
+    }
+}
