@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import java.util.concurrent.CompletableFuture;
@@ -33,6 +34,8 @@ final class AcquireOperation implements Runnable {
     private final AtomicLong armed = new AtomicLong();
     private long generation;
     private UnlockSubscriptions.Channel channel;
+    /** Set when the server refused the subscription: only the re-check at the holder's lease wakes us. */
+    private boolean pollOnly;
     private volatile ScheduledFuture<?> timer;
 
     AcquireOperation(RedisLockOps ops, AcquireRequest request, LockKeys keys) {
@@ -72,13 +75,21 @@ final class AcquireOperation implements Runnable {
             result.complete(null);
             return;
         }
-        if (channel == null) {
+        if (channel == null && !pollOnly) {
             channel = ops.subscriptions().acquire(keys.channel);
             channel.subscribed().whenComplete((ok, subscribeError) -> {
-                if (subscribeError != null) {
+                if (subscribeError == null) {
+                    attempt();
+                } else if (RedisErrors.unwrap(subscribeError) instanceof LockUnavailableException) {
                     finish();
                     result.completeExceptionally(subscribeError);
                 } else {
+                    // Refused (an ACL without channel access): wait for the holder's lease instead.
+                    ops.subscriptionRefused(keys.channel, subscribeError);
+                    UnlockSubscriptions.Channel refused = channel;
+                    channel = null;
+                    pollOnly = true;
+                    ops.subscriptions().release(refused);
                     attempt();
                 }
             });
@@ -90,13 +101,16 @@ final class AcquireOperation implements Runnable {
     private void waitForWake(long holderTtlMillis, long seenMessages) {
         long gen = ++generation;
         armed.set(gen);
-        channel.wakeOnNextMessage(this);
+        UnlockSubscriptions.Channel c = channel;
+        if (c != null) {
+            c.wakeOnNextMessage(this);
+        }
         long recheckNanos = holderTtlMillis > 0
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1)
                 : ops.noTtlRecheckNanos();
         long delay = Math.min(recheckNanos, request.remainingNanos());
         timer = ops.scheduler().schedule(() -> fire(gen), delay, TimeUnit.NANOSECONDS);
-        if (channel.messageCount() != seenMessages || request.isCancelled()) {
+        if ((c != null && c.messageCount() != seenMessages) || request.isCancelled()) {
             // A message arrived after the attempt was sent (maybe the release that made the lock free).
             fire(gen);
         }

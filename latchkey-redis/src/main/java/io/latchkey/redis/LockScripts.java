@@ -40,13 +40,15 @@ final class LockScripts {
     /**
      * KEYS: lock, counter, channel. ARGV: owner, token. Deletes the lock and publishes Redisson's unlock message
      * ({@code 0}) if the owner holds it with that token, whatever its hold count (the engine counts reentrancy
-     * locally and releases once). Returns 1 if released, 0 if the hold was gone (lost).
+     * locally and releases once). Returns 1 if released, 0 if the hold was gone (lost). The PUBLISH is a
+     * {@code pcall}: a user whose ACL denies the channel (Redis 7's default for new users) still releases, and
+     * waiters then wake at their bounded re-check.
      */
     static final Script RELEASE = new Script("release",
             "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0; end; "
             + "if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0; end; "
             + "redis.call('del', KEYS[1]); "
-            + "redis.call('publish', KEYS[3], '0'); "
+            + "redis.pcall('publish', KEYS[3], '0'); "
             + "return 1;");
 
     /**
@@ -81,7 +83,7 @@ final class LockScripts {
     /** KEYS: lock, channel. Deletes the lock whoever holds it and wakes waiters. Returns 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("forceUnlock",
             "if redis.call('del', KEYS[1]) == 1 then "
-            + "redis.call('publish', KEYS[2], '0'); "
+            + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1; "
             + "end; "
             + "return 0;");

@@ -12,12 +12,17 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the Redis reentrant lock: one EVALSHA per acquire attempt, release, hand-off and renewal
  * batch (see {@link LockScripts}), waiting by pub/sub (see {@link AcquireOperation}).
  */
 final class RedisLockOps implements RemoteLockOps {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLockOps.class);
 
     /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
     static final int RENEW_BATCH = 512;
@@ -29,6 +34,7 @@ final class RedisLockOps implements RemoteLockOps {
     private final ScheduledExecutorService scheduler;
     private final long noTtlRecheckNanos;
     private final ConcurrentHashMap<String, LockKeys> keyCache = new ConcurrentHashMap<>();
+    private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
 
     RedisLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                  ScheduledExecutorService scheduler, long noTtlRecheckNanos) {
@@ -61,6 +67,15 @@ final class RedisLockOps implements RemoteLockOps {
 
     ScheduledExecutorService scheduler() {
         return scheduler;
+    }
+
+    /** Logs, once per client, that waiters cannot be woken by messages and re-check at the holder's lease. */
+    void subscriptionRefused(String channel, Throwable error) {
+        if (subscriptionRefusedLogged.compareAndSet(false, true)) {
+            log.warn("{}; waiters of this client will re-check at the holder's lease instead of being woken by "
+                    + "unlock messages. Grant the user the channels 'redisson_lock__channel:*' "
+                    + "(ACL '&redisson_lock__channel:*').", RedisErrors.unwrap(error).getMessage());
+        }
     }
 
     /** How long to wait before re-checking a lock whose holder set no expiry (not one of ours or Redisson's). */

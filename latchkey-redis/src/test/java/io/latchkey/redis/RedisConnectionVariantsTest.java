@@ -30,6 +30,10 @@ class RedisConnectionVariantsTest {
     @RegisterExtension
     static RedisServerExtension tls = RedisServerExtension.withTls();
 
+    /** Redis 7 gives new ACL users no channel access unless granted: no SUBSCRIBE, no PUBLISH. */
+    @RegisterExtension
+    static RedisServerExtension noChannels = RedisServerExtension.builder().aclUser("app", "pw", "~* +@all").build();
+
     @Test
     void aclUserAndPasswordFromTheUri() throws Exception {
         try (LockClient client = LockClient.connect(acl.uri(), fastOptions())) {
@@ -88,6 +92,26 @@ class RedisConnectionVariantsTest {
             Grant g = acquireNow(client.redisLockOps(), name, owner(), 10_000);
             assertThat(plain.execute("EXISTS", name)).as("not in db 0").isEqualTo(0L);
             client.redisLockOps().release(g).get();
+        }
+    }
+
+    @Test
+    void aUserWithoutChannelAccessStillLocksAndWaitsAtTheHoldersLease() throws Exception {
+        String name = uniqueName("no-channels");
+        try (RedisLockClient holder = (RedisLockClient) LockClient.connect(noChannels.uri(), fastOptions());
+             RedisLockClient waiter = (RedisLockClient) LockClient.connect(noChannels.uri(), fastOptions())) {
+            Grant held = acquireNow(holder.redisLockOps(), name, owner(), 700);
+            long start = System.nanoTime();
+            java.util.concurrent.CompletableFuture<Grant> waiting =
+                    waiter.redisLockOps().acquire(RedisTestSupport.request(name, owner(), 5_000, null));
+            Thread.sleep(200);
+            assertThat(holder.redisLockOps().release(held).get()).as("released although PUBLISH is denied").isTrue();
+            Grant got = waiting.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            long waitedMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(got).isNotNull();
+            assertThat(waitedMs).as("woken by the re-check at the holder's lease").isBetween(400L, 2_000L);
+            assertThat(waiter.subscriptions().size()).isZero();
+            assertThat(waiter.redisLockOps().release(got).get()).isTrue();
         }
     }
 

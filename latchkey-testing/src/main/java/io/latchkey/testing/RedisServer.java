@@ -36,7 +36,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** A plain server: no password, no TLS, no persistence. Call {@link #start()}. */
     public static RedisServer standalone() {
-        return new RedisServer(new RedisServerConfig(null, null, null, false, false));
+        return new RedisServer(new RedisServerConfig(null, null, null, null, false, false));
     }
 
     /** The server that {@code builder} describes. */
@@ -110,7 +110,7 @@ public final class RedisServer implements AutoCloseable {
         }
         if (config.aclUser() != null) {
             conf.append("user ").append(config.aclUser()).append(" on >").append(config.aclPassword())
-                    .append(" ~* &* +@all\n");
+                    .append(' ').append(config.aclRules()).append('\n');
         }
         try {
             Files.writeString(dir.resolve("redis.conf"), conf);

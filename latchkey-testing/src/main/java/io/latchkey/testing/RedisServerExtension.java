@@ -172,6 +172,7 @@ public final class RedisServerExtension
         private String requirePass;
         private String aclUser;
         private String aclPassword;
+        private String aclRules;
         private boolean tls;
         private boolean appendOnly;
 
@@ -186,8 +187,17 @@ public final class RedisServerExtension
 
         /** Adds an ACL user allowed every command, key and channel; {@code uri()} then logs in as it. */
         public Builder aclUser(String user, String password) {
+            return aclUser(user, password, RedisServerConfig.ALL);
+        }
+
+        /**
+         * Adds an ACL user with the given rules, such as {@code "~* +@all"} (no channels: Redis 7's default for new
+         * users); {@code uri()} then logs in as it.
+         */
+        public Builder aclUser(String user, String password, String rules) {
             this.aclUser = Objects.requireNonNull(user, "user");
             this.aclPassword = Objects.requireNonNull(password, "password");
+            this.aclRules = Objects.requireNonNull(rules, "rules");
             return this;
         }
 
@@ -204,7 +214,8 @@ public final class RedisServerExtension
         }
 
         public RedisServerExtension build() {
-            return new RedisServerExtension(new RedisServerConfig(requirePass, aclUser, aclPassword, tls, appendOnly));
+            return new RedisServerExtension(new RedisServerConfig(requirePass, aclUser, aclPassword, aclRules, tls,
+                    appendOnly));
         }
     }
 }
