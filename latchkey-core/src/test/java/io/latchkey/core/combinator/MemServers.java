@@ -15,7 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class MemServers implements AutoCloseable {
 
-    static final Duration WATCHDOG = Duration.ofMillis(300);
+    static final Duration WATCHDOG = Duration.ofMillis(600);
 
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
