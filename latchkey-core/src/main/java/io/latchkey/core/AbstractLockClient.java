@@ -61,6 +61,7 @@ public abstract class AbstractLockClient implements LockClient {
         this.options = Objects.requireNonNull(options, "options");
         this.time = Objects.requireNonNull(time, "time");
         this.engine = new LockEngine(backendName, clientId, options, time);
+        engine.certainty(this::isGrantCertain);
     }
 
     /** The remote half of {@link #lock(String)}. Called once, lazily. */
@@ -83,6 +84,29 @@ public abstract class AbstractLockClient implements LockClient {
     /** The remote half of {@link #readWriteLock(String)}'s write lock; see {@link #readLockOps()}. */
     protected RemoteLockOps writeLockOps() {
         throw unsupported("readWriteLock");
+    }
+
+    /**
+     * Tells the engine that the backend learned, without being asked, that {@code grant} is no longer held (a
+     * ZooKeeper session expired, say): the hold turns lost as if the watchdog had found it gone — its lease turns
+     * invalid, {@code onLost} listeners run once, the owner's next unlock/release throws
+     * {@link io.latchkey.LockLostException}. Does nothing for a grant that is no longer held (released, handed
+     * off or already lost).
+     *
+     * @return whether a held lock was marked lost
+     */
+    protected final boolean grantLost(Grant grant, String reason) {
+        return engine.markLost(grant, reason);
+    }
+
+    /**
+     * Whether a held grant is certain right now; the default is {@code true}. A backend whose holds can be in
+     * doubt without being lost overrides it (ZooKeeper while its connection is suspended: the session, and with it
+     * the lock, may still be alive): {@link io.latchkey.LockLease#isValid()} then reports {@code false} until the
+     * doubt clears. Called on the caller's thread of {@code isValid}; must be fast and must not block.
+     */
+    protected boolean isGrantCertain(Grant grant) {
+        return true;
     }
 
     /** Releases the backend's connections; called once by {@link #close()} after the engine stopped. */

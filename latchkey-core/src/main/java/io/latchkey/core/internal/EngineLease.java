@@ -24,7 +24,7 @@ final class EngineLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return hold.isHeld();
+        return hold.isHeld() && hold.slot.engine.isCertain(hold.grant);
     }
 
     @Override

@@ -46,6 +46,7 @@ public final class LockEngine {
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
 
     public LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time) {
         this.backendName = Objects.requireNonNull(backendName, "backendName");
@@ -85,6 +86,28 @@ public final class LockEngine {
      */
     public static String checkName(String name) {
         return Checks.name(name);
+    }
+
+    /**
+     * Marks the live hold of {@code grant} (the very instance the backend returned) lost; see
+     * {@code AbstractLockClient.grantLost}. Returns whether a held lock was marked lost.
+     */
+    public boolean markLost(io.latchkey.core.Grant grant, String reason) {
+        for (Hold h : holds) {
+            if (h.grant == grant) {
+                return h.markLost(reason);
+            }
+        }
+        return false;
+    }
+
+    /** Sets the backend's answer to "is this held grant certain now?" ({@code AbstractLockClient.isGrantCertain}). */
+    public void certainty(java.util.function.Predicate<io.latchkey.core.Grant> certain) {
+        this.certain = Objects.requireNonNull(certain, "certain");
+    }
+
+    boolean isCertain(io.latchkey.core.Grant grant) {
+        return certain.test(grant);
     }
 
     public boolean isClosed() {
