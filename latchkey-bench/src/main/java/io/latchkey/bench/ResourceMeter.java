@@ -1,6 +1,10 @@
 package io.latchkey.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.lang.management.ThreadMXBean;
 
 /**
@@ -40,6 +44,49 @@ final class ResourceMeter {
 
     static long currentThreadAllocated() {
         return THREADS == null ? -1 : THREADS.getCurrentThreadAllocatedBytes();
+    }
+
+    /**
+     * Voluntary context switches (a thread blocked: parked, waited on a socket, slept) so far of every live thread
+     * of this process, from Linux's {@code /proc/self/task/}, or -1 elsewhere. Each hand-off of a lock cycle from
+     * one thread to another costs a park and an unpark, so this counts hand-offs, which on a busy machine each
+     * wait for a free core.
+     */
+    static long liveThreadsContextSwitches() {
+        Path tasks = Path.of("/proc/self/task");
+        if (!Files.isDirectory(tasks)) {
+            return -1;
+        }
+        long sum = 0;
+        try (DirectoryStream<Path> dir = Files.newDirectoryStream(tasks)) {
+            for (Path task : dir) {
+                long n = voluntarySwitches(task.resolve("status"));
+                if (n > 0) {
+                    sum += n;
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return sum;
+    }
+
+    /** The calling thread's voluntary context switches so far, or -1 where unknown. */
+    static long currentThreadContextSwitches() {
+        return voluntarySwitches(Path.of("/proc/thread-self/status"));
+    }
+
+    private static long voluntarySwitches(Path status) {
+        try {
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith("voluntary_ctxt_switches:")) {
+                    return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // a thread that ended meanwhile, or not Linux
+        }
+        return -1;
     }
 
     private static com.sun.management.OperatingSystemMXBean operatingSystem() {

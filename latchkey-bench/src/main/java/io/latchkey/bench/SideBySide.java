@@ -269,12 +269,13 @@ public final class SideBySide {
         md.append("Where the time goes, per lock+unlock cycle: **round trips** = commands the client sent "
                 + "(`MONITOR`, in a separate 1 s pass so that the measured runs are not slowed); **client CPU** = "
                 + "CPU time of the whole benchmark JVM (callers, I/O threads, timers, GC) and **allocated** = bytes "
-                + "allocated by all its threads, both over the whole run, warm-up included (median of the "
-                + "repeats); **server executed** = every command the server ran, including those called inside Lua "
+                + "allocated by all its threads, **thread switches** = voluntary context switches of all its threads "
+                + "(each time a thread parks to wait for another: hand-offs, which on a busy machine each wait for "
+                + "a free core), all three over the whole run, warm-up included (median of the repeats); **server executed** = every command the server ran, including those called inside Lua "
                 + "scripts (`INFO commandstats` delta of the last repeat). Throughput moves with the machine's load; "
                 + "CPU and allocation per cycle hardly do.\n\n");
-        md.append("| scenario | side | round trips | client CPU µs | allocated KiB | server executed |\n")
-                .append("|---|---|---:|---:|---:|---|\n");
+        md.append("| scenario | side | round trips | client CPU µs | allocated KiB | thread switches | server executed |\n")
+                .append("|---|---|---|---:|---:|---:|---|\n");
         for (Scenario s : scenarios) {
             costRow(md, s.label(), ours, s);
             costRow(md, "", theirs, s);
@@ -289,7 +290,7 @@ public final class SideBySide {
         Cell c = cell(side, s);
         md.append("| ").append(label).append(" | ").append(side == limit ? "limit" : side.name()).append(" | ")
                 .append(roundTrips(side, s)).append(" | ").append(c.cpuMicros()).append(" | ").append(c.allocatedKib())
-                .append(" | ").append(c.commands()).append(" |\n");
+                .append(" | ").append(c.switches()).append(" | ").append(c.commands()).append(" |\n");
     }
 
     /** The median over repeats of ours ÷ theirs within the same repeat. */
@@ -379,6 +380,11 @@ public final class SideBySide {
         String allocatedKib() {
             double v = medianOf(runs.stream().map(r -> r.result().allocatedBytesPerCycle()).toList());
             return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.1f", v / 1024);
+        }
+
+        String switches() {
+            double v = medianOf(runs.stream().map(r -> r.result().contextSwitchesPerCycle()).toList());
+            return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.1f", v);
         }
 
         String latency() {

@@ -42,6 +42,7 @@ final class TimedRun {
         long[] measured = new long[threads];
         long[] all = new long[threads];
         long[] workerAllocated = new long[threads];
+        long[] workerSwitches = new long[threads];
         LatencyHistogram[] histograms = new LatencyHistogram[threads];
         List<Thread> workers = new ArrayList<>(threads);
         for (int i = 0; i < threads; i++) {
@@ -53,6 +54,7 @@ final class TimedRun {
                 long count = 0;
                 long total = 0;
                 long allocatedBefore = ResourceMeter.currentThreadAllocated();
+                long switchesBefore = ResourceMeter.currentThreadContextSwitches();
                 started.countDown();
                 try {
                     while (true) {
@@ -76,6 +78,7 @@ final class TimedRun {
                     measured[index] = count;
                     all[index] = total;
                     workerAllocated[index] = ResourceMeter.currentThreadAllocated() - allocatedBefore;
+                    workerSwitches[index] = ResourceMeter.currentThreadContextSwitches() - switchesBefore;
                     finished.countDown();
                 }
             }, "bench-" + label + "-" + i);
@@ -84,6 +87,7 @@ final class TimedRun {
         }
         long cpuBefore = ResourceMeter.processCpuNanos();
         long othersAllocatedBefore = ResourceMeter.liveThreadsAllocated();
+        long othersSwitchesBefore = ResourceMeter.liveThreadsContextSwitches();
         workers.forEach(Thread::start);
         started.await();
         sleepUnlessStopped(phase, warmup);
@@ -101,6 +105,7 @@ final class TimedRun {
         }
         long cpu = ResourceMeter.processCpuNanos() - cpuBefore;
         long allocated = ResourceMeter.liveThreadsAllocated() - othersAllocatedBefore;
+        long switches = ResourceMeter.liveThreadsContextSwitches() - othersSwitchesBefore;
         Throwable error = failure.get();
         if (!allBack) {
             error = new IllegalStateException(String.format(
@@ -116,14 +121,16 @@ final class TimedRun {
             cycles += measured[i];
             totalCycles += all[i];
         }
-        for (long bytes : workerAllocated) {
-            allocated += bytes;
+        for (int i = 0; i < threads; i++) {
+            allocated += workerAllocated[i];
+            switches += workerSwitches[i];
         }
         double seconds = (measureEnd - measureStart) / 1e9;
         boolean metered = cpuBefore >= 0 && othersAllocatedBefore >= 0 && totalCycles > 0;
         return new RunResult(cycles / seconds, totalCycles, merged.percentile(0.50), merged.percentile(0.99),
                 metered ? (double) cpu / totalCycles : Double.NaN,
-                metered ? (double) allocated / totalCycles : Double.NaN, error);
+                metered ? (double) allocated / totalCycles : Double.NaN,
+                othersSwitchesBefore >= 0 && totalCycles > 0 ? (double) switches / totalCycles : Double.NaN, error);
     }
 
     private static void sleepUnlessStopped(Phase phase, Duration duration) throws InterruptedException {
@@ -148,10 +155,12 @@ final class TimedRun {
      * @param p99Nanos 99th percentile cycle latency inside the window
      * @param cpuNanosPerCycle JVM CPU time over the whole run (warm-up included) per cycle, NaN if unknown
      * @param allocatedBytesPerCycle bytes allocated by every thread over the whole run per cycle, NaN if unknown
+     * @param contextSwitchesPerCycle voluntary context switches of all threads over the whole run per cycle (Linux
+     *        only, else NaN): how often a cycle parks one thread and wakes another
      * @param error the first failure, or null
      */
     record RunResult(double cyclesPerSecond, long totalCycles, long p50Nanos, long p99Nanos, double cpuNanosPerCycle,
-            double allocatedBytesPerCycle, Throwable error) {
+            double allocatedBytesPerCycle, double contextSwitchesPerCycle, Throwable error) {
         boolean ok() {
             return error == null;
         }
