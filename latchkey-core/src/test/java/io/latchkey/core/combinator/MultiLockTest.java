@@ -334,6 +334,26 @@ class MultiLockTest {
     }
 
     @Test
+    void composesWithRedLocks() throws InterruptedException {
+        List<LockClient> three = List.of(servers.client(0), servers.client(1), servers.client(2));
+        DistributedLock red1 = Locks.redLock(MemServers.locks(three, "r1"));
+        DistributedLock red2 = Locks.redLock(MemServers.locks(three, "r2"));
+        DistributedLock both = Locks.multiLock(red2, red1);
+
+        try (LockLease lease = both.acquire(Duration.ofSeconds(5))) {
+            assertThat(lease.isValid()).isTrue();
+            assertThat(Locks.redLock(MemServers.locks(List.of(servers.client(0), servers.client(1),
+                    servers.client(2)), "r2")).tryAcquire(Duration.ZERO)).isEmpty();
+        }
+        both.lock();
+        assertThat(red1.isHeldByCurrentThread()).isTrue();
+        assertThat(red2.isHeldByCurrentThread()).isTrue();
+        both.unlock();
+        assertThat(red1.isLocked()).isFalse();
+        assertThat(red2.isLocked()).isFalse();
+    }
+
+    @Test
     void checksItsArguments() {
         DistributedLock a = servers.client(0).lock("a");
         assertThatThrownBy(() -> Locks.multiLock()).isInstanceOf(IllegalArgumentException.class)

@@ -287,6 +287,35 @@ class RedLockTest {
     }
 
     @Test
+    void uninterruptibleLockKeepsWaitingAndRestoresTheInterrupt() throws Exception {
+        List<LockLease> competitor = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            competitor.add(others.get(i).lock(NAME).acquire());
+        }
+        RedLock lock = redLock();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                lock.lock();
+                outcome.set(Thread.currentThread().isInterrupted());
+                lock.unlock();
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        }, "redlock-uninterruptible");
+        waiter.start();
+        await().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5)).until(() -> lockedServers() > 3);
+        waiter.interrupt();
+        competitor.get(0).release();
+        waiter.join(5000);
+
+        assertThat(outcome.get()).isEqualTo(Boolean.TRUE);
+        competitor.get(1).release();
+        competitor.get(2).release();
+        assertThat(lockedServers()).isZero();
+    }
+
+    @Test
     void threadOwnedIsReentrantPerInstance() throws InterruptedException {
         RedLock lock = redLock();
         assertThat(lock.quorum()).isEqualTo(3);
