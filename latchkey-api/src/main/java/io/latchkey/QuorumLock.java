@@ -130,13 +130,20 @@ final class QuorumLock implements RedLock {
             long leaseNanos = CombinatorArgs.saturatedNanos(leaseTime);
             validUntil = start + leaseNanos - driftNanos(leaseNanos);
         }
-        boolean quorate = taken.size() >= quorum && taken.stream().allMatch(LockLease::isValid);
-        if (quorate && (watchdog || validUntil - now > 0)) {
-            QuorumLease lease = new QuorumLease(name, taken, quorum, parts.size(), watchdog, validUntil);
-            return CompletableFuture.completedFuture(new Attempt(lease, taken.size(), busy, failed, errors));
-        }
+        List<LockLease> valid = new ArrayList<>(taken.size());
         List<CompletableFuture<Void>> releases = new ArrayList<>();
         for (LockLease lease : taken) {
+            if (lease.isValid()) {
+                valid.add(lease);
+            } else {
+                releases.add(CombinatorArgs.releaseQuietly(lease));   // lost already: cannot count
+            }
+        }
+        if (valid.size() >= quorum && (watchdog || validUntil - now > 0)) {
+            QuorumLease lease = new QuorumLease(name, valid, quorum, parts.size(), watchdog, validUntil);
+            return CompletableFuture.completedFuture(new Attempt(lease, valid.size(), busy, failed, errors));
+        }
+        for (LockLease lease : valid) {
             releases.add(CombinatorArgs.releaseQuietly(lease));
         }
         Attempt failure = new Attempt(null, taken.size(), busy, failed, errors);
