@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every {@code renewalInterval} the tick takes every held watchdog lease, groups them by {@link RemoteLockOps}
  * and sends ONE {@link RemoteLockOps#renew} per group, whatever the number of locks. A group whose previous
- * renewal has not answered yet is skipped (not piled up) until the operation timeout has passed. A lease whose
- * local bound ({@link Hold#leaseBoundNanos()}) passes without a successful renewal is marked lost.
+ * renewal has not answered yet is skipped (not piled up) until the operation timeout has passed. A lease is marked
+ * lost when the backend reports it gone, or when its local bound ({@link Hold#leaseBoundNanos()}) has passed and
+ * a renewal failed or is still unanswered.
  *
  * <p>Tasks on this thread never block: they send asynchronous requests and update local state.
  */
@@ -125,9 +126,9 @@ final class Watchdog {
         for (Hold h : renewed) {
             if (!h.isHeld()) {
                 renewed.remove(h);
-            } else if (now - h.leaseBoundNanos() >= 0) {
-                h.markLost(String.format("it was not renewed within its lease of %d ms", h.grant.leaseMillis()));
             } else {
+                // even past its local bound a hold is sent: if the backend still has this exact grant (same
+                // token), the lock was never free in between, so a late tick alone does not lose it
                 batches.computeIfAbsent(h.slot.ops, k -> new ArrayList<>()).add(h);
             }
         }
@@ -135,6 +136,13 @@ final class Watchdog {
             RemoteLockOps ops = batch.getKey();
             Long since = inFlightSince.get(ops);
             if (since != null && now - since < engine.remoteTimeoutNanos()) {
+                // the previous renewal has not answered: what it cannot confirm any more is lost
+                for (Hold h : batch.getValue()) {
+                    if (now - h.leaseBoundNanos() >= 0) {
+                        h.markLost(String.format("its renewal got no answer within its lease of %d ms",
+                                h.grant.leaseMillis()));
+                    }
+                }
                 continue;
             }
             inFlightSince.put(ops, now);
