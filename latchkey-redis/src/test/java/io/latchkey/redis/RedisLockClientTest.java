@@ -132,6 +132,31 @@ class RedisLockClientTest {
     }
 
     @Test
+    void closeStopsTheClientsThreads() throws Exception {
+        String name = uniqueName("threads");
+        LockClient other = LockClient.connect(redis.uri(), fastOptions());
+        String id = other.clientId().substring(0, 8);
+        LockLease held = client.lock(name).acquire();
+        // A timed wait starts the timer; a watchdog lease starts the watchdog.
+        assertThat(other.lock(name).tryAcquire(Duration.ofMillis(100))).isEmpty();
+        other.lock(uniqueName("threads-2")).acquire();
+        assertThat(threadsNamed(id)).isNotEmpty().allMatch(Thread::isDaemon);
+        other.close();
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> threadsNamed(id).isEmpty());
+        held.release();
+    }
+
+    private static List<Thread> threadsNamed(String clientIdPrefix) {
+        List<Thread> found = new ArrayList<>();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("latchkey-redis-") && t.getName().endsWith(clientIdPrefix) && t.isAlive()) {
+                found.add(t);
+            }
+        }
+        return found;
+    }
+
+    @Test
     void twoClientsExcludeEachOther() throws Exception {
         String name = uniqueName("exclusion");
         int[] counter = {0};
