@@ -193,7 +193,27 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
     }
 
     private void lost(Grant grant) {
-        // The engine learns of the loss from the watchdog's next check (a missing node); see README.
+        grantLost(grant, "its ZooKeeper session expired or its lease ran out, so its node "
+                + ((io.latchkey.zookeeper.internal.ZkHold) grant.backendState()).path() + " is gone");
+    }
+
+    /**
+     * A held lock is in doubt while the connection is suspended (its session may still be alive or may have
+     * expired): leases report {@code isValid() == false} until the connection comes back.
+     */
+    @Override
+    protected boolean isGrantCertain(Grant grant) {
+        return !session.isSuspended();
+    }
+
+    @Override
+    protected RemoteLockOps readLockOps() {
+        return readOps;
+    }
+
+    @Override
+    protected RemoteLockOps writeLockOps() {
+        return writeOps;
     }
 
     @Override
@@ -208,12 +228,14 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
 
     @Override
     public DistributedSemaphore semaphore(String name) {
+        checkOpen();
         String path = full(base + "/semaphores/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
         return new ZkSemaphore(session, name, path, semaphorePermits.computeIfAbsent(path, p -> ZkSemaphore.newHeldTable()));
     }
 
     @Override
     public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        checkOpen();
         String path = full(base + "/permits/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
         return new ZkPermitExpirableSemaphore(session, name, path,
                 permitLeases.computeIfAbsent(path, p -> new ConcurrentHashMap<>()));
@@ -221,6 +243,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
 
     @Override
     public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
         return new ZkCountDownLatch(session, ZNodeNames.checkName(name),
                 full(base + "/latches/" + ZNodeNames.escape(name)));
     }

@@ -55,9 +55,10 @@ final class LockAttempt {
             finishEmpty();
             return;
         }
-        if (request.deadlineNanos() != AcquireRequest.NO_DEADLINE) {
-            long wait = request.remainingNanos();
-            deadlineTimer = ops.session.scheduler().schedule(this::giveUp, Math.max(wait, 0), TimeUnit.NANOSECONDS);
+        // A single attempt (deadline already passed) is decided by its first listing, not raced by a timer.
+        if (request.deadlineNanos() != AcquireRequest.NO_DEADLINE && !request.isExpired()) {
+            deadlineTimer = ops.session.scheduler().schedule(this::giveUp, request.remainingNanos(),
+                    TimeUnit.NANOSECONDS);
         }
         request.cancelled().thenRun(this::giveUp);
         create();

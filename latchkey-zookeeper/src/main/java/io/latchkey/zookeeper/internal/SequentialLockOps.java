@@ -189,6 +189,11 @@ public final class SequentialLockOps implements RemoteLockOps {
     }
 
     @Override
+    public boolean shared() {
+        return kind == Kind.READ;
+    }
+
+    @Override
     public boolean supportsHandOff() {
         return handOff;
     }
