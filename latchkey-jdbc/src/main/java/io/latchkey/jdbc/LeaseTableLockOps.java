@@ -250,7 +250,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
     }
 
     private Attempt busy(Connection c, Waiter w) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.state)) {
+        try (PreparedStatement ps = c.prepareStatement(sql.markWaiting)) {
             runner.limit(ps);
             ps.setString(1, w.key);
             try (ResultSet rs = ps.executeQuery()) {

@@ -20,6 +20,8 @@ final class LeaseTableSql {
     final String stateWithAge;
     /** Release by owner and token; PostgreSQL also notifies waiters (payload: the lock name). */
     final String release;
+    /** PostgreSQL: flags a held row as awaited (so that its release notifies) and returns its state. */
+    final String markWaiting;
     final String handOff;
     final String isLocked;
     final String forceUnlock;
@@ -38,13 +40,19 @@ final class LeaseTableSql {
                         + " token = CASE WHEN " + free + " THEN l.token + 1 ELSE l.token END,"
                         + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
                         + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
+                        + " waiting = CASE WHEN " + free + " THEN FALSE ELSE l.waiting END,"
                         + " owner = EXCLUDED.owner,"
                         + " expires_at = EXCLUDED.expires_at"
                         + " WHERE " + free + " OR l.owner = EXCLUDED.owner"
                         + " RETURNING l.token";
+                // NOTIFY serializes committing transactions on a global queue lock: only send it when a waiter
+                // has flagged the row (markWaiting); the next free-to-held acquire clears the flag.
                 release = "WITH r AS (UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
                         + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now
-                        + " RETURNING lock_name) SELECT pg_notify(?, lock_name) FROM r";
+                        + " RETURNING lock_name, waiting)"
+                        + " SELECT CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r";
+                markWaiting = "UPDATE " + table + " SET waiting = TRUE WHERE lock_name = ? AND owner IS NOT NULL"
+                        + " AND expires_at > " + now + " RETURNING owner, token, expires_at - " + now + ", acquired_at";
                 forceUnlock = "WITH r AS (UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
                         + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now
                         + " RETURNING lock_name) SELECT pg_notify(?, lock_name) FROM r";
@@ -65,6 +73,7 @@ final class LeaseTableSql {
                         + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
                 forceUnlock = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
                         + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now;
+                markWaiting = null;
                 break;
             case H2:
             default:
@@ -80,6 +89,7 @@ final class LeaseTableSql {
                         + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
                 forceUnlock = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
                         + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now;
+                markWaiting = null;
                 break;
         }
         state = "SELECT owner, token, expires_at - " + now + ", acquired_at FROM " + table + " WHERE lock_name = ?";
@@ -90,7 +100,8 @@ final class LeaseTableSql {
                 + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
         isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
                 + now;
-        probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at FROM " + table + " WHERE 1 = 0";
+        probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at"
+                + (dialect == SqlDialect.POSTGRESQL ? ", waiting" : "") + " FROM " + table + " WHERE 1 = 0";
     }
 
     /** PostgreSQL: renews every listed (name, owner, token) whose lease has not run out; returns the renewed. */

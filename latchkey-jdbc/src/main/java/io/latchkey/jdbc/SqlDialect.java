@@ -75,6 +75,15 @@ public enum SqlDialect {
                         + "  acquired_at BIGINT NOT NULL\n"
                         + ") ENGINE=InnoDB";
             case POSTGRESQL:
+                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                        + "  lock_name   VARCHAR(640) NOT NULL PRIMARY KEY,\n"
+                        + "  owner       VARCHAR(255),\n"
+                        + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
+                        + "  token       BIGINT       NOT NULL,\n"
+                        + "  expires_at  BIGINT       NOT NULL,\n"
+                        + "  acquired_at BIGINT       NOT NULL,\n"
+                        + "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE\n"
+                        + ")";
             case H2:
             default:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
