@@ -109,7 +109,19 @@ final class AcquireOperation implements Runnable {
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis + 1)
                 : ops.noTtlRecheckNanos();
         long delay = Math.min(recheckNanos, request.remainingNanos());
-        timer = ops.scheduler().schedule(() -> fire(gen), delay, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> t;
+        try {
+            t = ops.scheduler().schedule(() -> fire(gen), delay, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // The client is closing; the engine cancels this request.
+            return;
+        }
+        timer = t;
+        if (armed.get() != gen) {
+            // Already woken (message or cancellation) before the timer existed.
+            t.cancel(false);
+            return;
+        }
         if ((c != null && c.messageCount() != seenMessages) || request.isCancelled()) {
             // A message arrived after the attempt was sent (maybe the release that made the lock free).
             fire(gen);

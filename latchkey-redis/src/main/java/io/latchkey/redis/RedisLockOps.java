@@ -166,7 +166,8 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return executor.call(executor.commands().exists(keys(name).lockKey), "EXISTS").thenApply(n -> n > 0);
+        String key = keys(name).lockKey;
+        return executor.call(() -> executor.commands().exists(key), "EXISTS").thenApply(n -> n > 0);
     }
 
     @Override

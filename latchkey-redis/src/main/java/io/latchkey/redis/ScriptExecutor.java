@@ -45,13 +45,26 @@ final class ScriptExecutor {
 
     <T> CompletableFuture<T> run(LockScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        RedisFuture<T> first = commands.evalsha(script.sha, type, keys, args);
+        RedisFuture<T> first;
+        try {
+            first = commands.evalsha(script.sha, type, keys, args);
+        } catch (RuntimeException e) {
+            // A closed connection throws rather than failing the future: report it the same way.
+            result.completeExceptionally(errors.map(e, script.name));
+            return result;
+        }
         bound(first, result, script.name);
         first.whenComplete((value, error) -> {
             if (error == null) {
                 result.complete(value);
             } else if (RedisErrors.isNoScript(error)) {
-                RedisFuture<T> retry = commands.eval(script.source, type, keys, args);
+                RedisFuture<T> retry;
+                try {
+                    retry = commands.eval(script.source, type, keys, args);
+                } catch (RuntimeException e) {
+                    result.completeExceptionally(errors.map(e, script.name));
+                    return;
+                }
                 bound(retry, result, script.name);
                 retry.whenComplete((v, e) -> {
                     if (e == null) {
@@ -67,9 +80,16 @@ final class ScriptExecutor {
         return result;
     }
 
-    /** Bounds a plain command like a script. */
-    <T> CompletableFuture<T> call(RedisFuture<T> command, String operation) {
+    /** Sends a plain command, bounded and with errors mapped like a script's. */
+    <T> CompletableFuture<T> call(java.util.function.Supplier<RedisFuture<T>> send, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        RedisFuture<T> command;
+        try {
+            command = send.get();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(errors.map(e, operation));
+            return result;
+        }
         bound(command, result, operation);
         command.whenComplete((v, e) -> {
             if (e == null) {

@@ -39,7 +39,7 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
             if (c == null) {
                 c = new Channel(channel);
                 channels.put(channel, c);
-                c.subscribed = executor.call(connection.async().subscribe(channel), "SUBSCRIBE " + channel);
+                c.subscribed = executor.call(() -> connection.async().subscribe(channel), "SUBSCRIBE " + channel);
             }
             c.references++;
             return c;
@@ -54,7 +54,11 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         try {
             if (--c.references == 0 && channels.remove(c.name, c)) {
                 // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
-                connection.async().unsubscribe(c.name);
+                try {
+                    connection.async().unsubscribe(c.name);
+                } catch (RuntimeException e) {
+                    // The connection is closing: its subscriptions end with it.
+                }
             }
         } finally {
             lock.unlock();
