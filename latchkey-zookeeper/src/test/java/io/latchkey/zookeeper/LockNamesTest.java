@@ -1,0 +1,70 @@
+package io.latchkey.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.zookeeper.internal.ZNodeNames;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.Test;
+
+/** A lock name is one znode name: nothing reaches outside the namespace. */
+class LockNamesTest {
+
+    private static final List<String> HOSTILE = List.of(".", "..", "../..", "/", "a/b", "../../zookeeper",
+            "/zookeeper/quota", "%2F", "%", "a%2Fb", "...", " ", "ünïcødé/..", "\uD83D\uDD12", "zookeeper");
+
+    @Test
+    void escapingGivesOneSafeSegmentPerName() {
+        Set<String> seen = new HashSet<>();
+        for (String name : HOSTILE) {
+            String segment = ZNodeNames.escape(name);
+            assertThat(segment).doesNotContain("/").isNotIn(".", "..").isNotEmpty();
+            assertThat(segment.chars()).allMatch(c -> c > 0x20 && c < 0x7f);
+            assertThat(ZNodeNames.unescape(segment)).isEqualTo(name);
+            assertThat(seen.add(segment)).as("injective for %s", name).isTrue();
+        }
+    }
+
+    @Test
+    void controlCharactersAreRejected() {
+        try (LockClient client = LockClient.connect(SharedZooKeeper.server().uri())) {
+            for (String bad : List.of("a\u0000b", "line\nbreak", "tab\t", "\u007f", "")) {
+                assertThatThrownBy(() -> client.lock(bad)).isInstanceOf(IllegalArgumentException.class);
+            }
+            assertThatThrownBy(() -> client.lock("x".repeat(513))).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void hostileNamesStayInsideTheNamespace() throws Exception {
+        String ns = "names-" + UUID.randomUUID();
+        try (CuratorFramework curator = SharedZooKeeper.curator();
+             ZooKeeperLockClient client = ZooKeeperLockClient.create(curator,
+                     ClientOptions.builder().namespace(ns).build())) {
+            var before = curator.getChildren().forPath("/");
+            for (String name : HOSTILE) {
+                DistributedLock lock = client.lock(name);
+                lock.lock();
+                try {
+                    String path = client.lockPath(name);
+                    assertThat(path).startsWith("/latchkey/" + ns + "/locks/");
+                    assertThat(path.substring(("/latchkey/" + ns + "/locks/").length())).doesNotContain("/");
+                    assertThat(curator.getChildren().forPath(path)).hasSize(1);
+                } finally {
+                    lock.unlock();
+                }
+            }
+            assertThat(curator.getChildren().forPath("/latchkey/" + ns + "/locks")).hasSize(HOSTILE.size());
+            Set<String> allowed = new HashSet<>(before);
+            allowed.add("latchkey");
+            assertThat(curator.getChildren().forPath("/")).isSubsetOf(allowed);
+        }
+    }
+}
