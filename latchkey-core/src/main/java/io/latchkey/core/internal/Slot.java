@@ -167,6 +167,8 @@ final class Slot {
                         w.state = Waiter.State.GRANTED;
                         Hold h = new Hold(this, w.ownerId, w.threadOwned, g, engine.time.nanoTime());
                         holders.put(w.ownerId, h);
+                        // a loss this owner never unlocked is superseded by the new hold
+                        lostHolds.remove(w.ownerId);
                         if (!handOff) {
                             handOffStreak = 0;
                         }
@@ -530,8 +532,12 @@ final class Slot {
             Hold h = holders.get(ownerId);
             if (h != null && h.threadOwned) {
                 if (!h.isHeld()) {
-                    // lost a moment ago; onHoldLost has not moved it yet
+                    // lost a moment ago; onHoldLost has not moved it yet: do it here, keeping the count so that
+                    // every pending unlock of a nested hold reports the loss
                     holders.remove(ownerId);
+                    if (--h.count > 0) {
+                        lostHolds.put(ownerId, h);
+                    }
                     idleCheckLocked();
                     return new LostUnlock(h);
                 }

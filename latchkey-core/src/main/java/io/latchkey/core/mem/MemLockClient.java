@@ -2,6 +2,10 @@ package io.latchkey.core.mem;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
@@ -9,6 +13,8 @@ import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The in-memory backend: {@code mem://<server>}. Every client connected to the same server name in this JVM shares
@@ -25,10 +31,13 @@ import java.util.Set;
  */
 public class MemLockClient extends AbstractLockClient {
 
-    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(
-            EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.PUSH_WAKEUP));
+    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
+            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
+            Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP));
 
     private final MemServer server;
+    /** Synchronizer waits in progress, failed by close(). */
+    private final Set<CompletableFuture<?>> waits = ConcurrentHashMap.newKeySet();
 
     /**
      * Connects to the in-process server {@code serverName}, creating it on first use.
@@ -85,12 +94,60 @@ public class MemLockClient extends AbstractLockClient {
     }
 
     @Override
+    public DistributedSemaphore semaphore(String name) {
+        checkOpen();
+        return new MemSemaphore(this, checkName(name), synchronizerKey("semaphore", name));
+    }
+
+    @Override
+    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        checkOpen();
+        return new MemPermitExpirableSemaphore(this, checkName(name), synchronizerKey("permits", name));
+    }
+
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
+        return new MemCountDownLatch(this, checkName(name), synchronizerKey("latch", name));
+    }
+
+    /** Each kind has its own key space; the NUL keeps namespace and name apart (see {@link MemLockOps}). */
+    private String synchronizerKey(String kind, String name) {
+        return kind + '\u0000' + options().namespace() + '\u0000' + name;
+    }
+
+    MemServer server() {
+        return server;
+    }
+
+    void ensureOpen() {
+        checkOpen();
+    }
+
+    /** Remembers a wait so that close() can fail it; forgets it when it completes. */
+    <T> CompletableFuture<T> track(CompletableFuture<T> wait) {
+        if (!wait.isDone()) {
+            waits.add(wait);
+            wait.whenComplete((r, e) -> waits.remove(wait));
+            if (isClosed()) {
+                wait.completeExceptionally(new LockUnavailableException("client closed"));
+            }
+        }
+        return wait;
+    }
+
+    @Override
     public Set<Capability> capabilities() {
         return CAPABILITIES;
     }
 
     @Override
     protected void closeBackend() {
+        LockUnavailableException closed = new LockUnavailableException(
+                String.format("client closed (mem server '%s')", server.name()));
+        for (CompletableFuture<?> wait : waits) {
+            wait.completeExceptionally(closed);
+        }
         server.detach();
     }
 }

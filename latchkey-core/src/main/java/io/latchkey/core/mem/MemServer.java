@@ -49,6 +49,7 @@ final class MemServer {
     /** Guarded by REGISTRY_LOCK. */
     private int clients;
     private volatile ScheduledThreadPoolExecutor scheduler;
+    final MemSynchronizerStore synchronizers = new MemSynchronizerStore(this);
 
     private MemServer(String serverName) {
         this.serverName = serverName;
@@ -119,6 +120,9 @@ final class MemServer {
             lock.unlock();
         }
         after.forEach(Runnable::run);
+        if (!up) {
+            synchronizers.failAll();
+        }
     }
 
     boolean isAvailable() {
@@ -466,7 +470,8 @@ final class MemServer {
         }
     }
 
-    private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    /** Runs {@code task} on the server's thread after {@code delayNanos}; {@code null} when no client is open. */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
         ScheduledThreadPoolExecutor ex = scheduler;
         if (ex == null) {
             return null;
