@@ -266,6 +266,29 @@ public final class SideBySide {
                     + "median (cells show ±half the max−min spread where it exceeds 5 %%).", worstSpread * 50));
         }
         md.append("\n\n");
+        md.append("The same runs by **median cycle latency** (median over repeats of each run's p50). On a machine "
+                + "shared with other work, bursts of foreign load land on random runs and drag their mean-based "
+                + "throughput down; the median cycle shows what the client itself costs. Contended rows are left out: "
+                + "there the median only shows how unfair a lock is (a thread that re-takes the lock it just released "
+                + "has a short cycle, the others wait; see the p99).\n\n");
+        md.append("| scenario | ").append(theirs.name()).append(" p50 ÷ ").append(ours.name()).append(" p50");
+        if (limit != null) {
+            md.append(" | limit p50 ÷ ").append(ours.name()).append(" p50");
+        }
+        md.append(" |\n|---|---:|").append(limit != null ? "---:|" : "").append('\n');
+        for (Scenario s : scenarios) {
+            if (s.contended()) {
+                continue;
+            }
+            Cell a = cell(ours, s);
+            Cell b = cell(theirs, s);
+            md.append("| ").append(s.label()).append(" | ").append(latencyRatio(b, a));
+            if (limit != null) {
+                md.append(" | ").append(latencyRatio(cell(limit, limitScenario(s.threads())), a));
+            }
+            md.append(" |\n");
+        }
+        md.append('\n');
         md.append("Where the time goes, per lock+unlock cycle: **round trips** = commands the client sent "
                 + "(`MONITOR`, in a separate 1 s pass so that the measured runs are not slowed); **client CPU** = "
                 + "CPU time of the whole benchmark JVM (callers, I/O threads, timers, GC) and **allocated** = bytes "
@@ -291,6 +314,13 @@ public final class SideBySide {
         md.append("| ").append(label).append(" | ").append(side == limit ? "limit" : side.name()).append(" | ")
                 .append(roundTrips(side, s)).append(" | ").append(c.cpuMicros()).append(" | ").append(c.allocatedKib())
                 .append(" | ").append(c.switches()).append(" | ").append(c.commands()).append(" |\n");
+    }
+
+    /** {@code slower}'s median p50 ÷ {@code faster}'s, formatted: how many times shorter the faster side's cycle is. */
+    private static String latencyRatio(Cell slower, Cell faster) {
+        double a = slower.p50Median();
+        double b = faster.p50Median();
+        return Double.isNaN(a) || Double.isNaN(b) || b <= 0 ? "—" : String.format("%.2f×", a / b);
     }
 
     /** The median over repeats of ours ÷ theirs within the same repeat. */
@@ -385,6 +415,10 @@ public final class SideBySide {
         String switches() {
             double v = medianOf(runs.stream().map(r -> r.result().contextSwitchesPerCycle()).toList());
             return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.1f", v);
+        }
+
+        double p50Median() {
+            return ok() ? medianOf(runs.stream().map(r -> (double) r.result().p50Nanos()).toList()) : Double.NaN;
         }
 
         String latency() {
