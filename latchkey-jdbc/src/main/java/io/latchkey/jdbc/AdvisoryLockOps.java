@@ -102,8 +102,12 @@ final class AdvisoryLockOps implements RemoteLockOps {
         try {
             long sentAt = time.nanoTime();
             boolean got = tryOnce(c, request.name());
-            if (!got && !request.isExpired() && !request.isCancelled()) {
+            while (!got && !request.isExpired() && !request.isCancelled()) {
+                // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
                 got = waitFor(c, request);
+                if (postgres) {
+                    break;
+                }
             }
             if (!got) {
                 return null;
@@ -149,7 +153,7 @@ final class AdvisoryLockOps implements RemoteLockOps {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             bindKey(ps, 1, request.name());
             if (!postgres) {
-                ps.setDouble(2, remainingNanos == Long.MAX_VALUE ? -1 : Math.max(0.001, remainingNanos / 1e9));
+                ps.setDouble(2, Math.min(3600, Math.max(0.001, remainingNanos / 1e9)));
             }
             ScheduledFuture<?> deadline = remainingNanos == Long.MAX_VALUE ? null
                     : runner.timer().schedule(() -> cancel(ps), remainingNanos, TimeUnit.NANOSECONDS);

@@ -43,6 +43,14 @@ class BadInputTest {
     }
 
     @Test
+    void advisoryLocksOnH2AreRefused() {
+        try (HikariDataSource ds = TestDatabases.pool(TestDatabases.jdbcUrl(SqlDialect.H2), 2)) {
+            assertThatThrownBy(() -> JdbcAdvisoryLockClient.create(ds))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("H2 has none");
+        }
+    }
+
+    @Test
     void identifiersThatCouldInjectSqlAreRejected() {
         assertThatThrownBy(() -> JdbcOptions.builder().tableName("locks; DROP TABLE users"))
                 .isInstanceOf(IllegalArgumentException.class)

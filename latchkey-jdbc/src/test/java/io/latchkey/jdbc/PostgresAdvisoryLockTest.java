@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class PostgresAdvisoryLockTest extends AdvisoryLockTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.POSTGRESQL;
+    }
+}

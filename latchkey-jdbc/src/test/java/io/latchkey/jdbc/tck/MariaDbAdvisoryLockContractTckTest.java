@@ -1,0 +1,25 @@
+package io.latchkey.jdbc.tck;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.tck.LockContractTck;
+import java.time.Duration;
+
+/** The TCK's {@link LockContractTck} on MariaDb advisory locks ({@code JdbcAdvisoryLockClient}). */
+class MariaDbAdvisoryLockContractTckTest extends LockContractTck {
+
+    @Override
+    protected LockClient newClient(ClientOptions options) {
+        return AdvisoryPools.client(JdbcTckDatabases.mariaDb(), options);
+    }
+
+    @Override
+    protected String backendName() {
+        return "jdbc-advisory";
+    }
+
+    @Override
+    protected Duration watchdogTimeout() {
+        return JdbcTckDatabases.WATCHDOG;
+    }
+}
