@@ -1,0 +1,217 @@
+package io.latchkey.bench.zookeeper;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedLock;
+import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.ZooKeeperLockClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * The ZooKeeper rows of the benchmark: Latchkey's ZooKeeper lock and Curator's {@code InterProcessMutex} on the same
+ * embedded ZooKeeper server, in one run, each with one client (one session) shared by all its threads:
+ *
+ * <ul>
+ *   <li>lock+unlock cycles/s with 1 thread and 16 threads, each thread on its own path (uncontended);</li>
+ *   <li>lock+unlock cycles/s with 16 threads on one path (contended).</li>
+ * </ul>
+ *
+ * <p>Rows alternate between the two contenders and the best of {@code --rounds} runs is kept, so that a noisy
+ * shared machine penalises both alike. The server runs with {@code forceSync=no} (no fsync per transaction) so the
+ * rows measure the clients and the protocol rather than the disk.
+ *
+ * <p>Usage: {@code ZooKeeperSideBySide [--connect host:port] [--seconds N] [--rounds N]}; without
+ * {@code --connect} it starts an {@link EmbeddedZooKeeper}.
+ */
+public final class ZooKeeperSideBySide {
+
+    private ZooKeeperSideBySide() {
+    }
+
+    /** One side of the comparison: a lock factory on one shared client. */
+    interface Contender extends AutoCloseable {
+        String name();
+
+        /** A lock+unlock cycle body for a thread working on {@code path}. */
+        Cycle cycleOn(String path) throws Exception;
+
+        @Override
+        void close();
+    }
+
+    @FunctionalInterface
+    interface Cycle {
+        void run() throws Exception;
+    }
+
+    static final class LatchkeyContender implements Contender {
+        private final ZooKeeperLockClient client;
+
+        LatchkeyContender(String connectString) {
+            client = ZooKeeperLockClient.connect("zookeeper://" + connectString,
+                    ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(30)).build());
+        }
+
+        @Override
+        public String name() {
+            return "Latchkey";
+        }
+
+        @Override
+        public Cycle cycleOn(String path) {
+            DistributedLock lock = client.lock(path);
+            return () -> {
+                lock.lock();
+                lock.unlock();
+            };
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    static final class CuratorContender implements Contender {
+        private final CuratorFramework curator;
+        private final java.util.Map<String, InterProcessMutex> mutexes = new java.util.concurrent.ConcurrentHashMap<>();
+
+        CuratorContender(String connectString) throws InterruptedException {
+            curator = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(30_000)
+                    .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000)).build();
+            curator.start();
+            curator.blockUntilConnected(10, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public String name() {
+            return "Curator";
+        }
+
+        @Override
+        public Cycle cycleOn(String path) {
+            // one InterProcessMutex per path, shared by the threads on it (it is thread-safe: one node per thread)
+            InterProcessMutex mutex = mutexes.computeIfAbsent(path,
+                    p -> new InterProcessMutex(curator, "/curator-bench/" + p));
+            return () -> {
+                mutex.acquire();
+                mutex.release();
+            };
+        }
+
+        @Override
+        public void close() {
+            curator.close();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        String connect = option(args, "--connect", null);
+        int seconds = Integer.parseInt(option(args, "--seconds", "5"));
+        int rounds = Integer.parseInt(option(args, "--rounds", "2"));
+        EmbeddedZooKeeper server = null;
+        if (connect == null) {
+            System.setProperty("zookeeper.forceSync", "no");
+            server = EmbeddedZooKeeper.start();
+            connect = server.connectString();
+        }
+        try (LatchkeyContender latchkey = new LatchkeyContender(connect);
+             CuratorContender curator = new CuratorContender(connect)) {
+            List<Contender> contenders = List.of(latchkey, curator);
+            String[] rowNames = {"1 thread, distinct paths", "16 threads, distinct paths", "16 threads, one path"};
+            int[][] shapes = {{1, 0}, {16, 0}, {16, 1}};
+            double[][] best = new double[rowNames.length][contenders.size()];
+            for (Contender c : contenders) {
+                System.out.printf("%s: warm-up…%n", c.name());
+                run(c, 4, false, 2, "warm");
+            }
+            for (int round = 0; round < rounds; round++) {
+                for (int r = 0; r < rowNames.length; r++) {
+                    for (int i = 0; i < contenders.size(); i++) {
+                        Contender c = contenders.get(i);
+                        double rate = run(c, shapes[r][0], shapes[r][1] == 1, seconds, "r" + round + "x" + r);
+                        System.out.printf(Locale.ROOT, "round %d, %-26s %-8s %,10.0f cycles/s%n", round + 1,
+                                rowNames[r], c.name(), rate);
+                        best[r][i] = Math.max(best[r][i], rate);
+                    }
+                }
+            }
+            System.out.println();
+            System.out.printf("ZooKeeper %s (%s, forceSync=no), one client per side, %d cores, best of %d × %d s%n",
+                    org.apache.zookeeper.Version.getFullVersion().split("-")[0],
+                    server != null ? "embedded in this JVM" : connect,
+                    Runtime.getRuntime().availableProcessors(), rounds, seconds);
+            System.out.println("| lock+unlock cycles/s | Latchkey | Curator InterProcessMutex | ratio |");
+            System.out.println("|---|---:|---:|---:|");
+            for (int r = 0; r < rowNames.length; r++) {
+                System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2f× |%n", rowNames[r], best[r][0],
+                        best[r][1], best[r][0] / best[r][1]);
+            }
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    /** Cycles/s of {@code threads} threads, each on its own path or all on one, for {@code seconds}. */
+    static double run(Contender c, int threads, boolean onePath, int seconds, String tag) throws Exception {
+        LongAdder cycles = new LongAdder();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            String path = onePath ? "bench-" + tag : "bench-" + tag + "-" + t;
+            Cycle cycle = c.cycleOn(path);
+            Thread w = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                    while (!stop.get()) {
+                        cycle.run();
+                        cycles.increment();
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }, "bench-" + c.name() + "-" + t);
+            workers.add(w);
+            w.start();
+        }
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
+        stop.set(true);
+        long done = cycles.sum();
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        for (Thread w : workers) {
+            w.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        if (!failures.isEmpty()) {
+            throw new IllegalStateException(c.name() + " failed: " + failures.get(0), failures.get(0));
+        }
+        return done / elapsed;
+    }
+
+    private static String option(String[] args, String name, String fallback) {
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return fallback;
+    }
+}
