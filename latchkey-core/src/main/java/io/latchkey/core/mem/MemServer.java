@@ -131,7 +131,8 @@ final class MemServer {
 
     private LockUnavailableException unavailable(String operation, String key) {
         return new LockUnavailableException(String.format(
-                "mem server '%s' is unavailable: %s of lock '%s' failed", serverName, operation, key));
+                "mem server '%s' is unavailable: %s of lock '%s' failed", serverName, operation,
+                MemSynchronizerStore.display(key)));
     }
 
     // ---------------------------------------------------------------------------------------------- operations
