@@ -84,7 +84,7 @@ final class Connector {
         connecting.setDaemon(true);
         connecting.start();
         try {
-            return task.get(timeout.toMillis() * 2 + 5000, TimeUnit.MILLISECONDS);
+            return task.get(timeout.toMillis() * 2 + 15_000, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             task.cancel(true);
             throw unreachable(uri, timeout, null);

@@ -28,6 +28,13 @@ final class CriticalSection {
         return new Purchase(Result.ORDERED, 0, acquireNanos);
     }
 
+    /** For callbacks that may not throw {@link InterruptedException}; an interrupt ends the pause early. */
+    static void pauseUninterruptibly(Duration pause) {
+        if (!pause.isZero()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(pause.toNanos());
+        }
+    }
+
     static void pause(Duration pause) throws InterruptedException {
         if (!pause.isZero()) {
             Thread.sleep(pause.toMillis(), (int) (pause.toNanos() % 1_000_000));

@@ -198,10 +198,10 @@ final class DemoCommand implements Callable<Integer> {
             list.add(new NoLockStrategy(pause));
         }
         if (wanted("db-pessimistic")) {
-            list.add(new RowLockStrategy(pause));
+            list.add(new RowLockStrategy(env.database().url(), threads, pause, waitTime));
         }
         if (wanted("db-optimistic")) {
-            list.add(new VersionCasStrategy(pause, maxAttempts));
+            list.add(new VersionCasStrategy(env.database().url(), threads, pause, maxAttempts));
         }
         for (LockBackend backend : env.backends()) {
             if (wanted("lock")) {

@@ -5,6 +5,7 @@ import io.latchkey.LockClient;
 import io.latchkey.cli.SaleStrategy.Purchase;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,8 +37,8 @@ final class SegmentedLockStrategy implements SaleStrategy {
     @Override
     public String description() {
         return "Stock split into " + segments + " segments, each behind its own DistributedLock on "
-                + backend.description() + "; buyers start at segment (buyer mod " + segments
-                + ") and move on when it is empty.";
+                + backend.description() + "; each buyer starts at a random segment and moves on when it is "
+                + "empty.";
     }
 
     @Override
@@ -57,8 +58,10 @@ final class SegmentedLockStrategy implements SaleStrategy {
             public Purchase buy(Connection db, int buyer) throws Exception {
                 long waited = 0;
                 int failed = 0;
+                // A random first segment spreads buyers evenly whatever client or thread serves them.
+                int first = ThreadLocalRandom.current().nextInt(segments);
                 for (int i = 0; i < segments; i++) {
-                    int segment = (buyer + i) % segments;
+                    int segment = (first + i) % segments;
                     DistributedLock lock = locks[segment];
                     long t0 = System.nanoTime();
                     if (!lock.tryLock(waitTime.toMillis(), TimeUnit.MILLISECONDS)) {

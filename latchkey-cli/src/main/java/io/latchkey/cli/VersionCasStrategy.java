@@ -1,22 +1,29 @@
 package io.latchkey.cli;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.cli.SaleStrategy.Purchase;
+import io.latchkey.jdbc.CasResult;
+import io.latchkey.jdbc.CasUpdate;
+import io.latchkey.jdbc.VersionCas;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The seeds' optimistic lock: read stock and version, place the order, then
- * {@code update … set stockCount = stockCount - 1, version = version + 1 where id = ? and version = ?}; zero rows
- * updated means someone else won, so roll back, back off and retry. The version only grows, so there is no ABA.
- * Under heavy contention most attempts fail, which is the seeds' warning about this strategy.
+ * The seeds' optimistic lock through the SQL backend's {@link VersionCas}: read stock and version, and write
+ * {@code … version = version + 1 where id = ? and version = ?} with the order inserted in the same transaction;
+ * a conflict retries with jittered backoff. The version only grows, so there is no ABA. Under heavy contention
+ * most attempts fail, which is the seeds' warning about this strategy.
  */
 final class VersionCasStrategy implements SaleStrategy {
 
+    private final String jdbcUrl;
+    private final int threads;
     private final Duration pause;
     private final int maxAttempts;
 
-    VersionCasStrategy(Duration pause, int maxAttempts) {
+    VersionCasStrategy(String jdbcUrl, int threads, Duration pause, int maxAttempts) {
+        this.jdbcUrl = jdbcUrl;
+        this.threads = threads;
         this.pause = pause;
         this.maxAttempts = maxAttempts;
     }
@@ -28,51 +35,45 @@ final class VersionCasStrategy implements SaleStrategy {
 
     @Override
     public String description() {
-        return "Version CAS: read stockCount and version, insert the order, update … where version = ?; on a "
-                + "conflict roll back and retry with backoff (at most " + maxAttempts + " attempts).";
+        return "Version CAS (VersionCas): read stockCount and version, then update … where version = ? and insert "
+                + "the order in one transaction; on a conflict retry with backoff (at most " + maxAttempts
+                + " attempts).";
     }
 
     @Override
     public Node openNode(int index, long goodId) {
+        HikariDataSource pool = NodeDataSource.open(jdbcUrl, name(), index, threads);
+        VersionCas goods = VersionCas.builder(pool, "seckill_good", "id", "version")
+                .columns("stockCount")
+                .maxAttempts(maxAttempts)
+                .backoff(Duration.ofMillis(1), Duration.ofMillis(20))
+                .build();
         return new Node() {
             @Override
-            public Purchase buy(Connection db, int buyer) throws Exception {
+            public Purchase buy(Connection unused, int buyer) throws Exception {
                 long t0 = System.nanoTime();
-                int conflicts = 0;
-                db.setAutoCommit(false);
-                try {
-                    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-                        long[] row = FlashSaleDatabase.readStockAndVersion(db, goodId);
-                        if (row[0] <= 0) {
-                            db.rollback();
-                            return new Purchase(Result.SOLD_OUT, conflicts, System.nanoTime() - t0);
-                        }
-                        FlashSaleDatabase.placeOrder(db, goodId, buyer);
-                        CriticalSection.pause(pause);
-                        if (FlashSaleDatabase.decrementIfVersion(db, goodId, row[1])) {
-                            db.commit();
-                            return new Purchase(Result.ORDERED, conflicts, System.nanoTime() - t0);
-                        }
-                        db.rollback();
-                        conflicts++;
-                        backOff(attempt);
+                CasResult r = goods.update(goodId, row -> {
+                    long stock = row.getLong("stockCount");
+                    if (stock <= 0) {
+                        return CasUpdate.abort();
                     }
-                    return new Purchase(Result.GAVE_UP, conflicts, -1);
-                } finally {
-                    db.setAutoCommit(true);
+                    CriticalSection.pauseUninterruptibly(pause);
+                    return CasUpdate.set("stockCount", stock - 1).andThen(tx -> {
+                        FlashSaleDatabase.placeOrder(tx, goodId, buyer);
+                        return null;
+                    });
+                });
+                if (r.applied()) {
+                    return new Purchase(Result.ORDERED, r.conflicts(), System.nanoTime() - t0);
                 }
+                return new Purchase(r.aborted() ? Result.SOLD_OUT : Result.GAVE_UP, r.conflicts(),
+                        r.aborted() ? System.nanoTime() - t0 : -1);
             }
 
             @Override
             public void close() {
+                pool.close();
             }
         };
-    }
-
-    /** Full jitter, capped: spreads the retries of buyers that collided so they do not collide again in step. */
-    private static void backOff(int attempt) throws InterruptedException {
-        long capMicros = Math.min(20_000, 500L << Math.min(attempt, 6));
-        long micros = ThreadLocalRandom.current().nextLong(capMicros);
-        Thread.sleep(micros / 1000, (int) (micros % 1000) * 1000);
     }
 }

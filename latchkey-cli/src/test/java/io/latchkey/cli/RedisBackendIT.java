@@ -34,7 +34,7 @@ class RedisBackendIT {
     @Test
     void wrongPasswordIsNamedWithoutPrintingEitherPassword() {
         CliProcess.Result r = CliProcess.run("bench", "redis://:not-the-" + PASSWORD + "@127.0.0.1:" + REDIS.port(),
-                "--timeout", "2s");
+                "--timeout", "5s");
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.stderr()).contains("refused the credentials").doesNotContain(PASSWORD);
         assertThat(r.stderr().strip().lines()).hasSize(1);

@@ -1,0 +1,30 @@
+package io.latchkey.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+
+/**
+ * The connection pool of one simulated client, for strategies built on the SQL backend's helpers (which borrow a
+ * connection per call, as a service's pool would lend them). Sized for the client's buyer threads.
+ */
+final class NodeDataSource {
+
+    private NodeDataSource() {
+    }
+
+    static HikariDataSource open(String jdbcUrl, String strategy, int index, int threads) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setPoolName("latchkey-demo-" + strategy + "-c" + index);
+        // The version CAS borrows a second connection while computing; one spare per thread avoids starving.
+        config.setMaximumPoolSize(threads * 2);
+        config.setMinimumIdle(threads);
+        config.setConnectionTimeout(30_000);
+        return new HikariDataSource(config);
+    }
+
+    static DataSource unwrap(HikariDataSource ds) {
+        return ds;
+    }
+}
