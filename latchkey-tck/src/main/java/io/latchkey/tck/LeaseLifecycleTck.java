@@ -176,6 +176,35 @@ public abstract class LeaseLifecycleTck extends TckBase {
         assertThat(other.isLocked()).isFalse();
     }
 
+    /**
+     * The same thread re-locks with a short fixed lease right after unlocking a watchdog hold, at several offsets
+     * within the renewal period: a renewal of the old hold that was in flight (or scheduled) when it was unlocked
+     * must not extend the new hold — which has the same thread owner — beyond its fixed lease.
+     */
+    @Test
+    void aRenewalNeverOutlivesUnlock() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+        long renewal = watchdogTimeout().toMillis() / 3;
+        Duration fixed = Duration.ofMillis(150);
+        List<Long> freedAfter = new ArrayList<>();
+        for (int round = 0; round < 5; round++) {
+            lock.lock();
+            Thread.sleep(renewal + round * renewal / 5);
+            lock.unlock();
+            lock.lock(fixed);
+            long lockedAt = System.nanoTime();
+            assertThat(other.tryLock(watchdogTimeout().plus(slack()).toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            freedAfter.add(millisSince(lockedAt));
+            other.unlock();
+            assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);
+        }
+        // A stale renewal would have pushed the expiry to a whole watchdog timeout (1 s by default).
+        assertThat(freedAfter).as("ms until each %d ms fixed lease was free", fixed.toMillis())
+                .allMatch(ms -> ms < fixed.toMillis() + (watchdogTimeout().toMillis() - fixed.toMillis()) * 3 / 4);
+    }
+
     @Test
     void forceUnlockOfAFreeLockReportsFalse() {
         DistributedLock lock = client().lock(newName());
