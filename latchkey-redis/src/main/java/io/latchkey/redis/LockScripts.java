@@ -16,22 +16,19 @@ import java.security.NoSuchAlgorithmException;
 final class LockScripts {
 
     /**
-     * KEYS: lock, counter. ARGV: lease millis, owner. Returns the new token (&gt; 0) if taken; the current token if
-     * the owner already holds it (reentrant: count + 1, lease refreshed); otherwise {@code -pttl} of the holder's
-     * lease ({@code 0} if it has none), so the caller knows when to re-check.
+     * KEYS: lock, counter. ARGV: lease millis, owner. Returns a new token (&gt; 0) if taken, otherwise
+     * {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller knows when to re-check.
+     *
+     * <p>The engine counts reentrancy locally and only asks when it holds nothing, so an owner field that is
+     * already there is an orphan of an attempt the engine gave up on (its reply timed out, but the server ran it).
+     * It is taken over as a new hold with a NEW token and count 1: the engine's clean-up release of the orphan
+     * (old token) then fails its token check instead of deleting the new hold.
      */
     static final Script ACQUIRE = new Script("acquire",
-            "if redis.call('exists', KEYS[1]) == 0 then "
+            "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
             + "redis.call('hset', KEYS[1], ARGV[2], 1); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
             + "return redis.call('incr', KEYS[2]); "
-            + "end; "
-            + "if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
-            + "redis.call('hincrby', KEYS[1], ARGV[2], 1); "
-            + "redis.call('pexpire', KEYS[1], ARGV[1]); "
-            + "local t = tonumber(redis.call('get', KEYS[2])); "
-            + "if t == nil then t = redis.call('incr', KEYS[2]); end; "
-            + "return t; "
             + "end; "
             + "local ttl = redis.call('pttl', KEYS[1]); "
             + "if ttl < 0 then ttl = 0; end; "

@@ -60,14 +60,28 @@ class RedisLockOpsTest {
     }
 
     @Test
-    void reentrantAcquireKeepsTheTokenAndCountsHolds() throws Exception {
-        String name = uniqueName("reentrant");
+    void anOrphanOfTheSameOwnerIsTakenOverWithANewToken() throws Exception {
+        // The engine counts reentrancy locally; a field of the same owner is left by an attempt it gave up on.
+        String name = uniqueName("orphan");
         String owner = owner();
-        Grant first = acquireNow(ops, name, owner, 10_000);
-        Grant again = acquireNow(ops, name, owner, 10_000);
-        assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
-        assertThat(redis.execute("HGET", name, owner)).isEqualTo("2");
-        assertThat(ops.release(first).get()).as("the engine releases a hold once, whatever its count").isTrue();
+        Grant orphan = acquireNow(ops, name, owner, 10_000);
+        Grant current = acquireNow(ops, name, owner, 10_000);
+        assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+        assertThat(redis.execute("HGET", name, owner)).isEqualTo("1");
+        assertThat(ops.release(orphan).get()).as("clean-up of the orphan leaves the new hold alone").isFalse();
+        assertThat(ops.isLocked(name).get()).isTrue();
+        assertThat(ops.release(current).get()).isTrue();
+        assertThat(ops.isLocked(name).get()).isFalse();
+    }
+
+    @Test
+    void aRedissonReentrantCountIsReleasedWhole() throws Exception {
+        String name = uniqueName("redisson-count");
+        String owner = owner();
+        Grant g = acquireNow(ops, name, owner, 10_000);
+        redis.execute("HINCRBY", name, owner, "2");
+        assertThat(ops.renew(List.of(g)).get()).isEmpty();
+        assertThat(ops.release(g).get()).isTrue();
         assertThat(ops.isLocked(name).get()).isFalse();
     }
 
