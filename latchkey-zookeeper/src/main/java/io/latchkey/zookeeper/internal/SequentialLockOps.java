@@ -140,7 +140,9 @@ public final class SequentialLockOps implements RemoteLockOps {
                 answer.completeExceptionally(e);
             }
         });
-        return session.bounded(answer, "delete " + hold.path());
+        // Not bounded here: the engine bounds every remote call it waits for by the operation timeout, and a
+        // timer per release would cost a scheduler wake-up on the hot path.
+        return answer;
     }
 
     @Override

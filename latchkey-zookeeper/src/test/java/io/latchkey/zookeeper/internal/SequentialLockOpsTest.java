@@ -85,6 +85,10 @@ class SequentialLockOpsTest {
     void timedOutWaiterLeavesTheQueue() throws Exception {
         Grant g1 = ops1.acquire(request("o1", -1)).get(5, TimeUnit.SECONDS);
         assertThat(ops2.acquire(request("o2", 200)).get(5, TimeUnit.SECONDS)).isNull();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (c1.getChildren().forPath(base + "/a").size() > 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10); // the give-up's delete is asynchronous
+        }
         assertThat(c1.getChildren().forPath(base + "/a")).hasSize(1);
         AcquireRequest cancelled = request("o3", -1);
         CompletableFuture<Grant> f = ops2.acquire(cancelled);
