@@ -41,13 +41,16 @@ public final class BenchMain {
         }
         int status;
         try {
-            SideBySide.Report report = run(options, args);
+            SideBySide.Report report = run(options);
             System.out.print(report.markdown());
             System.out.flush();
             if (options.out() != null) {
                 Files.writeString(Path.of(options.out()), report.markdown());
             }
             status = report.failed() ? 1 : 0;
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            status = 2;
         } catch (Exception e) {
             e.printStackTrace();
             status = 1;
@@ -57,8 +60,8 @@ public final class BenchMain {
     }
 
     /** Runs the suites {@code options} select and returns the whole report. */
-    public static SideBySide.Report run(BenchOptions options, String... args) throws Exception {
-        Map<String, ComparisonSuite> available = Suites.discover(args);
+    public static SideBySide.Report run(BenchOptions options) throws Exception {
+        Map<String, ComparisonSuite> available = Suites.discover();
         List<ComparisonSuite> selected = new ArrayList<>();
         for (String name : options.suites()) {
             if (name.equals("all")) {

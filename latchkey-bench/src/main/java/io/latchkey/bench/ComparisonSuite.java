@@ -5,7 +5,8 @@ package io.latchkey.bench;
  * selected with {@code --suites NAME}. {@link BenchMain} finds suites through {@link java.util.ServiceLoader} and,
  * so that a suite needs no shared registration file, by the conventional class names
  * {@code io.latchkey.bench.<name>.<Name>Comparison} listed in {@link Suites}, which need a public no-argument
- * constructor.
+ * constructor. A program at {@code io.latchkey.bench.<name>.<Name>SideBySide} with a {@code main} method is run
+ * too, with its own defaults, and prints its own tables.
  */
 public interface ComparisonSuite {
 

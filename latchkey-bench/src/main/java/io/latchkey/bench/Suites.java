@@ -10,7 +10,7 @@ import java.util.ServiceLoader;
 /**
  * Finds the comparison suites on the class path. The ZooKeeper and JDBC suites are written separately and may be
  * absent; a class at a conventional name that is not a {@link ComparisonSuite} but has a
- * {@code public static void main(String[])} is run as-is with the benchmark's arguments.
+ * {@code public static void main(String[])} is run as-is with no arguments (its own defaults).
  */
 final class Suites {
 
@@ -18,16 +18,18 @@ final class Suites {
     static final List<String> CONVENTIONAL = List.of(
             "io.latchkey.bench.redis.RedisComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperComparison",
-            "io.latchkey.bench.jdbc.JdbcComparison");
+            "io.latchkey.bench.zookeeper.ZooKeeperSideBySide",
+            "io.latchkey.bench.jdbc.JdbcComparison",
+            "io.latchkey.bench.jdbc.JdbcSideBySide");
 
     private Suites() {
     }
 
     /** Every suite found, by name. */
-    static Map<String, ComparisonSuite> discover(String[] args) {
+    static Map<String, ComparisonSuite> discover() {
         Map<String, ComparisonSuite> found = new LinkedHashMap<>();
         for (String className : CONVENTIONAL) {
-            ComparisonSuite suite = load(className, args);
+            ComparisonSuite suite = load(className);
             if (suite != null) {
                 found.putIfAbsent(suite.name(), suite);
             }
@@ -38,7 +40,7 @@ final class Suites {
         return found;
     }
 
-    private static ComparisonSuite load(String className, String[] args) {
+    private static ComparisonSuite load(String className) {
         Class<?> type;
         try {
             type = Class.forName(className);
@@ -54,17 +56,20 @@ final class Suites {
                 return null;
             }
             String name = type.getPackageName().substring(type.getPackageName().lastIndexOf('.') + 1);
-            return new MainMethodSuite(name, main, args);
+            return new MainMethodSuite(name, main);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("could not load benchmark suite " + className, e);
         }
     }
 
-    /** A suite that is a plain program: it prints its own output, so its section only says that it ran. */
-    private record MainMethodSuite(String name, Method main, String[] args) implements ComparisonSuite {
+    /**
+     * A suite that is a plain program with flags of its own: run with its defaults (our flags mean nothing to it);
+     * it prints its own output, so its section only says that it ran.
+     */
+    private record MainMethodSuite(String name, Method main) implements ComparisonSuite {
         @Override
         public SideBySide.Report run(BenchOptions options) throws Exception {
-            main.invoke(null, (Object) args.clone());
+            main.invoke(null, (Object) new String[0]);
             return new SideBySide.Report("(" + main.getDeclaringClass().getName()
                     + " printed its own results above)\n", true, false);
         }

@@ -18,7 +18,7 @@ class RedisBenchSmokeTest {
 
     @Test
     void everyRowOfTheRedisComparisonCompletesAndIsTabulated() throws Exception {
-        BenchOptions options = BenchOptions.parse("--redis", redis.uri(), "--warmup", "0.1", "--measure", "0.4",
+        BenchOptions options = BenchOptions.parse("--redis", redis.uri(), "--warmup", "0.1", "--measure", "0.3",
                 "--repeats", "1", "--suites", "redis");
 
         SideBySide.Report report = BenchMain.run(options);
