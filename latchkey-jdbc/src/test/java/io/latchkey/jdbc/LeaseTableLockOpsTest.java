@@ -93,12 +93,13 @@ abstract class LeaseTableLockOpsTest {
 
     @Test
     void renewsABatchInOneGoAndReportsTheLost() throws Exception {
-        Grant g1 = await(ops.acquire(request("r1", "A", 400, Duration.ZERO)));
-        Grant g2 = await(ops.acquire(request("r2", "A", 400, Duration.ZERO)));
-        Grant g3 = await(ops.acquire(request("r3", "A", 400, Duration.ZERO)));
+        // Leases of 1.5 s renewed every 0.5 s for 2 s: they outlive their first lease only by being renewed.
+        Grant g1 = await(ops.acquire(request("r1", "A", 1_500, Duration.ZERO)));
+        Grant g2 = await(ops.acquire(request("r2", "A", 1_500, Duration.ZERO)));
+        Grant g3 = await(ops.acquire(request("r3", "A", 1_500, Duration.ZERO)));
         await(ops.forceUnlock("r2"));
         for (int i = 0; i < 4; i++) {
-            Thread.sleep(150);
+            Thread.sleep(500);
             Set<Grant> lost = await(ops.renew(List.of(g1, g2, g3)));
             assertThat(lost).containsExactly(g2);
         }
