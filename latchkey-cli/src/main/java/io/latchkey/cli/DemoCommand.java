@@ -198,7 +198,7 @@ final class DemoCommand implements Callable<Integer> {
             list.add(new NoLockStrategy(pause));
         }
         if (wanted("db-pessimistic")) {
-            list.add(new RowLockStrategy(env.database().url(), threads, pause, waitTime));
+            list.add(new RowLockStrategy(env.database().url(), threads, pause));
         }
         if (wanted("db-optimistic")) {
             list.add(new VersionCasStrategy(env.database().url(), threads, pause, maxAttempts));

@@ -2,6 +2,8 @@ package io.latchkey.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.LockClient;
+import io.latchkey.LockLease;
 import io.latchkey.testing.RedisServerExtension;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,29 @@ class RedisBackendIT {
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.stderr()).contains("refused the credentials").doesNotContain(PASSWORD);
         assertThat(r.stderr().strip().lines()).hasSize(1);
+    }
+
+    @Test
+    void inspectListsAHeldLockAndUnlockForceReleasesIt() throws Exception {
+        String uri = "redis://:" + PASSWORD + "@127.0.0.1:" + REDIS.port();
+        try (LockClient holder = LockClient.connect(uri)) {
+            LockLease lease = holder.lock("order:42").acquire();
+            holder.lock("invoice:7").acquire();
+
+            CliProcess.Result listed = CliProcess.run("inspect", uri, "order:*");
+            assertThat(listed.exitCode()).as(listed.toString()).isZero();
+            assertThat(listed.stdout()).contains("order:42").contains(holder.clientId())
+                    .contains(String.valueOf(lease.fencingToken())).doesNotContain("invoice:7")
+                    .doesNotContain(PASSWORD);
+
+            CliProcess.Result released = CliProcess.run("unlock", uri, "order:42", "--force", "--yes");
+            assertThat(released.exitCode()).as(released.toString()).isZero();
+            assertThat(released.stdout()).contains("released 'order:42'");
+
+            CliProcess.Result after = CliProcess.run("inspect", uri, "order:*");
+            assertThat(after.exitCode()).isZero();
+            assertThat(after.stdout()).contains("no held locks match 'order:*'");
+        }
     }
 
     @Test
