@@ -49,8 +49,9 @@ import javax.sql.DataSource;
  * remaining lease. Threads of one JVM waiting on one name share one remote waiter.
  *
  * <h2>Connections</h2>
- * Each operation borrows a connection from the {@link DataSource} for one statement (two on MariaDB/MySQL and
- * H2 for an acquire); no connection is held while a lock is held or awaited, except PostgreSQL's listener.
+ * Each operation borrows a connection from the {@link DataSource} for one statement (an acquire on MariaDB/MySQL
+ * and H2, or a busy one on PostgreSQL, runs a second statement on it to read the row); no connection is held
+ * while a lock is held or awaited, except PostgreSQL's one listener connection per client.
  * {@link #close()} closes the data source only if the client created it (from a {@code jdbc:} URI).
  */
 public final class JdbcLockClient extends AbstractLockClient {
