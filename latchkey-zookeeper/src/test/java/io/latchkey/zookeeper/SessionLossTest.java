@@ -109,4 +109,26 @@ class SessionLossTest {
             lease.release();
         }
     }
+
+    @Test
+    void aDeleteThatFailedIsRetriedSoTheNodeDoesNotBlockOthers() throws Exception {
+        String name = "retry-delete-" + UUID.randomUUID();
+        ClientOptions shortOps = ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(20))
+                .operationTimeout(Duration.ofMillis(500)).build();
+        try (TcpProxy proxy = new TcpProxy(SharedZooKeeper.server().port());
+             LockClient holder = LockClient.connect("zookeeper://127.0.0.1:" + proxy.port(), shortOps);
+             LockClient other = LockClient.connect(SharedZooKeeper.server().uri(), options(10_000))) {
+            DistributedLock held = holder.lock(name);
+            held.lock();
+            proxy.cut();
+            assertThatThrownBy(held::unlock).isInstanceOf(io.latchkey.LockUnavailableException.class);
+            assertThat(other.lock(name).tryLock()).as("still held: the delete did not reach the server").isFalse();
+            proxy.restore();
+            // the session (20 s) is still alive: only the background retry of the delete can free the lock this soon
+            long t0 = System.nanoTime();
+            assertThat(other.lock(name).tryLock(8, TimeUnit.SECONDS)).isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(8000);
+            other.lock(name).unlock();
+        }
+    }
 }

@@ -63,7 +63,7 @@ final class PermitQueue {
     }
 
     boolean trySet(int permits) throws KeeperException, InterruptedException {
-        session.createContainers(parentOf(path));
+        session.createContainers(parentOf(path), false);
         try {
             session.sync("create " + path, zk -> zk.create(path, bytes(permits), session.acl(), CreateMode.PERSISTENT));
             return true;

@@ -45,7 +45,7 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
                 try {
                     data = session.sync("read " + path, zk -> zk.getData(path, false, stat));
                 } catch (KeeperException.NoNodeException e) {
-                    session.createContainers(PermitQueue.parentOf(path));
+                    session.createContainers(PermitQueue.parentOf(path), false);
                     try {
                         session.sync("create " + path,
                                 zk -> zk.create(path, PermitQueue.bytes(count), session.acl(), CreateMode.PERSISTENT));

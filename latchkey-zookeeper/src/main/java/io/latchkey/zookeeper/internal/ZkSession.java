@@ -17,6 +17,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.InternalACLProvider;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
@@ -193,6 +194,14 @@ public final class ZkSession implements AutoCloseable {
 
     /** Creates {@code path} and its missing parents as container nodes; blocking, so never call it on the event thread. */
     public void createContainers(String path) {
+        createContainers(path, true);
+    }
+
+    /**
+     * Creates {@code path} and its missing parents as container nodes, with this client's ACL on {@code path} if
+     * {@code protect} and open ACLs on the rest; blocking, so never call it on the event thread.
+     */
+    public void createContainers(String path, boolean protect) {
         try {
             ZKPaths.mkdirs(zk(), path, true, new InternalACLProvider() {
                 @Override
@@ -202,7 +211,9 @@ public final class ZkSession implements AutoCloseable {
 
                 @Override
                 public List<ACL> getAclForPath(String p) {
-                    return acl;
+                    // Shared ancestors stay open so that other identities can have their own locks beside ours;
+                    // what protects our nodes is the ACL of their parent (delete is checked there) and their own.
+                    return protect && p.equals(path) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE;
                 }
             }, true);
         } catch (InterruptedException e) {
