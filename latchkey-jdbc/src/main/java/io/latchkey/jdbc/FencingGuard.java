@@ -47,7 +47,7 @@ public final class FencingGuard {
                 ensureRow = "INSERT IGNORE INTO " + table + " (resource_name, token) VALUES (?, -1)";
                 break;
             default:
-                ensureRow = "MERGE INTO " + table + " f USING (VALUES (CAST(? AS VARCHAR(640)))) s(r)"
+                ensureRow = "MERGE INTO " + table + " f USING (VALUES (CAST(? AS VARCHAR(650)))) s(r)"
                         + " ON f.resource_name = s.r WHEN NOT MATCHED THEN INSERT (resource_name, token) VALUES (s.r, -1)";
                 break;
         }

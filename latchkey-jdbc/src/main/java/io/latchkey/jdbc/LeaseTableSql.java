@@ -77,7 +77,7 @@ final class LeaseTableSql {
                 break;
             case H2:
             default:
-                acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(640)), CAST(? AS VARCHAR(255)),"
+                acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
                         + " CAST(? AS BIGINT))) s(lock_name, owner, lease) ON l.lock_name = s.lock_name"
                         + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = l.token + 1,"
                         + " hold_count = 1, expires_at = " + now + " + s.lease, acquired_at = " + now

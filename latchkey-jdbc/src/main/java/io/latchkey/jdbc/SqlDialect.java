@@ -67,7 +67,7 @@ public enum SqlDialect {
         switch (this) {
             case MYSQL:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(640) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,\n"
+                        + "  lock_name   VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,\n"
                         + "  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
                         + "  hold_count  INT    NOT NULL DEFAULT 0,\n"
                         + "  token       BIGINT NOT NULL,\n"
@@ -76,7 +76,7 @@ public enum SqlDialect {
                         + ") ENGINE=InnoDB";
             case POSTGRESQL:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(640) NOT NULL PRIMARY KEY,\n"
+                        + "  lock_name   VARCHAR(650) NOT NULL PRIMARY KEY,\n"
                         + "  owner       VARCHAR(255),\n"
                         + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
                         + "  token       BIGINT       NOT NULL,\n"
@@ -87,7 +87,7 @@ public enum SqlDialect {
             case H2:
             default:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(640) NOT NULL PRIMARY KEY,\n"
+                        + "  lock_name   VARCHAR(650) NOT NULL PRIMARY KEY,\n"
                         + "  owner       VARCHAR(255),\n"
                         + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
                         + "  token       BIGINT       NOT NULL,\n"
@@ -101,8 +101,8 @@ public enum SqlDialect {
     public String fencingTableDdl(String table) {
         String t = SqlIdentifiers.qualifiedName("table", table);
         String key = this == MYSQL
-                ? "VARCHAR(640) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY"
-                : "VARCHAR(640) NOT NULL PRIMARY KEY";
+                ? "VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY"
+                : "VARCHAR(650) NOT NULL PRIMARY KEY";
         return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
                 + "  resource_name " + key + ",\n"
                 + "  token         BIGINT NOT NULL\n"

@@ -43,6 +43,17 @@ class BadInputTest {
     }
 
     @Test
+    void theLongestNameInTheLongestNamespaceFits() {
+        try (HikariDataSource ds = TestDatabases.pool(TestDatabases.jdbcUrl(SqlDialect.H2), 2);
+             JdbcLockClient client = JdbcLockClient.create(ds, ClientOptions.builder().namespace("n".repeat(128)).build(),
+                     JdbcOptions.defaults())) {
+            var lock = client.lock("x".repeat(512));
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+        }
+    }
+
+    @Test
     void advisoryLocksOnH2AreRefused() {
         try (HikariDataSource ds = TestDatabases.pool(TestDatabases.jdbcUrl(SqlDialect.H2), 2)) {
             assertThatThrownBy(() -> JdbcAdvisoryLockClient.create(ds))
