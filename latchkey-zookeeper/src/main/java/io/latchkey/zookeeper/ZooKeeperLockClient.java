@@ -80,6 +80,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
     static final String ROOT = "/latchkey";
 
     private final ZkSession session;
+    private final boolean owns;
     private final HeldNodes held = new HeldNodes();
     private final String base;
     private final SequentialLockOps lockOps;
@@ -91,6 +92,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
 
     private ZooKeeperLockClient(CuratorFramework curator, boolean owns, ClientOptions options, List<ACL> acl) {
         super("zookeeper", options, TimeSource.SYSTEM);
+        this.owns = owns;
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
@@ -254,8 +256,29 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
                 Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP);
     }
 
+    /**
+     * Closes the session if this client created the Curator framework (ZooKeeper then removes every node of ours).
+     * On an application's own framework the session lives on, so the nodes of locks still held are deleted here
+     * (their holds were already marked lost by the engine); otherwise they would block their locks for as long as
+     * the application's session lives.
+     */
     @Override
     protected void closeBackend() {
+        if (!owns) {
+            List<java.util.concurrent.CompletableFuture<Boolean>> deletes = new java.util.ArrayList<>();
+            for (Grant g : held.all()) {
+                deletes.add(lockOps.deleteHeld(g));
+            }
+            try {
+                java.util.concurrent.CompletableFuture.allOf(
+                        deletes.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                        .get(options().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // best effort: they go with the application's session at the latest
+            }
+        }
         session.close();
     }
 

@@ -115,4 +115,20 @@ class CuratorInteropTest {
         assertThat(rw.readLock().acquire(2, TimeUnit.SECONDS)).isTrue();
         rw.readLock().release();
     }
+
+    @Test
+    void closingAClientOnAnApplicationsFrameworkDoesNotCloseItAndLeavesNoNodes() throws Exception {
+        ZooKeeperLockClient own = ZooKeeperLockClient.create(curator);
+        DistributedLock lock = own.lock(name);
+        lock.lock();
+        own.close();
+        assertThat(curator.getZookeeperClient().isConnected()).as("the application's framework stays open").isTrue();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!curator.getChildren().forPath(own.lockPath(name)).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(curator.getChildren().forPath(own.lockPath(name))).isEmpty();
+        assertThat(client.lock(name).tryLock()).isTrue();
+        client.lock(name).unlock();
+    }
 }

@@ -145,6 +145,12 @@ public final class SequentialLockOps implements RemoteLockOps {
         return answer;
     }
 
+    /** Deletes the node of a grant this client still holds (client close); forgets it once deleted. */
+    public CompletableFuture<Boolean> deleteHeld(Grant grant) {
+        ZkHold hold = (ZkHold) grant.backendState();
+        return deleteNode(hold.path(), hold.sessionId()).whenComplete((ok, e) -> held.remove(hold.path(), grant));
+    }
+
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         CompletableFuture<Set<Grant>> result = new CompletableFuture<>();
