@@ -108,6 +108,10 @@ final class DemoCommand implements Callable<Integer> {
             } catch (java.sql.SQLException e) {
                 throw Connector.translate(db.url(), global.timeout, e);
             }
+            // Fail before the first strategy rather than after several, if a backend cannot be reached.
+            for (LockBackend backend : env.backends()) {
+                backend.open().close();
+            }
             List<SaleStrategy> strategies = strategies(env, lockPrefix);
             setup = setupLine(env);
             out.println(setup);

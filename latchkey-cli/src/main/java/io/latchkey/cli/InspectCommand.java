@@ -27,7 +27,7 @@ final class InspectCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "URI", description = "The backend, e.g. redis://localhost:6379.")
     String uri;
 
-    @Parameters(index = "1", paramLabel = "PATTERN", defaultValue = "*",
+    @Parameters(index = "1", arity = "0..1", paramLabel = "PATTERN", defaultValue = "*",
             description = "Glob over lock names: * any run, ? one character (default: all).")
     String pattern;
 

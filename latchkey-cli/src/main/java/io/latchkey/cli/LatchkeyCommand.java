@@ -1,6 +1,9 @@
 package io.latchkey.cli;
 
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.HelpCommand;
 
 /** The {@code latchkey} command and its subcommands. */
@@ -12,5 +15,15 @@ import picocli.CommandLine.HelpCommand;
         footer = {"", "Backends: mem://NAME, redis://[[user:]password@]host:port, rediss://…, zookeeper://host:port[/chroot],",
                 "jdbc:h2:…, jdbc:postgresql://…, jdbc:mariadb://… (as far as the backend modules are present).",
                 "Exit codes: 0 ok, 1 backend unreachable or failed, 2 bad arguments, 3 not supported by the backend."})
-final class LatchkeyCommand {
+final class LatchkeyCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    /** {@code latchkey} alone: the list of commands, as a reminder rather than an error message. */
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return CliException.USAGE;
+    }
 }

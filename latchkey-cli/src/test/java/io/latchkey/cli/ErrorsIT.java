@@ -54,7 +54,25 @@ class ErrorsIT {
     }
 
     @Test
-    void noArgumentsPrintsUsage() {
+    void demoWithAnUnreachableBackendFailsBeforeRunningAnything() throws IOException {
+        int port = closedPort();
+        CliProcess.Result r = CliProcess.run("demo", "--no-embedded", "--backend",
+                "zookeeper://admin:hunter22@127.0.0.1:" + port, "--timeout", "1s", "--no-progress");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+        assertThat(r.stderr()).contains("cannot reach zookeeper at 127.0.0.1:" + port + " within 1s")
+                .doesNotContain("hunter22");
+        assertThat(r.stdout()).doesNotContain("strategy").doesNotContain("hunter22");
+    }
+
+    @Test
+    void noArgumentsListsTheCommands() {
+        CliProcess.Result r = CliProcess.run();
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.stderr()).contains("Usage: latchkey").contains("demo").contains("unlock");
+    }
+
+    @Test
+    void helpPrintsUsage() {
         CliProcess.Result r = CliProcess.run("--help");
         assertThat(r.exitCode()).isZero();
         assertThat(r.stdout()).contains("demo").contains("bench").contains("inspect").contains("unlock");
