@@ -39,7 +39,7 @@ class ClientCloseTest {
         assertThat(watchdogThread(threadName)).hasValueSatisfying(t -> assertThat(t.isDaemon()).isTrue());
 
         DistributedLock busy = other.lock("busy");
-        busy.lock();
+        busy.lock(Duration.ofSeconds(30));
         CompletableFuture<LockLease> waiting = client.lock("busy").acquireAsync();
         DistributedLock syncWaiter = client.lock("busy");
         CompletableFuture<Throwable> blocked = new CompletableFuture<>();

@@ -19,7 +19,7 @@ final class CountingMemClient extends MemLockClient {
     }
 
     static ClientOptions shortWatchdog() {
-        return ClientOptions.builder().watchdogTimeout(Duration.ofMillis(300))
+        return ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(1))
                 .operationTimeout(Duration.ofSeconds(2)).build();
     }
 

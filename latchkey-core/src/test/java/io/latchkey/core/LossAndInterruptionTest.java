@@ -39,7 +39,7 @@ class LossAndInterruptionTest {
         lock.lock();
         lock.lock();
         assertThat(other.lock("nested").forceUnlock()).isTrue();
-        await().atMost(Duration.ofSeconds(3)).until(() -> !lock.isHeldByCurrentThread());
+        await().atMost(Duration.ofSeconds(3)).pollInSameThread().until(() -> !lock.isHeldByCurrentThread());
         assertThat(lock.getHoldCount()).isZero();
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class).hasMessageContaining("nested");
         assertThatThrownBy(lock::unlock).isInstanceOf(LockLostException.class);

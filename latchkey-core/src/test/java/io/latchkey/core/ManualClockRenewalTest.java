@@ -50,11 +50,13 @@ class ManualClockRenewalTest {
 
         client.setServerAvailable(false);
         renewNow();
-        advance(Duration.ofSeconds(29));
+        advance(Duration.ofSeconds(14));
         renewNow();
-        assertThat(lease.isValid()).as("renewals fail but the last good one (at 40 s) covers until 70 s").isTrue();
+        assertThat(lease.isValid()).as("renewals fail but the last good one (at 40 s) covers until 70 s, "
+                + "past the next tick (64 s, up to 69 s if late)").isTrue();
         advance(Duration.ofSeconds(2));
         renewNow();
+        assertThat(lease.isValid()).as("at 56 s a late next tick (71 s) would come too late").isFalse();
         assertThat(lease.isValid()).isFalse();
         assertThat(lost).hasValue(1);
         renewNow();

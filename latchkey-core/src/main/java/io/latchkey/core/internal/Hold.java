@@ -68,14 +68,30 @@ final class Hold {
      * the listeners once. Returns whether this call did it.
      */
     boolean markLost(String reason) {
+        if (!beginLost(reason)) {
+            return false;
+        }
+        finishLost();
+        return true;
+    }
+
+    /**
+     * First half of {@link #markLost}: only the state change, so that a batch of holds can all turn lost before
+     * any listener runs (a listener that reacts by unlocking another hold of the batch must find it lost too).
+     */
+    boolean beginLost(String reason) {
         if (!state.compareAndSet(State.HELD, State.LOST)) {
             return false;
         }
         lostReason = reason;
+        return true;
+    }
+
+    /** Second half of {@link #markLost}, after {@link #beginLost} returned {@code true}. */
+    void finishLost() {
         slot.engine.forget(this);
         slot.onHoldLost(this);
         afterLost();
-        return true;
     }
 
     /** The backend reported at release (or hand-off) time that the lock was no longer ours. */

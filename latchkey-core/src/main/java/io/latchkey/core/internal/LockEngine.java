@@ -148,9 +148,13 @@ public final class LockEngine {
         for (Slot s : slots.values()) {
             s.failAll(failure);
         }
+        java.util.List<Hold> lost = new java.util.ArrayList<>();
         for (Hold h : holds) {
-            h.markLost("client closed");
+            if (h.beginLost("client closed")) {
+                lost.add(h);
+            }
         }
+        lost.forEach(Hold::finishLost);
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
     }

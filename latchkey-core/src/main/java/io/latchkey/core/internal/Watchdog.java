@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every {@code renewalInterval} the tick takes every held watchdog lease, groups them by {@link RemoteLockOps}
  * and sends ONE {@link RemoteLockOps#renew} per group, whatever the number of locks. A group whose previous
  * renewal has not answered yet is skipped (not piled up) until the operation timeout has passed. A lease is marked
- * lost when the backend reports it gone, or when its local bound ({@link Hold#leaseBoundNanos()}) has passed and
- * a renewal failed or is still unanswered.
+ * lost when the backend reports it gone, or when a renewal failed (or is still unanswered) and its local bound
+ * ({@link Hold#leaseBoundNanos()}) passes before the next tick.
  *
  * <p>Tasks on this thread never block: they send asynchronous requests and update local state.
  */
@@ -137,12 +137,14 @@ final class Watchdog {
             Long since = inFlightSince.get(ops);
             if (since != null && now - since < engine.remoteTimeoutNanos()) {
                 // the previous renewal has not answered: what it cannot confirm any more is lost
+                List<Hold> lost = new ArrayList<>();
                 for (Hold h : batch.getValue()) {
-                    if (now - h.leaseBoundNanos() >= 0) {
-                        h.markLost(String.format("its renewal got no answer within its lease of %d ms",
-                                h.grant.leaseMillis()));
+                    if (expiresBeforeNextTick(h, now) && h.beginLost(String.format(
+                            "its renewal got no answer within its lease of %d ms", h.grant.leaseMillis()))) {
+                        lost.add(h);
                     }
                 }
+                lost.forEach(Hold::finishLost);
                 continue;
             }
             inFlightSince.put(ops, now);
@@ -171,12 +173,14 @@ final class Watchdog {
             Throwable cause = LockEngine.unwrap(e);
             log.warn("{}: renewal of {} lock(s) failed; retrying at the next tick: {}", threadName, holds.size(),
                     cause.toString());
+            List<Hold> lostNow = new ArrayList<>();
             for (Hold h : holds) {
-                if (h.isHeld() && now - h.leaseBoundNanos() >= 0) {
-                    h.markLost(String.format("renewal failed (%s) and its lease of %d ms ran out", cause,
-                            h.grant.leaseMillis()));
+                if (expiresBeforeNextTick(h, now) && h.beginLost(String.format("renewal failed (%s) and its lease "
+                        + "of %d ms runs out before the next attempt", cause, h.grant.leaseMillis()))) {
+                    lostNow.add(h);
                 }
             }
+            lostNow.forEach(Hold::finishLost);
             return;
         }
         Set<GrantKey> lostKeys = new HashSet<>();
@@ -185,14 +189,30 @@ final class Watchdog {
                 lostKeys.add(GrantKey.of(g));
             }
         }
+        List<Hold> lostNow = new ArrayList<>();
         for (Hold h : holds) {
             if (lostKeys.contains(GrantKey.of(h.grant))) {
-                h.markLost("the watchdog found it no longer held (expired, force-unlocked or taken over)");
+                if (h.beginLost("the watchdog found it no longer held (expired, force-unlocked or taken over)")) {
+                    lostNow.add(h);
+                }
             } else if (h.isHeld()) {
                 h.renewedAtNanos = sentAt;
             }
         }
+        lostNow.forEach(Hold::finishLost);
         engine.events.renewed(holds.size(), now - sentAt);
+    }
+
+    /**
+     * Whether the hold's local bound passes before the next tick could renew it (with half an interval to spare
+     * for a late tick): without a confirmed renewal now, it must be reported lost now, before the server can give
+     * the lock to someone else. With the interval at a third of the lease that is the second failed renewal in a
+     * row. The spare half interval also keeps holds acquired a moment apart from being told apart by a tick that
+     * happens to fall between their bounds.
+     */
+    private boolean expiresBeforeNextTick(Hold h, long now) {
+        long interval = engine.options.renewalInterval().toNanos();
+        return now + interval + interval / 2 - h.leaseBoundNanos() >= 0;
     }
 
     boolean isWatchdogThread() {
