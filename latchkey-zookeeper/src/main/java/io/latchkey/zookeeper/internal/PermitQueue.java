@@ -38,11 +38,11 @@ final class PermitQueue {
         this.path = path;
     }
 
-    /** The configured permits, or -1 if never set. */
+    /** The configured permits, or -1 if never set (no node, or a node created by a waiter with no data). */
     int configured(Watcher watcher) throws KeeperException, InterruptedException {
         try {
             byte[] data = session.sync("read " + path, zk -> zk.getData(path, watcher, null));
-            return parse(data);
+            return data == null || data.length == 0 ? -1 : parse(data);
         } catch (KeeperException.NoNodeException e) {
             if (watcher != null) {
                 session.sync("watch " + path, zk -> zk.exists(path, watcher));
@@ -62,13 +62,42 @@ final class PermitQueue {
         return Long.toString(value).getBytes(StandardCharsets.UTF_8);
     }
 
-    boolean trySet(int permits) throws KeeperException, InterruptedException {
+    /** Creates the semaphore's node with no data ("never set") if it does not exist. */
+    private void ensureNode() throws KeeperException, InterruptedException {
         session.createContainers(parentOf(path), false);
         try {
-            session.sync("create " + path, zk -> zk.create(path, bytes(permits), session.acl(), CreateMode.PERSISTENT));
-            return true;
+            session.sync("create " + path, zk -> zk.create(path, new byte[0], session.acl(), CreateMode.PERSISTENT));
         } catch (KeeperException.NodeExistsException e) {
-            return false;
+            // someone else made it
+        }
+    }
+
+    /** Sets the permits if they were never set (compare-and-set on the node's version). */
+    boolean trySet(int permits) throws KeeperException, InterruptedException {
+        while (true) {
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = session.sync("read " + path, zk -> zk.getData(path, false, stat));
+            } catch (KeeperException.NoNodeException e) {
+                session.createContainers(parentOf(path), false);
+                try {
+                    session.sync("create " + path,
+                            zk -> zk.create(path, bytes(permits), session.acl(), CreateMode.PERSISTENT));
+                    return true;
+                } catch (KeeperException.NodeExistsException again) {
+                    continue;
+                }
+            }
+            if (data != null && data.length > 0) {
+                return false;
+            }
+            try {
+                session.sync("set " + path, zk -> zk.setData(path, bytes(permits), stat.getVersion()));
+                return true;
+            } catch (KeeperException.BadVersionException e) {
+                // changed in between: look again
+            }
         }
     }
 
@@ -120,8 +149,8 @@ final class PermitQueue {
                 }
                 return names;
             } catch (KeeperException.NoNodeException e) {
-                // never set: the semaphore exists with no permits until someone sets them
-                trySet(0);
+                // a semaphore nobody set yet: waiters queue on a node without data until someone sets permits
+                ensureNode();
             }
         }
     }
