@@ -6,7 +6,6 @@ import io.latchkey.Capability;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.LockClient;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,8 +18,7 @@ public abstract class CountDownLatchTck extends TckBase {
 
     @BeforeEach
     final void requireLatches() {
-        Assumptions.assumeTrue(client().capabilities().contains(Capability.COUNT_DOWN_LATCH),
-                () -> "the " + backendName() + " backend does not offer COUNT_DOWN_LATCH");
+        assumeCapability(Capability.COUNT_DOWN_LATCH);
     }
 
     @Test

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,8 +21,7 @@ public abstract class FairLockTck extends TckBase {
 
     @BeforeEach
     final void requireFairLocks() {
-        Assumptions.assumeTrue(client().capabilities().contains(Capability.FAIR_LOCK),
-                () -> "the " + backendName() + " backend does not offer FAIR_LOCK");
+        assumeCapability(Capability.FAIR_LOCK);
     }
 
     @Test

@@ -8,7 +8,6 @@ import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +20,7 @@ public abstract class PermitExpirableSemaphoreTck extends TckBase {
 
     @BeforeEach
     final void requirePermitExpirableSemaphores() {
-        Assumptions.assumeTrue(client().capabilities().contains(Capability.PERMIT_EXPIRABLE_SEMAPHORE),
-                () -> "the " + backendName() + " backend does not offer PERMIT_EXPIRABLE_SEMAPHORE");
+        assumeCapability(Capability.PERMIT_EXPIRABLE_SEMAPHORE);
     }
 
     @Test

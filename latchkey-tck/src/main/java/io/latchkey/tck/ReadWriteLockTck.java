@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,8 +25,7 @@ public abstract class ReadWriteLockTck extends TckBase {
 
     @BeforeEach
     final void requireReadWriteLocks() {
-        Assumptions.assumeTrue(client().capabilities().contains(Capability.READ_WRITE_LOCK),
-                () -> "the " + backendName() + " backend does not offer READ_WRITE_LOCK");
+        assumeCapability(Capability.READ_WRITE_LOCK);
     }
 
     @Test

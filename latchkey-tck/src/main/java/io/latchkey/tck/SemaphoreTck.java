@@ -14,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -27,8 +26,7 @@ public abstract class SemaphoreTck extends TckBase {
 
     @BeforeEach
     final void requireSemaphores() {
-        Assumptions.assumeTrue(client().capabilities().contains(Capability.SEMAPHORE),
-                () -> "the " + backendName() + " backend does not offer SEMAPHORE");
+        assumeCapability(Capability.SEMAPHORE);
     }
 
     @Test

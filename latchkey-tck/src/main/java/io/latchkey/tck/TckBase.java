@@ -1,19 +1,24 @@
 package io.latchkey.tck;
 
+import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import static org.awaitility.Awaitility.await;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -27,6 +32,8 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 public abstract class TckBase {
+
+    private static final Map<Class<?>, Set<Capability>> CAPABILITIES = new ConcurrentHashMap<>();
 
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
     private final List<Forked<?>> forks = new CopyOnWriteArrayList<>();
@@ -156,6 +163,16 @@ public abstract class TckBase {
             }
             throw new AssertionError(forked.thread().getName() + " should be waiting but " + outcome);
         }
+    }
+
+    /**
+     * Skips the test (with the reason) unless the backend lists {@code capability}; {@link ValidationTck} checks
+     * that an unlisted primitive is refused. The capabilities are asked once per test class.
+     */
+    protected final void assumeCapability(Capability capability) {
+        Set<Capability> capabilities = CAPABILITIES.computeIfAbsent(getClass(), k -> client().capabilities());
+        Assumptions.assumeTrue(capabilities.contains(capability),
+                () -> "the " + backendName() + " backend does not offer " + capability);
     }
 
     /** Milliseconds since {@code startNanos} ({@link System#nanoTime()}). */
