@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * The seeds' segmented lock (分段锁) for a hot item: the stock is split into K rows, each with its own lock, and
@@ -50,6 +51,9 @@ final class SegmentedLockStrategy implements SaleStrategy {
     public Node openNode(int index, long goodId) {
         LockClient client = backend.open();
         DistributedLock[] locks = new DistributedLock[segments];
+        // Stock only goes down, so a segment seen empty under its lock stays empty: later buyers of this client
+        // skip it instead of queueing for its lock just to find nothing there.
+        AtomicIntegerArray soldOut = new AtomicIntegerArray(segments);
         for (int s = 0; s < segments; s++) {
             locks[s] = client.lock(lockPrefix + "good:" + goodId + ":segment:" + s);
         }
@@ -57,11 +61,15 @@ final class SegmentedLockStrategy implements SaleStrategy {
             @Override
             public Purchase buy(Connection db, int buyer) throws Exception {
                 long waited = 0;
+                boolean acquiredAny = false;
                 int failed = 0;
                 // A random first segment spreads buyers evenly whatever client or thread serves them.
                 int first = ThreadLocalRandom.current().nextInt(segments);
                 for (int i = 0; i < segments; i++) {
                     int segment = (first + i) % segments;
+                    if (soldOut.get(segment) == 1) {
+                        continue;
+                    }
                     DistributedLock lock = locks[segment];
                     long t0 = System.nanoTime();
                     if (!lock.tryLock(waitTime.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -69,6 +77,7 @@ final class SegmentedLockStrategy implements SaleStrategy {
                         continue;
                     }
                     waited += System.nanoTime() - t0;
+                    acquiredAny = true;
                     try {
                         int stock = FlashSaleDatabase.readSegmentStock(db, goodId, segment);
                         if (stock > 0) {
@@ -77,11 +86,13 @@ final class SegmentedLockStrategy implements SaleStrategy {
                             FlashSaleDatabase.writeSegmentStock(db, goodId, segment, stock - 1);
                             return new Purchase(Result.ORDERED, failed, waited);
                         }
+                        soldOut.set(segment, 1);
                     } finally {
                         lock.unlock();
                     }
                 }
-                return new Purchase(failed > 0 ? Result.GAVE_UP : Result.SOLD_OUT, failed, waited);
+                return new Purchase(failed > 0 ? Result.GAVE_UP : Result.SOLD_OUT, failed, 
+                        acquiredAny ? waited : -1);
             }
 
             @Override
