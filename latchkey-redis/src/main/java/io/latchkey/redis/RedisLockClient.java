@@ -8,7 +8,9 @@ import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -18,6 +20,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.lang.reflect.Field;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -75,6 +78,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private final RedisLockOps lockOps;
     private final RedisLockInspector inspector;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final RedisConnectionStateListener reconnectListener;
 
     private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
                             ClientOptions options, TimeSource time) {
@@ -107,6 +111,20 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         ScriptExecutor executor = new ScriptExecutor(conn.async(), errors, scheduler, ownTimeoutNanos);
         this.subscriptions = new UnlockSubscriptions(pubSub, executor);
+        this.reconnectListener = new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                if (connection == pubSubConnection) {
+                    // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
+                    try {
+                        scheduler.schedule(subscriptions::wakeAll, 100, TimeUnit.MILLISECONDS);
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        // closing
+                    }
+                }
+            }
+        };
+        redisClient.addListener(reconnectListener);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
         this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
@@ -224,6 +242,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        redisClient.removeListener(reconnectListener);
         scheduler.shutdownNow();
         closeQuietly(connection, pubSubConnection);
         if (ownsClient) {

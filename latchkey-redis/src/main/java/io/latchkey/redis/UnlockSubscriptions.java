@@ -70,6 +70,16 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         return channels.size();
     }
 
+    /**
+     * Wakes every waiter as if its channel had a message: after the pub/sub connection came back, messages sent
+     * while it was down are lost, so everyone re-checks now rather than at its holder's lease.
+     */
+    void wakeAll() {
+        for (Channel c : channels.values()) {
+            message(c.name, "reconnected");
+        }
+    }
+
     @Override
     public void message(String channel, String message) {
         Channel c = channels.get(channel);
