@@ -129,8 +129,11 @@ public final class SequentialLockOps implements RemoteLockOps {
         if (timer != null) {
             timer.cancel(false);
         }
-        CompletableFuture<Boolean> deleted = deleteNode(hold.path(), hold.sessionId());
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        // Only a delete that has to wait for the connection gets a timer (none on the hot path): the caller hears
+        // of the outage within the operation timeout while the retries go on in the background.
+        Runnable onRetry = () -> session.bounded(answer, "delete " + hold.path());
+        CompletableFuture<Boolean> deleted = deleteNode(hold.path(), hold.sessionId(), onRetry);
         deleted.whenComplete((ok, e) -> {
             if (e == null) {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
@@ -319,12 +322,18 @@ public final class SequentialLockOps implements RemoteLockOps {
      * this delete removed it. {@code sessionId} 0 means "not ours, no session check".
      */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
+        return deleteNode(path, sessionId, null);
+    }
+
+    /** {@link #deleteNode(String, long)}, running {@code onFirstRetry} (if any) once the first attempt failed. */
+    CompletableFuture<Boolean> deleteNode(String path, long sessionId, Runnable onFirstRetry) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptDelete(path, sessionId, done, false);
+        attemptDelete(path, sessionId, done, false, onFirstRetry);
         return done;
     }
 
-    private void attemptDelete(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried) {
+    private void attemptDelete(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried,
+                               Runnable onFirstRetry) {
         if (session.scheduler().isShutdown()) {
             done.complete(false);
             return;
@@ -333,7 +342,7 @@ public final class SequentialLockOps implements RemoteLockOps {
         try {
             zk = session.zk();
         } catch (RuntimeException e) {
-            retryDeleteLater(path, sessionId, done);
+            retryDeleteLater(path, sessionId, done, retried, onFirstRetry);
             return;
         }
         if (sessionId != 0 && zk.getSessionId() != sessionId) {
@@ -347,7 +356,7 @@ public final class SequentialLockOps implements RemoteLockOps {
                 // After a lost reply our own earlier attempt may be the one that deleted it.
                 case NONODE -> done.complete(retried);
                 case SESSIONEXPIRED -> done.complete(false);
-                case CONNECTIONLOSS, OPERATIONTIMEOUT -> retryDeleteLater(path, sessionId, done);
+                case CONNECTIONLOSS, OPERATIONTIMEOUT -> retryDeleteLater(path, sessionId, done, retried, onFirstRetry);
                 default -> {
                     done.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
                 }
@@ -355,13 +364,21 @@ public final class SequentialLockOps implements RemoteLockOps {
         }, null);
     }
 
-    private void retryDeleteLater(String path, long sessionId, CompletableFuture<Boolean> done) {
+    private void retryDeleteLater(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried,
+                                  Runnable onFirstRetry) {
         if (session.scheduler().isShutdown()) {
             done.complete(false);
             return;
         }
-        session.scheduler().schedule(() -> session.whenConnected("delete " + path).whenComplete(
-                (v, e) -> attemptDelete(path, sessionId, done, true)), 50, TimeUnit.MILLISECONDS);
+        if (!retried && onFirstRetry != null) {
+            onFirstRetry.run();
+        }
+        try {
+            session.scheduler().schedule(() -> session.whenConnected("delete " + path).whenComplete(
+                    (v, e) -> attemptDelete(path, sessionId, done, true, null)), 50, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            done.complete(false); // closing: the session's end removes the node
+        }
     }
 
     private void sessionLost(long sessionId) {
