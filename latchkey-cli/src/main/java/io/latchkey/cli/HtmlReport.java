@@ -51,7 +51,7 @@ final class HtmlReport {
         table(h, results);
         h.append("<h2>Throughput (buyers served per second)</h2>\n");
         throughputChart(h, results);
-        h.append("<h2>Acquire latency (p50 and p99, milliseconds)</h2>\n");
+        h.append("<h2>Acquire latency (p50 and p99, log scale from 1 &#181;s)</h2>\n");
         latencyChart(h, results);
         h.append("<h2>Strategies</h2>\n<dl>\n");
         for (SaleResult r : results) {
@@ -107,9 +107,10 @@ final class HtmlReport {
     }
 
     private static void latencyChart(StringBuilder h, List<SaleResult> results) {
-        double max = 0.001;
+        // Log scale: waits range from microseconds (row locks) to seconds (polling backends) in one chart.
+        double max = 1;
         for (SaleResult r : results) {
-            max = Math.max(max, r.p99Nanos() / 1e6);
+            max = Math.max(max, logMicros(r.p99Nanos()));
         }
         int half = BAR_HEIGHT / 2;
         int height = results.size() * (BAR_HEIGHT + GAP) + GAP + 20;
@@ -120,8 +121,8 @@ final class HtmlReport {
             if (r.p50Nanos() < 0) {
                 value(h, LABEL_WIDTH + 6, y, "no lock acquired");
             } else {
-                int w50 = bar(r.p50Nanos() / 1e6, max);
-                int w99 = bar(r.p99Nanos() / 1e6, max);
+                int w50 = bar(logMicros(r.p50Nanos()), max);
+                int w99 = bar(logMicros(r.p99Nanos()), max);
                 h.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                         + "fill=\"#7fb069\"><title>p50 %s</title></rect>\n", LABEL_WIDTH, y, w50, half,
                         esc(Durations.latency(r.p50Nanos()))));
@@ -138,6 +139,11 @@ final class HtmlReport {
         h.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"10\" fill=\"#e6a23c\"/>"
                 + "<text x=\"%d\" y=\"%d\">p99</text>\n", LABEL_WIDTH + 60, y, LABEL_WIDTH + 76, y + 9));
         h.append("</svg>\n");
+    }
+
+    /** log10 of a latency in microseconds, from 0 (1 µs or less). */
+    private static double logMicros(long nanos) {
+        return Math.log10(Math.max(1.0, nanos / 1000.0));
     }
 
     private static void svgOpen(StringBuilder h, int height, String title) {
