@@ -33,7 +33,7 @@ final class LockKeys {
     LockKeys(String namespace, String name) {
         this.name = name;
         this.lockKey = namespace + name;
-        this.counterKey = counterKeyFor(lockKey);
+        this.counterKey = counterKeyFor(namespace, lockKey);
         this.channel = channelFor(lockKey);
         this.lockAndCounter = new String[] {lockKey, counterKey};
         this.lockCounterAndChannel = new String[] {lockKey, counterKey, channel};
@@ -46,18 +46,21 @@ final class LockKeys {
     }
 
     /**
-     * A key in the lock key's hash slot. If the lock key has a hash tag, appending a brace-free suffix keeps it.
-     * Otherwise the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing
-     * brace that would end the tag early; then a short tag with the same CRC16 slot is used.
+     * A key in the lock key's hash slot, starting with the namespace where possible (so that ACL key patterns on
+     * the namespace cover it). If the lock key has a hash tag, appending a brace-free suffix keeps it. Otherwise
+     * the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing brace that
+     * would end the tag early; then a short tag with the same CRC16 slot is used.
      */
-    static String counterKeyFor(String lockKey) {
+    static String counterKeyFor(String namespace, String lockKey) {
         if (hashTag(lockKey) != null) {
             return lockKey + COUNTER_SUFFIX;
         }
+        // A namespace with braces of its own could open the tag early: then the key starts with the tag.
+        String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
         if (lockKey.indexOf('}') < 0) {
-            return "{" + lockKey + "}" + COUNTER_SUFFIX;
+            return prefix + "{" + lockKey + "}" + COUNTER_SUFFIX;
         }
-        return "{" + SlotTags.tagFor(slot(lockKey)) + "}" + COUNTER_SUFFIX + ":" + lockKey;
+        return prefix + "{" + SlotTags.tagFor(slot(lockKey)) + "}" + COUNTER_SUFFIX + ":" + lockKey;
     }
 
     /** The part of {@code key} Redis Cluster hashes if it has a non-empty {@code {…}} tag, else {@code null}. */

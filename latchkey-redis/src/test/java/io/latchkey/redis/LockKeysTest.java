@@ -11,10 +11,14 @@ class LockKeysTest {
     @ParameterizedTest
     @ValueSource(strings = {"orders:42", "{user1}:cart", "a{}b", "a{b", "a}b", "}{", "x{y}z{w}", "{}", "é✓ü", "{"})
     void counterKeyIsInTheLockKeysSlot(String name) {
-        LockKeys keys = new LockKeys("ns:", name);
-        assertThat(keys.lockKey).isEqualTo("ns:" + name);
-        assertThat(LockKeys.slot(keys.counterKey)).isEqualTo(LockKeys.slot(keys.lockKey));
-        assertThat(keys.counterKey).isNotEqualTo(keys.lockKey);
+        for (String namespace : new String[] {"", "ns:", "a{b}:", "a{", "}z:"}) {
+            LockKeys keys = new LockKeys(namespace, name);
+            assertThat(keys.lockKey).isEqualTo(namespace + name);
+            assertThat(LockKeys.slot(keys.counterKey)).as("%s|%s", namespace, name)
+                    .isEqualTo(LockKeys.slot(keys.lockKey));
+            assertThat(keys.counterKey).isNotEqualTo(keys.lockKey);
+        }
+        assertThat(new LockKeys("ns:", name).counterKey).as("inside the namespace").startsWith("ns:");
     }
 
     @Test
