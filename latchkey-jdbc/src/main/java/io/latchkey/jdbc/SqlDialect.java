@@ -12,7 +12,8 @@ public enum SqlDialect {
     /** PostgreSQL 12 or later: {@code INSERT … ON CONFLICT}, {@code LISTEN/NOTIFY} wake-ups, advisory locks. */
     POSTGRESQL("(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT"),
     /** MariaDB 10.3+ and MySQL 8: {@code INSERT … ON DUPLICATE KEY UPDATE}, {@code GET_LOCK} advisory locks. */
-    MYSQL("CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"),
+    // UTC_TIMESTAMP and TIMESTAMPDIFF between two DATETIMEs involve no session time zone: no DST jumps.
+    MYSQL("(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"),
     /** H2 2.x: {@code MERGE … USING}; no advisory locks. */
     H2("CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)");
 

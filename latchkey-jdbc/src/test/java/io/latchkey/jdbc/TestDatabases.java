@@ -31,7 +31,7 @@ final class TestDatabases {
         c.setJdbcUrl(jdbcUrl);
         c.setMaximumPoolSize(size);
         c.setMinimumIdle(1);
-        c.setConnectionTimeout(5_000);
+        c.setConnectionTimeout(30_000); // row-lock tests queue many buyers behind few connections
         return new HikariDataSource(c);
     }
 
