@@ -201,6 +201,32 @@ public abstract class LeaseContractTck extends TckBase {
         again.get().release();
     }
 
+    /** Cancelling right as the lock frees up: the grant either reaches the caller or is given back. */
+    @Test
+    void cancellingAcquireAsyncWhileItIsGrantedLeavesNoLock() throws Exception {
+        String name = newName();
+        DistributedLock holderLock = client().lock(name);
+        DistributedLock waiterLock = openClient().lock(name);
+        DistributedLock probe = openClient().lock(name);
+        for (int round = 0; round < 10; round++) {
+            LockLease holder = holderLock.acquire();
+            CompletableFuture<LockLease> future = waiterLock.acquireAsync();
+            if (round % 2 == 1) {
+                Thread.sleep(20);
+            }
+            holder.releaseAsync();
+            boolean cancelled = future.cancel(true);
+            if (!cancelled) {
+                LockLease won = future.get(slack().toMillis(), TimeUnit.MILLISECONDS);
+                assertThat(won.isValid()).isTrue();
+                won.release();
+            }
+            Optional<LockLease> free = probe.tryAcquire(Duration.ofMillis(300));
+            assertThat(free).as("round %d (cancelled: %s): free afterwards", round, cancelled).isPresent();
+            free.get().release();
+        }
+    }
+
     @Test
     void tryAcquireAsyncCompletesEmptyWhenTheWaitRunsOut() throws Exception {
         String name = newName();

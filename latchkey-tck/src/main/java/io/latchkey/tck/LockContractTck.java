@@ -301,6 +301,38 @@ public abstract class LockContractTck extends TckBase {
                 lock -> "acquired=" + lock.tryLock(Duration.ofSeconds(30), Duration.ofSeconds(30)));
     }
 
+    /** Interrupting right as the lock frees up: the waiter either owns the lock or throws and left nothing. */
+    @Test
+    void interruptRacingWithAGrantLeavesNoLock() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        LockClient waiterClient = openClient();
+        DistributedLock probe = openClient().lock(name);
+        for (int round = 0; round < 10; round++) {
+            holder.lock();
+            Forked<String> waiter = fork("racer-" + round, () -> {
+                DistributedLock lock = waiterClient.lock(name);
+                try {
+                    lock.lockInterruptibly();
+                } catch (InterruptedException e) {
+                    return lock.isHeldByCurrentThread() ? "held after InterruptedException" : "interrupted";
+                }
+                boolean held = lock.isHeldByCurrentThread();
+                lock.unlock();
+                return held ? "acquired" : "returned without holding";
+            });
+            awaitBlocked(waiter);
+            holder.unlock();
+            if (round % 2 == 1) {
+                Thread.sleep(1);
+            }
+            waiter.thread().interrupt();
+            assertThat(waiter.get(slack())).isIn("interrupted", "acquired");
+            assertThat(probe.tryLock(300, TimeUnit.MILLISECONDS)).as("round %d: free afterwards", round).isTrue();
+            probe.unlock();
+        }
+    }
+
     /** As for JUC locks, an interruptible acquire by an already interrupted thread throws at once. */
     @Test
     void interruptibleAcquireByAnInterruptedThreadThrowsEvenWhenFree() throws Exception {
