@@ -30,8 +30,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  * shared machine penalises both alike. The server runs with {@code forceSync=no} (no fsync per transaction) so the
  * rows measure the clients and the protocol rather than the disk.
  *
- * <p>Usage: {@code ZooKeeperSideBySide [--connect host:port] [--seconds N] [--rounds N]}; without
- * {@code --connect} it starts an {@link EmbeddedZooKeeper}.
+ * <p>Usage: {@code ZooKeeperSideBySide [--connect host:port] [--seconds N] [--rounds N] [--rtt-us N]}; without
+ * {@code --connect} it starts an {@link EmbeddedZooKeeper}; {@code --rtt-us} puts a {@link LatencyProxy} adding that
+ * round-trip latency between both clients and the server (loopback round trips are nearly free, a data centre's
+ * are not, and the round trips saved are what Latchkey's pipelining buys).
  */
 public final class ZooKeeperSideBySide {
 
@@ -119,11 +121,18 @@ public final class ZooKeeperSideBySide {
         String connect = option(args, "--connect", null);
         int seconds = Integer.parseInt(option(args, "--seconds", "5"));
         int rounds = Integer.parseInt(option(args, "--rounds", "2"));
+        long rttMicros = Long.parseLong(option(args, "--rtt-us", "0"));
         EmbeddedZooKeeper server = null;
         if (connect == null) {
             System.setProperty("zookeeper.forceSync", "no");
             server = EmbeddedZooKeeper.start();
             connect = server.connectString();
+        }
+        LatencyProxy proxy = null;
+        if (rttMicros > 0) {
+            int port = Integer.parseInt(connect.substring(connect.lastIndexOf(':') + 1));
+            proxy = new LatencyProxy(port, rttMicros / 2);
+            connect = "127.0.0.1:" + proxy.port();
         }
         try (LatchkeyContender latchkey = new LatchkeyContender(connect);
              CuratorContender curator = new CuratorContender(connect)) {
@@ -147,9 +156,10 @@ public final class ZooKeeperSideBySide {
                 }
             }
             System.out.println();
-            System.out.printf("ZooKeeper %s (%s, forceSync=no), one client per side, %d cores, best of %d × %d s%n",
+            System.out.printf("ZooKeeper %s (%s, forceSync=no%s), one client per side, %d cores, best of %d × %d s%n",
                     org.apache.zookeeper.Version.getFullVersion().split("-")[0],
                     server != null ? "embedded in this JVM" : connect,
+                    rttMicros > 0 ? ", " + rttMicros + " µs added round-trip latency" : "",
                     Runtime.getRuntime().availableProcessors(), rounds, seconds);
             System.out.println("| lock+unlock cycles/s | Latchkey | Curator InterProcessMutex | ratio |");
             System.out.println("|---|---:|---:|---:|");
@@ -158,6 +168,9 @@ public final class ZooKeeperSideBySide {
                         best[r][1], best[r][0] / best[r][1]);
             }
         } finally {
+            if (proxy != null) {
+                proxy.close();
+            }
             if (server != null) {
                 server.close();
             }
