@@ -77,6 +77,15 @@ final class LockScripts {
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
             + "return redis.call('incr', KEYS[2]);");
 
+    /**
+     * KEYS: lock, counter. Read-only: {owner, count, pttl, counter} of the first holder, or an empty array if the
+     * lock is free. For diagnostics only (off the hot path).
+     */
+    static final Script DESCRIBE = new Script("describeHolder",
+            "local h = redis.call('hgetall', KEYS[1]); "
+            + "if #h == 0 then return {}; end; "
+            + "return {h[1], h[2], redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) or ''};");
+
     /** KEYS: lock, channel. Deletes the lock whoever holds it and wakes waiters. Returns 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("forceUnlock",
             "if redis.call('del', KEYS[1]) == 1 then "

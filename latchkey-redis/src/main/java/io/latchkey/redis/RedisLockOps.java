@@ -164,6 +164,29 @@ final class RedisLockOps implements RemoteLockOps {
                 .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, keys) : null);
     }
 
+    /**
+     * {@code "owner <id> (holds 1), token 17, expires in 2300 ms"}: the token is the name's counter, which is the
+     * holder's only if it is a Latchkey client (Redisson does not count).
+     */
+    @Override
+    public CompletableFuture<String> describeHolder(String name) {
+        LockKeys keys = keys(name);
+        return executor.<List<Object>>run(LockScripts.DESCRIBE, ScriptOutputType.MULTI, keys.lockAndCounter)
+                .thenApply(r -> {
+                    if (r == null || r.size() < 4) {
+                        return null;
+                    }
+                    StringBuilder sb = new StringBuilder("owner ").append(r.get(0)).append(" (holds ")
+                            .append(r.get(1)).append(')');
+                    if (r.get(3) != null && !String.valueOf(r.get(3)).isEmpty()) {
+                        sb.append(", token ").append(r.get(3));
+                    }
+                    long pttl = r.get(2) instanceof Long ? (Long) r.get(2) : -1;
+                    sb.append(pttl >= 0 ? ", expires in " + pttl + " ms" : ", no expiry");
+                    return sb.toString();
+                });
+    }
+
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         String key = keys(name).lockKey;

@@ -161,6 +161,18 @@ class RedisLockOpsTest {
     }
 
     @Test
+    void describeHolderNamesOwnerTokenAndExpiry() throws Exception {
+        String name = uniqueName("describe");
+        assertThat(ops.describeHolder(name).get()).isNull();
+        String owner = owner();
+        Grant g = acquireNow(ops, name, owner, 10_000);
+        assertThat(ops.describeHolder(name).get())
+                .startsWith("owner " + owner + " (holds 1), token " + g.fencingToken() + ", expires in ");
+        ops.release(g).get();
+        assertThat(ops.describeHolder(name).get()).isNull();
+    }
+
+    @Test
     void forceUnlockAndIsLocked() throws Exception {
         String name = uniqueName("force");
         assertThat(ops.forceUnlock(name).get()).isFalse();
