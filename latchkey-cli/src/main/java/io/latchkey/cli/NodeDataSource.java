@@ -2,7 +2,6 @@ package io.latchkey.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import javax.sql.DataSource;
 
 /**
  * The connection pool of one simulated client, for strategies built on the SQL backend's helpers (which borrow a
@@ -17,14 +16,10 @@ final class NodeDataSource {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(jdbcUrl);
         config.setPoolName("latchkey-demo-" + strategy + "-c" + index);
-        // The version CAS borrows a second connection while computing; one spare per thread avoids starving.
-        config.setMaximumPoolSize(threads * 2);
+        // One per buyer thread: RowLock holds one per purchase, VersionCas borrows one at a time.
+        config.setMaximumPoolSize(threads);
         config.setMinimumIdle(threads);
         config.setConnectionTimeout(30_000);
         return new HikariDataSource(config);
-    }
-
-    static DataSource unwrap(HikariDataSource ds) {
-        return ds;
     }
 }

@@ -36,6 +36,11 @@ final class RowLockStrategy implements SaleStrategy {
     }
 
     @Override
+    public boolean connectionPerThread() {
+        return false;
+    }
+
+    @Override
     public Node openNode(int index, long goodId) {
         HikariDataSource pool = NodeDataSource.open(jdbcUrl, name(), index, threads);
         RowLock goods = RowLock.of(pool, "seckill_good", "id");

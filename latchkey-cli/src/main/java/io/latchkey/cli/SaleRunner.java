@@ -58,8 +58,9 @@ final class SaleRunner {
                 for (int t = 0; t < threadsPerClient; t++) {
                     Latencies mine = new Latencies();
                     latencies.add(mine);
-                    Thread thread = new Thread(() -> buyLoop(node, queue, mine, failedAttempts, gaveUp, firstError,
-                            ready, go, progress), "latchkey-demo-" + strategy.name() + "-c" + c + "-t" + t);
+                    Thread thread = new Thread(() -> buyLoop(node, strategy.connectionPerThread(), queue, mine,
+                            failedAttempts, gaveUp, firstError, ready, go, progress),
+                            "latchkey-demo-" + strategy.name() + "-c" + c + "-t" + t);
                     thread.setDaemon(true);
                     threads.add(thread);
                 }
@@ -94,11 +95,11 @@ final class SaleRunner {
         }
     }
 
-    private void buyLoop(Node node, ConcurrentLinkedQueue<Integer> queue, Latencies latencies,
+    private void buyLoop(Node node, boolean ownConnection, ConcurrentLinkedQueue<Integer> queue, Latencies latencies,
             AtomicLong failedAttempts, AtomicInteger gaveUp, AtomicReference<Throwable> firstError,
             CountDownLatch ready, CountDownLatch go, Progress progress) {
         boolean counted = false;
-        try (Connection connection = db.connect()) {
+        try (Connection connection = ownConnection ? db.connect() : null) {
             ready.countDown();
             counted = true;
             go.await();
@@ -120,7 +121,7 @@ final class SaleRunner {
                     firstError.compareAndSet(null, e);
                     failedAttempts.incrementAndGet();
                     gaveUp.incrementAndGet();
-                    if (!connection.getAutoCommit()) {
+                    if (connection != null && !connection.getAutoCommit()) {
                         connection.rollback();
                         connection.setAutoCommit(true);
                     }

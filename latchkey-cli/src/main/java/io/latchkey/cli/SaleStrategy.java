@@ -20,13 +20,24 @@ interface SaleStrategy {
         return false;
     }
 
+    /**
+     * Whether each buyer thread needs a connection of its own; strategies that borrow from a pool of their own
+     * say no, so that a shared database is not asked for twice the connections.
+     */
+    default boolean connectionPerThread() {
+        return true;
+    }
+
     /** Opens the resources of simulated client number {@code index} (e.g. connects a lock client). */
     Node openNode(int index, long goodId) throws Exception;
 
     /** A simulated client. Thread-safe: many buyer threads call {@link #buy} at once. */
     interface Node extends AutoCloseable {
 
-        /** Buyer number {@code buyer} tries to order one item, on its own connection (auto-commit on entry). */
+        /**
+         * Buyer number {@code buyer} tries to order one item, on its thread's connection (auto-commit on entry), or
+         * with {@code db == null} when the strategy said it needs no {@link #connectionPerThread()}.
+         */
         Purchase buy(Connection db, int buyer) throws Exception;
 
         @Override

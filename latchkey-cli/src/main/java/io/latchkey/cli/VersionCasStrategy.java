@@ -41,6 +41,11 @@ final class VersionCasStrategy implements SaleStrategy {
     }
 
     @Override
+    public boolean connectionPerThread() {
+        return false;
+    }
+
+    @Override
     public Node openNode(int index, long goodId) {
         HikariDataSource pool = NodeDataSource.open(jdbcUrl, name(), index, threads);
         VersionCas goods = VersionCas.builder(pool, "seckill_good", "id", "version")
