@@ -9,11 +9,14 @@ import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -26,8 +29,10 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,9 +96,14 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         StatefulRedisConnection<String, String> conn = null;
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
-            conn = uri != null ? redisClient.connect(StringCodec.UTF8, uri) : redisClient.connect(StringCodec.UTF8);
-            pubSub = uri != null ? redisClient.connectPubSub(StringCodec.UTF8, uri)
-                    : redisClient.connectPubSub(StringCodec.UTF8);
+            if (uri != null) {
+                // Bounded here too: an application's client may have a longer connect timeout than ours.
+                conn = await(redisClient.connectAsync(StringCodec.UTF8, uri), options.operationTimeout());
+                pubSub = await(redisClient.connectPubSubAsync(StringCodec.UTF8, uri), options.operationTimeout());
+            } else {
+                conn = redisClient.connect(StringCodec.UTF8);
+                pubSub = redisClient.connectPubSub(StringCodec.UTF8);
+            }
         } catch (RuntimeException e) {
             closeQuietly(conn, pubSub);
             scheduler.shutdownNow();
@@ -152,7 +162,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         Objects.requireNonNull(options, "options");
         RedisURI uri = defaultUri(client);
         String address = uri != null ? RedisUris.address(uri) : "(the Lettuce client's default URI)";
-        return new RedisLockClient(client, false, null, address, options, TimeSource.SYSTEM);
+        return new RedisLockClient(client, false, uri, address, options, TimeSource.SYSTEM);
     }
 
     /** Used by {@link RedisLockClientProvider}: a client that owns its Lettuce client and resources. */
@@ -176,6 +186,27 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             resources.shutdown(0, 2, TimeUnit.SECONDS);
             throw e;
+        }
+    }
+
+    private static <T> T await(ConnectionFuture<T> future, Duration timeout) {
+        try {
+            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            future.cancel(true);
+            throw new RedisConnectionException("interrupted while connecting", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause()
+                    : new RedisConnectionException("could not connect", e.getCause());
+        } catch (TimeoutException e) {
+            // A connection that completes after all is closed rather than leaked.
+            future.whenComplete((c, err) -> {
+                if (c instanceof StatefulConnection) {
+                    ((StatefulConnection<?, ?>) c).closeAsync();
+                }
+            });
+            throw new RedisConnectionException("no connection within " + timeout, e);
         }
     }
 

@@ -49,6 +49,33 @@ class RedisFailureTest {
     }
 
     @Test
+    void aServerThatAcceptsButNeverAnswersFailsTheConnectWithinTheTimeout() throws Exception {
+        // TCP connects, the Redis handshake never answers: the case a dead host behind a proxy looks like.
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getLoopbackAddress())) {
+            String uri = "redis://127.0.0.1:" + silent.getLocalPort();
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("127.0.0.1:" + silent.getLocalPort());
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                    .isLessThan(OP_TIMEOUT.toMillis() + SLACK_MS);
+
+            // An application's client with Lettuce's 60 s default timeout is bounded by ours as well.
+            io.lettuce.core.RedisClient lettuce = io.lettuce.core.RedisClient.create(uri);
+            try {
+                long appStart = System.nanoTime();
+                assertThatThrownBy(() -> RedisLockClient.create(lettuce, options()))
+                        .isInstanceOf(LockUnavailableException.class);
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - appStart))
+                        .isLessThan(OP_TIMEOUT.toMillis() + SLACK_MS);
+            } finally {
+                lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    @Test
     void serverStoppedMidHoldFailsOperationsWithinTheTimeout() throws Exception {
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
             RedisLockOps ops = client.redisLockOps();
