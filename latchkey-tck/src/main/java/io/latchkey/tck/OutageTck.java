@@ -98,12 +98,14 @@ public abstract class OutageTck extends TckBase {
     @Test
     void heldLocksAreLostWhenRenewalsFail() throws Exception {
         String name = newName();
+        // The thread hold is taken first: its lease ends no later than the observed lease's, so once that lease
+        // is reported lost the thread hold is lost too (a hold is lost when its own lease can no longer be kept).
+        DistributedLock threadLock = client().lock(newName());
+        threadLock.lock();
         DistributedLock lock = client().lock(name);
         LockLease lease = lock.acquire();
         AtomicInteger lost = new AtomicInteger();
         lease.onLost(lost::incrementAndGet);
-        DistributedLock threadLock = client().lock(newName());
-        threadLock.lock();
         takeBackendDown();
         await().atMost(watchdogTimeout().plus(slack())).untilAsserted(() -> {
             assertThat(lease.isValid()).isFalse();
