@@ -115,6 +115,23 @@ public abstract class ValidationTck extends TckBase {
     }
 
     @Test
+    void jucTryLockWithANegativeTimeTriesOnceLikeJavaUtilConcurrent() throws Exception {
+        // Lock.tryLock(long, TimeUnit): "If the time is less than or equal to zero, the method will not wait".
+        DistributedLock lock = client().lock(newName());
+        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).isTrue();
+        lock.unlock();
+        DistributedLock other = openClient(options()).lock(lock.name());
+        other.lock();
+        try {
+            long start = System.nanoTime();
+            assertThat(lock.tryLock(-1, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1).plus(slack()));
+        } finally {
+            other.unlock();
+        }
+    }
+
+    @Test
     void nullDurationsAreRejected() {
         DistributedLock lock = client().lock(newName());
         for (ThrowingCallable call : List.<ThrowingCallable>of(

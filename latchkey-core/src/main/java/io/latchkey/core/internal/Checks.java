@@ -48,13 +48,14 @@ final class Checks {
         return saturatedNanos(waitTime);
     }
 
+    /**
+     * {@link java.util.concurrent.locks.Lock#tryLock(long, java.util.concurrent.TimeUnit)} promises that a time
+     * at or below zero means a single attempt, so code passing a computed remaining time keeps working; only
+     * the {@code Duration} forms reject negative waits.
+     */
     static long waitNanos(long time, java.util.concurrent.TimeUnit unit) {
         Objects.requireNonNull(unit, "unit");
-        if (time < 0) {
-            throw new IllegalArgumentException(
-                    String.format("waitTime must not be negative but was %d %s", time, unit));
-        }
-        return unit.toNanos(time);
+        return Math.max(0, unit.toNanos(time));
     }
 
     static long saturatedNanos(Duration d) {
