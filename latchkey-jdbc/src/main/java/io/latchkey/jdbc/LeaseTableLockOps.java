@@ -357,7 +357,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
             try (PreparedStatement ps = c.prepareStatement(sql.renewBatch(gs.size()))) {
                 runner.limit(ps);
                 ps.setLong(1, e.getKey());
-                bindTriples(ps, 2, gs);
+                bindTriples(ps, bindNames(ps, 2, gs), gs);
                 updated = ps.executeUpdate();
             }
             if (updated == gs.size()) {
@@ -371,7 +371,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
             }
             try (PreparedStatement ps = c.prepareStatement(sql.stillHeld(gs.size()))) {
                 runner.limit(ps);
-                bindTriples(ps, 1, gs);
+                bindTriples(ps, bindNames(ps, 1, gs), gs);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         Grant g = byKey.get(rs.getString(1) + '\u0000' + rs.getString(2) + '\u0000' + rs.getLong(3));
@@ -382,6 +382,15 @@ final class LeaseTableLockOps implements RemoteLockOps {
                 }
             }
         }
+    }
+
+    /** Binds the grants' row keys from {@code first}; returns the next parameter index. */
+    private int bindNames(PreparedStatement ps, int first, List<Grant> gs) throws SQLException {
+        int i = first;
+        for (Grant g : gs) {
+            ps.setString(i++, key(g.name()));
+        }
+        return i;
     }
 
     private void bindTriples(PreparedStatement ps, int first, List<Grant> gs) throws SQLException {

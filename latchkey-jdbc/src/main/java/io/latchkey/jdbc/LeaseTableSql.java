@@ -113,17 +113,29 @@ final class LeaseTableSql {
                 + " RETURNING l.lock_name, l.owner, l.token";
     }
 
-    /** Other dialects: renews {@code n} (name, owner, token) triples sharing one lease; returns a count. */
+    /**
+     * Other dialects: renews {@code n} (name, owner, token) triples sharing one lease; returns a count. The
+     * {@code lock_name IN (…)} list repeats the names so that InnoDB reads (and row-locks) only those rows through
+     * the primary key: a row-constructor {@code IN} alone may scan and lock the whole table.
+     */
     String renewBatch(int n) {
         String now = dialect.nowMillis();
-        return "UPDATE " + table + " SET expires_at = " + now + " + ? WHERE expires_at > " + now
-                + " AND (lock_name, owner, token) IN (" + tuples(n) + ")";
+        return "UPDATE " + table + " SET expires_at = " + now + " + ? WHERE lock_name IN (" + marks(n) + ")"
+                + " AND expires_at > " + now + " AND (lock_name, owner, token) IN (" + tuples(n) + ")";
     }
 
-    /** The rows of {@code n} triples that are still held by them (after a partial renewal). */
+    /** The rows of {@code n} triples that are still held by them (after a partial renewal); names bound first. */
     String stillHeld(int n) {
-        return "SELECT lock_name, owner, token FROM " + table + " WHERE expires_at > " + dialect.nowMillis()
-                + " AND (lock_name, owner, token) IN (" + tuples(n) + ")";
+        return "SELECT lock_name, owner, token FROM " + table + " WHERE lock_name IN (" + marks(n) + ")"
+                + " AND expires_at > " + dialect.nowMillis() + " AND (lock_name, owner, token) IN (" + tuples(n) + ")";
+    }
+
+    private static String marks(int n) {
+        StringBuilder b = new StringBuilder(n * 3);
+        for (int i = 0; i < n; i++) {
+            b.append(i == 0 ? "?" : ", ?");
+        }
+        return b.toString();
     }
 
     private static String tuples(int n) {
