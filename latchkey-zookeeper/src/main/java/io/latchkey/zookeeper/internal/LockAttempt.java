@@ -81,18 +81,22 @@ final class LockAttempt {
         node = null;
         sentAt = request.time().nanoTime();
         long sessionId = zk.getSessionId();
+        long expected = ops.kind == SequentialLockOps.Kind.EXCLUSIVE
+                ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
         zk.create(prefix, SequentialLockOps.owner(request.ownerId()), ops.session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId), null);
-        // Sent before the create's reply: the server answers in order, so this listing already has our node.
-        zk.getChildren(lockPath, false, (rc, path, ctx, children, parent) -> {
-            if (myEpoch == epoch && node != null && Code.get(rc) == Code.OK) {
-                evaluate(children, parent);
-            }
-        }, null);
+                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId, expected), null);
+        if (expected < 0) {
+            // Sent before the create's reply: the server answers in order, so this listing already has our node.
+            zk.getChildren(lockPath, false, (rc, path, ctx, children, parent) -> {
+                if (myEpoch == epoch && node != null && Code.get(rc) == Code.OK) {
+                    evaluate(children, parent);
+                }
+            }, null);
+        }
     }
 
-    private void created(int myEpoch, Code code, String name, Stat stat, long sessionId) {
+    private void created(int myEpoch, Code code, String name, Stat stat, long sessionId, long expected) {
         if (myEpoch != epoch) {
             if (code == Code.OK) {
                 // a newer attempt superseded this create: its node must not linger in the queue
@@ -107,8 +111,15 @@ final class LockAttempt {
                 nodeSession = sessionId;
                 if (finished.get()) {
                     ops.deleteNode(lockPath + "/" + node, sessionId);
+                } else if (expected >= 0) {
+                    if (LockNodes.sequenceNumber(node) == expected) {
+                        // no one created a child since our last, lone node was deleted: we are alone (SoloHistory)
+                        grant(node, stat.getCzxid(), true);
+                    } else {
+                        relist();
+                    }
                 }
-                // the pipelined getChildren's callback follows and evaluates
+                // otherwise the pipelined getChildren's callback follows and evaluates
             }
             case NONODE -> ops.session.scheduler().execute(() -> {
                 try {
@@ -232,16 +243,7 @@ final class LockAttempt {
         }
         String mustOutlast = mustOutlast(sorted, index);
         if (mustOutlast == null) {
-            long fencing = Math.max(token, parent.getPzxid());
-            ZkHold hold = new ZkHold(lockPath, ours, token, fencing, nodeSession);
-            Grant grant = new Grant(request, fencing, sentAt, hold);
-            if (finished.compareAndSet(false, true)) {
-                cancelTimer();
-                ops.granted(grant);
-                result.complete(grant);
-            } else {
-                ops.deleteNode(hold.path(), nodeSession);
-            }
+            grant(ours, Math.max(token, parent.getPzxid()), sorted.size() == 1);
             return;
         }
         if (request.isExpired() || request.isCancelled()) {
@@ -249,6 +251,18 @@ final class LockAttempt {
             return;
         }
         watch(mustOutlast);
+    }
+
+    private void grant(String ours, long fencing, boolean alone) {
+        ZkHold hold = new ZkHold(lockPath, ours, token, fencing, nodeSession, alone);
+        Grant grant = new Grant(request, fencing, sentAt, hold);
+        if (finished.compareAndSet(false, true)) {
+            cancelTimer();
+            ops.granted(grant);
+            result.complete(grant);
+        } else {
+            ops.deleteNode(hold.path(), nodeSession);
+        }
     }
 
     /** The node we wait for, or {@code null} if we hold. Only the nearest blocker is watched: no herd. */

@@ -39,6 +39,18 @@ public final class LockNodes {
         return node.length() >= SEQUENCE_DIGITS ? node.substring(node.length() - SEQUENCE_DIGITS) : node;
     }
 
+    /** The sequence number ZooKeeper appended, or -1 if the name has none. */
+    public static long sequenceNumber(String node) {
+        if (node.length() < SEQUENCE_DIGITS) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(node.substring(node.length() - SEQUENCE_DIGITS));
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
     public static boolean isWriter(String node) {
         return node.contains(WRITE);
     }

@@ -32,7 +32,8 @@ import org.apache.zookeeper.ZooKeeper;
  * <h2>Round trips</h2>
  * An uncontended acquire sends the create and the getChildren back to back; ZooKeeper serves one session's
  * requests in order, so the listing already contains our node and the pair costs one round trip. Release is one
- * delete. Curator's mutex spends three (create, then getChildren, then delete).
+ * delete. Curator's mutex spends three (create, then getChildren, then delete). A lone re-acquire right after our
+ * own release skips the listing altogether ({@link SoloHistory}): two requests per cycle instead of three.
  *
  * <h2>Tokens</h2>
  * The fencing token of a grant is the larger of our node's czxid and the lock path's pzxid in the listing that
@@ -63,6 +64,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     private final Consumer<Grant> lostSink;
     private final Set<LockAttempt> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+    final SoloHistory solo = new SoloHistory();
 
     /**
      * @param pathOf maps a lock name to its znode path
@@ -138,6 +140,9 @@ public final class SequentialLockOps implements RemoteLockOps {
             if (e == null) {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
                 boolean wasOurs = held.remove(hold.path(), grant);
+                if (ok && wasOurs && hold.alone() && kind == Kind.EXCLUSIVE) {
+                    solo.deletedAlone(hold.lockPath(), hold.node(), System.nanoTime());
+                }
                 answer.complete(ok && wasOurs);
             } else {
                 answer.completeExceptionally(e);
@@ -226,7 +231,7 @@ public final class SequentialLockOps implements RemoteLockOps {
             Code code = Code.get(rc);
             if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
                 ZkHold next = new ZkHold(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
-                        hold.sessionId());
+                        hold.sessionId(), false);
                 Grant grant = new Grant(request, stat.getMzxid(), sentAt, next);
                 ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
                 if (timer != null) {

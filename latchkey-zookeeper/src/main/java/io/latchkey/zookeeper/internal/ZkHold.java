@@ -9,8 +9,9 @@ package io.latchkey.zookeeper.internal;
  * @param czxid the node's creation zxid: identifies this very node (a re-created node has another)
  * @param token the fencing token (see {@link SequentialLockOps})
  * @param sessionId the session that owns the ephemeral node
+ * @param alone whether our node was the only child when the lock was granted (see {@link SoloHistory})
  */
-public record ZkHold(String lockPath, String node, long czxid, long token, long sessionId) {
+public record ZkHold(String lockPath, String node, long czxid, long token, long sessionId, boolean alone) {
 
     public String path() {
         return lockPath + "/" + node;

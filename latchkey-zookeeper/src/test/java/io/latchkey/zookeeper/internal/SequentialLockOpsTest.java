@@ -121,4 +121,26 @@ class SequentialLockOpsTest {
         assertThat(ops1.release(g1).get()).isFalse();
         assertThat(ops2.forceUnlock("a").get()).isFalse();
     }
+
+    @Test
+    void loneReacquireSkipsTheListingOnlyWhenNoOneElseCreatedANode() throws Exception {
+        Grant g1 = ops1.acquire(request("o1", -1)).get(5, TimeUnit.SECONDS);
+        assertThat(ops1.release(g1).get()).isTrue();
+        // another client slips in between our release and our re-acquire
+        Grant other = ops2.acquire(request("o2", -1)).get(5, TimeUnit.SECONDS);
+        CompletableFuture<Grant> again = ops1.acquire(request("o1", -1));
+        Thread.sleep(200);
+        assertThat(again).as("the counter moved: we list and wait").isNotDone();
+        ops2.release(other).get();
+        Grant g2 = again.get(5, TimeUnit.SECONDS);
+        assertThat(g2.fencingToken()).isGreaterThan(other.fencingToken());
+        ops1.release(g2).get();
+        for (int i = 0; i < 20; i++) {
+            Grant g = ops1.acquire(request("o1", -1)).get(5, TimeUnit.SECONDS);
+            assertThat(g.fencingToken()).isGreaterThan(g2.fencingToken());
+            g2 = g;
+            assertThat(ops2.isLocked("a").get()).isTrue();
+            ops1.release(g).get();
+        }
+    }
 }
