@@ -71,7 +71,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
-            Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT));
+            Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
+                    Capability.READ_WRITE_LOCK));
 
     private final RedisClient redisClient;
     private final boolean ownsClient;
@@ -81,6 +82,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private final ScheduledThreadPoolExecutor scheduler;
     private final UnlockSubscriptions subscriptions;
     private final RedisLockOps lockOps;
+    private final RedisSynchronizers synchronizers;
     private final RedisLockInspector inspector;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final RedisConnectionStateListener reconnectListener;
@@ -137,6 +139,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         redisClient.addListener(reconnectListener);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
+        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler);
         this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
     }
 
@@ -236,6 +239,16 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     @Override
     protected RemoteLockOps lockOps() {
         return lockOps;
+    }
+
+    @Override
+    protected RemoteLockOps readLockOps() {
+        return synchronizers.readOps();
+    }
+
+    @Override
+    protected RemoteLockOps writeLockOps() {
+        return synchronizers.writeOps();
     }
 
     /** The remote operations, for tests of this module. */

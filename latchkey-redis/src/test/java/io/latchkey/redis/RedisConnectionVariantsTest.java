@@ -119,7 +119,7 @@ class RedisConnectionVariantsTest {
     void capabilities() {
         try (LockClient client = LockClient.connect(plain.uri(), fastOptions())) {
             assertThat(client.capabilities())
-                    .containsExactlyInAnyOrder(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT);
+                    .contains(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT); // synchronizers vary
         }
     }
 

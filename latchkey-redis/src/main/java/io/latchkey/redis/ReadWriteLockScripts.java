@@ -1,0 +1,150 @@
+package io.latchkey.redis;
+
+import io.latchkey.redis.LockScripts.Script;
+
+/**
+ * The Lua scripts of the Redis read-write lock, one EVALSHA each. Layout ({@link RedisReadWriteLockOps}):
+ * {@code W} = string {@code owner|token} with PEXPIRE (the write hold); {@code R} = sorted set of read holds,
+ * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
+ * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
+ * again; {@code F} = the fencing counter (never reset, incremented for every read and write hold). Expired read
+ * holds and writer intents are removed by whichever script touches the set next; the sets' own PEXPIRE follows
+ * their latest score so nothing outlives its members.
+ */
+final class ReadWriteLockScripts {
+
+    private static final String NOW = "local t = redis.call('time'); "
+            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
+
+    /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
+    private static final String KEEP = "local function keep(k) "
+            + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
+            + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
+            + "end; ";
+
+    private static final String PURGE = "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
+            + "redis.call('zremrangebyscore', KEYS[3], '-inf', now); ";
+
+    /**
+     * KEYS: W, R, WW, F. ARGV: owner, lease millis, wait (1: register the intent), intent millis. Takes the write
+     * lock when nobody holds it (an orphan write hold of the same owner is taken over with a new token); otherwise
+     * registers the writer's intent (so new readers wait: writer preference) and returns minus the time to the next
+     * re-check: the writer's remaining lease, or the earliest read hold's expiry.
+     */
+    static final Script ACQUIRE_WRITE = new Script("acquireWrite", NOW + KEEP + PURGE
+            + "local cur = redis.call('get', KEYS[1]); "
+            + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
+            + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
+            + "local token = redis.call('incr', KEYS[4]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. token, 'px', ARGV[2]); "
+            + "redis.call('zrem', KEYS[3], ARGV[1]); "
+            + "keep(KEYS[3]); "
+            + "return token; "
+            + "end; "
+            + "local ttl; "
+            + "if cur then ttl = redis.call('pttl', KEYS[1]); "
+            + "else local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores'); "
+            + "ttl = tonumber(first[2]) - now; end; "
+            + "if ttl < 1 then ttl = 1; end; "
+            + "if ARGV[3] == '1' then "
+            + "redis.call('zadd', KEYS[3], now + tonumber(ARGV[4]), ARGV[1]); "
+            + "keep(KEYS[3]); "
+            + "end; "
+            + "return -ttl;");
+
+    /**
+     * KEYS: W, R, WW, F. ARGV: owner, lease millis. Takes a read hold when no writer holds or waits, or at once
+     * when the owner itself holds the write lock (downgrade). Otherwise returns minus the time to the next
+     * re-check: the writer's remaining lease, or the earliest writer intent's expiry.
+     */
+    static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + PURGE
+            + "local cur = redis.call('get', KEYS[1]); "
+            + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
+            + "if mine or (not cur and redis.call('zcard', KEYS[3]) == 0) then "
+            + "local token = redis.call('incr', KEYS[4]); "
+            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. token); "
+            + "keep(KEYS[2]); "
+            + "return token; "
+            + "end; "
+            + "local ttl; "
+            + "if cur then ttl = redis.call('pttl', KEYS[1]); "
+            + "else local first = redis.call('zrange', KEYS[3], 0, 0, 'withscores'); "
+            + "ttl = tonumber(first[2]) - now; end; "
+            + "if ttl < 1 then ttl = 1; end; "
+            + "return -ttl;");
+
+    /** KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one and wakes everyone. */
+    static final Script RELEASE_WRITE = new Script("releaseWrite",
+            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + "redis.pcall('publish', KEYS[2], '0'); "
+            + "return 1;");
+
+    /**
+     * KEYS: R, channel. ARGV: owner|token. Removes the read hold; returns 1 if it was still live, 0 if it had
+     * expired (lost). The last reader leaving wakes the waiting writers.
+     */
+    static final Script RELEASE_READ = new Script("releaseRead", NOW
+            + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
+            + "redis.call('zrem', KEYS[1], ARGV[1]); "
+            + "redis.call('zremrangebyscore', KEYS[1], '-inf', now); "
+            + "if redis.call('zcard', KEYS[1]) == 0 then redis.pcall('publish', KEYS[2], '0'); end; "
+            + "if s and tonumber(s) > now then return 1; end; "
+            + "return 0;");
+
+    /** KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. */
+    static final Script RENEW_WRITE = new Script("renewWrite",
+            "local result = {}; "
+            + "for i = 1, #KEYS do "
+            + "if redis.call('get', KEYS[i]) == ARGV[2 * i - 1] then "
+            + "redis.call('pexpire', KEYS[i], ARGV[2 * i]); result[i] = 1; "
+            + "else result[i] = 0; end; "
+            + "end; "
+            + "return result;");
+
+    /**
+     * KEYS: R1..Rn. ARGV: owner|token, lease millis per hold. Extends each read hold that has not expired yet;
+     * 1 (renewed) or 0 (lost) per hold.
+     */
+    static final Script RENEW_READ = new Script("renewRead", NOW + KEEP
+            + "local result = {}; "
+            + "for i = 1, #KEYS do "
+            + "local s = redis.call('zscore', KEYS[i], ARGV[2 * i - 1]); "
+            + "if s and tonumber(s) > now then "
+            + "redis.call('zadd', KEYS[i], now + tonumber(ARGV[2 * i]), ARGV[2 * i - 1]); "
+            + "keep(KEYS[i]); result[i] = 1; "
+            + "else "
+            + "if s then redis.call('zrem', KEYS[i], ARGV[2 * i - 1]); end; "
+            + "result[i] = 0; end; "
+            + "end; "
+            + "return result;");
+
+    /**
+     * KEYS: WW, W, channel. ARGV: owner. A writer that gave up withdraws its intent; if it was the last and no
+     * writer holds the lock, the readers it held back are woken.
+     */
+    static final Script WITHDRAW_WRITER = new Script("withdrawWriter",
+            "if redis.call('zrem', KEYS[1], ARGV[1]) == 1 and redis.call('zcard', KEYS[1]) == 0 "
+            + "and redis.call('exists', KEYS[2]) == 0 then "
+            + "redis.pcall('publish', KEYS[3], '0'); "
+            + "end; "
+            + "return 1;");
+
+    /** KEYS: W, R. Whether a writer or any live reader holds the lock (1 or 0). */
+    static final Script IS_LOCKED = new Script("rwIsLocked", NOW
+            + "if redis.call('exists', KEYS[1]) == 1 then return 1; end; "
+            + "if redis.call('zcount', KEYS[2], '(' .. now, '+inf') > 0 then return 1; end; "
+            + "return 0;");
+
+    /** KEYS: W, R, WW, channel. Deletes every hold and intent and wakes everyone; 1 if anything was held. */
+    static final Script FORCE_UNLOCK = new Script("rwForceUnlock", NOW
+            + "local held = redis.call('exists', KEYS[1]) == 1 "
+            + "or redis.call('zcount', KEYS[2], '(' .. now, '+inf') > 0; "
+            + "redis.call('del', KEYS[1], KEYS[2], KEYS[3]); "
+            + "redis.pcall('publish', KEYS[4], '0'); "
+            + "if held then return 1; end; "
+            + "return 0;");
+
+    private ReadWriteLockScripts() {
+    }
+}

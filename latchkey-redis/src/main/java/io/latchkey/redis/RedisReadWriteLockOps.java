@@ -1,0 +1,194 @@
+package io.latchkey.redis;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.redis.LockScripts.Script;
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * One half (read or write) of the Redis read-write lock; the client has one instance of each, both on the same
+ * keys (see {@link ReadWriteLockScripts}). All keys of a name share the hash tag of {@link SyncKeys#base}:
+ *
+ * <ul>
+ *   <li>{@code …:rw:write} — the write hold, string {@code owner|token}, PEXPIRE lease;</li>
+ *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
+ *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
+ *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
+ *   waiting writer asks again well before), which holds back new readers: writers do not starve;</li>
+ *   <li>{@code …:rw:fence} — the fencing counter, one per name, for both halves;</li>
+ *   <li>channel {@code latchkey_rw__channel:<base>} — a write release, the last read release and a writer's
+ *   withdrawal publish on it.</li>
+ * </ul>
+ * A read requested by the owner of the write hold is granted at once (downgrade); an upgrade never reaches the
+ * server (the engine refuses it). A waiting writer re-checks at the earliest read hold's expiry (a crashed
+ * reader) or the writer's lease, a waiting reader at the writer's lease or the earliest intent's expiry.
+ */
+final class RedisReadWriteLockOps implements RemoteLockOps {
+
+    private static final int RENEW_BATCH = 512;
+    private static final int KEY_CACHE_LIMIT = 4096;
+
+    private final boolean read;
+    private final String namespace;
+    private final ScriptExecutor executor;
+    private final UnlockSubscriptions subscriptions;
+    private final ScheduledExecutorService scheduler;
+    private final long heartbeatMillis;
+    private final ConcurrentHashMap<String, Keys> keyCache;
+
+    /**
+     * @param heartbeatMillis how long the server remembers a waiting writer that stopped asking; the writer asks
+     *        again at least every third of it
+     */
+    RedisReadWriteLockOps(boolean read, String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+                          ScheduledExecutorService scheduler, long heartbeatMillis,
+                          ConcurrentHashMap<String, Keys> sharedKeyCache) {
+        this.read = read;
+        this.namespace = namespace;
+        this.executor = executor;
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        this.heartbeatMillis = heartbeatMillis;
+        this.keyCache = sharedKeyCache;
+    }
+
+    /** The keys of one name. */
+    static final class Keys {
+        final String write;
+        final String readers;
+        final String writers;
+        final String fence;
+        final String channel;
+        final String[] acquire;
+
+        Keys(String namespace, String name) {
+            String base = SyncKeys.base(namespace, name, "rw");
+            write = base + ":write";
+            readers = base + ":readers";
+            writers = base + ":writers";
+            fence = base + ":fence";
+            channel = "latchkey_rw__channel:" + base;
+            acquire = new String[] {write, readers, writers, fence};
+        }
+    }
+
+    Keys keys(String name) {
+        Keys keys = keyCache.get(name);
+        if (keys == null) {
+            if (keyCache.size() >= KEY_CACHE_LIMIT) {
+                keyCache.clear();
+            }
+            keys = keyCache.computeIfAbsent(name, n -> new Keys(namespace, n));
+        }
+        return keys;
+    }
+
+    private Keys keys(Grant grant) {
+        return grant.backendState() instanceof Keys ? (Keys) grant.backendState() : keys(grant.name());
+    }
+
+    private static String member(Grant grant) {
+        return grant.ownerId() + "|" + grant.fencingToken();
+    }
+
+    @Override
+    public boolean shared() {
+        return read;
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        Keys keys = keys(request.name());
+        String lease = Long.toString(request.leaseMillis());
+        WaitingAcquire.Attempt attempt = read
+                ? willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER,
+                        keys.acquire, request.ownerId(), lease)
+                : willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER,
+                        keys.acquire, request.ownerId(), lease, willWait ? "1" : "0",
+                        Long.toString(heartbeatMillis));
+        Runnable withdraw = read ? null : () -> executor.run(ReadWriteLockScripts.WITHDRAW_WRITER,
+                ScriptOutputType.INTEGER, new String[] {keys.writers, keys.write, keys.channel}, request.ownerId());
+        // A writer refreshes its intent well before the server forgets it; readers re-check at the same bound.
+        return new WaitingAcquire(subscriptions, scheduler, request, keys.channel, attempt, withdraw,
+                Math.max(1, heartbeatMillis / 3), keys).start();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        Keys keys = keys(grant);
+        Script script = read ? ReadWriteLockScripts.RELEASE_READ : ReadWriteLockScripts.RELEASE_WRITE;
+        String[] k = {read ? keys.readers : keys.write, keys.channel};
+        return executor.<Long>run(script, ScriptOutputType.INTEGER, k, member(grant)).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> all = new ArrayList<>(grants);
+        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
+            batches.add(renewBatch(all.subList(from, Math.min(all.size(), from + RENEW_BATCH))));
+        }
+        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            Set<Grant> lost = new HashSet<>();
+            for (CompletableFuture<Set<Grant>> batch : batches) {
+                lost.addAll(batch.join());
+            }
+            return lost;
+        });
+    }
+
+    private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
+        int n = batch.size();
+        String[] keys = new String[n];
+        String[] args = new String[2 * n];
+        for (int i = 0; i < n; i++) {
+            Grant grant = batch.get(i);
+            Keys k = keys(grant);
+            keys[i] = read ? k.readers : k.write;
+            args[2 * i] = member(grant);
+            args[2 * i + 1] = Long.toString(grant.leaseMillis());
+        }
+        Script script = read ? ReadWriteLockScripts.RENEW_READ : ReadWriteLockScripts.RENEW_WRITE;
+        return executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
+            Set<Grant> lost = new HashSet<>();
+            for (int i = 0; i < n; i++) {
+                Object renewed = reply.get(i);
+                if (!(renewed instanceof Long) || (Long) renewed != 1L) {
+                    lost.add(batch.get(i));
+                }
+            }
+            return lost;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        Keys keys = keys(name);
+        return executor.<Long>run(ReadWriteLockScripts.IS_LOCKED, ScriptOutputType.INTEGER,
+                new String[] {keys.write, keys.readers}).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        Keys keys = keys(name);
+        return executor.<Long>run(ReadWriteLockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER,
+                new String[] {keys.write, keys.readers, keys.writers, keys.channel}).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisReadWriteLockOps{" + (read ? "read" : "write") + "}";
+    }
+}

@@ -1,0 +1,55 @@
+package io.latchkey.redis;
+
+import io.latchkey.ClientOptions;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The Redis synchronizers beyond the plain lock (read-write lock, fair lock, …), created once per client on the
+ * client's one command connection, pub/sub connection and timer.
+ */
+final class RedisSynchronizers {
+
+    /**
+     * The longest the server remembers a waiter (a fair lock's queue entry, a writer's intent) that stopped asking:
+     * a crashed waiter delays the others by at most this. Waiters ask again every third of it.
+     */
+    static final Duration MAX_WAITER_HEARTBEAT = Duration.ofSeconds(5);
+
+    private final ClientOptions options;
+    private final ScriptExecutor executor;
+    private final UnlockSubscriptions subscriptions;
+    private final ScheduledExecutorService scheduler;
+    private final long heartbeatMillis;
+    private final RedisReadWriteLockOps readOps;
+    private final RedisReadWriteLockOps writeOps;
+
+    RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+                       ScheduledExecutorService scheduler) {
+        this.options = options;
+        this.executor = executor;
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        Duration watchdog = options.watchdogTimeout();
+        this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
+                : MAX_WAITER_HEARTBEAT).toMillis());
+        ConcurrentHashMap<String, RedisReadWriteLockOps.Keys> rwKeys = new ConcurrentHashMap<>();
+        this.readOps = new RedisReadWriteLockOps(true, options.namespace(), executor, subscriptions, scheduler,
+                heartbeatMillis, rwKeys);
+        this.writeOps = new RedisReadWriteLockOps(false, options.namespace(), executor, subscriptions, scheduler,
+                heartbeatMillis, rwKeys);
+    }
+
+    RedisReadWriteLockOps readOps() {
+        return readOps;
+    }
+
+    RedisReadWriteLockOps writeOps() {
+        return writeOps;
+    }
+
+    long heartbeatMillis() {
+        return heartbeatMillis;
+    }
+}

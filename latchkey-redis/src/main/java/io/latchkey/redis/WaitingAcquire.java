@@ -1,0 +1,178 @@
+package io.latchkey.redis;
+
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/**
+ * One acquire of a synchronizer from first attempt to outcome, driven by replies, pub/sub messages and the
+ * client's timer (no thread of its own), like {@link AcquireOperation} but for any attempt script: an attempt
+ * answers a token (&gt; 0, granted) or minus the number of milliseconds after which to re-check at the latest.
+ *
+ * <p>On the first refusal it subscribes to its wake-up channel and only then attempts again, so a release between
+ * the two is not missed; afterwards it attempts again on the next message or at the re-check time (bounded by
+ * {@code maxRecheckMillis}, the heartbeat of waiters the server forgets when they stop asking), whichever is
+ * first. When the request is abandoned or its deadline passes, {@code onAbandon} runs once (fire and forget) so
+ * that the server forgets the waiter at once rather than when its registration expires.
+ */
+final class WaitingAcquire implements Runnable {
+
+    /** One attempt; the argument says whether the caller will wait if refused (so the server may queue it). */
+    interface Attempt extends Function<Boolean, CompletableFuture<Long>> {
+    }
+
+    private final UnlockSubscriptions subscriptions;
+    private final ScheduledExecutorService scheduler;
+    private final AcquireRequest request;
+    private final String channelName;
+    private final Attempt attempt;
+    private final Runnable onAbandon;
+    private final long maxRecheckMillis;
+    private final Object backendState;
+    private final CompletableFuture<Grant> result = new CompletableFuture<>();
+    private final AtomicLong armed = new AtomicLong();
+    private long generation;
+    private UnlockSubscriptions.Channel channel;
+    private boolean pollOnly;
+    private volatile ScheduledFuture<?> timer;
+
+    WaitingAcquire(UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, AcquireRequest request,
+                   String channelName, Attempt attempt, Runnable onAbandon, long maxRecheckMillis,
+                   Object backendState) {
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        this.request = request;
+        this.channelName = channelName;
+        this.attempt = attempt;
+        this.onAbandon = onAbandon;
+        this.maxRecheckMillis = maxRecheckMillis;
+        this.backendState = backendState;
+    }
+
+    CompletableFuture<Grant> start() {
+        attempt();
+        if (!result.isDone()) {
+            request.cancelled().thenRun(this);
+        }
+        return result;
+    }
+
+    private void attempt() {
+        long seen = channel == null ? 0 : channel.messageCount();
+        long sentAt = request.time().nanoTime();
+        boolean willWait = !request.isExpired() && !request.isCancelled();
+        attempt.apply(willWait).whenComplete((reply, error) -> onReply(reply, error, sentAt, seen, willWait));
+    }
+
+    private void onReply(Long reply, Throwable error, long sentAt, long seen, boolean queued) {
+        if (error != null) {
+            finish(queued);
+            result.completeExceptionally(error);
+            return;
+        }
+        long value = reply;
+        if (value > 0) {
+            finish(false);
+            result.complete(new Grant(request, value, sentAt, backendState));
+            return;
+        }
+        if (request.isCancelled() || request.isExpired()) {
+            finish(queued);
+            result.complete(null);
+            return;
+        }
+        if (channel == null && !pollOnly) {
+            channel = subscriptions.acquire(channelName);
+            channel.subscribed().whenComplete((ok, subscribeError) -> {
+                if (subscribeError == null) {
+                    attempt();
+                } else if (RedisErrors.unwrap(subscribeError) instanceof LockUnavailableException) {
+                    finish(true);
+                    result.completeExceptionally(subscribeError);
+                } else {
+                    // Refused (an ACL without channel access): the bounded re-check still wakes us.
+                    UnlockSubscriptions.Channel refused = channel;
+                    channel = null;
+                    pollOnly = true;
+                    subscriptions.release(refused);
+                    attempt();
+                }
+            });
+            return;
+        }
+        waitForWake(-value, seen);
+    }
+
+    private void waitForWake(long recheckMillis, long seen) {
+        long gen = ++generation;
+        armed.set(gen);
+        UnlockSubscriptions.Channel c = channel;
+        if (c != null) {
+            c.wakeOnNextMessage(this);
+        }
+        long millis = recheckMillis > 0 ? Math.min(recheckMillis + 1, maxRecheckMillis) : maxRecheckMillis;
+        long delay = Math.min(TimeUnit.MILLISECONDS.toNanos(millis), request.remainingNanos());
+        ScheduledFuture<?> t;
+        try {
+            t = scheduler.schedule(() -> fire(gen), delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return; // closing: the engine cancels this request
+        }
+        timer = t;
+        if (armed.get() != gen) {
+            t.cancel(false);
+            return;
+        }
+        if ((c != null && c.messageCount() != seen) || request.isCancelled()) {
+            fire(gen);
+        }
+    }
+
+    @Override
+    public void run() {
+        long gen = armed.get();
+        if (gen != 0) {
+            fire(gen);
+        }
+    }
+
+    private void fire(long gen) {
+        if (!armed.compareAndSet(gen, 0)) {
+            return;
+        }
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
+        }
+        if (request.isCancelled() || request.isExpired()) {
+            finish(true);
+            result.complete(null);
+            return;
+        }
+        attempt();
+    }
+
+    private void finish(boolean abandoned) {
+        armed.set(0);
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
+        }
+        UnlockSubscriptions.Channel c = channel;
+        if (c != null) {
+            channel = null;
+            c.forget(this);
+            subscriptions.release(c);
+        }
+        if (abandoned && onAbandon != null) {
+            onAbandon.run();
+        }
+    }
+}

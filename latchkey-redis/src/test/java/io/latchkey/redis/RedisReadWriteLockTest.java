@@ -1,0 +1,122 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisTestSupport.fastOptions;
+import static io.latchkey.redis.RedisTestSupport.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.testing.RedisServerExtension;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Redis specifics of the read-write lock: writer preference, individual read leases, one slot per name. */
+class RedisReadWriteLockTest {
+
+    @RegisterExtension
+    static RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private RedisLockClient a;
+    private RedisLockClient b;
+    private RedisLockClient c;
+
+    @BeforeEach
+    void connect() {
+        a = RedisLockClient.connect(redis.uri(), fastOptions());
+        b = RedisLockClient.connect(redis.uri(), fastOptions());
+        c = RedisLockClient.connect(redis.uri(), fastOptions());
+    }
+
+    @AfterEach
+    void close() {
+        a.close();
+        b.close();
+        c.close();
+    }
+
+    @Test
+    void aWaitingWriterHoldsBackNewReaders() throws Exception {
+        String name = uniqueName("rw-pref");
+        DistributedLock readA = a.readWriteLock(name).readLock();
+        readA.lock();
+        CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+            DistributedLock write = b.readWriteLock(name).writeLock();
+            try {
+                if (!write.tryLock(10, TimeUnit.SECONDS)) {
+                    return false;
+                }
+                Thread.sleep(100);
+                write.unlock();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        Thread.sleep(300); // the writer registers its intent
+        DistributedLock readC = c.readWriteLock(name).readLock();
+        assertThat(readC.tryLock(200, TimeUnit.MILLISECONDS)).as("a new reader while a writer waits").isFalse();
+        readA.unlock();
+        assertThat(writer.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(readC.tryLock(5, TimeUnit.SECONDS)).as("readers after the writer").isTrue();
+        readC.unlock();
+    }
+
+    @Test
+    void aWriterThatGivesUpLetsReadersIn() throws Exception {
+        String name = uniqueName("rw-quit");
+        DistributedLock readA = a.readWriteLock(name).readLock();
+        readA.lock();
+        DistributedLock write = b.readWriteLock(name).writeLock();
+        assertThat(write.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+        DistributedLock readC = c.readWriteLock(name).readLock();
+        long start = System.nanoTime();
+        assertThat(readC.tryLock(2, TimeUnit.SECONDS)).isTrue();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("withdrawn intent").isLessThan(500);
+        readC.unlock();
+        readA.unlock();
+    }
+
+    @Test
+    void aCrashedReadersHoldExpiresWhileTheOthersAreRenewed() throws Exception {
+        String name = uniqueName("rw-crash");
+        DistributedLock readA = a.readWriteLock(name).readLock();
+        readA.lock();
+        b.readWriteLock(name).readLock().lock();
+        b.close(); // stops renewing without releasing: the hold ends with its 600 ms lease
+        DistributedLock write = c.readWriteLock(name).writeLock();
+        Thread.sleep(1500); // a's hold is renewed past its lease
+        assertThat(write.tryLock()).as("write while a's read is renewed").isFalse();
+        readA.unlock();
+        assertThat(write.tryLock(2, TimeUnit.SECONDS)).as("write after a's release").isTrue();
+        write.unlock();
+    }
+
+    @Test
+    void everyKeyOfANameSharesOneSlot() {
+        for (String name : new String[] {"plain", "with{tag}", "close}only", "{}", "a{b"}) {
+            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("ns:", name);
+            int slot = LockKeys.slot(keys.write);
+            for (String k : keys.acquire) {
+                assertThat(LockKeys.slot(k)).as(k).isEqualTo(slot);
+                assertThat(k).startsWith("ns:");
+            }
+        }
+    }
+
+    @Test
+    void writeThenReadDowngradeTokensIncrease() {
+        DistributedReadWriteLock rw = a.readWriteLock(uniqueName("rw-token"));
+        rw.writeLock().lock();
+        long write = rw.writeLock().fencingToken().getAsLong();
+        rw.readLock().lock();
+        long read = rw.readLock().fencingToken().getAsLong();
+        rw.writeLock().unlock();
+        rw.readLock().unlock();
+        assertThat(read).isGreaterThan(write);
+    }
+}
