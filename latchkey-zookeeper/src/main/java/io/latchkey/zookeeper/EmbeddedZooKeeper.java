@@ -12,6 +12,9 @@ import java.util.Objects;
 import java.util.stream.Stream;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.io.File;
+import org.apache.zookeeper.server.ContainerManager;
+import org.apache.zookeeper.server.RequestProcessor;
 import org.apache.zookeeper.server.ServerCnxnFactory;
 import org.apache.zookeeper.server.ZooKeeperServer;
 
@@ -32,13 +35,16 @@ import org.apache.zookeeper.server.ZooKeeperServer;
 public final class EmbeddedZooKeeper implements AutoCloseable {
 
     private final ServerCnxnFactory server;
+    private final ContainerManager reaper;
     private final int port;
     private final Path dataDir;
     private final boolean ownsDataDir;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private EmbeddedZooKeeper(ServerCnxnFactory server, int port, Path dataDir, boolean ownsDataDir) {
+    private EmbeddedZooKeeper(ServerCnxnFactory server, ContainerManager reaper, int port, Path dataDir,
+                              boolean ownsDataDir) {
         this.server = server;
+        this.reaper = reaper;
         this.port = port;
         this.dataDir = dataDir;
         this.ownsDataDir = ownsDataDir;
@@ -80,6 +86,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        reaper.stop();
         server.shutdown();
         if (ownsDataDir) {
             try (Stream<Path> files = Files.walk(dataDir)) {
@@ -149,13 +156,18 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             try {
                 Path dir = owns ? Files.createTempDirectory("latchkey-zookeeper-") : Files.createDirectories(dataDir);
                 int p = port == 0 ? freePort() : port;
-                ZooKeeperServer zk = new ZooKeeperServer(dir.toFile(), dir.toFile(), (int) tickTime.toMillis());
+                ReapingServer zk = new ReapingServer(dir.toFile(), (int) tickTime.toMillis());
                 zk.setMinSessionTimeout((int) (2 * tickTime.toMillis()));
                 zk.setMaxSessionTimeout((int) maxSessionTimeout.toMillis());
                 ServerCnxnFactory server = ServerCnxnFactory.createFactory(
                         new InetSocketAddress(InetAddress.getLoopbackAddress(), p), 0);
                 server.startup(zk);
-                return new EmbeddedZooKeeper(server, p, dir, owns);
+                // as a real server does: empty container nodes (lock paths nobody uses any more) are deleted
+                ContainerManager reaper = new ContainerManager(zk.getZKDatabase(), zk.first(),
+                        Integer.getInteger("znode.container.checkIntervalMs", 60_000),
+                        Integer.getInteger("znode.container.maxPerMinute", 10_000));
+                reaper.start();
+                return new EmbeddedZooKeeper(server, reaper, p, dir, owns);
             } catch (IOException e) {
                 throw new UncheckedIOException("could not start an embedded ZooKeeper server", e);
             } catch (InterruptedException e) {
@@ -171,6 +183,17 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
                 s.setReuseAddress(true);
                 return s.getLocalPort();
             }
+        }
+    }
+
+    /** A standalone server that lets the container reaper reach its first request processor. */
+    private static final class ReapingServer extends ZooKeeperServer {
+        ReapingServer(File dir, int tickTime) throws IOException {
+            super(dir, dir, tickTime);
+        }
+
+        RequestProcessor first() {
+            return firstProcessor;
         }
     }
 }
