@@ -72,7 +72,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
-                    Capability.READ_WRITE_LOCK));
+                    Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK));
 
     private final RedisClient redisClient;
     private final boolean ownsClient;
@@ -242,6 +242,11 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     @Override
+    protected RemoteLockOps fairLockOps() {
+        return synchronizers.fairOps();
+    }
+
+    @Override
     protected RemoteLockOps readLockOps() {
         return synchronizers.readOps();
     }
@@ -254,6 +259,10 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     /** The remote operations, for tests of this module. */
     RedisLockOps redisLockOps() {
         return lockOps;
+    }
+
+    RedisSynchronizers synchronizers() {
+        return synchronizers;
     }
 
     UnlockSubscriptions subscriptions() {

@@ -24,6 +24,7 @@ final class RedisSynchronizers {
     private final long heartbeatMillis;
     private final RedisReadWriteLockOps readOps;
     private final RedisReadWriteLockOps writeOps;
+    private final RedisFairLockOps fairOps;
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                        ScheduledExecutorService scheduler) {
@@ -39,6 +40,11 @@ final class RedisSynchronizers {
                 heartbeatMillis, rwKeys);
         this.writeOps = new RedisReadWriteLockOps(false, options.namespace(), executor, subscriptions, scheduler,
                 heartbeatMillis, rwKeys);
+        this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
+    }
+
+    RedisFairLockOps fairOps() {
+        return fairOps;
     }
 
     RedisReadWriteLockOps readOps() {

@@ -1,0 +1,167 @@
+package io.latchkey.redis;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The remote half of the Redis fair lock (see {@link FairLockScripts}). Keys of a name share the hash tag of
+ * {@link SyncKeys#base}: {@code …:fair:owner} (the hold), {@code …:fair:queue} (waiters by server-side arrival
+ * sequence), {@code …:fair:timeouts} (waiters by server-time heartbeat expiry), {@code …:fair:seq},
+ * {@code …:fair:fence}.
+ *
+ * <p>Each waiting owner listens on its own channel {@code latchkey_fair__channel:<base>:<owner>}: a release
+ * wakes the head of the queue alone, not every waiter. A waiter asks again at the holder's remaining lease or
+ * every third of the heartbeat, whichever is sooner, which also keeps its place; a waiter that stops asking (its
+ * client crashed) is dropped by the next script once its heartbeat expires, so it delays the queue by at most the
+ * heartbeat. A waiter that gives up (timeout, interrupt) leaves the queue at once. No local hand-off: it would let
+ * this client's threads overtake other clients' waiters.
+ */
+final class RedisFairLockOps implements RemoteLockOps {
+
+    private static final int RENEW_BATCH = 512;
+    private static final int KEY_CACHE_LIMIT = 4096;
+
+    private final String namespace;
+    private final ScriptExecutor executor;
+    private final UnlockSubscriptions subscriptions;
+    private final ScheduledExecutorService scheduler;
+    private final long heartbeatMillis;
+    private final ConcurrentHashMap<String, Keys> keyCache = new ConcurrentHashMap<>();
+
+    RedisFairLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+                     ScheduledExecutorService scheduler, long heartbeatMillis) {
+        this.namespace = namespace;
+        this.executor = executor;
+        this.subscriptions = subscriptions;
+        this.scheduler = scheduler;
+        this.heartbeatMillis = heartbeatMillis;
+    }
+
+    /** The keys of one name. */
+    static final class Keys {
+        final String owner;
+        final String queue;
+        final String timeouts;
+        final String channelPrefix;
+        final String[] acquire;
+        final String[] lockQueueTimeouts;
+
+        Keys(String namespace, String name) {
+            String base = SyncKeys.base(namespace, name, "fair");
+            owner = base + ":owner";
+            queue = base + ":queue";
+            timeouts = base + ":timeouts";
+            channelPrefix = "latchkey_fair__channel:" + base + ":";
+            acquire = new String[] {owner, queue, timeouts, base + ":seq", base + ":fence"};
+            lockQueueTimeouts = new String[] {owner, queue, timeouts};
+        }
+    }
+
+    Keys keys(String name) {
+        Keys keys = keyCache.get(name);
+        if (keys == null) {
+            if (keyCache.size() >= KEY_CACHE_LIMIT) {
+                keyCache.clear();
+            }
+            keys = keyCache.computeIfAbsent(name, n -> new Keys(namespace, n));
+        }
+        return keys;
+    }
+
+    private Keys keys(Grant grant) {
+        return grant.backendState() instanceof Keys ? (Keys) grant.backendState() : keys(grant.name());
+    }
+
+    private static String member(Grant grant) {
+        return grant.ownerId() + "|" + grant.fencingToken();
+    }
+
+    long heartbeatMillis() {
+        return heartbeatMillis;
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        Keys keys = keys(request.name());
+        String owner = request.ownerId();
+        String lease = Long.toString(request.leaseMillis());
+        String heartbeat = Long.toString(heartbeatMillis);
+        WaitingAcquire.Attempt attempt = willWait -> executor.run(FairLockScripts.ACQUIRE,
+                ScriptOutputType.INTEGER, keys.acquire, owner, lease, willWait ? "1" : "0", heartbeat,
+                keys.channelPrefix);
+        Runnable withdraw = () -> executor.run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER,
+                keys.lockQueueTimeouts, owner, keys.channelPrefix);
+        return new WaitingAcquire(subscriptions, scheduler, request, keys.channelPrefix + owner, attempt, withdraw,
+                Math.max(1, heartbeatMillis / 3), keys).start();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        Keys keys = keys(grant);
+        return executor.<Long>run(FairLockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                member(grant), keys.channelPrefix).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> all = new ArrayList<>(grants);
+        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
+            List<Grant> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
+            String[] keys = new String[batch.size()];
+            String[] args = new String[2 * batch.size()];
+            for (int i = 0; i < batch.size(); i++) {
+                keys[i] = keys(batch.get(i)).owner;
+                args[2 * i] = member(batch.get(i));
+                args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
+            }
+            // Same check as the write hold's renewal: the exact owner|token string, then PEXPIRE.
+            batches.add(executor.<List<Object>>run(ReadWriteLockScripts.RENEW_WRITE, ScriptOutputType.MULTI, keys,
+                    args).thenApply(reply -> {
+                        Set<Grant> lost = new HashSet<>();
+                        for (int i = 0; i < batch.size(); i++) {
+                            if (!(reply.get(i) instanceof Long) || (Long) reply.get(i) != 1L) {
+                                lost.add(batch.get(i));
+                            }
+                        }
+                        return lost;
+                    }));
+        }
+        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            Set<Grant> lost = new HashSet<>();
+            batches.forEach(b -> lost.addAll(b.join()));
+            return lost;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        String key = keys(name).owner;
+        return executor.call(() -> executor.commands().exists(key), "EXISTS").thenApply(n -> n > 0);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        Keys keys = keys(name);
+        return executor.<Long>run(FairLockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                keys.channelPrefix).thenApply(r -> r == 1L);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisFairLockOps";
+    }
+}

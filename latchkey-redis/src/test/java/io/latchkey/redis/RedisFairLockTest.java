@@ -1,0 +1,126 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisTestSupport.fastOptions;
+import static io.latchkey.redis.RedisTestSupport.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.testing.RedisServerExtension;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Redis specifics of the fair lock: arrival order across clients, crashed waiters leave the queue. */
+class RedisFairLockTest {
+
+    @RegisterExtension
+    static RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private RedisLockClient holder;
+    private RedisLockClient a;
+    private RedisLockClient b;
+    private final List<Thread> threads = new ArrayList<>();
+
+    @BeforeEach
+    void connect() {
+        holder = RedisLockClient.connect(redis.uri(), fastOptions());
+        a = RedisLockClient.connect(redis.uri(), fastOptions());
+        b = RedisLockClient.connect(redis.uri(), fastOptions());
+    }
+
+    @AfterEach
+    void close() throws InterruptedException {
+        threads.forEach(Thread::interrupt);
+        for (Thread t : threads) {
+            t.join(5_000);
+        }
+        holder.close();
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void twentyWaitersOfTwoClientsAreServedInArrivalOrder() throws Exception {
+        String name = uniqueName("fair-order");
+        DistributedLock held = holder.fairLock(name);
+        held.lock();
+        ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            int id = i;
+            DistributedLock lock = (i % 2 == 0 ? a : b).fairLock(name);
+            CompletableFuture<Void> finished = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    lock.lock();
+                    try {
+                        order.add(id);
+                        Thread.sleep(5);
+                    } finally {
+                        lock.unlock();
+                    }
+                    finished.complete(null);
+                } catch (Throwable e) {
+                    finished.completeExceptionally(e);
+                }
+            }, "fair-waiter-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            done.add(finished);
+            t.start();
+            Awaitility.await().until(() -> t.getState() == Thread.State.WAITING
+                    || t.getState() == Thread.State.TIMED_WAITING);
+            if (i < 2) {
+                Thread.sleep(150); // the client's one remote waiter reaches the server's queue
+            }
+        }
+        held.unlock();
+        CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
+        assertThat(order).containsExactlyElementsOf(
+                java.util.stream.IntStream.range(0, 20).boxed().toList());
+    }
+
+    @Test
+    void aCrashedWaiterDelaysTheQueueAtMostByItsHeartbeat() throws Exception {
+        String name = uniqueName("fair-crash");
+        DistributedLock held = holder.fairLock(name);
+        held.lock();
+        // A waiter whose process died: queued by the acquire script, then never heard of again.
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        long heartbeat = a.synchronizers().fairOps().heartbeatMillis();
+        List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source, "5"));
+        eval.addAll(List.of(keys.acquire));
+        eval.addAll(List.of("dead-client:1", "30000", "1", Long.toString(heartbeat), keys.channelPrefix));
+        redis.execute(eval.toArray(new String[0]));
+        assertThat(((Number) redis.execute("ZCARD", keys.queue)).longValue()).isEqualTo(1);
+
+        CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
+            DistributedLock lock = b.fairLock(name);
+            try {
+                if (!lock.tryLock(10, TimeUnit.SECONDS)) {
+                    return -1L;
+                }
+            } catch (InterruptedException e) {
+                return -2L;
+            }
+            lock.unlock();
+            return System.nanoTime();
+        });
+        Thread.sleep(200);
+        long released = System.nanoTime();
+        held.unlock();
+        long gotAt = waited.get(10, TimeUnit.SECONDS);
+        assertThat(gotAt).as("the live waiter got the lock").isPositive();
+        long delayMs = TimeUnit.NANOSECONDS.toMillis(gotAt - released);
+        assertThat(delayMs).as("ms behind a dead waiter (heartbeat %d ms)", heartbeat)
+                .isLessThan(heartbeat + 2_000);
+        assertThat(((Number) redis.execute("EXISTS", keys.queue)).longValue()).isZero();
+    }
+}
