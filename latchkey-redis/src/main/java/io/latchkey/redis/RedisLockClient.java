@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
@@ -72,7 +73,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
-                    Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK));
+                    Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE));
 
     private final RedisClient redisClient;
     private final boolean ownsClient;
@@ -139,7 +140,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         redisClient.addListener(reconnectListener);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
-        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler);
+        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address);
         this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
     }
 
@@ -241,6 +242,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return lockOps;
     }
 
+    /**
+     * A semaphore on Redis (see {@link DistributedSemaphore}): the permits are one integer key in the name's hash
+     * slot; waiters are woken by pub/sub when permits are released or added, with a bounded re-check.
+     */
+    @Override
+    public DistributedSemaphore semaphore(String name) {
+        checkOpen();
+        checkName(name);
+        return synchronizers.semaphore(name);
+    }
+
     @Override
     protected RemoteLockOps fairLockOps() {
         return synchronizers.fairOps();
@@ -295,6 +307,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        synchronizers.close();
         redisClient.removeListener(reconnectListener);
         scheduler.shutdownNow();
         closeQuietly(connection, pubSubConnection);

@@ -25,10 +25,12 @@ final class RedisSynchronizers {
     private final RedisReadWriteLockOps readOps;
     private final RedisReadWriteLockOps writeOps;
     private final RedisFairLockOps fairOps;
+    private final SyncWaits waits;
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                       ScheduledExecutorService scheduler) {
+                       ScheduledExecutorService scheduler, String address) {
         this.options = options;
+        this.waits = new SyncWaits(options.operationTimeout(), address);
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -53,6 +55,16 @@ final class RedisSynchronizers {
 
     RedisReadWriteLockOps writeOps() {
         return writeOps;
+    }
+
+    RedisSemaphore semaphore(String name) {
+        return new RedisSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
+                Math.max(1, heartbeatMillis / 3));
+    }
+
+    /** Abandons the pending waits of semaphores and latches (the engine's waits end with the engine). */
+    void close() {
+        waits.close();
     }
 
     long heartbeatMillis() {
