@@ -64,9 +64,10 @@ import org.apache.zookeeper.data.ACL;
  * invalid, {@code onLost} listeners run and the next {@code unlock} throws {@link io.latchkey.LockLostException}.
  *
  * <h2>Fencing</h2>
- * The fencing token is the zxid that made the current owner the owner: the czxid of its node, or the mzxid of the
- * hand-off. ZooKeeper's zxids grow with every transaction of the ensemble, so tokens grow across clients and
- * restarts.
+ * The fencing token is a zxid at or after the moment the current owner became the owner: the larger of its node's
+ * czxid and the lock path's pzxid in the listing that granted it (the pzxid is at or after the deletion of every
+ * earlier holder's node), or the mzxid of the hand-off that passed the node to it. ZooKeeper's zxids grow with
+ * every transaction of the ensemble, so tokens grow strictly per lock across clients and restarts.
  *
  * <h2>Security</h2>
  * With digest credentials in the URI ({@code zookeeper://user:password@host:port}), every node is created with a
