@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
@@ -73,7 +74,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
-                    Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE));
+                    Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE,
+                    Capability.COUNT_DOWN_LATCH));
 
     private final RedisClient redisClient;
     private final boolean ownsClient;
@@ -251,6 +253,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         checkOpen();
         checkName(name);
         return synchronizers.semaphore(name);
+    }
+
+    /**
+     * A count-down latch on Redis (see {@link DistributedCountDownLatch}): the count is one integer key in the
+     * name's hash slot; reaching zero wakes every waiter of every client by one pub/sub message.
+     */
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
+        checkName(name);
+        return synchronizers.countDownLatch(name);
     }
 
     @Override

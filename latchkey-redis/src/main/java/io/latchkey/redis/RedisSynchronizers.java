@@ -62,6 +62,11 @@ final class RedisSynchronizers {
                 Math.max(1, heartbeatMillis / 3));
     }
 
+    RedisCountDownLatch countDownLatch(String name) {
+        return new RedisCountDownLatch(options.namespace(), name, executor, subscriptions, scheduler, waits,
+                Math.max(1, heartbeatMillis / 3));
+    }
+
     /** Abandons the pending waits of semaphores and latches (the engine's waits end with the engine). */
     void close() {
         waits.close();
