@@ -5,6 +5,7 @@ import io.latchkey.ClientOptions;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
@@ -75,7 +76,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
                     Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE,
-                    Capability.COUNT_DOWN_LATCH));
+                    Capability.COUNT_DOWN_LATCH, Capability.PERMIT_EXPIRABLE_SEMAPHORE));
 
     private final RedisClient redisClient;
     private final boolean ownsClient;
@@ -264,6 +265,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         checkOpen();
         checkName(name);
         return synchronizers.countDownLatch(name);
+    }
+
+    /**
+     * A permit-expirable semaphore on Redis (see {@link PermitExpirableSemaphore}): each leased permit id is scored
+     * by its expiry in server time, so a crashed holder's permit returns on the server's clock.
+     */
+    @Override
+    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        checkOpen();
+        checkName(name);
+        return synchronizers.permitExpirableSemaphore(name);
     }
 
     @Override

@@ -67,6 +67,11 @@ final class RedisSynchronizers {
                 Math.max(1, heartbeatMillis / 3));
     }
 
+    RedisPermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        return new RedisPermitExpirableSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
+                Math.max(1, heartbeatMillis / 3));
+    }
+
     /** Abandons the pending waits of semaphores and latches (the engine's waits end with the engine). */
     void close() {
         waits.close();

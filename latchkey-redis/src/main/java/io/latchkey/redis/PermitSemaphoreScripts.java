@@ -1,0 +1,64 @@
+package io.latchkey.redis;
+
+import io.latchkey.redis.LockScripts.Script;
+
+/**
+ * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each. Layout
+ * ({@link RedisPermitExpirableSemaphore}): {@code P} = string, the semaphore's permits in total, leased ones
+ * included (absent: never set); {@code L} = sorted set of leased permit ids scored by their expiry in the server's
+ * milliseconds ({@code TIME}). Available = {@code P} &minus; live leases. Expired leases are removed by whichever
+ * script touches {@code L} next; {@code L}'s own PEXPIRE follows its latest score.
+ */
+final class PermitSemaphoreScripts {
+
+    private static final String NOW = "local t = redis.call('time'); "
+            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
+
+    private static final String KEEP = "local function keep(k) "
+            + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
+            + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
+            + "end; ";
+
+    /**
+     * KEYS: P, L. ARGV: permit id, lease millis, longest re-check millis. Leases a permit under the id: 1; or
+     * minus the time until the earliest lease expires (capped by the longest re-check).
+     */
+    static final Script ACQUIRE = new Script("permitAcquire", NOW + KEEP
+            + "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
+            + "local total = tonumber(redis.call('get', KEYS[1]) or '0'); "
+            + "if total - redis.call('zcard', KEYS[2]) >= 1 then "
+            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1]); keep(KEYS[2]); return 1; "
+            + "end; "
+            + "local wait = tonumber(ARGV[3]); "
+            + "local first = redis.call('zrange', KEYS[2], 0, 0, 'withscores'); "
+            + "if first[2] then wait = math.min(wait, math.max(1, tonumber(first[2]) - now)); end; "
+            + "return -wait;");
+
+    /**
+     * KEYS: L, channel. ARGV: permit id. Returns the permit if its lease is live: 1 (and wakes waiters); 0 if it
+     * had expired or was unknown.
+     */
+    static final Script RELEASE = new Script("permitRelease", NOW
+            + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
+            + "if not s then return 0; end; "
+            + "redis.call('zrem', KEYS[1], ARGV[1]); "
+            + "if tonumber(s) <= now then return 0; end; "
+            + "redis.pcall('publish', KEYS[2], '1'); "
+            + "return 1;");
+
+    /** KEYS: L. ARGV: permit id, lease millis. A new lease from now if the current one is live: 1; else 0. */
+    static final Script UPDATE_LEASE = new Script("permitUpdateLease", NOW + KEEP
+            + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
+            + "if not s then return 0; end; "
+            + "if tonumber(s) <= now then redis.call('zrem', KEYS[1], ARGV[1]); return 0; end; "
+            + "redis.call('zadd', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]); keep(KEYS[1]); "
+            + "return 1;");
+
+    /** KEYS: P, L. The permits available now (expired leases count as available). */
+    static final Script AVAILABLE = new Script("permitAvailable", NOW
+            + "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
+            + "return tonumber(redis.call('get', KEYS[1]) or '0') - redis.call('zcard', KEYS[2]);");
+
+    private PermitSemaphoreScripts() {
+    }
+}
