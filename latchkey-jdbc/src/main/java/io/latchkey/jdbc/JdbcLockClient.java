@@ -6,11 +6,14 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -54,12 +57,13 @@ import javax.sql.DataSource;
  * while a lock is held or awaited, except PostgreSQL's one listener connection per client.
  * {@link #close()} closes the data source only if the client created it (from a {@code jdbc:} URI).
  */
-public final class JdbcLockClient extends AbstractLockClient {
+public final class JdbcLockClient extends AbstractLockClient implements LockInspector {
 
     private final SqlDialect dialect;
     private final String tableName;
     private final JdbcRunner runner;
     private final LeaseTableLockOps ops;
+    private final LeaseTableInspector inspector;
     private final AutoCloseable ownedDataSource;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
@@ -78,8 +82,10 @@ public final class JdbcLockClient extends AbstractLockClient {
             runner.close();
             throw e;
         }
-        this.ops = new LeaseTableLockOps(runner, new LeaseTableSql(dialect, tableName), options.namespace(), time(),
+        LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
+        this.ops = new LeaseTableLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
+        this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
     }
 
     /** A client on {@code dataSource} with default options. The caller keeps ownership of the data source. */
@@ -160,6 +166,20 @@ public final class JdbcLockClient extends AbstractLockClient {
     @Override
     protected RemoteLockOps lockOps() {
         return ops;
+    }
+
+    /**
+     * The locks of this client's namespace whose lease has not run out by the database's clock, read with one
+     * SELECT: owner, hold count and fencing token as the row records them, the remaining lease as the database
+     * computes it; waiters are not recorded in the table, so they are empty.
+     *
+     * @throws LockUnavailableException if the database cannot be reached or does not answer within the operation
+     *         timeout
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        return inspector.list(pattern);
     }
 
     @Override

@@ -1,0 +1,8 @@
+package io.latchkey.jdbc;
+
+class MariaDbLeaseTableInspectTest extends LeaseTableInspectTest {
+    @Override
+    SqlDialect dialect() {
+        return SqlDialect.MYSQL;
+    }
+}
