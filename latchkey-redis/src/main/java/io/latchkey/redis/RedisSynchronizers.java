@@ -4,6 +4,9 @@ import io.latchkey.ClientOptions;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.locks.ReentrantLock;
+import io.latchkey.DistributedLock;
+import io.latchkey.core.TimeSource;
 
 /**
  * The Redis synchronizers beyond the plain lock (read-write lock, fair lock, …), created once per client on the
@@ -26,6 +29,9 @@ final class RedisSynchronizers {
     private final RedisReadWriteLockOps writeOps;
     private final RedisFairLockOps fairOps;
     private final SyncWaits waits;
+    private final ReentrantLock spinLock = new ReentrantLock();
+    private SpinLockClient spinClient; // guarded by spinLock
+    private boolean closed; // guarded by spinLock
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                        ScheduledExecutorService scheduler, String address) {
@@ -72,9 +78,47 @@ final class RedisSynchronizers {
                 Math.max(1, heartbeatMillis / 3));
     }
 
-    /** Abandons the pending waits of semaphores and latches (the engine's waits end with the engine). */
+    /** Default first backoff of a spin lock's waiter. */
+    static final Duration SPIN_INITIAL_BACKOFF = Duration.ofMillis(10);
+    /** Default longest backoff of a spin lock's waiter. */
+    static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(500);
+
+    /** A spin lock; the spin engine is created on first use. */
+    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time) {
+        SpinLockClient c;
+        spinLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("client closed");
+            }
+            if (spinClient == null) {
+                spinClient = new SpinLockClient(options, time, new RedisSpinLockOps(lockOps, scheduler,
+                        SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos()));
+            }
+            c = spinClient;
+        } finally {
+            spinLock.unlock();
+        }
+        return c.lock(name);
+    }
+
+    /**
+     * Abandons the pending waits of semaphores and latches and closes the spin engine (its holds turn lost, as the
+     * client's own do); the engine's waits end with the engine.
+     */
     void close() {
         waits.close();
+        SpinLockClient c;
+        spinLock.lock();
+        try {
+            closed = true;
+            c = spinClient;
+        } finally {
+            spinLock.unlock();
+        }
+        if (c != null) {
+            c.close();
+        }
     }
 
     long heartbeatMillis() {

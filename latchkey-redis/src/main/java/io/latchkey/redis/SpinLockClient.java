@@ -1,0 +1,38 @@
+package io.latchkey.redis;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import java.util.Set;
+
+/**
+ * The engine of a {@link RedisLockClient}'s spin locks: the engine takes one {@code lockOps()} per client, so spin
+ * locks get their own (lazily created, with its own watchdog thread {@code latchkey-redis-spin-watchdog-…})
+ * on the owning client's connections. Closing it leaves the connections to the owning client.
+ */
+final class SpinLockClient extends AbstractLockClient {
+
+    private final RedisSpinLockOps ops;
+
+    SpinLockClient(ClientOptions options, TimeSource time, RedisSpinLockOps ops) {
+        super("redis-spin", options, time);
+        this.ops = ops;
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return ops;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.LOCK);
+    }
+
+    @Override
+    protected void closeBackend() {
+        // the connections belong to the RedisLockClient
+    }
+}
