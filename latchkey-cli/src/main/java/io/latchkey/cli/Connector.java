@@ -68,8 +68,13 @@ final class Connector {
      * with room for the first connect's class loading and thread pools on a busy machine.
      */
     static LockClient open(String uri, Duration timeout) {
+        return open(uri, timeout, ClientOptions.builder());
+    }
+
+    /** {@link #open(String, Duration)} with further options (e.g. a short watchdog for {@code verify}). */
+    static LockClient open(String uri, Duration timeout, ClientOptions.Builder optionsBuilder) {
         checkScheme(uri);
-        ClientOptions options = ClientOptions.builder().operationTimeout(timeout).build();
+        ClientOptions options = optionsBuilder.operationTimeout(timeout).build();
         FutureTask<LockClient> task = new FutureTask<>(() -> {
             LockClient client = LockClient.connect(uri, options);
             try {
