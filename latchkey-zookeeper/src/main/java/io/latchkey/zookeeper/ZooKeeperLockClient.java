@@ -11,6 +11,8 @@ import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.SequentialLockOps;
 import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
@@ -76,7 +78,7 @@ import org.apache.zookeeper.data.ACL;
  *
  * <p>Clients are thread-safe. {@link #close()} closes the Curator framework only if this class created it.
  */
-public final class ZooKeeperLockClient extends AbstractLockClient {
+public final class ZooKeeperLockClient extends AbstractLockClient implements LockInspector {
 
     static final String ROOT = "/latchkey";
 
@@ -88,6 +90,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
     private final SequentialLockOps fairLockOps;
     private final SequentialLockOps readOps;
     private final SequentialLockOps writeOps;
+    private final ZooKeeperLockInspector inspector;
     private final Map<String, Deque<String>> semaphorePermits = new ConcurrentHashMap<>();
     private final Map<String, Map<String, ScheduledFuture<?>>> permitLeases = new ConcurrentHashMap<>();
 
@@ -102,6 +105,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
                 this::lost);
         this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
+        this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
     }
 
     /**
@@ -251,10 +255,26 @@ public final class ZooKeeperLockClient extends AbstractLockClient {
                 full(base + "/latches/" + ZNodeNames.escape(name)));
     }
 
+    /**
+     * The plain and fair locks of this client's namespace held now (read-write locks are not listed), in three
+     * pipelined rounds of reads. The holder is the first node of each queue; its owner is the owner id written in
+     * its node (or its session id); waiters are the other nodes of the queue; there is no remaining lease (the
+     * session holds the node); the fencing token is shown only where it is known exactly (see
+     * {@code ZooKeeperLockInspector}).
+     *
+     * @throws LockUnavailableException if the ensemble does not answer within the operation timeout
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        return inspector.list(pattern);
+    }
+
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
-                Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP);
+                Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
+                Capability.INSPECT);
     }
 
     /**
