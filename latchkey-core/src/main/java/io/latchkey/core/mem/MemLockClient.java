@@ -9,8 +9,12 @@ import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -29,11 +33,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Server state (locks and fencing counters) lives as long as the JVM; the server's one timer thread runs only
  * while a client is open.
  */
-public class MemLockClient extends AbstractLockClient {
+public class MemLockClient extends AbstractLockClient implements LockInspector {
 
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
             Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
-            Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP));
+            Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
+            Capability.INSPECT));
 
     private final MemServer server;
     /** Synchronizer waits in progress, failed by close(). */
@@ -134,6 +139,23 @@ public class MemLockClient extends AbstractLockClient {
             }
         }
         return wait;
+    }
+
+    /**
+     * The locks (plain, fair, read and write: they share one key space per name) of this client's namespace held
+     * on the in-process server now, one entry per hold: owner, the server's fencing token, the remaining lease on
+     * the server's clock and how many owners queue for the name. The hold count is 1: reentrant holds are counted
+     * by the holder's client. Semaphores and latches are not listed.
+     *
+     * @throws LockUnavailableException if the server was taken down with {@link #setServerAvailable}
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        List<LockInfo> result = server.holds(options().namespace() + '\u0000');
+        result.removeIf(info -> !LockInspector.matches(pattern, info.name()));
+        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
+        return result;
     }
 
     @Override

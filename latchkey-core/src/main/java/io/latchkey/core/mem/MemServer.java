@@ -4,6 +4,8 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
+import io.latchkey.spi.LockInfo;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,6 +14,9 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -334,6 +339,40 @@ final class MemServer {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * The unexpired holds of every lock key that starts with {@code prefix}, named by the rest of the key, for
+     * {@link MemLockClient#list}: one entry per hold (a read lock may have several), with the server's token, its
+     * remaining lease on the server's clock and the length of the key's queue. Holds count 1 each: reentrancy is
+     * counted by the holder's client. Expired holds are skipped, not removed: inspection changes nothing.
+     */
+    List<LockInfo> holds(String prefix) {
+        List<LockInfo> result = new ArrayList<>();
+        lock.lock();
+        try {
+            if (!available) {
+                throw new LockUnavailableException(String.format(
+                        "mem server '%s' is unavailable: inspect failed", serverName));
+            }
+            long now = clock.nanoTime();
+            for (Entry e : entries.values()) {
+                if (!e.key.startsWith(prefix)) {
+                    continue;
+                }
+                for (MemHold h : e.holds) {
+                    long left = h.expiresAt - now;
+                    if (left > 0) {
+                        result.add(new LockInfo(e.key.substring(prefix.length()), h.owner, 1,
+                                OptionalLong.of(h.token), Optional.of(Duration.ofNanos(left)),
+                                OptionalInt.of(e.waiters.size())));
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        return result;
     }
 
     /** How many keys have state (holds or waiters); for leak tests. */
