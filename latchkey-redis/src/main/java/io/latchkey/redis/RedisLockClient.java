@@ -55,6 +55,16 @@ import org.slf4j.LoggerFactory;
  * Latchkey clients exclude each other on the same name and wake each other's waiters. The fencing token comes from
  * a separate counter key in the same cluster slot, incremented on every free-to-held transition and never reset.
  *
+ * <h2>Synchronizers</h2>
+ * Also {@link #fairLock} (FIFO across clients by a server-side sequence; the head alone is woken; a crashed waiter
+ * leaves the queue within the waiter heartbeat, min({@code watchdogTimeout}, 5 s)), {@link #readWriteLock} (each
+ * read hold leased and renewed on its own; waiting writers hold back new readers; write-to-read downgrade),
+ * {@link #semaphore}, {@link #permitExpirableSemaphore} (leases expire on the server's clock),
+ * {@link #countDownLatch}, and {@link #spinLock} (no pub/sub). Each keeps all its keys in one cluster hash slot
+ * ({@code <namespace>{<namespace + name>}:latchkey:<kind>:…}), orders and expires by the server's {@code TIME}
+ * (Redis 5 or later), and wakes waiters by pub/sub with a bounded re-check. Layouts:
+ * {@code docs/redis-synchronizers.md}.
+ *
  * <h2>Round trips</h2>
  * Acquire (uncontended), release, hand-off: one EVALSHA each. Watchdog renewal: one EVALSHA per batch of up to
  * 512 holds, batches pipelined. A waiter subscribes once (on its first failed attempt) on the client's single
