@@ -165,11 +165,11 @@ final class ContentionCheck {
         }
         long lostUpdates = totalHolds - counted;
         String evidence = String.format(Locale.ROOT,
-                "%,d holds by %d clients x %d threads on %d names in %s; max inside %d, lost updates %d",
+                "%,d holds by %d clients x %d threads on %d names in %s; max inside %d, lost updates %,d",
                 totalHolds, clients.size(), threadsPerClient, names.size(), Durations.format(duration),
                 maxInside.get(), lostUpdates);
         if (overlaps.get() > 0) {
-            evidence += String.format(Locale.ROOT, ", %d entries while another holder was inside", overlaps.get());
+            evidence += String.format(Locale.ROOT, ", %,d entries while another holder was inside", overlaps.get());
         }
         if (waitTimeouts.get() > 0) {
             evidence += String.format(Locale.ROOT, ", %d waits over %s", waitTimeouts.get(),

@@ -92,7 +92,8 @@ final class LeaseChecks {
             tryRelease(held);
             return CheckResult.fail(LOST_SIGNAL, "another client's forceUnlock found the held lock not held");
         }
-        Duration patience = watchdogTimeout.plusSeconds(5);
+        // The holder learns at its next renewal (a third of the watchdog) at the latest; allow for a slow server.
+        Duration patience = watchdogTimeout.multipliedBy(2).plusSeconds(2);
         if (!lost.await(patience.toMillis(), TimeUnit.MILLISECONDS)) {
             String release = tryRelease(held);
             return CheckResult.fail(LOST_SIGNAL, String.format("onLost did not run within %s of the force-unlock "
