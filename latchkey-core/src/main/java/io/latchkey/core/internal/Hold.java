@@ -3,7 +3,6 @@ package io.latchkey.core.internal;
 import io.latchkey.LockLostException;
 import io.latchkey.core.Grant;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -34,7 +33,13 @@ final class Hold {
     int count = 1;
     /** When the last successful renewal was sent: the server's lease runs at least leaseMillis from here. */
     volatile long renewedAtNanos;
-    volatile ScheduledFuture<?> expiry;
+    /**
+     * Written under {@link FixedLeaseExpiry}'s lock: position in its heap, -1 when not tracked there (read without
+     * the lock only to skip holds that were never tracked).
+     */
+    int expiryIndex = -1;
+    /** Guarded by {@link FixedLeaseExpiry}'s lock: when a fixed lease runs out, in {@link System#nanoTime()}. */
+    long expiryDeadline;
     volatile String lostReason;
     /** Whether the remote clean-up after a loss was already sent (once per hold). */
     final AtomicBoolean cleanedUp = new AtomicBoolean();

@@ -35,6 +35,7 @@ final class Watchdog {
     private final ScheduledThreadPoolExecutor scheduler;
     private final Set<Hold> renewed = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<RemoteLockOps, Long> inFlightSince = new ConcurrentHashMap<>();
+    private final FixedLeaseExpiry fixedLeases = new FixedLeaseExpiry(this::schedule);
     final String threadName;
     private volatile Thread thread;
     private volatile boolean started;
@@ -76,19 +77,18 @@ final class Watchdog {
         if (h.grant.watchdog()) {
             renewed.add(h);
         } else {
-            long delay = h.leaseBoundNanos() - engine.time.nanoTime();
-            h.expiry = schedule(() -> h.markLost(String.format("its fixed lease of %d ms ran out",
-                    h.grant.leaseMillis())), Math.max(0, delay));
+            fixedLeases.track(h, h.leaseBoundNanos() - engine.time.nanoTime());
+            if (!h.isHeld()) {
+                // lost (or released) while being tracked: whoever forgot it may have looked before the insert
+                fixedLeases.untrack(h);
+            }
         }
     }
 
     /** Stops renewing {@code h}; called before its remote release so that no renewal can outlive it. */
     void untrack(Hold h) {
         renewed.remove(h);
-        ScheduledFuture<?> e = h.expiry;
-        if (e != null) {
-            e.cancel(false);
-        }
+        fixedLeases.untrack(h);
     }
 
     int renewedCount() {
@@ -222,6 +222,7 @@ final class Watchdog {
     void shutdown() {
         scheduler.shutdownNow();
         renewed.clear();
+        fixedLeases.clear();
         if (!isWatchdogThread()) {
             try {
                 scheduler.awaitTermination(1, TimeUnit.SECONDS);

@@ -1,0 +1,202 @@
+package io.latchkey.core.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiFunction;
+
+/**
+ * Expiry of fixed (non-renewed) leases: one timer on the watchdog thread for the earliest bound instead of one
+ * scheduled task per hold. A scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two
+ * wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
+ * insert into an intrusive heap ({@link Hold#expiryIndex}) and untracking an O(log n) removal, and the timer is
+ * only re-armed when a hold expires earlier than the armed time.
+ *
+ * <p>Deadlines are in {@link System#nanoTime()} (the watchdog's schedule runs on real time), computed from the
+ * client's {@code TimeSource} at tracking time exactly as the per-hold task's delay was. A hold is marked lost
+ * when its deadline has passed; the timer never fires early, so none is marked lost before its bound.
+ */
+final class FixedLeaseExpiry {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Scheduler: (task, delayNanos) → handle, or {@code null} once shut down. */
+    private final BiFunction<Runnable, Long, ScheduledFuture<?>> scheduler;
+    private final Runnable fire = this::fire;
+    // guarded by lock
+    private Hold[] heap = new Hold[8];
+    private int size;
+    private boolean armed;
+    private long armedAt;
+    private ScheduledFuture<?> timer;
+
+    FixedLeaseExpiry(BiFunction<Runnable, Long, ScheduledFuture<?>> scheduler) {
+        this.scheduler = scheduler;
+    }
+
+    /** Starts watching {@code h}, whose lease runs out {@code delayNanos} from now. */
+    void track(Hold h, long delayNanos) {
+        long deadline = System.nanoTime() + Math.max(0, delayNanos);
+        lock.lock();
+        try {
+            if (h.expiryIndex >= 0) {
+                return;
+            }
+            h.expiryDeadline = deadline;
+            if (size == heap.length) {
+                heap = Arrays.copyOf(heap, size * 2);
+            }
+            heap[size] = h;
+            h.expiryIndex = size;
+            siftUp(size++);
+            if (!armed || deadline - armedAt < 0) {
+                arm(deadline);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Stops watching {@code h}; the armed timer stays (it re-arms for the next bound, or disarms, when it fires). */
+    void untrack(Hold h) {
+        if (h.expiryIndex < 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            int i = h.expiryIndex;
+            if (i < 0) {
+                return;
+            }
+            h.expiryIndex = -1;
+            Hold last = heap[--size];
+            heap[size] = null;
+            if (i != size) {
+                heap[i] = last;
+                last.expiryIndex = i;
+                siftDown(i);
+                if (heap[i] == last) {
+                    siftUp(i);
+                }
+            }
+            if (size == 0 && heap.length > 64) {
+                heap = new Hold[8];
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int size() {
+        lock.lock();
+        try {
+            return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void clear() {
+        lock.lock();
+        try {
+            for (int i = 0; i < size; i++) {
+                heap[i].expiryIndex = -1;
+                heap[i] = null;
+            }
+            size = 0;
+            armed = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** On the watchdog thread: every hold past its deadline is lost; the timer re-arms for the next one. */
+    private void fire() {
+        List<Hold> expired = null;
+        lock.lock();
+        try {
+            armed = false;
+            timer = null;
+            long now = System.nanoTime();
+            while (size > 0 && heap[0].expiryDeadline - now <= 0) {
+                Hold h = heap[0];
+                untrackTopLocked();
+                if (expired == null) {
+                    expired = new ArrayList<>();
+                }
+                expired.add(h);
+            }
+            if (size > 0) {
+                arm(heap[0].expiryDeadline);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (expired != null) {
+            for (Hold h : expired) {
+                h.markLost(String.format("its fixed lease of %d ms ran out", h.grant.leaseMillis()));
+            }
+        }
+    }
+
+    private void untrackTopLocked() {
+        Hold top = heap[0];
+        top.expiryIndex = -1;
+        Hold last = heap[--size];
+        heap[size] = null;
+        if (size > 0) {
+            heap[0] = last;
+            last.expiryIndex = 0;
+            siftDown(0);
+        }
+    }
+
+    private void arm(long deadline) {
+        ScheduledFuture<?> old = timer;
+        if (old != null) {
+            old.cancel(false);
+        }
+        timer = scheduler.apply(fire, Math.max(0, deadline - System.nanoTime()));
+        armed = timer != null;
+        armedAt = deadline;
+    }
+
+    private void siftUp(int i) {
+        Hold h = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            Hold p = heap[parent];
+            if (h.expiryDeadline - p.expiryDeadline >= 0) {
+                break;
+            }
+            heap[i] = p;
+            p.expiryIndex = i;
+            i = parent;
+        }
+        heap[i] = h;
+        h.expiryIndex = i;
+    }
+
+    private void siftDown(int i) {
+        Hold h = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            Hold c = heap[child];
+            int right = child + 1;
+            if (right < size && heap[right].expiryDeadline - c.expiryDeadline < 0) {
+                child = right;
+                c = heap[child];
+            }
+            if (h.expiryDeadline - c.expiryDeadline <= 0) {
+                break;
+            }
+            heap[i] = c;
+            c.expiryIndex = i;
+            i = child;
+        }
+        heap[i] = h;
+        h.expiryIndex = i;
+    }
+}
