@@ -5,11 +5,11 @@ import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +48,8 @@ final class ContentionCheck {
     private final AtomicLongArray unsynchronized;
     private final AtomicLongArray holds;
     private final AtomicLongArray grantOrder;
-    private final List<ConcurrentLinkedQueue<long[]>> grants = new ArrayList<>();
+    /** Per worker thread, so that recording adds no shared contention: (name index, grant order, token) triples. */
+    private final List<GrantLog> grantLogs = new ArrayList<>();
     private final AtomicLong waitTimeouts = new AtomicLong();
     private final AtomicLong lostOnRelease = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
@@ -70,9 +71,6 @@ final class ContentionCheck {
         unsynchronized = new AtomicLongArray(n);
         holds = new AtomicLongArray(n);
         grantOrder = new AtomicLongArray(n);
-        for (int i = 0; i < n; i++) {
-            grants.add(new ConcurrentLinkedQueue<>());
-        }
     }
 
     Outcome run() throws InterruptedException {
@@ -85,17 +83,21 @@ final class ContentionCheck {
                 locks.add(clients.get(c).apply(name));
             }
             for (int t = 0; t < threadsPerClient; t++) {
-                workers.add(VerifyThreads.start("latchkey-verify-c" + c + "-t" + t, () -> work(locks, start, end)));
+                GrantLog log = new GrantLog();
+                grantLogs.add(log);
+                workers.add(VerifyThreads.start("latchkey-verify-c" + c + "-t" + t,
+                        () -> work(locks, log, start, end)));
             }
         }
         start.countDown();
+        // join() publishes every worker's log to this thread
         for (Thread w : workers) {
             w.join();
         }
         return new Outcome(mutualExclusionResult(), fencingResult());
     }
 
-    private void work(List<DistributedLock> locks, CountDownLatch start, long end) {
+    private void work(List<DistributedLock> locks, GrantLog log, CountDownLatch start, long end) {
         try {
             start.await();
             boolean leaseApi = ThreadLocalRandom.current().nextBoolean();
@@ -111,7 +113,7 @@ final class ContentionCheck {
                             continue;
                         }
                         try {
-                            critical(n, lease.get().fencingToken());
+                            critical(n, lease.get().fencingToken(), log);
                         } finally {
                             lease.get().release();
                         }
@@ -121,7 +123,7 @@ final class ContentionCheck {
                             continue;
                         }
                         try {
-                            critical(n, lock.fencingToken().orElse(-1));
+                            critical(n, lock.fencingToken().orElse(-1), log);
                         } finally {
                             lock.unlock();
                         }
@@ -141,13 +143,13 @@ final class ContentionCheck {
         }
     }
 
-    private void critical(int n, long token) {
+    private void critical(int n, long token, GrantLog log) {
         int now = inside.incrementAndGet(n);
         if (now > 1) {
             overlaps.incrementAndGet();
         }
         maxInside.accumulateAndGet(now, Math::max);
-        grants.get(n).add(new long[] {grantOrder.incrementAndGet(n), token});
+        log.add(n, grantOrder.incrementAndGet(n), token);
         // A read-modify-write with a gap: two holders inside at once lose one of the increments.
         long value = unsynchronized.get(n);
         Thread.yield();
@@ -195,8 +197,17 @@ final class ContentionCheck {
         long checked = 0;
         long violations = 0;
         List<String> shown = new ArrayList<>();
+        List<List<long[]>> perName = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            List<long[]> inOrder = new ArrayList<>(grants.get(i));
+            perName.add(new ArrayList<>());
+        }
+        for (GrantLog log : grantLogs) {
+            for (int k = 0; k < log.size; k++) {
+                perName.get((int) log.entries[3 * k]).add(new long[] {log.entries[3 * k + 1], log.entries[3 * k + 2]});
+            }
+        }
+        for (int i = 0; i < names.size(); i++) {
+            List<long[]> inOrder = perName.get(i);
             inOrder.sort(Comparator.comparingLong(g -> g[0]));
             long previous = Long.MIN_VALUE;
             for (long[] g : inOrder) {
@@ -223,5 +234,21 @@ final class ContentionCheck {
         }
         return CheckResult.fail(FENCING, String.format(Locale.ROOT, "%,d of %,d tokens not above the previous: %s",
                 violations, checked, String.join("; ", shown)));
+    }
+
+    /** One worker's grants, written only by that worker. */
+    private static final class GrantLog {
+        long[] entries = new long[3 * 1024];
+        int size;
+
+        void add(int nameIndex, long order, long token) {
+            if (3 * size + 3 > entries.length) {
+                entries = Arrays.copyOf(entries, entries.length * 2);
+            }
+            entries[3 * size] = nameIndex;
+            entries[3 * size + 1] = order;
+            entries[3 * size + 2] = token;
+            size++;
+        }
     }
 }
