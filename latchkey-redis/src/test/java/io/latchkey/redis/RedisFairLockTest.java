@@ -88,6 +88,54 @@ class RedisFairLockTest {
     }
 
     @Test
+    void aReleaseWakesTheHeadAloneOnItsOwnChannel() throws Exception {
+        String name = uniqueName("fair-head");
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var pubSub = raw.connectPubSub()) {
+            ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
+            pubSub.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<String, String>() {
+                @Override
+                public void message(String pattern, String channel, String message) {
+                    messages.add(channel);
+                }
+            });
+            pubSub.sync().psubscribe(keys.channelPrefix + "*");
+            DistributedLock held = holder.fairLock(name);
+            held.lock();
+            List<CompletableFuture<Boolean>> waiters = new ArrayList<>();
+            for (RedisLockClient c : List.of(a, b)) {
+                DistributedLock lock = c.fairLock(name);
+                waiters.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        boolean got = lock.tryLock(10, TimeUnit.SECONDS);
+                        Thread.sleep(300);
+                        lock.unlock();
+                        return got;
+                    } catch (InterruptedException e) {
+                        return false;
+                    }
+                }));
+                Thread.sleep(150);
+            }
+            assertThat(((Number) redis.execute("ZCARD", keys.queue)).longValue()).isEqualTo(2);
+            messages.clear();
+            held.unlock();
+            Awaitility.await().atMost(java.time.Duration.ofSeconds(5)).until(() -> String.valueOf(
+                    redis.execute("GET", keys.owner)).startsWith(a.clientId()));
+            // while a holds the lock, b (second in line) has not been woken: only the head's channel had messages
+            assertThat(messages).isNotEmpty()
+                    .allMatch(ch -> ch.startsWith(keys.channelPrefix + a.clientId()));
+            assertThat(waiters.get(0).get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(waiters.get(1).get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(messages).allMatch(ch -> ch.startsWith(keys.channelPrefix + a.clientId())
+                    || ch.startsWith(keys.channelPrefix + b.clientId()));
+        } finally {
+            raw.shutdown();
+        }
+    }
+
+    @Test
     void aCrashedWaiterDelaysTheQueueAtMostByItsHeartbeat() throws Exception {
         String name = uniqueName("fair-crash");
         DistributedLock held = holder.fairLock(name);
