@@ -43,7 +43,18 @@ final class Hold {
     volatile String lostReason;
     /** Whether the remote clean-up after a loss was already sent (once per hold). */
     final AtomicBoolean cleanedUp = new AtomicBoolean();
-    private final ConcurrentLinkedQueue<Runnable> lostListeners = new ConcurrentLinkedQueue<>();
+    /** Created by the first {@link #onLost}: most holds never get a listener. */
+    private volatile ConcurrentLinkedQueue<Runnable> lostListeners;
+    private static final java.lang.invoke.VarHandle LOST_LISTENERS;
+
+    static {
+        try {
+            LOST_LISTENERS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Hold.class, "lostListeners",
+                    ConcurrentLinkedQueue.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     Hold(Slot slot, String ownerId, boolean threadOwned, Grant grant, long acquiredAtNanos) {
         this.slot = slot;
@@ -110,8 +121,13 @@ final class Hold {
     private void afterLost() {
         log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason);
         slot.engine.events.lost(name());
+        // the state is LOST before this read: an onLost that creates the queue later sees it and runs itself
+        ConcurrentLinkedQueue<Runnable> q = lostListeners;
+        if (q == null) {
+            return;
+        }
         Runnable r;
-        while ((r = lostListeners.poll()) != null) {
+        while ((r = q.poll()) != null) {
             runListener(r);
         }
     }
@@ -122,9 +138,14 @@ final class Hold {
             runListener(listener);
             return;
         }
-        lostListeners.add(listener);
+        ConcurrentLinkedQueue<Runnable> q = lostListeners;
+        if (q == null) {
+            LOST_LISTENERS.compareAndSet(this, null, new ConcurrentLinkedQueue<Runnable>());
+            q = lostListeners;
+        }
+        q.add(listener);
         // the loss may have drained the queue between the check and the add: whoever removes it runs it
-        if (state.get() == State.LOST && lostListeners.remove(listener)) {
+        if (state.get() == State.LOST && q.remove(listener)) {
             runListener(listener);
         }
     }

@@ -50,11 +50,13 @@ final class Slot {
     // everything below is guarded by lock
     /** Live holds by owner id: at most one for an exclusive lock. */
     final Map<String, Hold> holders = new HashMap<>(4);
+    // lostHolds, queue and bypassing are created on first use: most slots live for one uncontended
+    // lock/unlock cycle and never need them
     /** Thread-owned holds that were lost and whose owner has not unlocked yet (so that unlock can say so). */
-    final Map<String, Hold> lostHolds = new HashMap<>(2);
-    final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    Map<String, Hold> lostHolds;
+    ArrayDeque<Waiter> queue;
     Waiter inflight;
-    final Set<Waiter> bypassing = new HashSet<>(2);
+    Set<Waiter> bypassing;
     /** Releases in flight; an exclusive slot does not send its head before they complete. */
     int releasing;
     int handOffStreak;
@@ -78,7 +80,7 @@ final class Slot {
             return h;
         }
         // a new acquire after an unacknowledged loss starts afresh
-        lostHolds.remove(ownerId);
+        removeLostHoldLocked(ownerId);
         return null;
     }
 
@@ -86,8 +88,14 @@ final class Slot {
     Waiter enqueueLocked(Waiter w) {
         if (w.bypass) {
             w.state = Waiter.State.INFLIGHT;
+            if (bypassing == null) {
+                bypassing = new HashSet<>(2);
+            }
             bypassing.add(w);
             return w;
+        }
+        if (queue == null) {
+            queue = new ArrayDeque<>(4);
         }
         queue.add(w);
         return pumpLocked();
@@ -95,11 +103,11 @@ final class Slot {
 
     /** Under the lock: whether a new waiter would be sent at once rather than wait locally. */
     boolean canSendNowLocked() {
-        return inflight == null && queue.isEmpty() && (shared || (holders.isEmpty() && releasing == 0));
+        return inflight == null && queueEmptyLocked() && (shared || (holders.isEmpty() && releasing == 0));
     }
 
     private Waiter pumpLocked() {
-        if (inflight != null || queue.isEmpty()) {
+        if (inflight != null || queueEmptyLocked()) {
             return null;
         }
         if (!shared && (!holders.isEmpty() || releasing > 0)) {
@@ -113,10 +121,33 @@ final class Slot {
 
     /** Under the lock: forgets this slot if nothing is held, waited for or in flight. */
     void idleCheckLocked() {
-        if (!dead && holders.isEmpty() && lostHolds.isEmpty() && queue.isEmpty() && inflight == null
-                && bypassing.isEmpty() && releasing == 0) {
+        if (!dead && holders.isEmpty() && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
+                && inflight == null && (bypassing == null || bypassing.isEmpty()) && releasing == 0) {
             dead = true;
             engine.slots.remove(key, this);
+        }
+    }
+
+    private boolean queueEmptyLocked() {
+        return queue == null || queue.isEmpty();
+    }
+
+    private void removeLostHoldLocked(String ownerId) {
+        if (lostHolds != null) {
+            lostHolds.remove(ownerId);
+        }
+    }
+
+    private void putLostHoldLocked(String ownerId, Hold h) {
+        if (lostHolds == null) {
+            lostHolds = new HashMap<>(2);
+        }
+        lostHolds.put(ownerId, h);
+    }
+
+    private void removeBypassingLocked(Waiter w) {
+        if (bypassing != null) {
+            bypassing.remove(w);
         }
     }
 
@@ -149,7 +180,7 @@ final class Slot {
                 inflight = null;
             }
             if (w.bypass && w.state != Waiter.State.ABANDONED) {
-                bypassing.remove(w);
+                removeBypassingLocked(w);
             }
             switch (w.state) {
                 case INFLIGHT:
@@ -168,7 +199,7 @@ final class Slot {
                         Hold h = new Hold(this, w.ownerId, w.threadOwned, g, engine.time.nanoTime());
                         holders.put(w.ownerId, h);
                         // a loss this owner never unlocked is superseded by the new hold
-                        lostHolds.remove(w.ownerId);
+                        removeLostHoldLocked(w.ownerId);
                         if (!handOff) {
                             handOffStreak = 0;
                         }
@@ -281,7 +312,7 @@ final class Slot {
             if (inflight == w) {
                 inflight = null;
             }
-            bypassing.remove(w);
+            removeBypassingLocked(w);
             next = pumpLocked();
         } finally {
             lock.unlock();
@@ -331,23 +362,27 @@ final class Slot {
         List<Waiter> failed = new ArrayList<>();
         lock.lock();
         try {
-            for (Waiter w : queue) {
-                w.state = Waiter.State.FAILED;
-                failed.add(w);
+            if (queue != null) {
+                for (Waiter w : queue) {
+                    w.state = Waiter.State.FAILED;
+                    failed.add(w);
+                }
+                queue.clear();
             }
-            queue.clear();
             if (inflight != null && inflight.state == Waiter.State.INFLIGHT) {
                 inflight.state = Waiter.State.ABANDONED;
                 failed.add(inflight);
             }
             inflight = null;
-            for (Waiter w : bypassing) {
-                if (w.state == Waiter.State.INFLIGHT) {
-                    w.state = Waiter.State.ABANDONED;
-                    failed.add(w);
+            if (bypassing != null) {
+                for (Waiter w : bypassing) {
+                    if (w.state == Waiter.State.INFLIGHT) {
+                        w.state = Waiter.State.ABANDONED;
+                        failed.add(w);
+                    }
                 }
+                bypassing.clear();
             }
-            bypassing.clear();
             idleCheckLocked();
         } finally {
             lock.unlock();
@@ -380,7 +415,7 @@ final class Slot {
         try {
             holders.remove(h.ownerId, h);
             if (!shared && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
-                    && inflight == null && releasing == 0 && !queue.isEmpty()) {
+                    && inflight == null && releasing == 0 && !queueEmptyLocked()) {
                 next = queue.poll();
                 next.state = Waiter.State.INFLIGHT;
                 inflight = next;
@@ -461,6 +496,9 @@ final class Slot {
                 handOffStreak = 0;
                 if (next.state == Waiter.State.INFLIGHT) {
                     next.state = Waiter.State.QUEUED;
+                    if (queue == null) {
+                        queue = new ArrayDeque<>(4);
+                    }
                     queue.addFirst(next);
                 } else if (next.state == Waiter.State.CANCELLED) {
                     cancelled = true;
@@ -513,7 +551,7 @@ final class Slot {
         lock.lock();
         try {
             if (holders.remove(h.ownerId, h) && h.threadOwned) {
-                lostHolds.put(h.ownerId, h);
+                putLostHoldLocked(h.ownerId, h);
             }
             next = pumpLocked();
             idleCheckLocked();
@@ -536,7 +574,7 @@ final class Slot {
                     // every pending unlock of a nested hold reports the loss
                     holders.remove(ownerId);
                     if (--h.count > 0) {
-                        lostHolds.put(ownerId, h);
+                        putLostHoldLocked(ownerId, h);
                     }
                     idleCheckLocked();
                     return new LostUnlock(h);
@@ -546,7 +584,7 @@ final class Slot {
                 }
                 return h;
             }
-            Hold lost = lostHolds.get(ownerId);
+            Hold lost = lostHolds == null ? null : lostHolds.get(ownerId);
             if (lost != null) {
                 if (--lost.count <= 0) {
                     lostHolds.remove(ownerId);
