@@ -291,7 +291,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     /**
      * A spin lock: the same reentrant lock as {@link #lock(String)} (same keys, so both exclude each other, and
      * Redisson's locks too), but a waiter never subscribes to pub/sub; it attempts again after an exponential
-     * backoff with jitter (10 ms doubling up to 500 ms, each wait drawn from [d/2, d], never past the holder's
+     * backoff with jitter (4 ms doubling up to 128 ms, each wait drawn from [d/2, d], never past the holder's
      * remaining lease or the caller's deadline). For deployments where pub/sub is unavailable or too costly.
      * Leases, watchdog renewal, fencing tokens, interruption and loss signals are as for {@link #lock(String)}.
      * Spin locks run on a second lock engine of this client (its own watchdog thread

@@ -79,9 +79,9 @@ final class RedisSynchronizers {
     }
 
     /** Default first backoff of a spin lock's waiter. */
-    static final Duration SPIN_INITIAL_BACKOFF = Duration.ofMillis(10);
+    static final Duration SPIN_INITIAL_BACKOFF = Duration.ofMillis(4);
     /** Default longest backoff of a spin lock's waiter. */
-    static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(500);
+    static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
 
     /** A spin lock; the spin engine is created on first use. */
     DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time) {
