@@ -109,7 +109,7 @@ final class EngineLock implements DistributedLock {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
             bypass = partner.liveThreadHold(owner) != null;
         }
-        Object started = engine.start(ops, name, owner, true, leaseMillis, watchdog, waitNanos, bypass);
+        Object started = engine.start(key, owner, true, leaseMillis, watchdog, waitNanos, bypass);
         if (started instanceof Hold) {
             return true;
         }
@@ -241,7 +241,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = (Waiter) engine.start(ops, name, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = (Waiter) engine.start(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
         return h == null ? Optional.empty() : Optional.of(h.lease);
@@ -264,7 +264,7 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = (Waiter) engine.start(ops, name, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = (Waiter) engine.start(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         CompletableFuture<T> user = new CompletableFuture<>();
         w.future.whenComplete((h, e) -> {

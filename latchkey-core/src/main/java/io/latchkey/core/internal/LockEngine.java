@@ -47,6 +47,10 @@ public final class LockEngine {
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
+    /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
+    private final java.util.function.Function<Slot.SlotKey, Slot> newSlot = k -> new Slot(this, k);
+    /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
+    private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
     public LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time) {
         this.backendName = Objects.requireNonNull(backendName, "backendName");
@@ -168,7 +172,12 @@ public final class LockEngine {
     }
 
     String threadOwner() {
-        return clientId + ":" + Thread.currentThread().getId();
+        String owner = threadOwners.get();
+        if (owner == null) {
+            owner = clientId + ":" + Thread.currentThread().getId();
+            threadOwners.set(owner);
+        }
+        return owner;
     }
 
     String newLeaseOwner() {
@@ -217,9 +226,10 @@ public final class LockEngine {
      *
      * @param waitNanos negative to wait as long as needed, zero for a single attempt
      */
-    Object start(RemoteLockOps ops, String name, String ownerId, boolean threadOwned, long leaseMillis,
+    Object start(Slot.SlotKey key, String ownerId, boolean threadOwned, long leaseMillis,
                  boolean watchdogRenewed, long waitNanos, boolean bypass) {
-        Slot.SlotKey key = new Slot.SlotKey(ops, name);
+        RemoteLockOps ops = key.ops();
+        String name = key.name();
         long startNanos = time.nanoTime();
         long deadline = AcquireRequest.NO_DEADLINE;
         if (waitNanos >= 0 && waitNanos < Long.MAX_VALUE / 4) {
@@ -228,7 +238,7 @@ public final class LockEngine {
             deadline = d == AcquireRequest.NO_DEADLINE ? d - 1 : d;
         }
         for (;;) {
-            Slot slot = slots.computeIfAbsent(key, k -> new Slot(this, k));
+            Slot slot = slots.computeIfAbsent(key, newSlot);
             Waiter w;
             Waiter send = null;
             boolean refused = false;
