@@ -33,6 +33,13 @@ public final class LockEngine {
     /** Hand-offs in a row within one client before a real release; see {@link Slot}. */
     public static final int MAX_LOCAL_HAND_OFFS = 16;
 
+    /**
+     * Idle slots kept for reuse (so that a name locked over and over does not build and drop its local state on
+     * every cycle); beyond this many, a slot that goes idle is dropped at once. Each lives at most two watchdog
+     * ticks.
+     */
+    static final int MAX_IDLE_SLOTS = 1024;
+
     final String backendName;
     final String clientId;
     final ClientOptions options;
@@ -43,6 +50,8 @@ public final class LockEngine {
     final ThreadPoolExecutor callbacks;
     final long watchdogMillis;
     final ConcurrentHashMap<Slot.SlotKey, Slot> slots = new ConcurrentHashMap<>();
+    /** How many slots in {@link #slots} are idle, kept for reuse. */
+    final java.util.concurrent.atomic.AtomicInteger idleSlots = new java.util.concurrent.atomic.AtomicInteger();
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -123,9 +132,39 @@ public final class LockEngine {
         return watchdog.threadName;
     }
 
-    /** How many lock names have local state now (held, waited for or in flight); for leak tests. */
+    /**
+     * How many lock names have local state now (held, waited for or in flight); for leak tests. Idle slots kept
+     * for reuse are not counted: see {@link #slotCount()}.
+     */
     public int localStateCount() {
+        return slots.size() - idleSlots.get();
+    }
+
+    /** How many per-name slots the engine keeps now, idle ones included; for leak tests. */
+    public int slotCount() {
         return slots.size();
+    }
+
+    /** Drops the idle slots that were idle at the previous call too; the watchdog's tick calls it. */
+    void sweepIdleSlots() {
+        if (idleSlots.get() == 0) {
+            return;
+        }
+        for (Slot s : slots.values()) {
+            s.sweep(false);
+        }
+    }
+
+    /** Whether a slot going idle may be kept: the watchdog runs (it sweeps them) and the bound is not reached. */
+    boolean keepIdle() {
+        if (closed.get() || !watchdog.isStarted()) {
+            return false;
+        }
+        if (idleSlots.incrementAndGet() > MAX_IDLE_SLOTS) {
+            idleSlots.decrementAndGet();
+            return false;
+        }
+        return true;
     }
 
     /** How many holds the watchdog renews now; for tests. */
@@ -151,6 +190,7 @@ public final class LockEngine {
                 String.format("client closed (%s backend, client %s)", backendName, clientId));
         for (Slot s : slots.values()) {
             s.failAll(failure);
+            s.sweep(true);
         }
         java.util.List<Hold> lost = new java.util.ArrayList<>();
         for (Hold h : holds) {
@@ -248,6 +288,7 @@ public final class LockEngine {
                     continue;
                 }
                 checkOpen();
+                slot.reviveLocked();
                 if (threadOwned) {
                     Hold h = slot.reenterLocked(ownerId);
                     if (h != null) {

@@ -33,8 +33,10 @@ import org.slf4j.LoggerFactory;
  *     waiters get their turn.</li>
  * <li>Everything here is guarded by {@link #lock}, which is never held while calling the backend, completing a
  *     future or running a listener: backends may complete their futures on the calling thread.</li>
- * <li>An idle slot removes itself from the engine's map ({@link #dead}); a caller that finds a dead slot retries
- *     with a fresh one.</li>
+ * <li>An idle slot stays in the engine's map ({@link #idle}) so that the next cycle on a hot name reuses it, but
+ *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_SLOTS} of them; a slot still idle at two
+ *     watchdog ticks in a row, or one that goes idle beyond that bound, removes itself ({@link #dead}); a caller
+ *     that finds a dead slot retries with a fresh one.</li>
  * </ul>
  */
 final class Slot {
@@ -61,6 +63,10 @@ final class Slot {
     int releasing;
     int handOffStreak;
     boolean dead;
+    /** Nothing held, waited for or in flight, but kept for reuse; counted in {@link LockEngine#idleSlots}. */
+    boolean idle;
+    /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
+    boolean idleSeen;
 
     Slot(LockEngine engine, SlotKey key) {
         this.engine = engine;
@@ -119,12 +125,50 @@ final class Slot {
         return w;
     }
 
-    /** Under the lock: forgets this slot if nothing is held, waited for or in flight. */
+    /**
+     * Under the lock: if nothing is held, waited for or in flight, keeps this slot for reuse while the watchdog
+     * can sweep it and fewer than {@link LockEngine#MAX_IDLE_SLOTS} are kept; otherwise forgets it.
+     */
     void idleCheckLocked() {
-        if (!dead && holders.isEmpty() && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
+        if (!dead && !idle && holders.isEmpty() && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
                 && inflight == null && (bypassing == null || bypassing.isEmpty()) && releasing == 0) {
-            dead = true;
-            engine.slots.remove(key, this);
+            if (engine.keepIdle()) {
+                idle = true;
+                idleSeen = false;
+            } else {
+                dead = true;
+                engine.slots.remove(key, this);
+            }
+        }
+    }
+
+    /** Under the lock, before a new acquire uses this slot: it is no longer idle. */
+    void reviveLocked() {
+        if (idle) {
+            idle = false;
+            // as a fresh slot would be (a loss can leave a streak behind)
+            handOffStreak = 0;
+            engine.idleSlots.decrementAndGet();
+        }
+    }
+
+    /** A watchdog sweep (or close): drops this slot if it was idle at the previous sweep too ({@code now}: at once). */
+    void sweep(boolean now) {
+        lock.lock();
+        try {
+            if (dead || !idle) {
+                return;
+            }
+            if (now || idleSeen) {
+                idle = false;
+                engine.idleSlots.decrementAndGet();
+                dead = true;
+                engine.slots.remove(key, this);
+            } else {
+                idleSeen = true;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 

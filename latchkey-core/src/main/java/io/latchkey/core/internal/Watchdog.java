@@ -119,8 +119,9 @@ final class Watchdog {
         }
     }
 
-    /** One renewal round: one {@code renew} call per backend operation set. */
+    /** One renewal round: one {@code renew} call per backend operation set; also drops long-idle slots. */
     void tick() {
+        engine.sweepIdleSlots();
         long now = engine.time.nanoTime();
         Map<RemoteLockOps, List<Hold>> batches = new HashMap<>();
         for (Hold h : renewed) {
@@ -213,6 +214,10 @@ final class Watchdog {
     private boolean expiresBeforeNextTick(Hold h, long now) {
         long interval = engine.options.renewalInterval().toNanos();
         return now + interval + interval / 2 - h.leaseBoundNanos() >= 0;
+    }
+
+    boolean isStarted() {
+        return started;
     }
 
     boolean isWatchdogThread() {
