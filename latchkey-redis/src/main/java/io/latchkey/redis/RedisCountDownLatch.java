@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.core.AcquireRequest;
 import io.lettuce.core.ScriptOutputType;
@@ -83,7 +84,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean await(Duration timeout) throws InterruptedException {
-        return awaitUntil(SyncWaits.deadline(timeout));
+        return awaitUntil(Arguments.waitDeadline(timeout));
     }
 
     private boolean awaitUntil(long deadline) throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AcquireRequest;
 import io.lettuce.core.ScriptOutputType;
@@ -58,13 +59,13 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     @Override
     public String acquire(Duration leaseTime) throws InterruptedException {
-        return take(SyncWaits.leaseMillis(leaseTime), AcquireRequest.NO_DEADLINE);
+        return take(Arguments.leaseMillis(leaseTime), AcquireRequest.NO_DEADLINE);
     }
 
     @Override
     public Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        long lease = SyncWaits.leaseMillis(leaseTime);
-        return Optional.ofNullable(take(lease, SyncWaits.deadline(waitTime)));
+        long lease = Arguments.leaseMillis(leaseTime);
+        return Optional.ofNullable(take(lease, Arguments.waitDeadline(waitTime)));
     }
 
     private String take(long leaseMillis, long deadline) throws InterruptedException {
@@ -92,7 +93,7 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
     @Override
     public boolean updateLease(String permitId, Duration leaseTime) {
         Objects.requireNonNull(permitId, "permitId");
-        long lease = SyncWaits.leaseMillis(leaseTime);
+        long lease = Arguments.leaseMillis(leaseTime);
         waits.checkOpen();
         Long r = waits.get(executor.run(PermitSemaphoreScripts.UPDATE_LEASE, ScriptOutputType.INTEGER,
                 new String[] {leasesKey}, permitId, Long.toString(lease)), "updateLease");
@@ -109,7 +110,7 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     @Override
     public boolean trySetPermits(int permits) {
-        SyncWaits.notNegative("permits", permits);
+        Arguments.notNegative("permits", permits);
         waits.checkOpen();
         Long r = waits.get(executor.run(SemaphoreScripts.TRY_SET, ScriptOutputType.INTEGER,
                 new String[] {totalKey, channel}, Integer.toString(permits)), "trySetPermits");

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
@@ -64,7 +65,7 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void acquire(int permits) throws InterruptedException {
-        SyncWaits.positive("permits", permits);
+        Arguments.positive("permits", permits);
         take(permits, AcquireRequest.NO_DEADLINE);
     }
 
@@ -77,8 +78,8 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
-        SyncWaits.positive("permits", permits);
-        return take(permits, SyncWaits.deadline(waitTime));
+        Arguments.positive("permits", permits);
+        return take(permits, Arguments.waitDeadline(waitTime));
     }
 
     /**
@@ -86,9 +87,9 @@ final class RedisSemaphore implements DistributedSemaphore {
      * {@code waitTime} passed first. No thread waits meanwhile.
      */
     CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
-        SyncWaits.positive("permits", permits);
+        Arguments.positive("permits", permits);
         waits.checkOpen();
-        AcquireRequest request = new AcquireRequest(name, "-", 1, false, SyncWaits.deadline(waitTime),
+        AcquireRequest request = new AcquireRequest(name, "-", 1, false, Arguments.waitDeadline(waitTime),
                 io.latchkey.core.TimeSource.SYSTEM);
         return start(permits, request).thenApply(g -> g != null);
     }
@@ -117,7 +118,7 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public void release(int permits) {
-        SyncWaits.positive("permits", permits);
+        Arguments.positive("permits", permits);
         add(permits, "release");
     }
 
@@ -130,7 +131,7 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean trySetPermits(int permits) {
-        SyncWaits.notNegative("permits", permits);
+        Arguments.notNegative("permits", permits);
         waits.checkOpen();
         Long r = waits.get(executor.run(SemaphoreScripts.TRY_SET, ScriptOutputType.INTEGER, permitsAndChannel,
                 Integer.toString(permits)), "trySetPermits");

@@ -5,7 +5,6 @@ import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -113,50 +112,5 @@ final class SyncWaits {
             return (RuntimeException) c;
         }
         return new LockUnavailableException(String.valueOf(c), c);
-    }
-
-    /** A deadline on {@link System#nanoTime()} for {@code waitTime}; {@link AcquireRequest#NO_DEADLINE} if huge. */
-    static long deadline(Duration waitTime) {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
-        long nanos;
-        try {
-            nanos = waitTime.toNanos();
-        } catch (ArithmeticException e) {
-            return AcquireRequest.NO_DEADLINE;
-        }
-        if (nanos >= Long.MAX_VALUE / 4) {
-            return AcquireRequest.NO_DEADLINE;
-        }
-        long d = System.nanoTime() + nanos;
-        return d == AcquireRequest.NO_DEADLINE ? d - 1 : d;
-    }
-
-    static int positive(String what, int value) {
-        if (value <= 0) {
-            throw new IllegalArgumentException(String.format("%s must be positive but was %d", what, value));
-        }
-        return value;
-    }
-
-    static int notNegative(String what, int value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(String.format("%s must not be negative but was %d", what, value));
-        }
-        return value;
-    }
-
-    static long leaseMillis(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.isNegative() || leaseTime.isZero()) {
-            throw new IllegalArgumentException(String.format("leaseTime must be positive but was %s", leaseTime));
-        }
-        try {
-            return Math.max(1, leaseTime.toMillis());
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
-        }
     }
 }

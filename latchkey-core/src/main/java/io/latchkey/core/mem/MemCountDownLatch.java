@@ -1,5 +1,6 @@
 package io.latchkey.core.mem;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.DistributedCountDownLatch;
 import java.time.Duration;
 
@@ -49,7 +50,7 @@ final class MemCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean await(Duration timeout) throws InterruptedException {
-        return awaitUntil(MemWaits.deadline(timeout));
+        return awaitUntil(Arguments.waitDeadline(timeout));
     }
 
     private boolean awaitUntil(long deadline) throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.latchkey.core.mem;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.PermitExpirableSemaphore;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,13 +29,13 @@ final class MemPermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     @Override
     public String acquire(Duration leaseTime) throws InterruptedException {
-        return take(MemWaits.leaseNanos(leaseTime), Long.MAX_VALUE);
+        return take(Arguments.leaseNanos(leaseTime), Long.MAX_VALUE);
     }
 
     @Override
     public Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        long lease = MemWaits.leaseNanos(leaseTime);
-        return Optional.ofNullable(take(lease, MemWaits.deadline(waitTime)));
+        long lease = Arguments.leaseNanos(leaseTime);
+        return Optional.ofNullable(take(lease, Arguments.waitDeadline(waitTime)));
     }
 
     private String take(long leaseNanos, long deadline) throws InterruptedException {
@@ -56,7 +57,7 @@ final class MemPermitExpirableSemaphore implements PermitExpirableSemaphore {
     @Override
     public boolean updateLease(String permitId, Duration leaseTime) {
         Objects.requireNonNull(permitId, "permitId");
-        long lease = MemWaits.leaseNanos(leaseTime);
+        long lease = Arguments.leaseNanos(leaseTime);
         client.ensureOpen();
         return store().updateLease(key, permitId, lease);
     }
@@ -69,7 +70,7 @@ final class MemPermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     @Override
     public boolean trySetPermits(int permits) {
-        MemWaits.notNegative(permits);
+        Arguments.notNegative("permits", permits);
         client.ensureOpen();
         return store().trySetPermits(key, permits);
     }

@@ -1,5 +1,6 @@
 package io.latchkey.core.mem;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.DistributedSemaphore;
 import java.time.Duration;
 
@@ -31,7 +32,7 @@ final class MemSemaphore implements DistributedSemaphore {
 
     @Override
     public void acquire(int permits) throws InterruptedException {
-        take(MemWaits.positive(permits), Long.MAX_VALUE);
+        take(Arguments.positive("permits", permits), Long.MAX_VALUE);
     }
 
     @Override
@@ -43,8 +44,8 @@ final class MemSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
-        MemWaits.positive(permits);
-        return take(permits, MemWaits.deadline(waitTime));
+        Arguments.positive("permits", permits);
+        return take(permits, Arguments.waitDeadline(waitTime));
     }
 
     private boolean take(int permits, long deadline) throws InterruptedException {
@@ -63,7 +64,7 @@ final class MemSemaphore implements DistributedSemaphore {
 
     @Override
     public void release(int permits) {
-        MemWaits.positive(permits);
+        Arguments.positive("permits", permits);
         client.ensureOpen();
         store().release(key, permits);
     }
@@ -76,7 +77,7 @@ final class MemSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean trySetPermits(int permits) {
-        MemWaits.notNegative(permits);
+        Arguments.notNegative("permits", permits);
         client.ensureOpen();
         return store().trySetPermits(key, permits);
     }

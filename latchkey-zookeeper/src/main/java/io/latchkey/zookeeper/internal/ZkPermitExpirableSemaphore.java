@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.PermitExpirableSemaphore;
 import java.time.Duration;
 import java.util.List;
@@ -43,12 +44,7 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
 
     @Override
     public Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
-        long nanos = waitTime.toNanos();
-        return take(leaseTime, nanos > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : System.nanoTime() + nanos);
+        return take(leaseTime, Arguments.waitDeadline(waitTime));
     }
 
     private Optional<String> take(Duration leaseTime, long deadlineNanos) throws InterruptedException {
@@ -158,9 +154,7 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
 
     @Override
     public boolean trySetPermits(int permits) {
-        if (permits < 0) {
-            throw new IllegalArgumentException(String.format("permits must not be negative but was %d", permits));
-        }
+        Arguments.notNegative("permits", permits);
         try {
             return queue.trySet(permits);
         } catch (KeeperException e) {
@@ -184,10 +178,7 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
     }
 
     private static void checkLease(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.isNegative() || leaseTime.isZero()) {
-            throw new IllegalArgumentException(String.format("leaseTime must be positive but was %s", leaseTime));
-        }
+        Arguments.positiveLease(leaseTime);
     }
 
     private static void checkId(String permitId) {

@@ -1,11 +1,11 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.core.Arguments;
 import io.latchkey.DistributedSemaphore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import org.apache.zookeeper.KeeperException;
 
@@ -62,13 +62,7 @@ public final class ZkSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
-        long now = System.nanoTime();
-        long nanos = waitTime.toNanos();
-        return take(permits, nanos > Long.MAX_VALUE / 4 ? Long.MAX_VALUE : now + nanos);
+        return take(permits, Arguments.waitDeadline(waitTime));
     }
 
     private boolean take(int permits, long deadlineNanos) throws InterruptedException {
@@ -139,9 +133,7 @@ public final class ZkSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean trySetPermits(int permits) {
-        if (permits < 0) {
-            throw new IllegalArgumentException(String.format("permits must not be negative but was %d", permits));
-        }
+        Arguments.notNegative("permits", permits);
         try {
             return queue.trySet(permits);
         } catch (KeeperException e) {
@@ -184,9 +176,7 @@ public final class ZkSemaphore implements DistributedSemaphore {
     }
 
     private static void checkPermits(int permits) {
-        if (permits <= 0) {
-            throw new IllegalArgumentException(String.format("permits must be positive but was %d", permits));
-        }
+        Arguments.positive("permits", permits);
     }
 
     @Override
