@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Per-name local state is dropped as soon as a name is idle, whatever path it went through. */
+/** Per-name live local state (held, waited for, in flight) is gone as soon as a name is idle, whatever path it went through; idle slots kept for reuse are bounded by IdleSlotReuseTest. */
 class LocalStateLeakTest {
 
     @Test
