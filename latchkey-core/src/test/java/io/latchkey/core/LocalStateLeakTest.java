@@ -9,7 +9,10 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Per-name live local state (held, waited for, in flight) is gone as soon as a name is idle, whatever path it went through; idle slots kept for reuse are bounded by IdleSlotReuseTest. */
+/**
+ * Per-name live local state (held, waited for, in flight) is gone as soon as a name is idle, whatever path it went
+ * through; idle slots kept for reuse are bounded (IdleSlotReuseTest).
+ */
 class LocalStateLeakTest {
 
     @Test
