@@ -123,6 +123,43 @@ final class PermitQueue {
         }
     }
 
+    /** Free permits now (configured minus taken), for the semaphores' {@code availablePermits()}. */
+    int availablePermits(String semaphoreName) {
+        try {
+            int configured = Math.max(0, configured(null));
+            return Math.max(0, configured - children(null).size());
+        } catch (KeeperException e) {
+            throw session.unavailable("read semaphore " + semaphoreName, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw session.unavailable("read semaphore " + semaphoreName, e);
+        }
+    }
+
+    /** {@link #trySet} with the semaphores' error mapping. */
+    boolean trySetPermits(String semaphoreName, int permits) {
+        try {
+            return trySet(permits);
+        } catch (KeeperException e) {
+            throw session.unavailable("set semaphore " + semaphoreName, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw session.unavailable("set semaphore " + semaphoreName, e);
+        }
+    }
+
+    /** {@link #add} with the semaphores' error mapping. */
+    void addPermits(String semaphoreName, int delta) {
+        try {
+            add(delta);
+        } catch (KeeperException e) {
+            throw session.unavailable("add permits to semaphore " + semaphoreName, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw session.unavailable("add permits to semaphore " + semaphoreName, e);
+        }
+    }
+
     List<String> children(Watcher watcher) throws KeeperException, InterruptedException {
         try {
             return LockNodes.sorted(session.sync("list " + path, zk -> zk.getChildren(path, watcher)));

@@ -141,40 +141,18 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
 
     @Override
     public int availablePermits() {
-        try {
-            int configured = Math.max(0, queue.configured(null));
-            return Math.max(0, configured - queue.children(null).size());
-        } catch (KeeperException e) {
-            throw queue.session.unavailable("read semaphore " + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw queue.session.unavailable("read semaphore " + name, e);
-        }
+        return queue.availablePermits(name);
     }
 
     @Override
     public boolean trySetPermits(int permits) {
         Arguments.notNegative("permits", permits);
-        try {
-            return queue.trySet(permits);
-        } catch (KeeperException e) {
-            throw queue.session.unavailable("set semaphore " + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw queue.session.unavailable("set semaphore " + name, e);
-        }
+        return queue.trySetPermits(name, permits);
     }
 
     @Override
     public void addPermits(int permits) {
-        try {
-            queue.add(permits);
-        } catch (KeeperException e) {
-            throw queue.session.unavailable("add permits to semaphore " + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw queue.session.unavailable("add permits to semaphore " + name, e);
-        }
+        queue.addPermits(name, permits);
     }
 
     private static void checkLease(Duration leaseTime) {
