@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -29,18 +28,18 @@ import java.util.concurrent.ScheduledExecutorService;
 final class RedisFairLockOps implements RemoteLockOps {
 
     private static final int RENEW_BATCH = 512;
-    private static final int KEY_CACHE_LIMIT = 4096;
 
     private final String namespace;
     private final ScriptExecutor executor;
     private final UnlockSubscriptions subscriptions;
     private final ScheduledExecutorService scheduler;
     private final long heartbeatMillis;
-    private final ConcurrentHashMap<String, Keys> keyCache = new ConcurrentHashMap<>();
+    private final KeyCache<Keys> keyCache;
 
     RedisFairLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                      ScheduledExecutorService scheduler, long heartbeatMillis) {
         this.namespace = namespace;
+        this.keyCache = new KeyCache<>(name -> new Keys(namespace, name));
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -68,14 +67,7 @@ final class RedisFairLockOps implements RemoteLockOps {
     }
 
     Keys keys(String name) {
-        Keys keys = keyCache.get(name);
-        if (keys == null) {
-            if (keyCache.size() >= KEY_CACHE_LIMIT) {
-                keyCache.clear();
-            }
-            keys = keyCache.computeIfAbsent(name, n -> new Keys(namespace, n));
-        }
-        return keys;
+        return keyCache.get(name);
     }
 
     private Keys keys(Grant grant) {

@@ -10,7 +10,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -26,19 +25,19 @@ final class RedisLockOps implements RemoteLockOps {
 
     /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
     static final int RENEW_BATCH = 512;
-    private static final int KEY_CACHE_LIMIT = 4096;
 
     private final String namespace;
     private final ScriptExecutor executor;
     private final UnlockSubscriptions subscriptions;
     private final ScheduledExecutorService scheduler;
     private final long noTtlRecheckNanos;
-    private final ConcurrentHashMap<String, LockKeys> keyCache = new ConcurrentHashMap<>();
+    private final KeyCache<LockKeys> keyCache;
     private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
 
     RedisLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                  ScheduledExecutorService scheduler, long noTtlRecheckNanos) {
         this.namespace = namespace;
+        this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name));
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -46,14 +45,7 @@ final class RedisLockOps implements RemoteLockOps {
     }
 
     LockKeys keys(String name) {
-        LockKeys keys = keyCache.get(name);
-        if (keys == null) {
-            if (keyCache.size() >= KEY_CACHE_LIMIT) {
-                keyCache.clear();
-            }
-            keys = keyCache.computeIfAbsent(name, n -> new LockKeys(namespace, n));
-        }
-        return keys;
+        return keyCache.get(name);
     }
 
     private LockKeys keys(Grant grant) {

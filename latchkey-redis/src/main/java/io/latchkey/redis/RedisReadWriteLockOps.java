@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -35,7 +34,6 @@ import java.util.concurrent.ScheduledExecutorService;
 final class RedisReadWriteLockOps implements RemoteLockOps {
 
     private static final int RENEW_BATCH = 512;
-    private static final int KEY_CACHE_LIMIT = 4096;
 
     private final boolean read;
     private final String namespace;
@@ -43,7 +41,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     private final UnlockSubscriptions subscriptions;
     private final ScheduledExecutorService scheduler;
     private final long heartbeatMillis;
-    private final ConcurrentHashMap<String, Keys> keyCache;
+    private final KeyCache<Keys> keyCache;
 
     /**
      * @param heartbeatMillis how long the server remembers a waiting writer that stopped asking; the writer asks
@@ -51,7 +49,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
      */
     RedisReadWriteLockOps(boolean read, String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                           ScheduledExecutorService scheduler, long heartbeatMillis,
-                          ConcurrentHashMap<String, Keys> sharedKeyCache) {
+                          KeyCache<Keys> sharedKeyCache) {
         this.read = read;
         this.namespace = namespace;
         this.executor = executor;
@@ -82,14 +80,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     }
 
     Keys keys(String name) {
-        Keys keys = keyCache.get(name);
-        if (keys == null) {
-            if (keyCache.size() >= KEY_CACHE_LIMIT) {
-                keyCache.clear();
-            }
-            keys = keyCache.computeIfAbsent(name, n -> new Keys(namespace, n));
-        }
-        return keys;
+        return keyCache.get(name);
     }
 
     private Keys keys(Grant grant) {

@@ -2,7 +2,6 @@ package io.latchkey.redis;
 
 import io.latchkey.ClientOptions;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import io.latchkey.DistributedLock;
@@ -43,7 +42,8 @@ final class RedisSynchronizers {
         Duration watchdog = options.watchdogTimeout();
         this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
                 : MAX_WAITER_HEARTBEAT).toMillis());
-        ConcurrentHashMap<String, RedisReadWriteLockOps.Keys> rwKeys = new ConcurrentHashMap<>();
+        KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
+                new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name));
         this.readOps = new RedisReadWriteLockOps(true, options.namespace(), executor, subscriptions, scheduler,
                 heartbeatMillis, rwKeys);
         this.writeOps = new RedisReadWriteLockOps(false, options.namespace(), executor, subscriptions, scheduler,
