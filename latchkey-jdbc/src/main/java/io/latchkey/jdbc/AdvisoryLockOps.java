@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * {@code pg_advisory_lock}, MySQL/MariaDB {@code GET_LOCK}) on a connection dedicated to the hold, borrowed when
  * the lock is taken and given back after it is released. The database queues the waiters and wakes the next one
  * itself; a waiting acquire blocks one thread of the client's waiter pool in the driver until then, and is
- * cancelled ({@code Statement.cancel}) at its deadline or when abandoned.
+ * ended by the database's own timeout at its deadline, and cancelled ({@code Statement.cancel}) only when abandoned.
  *
  * <p>Fencing tokens: PostgreSQL's transaction id ({@code pg_current_xact_id()}, 64-bit, never reused, growing
  * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
@@ -99,12 +100,13 @@ final class AdvisoryLockOps implements RemoteLockOps {
             throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
         }
         boolean keep = false;
+        boolean[] cancelFired = {false};
         try {
             long sentAt = time.nanoTime();
             boolean got = tryOnce(c, request.name());
             while (!got && !request.isExpired() && !request.isCancelled()) {
                 // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
-                got = waitFor(c, request);
+                got = waitFor(c, request, cancelFired);
                 if (postgres) {
                     break;
                 }
@@ -124,7 +126,9 @@ final class AdvisoryLockOps implements RemoteLockOps {
         } catch (SQLException e) {
             throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
         } finally {
-            if (!keep) {
+            if (cancelFired[0] && !keep) {
+                retire(c); // the cancel may still be on its way to this session
+            } else if (!keep) {
                 closeQuietly(c);
             }
         }
@@ -141,35 +145,50 @@ final class AdvisoryLockOps implements RemoteLockOps {
         }
     }
 
-    /** Blocks in the database's own queue until granted, the deadline, or cancellation. */
-    private boolean waitFor(Connection c, AcquireRequest request) throws SQLException {
+    /**
+     * Blocks in the database's own queue until granted, the deadline, or cancellation. The deadline is the
+     * database's own timeout ({@code GET_LOCK}'s argument, PostgreSQL's {@code lock_timeout} set for this one
+     * statement), never a timer-driven {@code Statement.cancel}: a cancel travels out of band and may land on
+     * whatever statement the session runs next (a pooled connection's next borrower, even). Cancels are kept for
+     * abandonment, and a session one was fired at is never reused (see {@link #retire}).
+     */
+    private boolean waitFor(Connection c, AcquireRequest request, boolean[] cancelFired) throws SQLException {
         long remainingNanos = request.remainingNanos();
+        boolean bounded = remainingNanos != Long.MAX_VALUE;
         String sql;
         if (postgres) {
-            sql = "SELECT pg_advisory_lock(?)";
+            sql = bounded ? "SELECT set_config('lock_timeout', ?, true), pg_advisory_lock(?)"
+                    : "SELECT pg_advisory_lock(?)";
         } else {
             sql = "SELECT GET_LOCK(?, ?)";
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bindKey(ps, 1, request.name());
+            if (postgres && bounded) {
+                // Transaction-local, and each autocommit statement is its own transaction: nothing outlives it.
+                ps.setString(1, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)) + "ms");
+                bindKey(ps, 2, request.name());
+            } else {
+                bindKey(ps, 1, request.name());
+            }
             if (!postgres) {
                 ps.setDouble(2, Math.min(3600, Math.max(0.001, remainingNanos / 1e9)));
             }
-            ScheduledFuture<?> deadline = remainingNanos == Long.MAX_VALUE ? null
-                    : runner.timer().schedule(() -> cancel(ps), remainingNanos, TimeUnit.NANOSECONDS);
-            CompletableFuture<Void> onCancel = request.cancelled().thenRun(() -> cancel(ps));
+            CompletableFuture<Void> onCancel = request.cancelled().thenRun(() -> {
+                cancelFired[0] = true;
+                cancel(ps);
+            });
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return postgres || rs.getInt(1) == 1;
             } catch (SQLException e) {
-                if (request.isExpired() || request.isCancelled()) {
+                if (postgres && "55P03".equals(e.getSQLState())) {
+                    return false; // lock_timeout: the deadline passed in the database's queue
+                }
+                if (cancelFired[0] || request.isCancelled()) {
                     return false; // our own cancel: the wait ended without the lock
                 }
                 throw e;
             } finally {
-                if (deadline != null) {
-                    deadline.cancel(false);
-                }
                 onCancel.cancel(false);
             }
         }
@@ -181,6 +200,19 @@ final class AdvisoryLockOps implements RemoteLockOps {
         } catch (SQLException e) {
             log.debug("cancelling an advisory lock wait failed: {}", e.toString());
         }
+    }
+
+    /**
+     * Gives back a connection that a cancel was fired at without letting anyone reuse it: the cancel may still be
+     * on its way and would interrupt the next borrower's statement.
+     */
+    private void retire(Connection c) {
+        if (dataSource instanceof HikariDataSource pool) {
+            pool.evictConnection(c);
+        } else {
+            abortQuietly(c);
+        }
+        closeQuietly(c);
     }
 
     private long token(Connection c) throws SQLException {
@@ -231,7 +263,7 @@ final class AdvisoryLockOps implements RemoteLockOps {
                 }
             } catch (SQLException e) {
                 // The session is gone, and the lock with it: make sure the pool does not reuse the connection.
-                abortQuietly(held.connection);
+                retire(held.connection);
                 return false;
             }
         } finally {

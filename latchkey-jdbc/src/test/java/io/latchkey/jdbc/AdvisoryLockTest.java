@@ -71,4 +71,59 @@ abstract class AdvisoryLockTest {
         admin.unlock();
         assertThat(admin.isLocked()).isFalse();
     }
+    /**
+     * A timed-out wait must not leave a cancel in flight: on a two-connection pool the waiter's connection is the
+     * next one anyone borrows, and a late cancel would interrupt that borrower's statement.
+     */
+    @Test
+    void timedOutWaitsLeaveTheNextBorrowerAlone() throws Exception {
+        try (HikariDataSource small = TestDatabases.pool(TestDatabases.jdbcUrl(dialect()), 2);
+             JdbcAdvisoryLockClient holder = JdbcAdvisoryLockClient.create(small);
+             JdbcAdvisoryLockClient waiter = JdbcAdvisoryLockClient.create(small)) {
+            String name = "adv-timeout-" + System.nanoTime();
+            DistributedLock held = holder.lock(name);
+            held.lock();
+            try {
+                DistributedLock other = waiter.lock(name);
+                for (int i = 0; i < 15; i++) {
+                    assertThat(other.tryLock(20 + i, TimeUnit.MILLISECONDS)).isFalse();
+                    try (var c = small.getConnection(); var st = c.createStatement()) {
+                        st.execute(dialect() == SqlDialect.POSTGRESQL ? "SELECT pg_sleep(0.03)" : "SELECT SLEEP(0.03)");
+                    }
+                }
+            } finally {
+                held.unlock();
+            }
+        }
+    }
+
+    @Test
+    void anInterruptedWaitLeavesNoLockAndAUsablePool() throws Exception {
+        try (HikariDataSource small = TestDatabases.pool(TestDatabases.jdbcUrl(dialect()), 2);
+             JdbcAdvisoryLockClient holder = JdbcAdvisoryLockClient.create(small);
+             JdbcAdvisoryLockClient waiter = JdbcAdvisoryLockClient.create(small)) {
+            String name = "adv-interrupt-" + System.nanoTime();
+            DistributedLock held = holder.lock(name);
+            held.lock();
+            Thread t = new Thread(() -> {
+                try {
+                    waiter.lock(name).lockInterruptibly();
+                } catch (InterruptedException expected) {
+                    // the point of the test
+                }
+            }, "interrupted-advisory-waiter");
+            t.start();
+            Thread.sleep(200);
+            t.interrupt();
+            t.join(5_000);
+            assertThat(t.isAlive()).isFalse();
+            held.unlock();
+            DistributedLock again = waiter.lock(name);
+            assertThat(again.tryLock(5, TimeUnit.SECONDS)).as("the abandoned wait left no lock behind").isTrue();
+            try (var c = small.getConnection(); var st = c.createStatement()) {
+                st.execute("SELECT 1");
+            }
+            again.unlock();
+        }
+    }
 }
