@@ -3,7 +3,6 @@ package io.latchkey.zookeeper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,11 +88,15 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         reaper.stop();
         server.shutdown();
         if (ownsDataDir) {
-            try (Stream<Path> files = Files.walk(dataDir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // a temp directory left behind is harmless
-            }
+            deleteTree(dataDir);
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
         }
     }
 
@@ -153,35 +156,47 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
          */
         public EmbeddedZooKeeper start() {
             boolean owns = dataDir == null;
+            Path dir = null;
+            ServerCnxnFactory server = null;
+            ReapingServer zk = null;
             try {
-                Path dir = owns ? Files.createTempDirectory("latchkey-zookeeper-") : Files.createDirectories(dataDir);
-                int p = port == 0 ? freePort() : port;
-                ReapingServer zk = new ReapingServer(dir.toFile(), (int) tickTime.toMillis());
+                dir = owns ? Files.createTempDirectory("latchkey-zookeeper-") : Files.createDirectories(dataDir);
+                zk = new ReapingServer(dir.toFile(), (int) tickTime.toMillis());
                 zk.setMinSessionTimeout((int) (2 * tickTime.toMillis()));
                 zk.setMaxSessionTimeout((int) maxSessionTimeout.toMillis());
-                ServerCnxnFactory server = ServerCnxnFactory.createFactory(
-                        new InetSocketAddress(InetAddress.getLoopbackAddress(), p), 0);
+                // Port 0 is bound by the server itself: no window in which another process can take a probed port.
+                server = ServerCnxnFactory.createFactory(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 0);
                 server.startup(zk);
                 // as a real server does: empty container nodes (lock paths nobody uses any more) are deleted
                 ContainerManager reaper = new ContainerManager(zk.getZKDatabase(), zk.first(),
                         Integer.getInteger("znode.container.checkIntervalMs", 60_000),
                         Integer.getInteger("znode.container.maxPerMinute", 10_000));
                 reaper.start();
-                return new EmbeddedZooKeeper(server, reaper, p, dir, owns);
+                return new EmbeddedZooKeeper(server, reaper, server.getLocalPort(), dir, owns);
             } catch (IOException e) {
+                abandon(server, zk, dir, owns);
                 throw new UncheckedIOException("could not start an embedded ZooKeeper server", e);
             } catch (InterruptedException e) {
+                abandon(server, zk, dir, owns);
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while starting an embedded ZooKeeper server", e);
             } catch (RuntimeException e) {
+                abandon(server, zk, dir, owns);
                 throw new IllegalStateException("could not start an embedded ZooKeeper server: " + e, e);
             }
         }
 
-        private static int freePort() throws IOException {
-            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                s.setReuseAddress(true);
-                return s.getLocalPort();
+        /** A failed start leaves no listening socket, server thread or temporary directory behind. */
+        private static void abandon(ServerCnxnFactory server, ZooKeeperServer zk, Path dir, boolean owns) {
+            if (server != null) {
+                server.shutdown();
+            }
+            if (zk != null && zk.isRunning()) {
+                zk.shutdown();
+            }
+            if (owns && dir != null) {
+                deleteTree(dir);
             }
         }
     }
