@@ -1,12 +1,10 @@
 package io.latchkey.testing.sql;
 
-import io.latchkey.testing.ServerProcess;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,17 +16,13 @@ import java.util.List;
  * <p>When the tests run as root, {@code mariadbd} is told so explicitly ({@code --user=root}), which it requires.
  * Not thread-safe; {@link #shared()} is the one server of a test JVM, stopped when the JVM exits.
  */
-public final class MariaDbServer implements AutoCloseable {
+public final class MariaDbServer extends SqlServerProcess {
 
     public static final String INSTALL_HINT = "sudo apt-get install mariadb-server";
     public static final String USER = "root";
     public static final String DATABASE = "latchkey";
 
     private static MariaDbServer shared;
-
-    private Path dir;
-    private int port;
-    private ServerProcess process;
 
     /** The JVM-wide server, started on first use and stopped at JVM exit. */
     public static synchronized MariaDbServer shared() {
@@ -42,6 +36,7 @@ public final class MariaDbServer implements AutoCloseable {
     }
 
     /** Creates a fresh data directory (first call) and starts the server. */
+    @Override
     public void start() {
         if (process != null && process.isAlive()) {
             return;
@@ -64,9 +59,7 @@ public final class MariaDbServer implements AutoCloseable {
                 throw new UncheckedIOException(e);
             }
         }
-        RuntimeException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            port = port == 0 || attempt > 0 ? TestFiles.freePort() : port;
+        startOnFreePort("mariadbd", port -> {
             List<String> cmd = new ArrayList<>(List.of(mariadbd.toString(), "--no-defaults",
                     "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1",
                     "--socket=" + dir.resolve("mysqld.sock"), "--pid-file=" + dir.resolve("mysqld.pid"),
@@ -76,63 +69,13 @@ public final class MariaDbServer implements AutoCloseable {
             if (root) {
                 cmd.add("--user=root");
             }
-            process = new ServerProcess("mariadbd:" + port, cmd, dir);
-            ServerProcess p = process;
-            try {
-                p.start(() -> p.recentOutput().contains("ready for connections") && Binaries.listening(port),
-                        Duration.ofSeconds(60));
-                return;
-            } catch (IllegalStateException e) {
-                last = e;
-                if (!p.recentOutput().contains("Address already in use")) {
-                    throw e;
-                }
-            }
-        }
-        throw last;
-    }
-
-    /** Stops the server (SIGTERM: a clean shutdown). Keeps the data for {@link #start()}. */
-    public void stop() {
-        if (process != null) {
-            process.stop();
-        }
-    }
-
-    /** Kills the server (SIGKILL), as a crash would. */
-    public void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    @Override
-    public void close() {
-        stop();
-        TestFiles.deleteRecursively(dir);
-        dir = null;
-    }
-
-    public String host() {
-        return "127.0.0.1";
-    }
-
-    public int port() {
-        return port;
+            return cmd;
+        }, "ready for connections", "Address already in use");
     }
 
     /** {@code jdbc:mariadb://127.0.0.1:<port>/latchkey?user=root}. */
+    @Override
     public String jdbcUrl() {
         return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
-    }
-
-    /** The server's recent log lines. */
-    public String recentOutput() {
-        return process == null ? "" : process.recentOutput();
-    }
-
-    @Override
-    public String toString() {
-        return "MariaDbServer{" + (process == null ? "not started" : process) + "}";
     }
 }

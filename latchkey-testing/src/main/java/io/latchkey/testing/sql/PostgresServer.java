@@ -1,6 +1,5 @@
 package io.latchkey.testing.sql;
 
-import io.latchkey.testing.ServerProcess;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +10,6 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.UserPrincipal;
 import java.nio.file.attribute.UserPrincipalLookupService;
 import java.nio.file.attribute.UserPrincipalNotFoundException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -26,17 +24,13 @@ import java.util.List;
  *
  * <p>Not thread-safe; {@link #shared()} is the one server of a test JVM, stopped when the JVM exits.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer extends SqlServerProcess {
 
     public static final String INSTALL_HINT = "sudo apt-get install postgresql-15";
     public static final String USER = "latchkey";
     public static final String DATABASE = "postgres";
 
     private static PostgresServer shared;
-
-    private Path dir;
-    private int port;
-    private ServerProcess process;
 
     /** The JVM-wide server, started on first use and stopped at JVM exit. */
     public static synchronized PostgresServer shared() {
@@ -50,6 +44,7 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /** Initialises a fresh cluster (first call) and starts the server. */
+    @Override
     public void start() {
         if (process != null && process.isAlive()) {
             return;
@@ -68,30 +63,15 @@ public final class PostgresServer implements AutoCloseable {
                     "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
             Binaries.run(init, dir, 120);
         }
-        RuntimeException last = null;
-        for (int attempt = 0; attempt < 3; attempt++) {
-            port = port == 0 || attempt > 0 ? TestFiles.freePort() : port;
-            List<String> cmd = asServiceUser(root, List.of(postgres.toString(), "-D", dir.resolve("data").toString(),
-                    "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
-                    "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
-                    "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"));
-            process = new ServerProcess("postgres:" + port, cmd, dir);
-            ServerProcess p = process;
-            try {
-                p.start(() -> p.recentOutput().contains("ready to accept connections") && Binaries.listening(port),
-                        Duration.ofSeconds(60));
-                return;
-            } catch (IllegalStateException e) {
-                last = e;
-                if (!p.recentOutput().contains("could not bind")) {
-                    throw e;
-                }
-            }
-        }
-        throw last;
+        startOnFreePort("postgres", port -> asServiceUser(root, List.of(postgres.toString(), "-D",
+                dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
+                "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB")),
+                "ready to accept connections", "could not bind");
     }
 
     /** Stops the server quickly (SIGINT: fast shutdown, open sessions are cut). Keeps the data for {@link #start()}. */
+    @Override
     public void stop() {
         if (process != null && process.isAlive()) {
             try {
@@ -103,36 +83,10 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
-    /** Kills the server (SIGKILL), as a crash would. */
-    public void kill() {
-        if (process != null) {
-            process.kill();
-        }
-    }
-
-    @Override
-    public void close() {
-        stop();
-        TestFiles.deleteRecursively(dir);
-        dir = null;
-    }
-
-    public String host() {
-        return "127.0.0.1";
-    }
-
-    public int port() {
-        return port;
-    }
-
     /** {@code jdbc:postgresql://127.0.0.1:<port>/postgres?user=latchkey}. */
+    @Override
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
-    }
-
-    /** The server's recent log lines. */
-    public String recentOutput() {
-        return process == null ? "" : process.recentOutput();
     }
 
     private static List<String> asServiceUser(boolean root, List<String> command) {
@@ -173,10 +127,5 @@ public final class PostgresServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("could not hand " + dir + " to " + user, e);
         }
-    }
-
-    @Override
-    public String toString() {
-        return "PostgresServer{" + (process == null ? "not started" : process) + "}";
     }
 }

@@ -1,0 +1,91 @@
+package io.latchkey.testing.sql;
+
+import io.latchkey.testing.ServerProcess;
+import io.latchkey.testing.TestFiles;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.IntFunction;
+
+/**
+ * What the PostgreSQL and MariaDB fixtures share: a server process in a temporary directory of its own, started
+ * on a free port (again on another port when something took the probed one before the server bound it), killed
+ * like a crash, and deleted with its data on {@link #close()}.
+ */
+abstract class SqlServerProcess implements AutoCloseable {
+
+    Path dir;
+    int port;
+    ServerProcess process;
+
+    /** Starts the server if it is not running. */
+    public abstract void start();
+
+    /** Stops the server cleanly. Keeps the data for {@link #start()}. */
+    public void stop() {
+        if (process != null) {
+            process.stop();
+        }
+    }
+
+    /**
+     * Starts {@code command.apply(port)} until it logs {@code readyLine} and listens, trying a new free port when
+     * its output says {@code bindFailure}.
+     */
+    final void startOnFreePort(String processName, IntFunction<List<String>> command, String readyLine,
+                               String bindFailure) {
+        RuntimeException last = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            port = port == 0 || attempt > 0 ? TestFiles.freePort() : port;
+            process = new ServerProcess(processName + ":" + port, command.apply(port), dir);
+            ServerProcess p = process;
+            int listening = port;
+            try {
+                p.start(() -> p.recentOutput().contains(readyLine) && Binaries.listening(listening),
+                        Duration.ofSeconds(60));
+                return;
+            } catch (IllegalStateException e) {
+                last = e;
+                if (!p.recentOutput().contains(bindFailure)) {
+                    throw e;
+                }
+            }
+        }
+        throw last;
+    }
+
+    /** Kills the server (SIGKILL), as a crash would. */
+    public void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        TestFiles.deleteRecursively(dir);
+        dir = null;
+    }
+
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** The JDBC URL of the fixture's database, as its superuser. */
+    public abstract String jdbcUrl();
+
+    /** The server's recent log lines. */
+    public String recentOutput() {
+        return process == null ? "" : process.recentOutput();
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "{" + (process == null ? "not started" : process) + "}";
+    }
+}
