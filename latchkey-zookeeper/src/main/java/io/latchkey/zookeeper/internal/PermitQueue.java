@@ -4,9 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -217,25 +214,9 @@ final class PermitQueue {
      * @return whether the permits are held; on {@code false} the caller removes its nodes
      */
     boolean awaitTurn(List<String> ours, long deadlineNanos) throws KeeperException, InterruptedException {
-        ReentrantLock lock = new ReentrantLock();
-        Condition changed = lock.newCondition();
-        boolean[] fired = new boolean[1];
-        Watcher watcher = event -> {
-            lock.lock();
-            try {
-                fired[0] = true;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        };
+        WatchSignal watcher = new WatchSignal();
         while (true) {
-            lock.lock();
-            try {
-                fired[0] = false;
-            } finally {
-                lock.unlock();
-            }
+            watcher.rearm();
             int permits = Math.max(0, configured(watcher));
             List<String> children = children(watcher);
             int last = -1;
@@ -249,20 +230,8 @@ final class PermitQueue {
             if (last < permits) {
                 return true;
             }
-            lock.lock();
-            try {
-                while (!fired[0]) {
-                    long left = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - System.nanoTime();
-                    if (left <= 0) {
-                        return false;
-                    }
-                    // a bounded re-check in case a watch was lost across a reconnect
-                    if (changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(2))) <= 0) {
-                        fired[0] = true;
-                    }
-                }
-            } finally {
-                lock.unlock();
+            if (!watcher.awaitEvent(deadlineNanos)) {
+                return false;
             }
         }
     }

@@ -3,9 +3,6 @@ package io.latchkey.zookeeper.internal;
 import io.latchkey.DistributedCountDownLatch;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -125,25 +122,9 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
     }
 
     private boolean awaitUntil(long deadlineNanos) throws InterruptedException {
-        ReentrantLock lock = new ReentrantLock();
-        Condition changed = lock.newCondition();
-        boolean[] fired = new boolean[1];
-        Watcher watcher = event -> {
-            lock.lock();
-            try {
-                fired[0] = true;
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        };
+        WatchSignal watcher = new WatchSignal();
         while (true) {
-            lock.lock();
-            try {
-                fired[0] = false;
-            } finally {
-                lock.unlock();
-            }
+            watcher.rearm();
             long count;
             try {
                 count = count(watcher);
@@ -153,19 +134,8 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
             if (count <= 0) {
                 return true;
             }
-            lock.lock();
-            try {
-                while (!fired[0]) {
-                    long left = deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadlineNanos - System.nanoTime();
-                    if (left <= 0) {
-                        return false;
-                    }
-                    if (changed.awaitNanos(Math.min(left, TimeUnit.SECONDS.toNanos(2))) <= 0) {
-                        fired[0] = true; // bounded re-check in case a watch was lost across a reconnect
-                    }
-                }
-            } finally {
-                lock.unlock();
+            if (!watcher.awaitEvent(deadlineNanos)) {
+                return false;
             }
         }
     }
