@@ -44,6 +44,9 @@ class RedissonInteropTest {
         redissonThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "redisson-side"));
     }
 
+    /** Far below the 30 s leases the waiters would otherwise sleep out, far above a busy machine's stalls. */
+    private static final long WOKEN_BY_MESSAGE_MS = 3_000;
+
     @AfterAll
     static void close() {
         redissonThread.shutdownNow();
@@ -52,7 +55,7 @@ class RedissonInteropTest {
     }
 
     @Test
-    void latchkeyWaiterWakesWithin100msOfRedissonUnlock() throws Exception {
+    void latchkeyWaiterIsWokenByRedissonsUnlockMessage() throws Exception {
         String name = uniqueName("interop-r2l");
         RLock rlock = redisson.getLock(name);
         redissonThread.submit(() -> rlock.lock()).get(5, TimeUnit.SECONDS);
@@ -76,14 +79,17 @@ class RedissonInteropTest {
             return System.nanoTime();
         }).get(5, TimeUnit.SECONDS);
         long wokeAfterMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(5, TimeUnit.SECONDS) - unlockedAt);
-        assertThat(wokeAfterMs).isLessThan(100L);
+        // Without the message the waiter would sleep until the 30 s lease ran out; typically it wakes in ~1 ms
+        // (the latency itself is measured by latchkey-bench, not asserted here).
+        assertThat(wokeAfterMs).as("ms from Redisson's unlock to the Latchkey waiter's grant")
+                .isLessThan(WOKEN_BY_MESSAGE_MS);
     }
 
     @Test
-    void redissonWaiterWakesWithin100msOfLatchkeyUnlock() throws Exception {
+    void redissonWaiterIsWokenByLatchkeysUnlockMessage() throws Exception {
         String name = uniqueName("interop-l2r");
         DistributedLock lock = latchkey.lock(name);
-        lock.lock();
+        lock.lock(Duration.ofSeconds(30)); // a long lease: Redisson's waiter would otherwise re-check at its expiry
         RLock rlock = redisson.getLock(name);
         assertThat(redissonThread.submit(() -> rlock.tryLock()).get(5, TimeUnit.SECONDS))
                 .as("excluded by the Latchkey holder").isFalse();
@@ -99,7 +105,8 @@ class RedissonInteropTest {
         long unlockedAt = System.nanoTime();
         lock.unlock();
         long wokeAfterMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(5, TimeUnit.SECONDS) - unlockedAt);
-        assertThat(wokeAfterMs).isLessThan(100L);
+        assertThat(wokeAfterMs).as("ms from Latchkey's unlock to the Redisson waiter's grant")
+                .isLessThan(WOKEN_BY_MESSAGE_MS);
     }
 
     @Test
