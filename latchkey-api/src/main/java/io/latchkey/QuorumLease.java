@@ -41,7 +41,11 @@ final class QuorumLease extends CompositeLease implements RedLockLease {
 
     private void partLost() {
         int left = validParts.decrementAndGet();
-        if (left < quorum) {
+        if (!watchdog && validUntilNanos - System.nanoTime() <= 0) {
+            // The parts' leases outlast the validity by the drift: a part running out after it is its symptom,
+            // even when a busy timer reports the part first.
+            markLost("its validity ran out");
+        } else if (left < quorum) {
             markLost(String.format("only %d of %d parts remain valid, fewer than the quorum of %d", left,
                     parts.size(), quorum));
         }
