@@ -13,8 +13,9 @@ import java.util.stream.Collectors;
 /**
  * A local Redis Sentinel deployment for tests: one master, one replica ({@code replicaof}) and three sentinels
  * ({@code redis-server <conf> --sentinel}, the same Debian binary), each on a free port of 127.0.0.1 in its own
- * temporary directory, without persistence. The sentinels monitor {@link #MASTER_NAME} with quorum 2, mark a node
- * down after {@value #DOWN_AFTER_MILLIS} ms, so a {@link #failover()} finishes in a few seconds.
+ * temporary directory, without persistence. The sentinels monitor {@link #MASTER_NAME} with quorum 2 and mark a node
+ * down after a silence of {@code downAfter} (default 5 s, long enough that a loaded test machine never fails over
+ * by accident; failover tests pass about 2 s), so a {@link #failover()} finishes a few seconds after that.
  *
  * <p>{@link #start()} returns once the replica is in sync and every sentinel sees the master, the replica and the
  * two other sentinels. A missing {@code redis-server} fails with {@value RedisServer#INSTALL_HINT}. Not
@@ -24,7 +25,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** The master name the sentinels monitor. */
     public static final String MASTER_NAME = "latchkey";
-    static final long DOWN_AFTER_MILLIS = 1000;
+    private static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(5);
     private static final long FAILOVER_TIMEOUT_MILLIS = 4000;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
@@ -35,9 +36,25 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private Node master;
     private Node replica;
     private boolean replicaFrozen;
+    private final long downAfterMillis;
 
-    /** An unstarted setup; call {@link #start()}. */
+    /** An unstarted setup whose sentinels wait 5 s before they consider a node down; call {@link #start()}. */
     public RedisSentinelSetup() {
+        this(DEFAULT_DOWN_AFTER);
+    }
+
+    /**
+     * An unstarted setup whose sentinels consider a node down after {@code downAfter} without a valid reply (the
+     * bulk of a failover's duration); call {@link #start()}.
+     *
+     * @throws IllegalArgumentException if shorter than 100 ms
+     */
+    public RedisSentinelSetup(Duration downAfter) {
+        if (downAfter.toMillis() < 100) {
+            throw new IllegalArgumentException(String.format("downAfter must be at least 100ms but was %s",
+                    downAfter));
+        }
+        this.downAfterMillis = downAfter.toMillis();
     }
 
     /**
@@ -337,7 +354,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
             conf.append("sentinel monitor ").append(MASTER_NAME).append(' ').append(HOST).append(' ')
                     .append(masterNode.port).append(" 2\n");
             conf.append("sentinel down-after-milliseconds ").append(MASTER_NAME).append(' ')
-                    .append(DOWN_AFTER_MILLIS).append('\n');
+                    .append(downAfterMillis).append('\n');
             conf.append("sentinel failover-timeout ").append(MASTER_NAME).append(' ')
                     .append(FAILOVER_TIMEOUT_MILLIS).append('\n');
             conf.append("sentinel parallel-syncs ").append(MASTER_NAME).append(" 1\n");
