@@ -36,9 +36,7 @@ final class RedisUris {
                 throw new IllegalArgumentException(String.format("Redis URI '%s' names no sentinel", redact(uri)));
             }
             if (parsed.getSentinelMasterId() == null || parsed.getSentinelMasterId().isEmpty()) {
-                throw new IllegalArgumentException(String.format(
-                        "Redis URI '%s' names no master: use redis-sentinel://host:port[,host:port]/mastername",
-                        redact(uri)));
+                throw new IllegalArgumentException(String.format("Redis URI '%s': %s", redact(uri), NO_MASTER));
             }
             for (RedisURI s : parsed.getSentinels()) {
                 s.setTimeout(operationTimeout);
@@ -92,6 +90,8 @@ final class RedisUris {
         return uri.getHost() + ":" + uri.getPort();
     }
 
+    private static final String NO_MASTER =
+            "it names no master: use redis-sentinel://host:port[,host:port]/mastername";
     private static final String SENTINEL = "redis-sentinel://";
     private static final String SENTINEL_TLS = "rediss-sentinel://";
     private static final String REPLICA_ACKS = "replicaAcks";
@@ -153,7 +153,7 @@ final class RedisUris {
         int end = q < 0 ? uri.length() : q;
         int slash = uri.indexOf('/', start);
         if (slash < 0 || slash > end) {
-            return uri;
+            throw new IllegalArgumentException(NO_MASTER);
         }
         String[] path = uri.substring(slash + 1, end).split("/", -1);
         if (path.length > 2 || path[0].isEmpty()) {
