@@ -36,7 +36,7 @@ class RedisSentinelFailoverTest {
     /** Roomy: a failover takes seconds, and held locks must outlive it with their watchdog renewals. */
     private static final ClientOptions OPTIONS = ClientOptions.builder()
             .watchdogTimeout(Duration.ofSeconds(30))
-            .operationTimeout(Duration.ofSeconds(3))
+            .operationTimeout(Duration.ofSeconds(5))
             .build();
     private static final Duration EVENTUALLY = Duration.ofSeconds(45);
 
@@ -75,7 +75,7 @@ class RedisSentinelFailoverTest {
     @Test
     void withReplicaAcksAHeldLockSurvivesTheFailoverAndItsWaiterIsWokenAfterwards() throws Exception {
         String lockName = name("survives");
-        try (LockClient holder = LockClient.connect(acked(sentinel.uri(), Duration.ofMillis(500)), OPTIONS);
+        try (LockClient holder = LockClient.connect(acked(sentinel.uri(), Duration.ofSeconds(2)), OPTIONS);
              LockClient waiter = LockClient.connect(sentinel.uri(), OPTIONS)) {
             LockLease held = holder.lock(lockName).acquire();
             long heldToken = held.fencingToken();
@@ -171,6 +171,39 @@ class RedisSentinelFailoverTest {
             }
         } finally {
             lettuce.shutdown();
+        }
+    }
+
+    @Test
+    void everySynchronizerWorksThroughTheSentinels() throws Exception {
+        String n = name("all");
+        try (RedisLockClient client = (RedisLockClient) LockClient.connect(sentinel.uri(), OPTIONS)) {
+            DistributedLock fair = client.fairLock(n + ":fair");
+            DistributedLock spin = client.spinLock(n + ":spin");
+            io.latchkey.DistributedReadWriteLock rw = client.readWriteLock(n + ":rw");
+            for (DistributedLock lock : new DistributedLock[] {fair, spin, rw.writeLock(), rw.readLock()}) {
+                assertThat(lock.tryLock()).as(lock.name()).isTrue();
+                lock.unlock();
+            }
+            io.latchkey.DistributedSemaphore semaphore = client.semaphore(n + ":sem");
+            assertThat(semaphore.trySetPermits(2)).isTrue();
+            semaphore.acquire();
+            assertThat(semaphore.availablePermits()).isEqualTo(1);
+            semaphore.release();
+            io.latchkey.PermitExpirableSemaphore permits = client.permitExpirableSemaphore(n + ":pes");
+            assertThat(permits.trySetPermits(1)).isTrue();
+            permits.release(permits.acquire(Duration.ofSeconds(10)));
+            io.latchkey.DistributedCountDownLatch latch = client.countDownLatch(n + ":latch");
+            assertThat(latch.trySetCount(1)).isTrue();
+            latch.countDown();
+            assertThat(latch.await(Duration.ofSeconds(5))).isTrue();
+            DistributedLock lock = client.lock(n);
+            lock.lock();
+            try {
+                assertThat(client.list("failover:all:*")).extracting(io.latchkey.spi.LockInfo::name).contains(n);
+            } finally {
+                lock.unlock();
+            }
         }
     }
 }
