@@ -38,6 +38,12 @@ class RedisSentinelFailoverTest {
             .watchdogTimeout(Duration.ofSeconds(30))
             .operationTimeout(Duration.ofSeconds(5))
             .build();
+    /**
+     * A 60 s lease: renewals every 20 s survive any failover the test machine manages, and a waiter's fallback
+     * re-check at the holder's lease comes far later than the 15 s the test allows for the unlock message.
+     */
+    private static final ClientOptions LONG_LEASE = OPTIONS.toBuilder().watchdogTimeout(Duration.ofSeconds(60))
+            .build();
     private static final Duration EVENTUALLY = Duration.ofSeconds(45);
 
     @BeforeAll
@@ -75,12 +81,12 @@ class RedisSentinelFailoverTest {
     @Test
     void withReplicaAcksAHeldLockSurvivesTheFailoverAndItsWaiterIsWokenAfterwards() throws Exception {
         String lockName = name("survives");
-        try (LockClient holder = LockClient.connect(acked(sentinel.uri(), Duration.ofSeconds(2)), OPTIONS);
-             LockClient waiter = LockClient.connect(sentinel.uri(), OPTIONS)) {
+        try (LockClient holder = LockClient.connect(acked(sentinel.uri(), Duration.ofSeconds(2)), LONG_LEASE);
+             LockClient waiter = LockClient.connect(sentinel.uri(), LONG_LEASE)) {
             LockLease held = holder.lock(lockName).acquire();
             long heldToken = held.fencingToken();
             CompletableFuture<Optional<LockLease>> waiting =
-                    waiter.lock(lockName).tryAcquireAsync(Duration.ofSeconds(90), Duration.ofSeconds(30));
+                    waiter.lock(lockName).tryAcquireAsync(Duration.ofSeconds(120), Duration.ofSeconds(30));
             Thread.sleep(200);
             assertThat(waiting).isNotDone();
 
@@ -96,8 +102,9 @@ class RedisSentinelFailoverTest {
             // Released on the new master: same owner, same token, so no LockLostException.
             held.release();
 
-            // Woken by the unlock message on the new master (re-subscribed after the reconnect), well before the
-            // re-check at the holder's 30 s lease would have.
+            // Woken by the unlock message on the new master (re-subscribed after the reconnect): the fallback
+            // re-check at the holder's remaining lease (at least 60 - 20 s renewal interval - the failover) would
+            // come much later.
             LockLease next = waiting.get(15, TimeUnit.SECONDS).orElseThrow();
             assertThat(next.fencingToken()).isGreaterThan(heldToken);
             next.release();
