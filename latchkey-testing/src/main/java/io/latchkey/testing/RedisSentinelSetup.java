@@ -246,13 +246,17 @@ public final class RedisSentinelSetup implements AutoCloseable {
         return null;
     }
 
+    /** The install command named when {@code kill} (to freeze a replica with SIGSTOP) is missing. */
+    static final String KILL_INSTALL_HINT = "sudo apt-get install procps";
+
     private static void signal(Node node, String signal) {
+        Path kill = ServerProcess.requireBinary("kill", KILL_INSTALL_HINT);
         try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(node.process.pid()))
+            Process process = new ProcessBuilder(kill.toString(), signal, Long.toString(node.process.pid()))
                     .redirectErrorStream(true).start();
-            if (kill.waitFor() != 0) {
+            if (process.waitFor() != 0) {
                 throw new IllegalStateException("kill " + signal + " " + node.process.pid() + " failed: "
-                        + new String(kill.getInputStream().readAllBytes()));
+                        + new String(process.getInputStream().readAllBytes()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("could not run kill " + signal, e);
