@@ -213,4 +213,31 @@ class RedisSentinelFailoverTest {
             }
         }
     }
+
+    @Test
+    void unreachableSentinelsOrAnUnknownMasterFailTheConnectNamingThemButNotThePassword() {
+        ClientOptions fast = OPTIONS.toBuilder().operationTimeout(Duration.ofSeconds(1)).build();
+        int dead = io.latchkey.testing.TestFiles.freePort();
+        String deadUri = "redis-sentinel://:hunter2@127.0.0.1:" + dead + "/latchkey";
+        assertThatThrownBy(() -> LockClient.connect(deadUri, fast))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("master 'latchkey' via sentinels 127.0.0.1:" + dead)
+                .satisfies(e -> assertThat(fullText(e)).doesNotContain("hunter2"));
+        String unknown = "redis-sentinel://:hunter2@" + sentinel.sentinelAddresses() + "/no-such-master";
+        assertThatThrownBy(() -> LockClient.connect(unknown, fast))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("master 'no-such-master' via sentinels")
+                .satisfies(e -> assertThat(fullText(e)).doesNotContain("hunter2"));
+    }
+
+    private static String fullText(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            sb.append(t).append('\n');
+            for (Throwable s : t.getSuppressed()) {
+                sb.append(s).append('\n');
+            }
+        }
+        return sb.toString();
+    }
 }
