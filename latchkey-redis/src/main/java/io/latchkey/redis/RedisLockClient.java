@@ -37,6 +37,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +55,7 @@ import org.slf4j.LoggerFactory;
  * With a Sentinel URI, Lettuce asks the sentinels for the master's address on every (re)connect of both
  * connections. After a failover the old master's connections break (Sentinel disconnects the clients of a demoted
  * master), both reconnect to the promoted replica, the unlock subscriptions are re-established and every waiter
- * re-checks at once. Operations in between fail with {@link LockUnavailableException} after the operation timeout;
+ * re-checks once. Operations in between fail with {@link LockUnavailableException} after the operation timeout;
  * held locks keep renewing if the promoted replica has them. Replication is asynchronous: a lock granted shortly
  * before the master crashed may be missing on the promoted replica (and its fencing counter may repeat), unless
  * {@link RedisOptions} replica acknowledgement is on. Credentials in the URI are those of the master and replicas;
@@ -117,6 +118,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private final RemoteLockOps ackedFairOps;
     private final RemoteLockOps ackedReadOps;
     private final RemoteLockOps ackedWriteOps;
+    private final UnaryOperator<RemoteLockOps> spinOpsWrapper;
 
     private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
                             ClientOptions options, RedisOptions redisOptions, TimeSource time) {
@@ -179,8 +181,6 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
         this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
     }
-
-    private final java.util.function.UnaryOperator<RemoteLockOps> spinOpsWrapper;
 
     /**
      * A lock client on an application's Lettuce client (its default URI), with default options. The client stays
