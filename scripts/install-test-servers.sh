@@ -7,6 +7,8 @@ need=()
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 # openssl makes the TLS test certificates of the Redis fixture (latchkey-testing).
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# kill (procps) lets the Redis Sentinel fixture freeze a replica with SIGSTOP.
+command -v kill >/dev/null 2>&1 || [ -x /bin/kill ] || need+=(procps)
 # PostgreSQL 15 for latchkey-jdbc: Debian keeps initdb/postgres off the PATH, the fixture also looks here.
 command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
 # MariaDB for latchkey-jdbc: mariadb-install-db + mariadbd (in /usr/sbin, which may be off the PATH).

@@ -37,16 +37,29 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link io.latchkey.LockClient} on Redis (standalone), through Lettuce.
+ * A {@link io.latchkey.LockClient} on Redis (standalone or Sentinel), through Lettuce.
  *
  * <p>Created from a URI by {@link io.latchkey.LockClient#connect(String, ClientOptions)}
- * ({@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} for TLS), or around an application's own
+ * ({@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} for TLS,
+ * {@code redis-sentinel://[user:password@]host:port[,host:port…]/mastername[/db]} for Sentinel; query parameters
+ * {@code replicaAcks} and {@code replicaAckTimeout} set {@link RedisOptions}), or around an application's own
  * Lettuce client with {@link #create(RedisClient, ClientOptions)}; such a client is not shut down by
  * {@link #close()}, which only closes the two connections this class opened on it.
+ *
+ * <h2>Sentinel</h2>
+ * With a Sentinel URI, Lettuce asks the sentinels for the master's address on every (re)connect of both
+ * connections. After a failover the old master's connections break (Sentinel disconnects the clients of a demoted
+ * master), both reconnect to the promoted replica, the unlock subscriptions are re-established and every waiter
+ * re-checks once. Operations in between fail with {@link LockUnavailableException} after the operation timeout;
+ * held locks keep renewing if the promoted replica has them. Replication is asynchronous: a lock granted shortly
+ * before the master crashed may be missing on the promoted replica (and its fencing counter may repeat), unless
+ * {@link RedisOptions} replica acknowledgement is on. Credentials in the URI are those of the master and replicas;
+ * the sentinels are reached without credentials. See {@code docs/redis-topologies.md}.
  *
  * <h2>Data and interoperability</h2>
  * A lock named {@code name} is the Redis hash {@code namespace + name} holding {@code <clientId>:<threadId>}
@@ -100,10 +113,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private final RedisLockInspector inspector;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final RedisConnectionStateListener reconnectListener;
+    private final RedisOptions redisOptions;
+    private final RemoteLockOps ackedLockOps;
+    private final RemoteLockOps ackedFairOps;
+    private final RemoteLockOps ackedReadOps;
+    private final RemoteLockOps ackedWriteOps;
+    private final UnaryOperator<RemoteLockOps> spinOpsWrapper;
 
     private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
-                            ClientOptions options, TimeSource time) {
+                            ClientOptions options, RedisOptions redisOptions, TimeSource time) {
         super("redis", options, time);
+        this.redisOptions = redisOptions;
         this.redisClient = redisClient;
         this.ownsClient = ownsClient;
         this.address = address;
@@ -155,6 +175,11 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                 options.renewalInterval().toNanos());
         this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address);
         this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
+        this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
+        this.ackedFairOps = ReplicaAckedOps.wrap(synchronizers.fairOps(), executor, redisOptions);
+        this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
+        this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
+        this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
     }
 
     /**
@@ -175,17 +200,43 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * @throws LockUnavailableException if the server cannot be reached
      */
     public static RedisLockClient create(RedisClient client, ClientOptions options) {
+        return create(client, options, RedisOptions.defaults());
+    }
+
+    /**
+     * A lock client on an application's Lettuce client (its default URI, which may be a Sentinel URI) with
+     * Redis-specific options such as replica acknowledgement. The client stays the application's.
+     *
+     * @throws IllegalArgumentException if {@code redisOptions.replicaAckTimeout()} is not shorter than
+     *         {@code options.operationTimeout()} while replica acknowledgement is on
+     * @throws LockUnavailableException if the server cannot be reached
+     */
+    public static RedisLockClient create(RedisClient client, ClientOptions options, RedisOptions redisOptions) {
         Objects.requireNonNull(client, "client");
         Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(redisOptions, "redisOptions");
+        checkCompatible(options, redisOptions);
         RedisURI uri = defaultUri(client);
         String address = uri != null ? RedisUris.address(uri) : "(the Lettuce client's default URI)";
-        return new RedisLockClient(client, false, uri, address, options, TimeSource.SYSTEM);
+        return new RedisLockClient(client, false, uri, address, options, redisOptions, TimeSource.SYSTEM);
+    }
+
+    /** The WAIT command is itself bounded by the operation timeout, so its own timeout must end first. */
+    private static void checkCompatible(ClientOptions options, RedisOptions redisOptions) {
+        if (redisOptions.replicaAcks() > 0
+                && redisOptions.replicaAckTimeout().compareTo(options.operationTimeout()) >= 0) {
+            throw new IllegalArgumentException(String.format(
+                    "replicaAckTimeout must be shorter than operationTimeout (%s) but was %s",
+                    options.operationTimeout(), redisOptions.replicaAckTimeout()));
+        }
     }
 
     /** Used by {@link RedisLockClientProvider}: a client that owns its Lettuce client and resources. */
     static RedisLockClient connect(String uriText, ClientOptions options) {
         Objects.requireNonNull(options, "options");
         RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
+        RedisOptions redisOptions = RedisUris.options(uriText);
+        checkCompatible(options, redisOptions);
         Duration timeout = options.operationTimeout();
         ClientResources resources = ClientResources.builder()
                 // Reconnect quickly after an outage: waiters and the watchdog are waiting for it.
@@ -198,7 +249,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
                 .build());
         try {
-            return new RedisLockClient(client, true, uri, RedisUris.address(uri), options, TimeSource.SYSTEM);
+            return new RedisLockClient(client, true, uri, RedisUris.address(uri), options, redisOptions,
+                    TimeSource.SYSTEM);
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             resources.shutdown(0, 2, TimeUnit.SECONDS);
@@ -252,7 +304,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
 
     @Override
     protected RemoteLockOps lockOps() {
-        return lockOps;
+        return ackedLockOps;
     }
 
     /**
@@ -303,22 +355,27 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public io.latchkey.DistributedLock spinLock(String name) {
         checkOpen();
         checkName(name);
-        return synchronizers.spinLock(name, lockOps, time());
+        return synchronizers.spinLock(name, lockOps, time(), spinOpsWrapper);
     }
 
     @Override
     protected RemoteLockOps fairLockOps() {
-        return synchronizers.fairOps();
+        return ackedFairOps;
     }
 
     @Override
     protected RemoteLockOps readLockOps() {
-        return synchronizers.readOps();
+        return ackedReadOps;
     }
 
     @Override
     protected RemoteLockOps writeLockOps() {
-        return synchronizers.writeOps();
+        return ackedWriteOps;
+    }
+
+    /** The Redis-specific options (replica acknowledgement). */
+    public RedisOptions redisOptions() {
+        return redisOptions;
     }
 
     /** The remote operations, for tests of this module. */
@@ -350,7 +407,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return inspector.list(pattern);
     }
 
-    /** {@code host:port} of the server. */
+    /** {@code host:port} of the server; for Sentinel {@code master 'name' via sentinels host:port,…}. */
     public String address() {
         return address;
     }
@@ -385,6 +442,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
 
     @Override
     public String toString() {
-        return "RedisLockClient{redis at " + address + ", clientId=" + clientId() + "}";
+        return "RedisLockClient{redis at " + address + ", clientId=" + clientId()
+                + (redisOptions.replicaAcks() > 0 ? ", replicaAcks=" + redisOptions.replicaAcks() : "") + "}";
     }
 }

@@ -6,13 +6,15 @@ import io.latchkey.spi.LockClientProvider;
 import java.util.List;
 
 /**
- * Creates {@link RedisLockClient}s for {@code redis://[user:password@]host[:port][/db]} and
- * {@code rediss://…} (TLS, trusting the JVM's default trust store) URIs; found by
+ * Creates {@link RedisLockClient}s for {@code redis://[user:password@]host[:port][/db]},
+ * {@code rediss://…} (TLS, trusting the JVM's default trust store) and
+ * {@code redis-sentinel://host:port[,host:port…]/mastername} ({@code rediss-sentinel://…}) URIs; found by
  * {@link LockClient#connect(String, ClientOptions)} through {@link java.util.ServiceLoader}.
  */
 public final class RedisLockClientProvider implements LockClientProvider {
 
-    private static final List<String> PREFIXES = List.of("redis://", "rediss://");
+    private static final List<String> PREFIXES = List.of("redis://", "rediss://", "redis-sentinel://",
+            "rediss-sentinel://");
 
     /** For {@link java.util.ServiceLoader}. */
     public RedisLockClientProvider() {

@@ -83,8 +83,12 @@ final class RedisSynchronizers {
     /** Default longest backoff of a spin lock's waiter. */
     static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
 
-    /** A spin lock; the spin engine is created on first use. */
-    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time) {
+    /**
+     * A spin lock; the spin engine is created on first use, on the spin ops as {@code wrap} decorates them (replica
+     * acknowledgement).
+     */
+    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time,
+                             java.util.function.UnaryOperator<io.latchkey.core.RemoteLockOps> wrap) {
         SpinLockClient c;
         spinLock.lock();
         try {
@@ -92,8 +96,8 @@ final class RedisSynchronizers {
                 throw new IllegalStateException("client closed");
             }
             if (spinClient == null) {
-                spinClient = new SpinLockClient(options, time, new RedisSpinLockOps(lockOps, scheduler,
-                        SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos()));
+                spinClient = new SpinLockClient(options, time, wrap.apply(new RedisSpinLockOps(lockOps, scheduler,
+                        SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos())));
             }
             c = spinClient;
         } finally {

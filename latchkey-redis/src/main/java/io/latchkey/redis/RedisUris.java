@@ -2,10 +2,16 @@ package io.latchkey.redis;
 
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
- * Parses {@code redis://[user:password@]host[:port][/db]} and {@code rediss://…} (TLS) URIs, and keeps passwords out
- * of every message about them.
+ * Parses {@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} (TLS) and Sentinel URIs
+ * {@code redis-sentinel://[user:password@]host[:port][,host[:port]…]/mastername[/db]} ({@code rediss-sentinel://}
+ * for TLS; Lettuce's own {@code …#mastername} form is accepted too), and keeps passwords out of every message about
+ * them. The query parameters {@code replicaAcks} and {@code replicaAckTimeout} are Latchkey's
+ * ({@link RedisOptions}); the others go to Lettuce.
  */
 final class RedisUris {
 
@@ -16,23 +22,145 @@ final class RedisUris {
      * @throws IllegalArgumentException if the URI is malformed; the message shows it with its credentials masked
      */
     static RedisURI parse(String uri, Duration operationTimeout) {
+        boolean sentinel = isSentinel(uri);
         RedisURI parsed;
         try {
-            parsed = RedisURI.create(uri);
+            String lettuceForm = withoutOwnParameters(uri);
+            parsed = RedisURI.create(sentinel ? sentinelForLettuce(lettuceForm) : lettuceForm);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(String.format("malformed Redis URI '%s': %s", redact(uri),
                     redactIn(e.getMessage(), uri)));
         }
-        if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
+        if (sentinel) {
+            if (parsed.getSentinels().isEmpty()) {
+                throw new IllegalArgumentException(String.format("Redis URI '%s' names no sentinel", redact(uri)));
+            }
+            if (parsed.getSentinelMasterId() == null || parsed.getSentinelMasterId().isEmpty()) {
+                throw new IllegalArgumentException(String.format("Redis URI '%s': %s", redact(uri), NO_MASTER));
+            }
+            for (RedisURI s : parsed.getSentinels()) {
+                s.setTimeout(operationTimeout);
+            }
+        } else if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
             throw new IllegalArgumentException(String.format("Redis URI '%s' has no host", redact(uri)));
         }
         parsed.setTimeout(operationTimeout);
         return parsed;
     }
 
-    /** {@code host:port}, what messages name the server by. */
+    /** Latchkey's own query parameters of {@code uri} ({@code replicaAcks}, {@code replicaAckTimeout}). */
+    static RedisOptions options(String uri) {
+        RedisOptions.Builder builder = RedisOptions.builder();
+        for (String parameter : queryParameters(uri)) {
+            int eq = parameter.indexOf('=');
+            String key = eq < 0 ? parameter : parameter.substring(0, eq);
+            String value = eq < 0 ? "" : parameter.substring(eq + 1);
+            try {
+                if (key.equals(REPLICA_ACKS)) {
+                    builder.replicaAcks(Integer.parseInt(value));
+                } else if (key.equals(REPLICA_ACK_TIMEOUT)) {
+                    builder.replicaAckTimeout(duration(value));
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(String.format(
+                        "%s in Redis URI '%s' must be %s but was '%s'", key, redact(uri),
+                        key.equals(REPLICA_ACKS) ? "a whole number" : "a duration such as 100ms or 2s", value));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(String.format("Redis URI '%s': %s", redact(uri),
+                        e.getMessage()));
+            }
+        }
+        return builder.build();
+    }
+
+    /** Whether {@code uri} names Sentinels rather than one server. */
+    static boolean isSentinel(String uri) {
+        return uri.startsWith(SENTINEL) || uri.startsWith(SENTINEL_TLS);
+    }
+
+    /**
+     * {@code host:port}, what messages name the server by; for Sentinel
+     * {@code master 'name' via sentinels host:port,host:port}.
+     */
     static String address(RedisURI uri) {
+        if (uri.getSentinelMasterId() != null && !uri.getSentinels().isEmpty()) {
+            return "master '" + uri.getSentinelMasterId() + "' via sentinels " + uri.getSentinels().stream()
+                    .map(s -> s.getHost() + ":" + s.getPort()).collect(Collectors.joining(","));
+        }
         return uri.getHost() + ":" + uri.getPort();
+    }
+
+    private static final String NO_MASTER =
+            "it names no master: use redis-sentinel://host:port[,host:port]/mastername";
+    private static final String SENTINEL = "redis-sentinel://";
+    private static final String SENTINEL_TLS = "rediss-sentinel://";
+    private static final String REPLICA_ACKS = "replicaAcks";
+    private static final String REPLICA_ACK_TIMEOUT = "replicaAckTimeout";
+
+    /** {@code 100ms}, {@code 2s}, or a plain number of milliseconds. */
+    private static Duration duration(String text) {
+        if (text.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+        }
+        if (text.endsWith("s")) {
+            return Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
+        }
+        return Duration.ofMillis(Long.parseLong(text));
+    }
+
+    private static List<String> queryParameters(String uri) {
+        int q = uri.indexOf('?');
+        if (q < 0) {
+            return List.of();
+        }
+        int hash = uri.indexOf('#', q);
+        String query = hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash);
+        List<String> out = new ArrayList<>();
+        for (String p : query.split("&")) {
+            if (!p.isEmpty()) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    /** {@code uri} without Latchkey's own query parameters, which Lettuce does not know. */
+    static String withoutOwnParameters(String uri) {
+        int q = uri.indexOf('?');
+        if (q < 0) {
+            return uri;
+        }
+        int hash = uri.indexOf('#', q);
+        String fragment = hash < 0 ? "" : uri.substring(hash);
+        String kept = queryParameters(uri).stream()
+                .filter(p -> !p.startsWith(REPLICA_ACKS + "=") && !p.startsWith(REPLICA_ACK_TIMEOUT + "=")
+                        && !p.equals(REPLICA_ACKS) && !p.equals(REPLICA_ACK_TIMEOUT))
+                .collect(Collectors.joining("&"));
+        return uri.substring(0, q) + (kept.isEmpty() ? "" : "?" + kept) + fragment;
+    }
+
+    /**
+     * Rewrites {@code redis-sentinel://hosts/mastername[/db]} into Lettuce's {@code redis-sentinel://hosts[/db]#mastername}.
+     * A URI already in Lettuce's form (a fragment, or {@code sentinelMasterId=}) is left as it is.
+     */
+    private static String sentinelForLettuce(String uri) {
+        int start = uri.indexOf("://") + 3;
+        int hash = uri.indexOf('#', start);
+        if (hash >= 0 || uri.contains("sentinelMasterId=")) {
+            return uri;
+        }
+        int q = uri.indexOf('?', start);
+        int end = q < 0 ? uri.length() : q;
+        int slash = uri.indexOf('/', start);
+        if (slash < 0 || slash > end) {
+            throw new IllegalArgumentException(NO_MASTER);
+        }
+        String[] path = uri.substring(slash + 1, end).split("/", -1);
+        if (path.length > 2 || path[0].isEmpty()) {
+            throw new IllegalArgumentException("the path must be /mastername or /mastername/database");
+        }
+        String database = path.length == 2 ? "/" + path[1] : "";
+        return uri.substring(0, slash) + database + uri.substring(end) + "#" + path[0];
     }
 
     /** The URI with the user-info part (user and password) replaced by {@code ***}. */

@@ -14,9 +14,9 @@ import java.util.Set;
  */
 final class SpinLockClient extends AbstractLockClient {
 
-    private final RedisSpinLockOps ops;
+    private final RemoteLockOps ops;
 
-    SpinLockClient(ClientOptions options, TimeSource time, RedisSpinLockOps ops) {
+    SpinLockClient(ClientOptions options, TimeSource time, RemoteLockOps ops) {
         super("redis-spin", options, time);
         this.ops = ops;
     }

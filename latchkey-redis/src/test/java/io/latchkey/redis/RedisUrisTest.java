@@ -45,4 +45,61 @@ class RedisUrisTest {
         assertThat(RedisUris.redact("redis://u:p@h:1/2")).isEqualTo("redis://***@h:1/2");
         assertThat(RedisUris.redact("redis://h:1")).isEqualTo("redis://h:1");
     }
+
+    @Test
+    void parsesSentinelUrisWithTheMasterNameAsThePath() {
+        RedisURI uri = RedisUris.parse("redis-sentinel://:s3cret@10.0.0.1:26379,10.0.0.2:26380/orders",
+                Duration.ofSeconds(2));
+        assertThat(uri.getSentinelMasterId()).isEqualTo("orders");
+        assertThat(uri.getSentinels()).extracting(RedisURI::getHost).containsExactly("10.0.0.1", "10.0.0.2");
+        assertThat(uri.getSentinels()).extracting(RedisURI::getPort).containsExactly(26379, 26380);
+        assertThat(uri.getDatabase()).isZero();
+        assertThat(uri.getTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(RedisUris.address(uri)).isEqualTo("master 'orders' via sentinels 10.0.0.1:26379,10.0.0.2:26380");
+        assertThat(uri.toString()).doesNotContain("s3cret");
+
+        RedisURI withDb = RedisUris.parse("redis-sentinel://h1:1,h2:2/orders/3?replicaAcks=1", Duration.ofSeconds(1));
+        assertThat(withDb.getSentinelMasterId()).isEqualTo("orders");
+        assertThat(withDb.getDatabase()).isEqualTo(3);
+
+        RedisURI lettuceForm = RedisUris.parse("redis-sentinel://h1:1,h2:2/2#orders", Duration.ofSeconds(1));
+        assertThat(lettuceForm.getSentinelMasterId()).isEqualTo("orders");
+        assertThat(lettuceForm.getDatabase()).isEqualTo(2);
+
+        RedisURI tls = RedisUris.parse("rediss-sentinel://h1:1/orders", Duration.ofSeconds(1));
+        assertThat(tls.getSentinelMasterId()).isEqualTo("orders");
+        assertThat(RedisUris.isSentinel("rediss-sentinel://h1:1/orders")).isTrue();
+        assertThat(RedisUris.isSentinel("redis://h1:1")).isFalse();
+    }
+
+    @Test
+    void sentinelUrisWithoutAMasterOrWithABadPathAreRefusedWithoutThePassword() {
+        assertThatThrownBy(() -> RedisUris.parse("redis-sentinel://:pa55word@h1:1,h2:2", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("it names no master: use redis-sentinel://host:port[,host:port]/mastername")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+        assertThatThrownBy(() -> RedisUris.parse("redis-sentinel://:pa55word@h1:1/a/1/x", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the path must be /mastername or /mastername/database")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+        assertThatThrownBy(() -> RedisUris.parse("redis-sentinel://:pa55word@h1:1/orders/notadb",
+                Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+    }
+
+    @Test
+    void latchkeysOwnQueryParametersAreTakenOutBeforeLettuceSeesThem() {
+        assertThat(RedisUris.withoutOwnParameters("redis://h:1/2?replicaAcks=1&timeout=5s&replicaAckTimeout=50ms"))
+                .isEqualTo("redis://h:1/2?timeout=5s");
+        assertThat(RedisUris.withoutOwnParameters("redis://h:1?replicaAcks=1")).isEqualTo("redis://h:1");
+        assertThat(RedisUris.withoutOwnParameters("redis-sentinel://h:1?replicaAcks=1#m"))
+                .isEqualTo("redis-sentinel://h:1#m");
+        RedisOptions options = RedisUris.options("redis://h:1?timeout=5s&replicaAckTimeout=2s&replicaAcks=2");
+        assertThat(options.replicaAcks()).isEqualTo(2);
+        assertThat(options.replicaAckTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(RedisUris.options("redis://h:1?replicaAcks=1&replicaAckTimeout=250").replicaAckTimeout())
+                .isEqualTo(Duration.ofMillis(250));
+        assertThat(RedisUris.options("redis://h:1")).isEqualTo(RedisOptions.defaults());
+    }
 }

@@ -1,0 +1,450 @@
+package io.latchkey.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+/**
+ * A local Redis Sentinel deployment for tests: one master, one replica ({@code replicaof}) and three sentinels
+ * ({@code redis-server <conf> --sentinel}, the same Debian binary), each on a free port of 127.0.0.1 in its own
+ * temporary directory, without persistence. The sentinels monitor {@link #MASTER_NAME} with quorum 2 and mark a node
+ * down after a silence of {@code downAfter} (default 5 s, long enough that a loaded test machine never fails over
+ * by accident; failover tests pass about 2 s), so a {@link #failover()} finishes a few seconds after that.
+ *
+ * <p>{@link #start()} returns once the replica is in sync and every sentinel sees the master, the replica and the
+ * two other sentinels. A missing {@code redis-server} fails with {@value RedisServer#INSTALL_HINT}. Not
+ * thread-safe: drive it from one thread.
+ */
+public final class RedisSentinelSetup implements AutoCloseable {
+
+    /** The master name the sentinels monitor. */
+    public static final String MASTER_NAME = "latchkey";
+    private static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(5);
+    private static final long FAILOVER_TIMEOUT_MILLIS = 4000;
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final String HOST = "127.0.0.1";
+
+    private final List<Node> sentinels = new ArrayList<>();
+    private Path binary;
+    private Node master;
+    private Node replica;
+    private boolean replicaFrozen;
+    private final long downAfterMillis;
+
+    /** An unstarted setup whose sentinels wait 5 s before they consider a node down; call {@link #start()}. */
+    public RedisSentinelSetup() {
+        this(DEFAULT_DOWN_AFTER);
+    }
+
+    /**
+     * An unstarted setup whose sentinels consider a node down after {@code downAfter} without a valid reply (the
+     * bulk of a failover's duration); call {@link #start()}.
+     *
+     * @throws IllegalArgumentException if shorter than 100 ms
+     */
+    public RedisSentinelSetup(Duration downAfter) {
+        if (downAfter.toMillis() < 100) {
+            throw new IllegalArgumentException(String.format("downAfter must be at least 100ms but was %s",
+                    downAfter));
+        }
+        this.downAfterMillis = downAfter.toMillis();
+    }
+
+    /**
+     * Starts the five processes and waits until the deployment is ready (see the class comment).
+     *
+     * @throws IllegalStateException if {@code redis-server} is missing (naming the install command), a process
+     *         does not start, or the deployment is not ready within a minute
+     */
+    public RedisSentinelSetup start() {
+        if (master != null) {
+            return this;
+        }
+        binary = ServerProcess.requireBinary("redis-server", RedisServer.INSTALL_HINT);
+        try {
+            master = new Node("redis-master");
+            master.startData(null);
+            replica = new Node("redis-replica");
+            replica.startData(master);
+            awaitInSync();
+            for (int i = 0; i < 3; i++) {
+                Node sentinel = new Node("redis-sentinel");
+                sentinel.startSentinel(master);
+                sentinels.add(sentinel);
+            }
+            awaitSentinelsSee(master, replica);
+            return this;
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3/latchkey}: the sentinels and the master name,
+     * as Latchkey's {@code LockClient.connect} takes it.
+     */
+    public String uri() {
+        return "redis-sentinel://" + sentinelAddresses() + "/" + MASTER_NAME;
+    }
+
+    /** {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}. */
+    public String sentinelAddresses() {
+        return sentinels.stream().map(n -> HOST + ":" + n.port).collect(Collectors.joining(","));
+    }
+
+    /** The sentinels' ports. */
+    public List<Integer> sentinelPorts() {
+        return sentinels.stream().map(n -> n.port).collect(Collectors.toList());
+    }
+
+    /** {@code redis://127.0.0.1:port} of the current master. */
+    public String masterUri() {
+        return "redis://" + HOST + ":" + master.port;
+    }
+
+    /** The current master's port. */
+    public int masterPort() {
+        return master.port;
+    }
+
+    /** The current replica's port. */
+    public int replicaPort() {
+        return replica.port;
+    }
+
+    /** Runs one command on the current master (see {@link RedisServer#execute}). */
+    public Object master(String... command) {
+        return master.execute(command);
+    }
+
+    /** Runs one command on the current replica (see {@link RedisServer#execute}). */
+    public Object replica(String... command) {
+        return replica.execute(command);
+    }
+
+    /**
+     * Cuts the replica off: stops its process (SIGSTOP) and closes its replication link on the master, so writes
+     * from now on exist on the master only, and a {@code WAIT} for one replica times out. {@link #thawReplica()}
+     * or {@link #failover()} undoes it.
+     */
+    public void freezeReplica() {
+        if (replicaFrozen) {
+            return;
+        }
+        signal(replica, "-STOP");
+        replicaFrozen = true;
+        master.execute("CLIENT", "KILL", "TYPE", "replica");
+        // The master must see the link gone before the caller writes, or it would still stream to the socket.
+        await("the master to drop its replica", READY_TIMEOUT,
+                () -> master.info("replication").contains("connected_slaves:0"));
+    }
+
+    /** Resumes a {@linkplain #freezeReplica() frozen} replica and waits until it is in sync again. */
+    public void thawReplica() {
+        if (!replicaFrozen) {
+            return;
+        }
+        signal(replica, "-CONT");
+        replicaFrozen = false;
+        awaitInSync();
+    }
+
+    /**
+     * Crashes the master (SIGKILL), waits until every sentinel names the replica as the master and it accepts
+     * writes, then restarts the old master (empty) as the new master's replica and waits until it is in sync and
+     * the sentinels see it. A frozen replica is resumed right after the kill: what it had not received is lost,
+     * as in a real failover.
+     *
+     * @throws IllegalStateException if the failover does not complete within a minute
+     */
+    public void failover() {
+        Node old = master;
+        Node promoted = replica;
+        old.process.kill();
+        if (replicaFrozen) {
+            signal(promoted, "-CONT");
+            replicaFrozen = false;
+        }
+        await("the sentinels to promote the replica on port " + promoted.port, READY_TIMEOUT, () -> {
+            for (Node s : sentinels) {
+                Object addr = s.tryExecute("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+                if (!(addr instanceof List) || !String.valueOf(promoted.port).equals(((List<?>) addr).get(1))) {
+                    return false;
+                }
+            }
+            Object role = promoted.tryExecute("ROLE");
+            // A promoted replica accepts writes as soon as it reports the master role.
+            return role instanceof List && "master".equals(((List<?>) role).get(0));
+        });
+        master = promoted;
+        replica = old;
+        old.startData(promoted);
+        awaitInSync();
+        awaitSentinelsSee(master, replica);
+    }
+
+    private void awaitInSync() {
+        Node m = master;
+        Node r = replica;
+        await("the replica on port " + r.port + " to sync with the master on port " + m.port, READY_TIMEOUT,
+                () -> {
+                    String info = r.info("replication");
+                    return info.contains("master_link_status:up")
+                            && info.contains("master_port:" + m.port)
+                            && m.info("replication").contains("port=" + r.port + ",state=online");
+                });
+    }
+
+    private void awaitSentinelsSee(Node m, Node r) {
+        await("the sentinels to see the master on port " + m.port + ", its replica and each other", READY_TIMEOUT,
+                () -> {
+                    for (Node s : sentinels) {
+                        Object reply = s.tryExecute("SENTINEL", "MASTER", MASTER_NAME);
+                        if (!(reply instanceof List)) {
+                            return false;
+                        }
+                        List<?> fields = (List<?>) reply;
+                        if (!String.valueOf(m.port).equals(field(fields, "port"))
+                                || !"master".equals(field(fields, "flags"))
+                                || !"2".equals(field(fields, "num-other-sentinels"))) {
+                            return false;
+                        }
+                        Object replicas = s.tryExecute("SENTINEL", "REPLICAS", MASTER_NAME);
+                        if (!(replicas instanceof List) || !seesHealthyReplica((List<?>) replicas, r.port)) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+    }
+
+    private static boolean seesHealthyReplica(List<?> replicas, int port) {
+        for (Object entry : replicas) {
+            List<?> fields = (List<?>) entry;
+            if (String.valueOf(port).equals(field(fields, "port")) && "slave".equals(field(fields, "flags"))
+                    && "ok".equals(field(fields, "master-link-status"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String field(List<?> flat, String name) {
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            if (name.equals(flat.get(i))) {
+                return String.valueOf(flat.get(i + 1));
+            }
+        }
+        return null;
+    }
+
+    /** The install command named when {@code kill} (to freeze a replica with SIGSTOP) is missing. */
+    static final String KILL_INSTALL_HINT = "sudo apt-get install procps";
+
+    private static void signal(Node node, String signal) {
+        Path kill = ServerProcess.requireBinary("kill", KILL_INSTALL_HINT);
+        try {
+            Process process = new ProcessBuilder(kill.toString(), signal, Long.toString(node.process.pid()))
+                    .redirectErrorStream(true).start();
+            if (process.waitFor() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + node.process.pid() + " failed: "
+                        + new String(process.getInputStream().readAllBytes()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill " + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + node, e);
+        }
+    }
+
+    private void await(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(String.format("timed out after %s waiting for %s; %s", timeout,
+                        what, describe()));
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + what, e);
+            }
+        }
+    }
+
+    /** Each process's recent output, for failure messages. */
+    private String describe() {
+        StringBuilder sb = new StringBuilder();
+        List<Node> all = new ArrayList<>();
+        if (master != null) {
+            all.add(master);
+        }
+        if (replica != null) {
+            all.add(replica);
+        }
+        all.addAll(sentinels);
+        for (Node n : all) {
+            String out = n.process == null ? "" : n.process.recentOutput();
+            String[] lines = out.split("\\R");
+            int from = Math.max(0, lines.length - 15);
+            sb.append(System.lineSeparator()).append("--- ").append(n).append(':');
+            for (int i = from; i < lines.length; i++) {
+                sb.append(System.lineSeparator()).append(lines[i]);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Stops every process (a frozen one too) and deletes their directories. Idempotent. */
+    @Override
+    public void close() {
+        List<Node> all = new ArrayList<>(sentinels);
+        if (replica != null) {
+            all.add(replica);
+        }
+        if (master != null) {
+            all.add(master);
+        }
+        for (Node n : all) {
+            n.close();
+        }
+        sentinels.clear();
+        master = null;
+        replica = null;
+        replicaFrozen = false;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSentinelSetup{master " + (master == null ? "-" : HOST + ":" + master.port) + ", replica "
+                + (replica == null ? "-" : HOST + ":" + replica.port) + ", sentinels "
+                + (sentinels.isEmpty() ? "-" : sentinelAddresses()) + "}";
+    }
+
+    /** One redis-server process (data node or sentinel) with its directory and port. */
+    private final class Node {
+        private final String kind;
+        private final Path dir;
+        private int port;
+        private ServerProcess process;
+
+        Node(String kind) {
+            this.kind = kind;
+            this.dir = TestFiles.createTempDir("latchkey-" + kind + "-");
+        }
+
+        void startData(Node masterNode) {
+            StringBuilder conf = common();
+            conf.append("save \"\"\nappendonly no\n");
+            if (masterNode != null) {
+                conf.append("replicaof ").append(HOST).append(' ').append(masterNode.port).append('\n');
+            }
+            start(conf, List.of(binary.toString(), "redis.conf"));
+        }
+
+        void startSentinel(Node masterNode) {
+            StringBuilder conf = common();
+            conf.append("sentinel resolve-hostnames no\n");
+            conf.append("sentinel monitor ").append(MASTER_NAME).append(' ').append(HOST).append(' ')
+                    .append(masterNode.port).append(" 2\n");
+            conf.append("sentinel down-after-milliseconds ").append(MASTER_NAME).append(' ')
+                    .append(downAfterMillis).append('\n');
+            conf.append("sentinel failover-timeout ").append(MASTER_NAME).append(' ')
+                    .append(FAILOVER_TIMEOUT_MILLIS).append('\n');
+            conf.append("sentinel parallel-syncs ").append(MASTER_NAME).append(" 1\n");
+            start(conf, List.of(binary.toString(), "redis.conf", "--sentinel"));
+        }
+
+        private StringBuilder common() {
+            return new StringBuilder()
+                    .append("bind ").append(HOST).append('\n')
+                    .append("protected-mode no\n")
+                    .append("daemonize no\n")
+                    .append("dir ").append(dir.toAbsolutePath()).append('\n')
+                    .append("loglevel notice\n")
+                    .append("logfile \"\"\n");
+        }
+
+        private void start(StringBuilder confWithoutPort, List<String> command) {
+            boolean firstStart = port == 0;
+            IllegalStateException last = null;
+            for (int attempt = 0; attempt < 5; attempt++) {
+                if (firstStart) {
+                    port = TestFiles.freePort();
+                }
+                try {
+                    // Sentinel rewrites its file, so it is written fresh for every start.
+                    Files.writeString(dir.resolve("redis.conf"), "port " + port + "\n" + confWithoutPort);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not write " + kind + " config", e);
+                }
+                process = new ServerProcess(kind + "-" + port, command, dir);
+                try {
+                    process.start(this::answersPing, START_TIMEOUT);
+                    return;
+                } catch (IllegalStateException e) {
+                    last = e;
+                    if (!firstStart || !process.recentOutput().contains("Address already in use")) {
+                        break;
+                    }
+                }
+            }
+            throw last;
+        }
+
+        private boolean answersPing() {
+            return "PONG".equals(tryExecute("PING"));
+        }
+
+        /** The reply, or {@code null} if the node cannot be reached or answers an error. */
+        Object tryExecute(String... command) {
+            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 1_000)) {
+                return c.execute(command);
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        Object execute(String... command) {
+            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 5_000)) {
+                return c.execute(command);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not run " + command[0] + " on " + this, e);
+            }
+        }
+
+        String info(String section) {
+            Object reply = tryExecute("INFO", section);
+            return reply == null ? "" : reply.toString();
+        }
+
+        void close() {
+            if (process != null) {
+                if (process.isAlive()) {
+                    try {
+                        signal(this, "-CONT");
+                    } catch (RuntimeException e) {
+                        // It is killed next anyway.
+                    }
+                }
+                process.kill();
+            }
+            TestFiles.deleteRecursively(dir);
+        }
+
+        @Override
+        public String toString() {
+            return kind + " " + HOST + ":" + port;
+        }
+    }
+}
