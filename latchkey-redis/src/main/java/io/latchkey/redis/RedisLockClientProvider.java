@@ -7,12 +7,13 @@ import java.util.List;
 
 /**
  * Creates {@link RedisLockClient}s for {@code redis://[user:password@]host[:port][/db]} and
- * {@code rediss://…} (TLS, trusting the JVM's default trust store) URIs; found by
+ * {@code rediss://…} (TLS, trusting the JVM's default trust store) and
+ * {@code redis-cluster://[user:password@]host[:port][,host[:port]…]} (Redis Cluster seeds) URIs; found by
  * {@link LockClient#connect(String, ClientOptions)} through {@link java.util.ServiceLoader}.
  */
 public final class RedisLockClientProvider implements LockClientProvider {
 
-    private static final List<String> PREFIXES = List.of("redis://", "rediss://");
+    private static final List<String> PREFIXES = List.of("redis://", "rediss://", RedisClusterUris.SCHEME);
 
     /** For {@link java.util.ServiceLoader}. */
     public RedisLockClientProvider() {
