@@ -49,6 +49,7 @@ final class RedisClusterUris {
             }
             RedisURI parsed;
             try {
+                checkPort(hostPort);
                 parsed = RedisUris.parse("redis://" + userInfo + hostPort, operationTimeout);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' has a malformed seed '%s'",
@@ -57,6 +58,21 @@ final class RedisClusterUris {
             seeds.add(parsed);
         }
         return seeds;
+    }
+
+    /** Lettuce reads a port it cannot parse as part of the host name; a typo must not pass unnoticed. */
+    private static void checkPort(String hostPort) {
+        int bracket = hostPort.lastIndexOf(']');
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= bracket || (bracket < 0 && hostPort.indexOf(':') != colon)) {
+            return; // no port (or a bare IPv6 address, which needs brackets to carry one)
+        }
+        String port = hostPort.substring(colon + 1);
+        boolean valid = !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(Character::isDigit)
+                && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535;
+        if (!valid) {
+            throw new IllegalArgumentException("port must be a number in [1, 65535] but was '" + port + "'");
+        }
     }
 
     /** {@code host:port,host:port}: what messages name the cluster by. */
