@@ -51,7 +51,12 @@ public final class RedisClusterSetup implements AutoCloseable {
      *         not start, or the cluster does not converge within 30 s (with each node's {@code CLUSTER INFO})
      */
     public static RedisClusterSetup start() {
-        Path binary = ServerProcess.requireBinary("redis-server", RedisServer.INSTALL_HINT);
+        return start("redis-server");
+    }
+
+    /** {@link #start()} with another binary name, so that a test can see what a missing binary does. */
+    static RedisClusterSetup start(String binaryName) {
+        Path binary = ServerProcess.requireBinary(binaryName, RedisServer.INSTALL_HINT);
         RedisClusterSetup setup = new RedisClusterSetup();
         try {
             for (int i = 0; i < MASTERS; i++) {
@@ -143,6 +148,11 @@ public final class RedisClusterSetup implements AutoCloseable {
         for (Node n : nodes) {
             n.execute("FLUSHALL");
         }
+    }
+
+    /** The masters' directories (config, {@code nodes.conf}), in slot order. */
+    List<Path> directories() {
+        return nodes.stream().map(n -> n.dir).collect(Collectors.toUnmodifiableList());
     }
 
     /** Stops every node and deletes their directories. Idempotent. */
