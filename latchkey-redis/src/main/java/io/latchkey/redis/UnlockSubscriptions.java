@@ -98,6 +98,26 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         message(channel, message);
     }
 
+    /**
+     * The server drops shard subscriptions of a slot that moved to another master (resharding, failover). A channel
+     * that still has waiters here is subscribed again (Lettuce routes it to the slot's new master) and its waiters
+     * re-check at once, since a release may have happened while nobody listened. After our own SUNSUBSCRIBE the
+     * channel is no longer registered, or registered anew by a later waiter (then subscribing again is harmless).
+     */
+    @Override
+    public void sunsubscribed(String channel, long count) {
+        Channel c = channels.get(channel);
+        if (c == null) {
+            return;
+        }
+        try {
+            connection.async().ssubscribe(channel);
+        } catch (RuntimeException e) {
+            // Closing: its subscriptions end with it.
+        }
+        message(channel, "resubscribed");
+    }
+
     @Override
     public void message(String channel, String message) {
         Channel c = channels.get(channel);

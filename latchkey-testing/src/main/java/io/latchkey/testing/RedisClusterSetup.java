@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -40,6 +42,8 @@ public final class RedisClusterSetup implements AutoCloseable {
     private static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(30);
 
     private final List<Node> nodes = new ArrayList<>();
+    /** Slots moved by {@link #migrateSlot}, to their master's index. */
+    private final Map<Integer, Integer> moved = new ConcurrentHashMap<>();
 
     private RedisClusterSetup() {
     }
@@ -120,10 +124,14 @@ public final class RedisClusterSetup implements AutoCloseable {
         return nodes.stream().map(n -> n.port).collect(Collectors.toUnmodifiableList());
     }
 
-    /** The index (0-2) of the master serving {@code slot}. */
+    /** The index (0-2) of the master serving {@code slot} (after any {@link #migrateSlot}). */
     public int masterOfSlot(int slot) {
         if (slot < 0 || slot >= SLOTS) {
             throw new IllegalArgumentException("slot must be in [0, 16383] but was " + slot);
+        }
+        Integer migrated = moved.get(slot);
+        if (migrated != null) {
+            return migrated;
         }
         for (int i = 0; i < MASTERS; i++) {
             if (slot <= (i + 1) * SLOTS / MASTERS - 1) {
@@ -131,6 +139,44 @@ public final class RedisClusterSetup implements AutoCloseable {
             }
         }
         return MASTERS - 1;
+    }
+
+    /**
+     * Moves {@code slot} with its keys to master {@code to} while clients run, as {@code redis-cli --cluster
+     * reshard} does: IMPORTING on the target, MIGRATING on the source, MIGRATE of the keys in batches (clients meet
+     * ASK meanwhile), then SETSLOT NODE on the target, the source and the others (clients meet MOVED after).
+     */
+    @SuppressWarnings("unchecked")
+    public void migrateSlot(int slot, int to) {
+        int from = masterOfSlot(slot);
+        if (from == to) {
+            return;
+        }
+        Node source = nodes.get(from);
+        Node target = nodes.get(to);
+        String sourceId = (String) source.execute("CLUSTER", "MYID");
+        String targetId = (String) target.execute("CLUSTER", "MYID");
+        String s = Integer.toString(slot);
+        target.execute("CLUSTER", "SETSLOT", s, "IMPORTING", sourceId);
+        source.execute("CLUSTER", "SETSLOT", s, "MIGRATING", targetId);
+        while (true) {
+            List<Object> keys = (List<Object>) source.execute("CLUSTER", "GETKEYSINSLOT", s, "100");
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new ArrayList<>(List.of("MIGRATE", HOST, Integer.toString(target.port), "", "0",
+                    "5000", "KEYS"));
+            keys.forEach(k -> migrate.add((String) k));
+            source.execute(migrate.toArray(new String[0]));
+        }
+        target.execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        source.execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        for (int i = 0; i < nodes.size(); i++) {
+            if (i != from && i != to) {
+                nodes.get(i).execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+            }
+        }
+        moved.put(slot, to);
     }
 
     /**
