@@ -277,7 +277,9 @@ public final class RedisClusterSetup implements AutoCloseable {
                     + "cluster-enabled yes\n"
                     + "cluster-port " + busPort + "\n"
                     + "cluster-config-file nodes.conf\n"
-                    + "cluster-node-timeout 5000\n"
+                    // Long: a node stalled by a loaded machine must not be marked failed (no replica would take
+                    // over, its slots would only refuse commands until the flag clears). No failover is tested.
+                    + "cluster-node-timeout 20000\n"
                     // A test cluster has no replicas: a node that is briefly unreachable must not take slots down.
                     + "cluster-require-full-coverage no\n";
             try {
