@@ -74,8 +74,10 @@ final class RedisConnections {
     /**
      * Connects to a Redis Cluster through the client's seeds (Lettuce loads the topology first) and asks one node
      * whether it has sharded pub/sub. Closes what it opened if it fails.
+     *
+     * @param allowSharded {@code false} to use classic pub/sub even on Redis 7 (what an older cluster gets; tests)
      */
-    static RedisConnections cluster(RedisClusterClient client, Duration timeout) {
+    static RedisConnections cluster(RedisClusterClient client, Duration timeout, boolean allowSharded) {
         StatefulRedisClusterConnection<String, String> conn = null;
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
@@ -83,7 +85,7 @@ final class RedisConnections {
             await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
             conn = await(client.connectAsync(StringCodec.UTF8), timeout);
             pubSub = await(client.connectPubSubAsync(StringCodec.UTF8), timeout);
-            boolean sharded = hasShardedPubSub(conn, timeout);
+            boolean sharded = allowSharded && hasShardedPubSub(conn, timeout);
             return new RedisConnections(client, conn, conn.async(), pubSub, true, sharded);
         } catch (RuntimeException e) {
             closeQuietly(pubSub, conn);

@@ -212,7 +212,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         List<RedisURI> seeds = seedUris(client);
         String address = seeds.isEmpty() ? "(the Lettuce cluster client's seeds)"
                 : RedisClusterUris.address(seeds);
-        return new RedisLockClient(client, false, timeout -> RedisConnections.cluster(client, timeout),
+        return new RedisLockClient(client, false, timeout -> RedisConnections.cluster(client, timeout, true),
                 "cluster " + address, options, TimeSource.SYSTEM);
     }
 
@@ -221,7 +221,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         Objects.requireNonNull(options, "options");
         if (uriText != null && uriText.regionMatches(true, 0, RedisClusterUris.SCHEME, 0,
                 RedisClusterUris.SCHEME.length())) {
-            return connectCluster(uriText, options);
+            return connectCluster(uriText, options, true);
         }
         RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
         Duration timeout = options.operationTimeout();
@@ -241,8 +241,12 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
     }
 
-    /** {@code redis-cluster://seed[,seed…]}: a client that owns its Lettuce cluster client and resources. */
-    private static RedisLockClient connectCluster(String uriText, ClientOptions options) {
+    /**
+     * {@code redis-cluster://seed[,seed…]}: a client that owns its Lettuce cluster client and resources.
+     *
+     * @param allowSharded {@code false} to wake waiters by classic pub/sub even on Redis 7, as on an older cluster
+     */
+    static RedisLockClient connectCluster(String uriText, ClientOptions options, boolean allowSharded) {
         List<RedisURI> seeds = RedisClusterUris.parse(uriText, options.operationTimeout());
         Duration timeout = options.operationTimeout();
         ClientResources resources = newResources();
@@ -257,7 +261,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                         .build())
                 .build());
         try {
-            return new RedisLockClient(client, true, t -> RedisConnections.cluster(client, t),
+            return new RedisLockClient(client, true, t -> RedisConnections.cluster(client, t, allowSharded),
                     "cluster " + RedisClusterUris.address(seeds), options, TimeSource.SYSTEM);
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

@@ -103,15 +103,15 @@ class RedisClusterReshardingTest {
     @Test
     void watchdogRenewalAndExclusionFollowTheSlot() throws Exception {
         RedisClusterSetup setup = cluster.setup();
-        RedisLockClient holder = connect(Duration.ofMillis(2_500));
-        RedisLockClient other = connect(Duration.ofMillis(2_500));
+        RedisLockClient holder = connect(Duration.ofSeconds(3));
+        RedisLockClient other = connect(Duration.ofSeconds(3));
         String name = "move-renew:" + UUID.randomUUID();
         LockLease lease = holder.lock(name).acquire();
         AtomicInteger lost = new AtomicInteger();
         lease.onLost(lost::incrementAndGet);
 
         setup.migrateSlot(LockKeys.slot(name), nextMaster(setup, name));
-        Thread.sleep(6_000); // renewals every 800 ms, a hold not renewed is gone after 2.5 s
+        Thread.sleep(7_000); // renewals every second, a hold not renewed is gone after 3 s
         assertThat(lost).as("renewal followed MOVED").hasValue(0);
         assertThat(lease.isValid()).isTrue();
         assertThat(other.lock(name).tryLock()).as("still exclusive on the new master").isFalse();
