@@ -57,6 +57,11 @@ final class ScriptExecutor {
         return errors;
     }
 
+    /** The client's timer thread. */
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
     RedisClusterAsyncCommands<String, String> commands() {
         return commands;
     }

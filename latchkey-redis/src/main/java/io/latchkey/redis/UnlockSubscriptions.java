@@ -5,6 +5,8 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -100,22 +102,37 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
 
     /**
      * The server drops shard subscriptions of a slot that moved to another master (resharding, failover). A channel
-     * that still has waiters here is subscribed again (Lettuce routes it to the slot's new master) and its waiters
-     * re-check at once, since a release may have happened while nobody listened. After our own SUNSUBSCRIBE the
+     * that still has waiters here is subscribed again (Lettuce routes it to the slot's new master; retried every
+     * 100 ms for up to 10 s while the topology settles) and its waiters re-check at once and again once the new
+     * subscription is confirmed, so a release while nobody listened is not missed. After our own SUNSUBSCRIBE the
      * channel is no longer registered, or registered anew by a later waiter (then subscribing again is harmless).
      */
     @Override
     public void sunsubscribed(String channel, long count) {
         Channel c = channels.get(channel);
-        if (c == null) {
+        if (c != null) {
+            message(channel, "unsubscribed");
+            resubscribe(c, 0);
+        }
+    }
+
+    private void resubscribe(Channel c, int attempt) {
+        if (channels.get(c.name) != c) {
             return;
         }
-        try {
-            connection.async().ssubscribe(channel);
-        } catch (RuntimeException e) {
-            // Closing: its subscriptions end with it.
-        }
-        message(channel, "resubscribed");
+        executor.<Void>call(() -> connection.async().ssubscribe(c.name), "SSUBSCRIBE " + c.name)
+                .whenComplete((ok, error) -> {
+                    if (error == null) {
+                        message(c.name, "resubscribed");
+                    } else if (attempt < 100) {
+                        try {
+                            executor.scheduler().schedule(() -> resubscribe(c, attempt + 1), 100,
+                                    TimeUnit.MILLISECONDS);
+                        } catch (RejectedExecutionException e) {
+                            // closing
+                        }
+                    }
+                });
     }
 
     @Override
