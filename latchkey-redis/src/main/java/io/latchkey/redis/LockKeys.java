@@ -9,7 +9,10 @@ import java.nio.charset.StandardCharsets;
  *   <li>{@link #lockKey}: {@code namespace + name}, a hash {@code owner -> hold count} with a PEXPIRE, exactly as
  *   Redisson's {@code RLock} keeps it, so that both exclude each other.</li>
  *   <li>{@link #channel}: {@code redisson_lock__channel:{key}} (or {@code redisson_lock__channel:key} if the key
- *   already contains a brace), the channel Redisson's waiters listen on.</li>
+ *   already contains a brace), the channel Redisson's waiters listen on. On a Redis Cluster the channel is a key of
+ *   the release script and must share the lock key's slot: for the rare names where Redisson's rule breaks that (a
+ *   brace without a valid hash tag), {@code redisson_lock__channel:{<tag of the lock key's slot>}:key} instead
+ *   (Redisson itself cannot release such names on a cluster: its script would fail with CROSSSLOT).</li>
  *   <li>{@link #counterKey}: the fencing counter, a plain integer key without TTL that is never reset, in the same
  *   cluster hash slot as the lock key so that one script can touch both.</li>
  * </ul>
@@ -31,10 +34,15 @@ final class LockKeys {
     final String[] lockAndChannel;
 
     LockKeys(String namespace, String name) {
+        this(namespace, name, false);
+    }
+
+    /** @param cluster whether the keys are for a Redis Cluster (the channel must then be in the lock's slot) */
+    LockKeys(String namespace, String name, boolean cluster) {
         this.name = name;
         this.lockKey = namespace + name;
         this.counterKey = counterKeyFor(namespace, lockKey);
-        this.channel = channelFor(lockKey);
+        this.channel = cluster ? clusterChannelFor(lockKey) : channelFor(lockKey);
         this.lockAndCounter = new String[] {lockKey, counterKey};
         this.lockCounterAndChannel = new String[] {lockKey, counterKey, channel};
         this.lockAndChannel = new String[] {lockKey, channel};
@@ -43,6 +51,13 @@ final class LockKeys {
     /** Redisson's rule ({@code RedissonObject.prefixName}): wrap the key in braces unless it has one already. */
     static String channelFor(String lockKey) {
         return lockKey.indexOf('{') >= 0 ? CHANNEL_PREFIX + ":" + lockKey : CHANNEL_PREFIX + ":{" + lockKey + "}";
+    }
+
+    /** {@link #channelFor}, unless that channel is in another hash slot than the lock key: then one in its slot. */
+    static String clusterChannelFor(String lockKey) {
+        String channel = channelFor(lockKey);
+        int slot = slot(lockKey);
+        return slot(channel) == slot ? channel : CHANNEL_PREFIX + ":{" + SlotTags.tagFor(slot) + "}:" + lockKey;
     }
 
     /**

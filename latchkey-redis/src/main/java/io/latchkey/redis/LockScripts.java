@@ -97,16 +97,28 @@ final class LockScripts {
     private LockScripts() {
     }
 
-    /** A script and its SHA-1 digest, computed once. */
+    /**
+     * A script and its SHA-1 digest, computed once, with its Redis Cluster variant: the same script publishing its
+     * wake-ups with {@code SPUBLISH} (sharded pub/sub, on the node of the channel's slot) instead of
+     * {@code PUBLISH} (broadcast to every node of the cluster).
+     */
     static final class Script {
         final String name;
         final String source;
         final String sha;
+        private final Script sharded;
 
         Script(String name, String source) {
             this.name = name;
             this.source = source;
             this.sha = sha1Hex(source);
+            String shardedSource = source.replace("'publish'", "'spublish'");
+            this.sharded = shardedSource.equals(source) ? this : new Script(name, shardedSource);
+        }
+
+        /** This script publishing with {@code SPUBLISH}; itself if it publishes nothing. */
+        Script sharded() {
+            return sharded;
         }
 
         @Override

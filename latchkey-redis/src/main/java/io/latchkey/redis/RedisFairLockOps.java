@@ -109,10 +109,9 @@ final class RedisFairLockOps implements RemoteLockOps {
         if (grants.isEmpty()) {
             return CompletableFuture.completedFuture(Set.of());
         }
-        List<Grant> all = new ArrayList<>(grants);
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
-            List<Grant> batch = all.subList(from, Math.min(all.size(), from + RENEW_BATCH));
+        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
+                g -> keys(g).owner)) {
             String[] keys = new String[batch.size()];
             String[] args = new String[2 * batch.size()];
             for (int i = 0; i < batch.size(); i++) {

@@ -11,17 +11,16 @@ import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.ConnectionFuture;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -32,24 +31,30 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A {@link io.latchkey.LockClient} on Redis (standalone or Sentinel), through Lettuce.
+ * A {@link io.latchkey.LockClient} on Redis (standalone, Sentinel or Redis Cluster), through Lettuce.
  *
  * <p>Created from a URI by {@link io.latchkey.LockClient#connect(String, ClientOptions)}
  * ({@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} for TLS,
- * {@code redis-sentinel://[user:password@]host:port[,host:port…]/mastername[/db]} for Sentinel; query parameters
- * {@code replicaAcks} and {@code replicaAckTimeout} set {@link RedisOptions}), or around an application's own
- * Lettuce client with {@link #create(RedisClient, ClientOptions)}; such a client is not shut down by
- * {@link #close()}, which only closes the two connections this class opened on it.
+ * {@code redis-sentinel://[user:password@]host:port[,host:port…]/mastername[/db]} for Sentinel, with query
+ * parameters {@code replicaAcks} and {@code replicaAckTimeout} setting {@link RedisOptions} on both;
+ * {@code redis-cluster://[user:password@]host[:port][,host[:port]…]} for a cluster's seed nodes), or around an
+ * application's own Lettuce client with {@link #create(RedisClient, ClientOptions)},
+ * {@link #create(RedisClient, ClientOptions, RedisOptions)} or {@link #create(RedisClusterClient, ClientOptions)};
+ * such a client is not shut down by {@link #close()}, which only closes the two connections this class opened
+ * on it.
+ *
+ * <h2>Redis Cluster</h2>
+ * Every primitive's keys share one hash slot, so each operation stays one EVALSHA on one master; watchdog
+ * renewals are batched per slot; waiters are woken by sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}) on
+ * Redis 7 or later, by classic pub/sub on older clusters. Replica acknowledgement is not offered on a cluster
+ * yet. Details: {@code docs/redis-topologies.md}.
  *
  * <h2>Sentinel</h2>
  * With a Sentinel URI, Lettuce asks the sentinels for the master's address on every (re)connect of both
@@ -95,16 +100,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisLockClient extends AbstractLockClient implements LockInspector {
 
-    private static final Logger log = LoggerFactory.getLogger(RedisLockClient.class);
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
                     Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE,
                     Capability.COUNT_DOWN_LATCH, Capability.PERMIT_EXPIRABLE_SEMAPHORE));
 
-    private final RedisClient redisClient;
+    private final AbstractRedisClient redisClient;
     private final boolean ownsClient;
     private final String address;
-    private final StatefulRedisConnection<String, String> connection;
+    private final RedisConnections connections;
     private final StatefulRedisPubSubConnection<String, String> pubSubConnection;
     private final ScheduledThreadPoolExecutor scheduler;
     private final UnlockSubscriptions subscriptions;
@@ -120,8 +124,9 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private final RemoteLockOps ackedWriteOps;
     private final UnaryOperator<RemoteLockOps> spinOpsWrapper;
 
-    private RedisLockClient(RedisClient redisClient, boolean ownsClient, RedisURI uri, String address,
-                            ClientOptions options, RedisOptions redisOptions, TimeSource time) {
+    private RedisLockClient(AbstractRedisClient redisClient, boolean ownsClient,
+                            Function<Duration, RedisConnections> connect, String address, ClientOptions options,
+                            RedisOptions redisOptions, TimeSource time) {
         super("redis", options, time);
         this.redisOptions = redisOptions;
         this.redisClient = redisClient;
@@ -129,38 +134,31 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         this.address = address;
         this.scheduler = newScheduler(clientId());
         RedisErrors errors = new RedisErrors(address, options.operationTimeout());
-        StatefulRedisConnection<String, String> conn = null;
-        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        RedisConnections conns;
         try {
-            if (uri != null) {
-                // Bounded here too: an application's client may have a longer connect timeout than ours.
-                conn = await(redisClient.connectAsync(StringCodec.UTF8, uri), options.operationTimeout());
-                pubSub = await(redisClient.connectPubSubAsync(StringCodec.UTF8, uri), options.operationTimeout());
-            } else {
-                conn = redisClient.connect(StringCodec.UTF8);
-                pubSub = redisClient.connectPubSub(StringCodec.UTF8);
-            }
+            conns = connect.apply(options.operationTimeout());
         } catch (RuntimeException e) {
-            closeQuietly(conn, pubSub);
             scheduler.shutdownNow();
             throw errors.map(e, "connect");
         }
-        this.connection = conn;
-        this.pubSubConnection = pubSub;
+        this.connections = conns;
+        this.pubSubConnection = conns.pubSub;
         long ownTimeoutNanos = 0;
         if (redisClient.getOptions().getTimeoutOptions().isTimeoutCommands()) {
-            conn.setTimeout(options.operationTimeout());
-            pubSub.setTimeout(options.operationTimeout());
+            conns.setTimeout(options.operationTimeout());
         } else {
             // An application's client without command timeouts: bound our commands ourselves.
             ownTimeoutNanos = options.operationTimeout().toNanos();
         }
-        ScriptExecutor executor = new ScriptExecutor(conn.async(), errors, scheduler, ownTimeoutNanos);
-        this.subscriptions = new UnlockSubscriptions(pubSub, executor);
+        ScriptExecutor executor = new ScriptExecutor(conns.commands, errors, scheduler, ownTimeoutNanos,
+                conns.cluster, conns.sharded);
+        this.subscriptions = new UnlockSubscriptions(conns.pubSub, executor);
+        boolean cluster = conns.cluster;
         this.reconnectListener = new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-                if (connection == pubSubConnection) {
+                // On a cluster the subscriptions live on per-node connections underneath the pub/sub connection.
+                if (connection == pubSubConnection || cluster) {
                     // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
                     try {
                         scheduler.schedule(subscriptions::wakeAll, 100, TimeUnit.MILLISECONDS);
@@ -174,7 +172,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
         this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address);
-        this.inspector = new RedisLockInspector(options.namespace(), conn.async(), errors, options.operationTimeout());
+        this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
+                options.operationTimeout());
         this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
         this.ackedFairOps = ReplicaAckedOps.wrap(synchronizers.fairOps(), executor, redisOptions);
         this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
@@ -218,7 +217,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         checkCompatible(options, redisOptions);
         RedisURI uri = defaultUri(client);
         String address = uri != null ? RedisUris.address(uri) : "(the Lettuce client's default URI)";
-        return new RedisLockClient(client, false, uri, address, options, redisOptions, TimeSource.SYSTEM);
+        return new RedisLockClient(client, false, timeout -> RedisConnections.standalone(client, uri, timeout),
+                address, options, redisOptions, TimeSource.SYSTEM);
     }
 
     /** The WAIT command is itself bounded by the operation timeout, so its own timeout must end first. */
@@ -231,25 +231,91 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
     }
 
+    /**
+     * A lock client on an application's Lettuce Redis Cluster client, with default options. The client stays the
+     * application's: {@link #close()} does not shut it down.
+     *
+     * @throws LockUnavailableException if the cluster cannot be reached
+     * @see #create(RedisClusterClient, ClientOptions)
+     */
+    public static RedisLockClient create(RedisClusterClient client) {
+        return create(client, ClientOptions.defaults());
+    }
+
+    /**
+     * A lock client on an application's Lettuce Redis Cluster client. Every primitive works as on a standalone
+     * server: each lock's or synchronizer's keys share one hash slot (so each operation is still one EVALSHA, on
+     * the slot's master; Lettuce follows MOVED/ASK redirections), watchdog renewals are batched per slot, wake-ups
+     * use sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}, on the slot's master) when the servers are Redis 7
+     * or later and classic pub/sub otherwise, and {@link #list} scans every master. The client stays the
+     * application's: {@link #close()} closes only the two connections opened here. Commands are bounded by
+     * {@code options.operationTimeout()}.
+     *
+     * <p>What a cluster does not change: a lock lives on one master, so a failover that loses the last writes
+     * before the replica took over can lose a lock (as on a standalone server with a replica); fencing tokens
+     * are the defence. See {@code docs/redis-topologies.md}.
+     *
+     * @throws LockUnavailableException if the cluster cannot be reached
+     */
+    public static RedisLockClient create(RedisClusterClient client, ClientOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        List<RedisURI> seeds = seedUris(client);
+        String address = seeds.isEmpty() ? "(the Lettuce cluster client's seeds)"
+                : RedisClusterUris.address(seeds);
+        return new RedisLockClient(client, false, timeout -> RedisConnections.cluster(client, timeout, true),
+                "cluster " + address, options, RedisOptions.defaults(), TimeSource.SYSTEM);
+    }
+
     /** Used by {@link RedisLockClientProvider}: a client that owns its Lettuce client and resources. */
     static RedisLockClient connect(String uriText, ClientOptions options) {
         Objects.requireNonNull(options, "options");
+        if (uriText != null && uriText.regionMatches(true, 0, RedisClusterUris.SCHEME, 0,
+                RedisClusterUris.SCHEME.length())) {
+            return connectCluster(uriText, options, true);
+        }
         RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
         RedisOptions redisOptions = RedisUris.options(uriText);
         checkCompatible(options, redisOptions);
         Duration timeout = options.operationTimeout();
-        ClientResources resources = ClientResources.builder()
-                // Reconnect quickly after an outage: waiters and the watchdog are waiting for it.
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-                        TimeUnit.MILLISECONDS))
-                .build();
+        ClientResources resources = newResources();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(io.lettuce.core.ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
                 .build());
         try {
-            return new RedisLockClient(client, true, uri, RedisUris.address(uri), options, redisOptions,
+            return new RedisLockClient(client, true, t -> RedisConnections.standalone(client, uri, t),
+                    RedisUris.address(uri), options, redisOptions, TimeSource.SYSTEM);
+        } catch (RuntimeException e) {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /**
+     * {@code redis-cluster://seed[,seed…]}: a client that owns its Lettuce cluster client and resources.
+     *
+     * @param allowSharded {@code false} to wake waiters by classic pub/sub even on Redis 7, as on an older cluster
+     */
+    static RedisLockClient connectCluster(String uriText, ClientOptions options, boolean allowSharded) {
+        List<RedisURI> seeds = RedisClusterUris.parse(uriText, options.operationTimeout());
+        Duration timeout = options.operationTimeout();
+        ClientResources resources = newResources();
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+        client.setOptions(ClusterClientOptions.builder()
+                .timeoutOptions(TimeoutOptions.enabled(timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+                // A MOVED reply or a node that keeps failing means the slots moved (resharding, failover):
+                // reload the topology at once rather than at a periodic refresh.
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enableAllAdaptiveRefreshTriggers()
+                        .build())
+                .build());
+        try {
+            return new RedisLockClient(client, true, t -> RedisConnections.cluster(client, t, allowSharded),
+                    "cluster " + RedisClusterUris.address(seeds), options, RedisOptions.defaults(),
                     TimeSource.SYSTEM);
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -258,24 +324,25 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
     }
 
-    private static <T> T await(ConnectionFuture<T> future, Duration timeout) {
+    private static ClientResources newResources() {
+        return ClientResources.builder()
+                // Reconnect quickly after an outage: waiters and the watchdog are waiting for it.
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<RedisURI> seedUris(RedisClusterClient client) {
+        // Lettuce does not expose the seeds either; they only name the cluster in our messages.
         try {
-            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            future.cancel(true);
-            throw new RedisConnectionException("interrupted while connecting", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause()
-                    : new RedisConnectionException("could not connect", e.getCause());
-        } catch (TimeoutException e) {
-            // A connection that completes after all is closed rather than leaked.
-            future.whenComplete((c, err) -> {
-                if (c instanceof StatefulConnection) {
-                    ((StatefulConnection<?, ?>) c).closeAsync();
-                }
-            });
-            throw new RedisConnectionException("no connection within " + timeout, e);
+            Field field = RedisClusterClient.class.getDeclaredField("initialUris");
+            field.setAccessible(true);
+            List<RedisURI> seeds = new java.util.ArrayList<>();
+            ((Iterable<RedisURI>) field.get(client)).forEach(seeds::add);
+            return seeds;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return List.of();
         }
     }
 
@@ -407,7 +474,10 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return inspector.list(pattern);
     }
 
-    /** {@code host:port} of the server; for Sentinel {@code master 'name' via sentinels host:port,…}. */
+    /**
+     * {@code host:port} of the server; {@code master 'name' via sentinels host:port,…} for Sentinel;
+     * {@code cluster host:port,host:port…} (the seeds) for a Redis Cluster.
+     */
     public String address() {
         return address;
     }
@@ -420,23 +490,11 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         synchronizers.close();
         redisClient.removeListener(reconnectListener);
         scheduler.shutdownNow();
-        closeQuietly(connection, pubSubConnection);
+        connections.close();
         if (ownsClient) {
             ClientResources resources = redisClient.getResources();
             redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             resources.shutdown(0, 2, TimeUnit.SECONDS);
-        }
-    }
-
-    private static void closeQuietly(StatefulRedisConnection<?, ?> conn, StatefulRedisPubSubConnection<?, ?> pubSub) {
-        for (AutoCloseable c : new AutoCloseable[] {pubSub, conn}) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    log.debug("closing a Redis connection failed", e);
-                }
-            }
         }
     }
 

@@ -7,14 +7,15 @@ import java.util.List;
 
 /**
  * Creates {@link RedisLockClient}s for {@code redis://[user:password@]host[:port][/db]},
- * {@code rediss://…} (TLS, trusting the JVM's default trust store) and
- * {@code redis-sentinel://host:port[,host:port…]/mastername} ({@code rediss-sentinel://…}) URIs; found by
+ * {@code rediss://…} (TLS, trusting the JVM's default trust store),
+ * {@code redis-sentinel://host:port[,host:port…]/mastername} ({@code rediss-sentinel://…}) and
+ * {@code redis-cluster://[user:password@]host[:port][,host[:port]…]} (Redis Cluster seeds) URIs; found by
  * {@link LockClient#connect(String, ClientOptions)} through {@link java.util.ServiceLoader}.
  */
 public final class RedisLockClientProvider implements LockClientProvider {
 
     private static final List<String> PREFIXES = List.of("redis://", "rediss://", "redis-sentinel://",
-            "rediss-sentinel://");
+            "rediss-sentinel://", RedisClusterUris.SCHEME);
 
     /** For {@link java.util.ServiceLoader}. */
     public RedisLockClientProvider() {

@@ -5,7 +5,7 @@ import io.latchkey.spi.LockInspector;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanCursor;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,15 +24,18 @@ import java.util.concurrent.TimeoutException;
  * of 1,000, then per page one pipelined HGETALL + PTTL + GET(counter) per key. Hashes whose fields are not
  * {@code owner -> positive count} are not locks and are skipped. The fencing token shown is the counter's value:
  * the token of the latest Latchkey hold (stale if the current holder is a Redisson client, which does not count).
+ *
+ * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
+ * cursor across the nodes) and the per-key reads are routed by slot, so the listing covers the whole cluster.
  */
 final class RedisLockInspector {
 
     private final String namespace;
-    private final RedisAsyncCommands<String, String> commands;
+    private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisErrors errors;
     private final Duration timeout;
 
-    RedisLockInspector(String namespace, RedisAsyncCommands<String, String> commands, RedisErrors errors,
+    RedisLockInspector(String namespace, RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
                        Duration timeout) {
         this.namespace = namespace;
         this.commands = commands;

@@ -37,7 +37,7 @@ final class RedisLockOps implements RemoteLockOps {
     RedisLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                  ScheduledExecutorService scheduler, long noTtlRecheckNanos) {
         this.namespace = namespace;
-        this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name));
+        this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name, executor.cluster()));
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -98,11 +98,11 @@ final class RedisLockOps implements RemoteLockOps {
         if (grants.isEmpty()) {
             return CompletableFuture.completedFuture(Set.of());
         }
-        List<Grant> all = new ArrayList<>(grants);
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         // Batches are pipelined on the one connection: together they cost one round trip.
-        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
-            batches.add(renewBatch(all.subList(from, Math.min(all.size(), from + RENEW_BATCH))));
+        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
+                g -> keys(g).lockKey)) {
+            batches.add(renewBatch(batch));
         }
         if (batches.size() == 1) {
             return batches.get(0);

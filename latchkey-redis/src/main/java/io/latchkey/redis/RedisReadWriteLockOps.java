@@ -126,10 +126,10 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         if (grants.isEmpty()) {
             return CompletableFuture.completedFuture(Set.of());
         }
-        List<Grant> all = new ArrayList<>(grants);
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        for (int from = 0; from < all.size(); from += RENEW_BATCH) {
-            batches.add(renewBatch(all.subList(from, Math.min(all.size(), from + RENEW_BATCH))));
+        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
+                g -> keys(g).write)) {
+            batches.add(renewBatch(batch));
         }
         return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             Set<Grant> lost = new HashSet<>();

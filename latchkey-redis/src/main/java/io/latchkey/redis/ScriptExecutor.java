@@ -2,7 +2,7 @@ package io.latchkey.redis;
 
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -16,10 +16,17 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Command timeouts come from Lettuce when its connection has them; for an application's client without
  * command timeouts, this class bounds each command with the client's scheduler instead.
+ *
+ * <p>The commands are a standalone connection's or a Redis Cluster connection's (their common Lettuce interface);
+ * on a cluster Lettuce routes each EVALSHA by its first key and follows MOVED/ASK redirections, and every script's
+ * keys share one hash slot. With {@code sharded} set the scripts' wake-ups go out by {@code SPUBLISH} (see
+ * {@link LockScripts.Script#sharded()}).
  */
 final class ScriptExecutor {
 
-    private final RedisAsyncCommands<String, String> commands;
+    private final RedisClusterAsyncCommands<String, String> commands;
+    private final boolean cluster;
+    private final boolean sharded;
     private final RedisErrors errors;
     private final ScheduledExecutorService scheduler;
     private final long ownTimeoutNanos;
@@ -27,9 +34,20 @@ final class ScriptExecutor {
     /**
      * @param ownTimeoutNanos the bound to enforce here, or 0 when the connection times commands out itself
      */
-    ScriptExecutor(RedisAsyncCommands<String, String> commands, RedisErrors errors,
+    ScriptExecutor(RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
                    ScheduledExecutorService scheduler, long ownTimeoutNanos) {
+        this(commands, errors, scheduler, ownTimeoutNanos, false, false);
+    }
+
+    /**
+     * @param cluster whether the commands go to a Redis Cluster (every script's keys must share one slot)
+     * @param sharded whether scripts publish with {@code SPUBLISH} (a Redis Cluster of Redis 7 or later)
+     */
+    ScriptExecutor(RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
+                   ScheduledExecutorService scheduler, long ownTimeoutNanos, boolean cluster, boolean sharded) {
         this.commands = commands;
+        this.cluster = cluster;
+        this.sharded = sharded;
         this.errors = errors;
         this.scheduler = scheduler;
         this.ownTimeoutNanos = ownTimeoutNanos;
@@ -39,11 +57,27 @@ final class ScriptExecutor {
         return errors;
     }
 
-    RedisAsyncCommands<String, String> commands() {
+    /** The client's timer thread. */
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    RedisClusterAsyncCommands<String, String> commands() {
         return commands;
     }
 
-    <T> CompletableFuture<T> run(LockScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
+    /** Whether the commands go to a Redis Cluster. */
+    boolean cluster() {
+        return cluster;
+    }
+
+    /** Whether wake-ups use sharded pub/sub ({@code SPUBLISH}/{@code SSUBSCRIBE}): Redis Cluster 7 or later. */
+    boolean sharded() {
+        return sharded;
+    }
+
+    <T> CompletableFuture<T> run(LockScripts.Script plain, ScriptOutputType type, String[] keys, String... args) {
+        LockScripts.Script script = sharded ? plain.sharded() : plain;
         CompletableFuture<T> result = new CompletableFuture<>();
         RedisFuture<T> first;
         try {

@@ -5,6 +5,8 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -15,11 +17,17 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Each channel counts the messages it received. A waiter notes the count before its acquire attempt and
  * compares after arming its wake-up: a release whose message overtook the attempt's reply is then not missed.
+ *
+ * <p>On a Redis Cluster of Redis 7 or later the channels are shard channels ({@code SSUBSCRIBE}, matching the
+ * scripts' {@code SPUBLISH}): each lives on the node of its hash slot, where Lettuce's cluster pub/sub connection
+ * routes the subscription, so a wake-up crosses no cluster bus. Otherwise (standalone, or an older cluster, whose
+ * {@code PUBLISH} reaches every node) they are classic channels.
  */
 final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
 
     private final StatefulRedisPubSubConnection<String, String> connection;
     private final ScriptExecutor executor;
+    private final boolean sharded;
     private final ConcurrentHashMap<String, Channel> channels = new ConcurrentHashMap<>();
     // Orders SUBSCRIBE/UNSUBSCRIBE per channel with the reference counts. Held only while counting and
     // enqueueing the async command on the connection, never while waiting for a reply.
@@ -28,6 +36,7 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
     UnlockSubscriptions(StatefulRedisPubSubConnection<String, String> connection, ScriptExecutor executor) {
         this.connection = connection;
         this.executor = executor;
+        this.sharded = executor.sharded();
         connection.addListener(this);
     }
 
@@ -39,7 +48,9 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
             if (c == null) {
                 c = new Channel(channel);
                 channels.put(channel, c);
-                c.subscribed = executor.call(() -> connection.async().subscribe(channel), "SUBSCRIBE " + channel);
+                c.subscribed = sharded
+                        ? executor.call(() -> connection.async().ssubscribe(channel), "SSUBSCRIBE " + channel)
+                        : executor.call(() -> connection.async().subscribe(channel), "SUBSCRIBE " + channel);
             }
             c.references++;
             return c;
@@ -55,7 +66,11 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
             if (--c.references == 0 && channels.remove(c.name, c)) {
                 // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
                 try {
-                    connection.async().unsubscribe(c.name);
+                    if (sharded) {
+                        connection.async().sunsubscribe(c.name);
+                    } else {
+                        connection.async().unsubscribe(c.name);
+                    }
                 } catch (RuntimeException e) {
                     // The connection is closing: its subscriptions end with it.
                 }
@@ -78,6 +93,46 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         for (Channel c : channels.values()) {
             message(c.name, "reconnected");
         }
+    }
+
+    @Override
+    public void smessage(String channel, String message) {
+        message(channel, message);
+    }
+
+    /**
+     * The server drops shard subscriptions of a slot that moved to another master (resharding, failover). A channel
+     * that still has waiters here is subscribed again (Lettuce routes it to the slot's new master; retried every
+     * 100 ms for up to 10 s while the topology settles) and its waiters re-check at once and again once the new
+     * subscription is confirmed, so a release while nobody listened is not missed. After our own SUNSUBSCRIBE the
+     * channel is no longer registered, or registered anew by a later waiter (then subscribing again is harmless).
+     */
+    @Override
+    public void sunsubscribed(String channel, long count) {
+        Channel c = channels.get(channel);
+        if (c != null) {
+            message(channel, "unsubscribed");
+            resubscribe(c, 0);
+        }
+    }
+
+    private void resubscribe(Channel c, int attempt) {
+        if (channels.get(c.name) != c) {
+            return;
+        }
+        executor.<Void>call(() -> connection.async().ssubscribe(c.name), "SSUBSCRIBE " + c.name)
+                .whenComplete((ok, error) -> {
+                    if (error == null) {
+                        message(c.name, "resubscribed");
+                    } else if (attempt < 100) {
+                        try {
+                            executor.scheduler().schedule(() -> resubscribe(c, attempt + 1), 100,
+                                    TimeUnit.MILLISECONDS);
+                        } catch (RejectedExecutionException e) {
+                            // closing
+                        }
+                    }
+                });
     }
 
     @Override

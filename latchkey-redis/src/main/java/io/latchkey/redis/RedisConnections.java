@@ -1,0 +1,159 @@
+package io.latchkey.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The two connections a {@link RedisLockClient} opens on a Lettuce client, standalone or Redis Cluster: one for
+ * commands (scripts, inspection) and one for pub/sub (every wake-up channel of the client). On a cluster both are
+ * Lettuce's cluster connections, which route each command by its key's slot to the slot's master, follow
+ * MOVED/ASK redirections and keep one node connection per master underneath.
+ */
+final class RedisConnections {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisConnections.class);
+
+    final AbstractRedisClient client;
+    final StatefulConnection<String, String> connection;
+    final RedisClusterAsyncCommands<String, String> commands;
+    final StatefulRedisPubSubConnection<String, String> pubSub;
+    final boolean cluster;
+    /** Whether wake-ups use sharded pub/sub: a cluster whose servers have SPUBLISH (Redis 7 or later). */
+    final boolean sharded;
+
+    private RedisConnections(AbstractRedisClient client, StatefulConnection<String, String> connection,
+                             RedisClusterAsyncCommands<String, String> commands,
+                             StatefulRedisPubSubConnection<String, String> pubSub, boolean cluster, boolean sharded) {
+        this.client = client;
+        this.connection = connection;
+        this.commands = commands;
+        this.pubSub = pubSub;
+        this.cluster = cluster;
+        this.sharded = sharded;
+    }
+
+    /**
+     * Connects to a standalone server: to {@code uri}, or to the client's default URI if it is {@code null}.
+     * Closes what it opened if it fails.
+     */
+    static RedisConnections standalone(RedisClient client, RedisURI uri, Duration timeout) {
+        StatefulRedisConnection<String, String> conn = null;
+        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        try {
+            if (uri != null) {
+                // Bounded here too: an application's client may have a longer connect timeout than ours.
+                conn = await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+            } else {
+                conn = client.connect(StringCodec.UTF8);
+                pubSub = client.connectPubSub(StringCodec.UTF8);
+            }
+        } catch (RuntimeException e) {
+            closeQuietly(pubSub, conn);
+            throw e;
+        }
+        return new RedisConnections(client, conn, conn.async(), pubSub, false, false);
+    }
+
+    /**
+     * Connects to a Redis Cluster through the client's seeds (Lettuce loads the topology first) and asks one node
+     * whether it has sharded pub/sub. Closes what it opened if it fails.
+     *
+     * @param allowSharded {@code false} to use classic pub/sub even on Redis 7 (what an older cluster gets; tests)
+     */
+    static RedisConnections cluster(RedisClusterClient client, Duration timeout, boolean allowSharded) {
+        StatefulRedisClusterConnection<String, String> conn = null;
+        StatefulRedisPubSubConnection<String, String> pubSub = null;
+        try {
+            // Lettuce's asynchronous connect needs the topology loaded first; bounded, unlike its getPartitions().
+            await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
+            conn = await(client.connectAsync(StringCodec.UTF8), timeout);
+            pubSub = await(client.connectPubSubAsync(StringCodec.UTF8), timeout);
+            boolean sharded = allowSharded && hasShardedPubSub(conn, timeout);
+            return new RedisConnections(client, conn, conn.async(), pubSub, true, sharded);
+        } catch (RuntimeException e) {
+            closeQuietly(pubSub, conn);
+            throw e;
+        }
+    }
+
+    /**
+     * Redis 7 added sharded pub/sub. One node answers for the cluster: a cluster is upgraded node by node, and
+     * during a mixed-version upgrade a node without SPUBLISH fails the scripts that publish on it (the release
+     * still happens: the publish is a pcall) until it is upgraded.
+     */
+    private static boolean hasShardedPubSub(StatefulRedisClusterConnection<String, String> conn, Duration timeout) {
+        String info = await(conn.async().info("server").toCompletableFuture(), timeout);
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Bounds both connections' commands by {@code timeout} (Lettuce's own command timeout). */
+    void setTimeout(Duration timeout) {
+        connection.setTimeout(timeout);
+        pubSub.setTimeout(timeout);
+    }
+
+    void close() {
+        closeQuietly(pubSub, connection);
+    }
+
+    private static void closeQuietly(AutoCloseable... connections) {
+        for (AutoCloseable c : connections) {
+            if (c != null) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    log.debug("closing a Redis connection failed", e);
+                }
+            }
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> future, Duration timeout) {
+        try {
+            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            future.cancel(true);
+            throw new RedisConnectionException("interrupted while connecting", e);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause()
+                    : new RedisConnectionException("could not connect", e.getCause());
+        } catch (TimeoutException e) {
+            // A connection that completes after all is closed rather than leaked.
+            future.whenComplete((c, err) -> {
+                if (c instanceof StatefulConnection) {
+                    ((StatefulConnection<?, ?>) c).closeAsync();
+                }
+            });
+            throw new RedisConnectionException("no connection within " + timeout, e);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code redis-cluster://} parsing, without a server. */
+class RedisClusterUrisTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(3);
+
+    @Test
+    void parsesEverySeedWithTheSharedCredentialsAndTheDefaultPort() {
+        List<RedisURI> seeds = RedisClusterUris.parse("redis-cluster://app:s3cret@10.0.0.1:7000, 10.0.0.2", TIMEOUT);
+        assertThat(seeds).extracting(RedisUris::address).containsExactly("10.0.0.1:7000", "10.0.0.2:6379");
+        assertThat(seeds).allSatisfy(seed -> {
+            assertThat(seed.getUsername()).isEqualTo("app");
+            assertThat(new String(seed.getPassword())).isEqualTo("s3cret");
+            assertThat(seed.getTimeout()).isEqualTo(TIMEOUT);
+        });
+        assertThat(RedisClusterUris.address(seeds)).isEqualTo("10.0.0.1:7000,10.0.0.2:6379");
+    }
+
+    @Test
+    void aPasswordOnlyAndNoCredentialsParse() {
+        assertThat(new String(RedisClusterUris.parse("redis-cluster://:pw@h:1", TIMEOUT).get(0).getPassword()))
+                .isEqualTo("pw");
+        assertThat(RedisClusterUris.parse("REDIS-CLUSTER://h:1", TIMEOUT).get(0).getPassword()).isNull();
+    }
+
+    @Test
+    void badUrisAreRefusedWithTheReasonAndWithoutThePassword() {
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis-cluster://", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names no seed node");
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis-cluster://u:s3cret@ ", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("names no seed node")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis-cluster://h:1,", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty seed");
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis-cluster://u:s3cret@h:1/2", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("only database 0")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis-cluster://u:s3cret@h:notaport", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed seed 'h:notaport'")
+                .hasMessageNotContaining("s3cret")
+                .satisfies(e -> assertThat(String.valueOf(e.getCause())).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> RedisClusterUris.parse("redis://h:1", TIMEOUT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must start with redis-cluster://");
+    }
+}

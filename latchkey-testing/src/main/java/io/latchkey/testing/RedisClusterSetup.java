@@ -1,0 +1,335 @@
+package io.latchkey.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * A real three-master Redis Cluster on 127.0.0.1: three {@code redis-server} child processes with
+ * {@code cluster-enabled yes}, each on a free port in its own temporary directory (own {@code nodes.conf}, no
+ * persistence), the 16384 slots split evenly, joined by {@code CLUSTER MEET}. {@link #start()} returns once every
+ * node reports {@code cluster_state:ok} and sees all three masters with their slots, so a client's first topology
+ * refresh finds the whole cluster. No replicas: tests of topology, not of failover.
+ *
+ * <p>Set up over the protocol ({@code CLUSTER SET-CONFIG-EPOCH}, {@code ADDSLOTSRANGE}, {@code MEET}), so only
+ * {@code redis-server} 7.0 or later is needed. A missing binary fails with {@link RedisServer#INSTALL_HINT}.
+ *
+ * <pre>{@code
+ * static RedisClusterSetup cluster;
+ * @BeforeAll static void up() { cluster = RedisClusterSetup.start(); }
+ * @AfterAll static void down() { cluster.close(); }
+ * ... LockClient.connect(cluster.uri()) ...
+ * }</pre>
+ *
+ * <p>Not thread-safe for start and close; {@link #execute} may be called from any thread.
+ */
+public final class RedisClusterSetup implements AutoCloseable {
+
+    /** Masters in the cluster. */
+    public static final int MASTERS = 3;
+    /** Slots of a Redis Cluster. */
+    public static final int SLOTS = 16384;
+
+    private static final String HOST = "127.0.0.1";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(30);
+
+    private final List<Node> nodes = new ArrayList<>();
+    /** Slots moved by {@link #migrateSlot}, to their master's index. */
+    private final Map<Integer, Integer> moved = new ConcurrentHashMap<>();
+
+    private RedisClusterSetup() {
+    }
+
+    /**
+     * Starts the three masters, assigns the slots, joins them and waits until the cluster is ok on every node.
+     *
+     * @throws IllegalStateException if {@code redis-server} is missing (naming the install command), a node does
+     *         not start, or the cluster does not converge within 30 s (with each node's {@code CLUSTER INFO})
+     */
+    public static RedisClusterSetup start() {
+        return start("redis-server");
+    }
+
+    /** {@link #start()} with another binary name, so that a test can see what a missing binary does. */
+    static RedisClusterSetup start(String binaryName) {
+        Path binary = ServerProcess.requireBinary(binaryName, RedisServer.INSTALL_HINT);
+        RedisClusterSetup setup = new RedisClusterSetup();
+        try {
+            for (int i = 0; i < MASTERS; i++) {
+                setup.nodes.add(Node.start(binary, i));
+            }
+            setup.form();
+            return setup;
+        } catch (RuntimeException e) {
+            setup.close();
+            throw e;
+        }
+    }
+
+    private void form() {
+        for (int i = 0; i < MASTERS; i++) {
+            Node n = nodes.get(i);
+            // Distinct epochs up front, as redis-cli --cluster create does: no epoch collisions to resolve.
+            n.execute("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1));
+            int from = i * SLOTS / MASTERS;
+            int to = (i + 1) * SLOTS / MASTERS - 1;
+            n.execute("CLUSTER", "ADDSLOTSRANGE", Integer.toString(from), Integer.toString(to));
+        }
+        for (int i = 1; i < MASTERS; i++) {
+            Node n = nodes.get(i);
+            nodes.get(0).execute("CLUSTER", "MEET", HOST, Integer.toString(n.port), Integer.toString(n.busPort));
+        }
+        long deadline = System.nanoTime() + CONVERGE_TIMEOUT.toNanos();
+        while (!converged()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the Redis Cluster did not converge within " + CONVERGE_TIMEOUT
+                        + ":\n" + nodes.stream().map(n -> n + ": " + n.tryExecute("CLUSTER", "INFO"))
+                        .collect(Collectors.joining("\n")));
+            }
+            sleep(50);
+        }
+    }
+
+    private boolean converged() {
+        for (Node n : nodes) {
+            String info = String.valueOf(n.tryExecute("CLUSTER", "INFO"));
+            if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + MASTERS)
+                    || !info.contains("cluster_slots_ok:" + SLOTS) || !info.contains("cluster_size:" + MASTERS)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code redis-cluster://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}: every master as a seed. */
+    public String uri() {
+        return "redis-cluster://" + seeds();
+    }
+
+    /** {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}. */
+    public String seeds() {
+        return nodes.stream().map(n -> HOST + ":" + n.port).collect(Collectors.joining(","));
+    }
+
+    /** The masters' ports, in slot order (the first serves slots 0-5460). */
+    public List<Integer> ports() {
+        return nodes.stream().map(n -> n.port).collect(Collectors.toUnmodifiableList());
+    }
+
+    /** The index (0-2) of the master serving {@code slot} (after any {@link #migrateSlot}). */
+    public int masterOfSlot(int slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("slot must be in [0, 16383] but was " + slot);
+        }
+        Integer migrated = moved.get(slot);
+        if (migrated != null) {
+            return migrated;
+        }
+        for (int i = 0; i < MASTERS; i++) {
+            if (slot <= (i + 1) * SLOTS / MASTERS - 1) {
+                return i;
+            }
+        }
+        return MASTERS - 1;
+    }
+
+    /**
+     * Moves {@code slot} with its keys to master {@code to} while clients run, as {@code redis-cli --cluster
+     * reshard} does: IMPORTING on the target, MIGRATING on the source, MIGRATE of the keys in batches (clients meet
+     * ASK meanwhile), then SETSLOT NODE on the target, the source and the others (clients meet MOVED after).
+     */
+    @SuppressWarnings("unchecked")
+    public void migrateSlot(int slot, int to) {
+        int from = masterOfSlot(slot);
+        if (from == to) {
+            return;
+        }
+        Node source = nodes.get(from);
+        Node target = nodes.get(to);
+        String sourceId = (String) source.execute("CLUSTER", "MYID");
+        String targetId = (String) target.execute("CLUSTER", "MYID");
+        String s = Integer.toString(slot);
+        target.execute("CLUSTER", "SETSLOT", s, "IMPORTING", sourceId);
+        source.execute("CLUSTER", "SETSLOT", s, "MIGRATING", targetId);
+        while (true) {
+            List<Object> keys = (List<Object>) source.execute("CLUSTER", "GETKEYSINSLOT", s, "100");
+            if (keys.isEmpty()) {
+                break;
+            }
+            List<String> migrate = new ArrayList<>(List.of("MIGRATE", HOST, Integer.toString(target.port), "", "0",
+                    "5000", "KEYS"));
+            keys.forEach(k -> migrate.add((String) k));
+            source.execute(migrate.toArray(new String[0]));
+        }
+        target.execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        source.execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+        for (int i = 0; i < nodes.size(); i++) {
+            if (i != from && i != to) {
+                nodes.get(i).execute("CLUSTER", "SETSLOT", s, "NODE", targetId);
+            }
+        }
+        moved.put(slot, to);
+    }
+
+    /**
+     * Runs one command on master {@code index} (0-2) over a fresh connection: a {@code String}, {@code Long},
+     * {@code List} or {@code null}. Keyed commands must target the master of the key's slot.
+     *
+     * @throws IllegalStateException for an error reply (such as {@code MOVED})
+     */
+    public Object execute(int index, String... command) {
+        return nodes.get(index).execute(command);
+    }
+
+    /** Deletes every key on every master. */
+    public void flushAll() {
+        for (Node n : nodes) {
+            n.execute("FLUSHALL");
+        }
+    }
+
+    /** The masters' directories (config, {@code nodes.conf}), in slot order. */
+    List<Path> directories() {
+        return nodes.stream().map(n -> n.dir).collect(Collectors.toUnmodifiableList());
+    }
+
+    /** Stops every node and deletes their directories. Idempotent. */
+    @Override
+    public void close() {
+        for (Node n : nodes) {
+            n.close();
+        }
+        nodes.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisClusterSetup{" + seeds() + "}";
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while forming the Redis Cluster", e);
+        }
+    }
+
+    /** One cluster-enabled redis-server. */
+    private static final class Node {
+        final Path dir;
+        final int port;
+        final int busPort;
+        final ServerProcess process;
+
+        private Node(Path dir, int port, int busPort, ServerProcess process) {
+            this.dir = dir;
+            this.port = port;
+            this.busPort = busPort;
+            this.process = process;
+        }
+
+        static Node start(Path binary, int index) {
+            Path dir = TestFiles.createTempDir("latchkey-redis-cluster-" + index + "-");
+            IllegalStateException last = null;
+            for (int attempt = 0; attempt < 5; attempt++) {
+                int port = TestFiles.freePort();
+                // The bus port defaults to port + 10000, which may be taken or above 65535: pick it too.
+                int busPort = TestFiles.freePort();
+                writeConfig(dir, port, busPort);
+                ServerProcess process = new ServerProcess("redis-cluster-" + port,
+                        List.of(binary.toString(), "redis.conf"), dir);
+                Node node = new Node(dir, port, busPort, process);
+                try {
+                    process.start(node::answersPing, START_TIMEOUT);
+                    return node;
+                } catch (IllegalStateException e) {
+                    last = e;
+                    if (!process.recentOutput().contains("Address already in use")) {
+                        break;
+                    }
+                    // The port (or the bus port) was taken between the probe and the bind.
+                    deleteNodesConf(dir);
+                }
+            }
+            TestFiles.deleteRecursively(dir);
+            throw last;
+        }
+
+        private static void writeConfig(Path dir, int port, int busPort) {
+            String conf = "bind " + HOST + "\n"
+                    + "port " + port + "\n"
+                    + "protected-mode no\n"
+                    + "daemonize no\n"
+                    + "dir " + dir.toAbsolutePath() + "\n"
+                    + "save \"\"\n"
+                    + "appendonly no\n"
+                    + "logfile \"\"\n"
+                    + "cluster-enabled yes\n"
+                    + "cluster-port " + busPort + "\n"
+                    + "cluster-config-file nodes.conf\n"
+                    // Long: a node stalled by a loaded machine must not be marked failed (no replica would take
+                    // over, its slots would only refuse commands until the flag clears). No failover is tested.
+                    + "cluster-node-timeout 20000\n"
+                    // A test cluster has no replicas: a node that is briefly unreachable must not take slots down.
+                    + "cluster-require-full-coverage no\n";
+            try {
+                Files.writeString(dir.resolve("redis.conf"), conf);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not write redis.conf", e);
+            }
+        }
+
+        private static void deleteNodesConf(Path dir) {
+            try {
+                Files.deleteIfExists(dir.resolve("nodes.conf"));
+            } catch (IOException e) {
+                // A stale nodes.conf only names another port; the next start overwrites it.
+            }
+        }
+
+        private boolean answersPing() {
+            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 200)) {
+                return "PONG".equals(c.execute("PING"));
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+
+        Object execute(String... command) {
+            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 5_000)) {
+                return c.execute(command);
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not run " + command[0] + " on the cluster node at " + HOST
+                        + ":" + port, e);
+            }
+        }
+
+        Object tryExecute(String... command) {
+            try {
+                return execute(command);
+            } catch (RuntimeException e) {
+                return e.getMessage();
+            }
+        }
+
+        void close() {
+            process.stop();
+            TestFiles.deleteRecursively(dir);
+        }
+
+        @Override
+        public String toString() {
+            return HOST + ":" + port;
+        }
+    }
+}
