@@ -2,6 +2,9 @@ package io.latchkey.redis;
 
 import io.latchkey.ClientOptions;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import io.latchkey.DistributedLock;
@@ -26,10 +29,13 @@ final class RedisSynchronizers {
     private final long heartbeatMillis;
     private final RedisReadWriteLockOps readOps;
     private final RedisReadWriteLockOps writeOps;
+    private final RedisReadWriteLockOps readerPreferenceReadOps;
+    private final RedisReadWriteLockOps readerPreferenceWriteOps;
     private final RedisFairLockOps fairOps;
     private final SyncWaits waits;
     private final ReentrantLock spinLock = new ReentrantLock();
     private SpinLockClient spinClient; // guarded by spinLock
+    private final Map<List<Long>, RedisSpinLockOps> spinOps = new HashMap<>(); // guarded by spinLock
     private boolean closed; // guarded by spinLock
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
@@ -44,10 +50,14 @@ final class RedisSynchronizers {
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name));
-        this.readOps = new RedisReadWriteLockOps(true, options.namespace(), executor, subscriptions, scheduler,
-                heartbeatMillis, rwKeys);
-        this.writeOps = new RedisReadWriteLockOps(false, options.namespace(), executor, subscriptions, scheduler,
-                heartbeatMillis, rwKeys);
+        this.readOps = new RedisReadWriteLockOps(true, true, options.namespace(), executor, subscriptions,
+                scheduler, heartbeatMillis, rwKeys);
+        this.writeOps = new RedisReadWriteLockOps(false, true, options.namespace(), executor, subscriptions,
+                scheduler, heartbeatMillis, rwKeys);
+        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, options.namespace(), executor,
+                subscriptions, scheduler, heartbeatMillis, rwKeys);
+        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, options.namespace(), executor,
+                subscriptions, scheduler, heartbeatMillis, rwKeys);
         this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
     }
 
@@ -61,6 +71,16 @@ final class RedisSynchronizers {
 
     RedisReadWriteLockOps writeOps() {
         return writeOps;
+    }
+
+    /** The read half of the reader-preference read-write lock (waiting writers do not hold readers back). */
+    RedisReadWriteLockOps readerPreferenceReadOps() {
+        return readerPreferenceReadOps;
+    }
+
+    /** The write half of the reader-preference read-write lock (registers no intent while waiting). */
+    RedisReadWriteLockOps readerPreferenceWriteOps() {
+        return readerPreferenceWriteOps;
     }
 
     RedisSemaphore semaphore(String name) {
@@ -83,9 +103,46 @@ final class RedisSynchronizers {
     /** Default longest backoff of a spin lock's waiter. */
     static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
 
-    /** A spin lock; the spin engine is created on first use. */
+    /**
+     * The most distinct backoff pairs one client keeps spin ops for: each pair is one ops instance for the client's
+     * lifetime (the engine keys its waiters by it), so a pair computed per call must not grow without bound.
+     */
+    static final int MAX_SPIN_BACKOFFS = 64;
+
+    /** A spin lock with the default backoff; the spin engine is created on first use. */
     DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time) {
-        SpinLockClient c;
+        return spinClient(lockOps, time).lock(name);
+    }
+
+    /**
+     * A spin lock with its own backoff, on the same spin engine as the default ones (one ops instance per distinct
+     * backoff pair).
+     */
+    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, long initialBackoffNanos,
+                             long maxBackoffNanos) {
+        SpinLockClient c = spinClient(lockOps, time);
+        List<Long> key = List.of(initialBackoffNanos, maxBackoffNanos);
+        RedisSpinLockOps ops;
+        spinLock.lock();
+        try {
+            ops = spinOps.get(key);
+            if (ops == null) {
+                if (spinOps.size() >= MAX_SPIN_BACKOFFS) {
+                    throw new IllegalArgumentException(String.format(
+                            "a client keeps at most %d distinct spin lock backoffs but was asked for another "
+                                    + "(%d ns..%d ns); reuse a few configurations", MAX_SPIN_BACKOFFS,
+                            initialBackoffNanos, maxBackoffNanos));
+                }
+                ops = new RedisSpinLockOps(lockOps, scheduler, initialBackoffNanos, maxBackoffNanos);
+                spinOps.put(key, ops);
+            }
+        } finally {
+            spinLock.unlock();
+        }
+        return c.withBackoff(name, ops);
+    }
+
+    private SpinLockClient spinClient(RedisLockOps lockOps, TimeSource time) {
         spinLock.lock();
         try {
             if (closed) {
@@ -95,11 +152,10 @@ final class RedisSynchronizers {
                 spinClient = new SpinLockClient(options, time, new RedisSpinLockOps(lockOps, scheduler,
                         SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos()));
             }
-            c = spinClient;
+            return spinClient;
         } finally {
             spinLock.unlock();
         }
-        return c.lock(name);
     }
 
     /**

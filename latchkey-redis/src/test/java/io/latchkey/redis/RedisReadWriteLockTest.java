@@ -67,6 +67,49 @@ class RedisReadWriteLockTest {
     }
 
     @Test
+    void withoutWriterPreferenceNewReadersEnterWhileAWriterWaits() throws Exception {
+        String name = uniqueName("rw-readers");
+        DistributedLock readA = a.readWriteLock(name, false).readLock();
+        readA.lock();
+        DistributedLock write = b.readWriteLock(name, false).writeLock();
+        CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+            try {
+                if (!write.tryLock(20, TimeUnit.SECONDS)) {
+                    return false;
+                }
+                write.unlock();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        Thread.sleep(300); // the writer is waiting (and, without preference, registered no intent)
+        assertThat(writer).isNotDone();
+        RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("", name);
+        assertThat(((Number) redis.execute("EXISTS", keys.writers)).longValue()).as("writer intents").isZero();
+        DistributedLock readC = c.readWriteLock(name, false).readLock();
+        assertThat(readC.tryLock(5, TimeUnit.SECONDS)).as("a new reader while a writer waits").isTrue();
+        assertThat(writer).as("the writer while two readers hold").isNotDone();
+        readA.unlock();
+        readC.unlock();
+        assertThat(writer.get(10, TimeUnit.SECONDS)).as("the writer once the readers left").isTrue();
+    }
+
+    @Test
+    void preferenceIsOnByDefaultAndNamedInTheOps() {
+        assertThat(a.synchronizers().readOps().toString()).contains("writer preference");
+        assertThat(a.synchronizers().readerPreferenceReadOps().toString()).contains("reader preference");
+        DistributedReadWriteLock rw = a.readWriteLock(uniqueName("rw-ref"), false);
+        rw.writeLock().lock();
+        rw.readLock().lock(); // downgrade works without preference too
+        rw.writeLock().unlock();
+        rw.readLock().unlock();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.readWriteLock("", false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aWriterThatGivesUpLetsReadersIn() throws Exception {
         // A 5 s waiter heartbeat: without the withdrawal, the intent would hold readers back for seconds.
         io.latchkey.ClientOptions slow = fastOptions().toBuilder().watchdogTimeout(java.time.Duration.ofSeconds(30))
