@@ -33,6 +33,7 @@ final class RedisSynchronizers {
     private final RedisReadWriteLockOps readerPreferenceWriteOps;
     private final RedisFairLockOps fairOps;
     private final SyncWaits waits;
+    private final PermitRenewer permitRenewer;
     private final ReentrantLock spinLock = new ReentrantLock();
     private SpinLockClient spinClient; // guarded by spinLock
     private final Map<List<Long>, RedisSpinLockOps> spinOps = new HashMap<>(); // guarded by spinLock
@@ -58,6 +59,8 @@ final class RedisSynchronizers {
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
         this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, options.namespace(), executor,
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
+        this.permitRenewer = new PermitRenewer(executor, scheduler, watchdog.toMillis(),
+                options.renewalInterval().toMillis());
         this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
     }
 
@@ -95,7 +98,7 @@ final class RedisSynchronizers {
 
     RedisPermitExpirableSemaphore permitExpirableSemaphore(String name) {
         return new RedisPermitExpirableSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3));
+                Math.max(1, heartbeatMillis / 3), permitRenewer);
     }
 
     /** Default first backoff of a spin lock's waiter. */
@@ -175,6 +178,10 @@ final class RedisSynchronizers {
         if (c != null) {
             c.close();
         }
+    }
+
+    PermitRenewer permitRenewer() {
+        return permitRenewer;
     }
 
     long heartbeatMillis() {
