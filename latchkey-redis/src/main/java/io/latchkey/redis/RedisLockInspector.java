@@ -24,6 +24,8 @@ import java.util.concurrent.TimeoutException;
  * of 1,000, then per page one pipelined HGETALL + PTTL + GET(counter) per key. Hashes whose fields are not
  * {@code owner -> positive count} are not locks and are skipped. The fencing token shown is the counter's value:
  * the token of the latest Latchkey hold (stale if the current holder is a Redisson client, which does not count).
+ * The other synchronizers (fair and read-write locks, semaphores, latches) are listed by {@link SyncInspector} with
+ * their {@link LockInfo#kind()}.
  */
 final class RedisLockInspector {
 
@@ -31,6 +33,7 @@ final class RedisLockInspector {
     private final RedisAsyncCommands<String, String> commands;
     private final RedisErrors errors;
     private final Duration timeout;
+    private final SyncInspector synchronizers;
 
     RedisLockInspector(String namespace, RedisAsyncCommands<String, String> commands, RedisErrors errors,
                        Duration timeout) {
@@ -38,6 +41,7 @@ final class RedisLockInspector {
         this.commands = commands;
         this.errors = errors;
         this.timeout = timeout;
+        this.synchronizers = new SyncInspector(namespace, commands, this::await);
     }
 
     List<LockInfo> list(String pattern) {
@@ -50,7 +54,9 @@ final class RedisLockInspector {
             inspect(page.getKeys(), pattern, result);
             cursor = page;
         } while (!cursor.isFinished());
-        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
+        result.addAll(synchronizers.list(pattern));
+        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind)
+                .thenComparing(LockInfo::owner));
         return result;
     }
 
