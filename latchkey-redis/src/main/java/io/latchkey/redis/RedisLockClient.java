@@ -58,7 +58,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Synchronizers</h2>
  * Also {@link #fairLock} (FIFO across clients by a server-side sequence; the head alone is woken; a crashed waiter
  * leaves the queue within the waiter heartbeat, min({@code watchdogTimeout}, 5 s)), {@link #readWriteLock} (each
- * read hold leased and renewed on its own; waiting writers hold back new readers; write-to-read downgrade),
+ * read hold leased and renewed on its own; waiting writers hold back new readers unless
+ * {@link #readWriteLock(String, boolean) turned off}; write-to-read downgrade),
  * {@link #semaphore}, {@link #permitExpirableSemaphore} (leases expire on the server's clock),
  * {@link #countDownLatch}, and {@link #spinLock} (no pub/sub). Each keeps all its keys in one cluster hash slot
  * ({@code <namespace>{<namespace + name>}:latchkey:<kind>:…}), orders and expires by the server's {@code TIME}
