@@ -7,9 +7,9 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code W} = string {@code owner|token} with PEXPIRE (the write hold); {@code R} = sorted set of read holds,
  * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
  * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
- * again (only writers of a writer-preference lock register one); {@code F} = the fencing counter (never reset, incremented for every read and write hold). Expired read
- * holds and writer intents are removed by whichever script touches the set next; the sets' own PEXPIRE follows
- * their latest score so nothing outlives its members.
+ * again (only writers of a writer-preference lock register one); {@code F} = the fencing counter (never reset,
+ * incremented for every read and write hold). Expired read holds and writer intents are removed by whichever
+ * script touches the set next; the sets' own PEXPIRE follows their latest score so nothing outlives its members.
  */
 final class ReadWriteLockScripts {
 

@@ -52,8 +52,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
      * @param heartbeatMillis how long the server remembers a waiting writer that stopped asking; the writer asks
      *        again at least every third of it
      */
-    RedisReadWriteLockOps(boolean read, boolean writerPreference, String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                          ScheduledExecutorService scheduler, long heartbeatMillis,
+    RedisReadWriteLockOps(boolean read, boolean writerPreference, String namespace, ScriptExecutor executor,
+                          UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, long heartbeatMillis,
                           KeyCache<Keys> sharedKeyCache) {
         this.read = read;
         this.writerPreference = writerPreference;
