@@ -1,6 +1,5 @@
 package io.latchkey.redis;
 
-import static io.latchkey.redis.RedisTestSupport.fastOptions;
 import static io.latchkey.redis.RedisTestSupport.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -14,13 +13,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Permits acquired without a lease are renewed by the client's watchdog (600 ms here) while the client lives, and
- * return to the semaphore about one watchdog timeout after it stops renewing them.
+ * Permits acquired without a lease are renewed by the client's watchdog (1200 ms here, roomy enough for a loaded
+ * machine's stalls) while the client lives, and return to the semaphore about one watchdog timeout after it stops
+ * renewing them.
  */
 class RedisWatchdogPermitTest {
 
     @RegisterExtension
     static RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private static io.latchkey.ClientOptions fastOptions() {
+        return RedisTestSupport.fastOptions().toBuilder().watchdogTimeout(Duration.ofMillis(1_200)).build();
+    }
 
     @Test
     void aWatchdogPermitOutlivesSeveralWatchdogTimeoutsAndExpiresAfterTheClientCloses() throws Exception {
@@ -34,7 +38,7 @@ class RedisWatchdogPermitTest {
                 assertThat(s.trySetPermits(1)).isTrue();
                 id = s.acquire();
                 assertThat(s.isRenewed(id)).isTrue();
-                Thread.sleep(2_400); // four watchdog timeouts
+                Thread.sleep(3_600); // three watchdog timeouts
                 assertThat(s.isRenewed(id)).as("still renewed").isTrue();
                 assertThat(waiting.availablePermits()).as("available while the holder lives").isZero();
                 assertThat(waiting.tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(5)))
@@ -44,7 +48,7 @@ class RedisWatchdogPermitTest {
             Optional<String> taken = waiting.tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(5));
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt);
             assertThat(taken).as("the permit of the closed client").isPresent();
-            assertThat(ms).as("ms until it returned (watchdog timeout 600 ms)").isLessThan(4_000);
+            assertThat(ms).as("ms until it returned (watchdog timeout 1200 ms)").isLessThan(6_000);
             assertThat(waiting.release(id)).as("the dead client's id").isFalse();
             assertThat(waiting.release(taken.get())).isTrue();
         }
@@ -64,7 +68,7 @@ class RedisWatchdogPermitTest {
             assertThat(s.isRenewed(a)).isFalse();
             assertThat(s.isRenewed(b.get())).isTrue();
             assertThat(s.availablePermits()).isEqualTo(1);
-            Thread.sleep(1_500);
+            Thread.sleep(2_500); // two watchdog timeouts
             assertThat(s.availablePermits()).as("the released permit stays free, the other renewed").isEqualTo(1);
             assertThat(s.tryAcquire(Duration.ofMillis(200))).as("the released permit").isPresent();
             assertThat(s.tryAcquire(Duration.ofMillis(200))).as("with no permit left: timeout").isEmpty();
