@@ -41,7 +41,11 @@ final class QuorumLease extends CompositeLease implements RedLockLease {
 
     private void partLost() {
         int left = validParts.decrementAndGet();
-        if (left < quorum) {
+        if (!watchdog && validUntilNanos - System.nanoTime() <= 0) {
+            // Parts of a fixed lease expire just after the validity; on a loaded machine their loss can be noticed
+            // before the validity timer fires. The validity running out is the cause, so report that.
+            checkExpiry();
+        } else if (left < quorum) {
             markLost(String.format("only %d of %d parts remain valid, fewer than the quorum of %d", left,
                     parts.size(), quorum));
         }
