@@ -18,6 +18,32 @@ public interface PermitExpirableSemaphore {
     /** Takes a permit if one becomes available within {@code waitTime}. */
     Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
 
+    /**
+     * Takes a permit without a fixed lease, waiting as needed, and returns its id. The permit is renewed by the
+     * client's watchdog (every {@link ClientOptions#watchdogTimeout() watchdogTimeout}/3; the client's permits of
+     * every semaphore renewed together in batches) until {@link #release(String) released}; if the client dies or
+     * is closed without releasing it, it returns to the semaphore about {@code watchdogTimeout} later.
+     * {@link #updateLease} on such a permit gives it a fixed lease and ends its renewal. There is no loss signal: a
+     * permit that could not be renewed in time (the client was cut off from the server for longer than
+     * {@code watchdogTimeout}) is dropped from renewal and logged, and its {@code release} returns {@code false}.
+     *
+     * @throws UnsupportedOperationException if the backend does not renew permits (the default)
+     */
+    default String acquire() throws InterruptedException {
+        throw new UnsupportedOperationException(
+                "this backend does not renew permits by a watchdog; pass a lease time: " + this);
+    }
+
+    /**
+     * Takes a watchdog-renewed permit (see {@link #acquire()}) if one becomes available within {@code waitTime}.
+     *
+     * @throws UnsupportedOperationException if the backend does not renew permits (the default)
+     */
+    default Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
+        throw new UnsupportedOperationException(
+                "this backend does not renew permits by a watchdog; pass a lease time: " + this);
+    }
+
     /** Returns the permit with this id; {@code false} if it had expired or was already released. */
     boolean release(String permitId);
 

@@ -17,9 +17,26 @@ import java.util.OptionalLong;
  * @param fencingToken the holder's fencing token, if the backend keeps one
  * @param remainingLease how long until the lock expires unless renewed, if it has a lease
  * @param waiters how many owners wait for it, if the backend knows
+ * @param kind what is held: {@link #LOCK} (plain lock), {@code "fair-lock"}, {@code "read-lock"} (one row per read
+ *        hold), {@code "write-lock"}, {@code "permit"} (one row per leased permit of a permit-expirable semaphore;
+ *        the owner is the permit id), or a synchronizer without owners ({@code "semaphore"}, {@code "latch"}:
+ *        owner {@link #NO_OWNER}, hold count 1, the state in {@code detail})
+ * @param detail what else the backend can tell in a few words (permits available, a latch's count), or empty
  */
 public record LockInfo(String name, String owner, int holdCount, OptionalLong fencingToken,
-        Optional<Duration> remainingLease, OptionalInt waiters) {
+        Optional<Duration> remainingLease, OptionalInt waiters, String kind, String detail) {
+
+    /** The {@link #kind()} of a plain lock, and of every row of a backend that does not tell kinds apart. */
+    public static final String LOCK = "lock";
+
+    /** The {@link #owner()} of a synchronizer that nobody owns (a semaphore's permits, a latch's count). */
+    public static final String NO_OWNER = "-";
+
+    /** A plain lock ({@link #LOCK}) with no detail. */
+    public LockInfo(String name, String owner, int holdCount, OptionalLong fencingToken,
+                    Optional<Duration> remainingLease, OptionalInt waiters) {
+        this(name, owner, holdCount, fencingToken, remainingLease, waiters, LOCK, "");
+    }
 
     /**
      * @throws NullPointerException if a reference is {@code null}
@@ -31,6 +48,11 @@ public record LockInfo(String name, String owner, int holdCount, OptionalLong fe
         Objects.requireNonNull(fencingToken, "fencingToken");
         Objects.requireNonNull(remainingLease, "remainingLease");
         Objects.requireNonNull(waiters, "waiters");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(detail, "detail");
+        if (kind.isEmpty()) {
+            throw new IllegalArgumentException("kind must not be empty");
+        }
         if (holdCount < 1) {
             throw new IllegalArgumentException(String.format("holdCount must be positive but was %d", holdCount));
         }

@@ -34,5 +34,12 @@ class LockInspectorTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("holdCount must be positive but was 0");
         assertThatThrownBy(() -> new LockInfo("x", "o", 1, OptionalLong.empty(), Optional.of(Duration.ofMillis(-1)),
                 OptionalInt.empty())).isInstanceOf(IllegalArgumentException.class);
+        assertThat(info.kind()).isEqualTo(LockInfo.LOCK);
+        assertThat(info.detail()).isEmpty();
+        assertThatThrownBy(() -> new LockInfo("x", "o", 1, OptionalLong.empty(), Optional.empty(),
+                OptionalInt.empty(), "", "")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("kind must not be empty");
+        assertThatThrownBy(() -> new LockInfo("x", "o", 1, OptionalLong.empty(), Optional.empty(),
+                OptionalInt.empty(), null, "")).isInstanceOf(NullPointerException.class).hasMessage("kind");
     }
 }

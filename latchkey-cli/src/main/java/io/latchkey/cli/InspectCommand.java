@@ -14,8 +14,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code latchkey inspect URI [PATTERN]}: the locks held now. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = "List the locks held in a backend: name, owner, hold count, fencing token, remaining lease "
-                + "and waiters (where the backend knows them).")
+        description = "List the locks held in a backend: name, kind (lock, fair-lock, read-lock, write-lock, "
+                + "permit, semaphore, latch), owner, hold count, fencing token, remaining lease, detail and "
+                + "waiters (where the backend knows them).")
 final class InspectCommand implements Callable<Integer> {
 
     @Mixin
@@ -50,12 +51,13 @@ final class InspectCommand implements Callable<Integer> {
                 out.printf("no held locks match '%s' on %s%n", pattern, Connector.describe(uri));
                 return 0;
             }
-            TextTable table = new TextTable("name", "owner", "holds", "token", "lease left", "waiters")
-                    .alignRight(2, 3, 4, 5);
+            TextTable table = new TextTable("name", "kind", "owner", "holds", "token", "lease left", "detail",
+                    "waiters").alignRight(3, 4, 5, 7);
             for (LockInfo lock : locks) {
-                table.row(lock.name(), Secrets.mask(lock.owner()), String.valueOf(lock.holdCount()),
+                table.row(lock.name(), lock.kind(), Secrets.mask(lock.owner()), String.valueOf(lock.holdCount()),
                         lock.fencingToken().isPresent() ? String.valueOf(lock.fencingToken().getAsLong()) : "-",
                         lock.remainingLease().map(d -> Durations.latency(d.toNanos())).orElse("-"),
+                        lock.detail().isEmpty() ? "-" : lock.detail(),
                         lock.waiters().isPresent() ? String.valueOf(lock.waiters().getAsInt()) : "-");
             }
             out.print(table.render());

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.testing.RedisServerExtension;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -62,6 +63,27 @@ class RedisBackendIT {
             CliProcess.Result after = CliProcess.run("inspect", uri, "order:*");
             assertThat(after.exitCode()).isZero();
             assertThat(after.stdout()).contains("no held locks match 'order:*'");
+        }
+    }
+
+    @Test
+    void inspectShowsTheKindOfEverySynchronizer() throws Exception {
+        String uri = "redis://:" + PASSWORD + "@127.0.0.1:" + REDIS.port();
+        try (LockClient holder = LockClient.connect(uri)) {
+            holder.readWriteLock("sync:rw").readLock().lock();
+            holder.fairLock("sync:fair").lock();
+            holder.semaphore("sync:sem").trySetPermits(4);
+            holder.countDownLatch("sync:latch").trySetCount(3);
+
+            CliProcess.Result listed = CliProcess.run("inspect", uri, "sync:*");
+            assertThat(listed.exitCode()).as(listed.toString()).isZero();
+            List<String> rows = listed.stdout().lines().filter(l -> l.startsWith("sync:")).toList();
+            assertThat(rows).hasSize(4);
+            assertThat(rows.get(0)).startsWith("sync:fair").contains("fair-lock").contains(holder.clientId());
+            assertThat(rows.get(1)).startsWith("sync:latch").contains("latch").contains("count 3");
+            assertThat(rows.get(2)).startsWith("sync:rw").contains("read-lock").contains(holder.clientId());
+            assertThat(rows.get(3)).startsWith("sync:sem").contains("semaphore").contains("4 permits available");
+            assertThat(listed.stdout()).contains("kind").contains("detail").doesNotContain(PASSWORD);
         }
     }
 

@@ -186,6 +186,36 @@ public abstract class AbstractLockClient implements LockClient {
         return engine.readWriteLock(read, write, name);
     }
 
+    /**
+     * A lock on a variant of a primitive that the backend offers beyond the standard factories (a spin lock with its
+     * own backoff, say), run by this client's engine: same watchdog, leases, loss signals and waiter sharing as
+     * {@link #lock(String)}. The engine keys its per-name state by the ops instance, so a backend passes one
+     * instance per variant, kept for the client's lifetime (a new instance per call would split the waiters of a
+     * name).
+     *
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    protected final DistributedLock lock(String name, RemoteLockOps ops) {
+        checkOpen();
+        checkName(name);
+        return engine.lock(Objects.requireNonNull(ops, "ops"), name);
+    }
+
+    /**
+     * A read-write lock on a variant pair of ops (see {@link #lock(String, RemoteLockOps)} and
+     * {@link #readLockOps()} for what the pair must do), run by this client's engine.
+     *
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    protected final DistributedReadWriteLock readWriteLock(String name, RemoteLockOps read, RemoteLockOps write) {
+        checkOpen();
+        checkName(name);
+        return engine.readWriteLock(Objects.requireNonNull(read, "read"), Objects.requireNonNull(write, "write"),
+                name);
+    }
+
     @Override
     public DistributedSemaphore semaphore(String name) {
         throw unsupported("semaphore");

@@ -7,9 +7,9 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code W} = string {@code owner|token} with PEXPIRE (the write hold); {@code R} = sorted set of read holds,
  * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
  * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
- * again; {@code F} = the fencing counter (never reset, incremented for every read and write hold). Expired read
- * holds and writer intents are removed by whichever script touches the set next; the sets' own PEXPIRE follows
- * their latest score so nothing outlives its members.
+ * again (only writers of a writer-preference lock register one); {@code F} = the fencing counter (never reset,
+ * incremented for every read and write hold). Expired read holds and writer intents are removed by whichever
+ * script touches the set next; the sets' own PEXPIRE follows their latest score so nothing outlives its members.
  */
 final class ReadWriteLockScripts {
 
@@ -53,14 +53,15 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: W, R, WW, F. ARGV: owner, lease millis. Takes a read hold when no writer holds or waits, or at once
-     * when the owner itself holds the write lock (downgrade). Otherwise returns minus the time to the next
-     * re-check: the writer's remaining lease, or the earliest writer intent's expiry.
+     * KEYS: W, R, WW, F. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
+     * reader back; {@code 0}: only a write hold does). Takes a read hold when no writer holds (or, with writer
+     * preference, waits), or at once when the owner itself holds the write lock (downgrade). Otherwise returns minus
+     * the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
      */
     static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
-            + "if mine or (not cur and redis.call('zcard', KEYS[3]) == 0) then "
+            + "if mine or (not cur and (ARGV[3] == '0' or redis.call('zcard', KEYS[3]) == 0)) then "
             + "local token = redis.call('incr', KEYS[4]); "
             + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. token); "
             + "keep(KEYS[2]); "

@@ -76,7 +76,8 @@ import java.util.function.UnaryOperator;
  * <h2>Synchronizers</h2>
  * Also {@link #fairLock} (FIFO across clients by a server-side sequence; the head alone is woken; a crashed waiter
  * leaves the queue within the waiter heartbeat, min({@code watchdogTimeout}, 5 s)), {@link #readWriteLock} (each
- * read hold leased and renewed on its own; waiting writers hold back new readers; write-to-read downgrade),
+ * read hold leased and renewed on its own; waiting writers hold back new readers unless
+ * {@link #readWriteLock(String, boolean) turned off}; write-to-read downgrade),
  * {@link #semaphore}, {@link #permitExpirableSemaphore} (leases expire on the server's clock),
  * {@link #countDownLatch}, and {@link #spinLock} (no pub/sub). Each keeps all its keys in one cluster hash slot
  * ({@code <namespace>{<namespace + name>}:latchkey:<kind>:…}), orders and expires by the server's {@code TIME}
@@ -423,6 +424,68 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         checkOpen();
         checkName(name);
         return synchronizers.spinLock(name, lockOps, time(), spinOpsWrapper);
+    }
+
+    /**
+     * A spin lock ({@link #spinLock(String)}) whose waiter backs off from {@code initialBackoff}, doubling up to
+     * {@code maxBackoff} (each wait drawn from [d/2, d], never past the holder's remaining lease or the caller's
+     * deadline). Short backoffs take a freed lock sooner and cost the server more attempts. Spin locks of one name
+     * exclude each other whatever their backoffs; a client keeps at most 64 distinct backoff pairs.
+     *
+     * @throws NullPointerException if a duration is {@code null}
+     * @throws IllegalArgumentException if the name is invalid, {@code initialBackoff} is not positive,
+     *         {@code maxBackoff} is shorter than {@code initialBackoff} or longer than a day, or this would be the
+     *         client's 65th distinct backoff pair
+     * @throws IllegalStateException if the client is closed
+     */
+    public io.latchkey.DistributedLock spinLock(String name, Duration initialBackoff, Duration maxBackoff) {
+        Objects.requireNonNull(initialBackoff, "initialBackoff");
+        Objects.requireNonNull(maxBackoff, "maxBackoff");
+        if (initialBackoff.isNegative() || initialBackoff.isZero()) {
+            throw new IllegalArgumentException(String.format("initialBackoff must be positive but was %s",
+                    initialBackoff));
+        }
+        if (maxBackoff.compareTo(initialBackoff) < 0) {
+            throw new IllegalArgumentException(String.format(
+                    "maxBackoff must be at least initialBackoff (%s) but was %s", initialBackoff, maxBackoff));
+        }
+        if (maxBackoff.compareTo(MAX_SPIN_BACKOFF) > 0) {
+            throw new IllegalArgumentException(String.format("maxBackoff must be at most %s but was %s",
+                    MAX_SPIN_BACKOFF, maxBackoff));
+        }
+        checkOpen();
+        checkName(name);
+        return synchronizers.spinLock(name, lockOps, time(), spinOpsWrapper, initialBackoff.toNanos(),
+                maxBackoff.toNanos());
+    }
+
+    private static final Duration MAX_SPIN_BACKOFF = Duration.ofDays(1);
+
+    /**
+     * A read-write lock with or without writer preference. {@link #readWriteLock(String)} is
+     * {@code readWriteLock(name, true)}.
+     *
+     * <p>With writer preference a writer that waits registers an intent on the server that holds back new readers
+     * (readers already holding keep their holds), so a steady stream of readers cannot starve writers; the intent
+     * lives one waiter heartbeat unless the waiting writer renews it, and is withdrawn when the writer gives up.
+     * Without it (reader preference) readers enter whenever no writer <em>holds</em> the lock, which maximizes read
+     * concurrency, and a writer waits until no reader holds: under a steady stream of overlapping readers a writer
+     * may wait forever (bound it with {@code tryLock(wait, …)}). Everything else (leases, renewal, reentrancy,
+     * downgrade, refused upgrade, fencing) is the same.
+     *
+     * <p>The preference is a property of the handles, not stored on the server: handles of both kinds on one name
+     * exclude each other as usual, but a reader-preference reader does not look at the intents of writer-preference
+     * writers. Use one preference per name.
+     *
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    public io.latchkey.DistributedReadWriteLock readWriteLock(String name, boolean writerPreference) {
+        if (writerPreference) {
+            return readWriteLock(name);
+        }
+        return readWriteLock(name, synchronizers.readerPreferenceReadOps(),
+                synchronizers.readerPreferenceWriteOps());
     }
 
     @Override

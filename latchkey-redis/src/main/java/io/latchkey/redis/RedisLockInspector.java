@@ -27,6 +27,8 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
  * cursor across the nodes) and the per-key reads are routed by slot, so the listing covers the whole cluster.
+ * The other synchronizers (fair and read-write locks, semaphores, latches) are listed by {@link SyncInspector} with
+ * their {@link LockInfo#kind()}.
  */
 final class RedisLockInspector {
 
@@ -34,6 +36,7 @@ final class RedisLockInspector {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisErrors errors;
     private final Duration timeout;
+    private final SyncInspector synchronizers;
 
     RedisLockInspector(String namespace, RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
                        Duration timeout) {
@@ -41,6 +44,7 @@ final class RedisLockInspector {
         this.commands = commands;
         this.errors = errors;
         this.timeout = timeout;
+        this.synchronizers = new SyncInspector(namespace, commands, this::await);
     }
 
     List<LockInfo> list(String pattern) {
@@ -53,7 +57,9 @@ final class RedisLockInspector {
             inspect(page.getKeys(), pattern, result);
             cursor = page;
         } while (!cursor.isFinished());
-        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
+        result.addAll(synchronizers.list(pattern));
+        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind)
+                .thenComparing(LockInfo::owner));
         return result;
     }
 

@@ -24,6 +24,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * first {@code trySetPermits} wake it; otherwise it checks again when the earliest lease runs out (the script
  * tells it when) or at the bounded re-check, whichever is sooner. An interrupted acquire throws
  * {@link InterruptedException} and holds no permit (one granted in the race is released).
+ *
+ * <p><b>Watchdog permits.</b> {@link #acquire()} and {@link #tryAcquire(Duration)} take a permit with a lease of
+ * {@code watchdogTimeout} that the client's {@link PermitRenewer} extends every {@code watchdogTimeout}/3 until it
+ * is released or given a fixed lease by {@link #updateLease}.
  */
 final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
 
@@ -36,10 +40,11 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
     private final ScheduledExecutorService scheduler;
     private final SyncWaits waits;
     private final long recheckMillis;
+    private final PermitRenewer renewer;
 
     RedisPermitExpirableSemaphore(String namespace, String name, ScriptExecutor executor,
                                   UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler,
-                                  SyncWaits waits, long recheckMillis) {
+                                  SyncWaits waits, long recheckMillis, PermitRenewer renewer) {
         this.name = name;
         String base = SyncKeys.base(namespace, name, "permits");
         this.totalKey = base + ":total";
@@ -50,6 +55,7 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
         this.scheduler = scheduler;
         this.waits = waits;
         this.recheckMillis = recheckMillis;
+        this.renewer = renewer;
     }
 
     @Override
@@ -66,6 +72,30 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
     public Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
         long lease = Arguments.leaseMillis(leaseTime);
         return Optional.ofNullable(take(lease, Arguments.waitDeadline(waitTime)));
+    }
+
+    /** {@inheritDoc} Renewed by {@link PermitRenewer}, with a lease of {@code watchdogTimeout}. */
+    @Override
+    public String acquire() throws InterruptedException {
+        return renewed(take(renewer.leaseMillis(), AcquireRequest.NO_DEADLINE));
+    }
+
+    @Override
+    public Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
+        long deadline = Arguments.waitDeadline(waitTime);
+        return Optional.ofNullable(renewed(take(renewer.leaseMillis(), deadline)));
+    }
+
+    private String renewed(String permitId) {
+        if (permitId != null) {
+            renewer.add(permitId, leasesKey);
+        }
+        return permitId;
+    }
+
+    /** Whether the client's watchdog renews this permit; for tests. */
+    boolean isRenewed(String permitId) {
+        return renewer.isRenewed(permitId);
     }
 
     private String take(long leaseMillis, long deadline) throws InterruptedException {
@@ -85,6 +115,7 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
     public boolean release(String permitId) {
         Objects.requireNonNull(permitId, "permitId");
         waits.checkOpen();
+        renewer.remove(permitId, leasesKey);
         Long r = waits.get(executor.run(PermitSemaphoreScripts.RELEASE, ScriptOutputType.INTEGER,
                 new String[] {leasesKey, channel}, permitId), "release");
         return r == 1L;
@@ -95,6 +126,7 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
         Objects.requireNonNull(permitId, "permitId");
         long lease = Arguments.leaseMillis(leaseTime);
         waits.checkOpen();
+        renewer.remove(permitId, leasesKey); // a fixed lease from now on
         Long r = waits.get(executor.run(PermitSemaphoreScripts.UPDATE_LEASE, ScriptOutputType.INTEGER,
                 new String[] {leasesKey}, permitId, Long.toString(lease)), "updateLease");
         return r == 1L;

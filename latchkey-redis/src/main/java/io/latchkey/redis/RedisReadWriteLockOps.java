@@ -22,7 +22,9 @@ import java.util.concurrent.ScheduledExecutorService;
  *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
  *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
- *   waiting writer asks again well before), which holds back new readers: writers do not starve;</li>
+ *   waiting writer asks again well before), which holds back new readers: writers do not starve. Only with
+ *   writer preference (the default); without it writers register nothing and readers enter while no writer
+ *   holds;</li>
  *   <li>{@code …:rw:fence} — the fencing counter, one per name, for both halves;</li>
  *   <li>channel {@code latchkey_rw__channel:<base>} — a write release, the last read release and a writer's
  *   withdrawal publish on it.</li>
@@ -36,6 +38,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     private static final int RENEW_BATCH = 512;
 
     private final boolean read;
+    private final boolean writerPreference;
     private final String namespace;
     private final ScriptExecutor executor;
     private final UnlockSubscriptions subscriptions;
@@ -44,13 +47,16 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     private final KeyCache<Keys> keyCache;
 
     /**
+     * @param writerPreference whether waiting writers hold back new readers (writers register an intent, readers
+     *        respect it); the two halves of one lock must agree
      * @param heartbeatMillis how long the server remembers a waiting writer that stopped asking; the writer asks
      *        again at least every third of it
      */
-    RedisReadWriteLockOps(boolean read, String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                          ScheduledExecutorService scheduler, long heartbeatMillis,
+    RedisReadWriteLockOps(boolean read, boolean writerPreference, String namespace, ScriptExecutor executor,
+                          UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, long heartbeatMillis,
                           KeyCache<Keys> sharedKeyCache) {
         this.read = read;
+        this.writerPreference = writerPreference;
         this.namespace = namespace;
         this.executor = executor;
         this.subscriptions = subscriptions;
@@ -102,11 +108,11 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         String lease = Long.toString(request.leaseMillis());
         WaitingAcquire.Attempt attempt = read
                 ? willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER,
-                        keys.acquire, request.ownerId(), lease)
+                        keys.acquire, request.ownerId(), lease, writerPreference ? "1" : "0")
                 : willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER,
-                        keys.acquire, request.ownerId(), lease, willWait ? "1" : "0",
+                        keys.acquire, request.ownerId(), lease, willWait && writerPreference ? "1" : "0",
                         Long.toString(heartbeatMillis));
-        Runnable withdraw = read ? null : () -> executor.run(ReadWriteLockScripts.WITHDRAW_WRITER,
+        Runnable withdraw = read || !writerPreference ? null : () -> executor.run(ReadWriteLockScripts.WITHDRAW_WRITER,
                 ScriptOutputType.INTEGER, new String[] {keys.writers, keys.write, keys.channel}, request.ownerId());
         // A writer refreshes its intent well before the server forgets it; readers re-check at the same bound.
         return new WaitingAcquire(subscriptions, scheduler, request, keys.channel, attempt, withdraw,
@@ -180,6 +186,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
 
     @Override
     public String toString() {
-        return "RedisReadWriteLockOps{" + (read ? "read" : "write") + "}";
+        return "RedisReadWriteLockOps{" + (read ? "read" : "write")
+                + (writerPreference ? ", writer preference" : ", reader preference") + "}";
     }
 }

@@ -1,11 +1,16 @@
 package io.latchkey.redis;
 
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedLock;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
-import io.latchkey.DistributedLock;
-import io.latchkey.core.TimeSource;
+import java.util.function.UnaryOperator;
 
 /**
  * The Redis synchronizers beyond the plain lock (read-write lock, fair lock, …), created once per client on the
@@ -26,10 +31,14 @@ final class RedisSynchronizers {
     private final long heartbeatMillis;
     private final RedisReadWriteLockOps readOps;
     private final RedisReadWriteLockOps writeOps;
+    private final RedisReadWriteLockOps readerPreferenceReadOps;
+    private final RedisReadWriteLockOps readerPreferenceWriteOps;
     private final RedisFairLockOps fairOps;
     private final SyncWaits waits;
+    private final PermitRenewer permitRenewer;
     private final ReentrantLock spinLock = new ReentrantLock();
     private SpinLockClient spinClient; // guarded by spinLock
+    private final Map<List<Long>, RemoteLockOps> spinOps = new HashMap<>(); // guarded by spinLock
     private boolean closed; // guarded by spinLock
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
@@ -44,10 +53,16 @@ final class RedisSynchronizers {
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name));
-        this.readOps = new RedisReadWriteLockOps(true, options.namespace(), executor, subscriptions, scheduler,
-                heartbeatMillis, rwKeys);
-        this.writeOps = new RedisReadWriteLockOps(false, options.namespace(), executor, subscriptions, scheduler,
-                heartbeatMillis, rwKeys);
+        this.readOps = new RedisReadWriteLockOps(true, true, options.namespace(), executor, subscriptions,
+                scheduler, heartbeatMillis, rwKeys);
+        this.writeOps = new RedisReadWriteLockOps(false, true, options.namespace(), executor, subscriptions,
+                scheduler, heartbeatMillis, rwKeys);
+        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, options.namespace(), executor,
+                subscriptions, scheduler, heartbeatMillis, rwKeys);
+        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, options.namespace(), executor,
+                subscriptions, scheduler, heartbeatMillis, rwKeys);
+        this.permitRenewer = new PermitRenewer(executor, scheduler, watchdog.toMillis(),
+                options.renewalInterval().toMillis());
         this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
     }
 
@@ -63,6 +78,16 @@ final class RedisSynchronizers {
         return writeOps;
     }
 
+    /** The read half of the reader-preference read-write lock (waiting writers do not hold readers back). */
+    RedisReadWriteLockOps readerPreferenceReadOps() {
+        return readerPreferenceReadOps;
+    }
+
+    /** The write half of the reader-preference read-write lock (registers no intent while waiting). */
+    RedisReadWriteLockOps readerPreferenceWriteOps() {
+        return readerPreferenceWriteOps;
+    }
+
     RedisSemaphore semaphore(String name) {
         return new RedisSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
                 Math.max(1, heartbeatMillis / 3));
@@ -75,7 +100,7 @@ final class RedisSynchronizers {
 
     RedisPermitExpirableSemaphore permitExpirableSemaphore(String name) {
         return new RedisPermitExpirableSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3));
+                Math.max(1, heartbeatMillis / 3), permitRenewer);
     }
 
     /** Default first backoff of a spin lock's waiter. */
@@ -84,12 +109,48 @@ final class RedisSynchronizers {
     static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
 
     /**
-     * A spin lock; the spin engine is created on first use, on the spin ops as {@code wrap} decorates them (replica
-     * acknowledgement).
+     * The most distinct backoff pairs one client keeps spin ops for: each pair is one ops instance for the client's
+     * lifetime (the engine keys its waiters by it), so a pair computed per call must not grow without bound.
      */
-    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time,
-                             java.util.function.UnaryOperator<io.latchkey.core.RemoteLockOps> wrap) {
-        SpinLockClient c;
+    static final int MAX_SPIN_BACKOFFS = 64;
+
+    /**
+     * A spin lock with the default backoff; the spin engine is created on first use, on the spin ops as
+     * {@code wrap} decorates them (replica acknowledgement).
+     */
+    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
+        return spinClient(lockOps, time, wrap).lock(name);
+    }
+
+    /**
+     * A spin lock with its own backoff, on the same spin engine as the default ones (one ops instance per distinct
+     * backoff pair).
+     */
+    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap,
+                             long initialBackoffNanos, long maxBackoffNanos) {
+        SpinLockClient c = spinClient(lockOps, time, wrap);
+        List<Long> key = List.of(initialBackoffNanos, maxBackoffNanos);
+        RemoteLockOps ops;
+        spinLock.lock();
+        try {
+            ops = spinOps.get(key);
+            if (ops == null) {
+                if (spinOps.size() >= MAX_SPIN_BACKOFFS) {
+                    throw new IllegalArgumentException(String.format(
+                            "a client keeps at most %d distinct spin lock backoffs but was asked for another "
+                                    + "(%d ns..%d ns); reuse a few configurations", MAX_SPIN_BACKOFFS,
+                            initialBackoffNanos, maxBackoffNanos));
+                }
+                ops = wrap.apply(new RedisSpinLockOps(lockOps, scheduler, initialBackoffNanos, maxBackoffNanos));
+                spinOps.put(key, ops);
+            }
+        } finally {
+            spinLock.unlock();
+        }
+        return c.withBackoff(name, ops);
+    }
+
+    private SpinLockClient spinClient(RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
         spinLock.lock();
         try {
             if (closed) {
@@ -99,11 +160,10 @@ final class RedisSynchronizers {
                 spinClient = new SpinLockClient(options, time, wrap.apply(new RedisSpinLockOps(lockOps, scheduler,
                         SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos())));
             }
-            c = spinClient;
+            return spinClient;
         } finally {
             spinLock.unlock();
         }
-        return c.lock(name);
     }
 
     /**
@@ -123,6 +183,10 @@ final class RedisSynchronizers {
         if (c != null) {
             c.close();
         }
+    }
+
+    PermitRenewer permitRenewer() {
+        return permitRenewer;
     }
 
     long heartbeatMillis() {

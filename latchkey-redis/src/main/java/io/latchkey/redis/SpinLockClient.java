@@ -26,6 +26,11 @@ final class SpinLockClient extends AbstractLockClient {
         return ops;
     }
 
+    /** A spin lock on other backoff ops (one instance per backoff pair, kept by the caller). */
+    io.latchkey.DistributedLock withBackoff(String name, RemoteLockOps backoffOps) {
+        return lock(name, backoffOps);
+    }
+
     @Override
     public Set<Capability> capabilities() {
         return Set.of(Capability.LOCK);

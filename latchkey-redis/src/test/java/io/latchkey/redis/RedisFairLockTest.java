@@ -30,9 +30,14 @@ class RedisFairLockTest {
 
     @BeforeEach
     void connect() {
-        holder = RedisLockClient.connect(redis.uri(), fastOptions());
-        a = RedisLockClient.connect(redis.uri(), fastOptions());
-        b = RedisLockClient.connect(redis.uri(), fastOptions());
+        // Holds must outlast the test's waits even when a loaded machine stalls renewals for a while; this class
+        // tests order and wake-ups, not leases.
+        holder = RedisLockClient.connect(redis.uri(), fastOptions().toBuilder()
+                .watchdogTimeout(java.time.Duration.ofSeconds(10)).build());
+        io.latchkey.ClientOptions waiters = fastOptions().toBuilder()
+                .watchdogTimeout(java.time.Duration.ofSeconds(3)).build();
+        a = RedisLockClient.connect(redis.uri(), waiters);
+        b = RedisLockClient.connect(redis.uri(), waiters);
     }
 
     @AfterEach
@@ -132,6 +137,46 @@ class RedisFairLockTest {
                     || ch.startsWith(keys.channelPrefix + b.clientId()));
         } finally {
             raw.shutdown();
+        }
+    }
+
+    @Test
+    void aKilledWaiterProcessDelaysTheQueueAtMostByItsHeartbeat() throws Exception {
+        String name = uniqueName("fair-killed");
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        DistributedLock held = holder.fairLock(name);
+        held.lock();
+        long heartbeat = 2_000; // the child's watchdog timeout (under the 5 s cap)
+        try (io.latchkey.tck.ChildJvm child = io.latchkey.tck.ChildJvm.start("fair-waiter", FairWaiterMain.class,
+                redis.uri(), name, Long.toString(heartbeat))) {
+            String childId = child.awaitLine("WAITING ", java.time.Duration.ofSeconds(30)).substring(8);
+            Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() ->
+                    ((Number) redis.execute("ZCARD", keys.queue)).longValue() == 1);
+            CompletableFuture<Long> waited = CompletableFuture.supplyAsync(() -> {
+                DistributedLock lock = b.fairLock(name);
+                try {
+                    if (!lock.tryLock(20, TimeUnit.SECONDS)) {
+                        return -1L;
+                    }
+                } catch (InterruptedException e) {
+                    return -2L;
+                }
+                lock.unlock();
+                return System.nanoTime();
+            });
+            Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
+                    ((Number) redis.execute("ZCARD", keys.queue)).longValue() == 2);
+            List<?> queue = (List<?>) redis.execute("ZRANGE", keys.queue, "0", "-1");
+            assertThat(String.valueOf(queue.get(0))).as("the child queued first").startsWith(childId);
+            child.kill(); // SIGKILL: no withdrawal, no more heartbeats
+            long released = System.nanoTime();
+            held.unlock();
+            long gotAt = waited.get(20, TimeUnit.SECONDS);
+            assertThat(gotAt).as("the live waiter got the lock behind a killed one").isPositive();
+            long delayMs = TimeUnit.NANOSECONDS.toMillis(gotAt - released);
+            assertThat(delayMs).as("ms behind a killed waiter (heartbeat %d ms)", heartbeat)
+                    .isLessThan(heartbeat + 5_000);
+            assertThat(child.printed("LOCKED")).isFalse();
         }
     }
 

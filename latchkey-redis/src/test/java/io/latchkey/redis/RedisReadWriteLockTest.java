@@ -67,6 +67,55 @@ class RedisReadWriteLockTest {
     }
 
     @Test
+    void withoutWriterPreferenceNewReadersEnterWhileAWriterWaits() throws Exception {
+        // Read holds that outlast a loaded machine's stalls: the writer must still be waiting when checked.
+        io.latchkey.ClientOptions roomy = fastOptions().toBuilder().watchdogTimeout(java.time.Duration.ofSeconds(10))
+                .build();
+        try (RedisLockClient readers = RedisLockClient.connect(redis.uri(), roomy);
+             RedisLockClient otherReaders = RedisLockClient.connect(redis.uri(), roomy)) {
+            String name = uniqueName("rw-readers");
+            DistributedLock readA = readers.readWriteLock(name, false).readLock();
+            readA.lock();
+            DistributedLock write = b.readWriteLock(name, false).writeLock();
+            CompletableFuture<Boolean> writer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    if (!write.tryLock(30, TimeUnit.SECONDS)) {
+                        return false;
+                    }
+                    write.unlock();
+                    return true;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+            Thread.sleep(300); // the writer is waiting (and, without preference, registered no intent)
+            assertThat(writer).isNotDone();
+            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("", name);
+            assertThat(((Number) redis.execute("EXISTS", keys.writers)).longValue()).as("writer intents").isZero();
+            DistributedLock readC = otherReaders.readWriteLock(name, false).readLock();
+            assertThat(readC.tryLock(10, TimeUnit.SECONDS)).as("a new reader while a writer waits").isTrue();
+            assertThat(writer).as("the writer while two readers hold").isNotDone();
+            readA.unlock();
+            readC.unlock();
+            assertThat(writer.get(20, TimeUnit.SECONDS)).as("the writer once the readers left").isTrue();
+        }
+    }
+
+    @Test
+    void preferenceIsOnByDefaultAndNamedInTheOps() {
+        assertThat(a.synchronizers().readOps().toString()).contains("writer preference");
+        assertThat(a.synchronizers().readerPreferenceReadOps().toString()).contains("reader preference");
+        DistributedReadWriteLock rw = a.readWriteLock(uniqueName("rw-ref"), false);
+        rw.writeLock().lock();
+        rw.readLock().lock(); // downgrade works without preference too
+        rw.writeLock().unlock();
+        rw.readLock().unlock();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.readWriteLock("", false))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aWriterThatGivesUpLetsReadersIn() throws Exception {
         // A 5 s waiter heartbeat: without the withdrawal, the intent would hold readers back for seconds.
         io.latchkey.ClientOptions slow = fastOptions().toBuilder().watchdogTimeout(java.time.Duration.ofSeconds(30))
@@ -91,16 +140,20 @@ class RedisReadWriteLockTest {
     @Test
     void aCrashedReadersHoldExpiresWhileTheOthersAreRenewed() throws Exception {
         String name = uniqueName("rw-crash");
-        DistributedLock readA = a.readWriteLock(name).readLock();
+        // a's 2 s lease rides out a loaded machine's renewal stalls; b's (600 ms) is meant to run out
+        RedisLockClient renewed = RedisLockClient.connect(redis.uri(), fastOptions().toBuilder()
+                .watchdogTimeout(java.time.Duration.ofSeconds(2)).build());
+        DistributedLock readA = renewed.readWriteLock(name).readLock();
         readA.lock();
         b.readWriteLock(name).readLock().lock();
         b.close(); // stops renewing without releasing: the hold ends with its 600 ms lease
         DistributedLock write = c.readWriteLock(name).writeLock();
-        Thread.sleep(1500); // a's hold is renewed past its lease
+        Thread.sleep(3000); // a's hold is renewed past its lease, b's has run out
         assertThat(write.tryLock()).as("write while a's read is renewed").isFalse();
         readA.unlock();
-        assertThat(write.tryLock(2, TimeUnit.SECONDS)).as("write after a's release").isTrue();
+        assertThat(write.tryLock(5, TimeUnit.SECONDS)).as("write after a's release").isTrue();
         write.unlock();
+        renewed.close();
     }
 
     @Test

@@ -103,6 +103,15 @@ class MemSynchronizersTest {
     }
 
     @Test
+    void watchdogPermitsAreNotOfferedHere() {
+        PermitExpirableSemaphore pa = a.permitExpirableSemaphore("watchdog");
+        assertThatThrownBy(pa::acquire).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("does not renew permits by a watchdog");
+        assertThatThrownBy(() -> pa.tryAcquire(Duration.ofSeconds(1)))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
     void latchOpensAtZero() throws Exception {
         DistributedCountDownLatch la = a.countDownLatch("latch");
         DistributedCountDownLatch lb = b.countDownLatch("latch");
