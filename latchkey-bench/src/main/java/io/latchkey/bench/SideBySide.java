@@ -191,7 +191,7 @@ public final class SideBySide {
     }
 
     static String key(Contender contender, Scenario scenario) {
-        return contender.name() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
+        return contender.name() + "|" + scenario.primitive() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
     }
 
     /** One measured run and what the server executed during it. */
