@@ -14,7 +14,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link #addPermits} sets it; no TTL, as permits are not owned), changed only by scripts that check and change it
  * in one step.
  *
- * <p><b>Waiting.</b> A waiter subscribes to {@code latchkey_semaphore__channel:<base>} and attempts again when
+ * <p><b>Waiting.</b> The threads of one client waiting on one name queue locally ({@link SemaphoreWaiters}): only
+ * the first waits at the server, and a release with local waiters hands its permits to them without a round trip
+ * (at most {@link SemaphoreWaiters#MAX_LOCAL_HAND_OFFS} times in a row, then a release goes to the server so that
+ * other clients' waiters get their turn). The waiter at the server subscribes to {@code latchkey_semaphore__channel:<base>} and attempts again when
  * permits are added or released anywhere, and at a bounded re-check (a third of the waiter heartbeat) in case a
  * message was lost; it never polls in between. Waiters are not queued at the server: when permits come back,
  * whichever waiter's attempt arrives first and fits takes them (like a non-fair
@@ -38,9 +41,11 @@ final class RedisSemaphore implements DistributedSemaphore {
     private final java.util.concurrent.ScheduledExecutorService scheduler;
     private final SyncWaits waits;
     private final long recheckMillis;
+    private final SemaphoreWaiters localWaiters;
 
     RedisSemaphore(String namespace, String name, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                   java.util.concurrent.ScheduledExecutorService scheduler, SyncWaits waits, long recheckMillis) {
+                   java.util.concurrent.ScheduledExecutorService scheduler, SyncWaits waits, long recheckMillis,
+                   SemaphoreWaiters localWaiters) {
         this.name = name;
         String base = SyncKeys.base(namespace, name, "semaphore");
         this.permitsKey = base + ":permits";
@@ -51,6 +56,7 @@ final class RedisSemaphore implements DistributedSemaphore {
         this.scheduler = scheduler;
         this.waits = waits;
         this.recheckMillis = recheckMillis;
+        this.localWaiters = localWaiters;
     }
 
     @Override
@@ -95,6 +101,14 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private boolean take(int permits, long deadline) throws InterruptedException {
+        waits.checkOpen();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return localWaiters.take(permits, deadline, this::takeAtServer, this::release);
+    }
+
+    private boolean takeAtServer(int permits, long deadline) throws InterruptedException {
         return waits.await(name, deadline, request -> start(permits, request),
                 // on the thread that answered (maybe Lettuce's): no blocking there
                 won -> executor.run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel,
@@ -119,7 +133,11 @@ final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public void release(int permits) {
         Arguments.positive("permits", permits);
-        add(permits, "release");
+        waits.checkOpen();
+        int rest = localWaiters.handOff(permits);
+        if (rest > 0) {
+            add(rest, "release");
+        }
     }
 
     @Override
