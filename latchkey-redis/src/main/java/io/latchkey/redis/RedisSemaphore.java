@@ -179,6 +179,11 @@ final class RedisSemaphore implements DistributedSemaphore {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
     }
 
+    /** This client's queue of threads waiting on this name (shared by every instance of the name). */
+    SemaphoreWaiters localWaiters() {
+        return localWaiters;
+    }
+
     @Override
     public String toString() {
         return "DistributedSemaphore{name='" + name + "', backend=redis}";
