@@ -109,10 +109,34 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private boolean takeAtServer(int permits, long deadline) throws InterruptedException {
+        // One plain attempt first: most acquires find their permits, and then the waiting machinery (request,
+        // subscription bookkeeping, timer) is not worth building. A refusal starts it, and it attempts again at once.
+        if (attemptOnce(permits)) {
+            return true;
+        }
+        if (deadline != AcquireRequest.NO_DEADLINE && System.nanoTime() - deadline >= 0) {
+            return false;
+        }
         return waits.await(name, deadline, request -> start(permits, request),
                 // on the thread that answered (maybe Lettuce's): no blocking there
                 won -> executor.run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel,
                         Integer.toString(permits))) != null;
+    }
+
+    private boolean attemptOnce(int permits) throws InterruptedException {
+        CompletableFuture<Long> reply = attempt(permits);
+        try {
+            return waits.getInterruptibly(reply, "acquire") > 0;
+        } catch (InterruptedException e) {
+            // The attempt may still win: then the permits go straight back, so an interrupted caller holds nothing.
+            reply.thenAccept(r -> {
+                if (r > 0) {
+                    executor.run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel,
+                            Integer.toString(permits));
+                }
+            });
+            throw e;
+        }
     }
 
     private CompletableFuture<Grant> start(int permits, AcquireRequest request) {

@@ -140,6 +140,21 @@ class RedisSemaphoreLocalWaitersTest {
         assertThat(behind.get(20, TimeUnit.SECONDS)).isTrue();
     }
 
+    @Test
+    void anUncontendedAcquireAndReleaseAreOneEvalshaEach() throws Exception {
+        RedisSemaphore semaphore = (RedisSemaphore) a.semaphore(uniqueName("sem-rt"));
+        assertThat(semaphore.trySetPermits(1)).isTrue();
+        semaphore.acquire(); // loads the scripts, so that the counts below do not include the NOSCRIPT fallback
+        semaphore.release();
+
+        long before = commandCalls("evalsha");
+        semaphore.acquire();
+        assertThat(commandCalls("evalsha") - before).as("acquire").isEqualTo(1);
+        semaphore.release();
+        assertThat(commandCalls("evalsha") - before).as("acquire + release").isEqualTo(2);
+        assertThat(semaphore.localWaiters().queued()).isZero();
+    }
+
     private interface Body {
         void run() throws Exception;
     }
@@ -159,7 +174,11 @@ class RedisSemaphoreLocalWaitersTest {
     }
 
     private static long publishes() {
-        Matcher m = Pattern.compile("cmdstat_publish:calls=(\\d+)")
+        return commandCalls("publish");
+    }
+
+    private static long commandCalls(String command) {
+        Matcher m = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)")
                 .matcher((String) redis.execute("INFO", "commandstats"));
         return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
