@@ -4,6 +4,9 @@
 #
 #   ./bench.sh                      full run (about 5 minutes: 3 s warm-up + 5 s measure, 3 repeats per row and side)
 #   ./bench.sh --quick              smoke run (about 20 s)
+#   ./bench.sh --suites redis-sync --warmup 1 --measure 2 --repeats 2
+#                                   read/write/fair lock, semaphores, latch vs Redisson (about 3 minutes)
+#   ./bench.sh --suites redis-sync --rows semaphore   only the rows whose label contains "semaphore"
 #   ./bench.sh --redis redis://host:6379 --measure 10 --out bench.md
 #   ./bench.sh --help               every flag
 set -euo pipefail

@@ -20,7 +20,8 @@ public final class BenchOptions {
             "  --repeats N          runs per row and side, interleaved; the median is reported (default 3)",
             "  --threads N          the multi-threaded rows' thread count (default 16)",
             "  --lease SECONDS      lease of the fixed-lease rows (default 10)",
-            "  --suites LIST        comma-separated: redis, zookeeper, jdbc, or all that are present (default redis)",
+            "  --suites LIST        comma-separated: redis, redis-sync, zookeeper, jdbc, or all that are present (default redis)",
+            "  --rows TEXT[,TEXT]   only the rows whose label contains one of these, e.g. 'semaphore,fair lock'",
             "  --no-trace           skip the short MONITOR pass that counts round trips per cycle",
             "  --out FILE           also write the Markdown report to FILE",
             "  --quick              smoke test: 0.3 s warm-up, 1 s measure, 1 repeat",
@@ -33,6 +34,7 @@ public final class BenchOptions {
     private int threads = 16;
     private Duration lease = Duration.ofSeconds(10);
     private List<String> suites = List.of("redis");
+    private List<String> rows = List.of();
     private String out;
     private boolean help;
     private boolean trace = true;
@@ -52,15 +54,8 @@ public final class BenchOptions {
                 case "--repeats" -> o.repeats = positiveInt(value(args, ++i, flag), flag);
                 case "--threads" -> o.threads = positiveInt(value(args, ++i, flag), flag);
                 case "--out" -> o.out = value(args, ++i, flag);
-                case "--suites" -> {
-                    List<String> list = new ArrayList<>();
-                    for (String s : value(args, ++i, flag).split(",")) {
-                        if (!s.isBlank()) {
-                            list.add(s.trim().toLowerCase(Locale.ROOT));
-                        }
-                    }
-                    o.suites = List.copyOf(list);
-                }
+                case "--suites" -> o.suites = list(value(args, ++i, flag), flag);
+                case "--rows" -> o.rows = list(value(args, ++i, flag), flag);
                 default -> throw new IllegalArgumentException(
                         String.format("unknown flag '%s'%n%s", flag, USAGE));
             }
@@ -125,6 +120,17 @@ public final class BenchOptions {
         return suites;
     }
 
+    /** Lower-case label fragments; a row runs when its label contains one of them. Empty: every row. */
+    public List<String> rows() {
+        return rows;
+    }
+
+    /** Whether {@code --rows} selects the row labelled {@code label}. */
+    public boolean selects(String label) {
+        String l = label.toLowerCase(Locale.ROOT);
+        return rows.isEmpty() || rows.stream().anyMatch(l::contains);
+    }
+
     public String out() {
         return out;
     }
@@ -140,8 +146,9 @@ public final class BenchOptions {
 
     public String describe() {
         return String.format("warm-up %s s, measure %s s, %d repeat%s per row and side (median reported), "
-                        + "multi-thread rows at %d threads, fixed lease %s s",
-                seconds(warmup), seconds(measure), repeats, repeats == 1 ? "" : "s", threads, seconds(lease));
+                        + "multi-thread rows at %d threads, fixed lease %s s%s",
+                seconds(warmup), seconds(measure), repeats, repeats == 1 ? "" : "s", threads, seconds(lease),
+                rows.isEmpty() ? "" : ", only rows matching " + String.join(" or ", rows));
     }
 
     private static String seconds(Duration d) {
@@ -153,6 +160,19 @@ public final class BenchOptions {
             throw new IllegalArgumentException(String.format("flag %s needs a value%n%s", flag, USAGE));
         }
         return args[i];
+    }
+
+    private static List<String> list(String text, String flag) {
+        List<String> list = new ArrayList<>();
+        for (String s : text.split(",")) {
+            if (!s.isBlank()) {
+                list.add(s.trim().toLowerCase(Locale.ROOT));
+            }
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException(String.format("%s needs at least one name but was '%s'", flag, text));
+        }
+        return List.copyOf(list);
     }
 
     private static Duration seconds(String text, String flag, boolean zeroAllowed) {

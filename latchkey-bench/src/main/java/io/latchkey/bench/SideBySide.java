@@ -65,7 +65,11 @@ public final class SideBySide {
         this.targets = Objects.requireNonNull(targets, "targets");
     }
 
-    public Report run(List<Scenario> scenarios) throws InterruptedException {
+    public Report run(List<Scenario> all) throws InterruptedException {
+        List<Scenario> scenarios = all.stream().filter(s -> options.selects(s.label())).toList();
+        if (scenarios.isEmpty()) {
+            return new Report("(no row matches --rows " + String.join(",", options.rows()) + ")\n", true, false);
+        }
         Set<Integer> limitThreads = new LinkedHashSet<>();
         if (limit != null) {
             scenarios.stream().filter(s -> !s.contended()).forEach(s -> limitThreads.add(s.threads()));
@@ -191,7 +195,7 @@ public final class SideBySide {
     }
 
     static String key(Contender contender, Scenario scenario) {
-        return contender.name() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
+        return contender.name() + "|" + scenario.primitive() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
     }
 
     /** One measured run and what the server executed during it. */

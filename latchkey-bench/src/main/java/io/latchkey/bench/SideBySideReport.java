@@ -116,7 +116,7 @@ final class SideBySideReport {
             md.append(" |\n");
         }
         md.append('\n');
-        md.append("Where the time goes, per lock+unlock cycle: **round trips** = commands the client sent "
+        md.append("Where the time goes, per cycle: **round trips** = commands the client sent "
                 + "(`MONITOR`, in a separate 1 s pass so that the measured runs are not slowed); **client CPU** = "
                 + "CPU time of the whole benchmark JVM (callers, I/O threads, timers, GC) and **allocated** = bytes "
                 + "allocated by all its threads, **thread switches** = voluntary context switches of all its threads "

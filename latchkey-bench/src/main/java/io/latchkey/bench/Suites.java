@@ -17,6 +17,7 @@ final class Suites {
     /** Conventional class names, tried in this order (the Redis suite first). */
     static final List<String> CONVENTIONAL = List.of(
             "io.latchkey.bench.redis.RedisComparison",
+            "io.latchkey.bench.redis.RedisSyncComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperSideBySide",
             "io.latchkey.bench.jdbc.JdbcComparison",

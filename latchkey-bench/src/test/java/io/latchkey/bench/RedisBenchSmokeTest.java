@@ -33,4 +33,26 @@ class RedisBenchSmokeTest {
         assertThat(md).containsPattern("\\| 1 thread, distinct names, watchdog \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+× \\|");
         assertThat(md).contains("**Latchkey** (", "**Redisson** (");
     }
+
+    @Test
+    void everyRowOfTheSynchronizerComparisonCompletesAndIsTabulated() throws Exception {
+        BenchOptions options = BenchOptions.parse("--redis", redis.uri(), "--warmup", "0.1", "--measure", "0.3",
+                "--repeats", "1", "--suites", "redis-sync");
+
+        SideBySide.Report report = BenchMain.run(options);
+
+        String md = report.markdown();
+        assertThat(report.failed()).as(md).isFalse();
+        assertThat(md)
+                .contains("### Redis synchronizers: Latchkey vs Redisson")
+                .contains("| read lock: 16 threads, distinct names, watchdog |",
+                        "| read lock: 16 threads, one name (shared), watchdog |",
+                        "| write lock: 16 threads, one name (contended), watchdog |",
+                        "| fair lock: 16 threads, one name (contended), watchdog |",
+                        "| semaphore: 16 threads, distinct names |", "| semaphore: 16 threads, one name (contended) |",
+                        "| permit-expirable semaphore: 16 threads, distinct names, fixed lease |",
+                        "| count-down latch: 16 threads, distinct names |")
+                .doesNotContain("failed");
+        assertThat(md).containsPattern("\\| fair lock: 16 threads, one name \\(contended\\), watchdog \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+× \\|");
+    }
 }

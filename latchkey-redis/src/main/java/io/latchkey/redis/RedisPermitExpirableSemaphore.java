@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -99,9 +100,34 @@ final class RedisPermitExpirableSemaphore implements PermitExpirableSemaphore {
     }
 
     private String take(long leaseMillis, long deadline) throws InterruptedException {
+        waits.checkOpen();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
         String id = UUID.randomUUID().toString().replace("-", "");
         String lease = Long.toString(leaseMillis);
         String[] keys = {totalKey, leasesKey};
+        // One plain attempt first: most acquires find a permit, and then the waiting machinery is not worth
+        // building. A refusal starts it, and it attempts again at once.
+        CompletableFuture<Long> first = executor.run(PermitSemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER, keys,
+                id, lease, Long.toString(recheckMillis));
+        try {
+            if (waits.getInterruptibly(first, "acquire") > 0) {
+                return id;
+            }
+        } catch (InterruptedException e) {
+            // The attempt may still win: then the permit goes straight back, so an interrupted caller holds nothing.
+            first.thenAccept(r -> {
+                if (r > 0) {
+                    executor.run(PermitSemaphoreScripts.RELEASE, ScriptOutputType.INTEGER,
+                            new String[] {leasesKey, channel}, id);
+                }
+            });
+            throw e;
+        }
+        if (deadline != AcquireRequest.NO_DEADLINE && System.nanoTime() - deadline >= 0) {
+            return null;
+        }
         return waits.await(name, deadline, request -> new WaitingAcquire(subscriptions, scheduler, request, channel,
                 willWait -> executor.run(PermitSemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER, keys, id, lease,
                         Long.toString(recheckMillis)),

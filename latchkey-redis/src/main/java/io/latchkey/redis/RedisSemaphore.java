@@ -14,7 +14,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link #addPermits} sets it; no TTL, as permits are not owned), changed only by scripts that check and change it
  * in one step.
  *
- * <p><b>Waiting.</b> A waiter subscribes to {@code latchkey_semaphore__channel:<base>} and attempts again when
+ * <p><b>Waiting.</b> The threads of one client waiting on one name queue locally ({@link SemaphoreWaiters}): only
+ * the first waits at the server, and a release with local waiters hands its permits to them without a round trip
+ * (at most {@link SemaphoreWaiters#MAX_LOCAL_HAND_OFFS} times in a row, then a release goes to the server so that
+ * other clients' waiters get their turn). The waiter at the server subscribes to {@code latchkey_semaphore__channel:<base>} and attempts again when
  * permits are added or released anywhere, and at a bounded re-check (a third of the waiter heartbeat) in case a
  * message was lost; it never polls in between. Waiters are not queued at the server: when permits come back,
  * whichever waiter's attempt arrives first and fits takes them (like a non-fair
@@ -38,9 +41,11 @@ final class RedisSemaphore implements DistributedSemaphore {
     private final java.util.concurrent.ScheduledExecutorService scheduler;
     private final SyncWaits waits;
     private final long recheckMillis;
+    private final SemaphoreWaiters localWaiters;
 
     RedisSemaphore(String namespace, String name, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                   java.util.concurrent.ScheduledExecutorService scheduler, SyncWaits waits, long recheckMillis) {
+                   java.util.concurrent.ScheduledExecutorService scheduler, SyncWaits waits, long recheckMillis,
+                   SemaphoreWaiters localWaiters) {
         this.name = name;
         String base = SyncKeys.base(namespace, name, "semaphore");
         this.permitsKey = base + ":permits";
@@ -51,6 +56,7 @@ final class RedisSemaphore implements DistributedSemaphore {
         this.scheduler = scheduler;
         this.waits = waits;
         this.recheckMillis = recheckMillis;
+        this.localWaiters = localWaiters;
     }
 
     @Override
@@ -95,10 +101,42 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private boolean take(int permits, long deadline) throws InterruptedException {
+        waits.checkOpen();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return localWaiters.take(permits, deadline, this::takeAtServer, this::release);
+    }
+
+    private boolean takeAtServer(int permits, long deadline) throws InterruptedException {
+        // One plain attempt first: most acquires find their permits, and then the waiting machinery (request,
+        // subscription bookkeeping, timer) is not worth building. A refusal starts it, and it attempts again at once.
+        if (attemptOnce(permits)) {
+            return true;
+        }
+        if (deadline != AcquireRequest.NO_DEADLINE && System.nanoTime() - deadline >= 0) {
+            return false;
+        }
         return waits.await(name, deadline, request -> start(permits, request),
                 // on the thread that answered (maybe Lettuce's): no blocking there
                 won -> executor.run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel,
                         Integer.toString(permits))) != null;
+    }
+
+    private boolean attemptOnce(int permits) throws InterruptedException {
+        CompletableFuture<Long> reply = attempt(permits);
+        try {
+            return waits.getInterruptibly(reply, "acquire") > 0;
+        } catch (InterruptedException e) {
+            // The attempt may still win: then the permits go straight back, so an interrupted caller holds nothing.
+            reply.thenAccept(r -> {
+                if (r > 0) {
+                    executor.run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel,
+                            Integer.toString(permits));
+                }
+            });
+            throw e;
+        }
     }
 
     private CompletableFuture<Grant> start(int permits, AcquireRequest request) {
@@ -119,7 +157,11 @@ final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public void release(int permits) {
         Arguments.positive("permits", permits);
-        add(permits, "release");
+        waits.checkOpen();
+        int rest = localWaiters.handOff(permits);
+        if (rest > 0) {
+            add(rest, "release");
+        }
     }
 
     @Override
@@ -159,6 +201,11 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     private static int saturate(long v) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    }
+
+    /** This client's queue of threads waiting on this name (shared by every instance of the name). */
+    SemaphoreWaiters localWaiters() {
+        return localWaiters;
     }
 
     @Override

@@ -36,6 +36,9 @@ final class RedisSynchronizers {
     private final RedisFairLockOps fairOps;
     private final SyncWaits waits;
     private final PermitRenewer permitRenewer;
+    // Shared by every RedisSemaphore of a name; an entry dropped by the cache's clearing only costs a second
+    // remote waiter for that name, never a lost wake-up (each queue's head waits at the server).
+    private final KeyCache<SemaphoreWaiters> semaphoreWaiters = new KeyCache<>(name -> new SemaphoreWaiters());
     private final ReentrantLock spinLock = new ReentrantLock();
     private SpinLockClient spinClient; // guarded by spinLock
     private final Map<List<Long>, RemoteLockOps> spinOps = new HashMap<>(); // guarded by spinLock
@@ -90,7 +93,7 @@ final class RedisSynchronizers {
 
     RedisSemaphore semaphore(String name) {
         return new RedisSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3));
+                Math.max(1, heartbeatMillis / 3), semaphoreWaiters.get(name));
     }
 
     RedisCountDownLatch countDownLatch(String name) {

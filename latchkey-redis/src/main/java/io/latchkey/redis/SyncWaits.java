@@ -47,14 +47,21 @@ final class SyncWaits {
 
     /** Waits for one command's answer, at most the operation timeout plus a margin. */
     <T> T get(CompletableFuture<T> f, String operation) {
-        long bound = operationTimeout.toNanos() + Math.max(operationTimeout.toNanos() / 10,
-                TimeUnit.MILLISECONDS.toNanos(50));
         try {
-            return f.get(bound, TimeUnit.NANOSECONDS);
+            return getInterruptibly(f, operation);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(String.format("interrupted while waiting for %s on redis at %s",
                     operation, address), e);
+        }
+    }
+
+    /** {@link #get}, but an interrupt ends the wait with {@link InterruptedException} (the command still runs). */
+    <T> T getInterruptibly(CompletableFuture<T> f, String operation) throws InterruptedException {
+        long bound = operationTimeout.toNanos() + Math.max(operationTimeout.toNanos() / 10,
+                TimeUnit.MILLISECONDS.toNanos(50));
+        try {
+            return f.get(bound, TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw rethrow(e.getCause());
         } catch (TimeoutException e) {

@@ -36,6 +36,24 @@ public final class RedisComparison implements ComparisonSuite {
 
     @Override
     public SideBySide.Report run(BenchOptions options) throws Exception {
+        return run(options, new Rows("Redis: Latchkey vs Redisson", "lock+unlock cycles", scenarios(options.threads()),
+                TARGETS, true, ""));
+    }
+
+    /**
+     * One table of rows for both sides, against one server.
+     *
+     * @param heading the section heading
+     * @param unit what one cycle is, for the sentence under the heading
+     * @param withLimit whether to run the raw-Lettuce limit next to the uncontended rows
+     * @param notes Markdown appended after the connection notes (what a row means), or empty
+     */
+    record Rows(String heading, String unit, List<Scenario> scenarios, SideBySide.Targets targets, boolean withLimit,
+            String notes) {
+    }
+
+    /** Starts a redis-server unless {@code --redis} names one, and compares both sides on {@code rows}. */
+    static SideBySide.Report run(BenchOptions options, Rows rows) throws Exception {
         RedisServer server = null;
         String uri = options.redisUri();
         if (uri == null) {
@@ -43,7 +61,7 @@ public final class RedisComparison implements ComparisonSuite {
             uri = server.uri();
         }
         try (RedisServerInfo info = new RedisServerInfo(uri)) {
-            return compare(options, uri, server != null, info);
+            return compare(options, uri, server != null, info, rows);
         } finally {
             if (server != null) {
                 server.close();
@@ -51,10 +69,10 @@ public final class RedisComparison implements ComparisonSuite {
         }
     }
 
-    private static SideBySide.Report compare(BenchOptions options, String uri, boolean started, RedisServerInfo info)
-            throws InterruptedException {
+    private static SideBySide.Report compare(BenchOptions options, String uri, boolean started, RedisServerInfo info,
+            Rows rows) throws InterruptedException {
         String version = info.version();
-        EvalShaLimit limit = new EvalShaLimit(uri);
+        EvalShaLimit limit = rows.withLimit() ? new EvalShaLimit(uri) : null;
         Contender latchkey = null;
         Contender redisson = null;
         SideBySide.Report report;
@@ -63,21 +81,26 @@ public final class RedisComparison implements ComparisonSuite {
             latchkey = orUnavailable("Latchkey", () -> new LatchkeyContender(uri, options.lease()));
             redisson = orUnavailable("Redisson", () -> new RedissonContender(uri, options.lease()));
             report = new SideBySide(options, latchkey, redisson, limit, info, options.trace() ? new MonitorTrace(uri) : null,
-                    TARGETS)
-                    .run(scenarios(options.threads()));
+                    rows.targets())
+                    .run(rows.scenarios());
         } finally {
             connections = closeCounting(info, redisson, latchkey, limit);
         }
         StringBuilder md = new StringBuilder();
-        md.append("### Redis: Latchkey vs Redisson\n\n");
-        md.append(String.format("Same redis-server %s (%s), loopback, no persistence; lock+unlock cycles per second "
+        md.append("### ").append(rows.heading()).append("\n\n");
+        md.append(String.format("Same redis-server %s (%s), loopback, no persistence; %s per second "
                         + "summed over all threads (median of the repeats), latency per cycle.%n%n",
-                version, started ? "started by the benchmark on a free port" : "given with --redis"));
+                version, started ? "started by the benchmark on a free port" : "given with --redis", rows.unit()));
         md.append(report.markdown());
         md.append("\nHow each side was connected (server connections counted by closing each client at the end):\n\n");
         md.append("- **Latchkey** (").append(count(connections[1])).append("): ").append(latchkey.setup()).append('\n');
         md.append("- **Redisson** (").append(count(connections[0])).append("): ").append(redisson.setup()).append('\n');
-        md.append("- **limit** (").append(count(connections[2])).append("): ").append(limit.setup()).append('\n');
+        if (limit != null) {
+            md.append("- **limit** (").append(count(connections[2])).append("): ").append(limit.setup()).append('\n');
+        }
+        if (!rows.notes().isEmpty()) {
+            md.append('\n').append(rows.notes());
+        }
         return new SideBySide.Report(md.toString(), report.targetsMet(), report.failed());
     }
 

@@ -7,12 +7,17 @@ import io.latchkey.bench.Scenario;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
+import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.SingleServerConfig;
 
-/** Redisson's {@code RLock} with Redisson's own defaults (single server, default codec and pools). */
+/**
+ * Redisson's {@code RLock} and synchronizers with Redisson's own defaults (single server, default codec and pools).
+ */
 final class RedissonContender implements Contender {
 
     private final RedissonClient redisson;
@@ -44,9 +49,30 @@ final class RedissonContender implements Contender {
 
     @Override
     public Cycle.PerThread cycles(Scenario scenario, String runId) {
-        RLock shared = scenario.contended() ? redisson.getLock("bench:rs:" + runId + ":shared") : null;
+        String prefix = "bench:rs:" + runId + ":";
+        return switch (scenario.primitive()) {
+            case LOCK, READ_LOCK, WRITE_LOCK, FAIR_LOCK -> lockCycles(scenario, prefix);
+            case SEMAPHORE -> semaphoreCycles(scenario, prefix);
+            case PERMIT_SEMAPHORE -> threadIndex -> {
+                RPermitExpirableSemaphore semaphore = redisson.getPermitExpirableSemaphore(prefix + threadIndex);
+                semaphore.trySetPermits(RedisSyncComparison.permits(scenario));
+                return () -> semaphore.release(semaphore.acquire(leaseMillis, TimeUnit.MILLISECONDS));
+            };
+            case COUNT_DOWN_LATCH -> threadIndex -> {
+                RCountDownLatch latch = redisson.getCountDownLatch(prefix + threadIndex);
+                return () -> {
+                    latch.trySetCount(1);
+                    latch.countDown();
+                    latch.await();
+                };
+            };
+        };
+    }
+
+    private Cycle.PerThread lockCycles(Scenario scenario, String prefix) {
+        RLock shared = scenario.contended() ? lock(scenario, prefix + "shared") : null;
         return threadIndex -> {
-            RLock lock = shared != null ? shared : redisson.getLock("bench:rs:" + runId + ":" + threadIndex);
+            RLock lock = shared != null ? shared : lock(scenario, prefix + threadIndex);
             if (scenario.mode() == LeaseMode.WATCHDOG) {
                 return () -> {
                     lock.lock();
@@ -58,6 +84,32 @@ final class RedissonContender implements Contender {
                 lock.unlock();
             };
         };
+    }
+
+    private RLock lock(Scenario scenario, String name) {
+        return switch (scenario.primitive()) {
+            case READ_LOCK -> redisson.getReadWriteLock(name).readLock();
+            case WRITE_LOCK -> redisson.getReadWriteLock(name).writeLock();
+            case FAIR_LOCK -> redisson.getFairLock(name);
+            default -> redisson.getLock(name);
+        };
+    }
+
+    private Cycle.PerThread semaphoreCycles(Scenario scenario, String prefix) {
+        RSemaphore shared = scenario.contended() ? semaphore(scenario, prefix + "shared") : null;
+        return threadIndex -> {
+            RSemaphore semaphore = shared != null ? shared : semaphore(scenario, prefix + threadIndex);
+            return () -> {
+                semaphore.acquire();
+                semaphore.release();
+            };
+        };
+    }
+
+    private RSemaphore semaphore(Scenario scenario, String name) {
+        RSemaphore semaphore = redisson.getSemaphore(name);
+        semaphore.trySetPermits(RedisSyncComparison.permits(scenario));
+        return semaphore;
     }
 
     @Override
