@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -568,7 +569,12 @@ final class Slot {
         return result;
     }
 
-    /** Release of a hold already known lost: clean up remotely once (best effort), then report the loss. */
+    /**
+     * Release of a hold already known lost: clean up remotely once (best effort), then report the loss. The loss
+     * is reported when the clean-up answered or after half the operation timeout, whichever comes first: a backend
+     * still reconnecting after the outage that lost the hold must not turn a known loss into
+     * {@code LockUnavailableException}. A later clean-up is harmless: releases only ever touch the exact grant.
+     */
     CompletableFuture<Void> releaseLost(Hold h) {
         if (engine.isClosed() || !h.cleanedUp.compareAndSet(false, true)) {
             return CompletableFuture.failedFuture(h.lostException("release"));
@@ -586,6 +592,15 @@ final class Slot {
             }
             result.completeExceptionally(h.lostException("release"));
         });
+        if (!result.isDone()) {
+            ScheduledFuture<?> bound = engine.watchdog.schedule(
+                    () -> result.completeExceptionally(h.lostException("release")), engine.remoteTimeoutNanos() / 2);
+            if (bound == null) {
+                result.completeExceptionally(h.lostException("release")); // closing
+            } else {
+                result.whenComplete((v, e) -> bound.cancel(false));
+            }
+        }
         return result;
     }
 
