@@ -31,6 +31,7 @@ public class LatchkeyProperties {
     private String namespace = "";
 
     private final Jdbc jdbc = new Jdbc();
+    private final LockedAnnotation locked = new LockedAnnotation();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
 
@@ -72,6 +73,10 @@ public class LatchkeyProperties {
 
     public Jdbc getJdbc() {
         return jdbc;
+    }
+
+    public LockedAnnotation getLocked() {
+        return locked;
     }
 
     public Metrics getMetrics() {
@@ -118,6 +123,21 @@ public class LatchkeyProperties {
 
         public void setCreateTable(boolean createTable) {
             this.createTable = createTable;
+        }
+    }
+
+    /** {@code latchkey.locked.*}: the {@link Locked} annotation. */
+    public static class LockedAnnotation {
+
+        /** Whether beans with {@code @Locked} methods are proxied. */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
         }
     }
 

@@ -147,6 +147,8 @@ class LockedTest {
             assertThatThrownBy(service::unquotedConstant).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("@Locked name \"report\"")
                     .hasMessageContaining("a constant name needs quotes");
+            assertThatThrownBy(service::unparsable).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not a valid SpEL expression");
             assertThatThrownBy(() -> service.nullName(null)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("evaluated to null");
             assertThatThrownBy(() -> service.nullName("")).isInstanceOf(IllegalArgumentException.class)

@@ -80,6 +80,10 @@ public class LockedTestService {
     public void unquotedConstant() {
     }
 
+    @Locked(name = "'unclosed")
+    public void unparsable() {
+    }
+
     @Locked(name = "#key")
     public void nullName(String key) {
     }
