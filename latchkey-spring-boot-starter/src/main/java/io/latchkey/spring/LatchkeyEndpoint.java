@@ -6,6 +6,7 @@ import io.latchkey.spi.LockInspector;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -24,7 +25,7 @@ public class LatchkeyEndpoint {
     private final LockClient client;
 
     public LatchkeyEndpoint(LockClient client) {
-        this.client = client;
+        this.client = Objects.requireNonNull(client, "client");
     }
 
     @ReadOperation

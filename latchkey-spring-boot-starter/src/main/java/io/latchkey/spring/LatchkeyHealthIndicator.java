@@ -2,6 +2,7 @@ package io.latchkey.spring;
 
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
+import java.util.Objects;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 
@@ -16,8 +17,8 @@ public class LatchkeyHealthIndicator implements HealthIndicator {
     private final String probeName;
 
     public LatchkeyHealthIndicator(LockClient client, String probeName) {
-        this.client = client;
-        this.probeName = probeName;
+        this.client = Objects.requireNonNull(client, "client");
+        this.probeName = Objects.requireNonNull(probeName, "probeName");
     }
 
     @Override
