@@ -1,0 +1,169 @@
+package io.latchkey.spring;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockLostException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.EvaluationException;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+/** The advice behind {@link Locked}: evaluates the name, takes the lock, runs the method, releases the lock. */
+final class LockedMethodInterceptor implements MethodInterceptor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LockedMethodInterceptor.class);
+
+    private final Supplier<LockClient> client;
+    private final BeanFactory beanFactory;
+    private final SpelExpressionParser parser = new SpelExpressionParser();
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final Map<Method, LockedOperation> operations = new ConcurrentHashMap<>();
+
+    LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory) {
+        this.client = client;
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Class<?> targetClass = invocation.getThis() == null ? null : AopUtils.getTargetClass(invocation.getThis());
+        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+        LockedOperation operation = operations.computeIfAbsent(method, this::operation);
+        if (operation == null) {
+            return invocation.proceed();
+        }
+        String name = operation.name(method, invocation.getArguments(), invocation.getThis());
+        DistributedLock lock = client.get().lock(name);
+        acquire(lock, operation, method);
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable t) {
+            try {
+                lock.unlock();
+            } catch (RuntimeException unlockFailure) {
+                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
+                t.addSuppressed(unlockFailure);
+            }
+            throw t;
+        }
+        try {
+            lock.unlock();
+        } catch (LockLostException lost) {
+            if (operation.failIfLost) {
+                throw lost;
+            }
+            LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
+                    method.toGenericString(), name, lost);
+        }
+        return result;
+    }
+
+    private static void acquire(DistributedLock lock, LockedOperation operation, Method method)
+            throws InterruptedException {
+        if (operation.waitTime.isNegative()) {
+            if (operation.leaseTime.isNegative()) {
+                lock.lock();
+            } else {
+                lock.lock(operation.leaseTime);
+            }
+            return;
+        }
+        long start = System.nanoTime();
+        boolean acquired;
+        try {
+            acquired = operation.leaseTime.isNegative()
+                    ? lock.tryLock(operation.waitTime.toNanos(), TimeUnit.NANOSECONDS)
+                    : lock.tryLock(operation.waitTime, operation.leaseTime);
+        } catch (InterruptedException e) {
+            if (Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class)) {
+                throw e;
+            }
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
+                    Duration.ofNanos(System.nanoTime() - start), e);
+        }
+        if (!acquired) {
+            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
+                    Duration.ofNanos(System.nanoTime() - start), null);
+        }
+    }
+
+    private LockedOperation operation(Method method) {
+        Locked locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        if (locked == null) {
+            return null;
+        }
+        Expression expression;
+        try {
+            expression = parser.parseExpression(locked.name());
+        } catch (ParseException e) {
+            throw new IllegalArgumentException(String.format("@Locked name on %s is not a valid SpEL expression: %s",
+                    method.toGenericString(), e.getMessage()), e);
+        }
+        return new LockedOperation(locked.name(), expression, toDuration(locked.waitTime(), locked),
+                toDuration(locked.leaseTime(), locked), locked.failIfLost());
+    }
+
+    private static Duration toDuration(long amount, Locked locked) {
+        return amount < 0 ? Duration.ofNanos(-1) : Duration.ofNanos(locked.timeUnit().toNanos(amount));
+    }
+
+    /** One annotated method, parsed once. */
+    private final class LockedOperation {
+        final String source;
+        final Expression expression;
+        final Duration waitTime;
+        final Duration leaseTime;
+        final boolean failIfLost;
+
+        LockedOperation(String source, Expression expression, Duration waitTime, Duration leaseTime,
+                        boolean failIfLost) {
+            this.source = source;
+            this.expression = expression;
+            this.waitTime = waitTime;
+            this.leaseTime = leaseTime;
+            this.failIfLost = failIfLost;
+        }
+
+        String name(Method method, Object[] args, Object target) {
+            MethodBasedEvaluationContext context =
+                    new MethodBasedEvaluationContext(target, method, args, parameterNames);
+            if (beanFactory != null) {
+                context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+            }
+            Object value;
+            try {
+                value = expression.getValue(context);
+            } catch (EvaluationException e) {
+                throw new IllegalArgumentException(String.format(
+                        "@Locked name \"%s\" on %s could not be evaluated (a constant name needs quotes, e.g. "
+                                + "\"'report'\"): %s", source, method.toGenericString(), e.getMessage()), e);
+            }
+            if (value == null || value.toString().isEmpty()) {
+                throw new IllegalArgumentException(String.format(
+                        "@Locked name \"%s\" on %s evaluated to %s; a lock name must not be empty", source,
+                        method.toGenericString(), value == null ? "null" : "an empty string"));
+            }
+            return value.toString();
+        }
+    }
+}
