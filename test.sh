@@ -16,9 +16,10 @@ rerun=-Dsurefire.rerunFailingTestsCount=2
 jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)
 if [ -n "$jdk25" ]; then
   echo "== TCK again on $(basename "$jdk25")"
-  # -am keeps the modules the TCK runs depend on (api, testing, tck) in the reactor, so they resolve to what
-  # `verify` just built rather than to an older SNAPSHOT that may sit in ~/.m2.
-  JAVA_HOME="$jdk25" ./mvnw -B -ntp surefire:test -pl latchkey-core,latchkey-redis,latchkey-zookeeper,latchkey-jdbc -am \
+  # The `test` phase with -am (not a bare surefire:test) resolves api, testing and tck to what `verify` just
+  # built in this tree (already compiled: nothing is rebuilt); a bare goal would look for them in ~/.m2, which a
+  # fresh machine does not have and an old one holds stale.
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp test -pl latchkey-core,latchkey-redis,latchkey-zookeeper,latchkey-jdbc -am \
     -Dtest='*TckTest' -Dsurefire.failIfNoSpecifiedTests=false -DtrimStackTrace=false "$rerun"
 elif [ "${CI:-}" = "true" ]; then
   echo "== no Temurin 25 JDK under /usr/lib/jvm: CI must rerun the TCK on it (10,000 virtual threads)" >&2
