@@ -84,12 +84,21 @@ final class RedisSpinLockOps implements RemoteLockOps {
         }
 
         private void attempt() {
+            if (request.isCancelled()) {
+                result.complete(null);
+                return;
+            }
             long sentAt = request.time().nanoTime();
             lockOps.tryAcquire(keys, request).whenComplete((reply, error) -> {
                 if (error != null) {
                     result.completeExceptionally(error);
                 } else if (reply > 0) {
-                    result.complete(new Grant(request, reply, sentAt, keys));
+                    Grant grant = new Grant(request, reply, sentAt, keys);
+                    if (!result.complete(grant)) {
+                        // The wait was given up while this attempt was out: cancel(false) on a timer task that is
+                        // already running still succeeds, so the cancel path may have completed the result.
+                        lockOps.release(grant);
+                    }
                 } else if (request.isCancelled() || request.isExpired()) {
                     result.complete(null);
                 } else {
