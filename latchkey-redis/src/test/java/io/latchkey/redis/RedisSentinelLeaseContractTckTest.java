@@ -3,10 +3,9 @@ package io.latchkey.redis;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.tck.LeaseContractTck;
-import io.latchkey.testing.RedisSentinelSetup;
+import io.latchkey.testing.RedisSentinelExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The TCK's {@link LeaseContractTck} through a {@code redis-sentinel://} URI: a real master, replica and three
@@ -14,19 +13,8 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class RedisSentinelLeaseContractTckTest extends LeaseContractTck {
 
-    private static RedisSentinelSetup sentinel;
-
-    @BeforeAll
-    static void startSentinel() {
-        sentinel = new RedisSentinelSetup().start();
-    }
-
-    @AfterAll
-    static void stopSentinel() {
-        if (sentinel != null) {
-            sentinel.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisSentinelExtension sentinel = new RedisSentinelExtension();
 
     @Override
     protected LockClient newClient(ClientOptions options) {
