@@ -48,6 +48,7 @@ final class EtcdLockAttempt {
     private volatile String key;
     private volatile long revision;
     private volatile long keyLease;
+    private volatile boolean won;
     /** Incremented by every check, so that a stale watch or timer of an earlier check does nothing. */
     private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
 
@@ -78,45 +79,65 @@ final class EtcdLockAttempt {
 
     /** Puts our key and reads the lowest key of the prefix in one transaction. */
     private void create() {
+        create(true);
+    }
+
+    /**
+     * @param retryOnLostLease whether a put refused because the shared lease expired (while this client was idle
+     *        or the server was away) may be tried once more on a newly granted lease
+     */
+    private void create(boolean retryOnLostLease) {
         if (finished.get()) {
             return;
         }
         String k = prefix + ops.nextKeySuffix();
         long sentAt = request.time().nanoTime();
-        session.sharedLease().thenCompose(lease -> session.bounded(session.client().getKVClient().txn()
-                        .Then(Op.put(bytes(k), bytes(request.ownerId()), PutOption.builder().withLeaseId(lease).build()),
-                                Op.get(bytes(prefix), GetOption.builder().isPrefix(true)
-                                        .withSortField(GetOption.SortTarget.CREATE)
-                                        .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build()))
-                        .commit(), "put " + k)
-                .whenComplete((r, e) -> {
-                    if (e != null && EtcdSession.isLeaseNotFound(e)) {
-                        session.leaseGone(lease);
-                    }
-                }).thenApply(r -> {
-                    keyLease = lease;
-                    return r;
-                }))
-                .whenComplete((TxnResponse r, Throwable e) -> {
-                    if (e != null) {
-                        fail(e);
-                        return;
-                    }
-                    key = k;
-                    revision = r.getHeader().getRevision();
-                    if (finished.get()) {
-                        deleteOurKey();
-                        return;
-                    }
-                    List<KeyValue> first = r.getGetResponses().get(0).getKvs();
-                    if (!first.isEmpty() && first.get(0).getCreateRevision() == revision) {
-                        won(sentAt);
-                    } else if (request.isExpired() || request.isCancelled()) {
-                        giveUp(null);
-                    } else {
-                        check();
-                    }
-                });
+        session.sharedLease().thenCompose(lease -> {
+            CompletableFuture<TxnResponse> sent = session.client().getKVClient().txn()
+                    .Then(Op.put(bytes(k), bytes(request.ownerId()), PutOption.builder().withLeaseId(lease).build()),
+                            Op.get(bytes(prefix), GetOption.builder().isPrefix(true)
+                                    .withSortField(GetOption.SortTarget.CREATE)
+                                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build()))
+                    .commit();
+            // jetcd retries a put across a reconnect after we stopped waiting for it: a key that lands once the
+            // attempt is over must not stay behind (kept alive by our lease) and block the lock.
+            sent.thenAccept(r -> {
+                if (finished.get() && !(won && k.equals(key))) {
+                    ops.deleteIfOurs(k, r.getHeader().getRevision()).exceptionally(x -> false);
+                }
+            });
+            return session.bounded(sent, "put " + k).whenComplete((r, e) -> {
+                if (e != null && EtcdSession.isLeaseNotFound(e)) {
+                    session.leaseGone(lease);
+                }
+            }).thenApply(r -> {
+                keyLease = lease;
+                return r;
+            });
+        }).whenComplete((TxnResponse r, Throwable e) -> {
+            if (e != null) {
+                if (retryOnLostLease && EtcdSession.isLeaseNotFound(e)) {
+                    create(false);
+                } else {
+                    fail(e);
+                }
+                return;
+            }
+            key = k;
+            revision = r.getHeader().getRevision();
+            if (finished.get()) {
+                deleteOurKey();
+                return;
+            }
+            List<KeyValue> first = r.getGetResponses().get(0).getKvs();
+            if (!first.isEmpty() && first.get(0).getCreateRevision() == revision) {
+                won(sentAt);
+            } else if (request.isExpired() || request.isCancelled()) {
+                giveUp(null);
+            } else {
+                check();
+            }
+        });
     }
 
     /** Reads our key and our predecessor; holds if there is none, else watches it. */
@@ -243,7 +264,9 @@ final class EtcdLockAttempt {
     }
 
     private boolean complete(Grant grant) {
+        won = true;
         if (!finished.compareAndSet(false, true)) {
+            won = false;
             deleteOurKey();
             return false;
         }

@@ -66,6 +66,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         this.lostSink = lostSink;
         session.onSharedLeaseLost(this::sharedLeaseLost);
         session.onKeeperFailure(() -> waiting.forEach(EtcdLockAttempt::recheckNow));
+        session.keepAliveWhile(() -> !waiting.isEmpty());
     }
 
     String nextKeySuffix() {
@@ -128,12 +129,14 @@ public final class EtcdLockOps implements RemoteLockOps {
         if (timer != null) {
             timer.cancel(false);
         }
+        // The server's answer alone decides: a renewal that read the key just after this delete may have dropped the
+        // grant from the table already.
         return deleteIfOurs(hold.key(), hold.createRevision()).thenApply(deleted -> {
-            boolean wasOurs = held.remove(hold.key(), grant);
+            held.remove(hold.key(), grant);
             if (hold.ownLease()) {
                 session.revoke(hold.leaseId());
             }
-            return deleted && wasOurs;
+            return deleted;
         });
     }
 

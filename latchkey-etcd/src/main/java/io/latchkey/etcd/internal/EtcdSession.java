@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * Granted on first use with a TTL of the watchdog timeout rounded up to whole seconds (etcd TTLs are seconds, and
  * the server may raise a TTL to its minimum, about 2 s). The engine's watchdog renews it with every renewal batch
  * of held locks; while keys merely wait (nothing held), this class sends the keep-alives itself, every third of the
- * TTL. When etcd reports the lease gone (it expired during an outage or a pause), every key on it is gone: the
- * listeners hear of it and the next acquire grants a new lease.
+ * TTL. With neither, it lapses and the next acquire grants a new one. When etcd reports the lease gone (it expired
+ * during an outage or a pause), every key on it is gone: the listeners hear of it and the next acquire grants a new
+ * lease.
  */
 public final class EtcdSession implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
@@ -42,6 +44,7 @@ public final class EtcdSession implements AutoCloseable {
     private final ScheduledThreadPoolExecutor scheduler;
     private final List<LongConsumer> leaseLostListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> keeperFailureListeners = new CopyOnWriteArrayList<>();
+    private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final Object leaseMonitor = new Object();
     // guarded by leaseMonitor
     private CompletableFuture<Long> sharedLease;
@@ -90,6 +93,15 @@ public final class EtcdSession implements AutoCloseable {
     /** Told when a keep-alive of the shared lease failed (the server may be down): waiters re-check. */
     void onKeeperFailure(Runnable listener) {
         keeperFailureListeners.add(listener);
+    }
+
+    /**
+     * Asks this session to keep the shared lease alive while {@code condition} holds (keys are waiting). Held keys
+     * are kept alive by the engine's renewals; with neither, the lease lapses, so a key a lost reply left behind
+     * cannot block its lock for longer than the TTL.
+     */
+    void keepAliveWhile(BooleanSupplier condition) {
+        keepAliveNeeded.add(condition);
     }
 
     /** The shared lease's id, granting it first if there is none. */
@@ -166,7 +178,7 @@ public final class EtcdSession implements AutoCloseable {
 
     private void keepAlive() {
         long lease = currentSharedLease();
-        if (lease == 0) {
+        if (lease == 0 || keepAliveNeeded.stream().noneMatch(BooleanSupplier::getAsBoolean)) {
             return;
         }
         keepAliveOnce(lease).whenComplete((ok, e) -> {
@@ -195,11 +207,11 @@ public final class EtcdSession implements AutoCloseable {
         ScheduledFuture<?> timer;
         try {
             timer = scheduler.schedule(() -> {
-                if (result.completeExceptionally(new LockUnavailableException(String.format(
+                // The call itself is not cancelled: jetcd may still deliver it after a reconnect, and callers that
+                // created something clean it up from the original future.
+                result.completeExceptionally(new LockUnavailableException(String.format(
                         "etcd %s did not answer '%s' within %d ms", endpoints, operation, operationTimeoutMillis),
-                        new TimeoutException()))) {
-                    future.cancel(false);
-                }
+                        new TimeoutException()));
             }, operationTimeoutMillis, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             timer = null;
