@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link LockClient} on etcd (v3 API, through jetcd).
+ * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock} and {@link #fairLock}.
  *
  * <h2>Layout</h2>
  * A lock named {@code n} is the key prefix {@code latchkey/[<namespace>/]locks/<escaped n>/} ({@link #lockPrefix});
@@ -34,7 +34,9 @@ import java.util.concurrent.TimeoutException;
  * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
  * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
  * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
- * were created (FIFO across clients); threads of one client share one remote waiter per name.
+ * were created (FIFO across clients); threads of one client share one remote waiter per name. {@link #lock} and
+ * {@link #fairLock} use the same queue (neither passes a held lock to a local thread ahead of remote waiters), so
+ * they exclude each other on one name.
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -53,7 +55,7 @@ import java.util.concurrent.TimeoutException;
  * name across clients and restarts.
  *
  * <h2>Not supported</h2>
- * Fair, read-write locks, semaphores and latches throw {@link UnsupportedOperationException} naming the backend.
+ * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException} naming the backend.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
@@ -65,6 +67,7 @@ public final class EtcdLockClient extends AbstractLockClient {
     private final EtcdSession session;
     private final String base;
     private final EtcdLockOps lockOps;
+    private final EtcdLockOps fairLockOps;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
@@ -73,6 +76,10 @@ public final class EtcdLockClient extends AbstractLockClient {
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 clientId());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason));
+        // The same queue: a plain lock never passes a held lock to a local thread ahead of remote waiters, so it is
+        // as fair as the fair lock, and both exclude each other on one name.
+        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason));
     }
 
@@ -149,8 +156,13 @@ public final class EtcdLockClient extends AbstractLockClient {
     }
 
     @Override
+    protected RemoteLockOps fairLockOps() {
+        return fairLockOps;
+    }
+
+    @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP);
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP);
     }
 
     @Override

@@ -231,8 +231,21 @@ final class EtcdLockAttempt {
             return;
         }
         if (request.watchdog()) {
-            complete(new Grant(request, revision, sentAt,
-                    new EtcdHold(key, revision, keyLease, false)));
+            String k = key;
+            long rev = revision;
+            long lease = keyLease;
+            // The engine bounds the hold from its grant's request time, but the key lives only as long as the
+            // shared lease's current TTL, which may have started earlier: the grant takes the earlier moment.
+            session.ttlStartedAt(lease).whenComplete((ttlStart, e) -> {
+                if (e != null) {
+                    fail(e);
+                } else if (ttlStart == null) {
+                    key = null;
+                    create();
+                } else {
+                    complete(new Grant(request, rev, Math.min(sentAt, ttlStart), new EtcdHold(k, rev, lease, false)));
+                }
+            });
             return;
         }
         // A fixed lease: move the key to a lease of its own (the create revision, our place and token, stay).

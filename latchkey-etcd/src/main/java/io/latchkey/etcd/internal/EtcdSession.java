@@ -49,6 +49,8 @@ public final class EtcdSession implements AutoCloseable {
     // guarded by leaseMonitor
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
+    private long refreshedLease;
+    private long refreshedAtNanos;
 
     /**
      * @param endpoints for messages only (never with credentials)
@@ -108,9 +110,12 @@ public final class EtcdSession implements AutoCloseable {
     CompletableFuture<Long> sharedLease() {
         synchronized (leaseMonitor) {
             if (sharedLease == null || sharedLease.isCompletedExceptionally()) {
+                long sentAt = System.nanoTime();
                 CompletableFuture<Long> granted = bounded(
-                        client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> r.getID()),
-                        "grant a lease of " + sharedTtlSeconds + " s");
+                        client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> {
+                            refreshed(r.getID(), sentAt);
+                            return r.getID();
+                        }), "grant a lease of " + sharedTtlSeconds + " s");
                 sharedLease = granted;
                 if (keeper == null && !scheduler.isShutdown()) {
                     long period = Math.max(100, sharedTtlSeconds * 1000 / 3);
@@ -158,9 +163,13 @@ public final class EtcdSession implements AutoCloseable {
      * {@link LockUnavailableException}) if etcd did not answer.
      */
     CompletableFuture<Boolean> keepAliveOnce(long leaseId) {
+        long sentAt = System.nanoTime();
         CompletableFuture<Boolean> alive = client.getLeaseClient().keepAliveOnce(leaseId)
                 .handle((r, e) -> {
                     if (e == null) {
+                        if (r.getTTL() > 0) {
+                            refreshed(leaseId, sentAt);
+                        }
                         return r.getTTL() > 0;
                     }
                     if (isLeaseNotFound(e)) {
@@ -174,6 +183,32 @@ public final class EtcdSession implements AutoCloseable {
             }
             return ok;
         });
+    }
+
+    private void refreshed(long leaseId, long sentAtNanos) {
+        synchronized (leaseMonitor) {
+            if (refreshedLease != leaseId || sentAtNanos - refreshedAtNanos > 0) {
+                refreshedLease = leaseId;
+                refreshedAtNanos = sentAtNanos;
+            }
+        }
+    }
+
+    /**
+     * A moment ({@link System#nanoTime()}) no later than the start of {@code leaseId}'s current TTL on the server:
+     * the send time of its latest confirmed grant or keep-alive, after a fresh keep-alive if that was more than a
+     * third of the TTL ago. A key attached to a shared lease lives only as long as the lease, not a TTL from its
+     * put, so a hold's local bound must start here. Completes with {@code null} if etcd reports the lease gone.
+     */
+    CompletableFuture<Long> ttlStartedAt(long leaseId) {
+        synchronized (leaseMonitor) {
+            if (refreshedLease == leaseId
+                    && System.nanoTime() - refreshedAtNanos < TimeUnit.SECONDS.toNanos(sharedTtlSeconds) / 3) {
+                return CompletableFuture.completedFuture(refreshedAtNanos);
+            }
+        }
+        long sentAt = System.nanoTime();
+        return keepAliveOnce(leaseId).thenApply(ok -> ok ? sentAt : null);
     }
 
     private void keepAlive() {
