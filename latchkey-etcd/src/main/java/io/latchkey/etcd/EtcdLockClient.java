@@ -35,8 +35,9 @@ import java.util.concurrent.TimeoutException;
  * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
  * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
  * were created (FIFO across clients); threads of one client share one remote waiter per name. {@link #lock} and
- * {@link #fairLock} use the same queue (neither passes a held lock to a local thread ahead of remote waiters), so
- * they exclude each other on one name.
+ * {@link #fairLock} use the same queue, so they exclude each other on one name; {@link #lock} may in addition pass a
+ * held lock straight to another waiting thread of this client (one write, the lock never free in between), which
+ * {@link #fairLock} never does, as it would overtake remote waiters.
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -50,12 +51,14 @@ import java.util.concurrent.TimeoutException;
  * watchdog holds, the rounded-up lease time for fixed ones.
  *
  * <h2>Fencing</h2>
- * The fencing token is the create revision of the holder's key: etcd's revision grows with every write of the
- * cluster and never goes back, and a key holds only once every earlier key is gone, so tokens grow strictly per
- * name across clients and restarts.
+ * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else the
+ * revision of the read that found every earlier key gone, or the revision of the hand-off write that passed the key
+ * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
+ * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Not supported</h2>
- * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException} naming the backend.
+ * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
+ * naming the backend.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
@@ -76,11 +79,11 @@ public final class EtcdLockClient extends AbstractLockClient {
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 clientId());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason));
-        // The same queue: a plain lock never passes a held lock to a local thread ahead of remote waiters, so it is
-        // as fair as the fair lock, and both exclude each other on one name.
+                (grant, reason) -> grantLost(grant, reason), true);
+        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
+        // another thread of this client ahead of remote waiters.
         this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason));
+                (grant, reason) -> grantLost(grant, reason), false);
     }
 
     /**

@@ -131,7 +131,7 @@ final class EtcdLockAttempt {
             }
             List<KeyValue> first = r.getGetResponses().get(0).getKvs();
             if (!first.isEmpty() && first.get(0).getCreateRevision() == revision) {
-                won(sentAt);
+                won(sentAt, revision);
             } else if (request.isExpired() || request.isCancelled()) {
                 giveUp(null);
             } else {
@@ -174,7 +174,10 @@ final class EtcdLockAttempt {
                     }
                     List<KeyValue> before = r.getGetResponses().get(1).getKvs();
                     if (before.isEmpty()) {
-                        won(sentAt);
+                        // The token is the revision at which we were seen to hold, not our key's create revision:
+                        // a hand-off between local owners (a write) may have issued a token after our key's
+                        // creation, and this read comes after that holder's key was deleted.
+                        won(sentAt, r.getHeader().getRevision());
                         return;
                     }
                     watch(gen, before.get(0).getKey(), r.getHeader().getRevision() + 1);
@@ -225,7 +228,7 @@ final class EtcdLockAttempt {
         }
     }
 
-    private void won(long sentAt) {
+    private void won(long sentAt, long token) {
         if (finished.get()) {
             deleteOurKey();
             return;
@@ -243,12 +246,13 @@ final class EtcdLockAttempt {
                     key = null;
                     create();
                 } else {
-                    complete(new Grant(request, rev, Math.min(sentAt, ttlStart), new EtcdHold(k, rev, lease, false)));
+                    complete(new Grant(request, token, Math.min(sentAt, ttlStart),
+                            new EtcdHold(k, rev, lease, false)));
                 }
             });
             return;
         }
-        // A fixed lease: move the key to a lease of its own (the create revision, our place and token, stay).
+        // A fixed lease: move the key to a lease of its own (the create revision, our place, stays).
         String k = key;
         long rev = revision;
         long ttl = session.ttlSecondsFor(request.leaseMillis());
@@ -270,7 +274,7 @@ final class EtcdLockAttempt {
                     } else if (lease == 0L) {
                         key = null;
                         create();
-                    } else if (!complete(new Grant(request, rev, sentAt, new EtcdHold(k, rev, lease, true)))) {
+                    } else if (!complete(new Grant(request, token, sentAt, new EtcdHold(k, rev, lease, true)))) {
                         session.revoke(lease);
                     }
                 });

@@ -38,9 +38,10 @@ import java.util.function.Function;
  * plus one transaction reading every held key.
  *
  * <h2>Tokens</h2>
- * The fencing token is our key's create revision. Every key created after a holder's has a larger create revision
- * and every key that holds later was the lowest of the prefix when it did, so tokens grow strictly per name; etcd's
- * revision never goes back, across clients and client restarts.
+ * The fencing token is the revision at which the owner was seen to hold: its key's create revision when the put
+ * found it lowest at once, the header revision of the read that found no earlier key, or the revision of the
+ * hand-off write. Each comes after the previous holder's key was deleted or rewritten, which comes after that
+ * holder's token, so tokens grow strictly per name; etcd's revision never goes back, across clients and restarts.
  */
 public final class EtcdLockOps implements RemoteLockOps {
 
@@ -53,14 +54,18 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
+    private final boolean handOff;
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
      * @param lostSink told about grants this client found gone without being asked (lease expired, fixed lease over)
+     * @param handOff whether a held lock may pass straight to another owner of this client (not for a fair lock:
+     *        it would overtake remote waiters)
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
-                       BiConsumer<Grant, String> lostSink) {
+                       BiConsumer<Grant, String> lostSink, boolean handOff) {
         this.session = session;
+        this.handOff = handOff;
         this.prefixOf = prefixOf;
         this.clientId = clientId;
         this.lostSink = lostSink;
@@ -138,6 +143,60 @@ public final class EtcdLockOps implements RemoteLockOps {
             }
             return deleted;
         });
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return handOff;
+    }
+
+    /**
+     * Rewrites our key for the new owner (on the shared lease for a watchdog hold, on a lease of its own for a fixed
+     * one) if it is still ours: one transaction, the lock never free in between and our place kept. The new token is
+     * that write's revision, newer than every token issued before it; whoever holds next reads the prefix after
+     * our key's deletion, at a later revision still.
+     */
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        EtcdHold hold = (EtcdHold) from.backendState();
+        long sentAt = request.time().nanoTime();
+        CompletableFuture<Long> lease = request.watchdog() ? session.sharedLease()
+                : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(request.leaseMillis())),
+                        "grant a lease").thenApply(g -> g.getID());
+        return lease.thenCompose(leaseId -> session.bounded(session.client().getKVClient().txn()
+                        .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL, CmpTarget.createRevision(hold.createRevision())))
+                        .Then(Op.put(bytes(hold.key()), bytes(request.ownerId()),
+                                io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
+                        .commit(), "hand off " + hold.key())
+                .thenCompose(t -> {
+                    ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
+                    if (timer != null) {
+                        timer.cancel(false);
+                    }
+                    if (!t.isSucceeded()) {
+                        held.remove(hold.key(), from);
+                        if (!request.watchdog()) {
+                            session.revoke(leaseId);
+                        }
+                        return CompletableFuture.completedFuture((Grant) null);
+                    }
+                    if (hold.ownLease() && hold.leaseId() != leaseId) {
+                        session.revoke(hold.leaseId());
+                    }
+                    long token = t.getHeader().getRevision();
+                    EtcdHold next = new EtcdHold(hold.key(), hold.createRevision(), leaseId, !request.watchdog());
+                    CompletableFuture<Long> startedAt = request.watchdog() ? session.ttlStartedAt(leaseId)
+                            : CompletableFuture.completedFuture(sentAt);
+                    return startedAt.thenApply(ttlStart -> {
+                        held.remove(hold.key(), from);
+                        if (ttlStart == null) {
+                            return null; // the shared lease expired: the key is gone
+                        }
+                        Grant grant = new Grant(request, token, Math.min(sentAt, ttlStart), next);
+                        granted(grant);
+                        return grant;
+                    });
+                }));
     }
 
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
