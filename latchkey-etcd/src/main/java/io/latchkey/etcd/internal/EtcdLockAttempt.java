@@ -20,6 +20,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -48,9 +49,10 @@ final class EtcdLockAttempt {
     private volatile String key;
     private volatile long revision;
     private volatile long keyLease;
-    private volatile boolean won;
+    /** Set just before the attempt completes with a grant: a late put of the same key must then stay. */
+    private volatile boolean granted;
     /** Incremented by every check, so that a stale watch or timer of an earlier check does nothing. */
-    private final java.util.concurrent.atomic.AtomicLong generation = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong generation = new AtomicLong();
 
     EtcdLockAttempt(EtcdLockOps ops, AcquireRequest request, String prefix) {
         this.ops = ops;
@@ -71,10 +73,6 @@ final class EtcdLockAttempt {
             }
         }
         create();
-    }
-
-    String key() {
-        return key;
     }
 
     /** Puts our key and reads the lowest key of the prefix in one transaction. */
@@ -102,7 +100,7 @@ final class EtcdLockAttempt {
             // jetcd retries a put across a reconnect after we stopped waiting for it: a key that lands once the
             // attempt is over must not stay behind (kept alive by our lease) and block the lock.
             sent.thenAccept(r -> {
-                if (finished.get() && !(won && k.equals(key))) {
+                if (finished.get() && !(granted && k.equals(key))) {
                     ops.deleteIfOurs(k, r.getHeader().getRevision()).exceptionally(x -> false);
                 }
             });
@@ -131,7 +129,7 @@ final class EtcdLockAttempt {
             }
             List<KeyValue> first = r.getGetResponses().get(0).getKvs();
             if (!first.isEmpty() && first.get(0).getCreateRevision() == revision) {
-                won(sentAt, revision);
+                holds(sentAt, revision);
             } else if (request.isExpired() || request.isCancelled()) {
                 giveUp(null);
             } else {
@@ -177,7 +175,7 @@ final class EtcdLockAttempt {
                         // The token is the revision at which we were seen to hold, not our key's create revision:
                         // a hand-off between local owners (a write) may have issued a token after our key's
                         // creation, and this read comes after that holder's key was deleted.
-                        won(sentAt, r.getHeader().getRevision());
+                        holds(sentAt, r.getHeader().getRevision());
                         return;
                     }
                     watch(gen, before.get(0).getKey(), r.getHeader().getRevision() + 1);
@@ -228,7 +226,7 @@ final class EtcdLockAttempt {
         }
     }
 
-    private void won(long sentAt, long token) {
+    private void holds(long sentAt, long token) {
         if (finished.get()) {
             deleteOurKey();
             return;
@@ -281,9 +279,9 @@ final class EtcdLockAttempt {
     }
 
     private boolean complete(Grant grant) {
-        won = true;
+        granted = true;
         if (!finished.compareAndSet(false, true)) {
-            won = false;
+            granted = false;
             deleteOurKey();
             return false;
         }
