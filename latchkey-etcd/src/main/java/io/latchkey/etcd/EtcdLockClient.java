@@ -170,6 +170,8 @@ public final class EtcdLockClient extends AbstractLockClient {
 
     @Override
     protected void closeBackend() {
+        lockOps.close();
+        fairLockOps.close();
         session.close();
     }
 

@@ -145,6 +145,16 @@ public final class EtcdLockOps implements RemoteLockOps {
         });
     }
 
+    /**
+     * Abandons every waiting attempt (their watches close, their keys are deleted while the connection still
+     * serves); called when the client closes, before its lease is revoked.
+     */
+    public void close() {
+        for (EtcdLockAttempt attempt : List.copyOf(waiting)) {
+            attempt.giveUp(new io.latchkey.LockUnavailableException("the etcd lock client was closed"));
+        }
+    }
+
     @Override
     public boolean supportsHandOff() {
         return handOff;
