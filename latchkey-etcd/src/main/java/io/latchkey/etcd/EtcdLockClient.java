@@ -1,0 +1,182 @@
+package io.latchkey.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import io.latchkey.etcd.internal.EtcdKeys;
+import io.latchkey.etcd.internal.EtcdLockOps;
+import io.latchkey.etcd.internal.EtcdSession;
+import io.latchkey.etcd.internal.EtcdUri;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock} and {@link #fairLock}.
+ *
+ * <h2>Layout</h2>
+ * A lock named {@code n} is the key prefix {@code latchkey/[<namespace>/]locks/<escaped n>/} ({@link #lockPrefix});
+ * each owner, holding or waiting, is one key below it ({@code <client id>-<sequence>}) whose value is the owner id.
+ * Names are percent-escaped ({@code %}, {@code /}), so no name reaches outside its prefix or its namespace.
+ *
+ * <h2>Ownership and waking</h2>
+ * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
+ * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
+ * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
+ * were created (FIFO across clients); threads of one client share one remote waiter per name. {@link #lock} and
+ * {@link #fairLock} use the same queue, so they exclude each other on one name; {@link #lock} may in addition pass a
+ * held lock straight to another waiting thread of this client (one write, the lock never free in between), which
+ * {@link #fairLock} never does, as it would overtake remote waiters.
+ *
+ * <h2>Leases</h2>
+ * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
+ * seconds; its watchdog holds and its waiting keys are attached to it. The watchdog renews it (a keep-alive every
+ * third of the watchdog timeout, with a read of every held key in the same batch); when it cannot, or etcd reports the
+ * lease or a key gone, the holds are lost: leases turn invalid, {@code onLost} listeners run, and the next
+ * {@code unlock} throws {@link io.latchkey.LockLostException}. A hold with a fixed lease gets an etcd lease of its
+ * own with the lease time rounded <em>up</em> to whole seconds (etcd TTLs are seconds, and the server raises a TTL to
+ * its minimum, about 2 s), and this client ends it on time: at the exact end the hold is marked lost and its key
+ * deleted. A crashed holder's lock is free once its etcd lease runs out: the watchdog timeout (rounded up) for
+ * watchdog holds, the rounded-up lease time for fixed ones.
+ *
+ * <h2>Fencing</h2>
+ * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else the
+ * revision of the read that found every earlier key gone, or the revision of the hand-off write that passed the key
+ * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
+ * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
+ *
+ * <h2>Not supported</h2>
+ * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
+ * naming the backend.
+ *
+ * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
+ * client only if this class created it. Passwords never appear in messages or {@code toString}.
+ */
+public final class EtcdLockClient extends AbstractLockClient {
+
+    static final String ROOT = "latchkey/";
+
+    private final EtcdSession session;
+    private final String base;
+    private final EtcdLockOps lockOps;
+    private final EtcdLockOps fairLockOps;
+
+    private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
+        super("etcd", options, TimeSource.SYSTEM);
+        String ns = options.namespace();
+        this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
+        this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
+                clientId());
+        this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), true);
+        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
+        // another thread of this client ahead of remote waiters.
+        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), false);
+    }
+
+    /**
+     * Connects to {@code etcd://[user:password@]host:port[,host:port…]} with default options.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws LockUnavailableException if no member answers within the operation timeout
+     */
+    public static EtcdLockClient connect(String uri) {
+        return connect(uri, ClientOptions.defaults());
+    }
+
+    /**
+     * Connects to {@code etcd://[user:password@]host:port[,host:port…]}, checking within the operation timeout that a
+     * member answers.
+     *
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws LockUnavailableException if no member answers within the operation timeout
+     */
+    public static EtcdLockClient connect(String uri, ClientOptions options) {
+        Objects.requireNonNull(options, "options");
+        EtcdUri parsed = EtcdUri.parse(uri);
+        ClientBuilder builder = Client.builder().endpoints(parsed.endpoints().toArray(new String[0]))
+                .connectTimeout(options.operationTimeout());
+        if (parsed.hasCredentials()) {
+            builder.user(ByteSequence.from(parsed.user(), StandardCharsets.UTF_8))
+                    .password(ByteSequence.from(parsed.password(), StandardCharsets.UTF_8));
+        }
+        String endpoints = String.join(",", parsed.endpoints());
+        Client client = builder.build();
+        long millis = options.operationTimeout().toMillis();
+        try {
+            // A cheap read proves the endpoint (and the credentials) before the client is handed out.
+            client.getKVClient().get(ByteSequence.from(ROOT, StandardCharsets.UTF_8)).get(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            client.close();
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException("interrupted while connecting to etcd " + endpoints, e);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            client.close();
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw new LockUnavailableException(String.format("etcd %s did not answer within %d ms: %s", endpoints,
+                    millis, cause), cause);
+        }
+        return new EtcdLockClient(client, true, endpoints, options);
+    }
+
+    /**
+     * A client on an application's own jetcd client, with default options; {@link #close()} does not close it.
+     */
+    public static EtcdLockClient create(Client client) {
+        return create(client, ClientOptions.defaults());
+    }
+
+    /**
+     * A client on an application's own jetcd client (its namespace, if any, is honoured); {@link #close()} does not
+     * close it.
+     */
+    public static EtcdLockClient create(Client client, ClientOptions options) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(options, "options");
+        return new EtcdLockClient(client, false, "(application client)", options);
+    }
+
+    /** The key prefix (ending in {@code /}) under which the owners of the lock called {@code name} queue. */
+    public String lockPrefix(String name) {
+        return base + "locks/" + EtcdKeys.escape(checkName(name)) + "/";
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return lockOps;
+    }
+
+    @Override
+    protected RemoteLockOps fairLockOps() {
+        return fairLockOps;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP);
+    }
+
+    @Override
+    protected void closeBackend() {
+        lockOps.close();
+        fairLockOps.close();
+        session.close();
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockClient{clientId=" + clientId() + ", endpoints=" + session.endpoints() + ", base=" + base + "}";
+    }
+}

@@ -1,0 +1,21 @@
+package io.latchkey.etcd.internal;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.etcd.EtcdLockClient;
+import io.latchkey.spi.LockClientProvider;
+import java.util.List;
+
+/** Registers {@code etcd://} with {@link LockClient#connect(String, ClientOptions)}. */
+public final class EtcdLockClientProvider implements LockClientProvider {
+
+    @Override
+    public List<String> uriPrefixes() {
+        return List.of(EtcdUri.PREFIX);
+    }
+
+    @Override
+    public LockClient create(String uri, ClientOptions options) {
+        return EtcdLockClient.connect(uri, options);
+    }
+}

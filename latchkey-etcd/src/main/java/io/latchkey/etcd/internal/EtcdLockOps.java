@@ -1,0 +1,283 @@
+package io.latchkey.etcd.internal;
+
+import static io.latchkey.etcd.internal.EtcdKeys.bytes;
+
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Txn;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * The remote half of the etcd lock: one key per owner under the lock's prefix, the lowest create revision holds.
+ *
+ * <h2>Round trips</h2>
+ * An uncontended watchdog acquire is one transaction (put our key, read the prefix's lowest key); a fixed-lease
+ * acquire adds a lease grant and a transaction that moves the key to that lease. Release is one transaction
+ * (delete our key if its create revision is still ours). A renewal batch is one keep-alive of the shared lease
+ * plus one transaction reading every held key.
+ *
+ * <h2>Tokens</h2>
+ * The fencing token is the revision at which the owner was seen to hold: its key's create revision when the put
+ * found it lowest at once, the header revision of the read that found no earlier key, or the revision of the
+ * hand-off write. Each comes after the previous holder's key was deleted or rewritten, which comes after that
+ * holder's token, so tokens grow strictly per name; etcd's revision never goes back, across clients and restarts.
+ */
+public final class EtcdLockOps implements RemoteLockOps {
+
+    final EtcdSession session;
+    private final Function<String, String> prefixOf;
+    private final String clientId;
+    private final AtomicLong keySequence = new AtomicLong();
+    private final Set<EtcdLockAttempt> waiting = ConcurrentHashMap.newKeySet();
+    /** Held grants by key, for losses the session reports (an expired shared lease). */
+    private final Map<String, Grant> held = new ConcurrentHashMap<>();
+    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+    private final BiConsumer<Grant, String> lostSink;
+    private final boolean handOff;
+
+    /**
+     * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
+     * @param lostSink told about grants this client found gone without being asked (lease expired, fixed lease over)
+     * @param handOff whether a held lock may pass straight to another owner of this client (not for a fair lock:
+     *        it would overtake remote waiters)
+     */
+    public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
+                       BiConsumer<Grant, String> lostSink, boolean handOff) {
+        this.session = session;
+        this.handOff = handOff;
+        this.prefixOf = prefixOf;
+        this.clientId = clientId;
+        this.lostSink = lostSink;
+        session.onSharedLeaseLost(this::sharedLeaseLost);
+        session.onKeeperFailure(() -> waiting.forEach(EtcdLockAttempt::recheckNow));
+        session.keepAliveWhile(() -> !waiting.isEmpty());
+    }
+
+    String nextKeySuffix() {
+        return clientId + "-" + Long.toString(keySequence.incrementAndGet(), 36);
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        EtcdLockAttempt attempt = new EtcdLockAttempt(this, request, prefixOf.apply(request.name()));
+        waiting.add(attempt);
+        attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
+        attempt.start();
+        return attempt.result;
+    }
+
+    /** Called by an attempt once it holds: remember the key, arm the end of a fixed lease. */
+    void granted(Grant grant) {
+        EtcdHold hold = (EtcdHold) grant.backendState();
+        held.put(hold.key(), grant);
+        if (!grant.watchdog()) {
+            long delayNanos = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis())
+                    - System.nanoTime();
+            try {
+                leaseTimers.put(hold.key(), session.scheduler().schedule(() -> leaseRanOut(grant),
+                        Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
+            } catch (RejectedExecutionException e) {
+                // closing: the key's own lease ends it
+            }
+        }
+    }
+
+    /**
+     * etcd's TTLs are whole seconds (and at least the server's minimum), so a fixed lease would outlive its time on
+     * the server: at its exact end this client deletes the key (the engine has marked the hold lost by then). A
+     * crashed holder's key goes with its lease's rounded-up TTL instead.
+     */
+    private void leaseRanOut(Grant grant) {
+        EtcdHold hold = (EtcdHold) grant.backendState();
+        leaseTimers.remove(hold.key());
+        if (held.remove(hold.key(), grant)) {
+            lostSink.accept(grant, "its fixed lease of " + grant.leaseMillis() + " ms ran out");
+            deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((ok, e) -> session.revoke(hold.leaseId()));
+        }
+    }
+
+    private void sharedLeaseLost(long leaseId) {
+        for (Grant g : List.copyOf(held.values())) {
+            EtcdHold hold = (EtcdHold) g.backendState();
+            if (hold.leaseId() == leaseId && held.remove(hold.key(), g)) {
+                lostSink.accept(g, "its etcd lease " + Long.toHexString(leaseId) + " expired");
+            }
+        }
+        waiting.forEach(EtcdLockAttempt::recheckNow);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        EtcdHold hold = (EtcdHold) grant.backendState();
+        ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        // The server's answer alone decides: a renewal that read the key just after this delete may have dropped the
+        // grant from the table already.
+        return deleteIfOurs(hold.key(), hold.createRevision()).thenApply(deleted -> {
+            held.remove(hold.key(), grant);
+            if (hold.ownLease()) {
+                session.revoke(hold.leaseId());
+            }
+            return deleted;
+        });
+    }
+
+    /**
+     * Abandons every waiting attempt (their watches close, their keys are deleted while the connection still
+     * serves); called when the client closes, before its lease is revoked.
+     */
+    public void close() {
+        for (EtcdLockAttempt attempt : List.copyOf(waiting)) {
+            attempt.giveUp(new io.latchkey.LockUnavailableException("the etcd lock client was closed"));
+        }
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return handOff;
+    }
+
+    /**
+     * Rewrites our key for the new owner (on the shared lease for a watchdog hold, on a lease of its own for a fixed
+     * one) if it is still ours: one transaction, the lock never free in between and our place kept. The new token is
+     * that write's revision, newer than every token issued before it; whoever holds next reads the prefix after
+     * our key's deletion, at a later revision still.
+     */
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        EtcdHold hold = (EtcdHold) from.backendState();
+        long sentAt = request.time().nanoTime();
+        CompletableFuture<Long> lease = request.watchdog() ? session.sharedLease()
+                : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(request.leaseMillis())),
+                        "grant a lease").thenApply(g -> g.getID());
+        return lease.thenCompose(leaseId -> session.bounded(session.client().getKVClient().txn()
+                        .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL, CmpTarget.createRevision(hold.createRevision())))
+                        .Then(Op.put(bytes(hold.key()), bytes(request.ownerId()),
+                                io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
+                        .commit(), "hand off " + hold.key())
+                .thenCompose(t -> {
+                    ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
+                    if (timer != null) {
+                        timer.cancel(false);
+                    }
+                    if (!t.isSucceeded()) {
+                        held.remove(hold.key(), from);
+                        if (!request.watchdog()) {
+                            session.revoke(leaseId);
+                        }
+                        return CompletableFuture.completedFuture((Grant) null);
+                    }
+                    if (hold.ownLease() && hold.leaseId() != leaseId) {
+                        session.revoke(hold.leaseId());
+                    }
+                    long token = t.getHeader().getRevision();
+                    EtcdHold next = new EtcdHold(hold.key(), hold.createRevision(), leaseId, !request.watchdog());
+                    CompletableFuture<Long> startedAt = request.watchdog() ? session.ttlStartedAt(leaseId)
+                            : CompletableFuture.completedFuture(sentAt);
+                    return startedAt.thenApply(ttlStart -> {
+                        held.remove(hold.key(), from);
+                        if (ttlStart == null) {
+                            return null; // the shared lease expired: the key is gone
+                        }
+                        Grant grant = new Grant(request, token, Math.min(sentAt, ttlStart), next);
+                        granted(grant);
+                        return grant;
+                    });
+                }));
+    }
+
+    /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
+    CompletableFuture<Boolean> deleteIfOurs(String key, long createRevision) {
+        return session.bounded(session.client().getKVClient().txn()
+                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(bytes(key), DeleteOption.DEFAULT))
+                .commit(), "delete " + key).thenApply(TxnResponse::isSucceeded);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        Set<Long> leases = new HashSet<>();
+        List<Grant> list = new ArrayList<>(grants);
+        Op[] reads = new Op[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            EtcdHold hold = (EtcdHold) list.get(i).backendState();
+            leases.add(hold.leaseId());
+            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
+        }
+        Map<Long, CompletableFuture<Boolean>> alive = new ConcurrentHashMap<>();
+        for (long lease : leases) {
+            alive.put(lease, session.keepAliveOnce(lease));
+        }
+        Txn txn = session.client().getKVClient().txn().Then(reads);
+        CompletableFuture<TxnResponse> read = session.bounded(txn.commit(), "read " + list.size() + " lock keys");
+        return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
+                (x, r) -> {
+                    Set<Grant> lost = new HashSet<>();
+                    for (int i = 0; i < list.size(); i++) {
+                        Grant g = list.get(i);
+                        EtcdHold hold = (EtcdHold) g.backendState();
+                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
+                        boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
+                                && kvs.get(0).getLease() == hold.leaseId();
+                        if (!ours || !alive.get(hold.leaseId()).join()) {
+                            lost.add(g);
+                            held.remove(hold.key(), g);
+                        }
+                    }
+                    return lost;
+                });
+    }
+
+    @Override
+    public CompletableFuture<String> describeHolder(String name) {
+        return holder(name).thenApply(kv -> kv == null ? null : String.format("owner %s, token %d, key %s",
+                EtcdKeys.string(kv.getValue()), kv.getCreateRevision(), EtcdKeys.string(kv.getKey())));
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return holder(name).thenApply(kv -> kv != null);
+    }
+
+    /** The key with the lowest create revision under the lock's prefix (the holder), or {@code null}. */
+    private CompletableFuture<KeyValue> holder(String name) {
+        String prefix = prefixOf.apply(name);
+        return session.bounded(session.client().getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true)
+                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
+                        .withLimit(1).build()), "read " + prefix)
+                .thenApply(r -> r.getKvs().isEmpty() ? null : r.getKvs().get(0));
+    }
+
+    /** Deletes the holder's key (waiters' keys stay queued); the next waiter is woken by its watch. */
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        return holder(name).thenCompose(kv -> kv == null ? CompletableFuture.completedFuture(false)
+                : deleteIfOurs(EtcdKeys.string(kv.getKey()), kv.getCreateRevision()));
+    }
+}

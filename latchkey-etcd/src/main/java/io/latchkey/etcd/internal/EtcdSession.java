@@ -1,0 +1,329 @@
+package io.latchkey.etcd.internal;
+
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.latchkey.LockUnavailableException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client's connection to etcd: the jetcd client, the client-wide etcd lease that keeps watchdog holds and
+ * waiting keys alive, a scheduler thread for timers, and the mapping of jetcd failures to
+ * {@link LockUnavailableException} within the operation timeout.
+ *
+ * <h2>The shared lease</h2>
+ * Granted on first use with a TTL of the watchdog timeout rounded up to whole seconds (etcd TTLs are seconds, and
+ * the server may raise a TTL to its minimum, about 2 s). The engine's watchdog renews it with every renewal batch
+ * of held locks; while keys merely wait (nothing held), this class sends the keep-alives itself, every third of the
+ * TTL. With neither, it lapses and the next acquire grants a new one. When etcd reports the lease gone (it expired
+ * during an outage or a pause), every key on it is gone: the listeners hear of it and the next acquire grants a new
+ * lease.
+ */
+public final class EtcdSession implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
+
+    private final Client client;
+    private final boolean owns;
+    private final String endpoints;
+    private final long operationTimeoutMillis;
+    private final long sharedTtlSeconds;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final List<LongConsumer> leaseLostListeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> keeperFailureListeners = new CopyOnWriteArrayList<>();
+    private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
+    private final Object leaseMonitor = new Object();
+    // guarded by leaseMonitor
+    private CompletableFuture<Long> sharedLease;
+    private ScheduledFuture<?> keeper;
+    private long refreshedLease;
+    private long refreshedAtNanos;
+
+    /**
+     * @param endpoints for messages only (never with credentials)
+     */
+    public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
+                       Duration watchdogTimeout, String clientId) {
+        this.client = client;
+        this.owns = owns;
+        this.endpoints = endpoints;
+        this.operationTimeoutMillis = Math.max(1, operationTimeout.toMillis());
+        this.sharedTtlSeconds = Math.max(1, (watchdogTimeout.toMillis() + 999) / 1000);
+        String threadName = "latchkey-etcd-session-" + clientId.substring(0, 8);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+    }
+
+    public Client client() {
+        return client;
+    }
+
+    public ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    public String endpoints() {
+        return endpoints;
+    }
+
+    long ttlSecondsFor(long leaseMillis) {
+        return Math.max(1, (leaseMillis + 999) / 1000);
+    }
+
+    /** Told the id of the shared lease once etcd reports it gone. */
+    void onSharedLeaseLost(LongConsumer listener) {
+        leaseLostListeners.add(listener);
+    }
+
+    /** Told when a keep-alive of the shared lease failed (the server may be down): waiters re-check. */
+    void onKeeperFailure(Runnable listener) {
+        keeperFailureListeners.add(listener);
+    }
+
+    /**
+     * Asks this session to keep the shared lease alive while {@code condition} holds (keys are waiting). Held keys
+     * are kept alive by the engine's renewals; with neither, the lease lapses, so a key a lost reply left behind
+     * cannot block its lock for longer than the TTL.
+     */
+    void keepAliveWhile(BooleanSupplier condition) {
+        keepAliveNeeded.add(condition);
+    }
+
+    /** The shared lease's id, granting it first if there is none. */
+    CompletableFuture<Long> sharedLease() {
+        synchronized (leaseMonitor) {
+            if (sharedLease == null || sharedLease.isCompletedExceptionally()) {
+                long sentAt = System.nanoTime();
+                CompletableFuture<Long> granted = bounded(
+                        client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> {
+                            refreshed(r.getID(), sentAt);
+                            return r.getID();
+                        }), "grant a lease of " + sharedTtlSeconds + " s");
+                sharedLease = granted;
+                if (keeper == null && !scheduler.isShutdown()) {
+                    long period = Math.max(100, sharedTtlSeconds * 1000 / 3);
+                    keeper = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+                }
+            }
+            return sharedLease;
+        }
+    }
+
+    /** The shared lease's id if one is granted, else 0; never a round trip. */
+    long currentSharedLease() {
+        synchronized (leaseMonitor) {
+            CompletableFuture<Long> f = sharedLease;
+            if (f == null || !f.isDone() || f.isCompletedExceptionally()) {
+                return 0;
+            }
+            return f.join();
+        }
+    }
+
+    /** Etcd reported {@code leaseId} gone: forget it (if it is the shared one) and tell the listeners. */
+    void leaseGone(long leaseId) {
+        boolean shared;
+        synchronized (leaseMonitor) {
+            shared = currentSharedLeaseLocked() == leaseId;
+            if (shared) {
+                sharedLease = null;
+            }
+        }
+        if (shared) {
+            log.warn("etcd lease {} of this client expired on {}; its keys are gone", Long.toHexString(leaseId),
+                    endpoints);
+            leaseLostListeners.forEach(l -> l.accept(leaseId));
+        }
+    }
+
+    private long currentSharedLeaseLocked() {
+        CompletableFuture<Long> f = sharedLease;
+        return f == null || !f.isDone() || f.isCompletedExceptionally() ? 0 : f.join();
+    }
+
+    /**
+     * One keep-alive of {@code leaseId}: completes with whether the lease still lives; exceptionally (with
+     * {@link LockUnavailableException}) if etcd did not answer.
+     */
+    CompletableFuture<Boolean> keepAliveOnce(long leaseId) {
+        long sentAt = System.nanoTime();
+        CompletableFuture<Boolean> alive = client.getLeaseClient().keepAliveOnce(leaseId)
+                .handle((r, e) -> {
+                    if (e == null) {
+                        if (r.getTTL() > 0) {
+                            refreshed(leaseId, sentAt);
+                        }
+                        return r.getTTL() > 0;
+                    }
+                    if (isLeaseNotFound(e)) {
+                        return false;
+                    }
+                    throw new CompletionException(e);
+                });
+        return bounded(alive, "keep lease " + Long.toHexString(leaseId) + " alive").thenApply(ok -> {
+            if (!ok) {
+                leaseGone(leaseId);
+            }
+            return ok;
+        });
+    }
+
+    private void refreshed(long leaseId, long sentAtNanos) {
+        synchronized (leaseMonitor) {
+            if (refreshedLease != leaseId || sentAtNanos - refreshedAtNanos > 0) {
+                refreshedLease = leaseId;
+                refreshedAtNanos = sentAtNanos;
+            }
+        }
+    }
+
+    /**
+     * A moment ({@link System#nanoTime()}) no later than the start of {@code leaseId}'s current TTL on the server:
+     * the send time of its latest confirmed grant or keep-alive, after a fresh keep-alive if that was more than a
+     * third of the TTL ago. A key attached to a shared lease lives only as long as the lease, not a TTL from its
+     * put, so a hold's local bound must start here. Completes with {@code null} if etcd reports the lease gone.
+     */
+    CompletableFuture<Long> ttlStartedAt(long leaseId) {
+        synchronized (leaseMonitor) {
+            if (refreshedLease == leaseId
+                    && System.nanoTime() - refreshedAtNanos < TimeUnit.SECONDS.toNanos(sharedTtlSeconds) / 3) {
+                return CompletableFuture.completedFuture(refreshedAtNanos);
+            }
+        }
+        long sentAt = System.nanoTime();
+        return keepAliveOnce(leaseId).thenApply(ok -> ok ? sentAt : null);
+    }
+
+    private void keepAlive() {
+        long lease = currentSharedLease();
+        if (lease == 0 || keepAliveNeeded.stream().noneMatch(BooleanSupplier::getAsBoolean)) {
+            return;
+        }
+        keepAliveOnce(lease).whenComplete((ok, e) -> {
+            if (e != null) {
+                log.debug("keep-alive of etcd lease {} failed: {}", Long.toHexString(lease), e.toString());
+                keeperFailureListeners.forEach(Runnable::run);
+            }
+        });
+    }
+
+    /** Revokes a lease (its keys go with it), best effort: failures are only logged. */
+    void revoke(long leaseId) {
+        client.getLeaseClient().revoke(leaseId).whenComplete((r, e) -> {
+            if (e != null && !isLeaseNotFound(e)) {
+                log.debug("revoking etcd lease {} failed: {}", Long.toHexString(leaseId), e.toString());
+            }
+        });
+    }
+
+    /**
+     * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
+     * fails or takes longer than the operation timeout.
+     */
+    <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        ScheduledFuture<?> timer;
+        try {
+            timer = scheduler.schedule(() -> {
+                // The call itself is not cancelled: jetcd may still deliver it after a reconnect, and callers that
+                // created something clean it up from the original future.
+                result.completeExceptionally(new LockUnavailableException(String.format(
+                        "etcd %s did not answer '%s' within %d ms", endpoints, operation, operationTimeoutMillis),
+                        new TimeoutException()));
+            }, operationTimeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            timer = null;
+        }
+        ScheduledFuture<?> t = timer;
+        future.whenComplete((v, e) -> {
+            if (t != null) {
+                t.cancel(false);
+            }
+            if (e == null) {
+                result.complete(v);
+            } else {
+                result.completeExceptionally(unavailable(operation, e));
+            }
+        });
+        return result;
+    }
+
+    /** A failure of jetcd as the exception callers see. */
+    LockUnavailableException unavailable(String operation, Throwable e) {
+        Throwable cause = unwrap(e);
+        if (cause instanceof LockUnavailableException u) {
+            return u;
+        }
+        return new LockUnavailableException(
+                String.format("etcd %s failed '%s': %s", endpoints, operation, cause), cause);
+    }
+
+    static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    static boolean isLeaseNotFound(Throwable e) {
+        Throwable t = unwrap(e);
+        while (t != null) {
+            if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+                return true;
+            }
+            String m = t.getMessage();
+            if (m != null && m.contains("lease not found")) {
+                return true;
+            }
+            t = t.getCause();
+        }
+        return false;
+    }
+
+    /**
+     * Stops the timers; revokes the shared lease (so the keys of locks still held go at once rather than at the
+     * end of their TTL: the engine has already marked them lost), and closes the jetcd client if this session
+     * created it.
+     */
+    @Override
+    public void close() {
+        long lease;
+        synchronized (leaseMonitor) {
+            lease = currentSharedLeaseLocked();
+            if (keeper != null) {
+                keeper.cancel(false);
+            }
+        }
+        scheduler.shutdownNow();
+        if (lease != 0) {
+            try {
+                client.getLeaseClient().revoke(lease).get(operationTimeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                log.debug("revoking etcd lease {} at close failed: {}", Long.toHexString(lease), e.toString());
+            }
+        }
+        if (owns) {
+            client.close();
+        }
+    }
+}

@@ -1,0 +1,189 @@
+package io.latchkey.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A real single-member {@code etcd} child process (Debian's {@code etcd-server} package) on free client and peer
+ * ports of 127.0.0.1, with its data in its own temporary directory (in {@code /dev/shm} where available). {@link #kill()} and {@link #start()} simulate a
+ * crash and a restart on the same ports with the same data (so revisions keep growing, like a real restart).
+ *
+ * <p>Not thread-safe: drive it from one thread.
+ */
+public final class EtcdServer implements AutoCloseable {
+
+    /** The install command named when {@code etcd} is missing. */
+    public static final String INSTALL_HINT = "sudo apt-get install etcd-server";
+
+    private static final String HOST = "127.0.0.1";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+    private Path dir;
+    private ServerProcess process;
+    private int clientPort;
+    private int peerPort;
+
+    /** A server that is not started yet; call {@link #start()}. */
+    public EtcdServer() {
+    }
+
+    /** Creates and starts a server. */
+    public static EtcdServer started() {
+        return new EtcdServer().start();
+    }
+
+    /**
+     * Starts the server (the first time on free ports, afterwards on the same ports and data) and waits until its
+     * {@code /health} endpoint reports healthy. Does nothing if it runs.
+     *
+     * @throws IllegalStateException if {@code etcd} is not installed (naming {@link #INSTALL_HINT}) or does not start
+     */
+    public synchronized EtcdServer start() {
+        if (process != null && process.isAlive()) {
+            return this;
+        }
+        Path binary = ServerProcess.requireBinary("etcd", INSTALL_HINT);
+        if (dir == null) {
+            dir = createDataDir();
+        }
+        boolean firstStart = clientPort == 0;
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            if (firstStart) {
+                clientPort = TestFiles.freePort();
+                peerPort = TestFiles.freePort();
+                while (peerPort == clientPort) {
+                    peerPort = TestFiles.freePort();
+                }
+            }
+            String client = "http://" + HOST + ":" + clientPort;
+            String peer = "http://" + HOST + ":" + peerPort;
+            process = new ServerProcess("etcd-" + clientPort, List.of(binary.toString(),
+                    "--name", "latchkey",
+                    "--data-dir", dir.resolve("data").toAbsolutePath().toString(),
+                    "--listen-client-urls", client,
+                    "--advertise-client-urls", client,
+                    "--listen-peer-urls", peer,
+                    "--initial-advertise-peer-urls", peer,
+                    "--initial-cluster", "latchkey=" + peer,
+                    "--initial-cluster-state", "new",
+                    "--log-level", "warn"), dir);
+            try {
+                process.start(this::healthy, START_TIMEOUT);
+                return this;
+            } catch (IllegalStateException e) {
+                last = e;
+                if (!firstStart || !process.recentOutput().contains("address already in use")) {
+                    break;
+                }
+                // Another process took a port between our probe and the bind: try two other ports.
+                TestFiles.deleteRecursively(dir.resolve("data"));
+                sleep(100);
+            }
+        }
+        throw last;
+    }
+
+    /**
+     * In memory ({@code /dev/shm}) where there is one: etcd fsyncs its WAL on every write, which on a shared CI disk
+     * costs milliseconds per lock operation and says nothing about the lock.
+     */
+    private static Path createDataDir() {
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            try {
+                return Files.createTempDirectory(shm, "latchkey-etcd-");
+            } catch (IOException e) {
+                // fall back to the usual temporary directory
+            }
+        }
+        return TestFiles.createTempDir("latchkey-etcd-");
+    }
+
+    private boolean healthy() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + HOST + ":" + clientPort + "/health")
+                    .toURL().openConnection();
+            c.setConnectTimeout(200);
+            c.setReadTimeout(1000);
+            try (InputStream in = c.getInputStream()) {
+                String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                return c.getResponseCode() == 200 && body.contains("\"health\":\"true\"");
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Stops the server gracefully (SIGTERM); its ports and data stay for {@link #start()}. Idempotent. */
+    public synchronized void stop() {
+        if (process != null) {
+            process.stop();
+        }
+    }
+
+    /** Kills the server with SIGKILL, as a crash would; its ports and data stay for {@link #start()}. Idempotent. */
+    public synchronized void kill() {
+        if (process != null) {
+            process.kill();
+        }
+    }
+
+    /** Whether the server process runs. */
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /** Stops the server and deletes its directory. Idempotent. */
+    @Override
+    public synchronized void close() {
+        stop();
+        TestFiles.deleteRecursively(dir);
+        dir = null;
+    }
+
+    /** {@code http://127.0.0.1:<client port>}, what jetcd's {@code Client.builder().endpoints(…)} takes. */
+    public String endpoint() {
+        return "http://" + HOST + ":" + clientPort;
+    }
+
+    /** {@code etcd://127.0.0.1:<client port>}, for {@code LockClient.connect}. */
+    public String uri() {
+        return "etcd://" + HOST + ":" + clientPort;
+    }
+
+    public String host() {
+        return HOST;
+    }
+
+    public int port() {
+        return clientPort;
+    }
+
+    /** The server's recent output, for failure messages. */
+    public String recentOutput() {
+        return process == null ? "" : process.recentOutput();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdServer{" + endpoint() + "}";
+    }
+}
