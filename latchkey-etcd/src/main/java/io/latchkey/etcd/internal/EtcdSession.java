@@ -15,6 +15,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
@@ -45,8 +46,8 @@ public final class EtcdSession implements AutoCloseable {
     private final List<LongConsumer> leaseLostListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> keeperFailureListeners = new CopyOnWriteArrayList<>();
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
-    private final Object leaseMonitor = new Object();
-    // guarded by leaseMonitor
+    private final ReentrantLock leaseLock = new ReentrantLock();
+    // guarded by leaseLock
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
     private long refreshedLease;
@@ -108,43 +109,61 @@ public final class EtcdSession implements AutoCloseable {
 
     /** The shared lease's id, granting it first if there is none. */
     CompletableFuture<Long> sharedLease() {
-        synchronized (leaseMonitor) {
-            if (sharedLease == null || sharedLease.isCompletedExceptionally()) {
-                long sentAt = System.nanoTime();
-                CompletableFuture<Long> granted = bounded(
-                        client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> {
-                            refreshed(r.getID(), sentAt);
-                            return r.getID();
-                        }), "grant a lease of " + sharedTtlSeconds + " s");
-                sharedLease = granted;
-                if (keeper == null && !scheduler.isShutdown()) {
-                    long period = Math.max(100, sharedTtlSeconds * 1000 / 3);
-                    keeper = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
-                }
+        CompletableFuture<Long> lease;
+        leaseLock.lock();
+        try {
+            if (sharedLease != null && !sharedLease.isCompletedExceptionally()) {
+                return sharedLease;
             }
-            return sharedLease;
+            // Claimed under the lock, granted outside it: no I/O while holding a local lock.
+            lease = new CompletableFuture<>();
+            sharedLease = lease;
+            if (keeper == null && !scheduler.isShutdown()) {
+                long period = Math.max(100, sharedTtlSeconds * 1000 / 3);
+                keeper = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            leaseLock.unlock();
         }
+        long sentAt = System.nanoTime();
+        bounded(client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> {
+            refreshed(r.getID(), sentAt);
+            return r.getID();
+        }), "grant a lease of " + sharedTtlSeconds + " s").whenComplete((id, e) -> {
+            if (e != null) {
+                lease.completeExceptionally(e);
+            } else {
+                lease.complete(id);
+            }
+        });
+        return lease;
     }
 
     /** The shared lease's id if one is granted, else 0; never a round trip. */
     long currentSharedLease() {
-        synchronized (leaseMonitor) {
+        leaseLock.lock();
+        try {
             CompletableFuture<Long> f = sharedLease;
             if (f == null || !f.isDone() || f.isCompletedExceptionally()) {
                 return 0;
             }
             return f.join();
+        } finally {
+            leaseLock.unlock();
         }
     }
 
     /** Etcd reported {@code leaseId} gone: forget it (if it is the shared one) and tell the listeners. */
     void leaseGone(long leaseId) {
         boolean shared;
-        synchronized (leaseMonitor) {
+        leaseLock.lock();
+        try {
             shared = currentSharedLeaseLocked() == leaseId;
             if (shared) {
                 sharedLease = null;
             }
+        } finally {
+            leaseLock.unlock();
         }
         if (shared) {
             log.warn("etcd lease {} of this client expired on {}; its keys are gone", Long.toHexString(leaseId),
@@ -186,11 +205,14 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     private void refreshed(long leaseId, long sentAtNanos) {
-        synchronized (leaseMonitor) {
+        leaseLock.lock();
+        try {
             if (refreshedLease != leaseId || sentAtNanos - refreshedAtNanos > 0) {
                 refreshedLease = leaseId;
                 refreshedAtNanos = sentAtNanos;
             }
+        } finally {
+            leaseLock.unlock();
         }
     }
 
@@ -201,11 +223,14 @@ public final class EtcdSession implements AutoCloseable {
      * put, so a hold's local bound must start here. Completes with {@code null} if etcd reports the lease gone.
      */
     CompletableFuture<Long> ttlStartedAt(long leaseId) {
-        synchronized (leaseMonitor) {
+        leaseLock.lock();
+        try {
             if (refreshedLease == leaseId
                     && System.nanoTime() - refreshedAtNanos < TimeUnit.SECONDS.toNanos(sharedTtlSeconds) / 3) {
                 return CompletableFuture.completedFuture(refreshedAtNanos);
             }
+        } finally {
+            leaseLock.unlock();
         }
         long sentAt = System.nanoTime();
         return keepAliveOnce(leaseId).thenApply(ok -> ok ? sentAt : null);
@@ -306,11 +331,14 @@ public final class EtcdSession implements AutoCloseable {
     @Override
     public void close() {
         long lease;
-        synchronized (leaseMonitor) {
+        leaseLock.lock();
+        try {
             lease = currentSharedLeaseLocked();
             if (keeper != null) {
                 keeper.cancel(false);
             }
+        } finally {
+            leaseLock.unlock();
         }
         scheduler.shutdownNow();
         if (lease != 0) {
