@@ -3,29 +3,19 @@ package io.latchkey.etcd;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.tck.LeaseLifecycleTck;
-import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.EtcdServerExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The TCK's {@link LeaseLifecycleTck} against a real etcd server (one per test class). */
 class EtcdLeaseLifecycleTckTest extends LeaseLifecycleTck {
 
-    private static EtcdServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = EtcdServer.started();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
 
     @Override
     protected LockClient newClient(ClientOptions options) {
-        return LockClient.connect(server.uri(), options);
+        return LockClient.connect(etcd.uri(), options);
     }
 
     @Override

@@ -15,7 +15,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.etcd.internal.EtcdUri;
-import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.EtcdServerExtension;
 import io.latchkey.testing.TestFiles;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,29 +26,19 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What the TCK does not cover: the URI, the data layout, waking by watch, crashed holders, unsupported primitives. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class EtcdLockClientTest {
 
     private static final Duration WATCHDOG = Duration.ofSeconds(2);
-    private static EtcdServer server;
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
     private final List<AutoCloseable> closeAfter = new ArrayList<>();
-
-    @BeforeAll
-    static void startServer() {
-        server = EtcdServer.started();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
 
     @AfterEach
     void closeAll() throws Exception {
@@ -62,13 +52,13 @@ class EtcdLockClientTest {
     }
 
     private EtcdLockClient open() {
-        EtcdLockClient c = EtcdLockClient.connect(server.uri(), options());
+        EtcdLockClient c = EtcdLockClient.connect(etcd.uri(), options());
         closeAfter.add(c);
         return c;
     }
 
     private Client jetcd() {
-        Client c = Client.builder().endpoints(server.endpoint()).build();
+        Client c = Client.builder().endpoints(etcd.endpoint()).build();
         closeAfter.add(c);
         return c;
     }
@@ -126,7 +116,7 @@ class EtcdLockClientTest {
     @Test
     void toStringShowsNoSecretsAndTheLayoutIsOneKeyPerOwner() throws Exception {
         EtcdLockClient client = open();
-        assertThat(client.toString()).contains("Etcd").contains(client.clientId()).contains(server.endpoint());
+        assertThat(client.toString()).contains("Etcd").contains(client.clientId()).contains(etcd.endpoint());
         assertThat(client.lockPrefix("a/b%c")).isEqualTo("latchkey/locks/a%2Fb%25c/");
         String name = newName();
         DistributedLock lock = client.lock(name);
@@ -148,7 +138,7 @@ class EtcdLockClientTest {
 
     @Test
     void namespacesPrefixTheKeys() throws Exception {
-        EtcdLockClient client = EtcdLockClient.connect(server.uri(),
+        EtcdLockClient client = EtcdLockClient.connect(etcd.uri(),
                 options().toBuilder().namespace("team/a").build());
         closeAfter.add(client);
         assertThat(client.lockPrefix("x")).isEqualTo("latchkey/team%2Fa/locks/x/");
@@ -183,7 +173,7 @@ class EtcdLockClientTest {
     @Test
     void aCrashedHoldersLockIsFreeAfterItsLease() throws Exception {
         String name = newName();
-        Client crashing = Client.builder().endpoints(server.endpoint()).build();
+        Client crashing = Client.builder().endpoints(etcd.endpoint()).build();
         EtcdLockClient crashed = EtcdLockClient.create(crashing, options());
         LockLease held = crashed.lock(name).acquire();
         assertThat(held.isValid()).isTrue();

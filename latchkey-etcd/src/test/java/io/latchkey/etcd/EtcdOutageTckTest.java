@@ -3,10 +3,9 @@ package io.latchkey.etcd;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.tck.OutageTck;
-import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.EtcdServerExtension;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The TCK's {@link OutageTck}: the etcd server is killed (SIGKILL, as a crash) and restarted on the same ports with
@@ -14,21 +13,12 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class EtcdOutageTckTest extends OutageTck {
 
-    private static EtcdServer server;
-
-    @BeforeAll
-    static void startServer() {
-        server = EtcdServer.started();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
 
     @Override
     protected LockClient newClient(ClientOptions options) {
-        return LockClient.connect(server.uri(), options);
+        return LockClient.connect(etcd.uri(), options);
     }
 
     @Override
@@ -43,11 +33,11 @@ class EtcdOutageTckTest extends OutageTck {
 
     @Override
     protected void takeBackendDown() {
-        server.kill();
+        etcd.server().kill();
     }
 
     @Override
     protected void bringBackendUp() {
-        server.start();
+        etcd.server().start();
     }
 }
