@@ -76,6 +76,14 @@ public final class Arguments {
         return value;
     }
 
+    /** @throws IllegalArgumentException if {@code value} is not positive, naming {@code what} */
+    public static long positive(String what, long value) {
+        if (value <= 0) {
+            throw new IllegalArgumentException(String.format("%s must be positive but was %d", what, value));
+        }
+        return value;
+    }
+
     /** @throws IllegalArgumentException if {@code value} is negative, naming {@code what} */
     public static int notNegative(String what, int value) {
         if (value < 0) {

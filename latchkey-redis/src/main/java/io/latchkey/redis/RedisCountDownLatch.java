@@ -1,8 +1,8 @@
 package io.latchkey.redis;
 
-import io.latchkey.core.Arguments;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Arguments;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,9 +54,7 @@ final class RedisCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean trySetCount(long count) {
-        if (count <= 0) {
-            throw new IllegalArgumentException(String.format("count must be positive but was %d", count));
-        }
+        Arguments.positive("count", count);
         waits.checkOpen();
         Long r = waits.get(executor.run(CountDownLatchScripts.TRY_SET, ScriptOutputType.INTEGER,
                 new String[] {countKey}, Long.toString(count)), "trySetCount");

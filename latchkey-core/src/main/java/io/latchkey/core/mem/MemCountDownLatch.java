@@ -1,7 +1,7 @@
 package io.latchkey.core.mem;
 
-import io.latchkey.core.Arguments;
 import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.core.Arguments;
 import java.time.Duration;
 
 /** A {@link DistributedCountDownLatch} on the mem server; waiters are futures completed at zero. */
@@ -24,9 +24,7 @@ final class MemCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean trySetCount(long count) {
-        if (count <= 0) {
-            throw new IllegalArgumentException(String.format("count must be positive but was %d", count));
-        }
+        Arguments.positive("count", count);
         client.ensureOpen();
         return store().trySetCount(key, count);
     }

@@ -1,6 +1,7 @@
 package io.latchkey.zookeeper.internal;
 
 import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.core.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import org.apache.zookeeper.CreateMode;
@@ -32,9 +33,7 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
 
     @Override
     public boolean trySetCount(long count) {
-        if (count <= 0) {
-            throw new IllegalArgumentException(String.format("count must be positive but was %d", count));
-        }
+        Arguments.positive("count", count);
         return call("arm latch", () -> {
             while (true) {
                 Stat stat = new Stat();
