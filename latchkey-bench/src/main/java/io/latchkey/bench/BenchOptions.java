@@ -26,7 +26,7 @@ public final class BenchOptions {
             "  --names N            redis-scale: distinct names locked and released (default 100000)",
             "  --held N             redis-scale: locks held at once under the watchdog (default 20000)",
             "  --waiters N          redis-scale: threads waiting on one name across 20 clients (default 1000)",
-            "  --watchdog SECONDS   redis-scale: watchdog timeout of the held locks (default 6: renewal every 2 s)",
+            "  --watchdog SECONDS   redis-scale: watchdog timeout of the held locks (default 15: renewal every 5 s)",
             "  --out FILE           also write the Markdown report to FILE",
             "  --quick              smoke test: 0.3 s warm-up, 1 s measure, 1 repeat",
             "  --help               this text");
@@ -45,7 +45,7 @@ public final class BenchOptions {
     private int names = 100_000;
     private int held = 20_000;
     private int waiters = 1_000;
-    private Duration watchdog = Duration.ofSeconds(6);
+    private Duration watchdog = Duration.ofSeconds(15);
 
     public static BenchOptions parse(String... args) {
         BenchOptions o = new BenchOptions();

@@ -58,7 +58,8 @@ final class FencingTokens {
      */
     static String key(String namespace, String keyInSlot, boolean cluster) {
         if (!cluster) {
-            return namespace + KEY_SUFFIX;
+            // One instance per namespace, not one per name's keys (they are kept with every held lock).
+            return (namespace + KEY_SUFFIX).intern();
         }
         String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
         return prefix + "{" + SlotTags.tagFor(LockKeys.slot(keyInSlot)) + "}:" + KEY_SUFFIX;

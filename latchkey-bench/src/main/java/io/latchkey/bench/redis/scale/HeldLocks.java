@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class HeldLocks {
 
     record Result(String side, int held, double acquireSeconds, double intervals, long scripts, long commands,
-                  double serverCpuMs, long serverBytes, long heapBytes) {
+                  double serverCpuMs, long serverBytes, long heapBytes, int lost) {
         double scriptsPerInterval() {
             return scripts / intervals;
         }
@@ -54,6 +55,7 @@ final class HeldLocks {
         CountDownLatch acquired = new CountDownLatch(threads);
         CountDownLatch release = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        AtomicInteger lost = new AtomicInteger();
         long start = System.nanoTime();
         List<Thread> workers = Parallel.start("scale-held", threads, thread -> {
             List<ScaleSide.Held> mine = new ArrayList<>(held / threads + 1);
@@ -69,7 +71,14 @@ final class HeldLocks {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            mine.forEach(ScaleSide.Held::release);
+            for (ScaleSide.Held h : mine) {
+                try {
+                    h.release();
+                } catch (IllegalMonitorStateException e) {
+                    // Lost before the release (Latchkey tells: LockLostException; Redisson: not held any more).
+                    lost.incrementAndGet();
+                }
+            }
         }, failure);
         acquired.await();
         double acquireSeconds = (System.nanoTime() - start) / 1e9;
@@ -77,7 +86,6 @@ final class HeldLocks {
             if (failure.get() != null) {
                 throw new IllegalStateException("acquiring the held locks failed", failure.get());
             }
-            long heapAfter = usedHeap();
             long memoryAfter = server.usedMemory();
             // Renewals start one interval after each acquisition: let the first round pass, then count whole rounds.
             Duration interval = watchdog.dividedBy(3);
@@ -89,6 +97,8 @@ final class HeldLocks {
             Map<String, Long> callsAfter = server.commandCalls();
             double cpuAfter = server.cpuSeconds();
             double intervals = (System.nanoTime() - windowStart) / (double) interval.toNanos();
+            // After the window: the full collections' pauses must not delay the renewals counted above.
+            long heapAfter = usedHeap();
             long scripts = delta(callsBefore, callsAfter, "evalsha") + delta(callsBefore, callsAfter, "eval");
             long commands = 0;
             for (String command : callsAfter.keySet()) {
@@ -96,11 +106,12 @@ final class HeldLocks {
                     commands += delta(callsBefore, callsAfter, command);
                 }
             }
-            return new Result(side.label, held, acquireSeconds, intervals, scripts, commands,
-                    (cpuAfter - cpuBefore) * 1000, memoryAfter - memoryBefore, heapAfter - heapBefore);
-        } finally {
             release.countDown();
             Parallel.join(workers, failure);
+            return new Result(side.label, held, acquireSeconds, intervals, scripts, commands,
+                    (cpuAfter - cpuBefore) * 1000, memoryAfter - memoryBefore, heapAfter - heapBefore, lost.get());
+        } finally {
+            release.countDown();
         }
     }
 
