@@ -27,6 +27,14 @@ final class EngineLease implements LockLease {
         return hold.isHeld() && hold.slot.engine.isCertain(hold.grant);
     }
 
+    /**
+     * Whether the server's lease is known to run past now: the last confirmed renewal (or the acquire) was sent
+     * less than one lease time ago. False after a long pause of this process until a renewal confirms the hold.
+     */
+    boolean withinLocalBound() {
+        return hold.slot.engine.time.nanoTime() - hold.leaseBoundNanos() < 0;
+    }
+
     @Override
     public void onLost(Runnable listener) {
         hold.onLost(listener);
