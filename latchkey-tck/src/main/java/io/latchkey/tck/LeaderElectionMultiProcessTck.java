@@ -2,6 +2,7 @@ package io.latchkey.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.LeaderElection;
 import io.latchkey.LeaderInfo;
 import io.latchkey.Leadership;
 import java.nio.file.Files;
@@ -39,6 +40,9 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
         try (ChildJvm first = candidate("first", election, register)) {
             long firstTerm = term(first.awaitLine("LEADER", START_UP));
             first.awaitLine("WROTE", START_UP);
+            LeaderElection observer = client().leaderElection(election);
+            assertThat(observer.currentLeader()).hasValueSatisfying(l -> assertThat(l.candidateId())
+                    .isEqualTo("first"));
             try (ChildJvm second = candidate("second", election, register)) {
                 second.awaitLine("WAITING", START_UP);
                 Thread.sleep(watchdogTimeout().toMillis()); // campaigning by now, and not elected
@@ -55,7 +59,7 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
                         watchdogTimeout().plusSeconds(1).plus(slack()).toMillis());
                 assertThat(secondTerm).isGreaterThan(firstTerm);
                 second.awaitLine("WROTE " + secondTerm, slack());
-                LeaderInfo seen = client().leaderElection(election).currentLeader().orElseThrow();
+                LeaderInfo seen = observer.currentLeader().orElseThrow();
                 assertThat(seen.candidateId()).isEqualTo("second");
                 assertThat(seen.term()).isEqualTo(secondTerm);
             }
@@ -72,11 +76,13 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
         try (ChildJvm leader = candidate("paused", election, register)) {
             long oldTerm = term(leader.awaitLine("LEADER", START_UP));
             leader.awaitLine("WROTE", START_UP);
+            LeaderElection successor = client().leaderElection(election, "successor");
+            assertThat(successor.currentLeader()).hasValueSatisfying(l -> assertThat(l.term()).isEqualTo(oldTerm));
 
             signal(leader, "STOP");
             long stoppedAt = System.nanoTime();
             try {
-                Leadership next = client().leaderElection(election, "successor")
+                Leadership next = successor
                         .tryAwaitLeadership(watchdogTimeout().plusSeconds(1).plus(slack())).orElseThrow(
                                 () -> new AssertionError("no new leader while the old one is stopped"));
                 long failover = millisSince(stoppedAt);
