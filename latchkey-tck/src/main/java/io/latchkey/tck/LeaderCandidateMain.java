@@ -12,7 +12,7 @@ import java.time.Duration;
  * {@code LeaderCandidateMain <uri> <election> <watchdogMillis> <candidateId> <registerFile>} connects, prints
  * {@code WAITING}, campaigns, prints {@code LEADER <term>}, then — inside {@link Leadership#runWhileValid} — writes
  * its term to the {@link FileFencedRegister} every 50 ms while {@link Leadership#isValid()}, printing
- * {@code WROTE <term>} or {@code REFUSED <term>} for each attempt. When the leadership is lost it prints
+ * {@code ATTEMPT <term>} once the check passed and {@code WROTE <term>} or {@code REFUSED <term>} after the write. When the leadership is lost it prints
  * {@code REVOKED} (from {@code onRevoked}) and {@code INTERRUPTED} (when the task was stopped); then it waits for
  * its standard input to end.
  */
@@ -42,6 +42,7 @@ public final class LeaderCandidateMain {
                     while (true) {
                         Thread.sleep(50);
                         if (leadership.isValid()) {
+                            print("ATTEMPT " + term);
                             print((register.write(term) ? "WROTE " : "REFUSED ") + term);
                         }
                     }
