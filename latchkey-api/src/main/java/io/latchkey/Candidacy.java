@@ -5,7 +5,7 @@ import java.util.Optional;
 /**
  * A candidate that campaigns again after each loss, returned by {@link LeaderElection#start(LeadershipListener)};
  * the equivalent of a started Curator {@code LeaderLatch}. It runs on one thread of its own, named
- * {@code latchkey-election-<election name>-<candidate id>}, until {@link #close()}.
+ * {@code latchkey-<backend>-election-<election name>-<candidate id>} (each part cut to 32 characters), until {@link #close()}.
  */
 public interface Candidacy extends AutoCloseable {
 

@@ -6,7 +6,7 @@ import io.latchkey.tck.LeaderElectionMultiProcessTck;
 import io.latchkey.testing.RedisServerExtension;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The TCK's {@link LeaderElectionMultiProcessTck} against a real redis-server started for this class. */
+/** The TCK's {@link LeaderElectionMultiProcessTck}: a SIGKILLed or SIGSTOPped leader JVM's Redis lock expires and the next candidate leads. */
 class RedisLeaderElectionMultiProcessTckTest extends LeaderElectionMultiProcessTck {
 
     @RegisterExtension

@@ -13,24 +13,25 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs a component only while this instance leads an election: a {@link SmartLifecycle} bean that campaigns when
- * the context starts, starts {@code component} when elected, stops it when the leadership is revoked or resigned,
+ * the context starts, tells the component when it is elected and when the leadership is revoked or resigned,
  * campaigns again after a loss, and resigns when the context stops — the Latchkey counterpart of Spring
  * Integration's {@code LockRegistryLeaderInitiator}, with a fenced term.
  *
  * <pre>{@code
  * @Bean
  * LeaderOnlyLifecycle billingLeader(LockClient client, BillingScheduler scheduler) {
- *     return new LeaderOnlyLifecycle(client.leaderElection("billing-scheduler"), scheduler);
+ *     return new LeaderOnlyLifecycle(client.leaderElection("billing-scheduler"), new LeadershipListener() {
+ *         public void elected(Leadership l) { scheduler.start(l.term()); }   // fence its writes with the term
+ *         public void revoked(Leadership l) { scheduler.stop(); }
+ *     });
  * }
- * // scheduler implements org.springframework.context.Lifecycle; it reads currentLeadership().map(Leadership::term)
- * // to fence its writes
  * }</pre>
  *
- * <p>Declare the component itself without its own lifecycle (a plain bean that implements {@link Lifecycle}, not a
- * {@link SmartLifecycle} with auto-startup), so that only this bean starts it. {@code component.start()} and
- * {@code component.stop()} run on the election's thread ({@code latchkey-<backend>-election-…}), one at a time; a
- * {@code start()} that throws makes this instance resign and campaign again. The phase is late
- * ({@code Integer.MAX_VALUE - 1000}): the component starts after the beans it depends on and stops before them.
+ * <p>The component must not be a Spring {@link Lifecycle} bean itself: Spring starts the {@code Lifecycle} beans a
+ * starting bean depends on, whether or not this instance leads. The callbacks run on the election's thread
+ * ({@code latchkey-<backend>-election-…}), one at a time; an {@code elected} that throws makes this instance resign
+ * and campaign again. The phase is late ({@code Integer.MAX_VALUE - 1000}): the component starts after the beans
+ * it depends on and stops before them.
  *
  * <p>Between the moment the backend drops a leadership and the moment this instance notices (at most one renewal
  * interval, or when a paused process resumes) the component still runs: fence its writes with the term.
@@ -38,20 +39,35 @@ import org.springframework.context.SmartLifecycle;
 public class LeaderOnlyLifecycle implements SmartLifecycle {
 
     private final LeaderElection election;
-    private final Lifecycle component;
+    private final LeadershipListener component;
     private final ReentrantLock lock = new ReentrantLock();
     private Candidacy candidacy;
     private volatile Leadership leadership;
 
-    /** Campaigns in {@code election} for {@code component}. */
-    public LeaderOnlyLifecycle(LeaderElection election, Lifecycle component) {
+    /** Campaigns in {@code election}, telling {@code component} when it leads and when it no longer does. */
+    public LeaderOnlyLifecycle(LeaderElection election, LeadershipListener component) {
         this.election = Objects.requireNonNull(election, "election");
         this.component = Objects.requireNonNull(component, "component");
     }
 
-    /** Campaigns in the election {@code electionName} of {@code client}, as the client's id. */
-    public LeaderOnlyLifecycle(LockClient client, String electionName, Lifecycle component) {
-        this(Objects.requireNonNull(client, "client").leaderElection(electionName), component);
+    /**
+     * Campaigns in the election {@code electionName} of {@code client} (as the client's id), running
+     * {@code onElected} when elected and {@code onRevoked} when the leadership ends.
+     */
+    public LeaderOnlyLifecycle(LockClient client, String electionName, Runnable onElected, Runnable onRevoked) {
+        this(Objects.requireNonNull(client, "client").leaderElection(electionName), new LeadershipListener() {
+            @Override
+            public void elected(Leadership leadership) {
+                onElected.run();
+            }
+
+            @Override
+            public void revoked(Leadership leadership) {
+                onRevoked.run();
+            }
+        });
+        Objects.requireNonNull(onElected, "onElected");
+        Objects.requireNonNull(onRevoked, "onRevoked");
     }
 
     /** The leadership while this instance leads (and the component runs): its term fences the component's writes. */
@@ -78,15 +94,13 @@ public class LeaderOnlyLifecycle implements SmartLifecycle {
                     @Override
                     public void elected(Leadership l) {
                         leadership = l;
-                        component.start();
+                        component.elected(l);
                     }
 
                     @Override
                     public void revoked(Leadership l) {
                         leadership = null;
-                        if (component.isRunning()) {
-                            component.stop();
-                        }
+                        component.revoked(l);
                     }
                 });
             }
@@ -95,7 +109,7 @@ public class LeaderOnlyLifecycle implements SmartLifecycle {
         }
     }
 
-    /** Resigns (the next candidate takes over at once) after stopping the component; waits for both. */
+    /** Resigns (the next candidate takes over at once) and tells the component; waits for both. */
     @Override
     public void stop() {
         Candidacy c;

@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.Lifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -21,22 +20,20 @@ class LeaderOnlyLifecycleTest {
     static final String STORE = "mem://leader-only-" + UUID.randomUUID();
     static final ClientOptions OPTIONS = ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(1)).build();
 
-    static final class Component implements Lifecycle {
+    /** A plain bean, not a Spring {@code Lifecycle}: only the election starts and stops it. */
+    static final class Component {
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicInteger starts = new AtomicInteger();
 
-        @Override
         public void start() {
             running.set(true);
             starts.incrementAndGet();
         }
 
-        @Override
         public void stop() {
             running.set(false);
         }
 
-        @Override
         public boolean isRunning() {
             return running.get();
         }
@@ -56,7 +53,7 @@ class LeaderOnlyLifecycleTest {
 
         @Bean
         LeaderOnlyLifecycle leaderOnly(LockClient client, Component component) {
-            return new LeaderOnlyLifecycle(client, "jobs", component);
+            return new LeaderOnlyLifecycle(client, "jobs", component::start, component::stop);
         }
     }
 
@@ -66,7 +63,7 @@ class LeaderOnlyLifecycleTest {
             Component a = first.getBean(Component.class);
             await().atMost(Duration.ofSeconds(5)).until(a::isRunning);
             LeaderOnlyLifecycle leaderA = first.getBean(LeaderOnlyLifecycle.class);
-            assertThat(leaderA.isLeader()).isTrue();
+            await().atMost(Duration.ofSeconds(5)).until(leaderA::isLeader);
             long termA = leaderA.currentLeadership().orElseThrow().term();
 
             AnnotationConfigApplicationContext second = new AnnotationConfigApplicationContext(App.class);
@@ -79,6 +76,7 @@ class LeaderOnlyLifecycleTest {
                 first.stop();
                 assertThat(a.isRunning()).as("stopped with its context").isFalse();
                 await().atMost(Duration.ofSeconds(5)).until(b::isRunning);
+                await().atMost(Duration.ofSeconds(5)).until(leaderB::isLeader);
                 assertThat(leaderB.currentLeadership().orElseThrow().term()).isGreaterThan(termA);
                 assertThat(b.starts.get()).isEqualTo(1);
             } finally {

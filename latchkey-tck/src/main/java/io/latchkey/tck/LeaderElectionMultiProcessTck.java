@@ -1,6 +1,7 @@
 package io.latchkey.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.latchkey.LeaderElection;
 import io.latchkey.LeaderInfo;
@@ -24,6 +25,15 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
     /** The URI with which a child JVM reaches the same backend state as {@link #newClient}'s clients. */
     protected abstract String childUri();
 
+    /**
+     * 3 s: child JVMs (small heap, C1 only) on a loaded 2-core machine were seen to miss renewals for more than
+     * the 1 s the in-process tests use, which ends the leadership for real and fails a test about something else.
+     */
+    @Override
+    protected Duration watchdogTimeout() {
+        return Duration.ofSeconds(3);
+    }
+
     private ChildJvm candidate(String label, String election, Path register) throws Exception {
         return ChildJvm.start(label, LeaderCandidateMain.class, childUri(), election,
                 Long.toString(watchdogTimeout().toMillis()), label, register.toString());
@@ -41,8 +51,8 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
             long firstTerm = term(first.awaitLine("LEADER", START_UP));
             first.awaitLine("WROTE", START_UP);
             LeaderElection observer = client().leaderElection(election);
-            assertThat(observer.currentLeader()).hasValueSatisfying(l -> assertThat(l.candidateId())
-                    .isEqualTo("first"));
+            await().atMost(slack()).until(() -> observer.currentLeader().map(LeaderInfo::candidateId),
+                    c -> c.equals(java.util.Optional.of("first")));
             try (ChildJvm second = candidate("second", election, register)) {
                 second.awaitLine("WAITING", START_UP);
                 Thread.sleep(watchdogTimeout().toMillis()); // campaigning by now, and not elected
@@ -77,7 +87,8 @@ public abstract class LeaderElectionMultiProcessTck extends TckBase {
             long oldTerm = term(leader.awaitLine("LEADER", START_UP));
             leader.awaitLine("WROTE", START_UP);
             LeaderElection successor = client().leaderElection(election, "successor");
-            assertThat(successor.currentLeader()).hasValueSatisfying(l -> assertThat(l.term()).isEqualTo(oldTerm));
+            await().atMost(slack()).until(() -> successor.currentLeader().map(LeaderInfo::term),
+                    t -> t.equals(java.util.Optional.of(oldTerm)));
 
             signal(leader, "STOP");
             long stoppedAt = System.nanoTime();

@@ -39,6 +39,14 @@ public abstract class LeaderElectionTck extends TckBase {
         System.out.printf("[leader-election] %s: %s %d ms%n", backendName(), what, millis);
     }
 
+    /**
+     * A fresh or long-held leadership is valid, but on a loaded machine a renewal (or the acquire) that took longer
+     * than the lease makes {@code isValid()} report {@code false} until the next renewal confirms it.
+     */
+    private void awaitValid(Leadership l) {
+        await().atMost(watchdogTimeout().plus(slack())).until(l::isValid);
+    }
+
     @Test
     void invalidNamesAndCandidateIdsAreRefusedWithTheReason() {
         assertThatThrownBy(() -> client().leaderElection("")).isInstanceOf(IllegalArgumentException.class)
@@ -64,7 +72,7 @@ public abstract class LeaderElectionTck extends TckBase {
 
         Instant before = Instant.now().minusSeconds(1);
         Leadership first = a.awaitLeadership();
-        assertThat(first.isValid()).isTrue();
+        awaitValid(first);
         assertThat(first.candidateId()).isEqualTo("node-a");
         assertThat(first.electionName()).isEqualTo(name);
         LeaderInfo seen = observer.currentLeader().orElseThrow();
@@ -176,7 +184,7 @@ public abstract class LeaderElectionTck extends TckBase {
             long start = System.nanoTime();
             assertThat(openClient().leaderElection(name).tryAwaitLeadership(Duration.ofMillis(300))).isEmpty();
             assertThat(millisSince(start)).isBetween(250L, 300 + slack().toMillis());
-            assertThat(leader.isValid()).isTrue();
+            awaitValid(leader);
         }
     }
 
@@ -218,7 +226,7 @@ public abstract class LeaderElectionTck extends TckBase {
         Thread.sleep(watchdogTimeout().toMillis() / 2);
         assertThat(revoked.get()).as("onRevoked runs once").isEqualTo(1);
         old.close(); // resigning a lost leadership is not an error
-        assertThat(next.isValid()).isTrue();
+        awaitValid(next);
         next.close();
     }
 

@@ -8,6 +8,7 @@ import io.latchkey.Leadership;
 import io.latchkey.LeadershipListener;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
+import io.latchkey.core.AbstractLockClient;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.time.Duration;
@@ -73,7 +74,9 @@ public final class LockLeaderElection implements LeaderElection {
 
     /** Wraps a fresh lease of the election lock and publishes the leader record. */
     private LockLeadership elected(LockLease lease) throws InterruptedException {
-        LockLeadership leadership = new LockLeadership(name, candidateId, lease, Instant.now());
+        LockLeadership leadership = new LockLeadership(name, candidateId, lease, Instant.now(),
+                client instanceof AbstractLockClient engineClient ? engineClient.time().nanoTime()
+                        : System.nanoTime());
         String recordName = ElectionNames.record(name, new LeaderInfo(candidateId, lease.fencingToken(),
                 leadership.since()));
         try {

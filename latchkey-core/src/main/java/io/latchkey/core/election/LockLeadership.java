@@ -24,12 +24,15 @@ final class LockLeadership implements Leadership {
     private final String candidateId;
     private final LockLease lease;
     private final Instant since;
+    private final long grantedAtNanos;
     private final AtomicBoolean resigned = new AtomicBoolean();
     private final AtomicBoolean ended = new AtomicBoolean();
     private final List<Runnable> endListeners = new CopyOnWriteArrayList<>();
     private volatile LockLease record;
 
-    LockLeadership(String election, String candidateId, LockLease lease, Instant since) {
+    /** @param grantedAtNanos when the election lock's grant arrived, on the engine's clock */
+    LockLeadership(String election, String candidateId, LockLease lease, Instant since, long grantedAtNanos) {
+        this.grantedAtNanos = grantedAtNanos;
         this.election = election;
         this.candidateId = candidateId;
         this.lease = lease;
@@ -111,7 +114,7 @@ final class LockLeadership implements Leadership {
 
     @Override
     public boolean isValid() {
-        return !resigned.get() && lease.isValid() && LeaseBounds.confirmed(lease);
+        return !resigned.get() && lease.isValid() && LeaseBounds.confirmed(lease, grantedAtNanos);
     }
 
     @Override

@@ -15,6 +15,16 @@ public final class LeaseBounds {
      * leases the engine did not issue.
      */
     public static boolean confirmed(LockLease lease) {
-        return !(lease instanceof EngineLease engineLease) || engineLease.withinLocalBound();
+        return !(lease instanceof EngineLease engineLease) || engineLease.withinLocalBound(Long.MIN_VALUE);
+    }
+
+    /**
+     * Like {@link #confirmed(LockLease)}, also counting {@code grantedAtNanos} ({@link
+     * io.latchkey.core.TimeSource#nanoTime()}), the moment the grant arrived, as a confirmation: some backends date
+     * a grant from the start of a long wait (a ZooKeeper queue node is created when the wait begins), which would
+     * otherwise make a lease that was just granted after a long wait look unconfirmed until the first renewal.
+     */
+    public static boolean confirmed(LockLease lease, long grantedAtNanos) {
+        return !(lease instanceof EngineLease engineLease) || engineLease.withinLocalBound(grantedAtNanos);
     }
 }

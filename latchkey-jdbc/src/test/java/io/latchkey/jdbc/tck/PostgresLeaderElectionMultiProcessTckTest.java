@@ -2,10 +2,9 @@ package io.latchkey.jdbc.tck;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
-import java.time.Duration;
 import io.latchkey.tck.LeaderElectionMultiProcessTck;
 
-/** Two JVMs contend for a PostgreSQL lease-table lock; the holder is SIGKILLed and the other takes over. */
+/** The TCK's {@link LeaderElectionMultiProcessTck}: a SIGKILLed or SIGSTOPped leader JVM's PostgreSQL lease row expires and the next candidate leads. */
 class PostgresLeaderElectionMultiProcessTckTest extends LeaderElectionMultiProcessTck {
 
     @Override
@@ -21,10 +20,5 @@ class PostgresLeaderElectionMultiProcessTckTest extends LeaderElectionMultiProce
     @Override
     protected String backendName() {
         return "jdbc";
-    }
-
-    @Override
-    protected Duration watchdogTimeout() {
-        return JdbcTckDatabases.WATCHDOG;
     }
 }
