@@ -95,7 +95,8 @@ public interface LockLease extends AutoCloseable {
      * business: it is not consumed. A task that completes before the loss is noticed returns its result normally.
      * Interruption cannot stop a write that is already on its way: fence writes with {@link #fencingToken()}.
      *
-     * <p>This method does not release the lease.
+     * <p>This method does not release the lease. Each call registers one loss listener that lives as long as the
+     * lease: call it once per lease (or a bounded number of times), not once per item in an endless loop.
      *
      * <h2>Structured concurrency (JDK 21+)</h2>
      * The interrupt reaches only the calling thread. To stop subtasks too, open a {@code StructuredTaskScope}
