@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
  * A {@link Candidacy}: one thread that campaigns, reports the leadership to the listener, waits for it to end,
  * reports that, and campaigns again — until {@link #close()} interrupts it.
  *
- * <p>After an error of the backend (unreachable, too slow) it campaigns again after a pause that doubles from
- * 100 ms up to 5 s, so that a backend outage does not spin.
+ * <p>After an error of the backend (unreachable, too slow), or an {@code elected()} callback that threw, it
+ * campaigns again after a pause that doubles from 100 ms up to 5 s, so that neither spins.
  */
 final class ElectionCandidacy implements Candidacy {
     private static final Logger log = LoggerFactory.getLogger(ElectionCandidacy.class);
@@ -54,7 +54,6 @@ final class ElectionCandidacy implements Candidacy {
                 LockLeadership leadership;
                 try {
                     leadership = (LockLeadership) election.awaitLeadership();
-                    backoff = 100;
                 } catch (InterruptedException e) {
                     continue; // close() interrupts; the loop condition decides
                 } catch (RuntimeException e) {
@@ -71,14 +70,26 @@ final class ElectionCandidacy implements Candidacy {
                     backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
                     continue;
                 }
-                lead(leadership);
+                if (lead(leadership)) {
+                    backoff = 100;
+                } else if (!closed) {
+                    // elected() threw: do not win, fail and resign in a tight loop
+                    try {
+                        Thread.sleep(backoff);
+                    } catch (InterruptedException e) {
+                        continue;
+                    }
+                    backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+                }
             }
         } finally {
             onExit.accept(this);
         }
     }
 
-    private void lead(LockLeadership leadership) {
+    /** Leads until the leadership ends; returns whether {@code elected()} returned normally. */
+    private boolean lead(LockLeadership leadership) {
+        boolean accepted = true;
         CountDownLatch ended = new CountDownLatch(1);
         leadership.whenEnded(ended::countDown);
         current = leadership;
@@ -87,6 +98,7 @@ final class ElectionCandidacy implements Candidacy {
                 listener.elected(leadership);
             } catch (RuntimeException e) {
                 log.warn("the elected() callback of election '{}' threw; resigning", election.name(), e);
+                accepted = false;
                 boolean interrupted = Thread.interrupted();
                 resign(leadership);
                 if (interrupted) {
@@ -113,6 +125,7 @@ final class ElectionCandidacy implements Candidacy {
                 log.warn("the revoked() callback of election '{}' threw", election.name(), e);
             }
         }
+        return accepted;
     }
 
     private void resign(Leadership leadership) {
