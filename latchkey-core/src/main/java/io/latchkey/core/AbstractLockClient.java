@@ -9,8 +9,8 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.LeaderElection;
 import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
-import io.latchkey.core.election.Elections;
-import io.latchkey.core.election.LockLeaderElection;
+import io.latchkey.core.internal.election.Elections;
+import io.latchkey.core.internal.election.LockLeaderElection;
 import io.latchkey.core.internal.LockEngine;
 import java.util.Objects;
 import java.util.Set;
@@ -250,7 +250,8 @@ public abstract class AbstractLockClient implements LockClient {
     public abstract Set<Capability> capabilities();
 
     /**
-     * Stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
+     * Closes this client's running candidacies ({@link LeaderElection#start}; each resigns its leadership, so the
+     * next candidate takes over at once), stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
      * marks every held lock lost (no longer renewed, not released: it expires with its lease), then calls
      * {@link #closeBackend()}. Idempotent.
      */

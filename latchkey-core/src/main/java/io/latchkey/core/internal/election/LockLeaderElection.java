@@ -1,4 +1,4 @@
-package io.latchkey.core.election;
+package io.latchkey.core.internal.election;
 
 import io.latchkey.Candidacy;
 import io.latchkey.DistributedLock;
