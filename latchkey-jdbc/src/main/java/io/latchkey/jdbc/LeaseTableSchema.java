@@ -65,9 +65,16 @@ final class LeaseTableSchema {
             execute(c, sql.dialect.tokenSequenceDdl(sql.table, start));
         } catch (SQLException e) {
             // Another client created it at the same moment (PostgreSQL reports a duplicate even with IF NOT EXISTS).
-            if (!usable(c, sql.nextTokenQuery)) {
-                throw e;
+            if (usable(c, sql.nextTokenQuery)) {
+                return;
             }
+            String product = c.getMetaData().getDatabaseProductName();
+            if (product != null && product.toLowerCase(java.util.Locale.ROOT).contains("mysql")) {
+                throw new IllegalStateException(String.format("the lease table's fencing tokens come from a sequence "
+                        + "and %s %s has none (MariaDB 10.3+, PostgreSQL and H2 have); use one of those, or "
+                        + "JdbcAdvisoryLockClient on MySQL", product, c.getMetaData().getDatabaseProductVersion()), e);
+            }
+            throw e;
         }
     }
 
