@@ -36,7 +36,7 @@ import javax.sql.DataSource;
  * milliseconds of the <em>database's</em> clock. Acquire, release, renewal and hand-off are each one statement
  * that decides against that clock, so clients with skewed clocks never both hold a lock. A row exists only while
  * its lock is held: releasing the last hold deletes it, and each client reclaims expired rows (a crashed holder's)
- * every {@value LeaseTableLockOps#REAP_INTERVAL_SECONDS} s, so the table holds what is held, not every name ever
+ * every 60 s, so the table holds what is held, not every name ever
  * used.
  *
  * <h2>Fencing tokens</h2>
