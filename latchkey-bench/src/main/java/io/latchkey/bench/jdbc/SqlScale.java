@@ -19,7 +19,8 @@ import java.util.function.Function;
 /**
  * The SQL row of the {@code scale} suite: N distinct names locked and released once each (parallel threads, one
  * client per side on a pool of 16), then what is left in the lock table: rows, and {@code pg_total_relation_size}
- * (table, index and TOAST) right after and after a {@code VACUUM}. Latchkey's lease table against Spring
+ * (table, index and TOAST) right after and after a {@code VACUUM}, and again after a second batch of as many new
+ * names (the dead space VACUUM made reusable is reused: the files do not grow with the names ever used). Latchkey's lease table against Spring
  * Integration's {@code JdbcLockRegistry} ({@code INT_LOCK}), on the same PostgreSQL.
  *
  * <p>Usage: {@code SqlScale [--jdbc-url URL] [--names N] [--threads N]}; without a URL it starts a PostgreSQL 15
@@ -61,10 +62,15 @@ public final class SqlScale {
                 long size = size(ds, side.table());
                 exec(ds, "VACUUM " + side.table());
                 long vacuumed = size(ds, side.table());
-                results.add(new long[] {rows, size, vacuumed});
+                // a second batch of as many new names: VACUUM made the dead space reusable, so the files stay put
+                run(side, names, threads);
+                long rows2 = count(ds, side.table());
+                exec(ds, "VACUUM " + side.table());
+                long second = size(ds, side.table());
+                results.add(new long[] {rows, size, vacuumed, rows2, second});
                 System.out.printf(Locale.ROOT, "%s: %,d names in %.1f s (%,.0f/s): %,d rows left, %,d bytes, "
-                                + "%,d bytes after VACUUM%n", side.name(), names, seconds, names / seconds, rows, size,
-                        vacuumed);
+                                + "%,d bytes after VACUUM; after %,d more names and VACUUM: %,d rows, %,d bytes%n",
+                        side.name(), names, seconds, names / seconds, rows, size, vacuumed, names, rows2, second);
                 side.closer().close();
             }
             System.out.println();
@@ -77,6 +83,10 @@ public final class SqlScale {
                     results.get(0)[1], results.get(1)[1]);
             System.out.printf(Locale.ROOT, "| pg_total_relation_size after VACUUM | %,d B | %,d B | |%n",
                     results.get(0)[2], results.get(1)[2]);
+            System.out.printf(Locale.ROOT, "| rows after a second batch of %,d names | %,d | %,d | %,d |%n", names,
+                    results.get(0)[3], results.get(1)[3], 2L * names);
+            System.out.printf(Locale.ROOT, "| pg_total_relation_size after the second batch and VACUUM | %,d B | %,d B | |%n",
+                    results.get(0)[4], results.get(1)[4]);
             System.out.printf(Locale.ROOT, "ratio of sizes after VACUUM (Latchkey / Spring): %.2f%n",
                     (double) results.get(0)[2] / Math.max(1, results.get(1)[2]));
             exec(ds, "DROP TABLE " + table);
