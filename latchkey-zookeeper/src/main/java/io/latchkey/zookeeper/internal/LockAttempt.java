@@ -121,19 +121,46 @@ final class LockAttempt {
                 }
                 // otherwise the pipelined getChildren's callback follows and evaluates
             }
-            case NONODE -> ops.session.scheduler().execute(() -> {
-                try {
-                    ops.session.createContainers(lockPath);
-                    create();
-                } catch (RuntimeException e) {
-                    fail(e);
-                }
-            });
+            case NONODE -> ops.session.scheduler().execute(this::createLockPath);
             case CONNECTIONLOSS, OPERATIONTIMEOUT -> afterReconnect(this::recoverProtected);
             case SESSIONEXPIRED, SESSIONMOVED -> afterReconnect(this::create);
             default -> fail(ops.session.unavailable("create a node under " + lockPath,
                     KeeperException.create(code, lockPath)));
         }
+    }
+
+    /**
+     * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
+     * asynchronous create of the path as a container node, then the queue node again. Only when a parent is missing
+     * too (rare: the lock root of a new namespace) are the parents created the blocking way. The session's one
+     * scheduler thread never waits on a round trip here, so many threads locking new names do not queue on it.
+     */
+    private void createLockPath() {
+        ZooKeeper zk;
+        try {
+            zk = ops.session.zk();
+        } catch (RuntimeException e) {
+            fail(e);
+            return;
+        }
+        zk.create(lockPath, new byte[0], ops.session.acl(), CreateMode.CONTAINER, (rc, path, ctx, name) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.NODEEXISTS) {
+                ops.session.scheduler().execute(this::create);
+            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
+                    || code == Code.SESSIONMOVED) {
+                afterReconnect(this::create); // the queue node's create finds the path missing again if it is
+            } else {
+                ops.session.scheduler().execute(() -> {
+                    try {
+                        ops.session.createContainers(lockPath);
+                        create();
+                    } catch (RuntimeException e) {
+                        fail(e);
+                    }
+                });
+            }
+        }, null);
     }
 
     private void afterReconnect(Runnable then) {
