@@ -14,6 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -68,6 +69,8 @@ public class LatchkeyLockProvider implements ExtensibleLockProvider, AutoCloseab
     private final Set<Held> held = ConcurrentHashMap.newKeySet();
     private final int instance = INSTANCES.incrementAndGet();
     private volatile ScheduledThreadPoolExecutor timer;
+    private static final AtomicReferenceFieldUpdater<LatchkeyLockProvider, ScheduledThreadPoolExecutor> TIMER =
+            AtomicReferenceFieldUpdater.newUpdater(LatchkeyLockProvider.class, ScheduledThreadPoolExecutor.class, "timer");
     private volatile boolean closed;
 
     /** A provider over {@code client}, which stays the caller's (this provider never closes it). */
@@ -127,17 +130,18 @@ public class LatchkeyLockProvider implements ExtensibleLockProvider, AutoCloseab
     private ScheduledThreadPoolExecutor timer() {
         ScheduledThreadPoolExecutor t = timer;
         if (t == null) {
-            synchronized (this) { // creates the executor only, no I/O
+            // no lock: a pool that loses the race never started a thread (threads start with the first task)
+            ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "latchkey-shedlock-timer-" + instance);
+                thread.setDaemon(true);
+                return thread;
+            });
+            created.setRemoveOnCancelPolicy(true);
+            if (TIMER.compareAndSet(this, null, created)) {
+                t = created;
+            } else {
+                created.shutdownNow();
                 t = timer;
-                if (t == null) {
-                    t = new ScheduledThreadPoolExecutor(1, r -> {
-                        Thread thread = new Thread(r, "latchkey-shedlock-timer-" + instance);
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-                    t.setRemoveOnCancelPolicy(true);
-                    timer = t;
-                }
             }
         }
         return t;

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,8 @@ final class DelayedReleases implements AutoCloseable {
 
     private final Set<LockLease> pending = ConcurrentHashMap.newKeySet();
     private volatile ScheduledThreadPoolExecutor executor;
+    private static final AtomicReferenceFieldUpdater<DelayedReleases, ScheduledThreadPoolExecutor> EXECUTOR =
+            AtomicReferenceFieldUpdater.newUpdater(DelayedReleases.class, ScheduledThreadPoolExecutor.class, "executor");
     private volatile boolean closed;
 
     void releaseAfter(LockLease lease, Duration delay) {
@@ -47,17 +50,18 @@ final class DelayedReleases implements AutoCloseable {
     private ScheduledThreadPoolExecutor executor() {
         ScheduledThreadPoolExecutor e = executor;
         if (e == null) {
-            synchronized (this) { // no I/O here: creating the executor only
+            // no lock: a pool that loses the race never started a thread (threads start with the first task)
+            ScheduledThreadPoolExecutor created = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "latchkey-schedule-release");
+                thread.setDaemon(true);
+                return thread;
+            });
+            created.setRemoveOnCancelPolicy(true);
+            if (EXECUTOR.compareAndSet(this, null, created)) {
+                e = created;
+            } else {
+                created.shutdownNow();
                 e = executor;
-                if (e == null) {
-                    e = new ScheduledThreadPoolExecutor(1, r -> {
-                        Thread t = new Thread(r, "latchkey-schedule-release");
-                        t.setDaemon(true);
-                        return t;
-                    });
-                    e.setRemoveOnCancelPolicy(true);
-                    executor = e;
-                }
             }
         }
         return e;
