@@ -148,10 +148,10 @@ class Boot3ApplicationTest {
             this.node = node;
         }
 
-        @Scheduled(cron = "* * * * * *")
-        @LockedSchedule(name = "tick", lockAtLeastFor = "700ms")
+        @Scheduled(cron = "*/2 * * * * *")
+        @LockedSchedule(name = "tick", lockAtLeastFor = "1500ms")
         public void tick() {
-            TICKS.computeIfAbsent(System.currentTimeMillis() / 1000, s -> new CopyOnWriteArrayList<>()).add(node);
+            TICKS.computeIfAbsent(System.currentTimeMillis() / 2000, s -> new CopyOnWriteArrayList<>()).add(node);
         }
     }
 }
