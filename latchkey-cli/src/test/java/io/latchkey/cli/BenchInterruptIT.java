@@ -28,7 +28,7 @@ class BenchInterruptIT {
         String uri = "redis://127.0.0.1:" + REDIS.port();
         Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-jar", CliProcess.jar().toString(), "bench", uri, "--threads", "1,16", "--names", "shared",
-                "--duration", "20s", "--warmup", "0ms").start();
+                "--duration", "4s", "--warmup", "0ms").start();
         StringBuilder err = new StringBuilder();
         CountDownLatch secondRow = new CountDownLatch(1);
         Thread errReader = new Thread(() -> {

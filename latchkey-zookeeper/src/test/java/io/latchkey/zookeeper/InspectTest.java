@@ -86,7 +86,7 @@ class InspectTest {
         try (LockClient observer = LockClient.connect(uri, options(ns))) {
             LockClient holder = LockClient.connect(uri, options(ns));
             holder.lock("session-held").acquire();
-            holder.lock("leased").acquire(Duration.ofMillis(300));
+            holder.lock("leased").acquire(Duration.ofSeconds(2)); // long enough to be listed on a loaded machine
             assertThat(list(observer, null)).extracting(LockInfo::name).containsExactly("leased", "session-held");
             await(() -> list(observer, "leased").isEmpty());
             holder.close();
