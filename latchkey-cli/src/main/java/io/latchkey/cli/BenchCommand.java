@@ -113,8 +113,8 @@ final class BenchCommand implements Callable<Integer> {
                     if (stopping) {
                         break rows;
                     }
-                    String what = String.format("%d thread%s, %s names", n, n == 1 ? "" : "s",
-                            shared ? "one shared" : "distinct");
+                    String what = String.format("%d thread%s, %s", n, n == 1 ? "" : "s",
+                            shared ? "one shared name" : "distinct names");
                     progress(err, String.format("[%d/%d] %s … ", rows.size() + 1, total, what));
                     BenchReport.Row row;
                     try {

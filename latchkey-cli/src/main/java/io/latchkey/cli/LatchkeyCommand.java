@@ -23,7 +23,7 @@ import picocli.CommandLine.HelpCommand;
                 "  jdbc:mysql://host:port/db         jdbc:h2:file:/path",
                 "Durations take a unit: 250ms, 5s, 1.5s, 2m (a bare number is refused).",
                 "Exit codes: 0 ok, 1 backend unreachable or failed, 2 bad arguments,",
-                "3 not supported by the backend.",
+                "3 not supported by the backend, 130 interrupted (Ctrl-C).",
                 "", "Checking a backend: 'latchkey verify URI' runs several clients against it and",
                 "checks mutual exclusion, fencing-token order, lease expiry, the lost signal",
                 "after a force-unlock and interrupted waiters. It prints PASS/FAIL/SKIP with",
