@@ -48,16 +48,16 @@ class EtcdCommandsTest {
         assertThat(bench.exitCode()).as(bench.toString()).isZero();
         assertThat(bench.stdout().lines().filter(l -> l.matches("\\s*2\\s+(distinct|shared)\\s+.*"))).hasSize(2);
 
-        InProcess.Result demo = InProcess.run("demo", "--no-embedded", "--backend", ETCD.uri(), "--stock", "10",
-                "--buyers", "20", "--clients", "2", "--threads", "2", "--strategies", "none,lock", "--no-progress");
+        InProcess.Result demo = InProcess.run("demo", "--no-embedded", "--backend", ETCD.uri(), "--stock", "5",
+                "--buyers", "10", "--clients", "2", "--threads", "2", "--strategies", "none,lock", "--no-progress");
         assertThat(demo.exitCode()).as(demo.toString()).isZero();
         Map<String, DemoTableParser.Row> rows = DemoTableParser.parse(demo.stdout());
         assertThat(rows).as(demo.toString()).containsOnlyKeys("none", "lock:etcd");
         assertThat(rows.get("lock:etcd").oversold()).isZero();
-        assertThat(rows.get("lock:etcd").orders()).isEqualTo(10);
+        assertThat(rows.get("lock:etcd").orders()).isEqualTo(5);
 
-        InProcess.Result verify = InProcess.run("verify", ETCD.uri(), "--duration", "1s", "--rounds", "3",
-                "--lease", "2s", "--watchdog", "3s");
+        InProcess.Result verify = InProcess.run("verify", ETCD.uri(), "--clients", "2", "--threads", "2",
+                "--duration", "1s", "--rounds", "2", "--lease", "2s", "--watchdog", "3s");
         assertThat(verify.exitCode()).as(verify.toString()).isZero();
         assertThat(verify.stdout()).contains("all checks passed");
     }

@@ -51,17 +51,14 @@ class TimeoutsTest {
     @Test
     void inspectOnEverySchemeAnswersWithinItsTimeoutWhateverListens() {
         for (IntFunction<String> uri : URIS) {
-            InProcess.Result s = InProcess.run("inspect", uri.apply(silent.port()), "--timeout", "1s");
-            assertFailedInTime(s);
+            InProcess.Result s = runInTime("inspect", uri.apply(silent.port()), "--timeout", "1s");
             assertThat(s.stderr()).as(s.toString()).contains("reached 127.0.0.1:" + silent.port())
                     .contains("server answered there within 1s");
 
-            InProcess.Result h = InProcess.run("inspect", uri.apply(http.port()), "--timeout", "1s");
-            assertFailedInTime(h);
+            InProcess.Result h = runInTime("inspect", uri.apply(http.port()), "--timeout", "1s");
             assertThat(h.stderr()).as(h.toString()).contains("reached ").contains("127.0.0.1:" + http.port());
 
-            InProcess.Result c = InProcess.run("inspect", uri.apply(closed), "--timeout", "1s");
-            assertFailedInTime(c);
+            InProcess.Result c = runInTime("inspect", uri.apply(closed), "--timeout", "1s");
             assertThat(c.stderr()).as(c.toString()).contains("cannot reach").contains("127.0.0.1:" + closed)
                     .contains("Connection refused");
         }
@@ -71,12 +68,24 @@ class TimeoutsTest {
     void everyCommandAnswersWithinItsTimeoutAgainstASilentServer() {
         for (IntFunction<String> uri : URIS) {
             String u = uri.apply(silent.port());
-            assertFailedInTime(InProcess.run("unlock", u, "orders", "--force", "--yes", "--timeout", "1s"));
-            assertFailedInTime(InProcess.run("bench", u, "--timeout", "1s"));
-            assertFailedInTime(InProcess.run("verify", u, "--timeout", "1s"));
-            assertFailedInTime(InProcess.run("demo", "--no-embedded", "--backend", u, "--timeout", "1s",
-                    "--no-progress"));
+            runInTime("unlock", u, "orders", "--force", "--yes", "--timeout", "1s");
+            runInTime("bench", u, "--timeout", "1s");
+            runInTime("verify", u, "--timeout", "1s");
+            runInTime("demo", "--no-embedded", "--backend", u, "--timeout", "1s", "--no-progress");
         }
+    }
+
+    /**
+     * Runs a command that must fail within {@link #BOUND}. A run over the bound is repeated once: on a loaded 2-core
+     * CI machine a single run can be starved of CPU for a second; a command that waits too long does so every time.
+     */
+    private static InProcess.Result runInTime(String... args) {
+        InProcess.Result r = InProcess.run(args);
+        if (r.took().compareTo(BOUND) > 0) {
+            r = InProcess.run(args);
+        }
+        assertFailedInTime(r);
+        return r;
     }
 
     private static void assertFailedInTime(InProcess.Result r) {
