@@ -10,6 +10,7 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
 import io.latchkey.etcd.internal.EtcdSession;
@@ -59,6 +60,11 @@ import java.util.concurrent.TimeoutException;
  * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
  * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
+ * <h2>Inspection</h2>
+ * {@link #list} shows the holder of every lock with its owner, token and the remaining TTL of its etcd lease. A
+ * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
+ * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
+ *
  * <h2>Not supported</h2>
  * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
  * naming the backend.
@@ -74,7 +80,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     private final String base;
     private final EtcdLockOps lockOps;
     private final EtcdLockOps fairLockOps;
-    private final EtcdLockInspector inspector;
+    private final EtcdInspector inspector;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
@@ -88,7 +94,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         // another thread of this client ahead of remote waiters.
         this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
-        this.inspector = new EtcdLockInspector(session, base + "locks/");
+        this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
     }
 
     /**
@@ -173,10 +179,16 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT);
     }
 
-    /** The held plain and fair locks of this namespace; see {@link EtcdLockInspector} for what each field shows. */
+    /**
+     * The held locks (plain and fair) of this client's namespace whose names match {@code pattern}: owner, fencing
+     * token, the remaining TTL of the holder's etcd lease and the number of queued waiters (see
+     * {@code EtcdInspector} for what each field means on etcd). Two rounds: one range read, then the holders'
+     * lease TTLs, pipelined.
+     *
+     * @throws LockUnavailableException if etcd does not answer within the operation timeout
+     */
     @Override
     public List<LockInfo> list(String pattern) {
-        checkOpen();
         return inspector.list(pattern);
     }
 

@@ -298,8 +298,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
             return new RedisLockClient(client, true, t -> RedisConnections.standalone(client, uri, t),
                     RedisUris.address(uri), options, redisOptions, TimeSource.SYSTEM);
         } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutdownAbandoned(client, resources);
             throw e;
         }
     }
@@ -328,10 +327,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                     "cluster " + RedisClusterUris.address(seeds), options, RedisOptions.defaults(),
                     TimeSource.SYSTEM);
         } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutdownAbandoned(client, resources);
             throw e;
         }
+    }
+
+    /**
+     * Shuts down a client that never connected without making the caller wait (a blocking shutdown takes up to
+     * 4 s after a connect timed out, long after {@code connect} promised to give up); Netty's own threads finish it.
+     */
+    private static void shutdownAbandoned(io.lettuce.core.AbstractRedisClient client, ClientResources resources) {
+        client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((v, e) -> resources.shutdown(0, 2, TimeUnit.SECONDS));
     }
 
     private static ClientResources newResources() {

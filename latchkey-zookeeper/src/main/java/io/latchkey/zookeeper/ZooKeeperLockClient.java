@@ -144,16 +144,27 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         curator.start();
         try {
             if (!curator.blockUntilConnected(opMillis, TimeUnit.MILLISECONDS)) {
-                curator.close();
+                closeAbandoned(curator);
                 throw new LockUnavailableException(String.format(
                         "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(), opMillis));
             }
         } catch (InterruptedException e) {
-            curator.close();
+            closeAbandoned(curator);
             Thread.currentThread().interrupt();
             throw new LockUnavailableException("interrupted while connecting to ZooKeeper " + parsed.connectString(), e);
         }
         return new ZooKeeperLockClient(curator, true, options, acl);
+    }
+
+    /**
+     * Closes a framework that never connected without making the caller wait: ZooKeeper's close sends a
+     * close-session request and waits for it, which against a server that accepts and never answers takes a whole
+     * session timeout (30 s by default), long after {@code connect} promised to give up.
+     */
+    private static void closeAbandoned(CuratorFramework curator) {
+        Thread closer = new Thread(curator::close, "latchkey-zookeeper-abandon");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /**

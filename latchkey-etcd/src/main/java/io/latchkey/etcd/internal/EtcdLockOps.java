@@ -233,6 +233,12 @@ public final class EtcdLockOps implements RemoteLockOps {
                 });
     }
 
+    /** The token of this client's hold on {@code key}, or -1 if it holds none there. */
+    public long heldToken(String key) {
+        Grant g = held.get(key);
+        return g == null ? -1 : g.fencingToken();
+    }
+
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
     CompletableFuture<Boolean> deleteIfOurs(String key, long createRevision) {
         return session.deleteIfCreatedAt(key, createRevision);
@@ -278,7 +284,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<String> describeHolder(String name) {
         return holder(name).thenApply(kv -> kv == null ? null : String.format("owner %s, token %d, key %s",
-                EtcdKeys.string(kv.getValue()), kv.getCreateRevision(), EtcdKeys.string(kv.getKey())));
+                EtcdKeys.owner(kv), EtcdKeys.token(kv), EtcdKeys.string(kv.getKey())));
     }
 
     @Override

@@ -84,7 +84,8 @@ final class LockAttempt {
         long expected = ops.kind == SequentialLockOps.Kind.EXCLUSIVE
                 ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
-        zk.create(prefix, SequentialLockOps.owner(request.ownerId()), ops.session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+        zk.create(prefix, SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
+                CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId, expected), null);
         if (expected < 0) {
             // Sent before the create's reply: the server answers in order, so this listing already has our node.
@@ -287,8 +288,26 @@ final class LockAttempt {
             cancelTimer();
             ops.granted(grant);
             result.complete(grant);
+            if (fencing != token && ops.kind == SequentialLockOps.Kind.EXCLUSIVE) {
+                recordToken(hold, fencing);
+            }
         } else {
             ops.deleteNode(hold.path(), nodeSession);
+        }
+    }
+
+    /**
+     * Writes a queued grant's token into its node, for {@code latchkey inspect} (other clients cannot derive it:
+     * it depends on the listing that granted it). Sent after the grant, never waited for: only if the node is
+     * still unmodified (version 0), so a hand-off that rewrote it meanwhile is never overwritten.
+     */
+    private void recordToken(ZkHold hold, long fencing) {
+        try {
+            ZooKeeper zk = ops.session.zk();
+            zk.setData(hold.path(), SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), fencing), 0,
+                    (rc, path, ctx, stat) -> { }, null);
+        } catch (RuntimeException e) {
+            // best effort: inspect then shows the node's czxid
         }
     }
 

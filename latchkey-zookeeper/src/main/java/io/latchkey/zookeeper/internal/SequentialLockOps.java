@@ -227,7 +227,7 @@ public final class SequentialLockOps implements RemoteLockOps {
             return result;
         }
         // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.
-        zk.setData(hold.path(), owner(request.ownerId()), -1, (rc, path, ctx, stat) -> {
+        zk.setData(hold.path(), nodeData(request.ownerId(), zk.getSessionTimeout(), -1), -1, (rc, path, ctx, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
                 ZkHold next = new ZkHold(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
@@ -405,7 +405,22 @@ public final class SequentialLockOps implements RemoteLockOps {
         return g != null && g.ownerId().equals(ownerId);
     }
 
-    static byte[] owner(String ownerId) {
-        return ownerId.getBytes(StandardCharsets.UTF_8);
+    /**
+     * A lock node's data, for {@code latchkey inspect}: the owner id, the session timeout this client negotiated
+     * (how long the node outlives a crashed holder) and, once a queued grant knows it, the holder's fencing token
+     * (which another client cannot derive from the node's stat). Lines {@code <owner>},
+     * {@code session-timeout-ms=<n>}, {@code token=<n>}; readers take the first line as the owner.
+     */
+    static byte[] nodeData(String ownerId, int sessionTimeoutMs, long token) {
+        StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs);
+        if (token >= 0) {
+            b.append('\n').append(TOKEN).append(token);
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
     }
+
+    /** Prefix of the session timeout line in a lock node's data. */
+    public static final String SESSION_TIMEOUT = "session-timeout-ms=";
+    /** Prefix of the fencing token line in a lock node's data. */
+    public static final String TOKEN = "token=";
 }
