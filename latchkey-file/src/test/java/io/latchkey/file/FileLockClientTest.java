@@ -160,7 +160,7 @@ class FileLockClientTest {
             }
         }
         // every client of this JVM closed: the directory's threads are gone and its state is on disk only
-        assertThat(Files.readString(dir.resolve("latchkey.state"))).contains("last-token " + last);
+        assertThat(Files.readString(dir.resolve("latchkey.state"))).containsPattern("last-token 0*" + last + "\n");
         long child;
         try (ChildJvm holder = ChildJvm.start("restart", LockHolderMain.class, uri, "t", "1000")) {
             child = Long.parseLong(holder.awaitLine("LOCKED", START_UP).substring(7));
@@ -177,6 +177,23 @@ class FileLockClientTest {
         try (FileLockClient afterLoss = FileLockClient.connect(uri)) {
             try (LockLease lease = afterLoss.lock("t").acquire()) {
                 assertThat(lease.fencingToken()).isGreaterThan(last);
+            }
+        }
+    }
+
+    @Test
+    void afterARebootTokensStartAboveTheDurableCeiling() throws Exception {
+        // as a power loss leaves it: the last tokens' writes lost, the clock stepped back an hour, a new boot id
+        long hourAhead = (System.currentTimeMillis() + 3_600_000L) * 1_000L;
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("latchkey.state"), "latchkey-state 2\nboot 00000000-0000-0000-0000-000000000000"
+                + "\nlast-token 00000000000000000005\nceiling " + hourAhead + "\n");
+        try (FileLockClient c = FileLockClient.connect(uri)) {
+            try (LockLease lease = c.lock("t").acquire()) {
+                assertThat(lease.fencingToken()).isGreaterThan(hourAhead);
+            }
+            try (LockLease lease = c.lock("t").acquire()) {
+                assertThat(lease.fencingToken()).isGreaterThan(hourAhead + 1);
             }
         }
     }

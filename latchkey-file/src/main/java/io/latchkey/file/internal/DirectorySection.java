@@ -1,10 +1,8 @@
 package io.latchkey.file.internal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
@@ -19,28 +17,37 @@ import java.time.Instant;
  *       inside a section and closes it before leaving unless it holds the file's OS lock);</li>
  *   <li>tokens are read, increased and written atomically.</li>
  * </ul>
- * Sections are short (a few system calls, one {@code fsync} when a token was issued). The lock is taken with a
- * blocking {@link FileChannel#lock()} on the directory's own thread; closing the client interrupts it.
+ * Sections are short (a few system calls). The lock is taken with a blocking {@link FileChannel#lock()} on the
+ * directory's own thread; closing the last client interrupts it.
  *
  * <h2>Tokens</h2>
- * {@code next = max(last + 1, wall clock in µs)}, written and forced to disk ({@code fsync}) before the grant is handed out. One
- * counter for the directory, so state is bounded whatever the names; strictly increasing per name because it is
- * strictly increasing for the whole directory. The persisted {@code last} keeps it increasing across restarts of
- * every process and across a wall clock that steps back; the clock term keeps it increasing even if the state file
- * is lost (deleted, or a crash before the fsync reached the disk), as long as the clock has not stepped back by
- * more than the time since the last token. Confined to one thread; not reusable.
+ * {@code next = max(last + 1, wall clock in µs)}, one counter for the whole directory, so state is bounded whatever the
+ * names, and tokens are strictly increasing per name because they are for the directory. {@code last} is written to
+ * the state file (in place, fixed width) with every token, so every process and every restart of a process sees it
+ * (the page cache is shared; no {@code fsync} needed for that). For a power loss, the file also keeps a
+ * <em>ceiling</em>, forced to disk ({@code fsync}) before any token above it is handed out and then set a minute of
+ * µs ahead, plus the kernel's boot id: the first token after a reboot starts above the durable ceiling, so tokens
+ * never repeat even if the last writes never reached the disk and the clock stepped back. That costs one
+ * {@code fsync} a minute instead of one per grant. Without a boot id (not Linux) every token is forced to disk. If
+ * the state file itself is lost (deleted, a tmpfs directory after a reboot), tokens still grow as long as the clock
+ * has not stepped back by more than the time since the last token.
+ *
+ * <p>Confined to one thread; not reusable.
  */
 final class DirectorySection implements AutoCloseable {
 
+    /** How far ahead of the last token the durable ceiling is set: one minute of µs. */
+    static final long CEILING_AHEAD_MICROS = 60_000_000L;
+    /** The kernel's boot id (Linux), or {@code null}. */
+    static final String BOOT_ID = TokenState.bootId();
+
     private final Path stateFile;
-    private final boolean syncTokens;
     private FileChannel channel;
     private FileLock lock;
-    private long last = -1;
+    private TokenState state;
 
-    DirectorySection(Path stateFile, boolean syncTokens) {
+    DirectorySection(Path stateFile) {
         this.stateFile = stateFile;
-        this.syncTokens = syncTokens;
     }
 
     /** Enters the section if not yet entered (blocking until other processes leave theirs). */
@@ -59,50 +66,30 @@ final class DirectorySection implements AutoCloseable {
         return this;
     }
 
-    boolean entered() {
-        return lock != null;
-    }
-
     /** The next fencing token of the directory; enters the section if needed. */
     long nextToken() throws IOException {
         enter();
-        if (last < 0) {
-            last = readLast();
+        if (state == null) {
+            state = TokenState.read(channel);
         }
-        long next = Math.max(last + 1, epochMicros());
-        byte[] text = ("latchkey-state 1\nlast-token " + next + "\n").getBytes(StandardCharsets.UTF_8);
-        channel.truncate(text.length);
-        ByteBuffer buf = ByteBuffer.wrap(text);
-        long pos = 0;
-        while (buf.hasRemaining()) {
-            pos += channel.write(buf, pos);
+        String boot = BOOT_ID;
+        long base = state.last;
+        boolean durable = boot == null || !boot.equals(state.boot);
+        if (durable) {
+            // a reboot since the ceiling was written (or no boot id): start above everything that may have been issued
+            base = Math.max(base, state.ceiling);
         }
-        if (syncTokens) {
+        long next = Math.max(base + 1, epochMicros());
+        state.last = next;
+        if (durable || next > state.ceiling) {
+            state.ceiling = next + CEILING_AHEAD_MICROS;
+            state.boot = boot;
+            state.write(channel);
             channel.force(false);
+        } else {
+            state.write(channel);
         }
-        last = next;
         return next;
-    }
-
-    private long readLast() throws IOException {
-        long size = channel.size();
-        if (size == 0 || size > 4096) {
-            return 0;
-        }
-        ByteBuffer buf = ByteBuffer.allocate((int) size);
-        while (buf.hasRemaining() && channel.read(buf, buf.position()) >= 0) {
-            // read all
-        }
-        for (String line : new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).split("\n")) {
-            if (line.startsWith("last-token ")) {
-                try {
-                    return Long.parseLong(line.substring("last-token ".length()).trim());
-                } catch (NumberFormatException damaged) {
-                    return 0;
-                }
-            }
-        }
-        return 0;
     }
 
     static long epochMicros() {

@@ -859,7 +859,7 @@ public final class LockDirectory {
         List<Runnable> after = new ArrayList<>();
         T value = null;
         Throwable failure = null;
-        DirectorySection s = new DirectorySection(stateFile, true);
+        DirectorySection s = new DirectorySection(stateFile);
         try {
             value = task.run(s, after);
         } catch (IOException | RuntimeException e) {
