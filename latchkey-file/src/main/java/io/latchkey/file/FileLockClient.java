@@ -115,7 +115,11 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         return directory.path();
     }
 
-    /** The file that exists while the lock called {@code name} (of this client's namespace) is held. */
+    /**
+     * The file that exists while the lock called {@code name} (of this client's namespace) is held, for operators
+     * ({@code cat} shows holders and the fair queue). Do not open it from a process that uses the directory: when a
+     * process closes any descriptor of a file, the kernel drops every POSIX lock that process holds on it.
+     */
     public Path lockFile(String name) {
         return directory.path().resolve(FileNames.lockFile(options().namespace(), checkName(name)));
     }

@@ -68,6 +68,11 @@ import org.slf4j.LoggerFactory;
 public final class LockDirectory {
     private static final Logger log = LoggerFactory.getLogger(LockDirectory.class);
 
+    /**
+     * The byte whose OS lock is the hold: 1 GiB into the file, far past its text, so that the text stays readable
+     * where locks are mandatory (Windows), and below 2^31 for NFS lock managers with 32-bit offsets.
+     */
+    static final long LOCK_POSITION = 1L << 30;
     static final long MIN_RECHECK_MILLIS = 20;
     static final long MAX_RECHECK_MILLIS = 200;
     /** A fair waiter's wait line not refreshed for this long belongs to a dead or frozen process and is ignored. */
@@ -425,7 +430,7 @@ public final class LockDirectory {
             // other process can lock the file between the two steps.
             s.enter();
             e.osLock.release();
-            e.osLock = e.channel.tryLock(0, 1, true);
+            e.osLock = e.channel.tryLock(LOCK_POSITION, 1, true);
             if (e.osLock == null) {
                 throw new IOException("could not turn the exclusive lock of " + e.path + " into a shared one");
             }
@@ -504,7 +509,7 @@ public final class LockDirectory {
         }
         FileLock lock;
         try {
-            lock = e.channel.tryLock(0, 1, shared);
+            lock = e.channel.tryLock(LOCK_POSITION, 1, shared);
         } catch (IOException | RuntimeException ex) {
             closeChannel(e);
             throw ex;
@@ -560,6 +565,8 @@ public final class LockDirectory {
             if (e.osLock != null && !e.osLock.isShared()) {
                 r.holds.clear(); // we hold it exclusively: every other hold line is a dead process's
                 r.revokes.clear();
+            } else if (e.osLock != null) {
+                r.holds.removeIf(line -> !line.kind().equals(LockKind.READ.label)); // only readers can be alive
             }
             for (Hold h : e.holds) {
                 r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token, h.leaseEndMillis, h.owner));
@@ -571,7 +578,7 @@ public final class LockDirectory {
             }
             e.ticketsWrittenMillis = nowMillis;
             if (e.osLock == null) {
-                FileLock probe = ch.tryLock(0, 1, false);
+                FileLock probe = ch.tryLock(LOCK_POSITION, 1, false);
                 if (probe != null) {
                     try {
                         if (r.waits.isEmpty()) {
@@ -606,7 +613,7 @@ public final class LockDirectory {
             return null;
         }
         try (ch) {
-            FileLock probe = ch.tryLock(0, 1, false);
+            FileLock probe = ch.tryLock(LOCK_POSITION, 1, false);
             if (probe == null) {
                 return read(ch);
             }
