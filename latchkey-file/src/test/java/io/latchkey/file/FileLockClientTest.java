@@ -260,7 +260,7 @@ class FileLockClientTest {
         DistributedLock holder = c.fairLock("fifo");
         holder.lock();
         Path file = c.lockFile("fifo");
-        try (ChildJvm first = ChildJvm.start("first", FairWaiterMain.class, uri, "fifo", "200")) {
+        try (ChildJvm first = ChildJvm.start("first", KindHolderMain.class, uri, "fair", "fifo", "200")) {
             first.awaitLine("WAITING", START_UP);
             await().atMost(SLACK).until(() -> waitLines(file) == 1);
             CompletableFuture<Long> local = CompletableFuture.supplyAsync(() -> {
@@ -273,7 +273,7 @@ class FileLockClientTest {
                 }
             });
             await().atMost(SLACK).until(() -> waitLines(file) == 2);
-            try (ChildJvm third = ChildJvm.start("third", FairWaiterMain.class, uri, "fifo", "0")) {
+            try (ChildJvm third = ChildJvm.start("third", KindHolderMain.class, uri, "fair", "fifo", "0")) {
                 third.awaitLine("WAITING", START_UP);
                 await().atMost(SLACK).until(() -> waitLines(file) == 3);
                 holder.unlock();
@@ -284,6 +284,32 @@ class FileLockClientTest {
                 third.awaitLine("RELEASED", SLACK);
             }
             first.awaitLine("RELEASED", SLACK);
+        }
+        await().atMost(SLACK).until(() -> files().equals(List.of("latchkey.state")));
+    }
+
+    @Test
+    void readersShareAndWritersExcludeAcrossProcesses() throws Exception {
+        FileLockClient c = open();
+        DistributedReadWriteLock rw = c.readWriteLock("catalog");
+        try (ChildJvm reader = ChildJvm.start("reader", KindHolderMain.class, uri, "read", "catalog", "1500")) {
+            reader.awaitLine("LOCKED", START_UP);
+            assertThat(rw.readLock().tryLock()).as("a reader beside another process's reader").isTrue();
+            rw.readLock().unlock();
+            assertThat(rw.writeLock().tryLock()).as("a writer while another process reads").isFalse();
+            assertThat(rw.writeLock().tryLock(SLACK.toMillis() * 2, TimeUnit.MILLISECONDS))
+                    .as("the writer once that process released").isTrue();
+            assertThat(reader.printed("RELEASED")).isTrue();
+        }
+        try (ChildJvm reader = ChildJvm.start("blocked-reader", KindHolderMain.class, uri, "read", "catalog", "0")) {
+            reader.awaitLine("WAITING", START_UP);
+            Thread.sleep(500);
+            assertThat(reader.printed("LOCKED")).as("another process read while the write lock was held").isFalse();
+            long writeToken = rw.writeLock().fencingToken().getAsLong();
+            rw.writeLock().unlock();
+            long readToken = Long.parseLong(reader.awaitLine("LOCKED", SLACK).substring(7));
+            assertThat(readToken).isGreaterThan(writeToken);
+            reader.awaitLine("RELEASED", SLACK);
         }
         await().atMost(SLACK).until(() -> files().equals(List.of("latchkey.state")));
     }
