@@ -225,6 +225,28 @@ class FileLockClientTest {
     }
 
     @Test
+    void threeJvmsIncrementingUnderTheLockLoseNoUpdate() throws Exception {
+        Path counter = root.resolve("counter.txt");
+        int times = 150;
+        FileLockClient c = open();
+        try (ChildJvm a = ChildJvm.start("counter-a", CounterMain.class, uri, "counter", counter.toString(),
+                Integer.toString(times));
+             ChildJvm b = ChildJvm.start("counter-b", CounterMain.class, uri, "counter", counter.toString(),
+                     Integer.toString(times))) {
+            a.awaitLine("STARTED", START_UP);
+            b.awaitLine("STARTED", START_UP);
+            long start = System.nanoTime();
+            CounterMain.increment(c.lock("counter"), counter, times);
+            a.awaitLine("DONE", Duration.ofSeconds(60));
+            b.awaitLine("DONE", Duration.ofSeconds(60));
+            System.out.printf("file backend: 3 JVMs, %d contended increments in %d ms%n", 3 * times,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        }
+        assertThat(Files.readString(counter).trim()).isEqualTo(Integer.toString(3 * times));
+        assertThat(files()).containsExactly("latchkey.state");
+    }
+
+    @Test
     void aKilledHoldersFileIsTakenOverAndCleanedUp() throws Exception {
         FileLockClient c = open();
         try (ChildJvm holder = ChildJvm.start("victim", LockHolderMain.class, uri, "victim", "1000")) {
