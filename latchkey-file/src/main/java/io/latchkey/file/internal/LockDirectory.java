@@ -88,6 +88,8 @@ public final class LockDirectory {
     /** Tags this JVM's lines in lock files: {@code <pid>-<8 random hex>}. */
     private final String process;
     private final ScheduledThreadPoolExecutor actor;
+    /** The actor's thread, once started (the executor never replaces it: its tasks do not throw). */
+    private volatile Thread actorThread;
     private final DirectoryWatcher watcher;
     // guarded by REGISTRY_LOCK
     private int refs;
@@ -104,6 +106,7 @@ public final class LockDirectory {
         this.actor = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "latchkey-file-" + label);
             t.setDaemon(true);
+            actorThread = t;
             return t;
         });
         actor.setRemoveOnCancelPolicy(true);
@@ -170,22 +173,31 @@ public final class LockDirectory {
         } finally {
             REGISTRY_LOCK.unlock();
         }
-        try {
-            submit("close", (s, after) -> {
-                shutdown(s, after);
-                return null;
-            }).get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            log.warn("closing lock directory {} failed", dir, e);
+        Task<Void> close = (s, after) -> {
+            shutdown(s, after);
+            return null;
+        };
+        boolean onActor = Thread.currentThread() == actorThread;
+        if (onActor) {
+            // closed from a callback running on this directory's own thread (an onLost listener, say)
+            runNow("close", close);
+        } else {
+            try {
+                submit("close", close).get(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                log.warn("closing lock directory {} failed", dir, e);
+            }
         }
         actor.shutdownNow();
         watcher.close();
-        try {
-            actor.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!onActor) {
+            try {
+                actor.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -218,7 +230,13 @@ public final class LockDirectory {
                 return null;
             }
             e.waiters.add(w);
-            pump(e, s, after);
+            try {
+                pump(e, s, after);
+            } catch (IOException | RuntimeException ex) {
+                e.waiters.remove(w);
+                removeIfIdle(e);
+                throw ex;
+            }
             if (e.waiters.contains(w)) {
                 if (request.isExpired()) {
                     e.waiters.remove(w);
