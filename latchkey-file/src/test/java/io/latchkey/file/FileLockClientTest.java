@@ -321,7 +321,7 @@ class FileLockClientTest {
             assertThat(rw.writeLock().tryLock()).as("a writer while another process reads").isFalse();
             assertThat(rw.writeLock().tryLock(SLACK.toMillis() * 2, TimeUnit.MILLISECONDS))
                     .as("the writer once that process released").isTrue();
-            assertThat(reader.printed("RELEASED")).isTrue();
+            reader.awaitLine("RELEASED", SLACK);
         }
         try (ChildJvm reader = ChildJvm.start("blocked-reader", KindHolderMain.class, uri, "read", "catalog", "0")) {
             reader.awaitLine("WAITING", START_UP);

@@ -7,7 +7,6 @@ import io.latchkey.file.internal.LockEntry.Hold;
 import io.latchkey.file.internal.LockEntry.Waiter;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.DirectoryStream;
@@ -20,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -378,7 +376,7 @@ public final class LockDirectory {
                 processes.remove(process);
                 other.revokes.removeAll(processes);
                 other.revokes.addAll(processes);
-                writeFile(dir.resolve(file), other);
+                LockFileRecord.writeFile(dir.resolve(file), other);
                 held = true;
             }
             return held;
@@ -573,7 +571,7 @@ public final class LockDirectory {
                     StandardOpenOption.WRITE);
         }
         try {
-            LockFileRecord r = read(ch);
+            LockFileRecord r = LockFileRecord.read(ch);
             r.namespace = e.namespace;
             r.name = e.name;
             r.removeProcess(process);
@@ -610,7 +608,7 @@ public final class LockDirectory {
                     }
                 }
             }
-            write(ch, r);
+            r.write(ch);
         } finally {
             if (temporary) {
                 ch.close();
@@ -633,10 +631,10 @@ public final class LockDirectory {
         try (ch) {
             FileLock probe = ch.tryLock(LOCK_POSITION, 1, false);
             if (probe == null) {
-                return read(ch);
+                return LockFileRecord.read(ch);
             }
             try {
-                LockFileRecord r = read(ch);
+                LockFileRecord r = LockFileRecord.read(ch);
                 long staleBefore = System.currentTimeMillis() - STALE_TICKET_MILLIS;
                 if (r.liveWaitsOfOthers(process, staleBefore).isEmpty() && !entries.containsKey(file)) {
                     Files.deleteIfExists(path); // left by a crashed holder
@@ -652,7 +650,7 @@ public final class LockDirectory {
         if (e.channel == null) {
             return false;
         }
-        return read(e.channel).revokes.contains(process);
+        return LockFileRecord.read(e.channel).revokes.contains(process);
     }
 
     /**
@@ -670,7 +668,7 @@ public final class LockDirectory {
                 infos.add(info(e.namespace, e.name, h.owner, h.token,
                         Math.max(0, TimeUnit.NANOSECONDS.toMillis(h.expiresAtNanos - now)), h.kind.label));
             }
-            r = e.osLock != null && e.osLock.isShared() ? read(e.channel) : null;
+            r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
         } else {
             r = heldElsewhere(file, s);
         }
@@ -938,44 +936,12 @@ public final class LockDirectory {
 
     private LockFileRecord readFile(LockEntry e) throws IOException {
         if (e.channel != null) {
-            return read(e.channel);
+            return LockFileRecord.read(e.channel);
         }
         try (FileChannel ch = FileChannel.open(e.path, StandardOpenOption.READ)) {
-            return read(ch);
+            return LockFileRecord.read(ch);
         } catch (NoSuchFileException gone) {
             return null;
-        }
-    }
-
-    private static void writeFile(Path path, LockFileRecord r) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            write(ch, r);
-        } catch (NoSuchFileException gone) {
-            // released meanwhile
-        }
-    }
-
-    private static LockFileRecord read(FileChannel ch) throws IOException {
-        long size = ch.size();
-        if (size > 1 << 20) {
-            throw new IOException("lock file of " + size + " bytes: not a latchkey lock file");
-        }
-        ByteBuffer buf = ByteBuffer.allocate((int) size);
-        while (buf.hasRemaining()) {
-            if (ch.read(buf, buf.position()) < 0) {
-                break;
-            }
-        }
-        return LockFileRecord.parse(java.util.Arrays.copyOf(buf.array(), buf.position()));
-    }
-
-    private static void write(FileChannel ch, LockFileRecord r) throws IOException {
-        byte[] bytes = r.format();
-        ch.truncate(0);
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        long pos = 0;
-        while (buf.hasRemaining()) {
-            pos += ch.write(buf, pos);
         }
     }
 
