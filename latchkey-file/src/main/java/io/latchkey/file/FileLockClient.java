@@ -76,10 +76,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         super("file", options, TimeSource.SYSTEM);
         this.directory = LockDirectory.attach(dir);
         String ns = options.namespace();
-        this.lockOps = new FileLockOps(directory, ns, LockKind.LOCK);
-        this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR);
-        this.readLockOps = new FileLockOps(directory, ns, LockKind.READ);
-        this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE);
+        this.lockOps = new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost);
+        this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost);
+        this.readLockOps = new FileLockOps(directory, ns, LockKind.READ, this::grantLost);
+        this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost);
     }
 
     /**

@@ -6,6 +6,7 @@ import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 
 /** The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory}. */
 public final class FileLockOps implements RemoteLockOps {
@@ -13,16 +14,22 @@ public final class FileLockOps implements RemoteLockOps {
     private final LockDirectory directory;
     private final String namespace;
     private final LockKind kind;
+    private final BiConsumer<Grant, String> onLost;
 
-    public FileLockOps(LockDirectory directory, String namespace, LockKind kind) {
+    /**
+     * @param onLost tells the client that a hold ended without its renewal noticing first (another process
+     *        force-unlocked it)
+     */
+    public FileLockOps(LockDirectory directory, String namespace, LockKind kind, BiConsumer<Grant, String> onLost) {
         this.directory = directory;
         this.namespace = namespace;
         this.kind = kind;
+        this.onLost = onLost;
     }
 
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return directory.acquire(namespace, kind, request);
+        return directory.acquire(namespace, kind, request, onLost);
     }
 
     @Override
@@ -45,7 +52,7 @@ public final class FileLockOps implements RemoteLockOps {
         if (!kind.handOff) {
             throw new UnsupportedOperationException("handOff");
         }
-        return directory.handOff(namespace, from, request);
+        return directory.handOff(namespace, from, request, onLost);
     }
 
     @Override

@@ -27,6 +27,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +95,8 @@ public final class LockDirectory {
     private int refs;
     // confined to the actor thread
     private final Map<String, LockEntry> entries = new HashMap<>();
+    /** Every live hold of this JVM by {@link #holdKey}: renewals find them here without a trip to the actor. */
+    private final ConcurrentHashMap<String, Hold> live = new ConcurrentHashMap<>();
     private boolean stopped;
 
     private LockDirectory(Path dir) throws IOException {
@@ -210,7 +214,8 @@ public final class LockDirectory {
 
     // ----------------------------------------------------------------------------------------------- operations
 
-    CompletableFuture<Grant> acquire(String namespace, LockKind kind, AcquireRequest request) {
+    CompletableFuture<Grant> acquire(String namespace, LockKind kind, AcquireRequest request,
+                                     BiConsumer<Grant, String> onLost) {
         CompletableFuture<Grant> f = new CompletableFuture<>();
         String file = FileNames.lockFile(namespace, request.name());
         CompletableFuture<Void> queued = submit("acquire", (s, after) -> {
@@ -220,7 +225,7 @@ public final class LockDirectory {
             }
             LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
                     request.name()));
-            Waiter w = new Waiter(request, kind, f);
+            Waiter w = new Waiter(request, kind, f, onLost);
             if (kind.shared && request.ownerId().equals(e.exclusiveOwner())) {
                 // downgrade: the write holder takes the read lock at once, whoever queues
                 grant(e, w, s, after);
@@ -271,68 +276,87 @@ public final class LockDirectory {
             if (e == null) {
                 return false;
             }
+            expireHolds(e);
             Hold h = e.find(grant.ownerId(), grant.fencingToken());
             if (h == null) {
                 pump(e, s, after);
                 removeIfIdle(e);
                 return false;
             }
-            e.holds.remove(h);
+            removeHold(e, h);
             pump(e, s, after);
             removeIfIdle(e);
             return true;
         });
     }
 
-    CompletableFuture<Grant> handOff(String namespace, Grant from, AcquireRequest request) {
+    CompletableFuture<Grant> handOff(String namespace, Grant from, AcquireRequest request,
+                                     BiConsumer<Grant, String> onLost) {
         String file = FileNames.lockFile(namespace, from.name());
         return submit("handOff", (s, after) -> {
             LockEntry e = entries.get(file);
+            if (e != null) {
+                expireHolds(e);
+            }
             Hold h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
             if (h == null || h.kind.shared || request.isCancelled()) {
+                if (e != null) {
+                    pump(e, s, after);
+                    removeIfIdle(e);
+                }
                 return null;
             }
             // The OS lock stays: the lock is never free in between.
-            e.holds.remove(h);
             long requestedAt = request.time().nanoTime();
             long token = s.nextToken();
-            e.holds.add(new Hold(request.ownerId(), h.kind, token, request.leaseMillis()));
+            removeHold(e, h);
+            Grant g = new Grant(request, token, requestedAt, null);
+            addHold(e, new Hold(g, h.kind, onLost));
             sync(e, s);
             arm(e);
-            return new Grant(request, token, requestedAt, null);
+            return g;
         });
     }
 
+    /**
+     * Extends the grants' leases on the caller's thread, without waiting for the directory's thread (which may be
+     * inside slow file I/O); the lease ends in the files and other processes' revoke requests are then handled
+     * there.
+     */
     CompletableFuture<Set<Grant>> renew(String namespace, Collection<Grant> grants) {
-        return submit("renew", (s, after) -> {
-            Set<Grant> lost = new HashSet<>();
-            Set<LockEntry> touched = new java.util.LinkedHashSet<>();
-            for (Grant g : grants) {
-                LockEntry e = entries.get(FileNames.lockFile(namespace, g.name()));
-                Hold h = e == null ? null : e.find(g.ownerId(), g.fencingToken());
-                if (h == null || h.expiresAtNanos - System.nanoTime() <= 0) {
-                    lost.add(g);
-                } else {
-                    h.extend(g.leaseMillis());
-                    touched.add(e);
-                }
+        Set<Grant> lost = new HashSet<>();
+        Set<String> touched = new HashSet<>();
+        for (Grant g : grants) {
+            String file = FileNames.lockFile(namespace, g.name());
+            Hold h = live.get(holdKey(file, g.ownerId(), g.fencingToken()));
+            if (h == null || !h.renew(g.leaseMillis())) {
+                lost.add(g);
+            } else {
+                touched.add(file);
             }
-            for (LockEntry e : touched) {
-                if (revokedInFile(e)) {
-                    for (Grant g : grants) {
-                        if (e.find(g.ownerId(), g.fencingToken()) != null) {
-                            lost.add(g);
-                        }
+        }
+        if (!touched.isEmpty()) {
+            execute(() -> runNow("renew", (s, after) -> {
+                for (String file : touched) {
+                    LockEntry e = entries.get(file);
+                    if (e == null) {
+                        continue;
                     }
-                    log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
-                    e.holds.clear();
+                    if (revokedInFile(e)) {
+                        log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
+                        for (Hold h : e.holds) {
+                            after.add(() -> h.onLost.accept(h.grant, "force-unlocked by another process"));
+                        }
+                        clearHolds(e);
+                    }
+                    pump(e, s, after);
+                    sync(e, s);
+                    removeIfIdle(e);
                 }
-                pump(e, s, after);
-                sync(e, s);
-                removeIfIdle(e);
-            }
-            return lost;
-        });
+                return null;
+            }));
+        }
+        return CompletableFuture.completedFuture(lost);
     }
 
     CompletableFuture<Boolean> isLocked(String namespace, String name) {
@@ -361,7 +385,7 @@ public final class LockDirectory {
             if (e != null) {
                 pump(e, s, after);
                 held = !e.holds.isEmpty();
-                e.holds.clear();
+                clearHolds(e);
                 pump(e, s, after);
                 removeIfIdle(e);
             }
@@ -505,15 +529,41 @@ public final class LockDirectory {
     private void grant(LockEntry e, Waiter w, DirectorySection s, List<Runnable> after) throws IOException {
         long requestedAt = w.request.time().nanoTime();
         long token = s.nextToken();
-        e.holds.add(new Hold(w.request.ownerId(), w.kind, token, w.request.leaseMillis()));
-        e.backoffMillis = MIN_RECHECK_MILLIS;
         Grant g = new Grant(w.request, token, requestedAt, null);
+        addHold(e, new Hold(g, w.kind, w.onLost));
+        e.backoffMillis = MIN_RECHECK_MILLIS;
         after.add(() -> w.future.complete(g));
     }
 
+    private static String holdKey(String file, String owner, long token) {
+        return file + '\u0000' + owner + '\u0000' + token;
+    }
+
+    private void addHold(LockEntry e, Hold h) {
+        e.holds.add(h);
+        live.put(holdKey(e.file, h.owner(), h.token()), h);
+    }
+
+    private void removeHold(LockEntry e, Hold h) {
+        h.end();
+        e.holds.remove(h);
+        live.remove(holdKey(e.file, h.owner(), h.token()), h);
+    }
+
+    private void clearHolds(LockEntry e) {
+        for (Hold h : new ArrayList<>(e.holds)) {
+            removeHold(e, h);
+        }
+    }
+
+    /** Ends the holds whose lease ran out (renewals race with this through {@link Hold#expire}). */
     private void expireHolds(LockEntry e) {
         long now = System.nanoTime();
-        e.holds.removeIf(h -> h.expiresAtNanos - now <= 0);
+        for (Hold h : new ArrayList<>(e.holds)) {
+            if (h.expire(now)) {
+                removeHold(e, h);
+            }
+        }
     }
 
     /** Opens the file if needed and tries its OS lock; inside the directory section. */
@@ -585,7 +635,8 @@ public final class LockDirectory {
                 r.holds.removeIf(line -> !line.kind().equals(LockKind.READ.label)); // only readers can be alive
             }
             for (Hold h : e.holds) {
-                r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token, h.leaseEndMillis, h.owner));
+                r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
+                        h.owner()));
             }
             for (Waiter w : e.waiters) {
                 if (w.ticket != 0) {
@@ -665,8 +716,11 @@ public final class LockDirectory {
         if (e != null && e.channel != null) {
             long now = System.nanoTime();
             for (Hold h : e.holds) {
-                infos.add(info(e.namespace, e.name, h.owner, h.token,
-                        Math.max(0, TimeUnit.NANOSECONDS.toMillis(h.expiresAtNanos - now)), h.kind.label));
+                long deadline = h.deadline();
+                if (deadline != Hold.DEAD) {
+                    infos.add(info(e.namespace, e.name, h.owner(), h.token(),
+                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label));
+                }
             }
             r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
         } else {
@@ -718,8 +772,9 @@ public final class LockDirectory {
         long earliest = 0;
         boolean any = false;
         for (Hold h : e.holds) {
-            if (!any || h.expiresAtNanos - earliest < 0) {
-                earliest = h.expiresAtNanos;
+            long deadline = h.deadline();
+            if (deadline != Hold.DEAD && (!any || deadline - earliest < 0)) {
+                earliest = deadline;
                 any = true;
             }
         }
@@ -827,7 +882,7 @@ public final class LockDirectory {
                 after.add(() -> w.future.completeExceptionally(closed));
             }
             e.waiters.clear();
-            e.holds.clear();
+            clearHolds(e);
             try {
                 pump(e, s, after);
             } catch (IOException | RuntimeException ex) {

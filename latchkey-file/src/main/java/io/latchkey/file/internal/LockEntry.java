@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 
 /**
  * What this JVM knows about one lock file: its holds in this JVM (of any client), the OS lock that backs them, and
@@ -50,7 +52,7 @@ final class LockEntry {
 
     Hold find(String owner, long token) {
         for (Hold h : holds) {
-            if (h.owner.equals(owner) && h.token == token) {
+            if (h.owner().equals(owner) && h.token() == token) {
                 return h;
             }
         }
@@ -60,7 +62,7 @@ final class LockEntry {
     String exclusiveOwner() {
         for (Hold h : holds) {
             if (!h.kind.shared) {
-                return h.owner;
+                return h.owner();
             }
         }
         return null;
@@ -84,24 +86,79 @@ final class LockEntry {
         return false;
     }
 
-    /** One hold in this JVM. */
+    /**
+     * One hold in this JVM. Its lease end is the one field shared with other threads: a renewal extends it on the
+     * caller's thread (so that renewals never wait behind file I/O on the directory's thread), the directory's thread
+     * ends it. Both go through compare-and-set on {@link #deadline}, and {@link #DEAD} is final: a renewal that
+     * loses the race to the end reports the hold lost, an end that loses to a renewal does not happen.
+     */
     static final class Hold {
-        final String owner;
-        final LockKind kind;
-        final long token;
-        long expiresAtNanos;
-        long leaseEndMillis;
+        static final long DEAD = Long.MIN_VALUE;
 
-        Hold(String owner, LockKind kind, long token, long leaseMillis) {
-            this.owner = owner;
+        final Grant grant;
+        final LockKind kind;
+        /** Tells the hold's client that the directory ended it for a reason of its own (a revoke). */
+        final BiConsumer<Grant, String> onLost;
+        /** {@link System#nanoTime()} at which the lease ends, or {@link #DEAD}. */
+        private final AtomicLong deadline = new AtomicLong();
+        /** The lease end on the wall clock, for the lock file (other processes' inspect). */
+        volatile long leaseEndMillis;
+
+        Hold(Grant grant, LockKind kind, BiConsumer<Grant, String> onLost) {
+            this.grant = grant;
             this.kind = kind;
-            this.token = token;
-            extend(leaseMillis);
+            this.onLost = onLost;
+            deadline.set(System.nanoTime() + grant.leaseMillis() * 1_000_000L);
+            leaseEndMillis = System.currentTimeMillis() + grant.leaseMillis();
         }
 
-        void extend(long leaseMillis) {
-            expiresAtNanos = System.nanoTime() + leaseMillis * 1_000_000L;
-            leaseEndMillis = System.currentTimeMillis() + leaseMillis;
+        String owner() {
+            return grant.ownerId();
+        }
+
+        long token() {
+            return grant.fencingToken();
+        }
+
+        /** The lease end ({@link System#nanoTime()}), or {@link #DEAD}. */
+        long deadline() {
+            return deadline.get();
+        }
+
+        /** Extends the lease to {@code leaseMillis} from now unless it already ended; any thread. */
+        boolean renew(long leaseMillis) {
+            while (true) {
+                long d = deadline.get();
+                long now = System.nanoTime();
+                if (d == DEAD || d - now <= 0) {
+                    return false;
+                }
+                if (deadline.compareAndSet(d, now + leaseMillis * 1_000_000L)) {
+                    leaseEndMillis = System.currentTimeMillis() + leaseMillis;
+                    return true;
+                }
+            }
+        }
+
+        /** Ends the hold if its lease ran out by {@code now}; whether it is over. */
+        boolean expire(long now) {
+            while (true) {
+                long d = deadline.get();
+                if (d == DEAD) {
+                    return true;
+                }
+                if (d - now > 0) {
+                    return false;
+                }
+                if (deadline.compareAndSet(d, DEAD)) {
+                    return true;
+                }
+            }
+        }
+
+        /** Ends the hold whatever its lease. */
+        void end() {
+            deadline.set(DEAD);
         }
     }
 
@@ -110,14 +167,17 @@ final class LockEntry {
         final AcquireRequest request;
         final LockKind kind;
         final CompletableFuture<Grant> future;
+        final BiConsumer<Grant, String> onLost;
         /** The fair queue's ticket (a directory token), 0 until queued. */
         long ticket;
         ScheduledFuture<?> timeout;
 
-        Waiter(AcquireRequest request, LockKind kind, CompletableFuture<Grant> future) {
+        Waiter(AcquireRequest request, LockKind kind, CompletableFuture<Grant> future,
+               BiConsumer<Grant, String> onLost) {
             this.request = request;
             this.kind = kind;
             this.future = future;
+            this.onLost = onLost;
         }
     }
 }
