@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Threads</h2>
  * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
- * timer and file access (a few system calls each; one {@code fsync} per token). A second thread,
+ * timer and file access (a few system calls each). The exception is renewal: it extends a hold's lease end
+ * (compare-and-set, see {@link LockEntry.Hold}) on the engine's watchdog thread, so that a renewal never waits behind
+ * slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
  * {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the directory's
  * change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the last
  * {@link #detach()} (the last client's {@code close()}).
@@ -330,6 +332,9 @@ public final class LockDirectory {
             String file = FileNames.lockFile(namespace, g.name());
             Hold h = live.get(holdKey(file, g.ownerId(), g.fencingToken()));
             if (h == null || !h.renew(g.leaseMillis())) {
+                if (h != null) {
+                    log.debug("renewal of {} came after its lease had ended in {}", g, dir);
+                }
                 lost.add(g);
             } else {
                 touched.add(file);
