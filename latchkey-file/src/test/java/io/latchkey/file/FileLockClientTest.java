@@ -54,8 +54,9 @@ class FileLockClientTest {
         clients.forEach(LockClient::close);
     }
 
+    /** A client with a roomy watchdog timeout: these tests are about files and processes, not renewal timing. */
     private FileLockClient open() {
-        return open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(1)).build());
+        return open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).build());
     }
 
     private FileLockClient open(ClientOptions options) {
@@ -196,6 +197,31 @@ class FileLockClientTest {
                 assertThat(lease.fencingToken()).isGreaterThan(hourAhead + 1);
             }
         }
+    }
+
+    @Test
+    void clientsOpenedAndClosedConcurrentlyNeverShareADirectoryWithAClosingOne() throws Exception {
+        List<CompletableFuture<Long>> runs = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            runs.add(CompletableFuture.supplyAsync(() -> {
+                long last = 0;
+                for (int i = 0; i < 15; i++) {
+                    try (FileLockClient c = FileLockClient.connect(uri)) {
+                        try (LockLease lease = c.lock("churn").acquire(Duration.ofSeconds(10))) {
+                            assertThat(lease.fencingToken()).isGreaterThan(last);
+                            last = lease.fencingToken();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }
+                return last;
+            }));
+        }
+        for (CompletableFuture<Long> run : runs) {
+            assertThat(run.get(60, TimeUnit.SECONDS)).isPositive();
+        }
+        assertThat(files()).containsExactly("latchkey.state");
     }
 
     @Test
@@ -353,7 +379,7 @@ class FileLockClientTest {
 
     @Test
     void inspectListsEveryKindOfHold() throws Exception {
-        FileLockClient c = open(ClientOptions.builder().namespace("app/").build());
+        FileLockClient c = open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).namespace("app/").build());
         FileLockClient otherNamespace = open(ClientOptions.builder().namespace("other/").build());
         DistributedLock plain = c.lock("orders:1");
         plain.lock(Duration.ofSeconds(30));

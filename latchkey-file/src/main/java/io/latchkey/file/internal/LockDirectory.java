@@ -95,6 +95,9 @@ public final class LockDirectory {
     private final DirectoryWatcher watcher;
     // guarded by REGISTRY_LOCK
     private int refs;
+    private boolean closing;
+    /** Completes once the last client's close has stopped this instance. */
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
     // confined to the actor thread
     private final Map<String, LockEntry> entries = new HashMap<>();
     /** Every live hold of this JVM by {@link #holdKey}: renewals find them here without a trip to the actor. */
@@ -144,22 +147,31 @@ public final class LockDirectory {
             throw new LockUnavailableException(String.format("lock directory %s cannot be created or read: %s", dir,
                     e), e);
         }
-        REGISTRY_LOCK.lock();
-        try {
-            LockDirectory d = REGISTRY.get(real);
-            if (d == null) {
-                try {
-                    d = new LockDirectory(real);
-                } catch (IOException e) {
-                    throw new LockUnavailableException(String.format("lock directory %s cannot be watched: %s",
-                            real, e), e);
+        while (true) {
+            CompletableFuture<Void> closing;
+            REGISTRY_LOCK.lock();
+            try {
+                LockDirectory d = REGISTRY.get(real);
+                if (d == null) {
+                    try {
+                        d = new LockDirectory(real);
+                    } catch (IOException e) {
+                        throw new LockUnavailableException(String.format("lock directory %s cannot be watched: %s",
+                                real, e), e);
+                    }
+                    REGISTRY.put(real, d);
                 }
-                REGISTRY.put(real, d);
+                if (!d.closing) {
+                    d.refs++;
+                    return d;
+                }
+                closing = d.closed;
+            } finally {
+                REGISTRY_LOCK.unlock();
             }
-            d.refs++;
-            return d;
-        } finally {
-            REGISTRY_LOCK.unlock();
+            // The last client of the previous instance is closing it: two instances in one JVM would drop each
+            // other's OS locks (POSIX), so wait until it is gone.
+            closing.join();
         }
     }
 
@@ -173,10 +185,24 @@ public final class LockDirectory {
             if (--refs > 0) {
                 return;
             }
-            REGISTRY.remove(dir);
+            closing = true; // stays registered until closed, so that attach waits instead of opening a second one
         } finally {
             REGISTRY_LOCK.unlock();
         }
+        try {
+            stop();
+        } finally {
+            REGISTRY_LOCK.lock();
+            try {
+                REGISTRY.remove(dir, this);
+            } finally {
+                REGISTRY_LOCK.unlock();
+            }
+            closed.complete(null);
+        }
+    }
+
+    private void stop() {
         Task<Void> close = (s, after) -> {
             shutdown(s, after);
             return null;
