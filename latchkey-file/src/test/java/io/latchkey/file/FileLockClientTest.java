@@ -379,7 +379,8 @@ class FileLockClientTest {
 
     @Test
     void inspectListsEveryKindOfHold() throws Exception {
-        FileLockClient c = open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).namespace("app/").build());
+        FileLockClient c = open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).namespace("app/")
+                .build());
         FileLockClient otherNamespace = open(ClientOptions.builder().namespace("other/").build());
         DistributedLock plain = c.lock("orders:1");
         plain.lock(Duration.ofSeconds(30));
