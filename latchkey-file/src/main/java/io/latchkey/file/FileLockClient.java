@@ -49,8 +49,9 @@ import java.util.concurrent.TimeoutException;
  *
  * <h2>Fencing</h2>
  * Tokens come from one counter for the whole directory, {@code max(last + 1, wall clock in µs)}, kept in
- * {@code latchkey.state} and forced to disk before a grant is handed out: strictly increasing per name across
- * clients, processes and restarts; still increasing if the state file is lost, unless the clock stepped back.
+ * {@code latchkey.state}: strictly increasing per name across clients, processes and restarts; across a power loss
+ * too (a durable ceiling, forced to disk about once a minute, and the kernel's boot id); still increasing if the
+ * state file is lost, unless the clock stepped back.
  *
  * <h2>Primitives</h2>
  * {@link #lock}, {@link #fairLock} (FIFO across processes: tickets in the lock file), {@link #readWriteLock}
