@@ -86,6 +86,31 @@ public interface LockClient extends AutoCloseable {
     /** A count-down latch. */
     DistributedCountDownLatch countDownLatch(String name);
 
+    /**
+     * The leader election called {@code name}, in which this client campaigns as {@link #clientId()}.
+     *
+     * @throws IllegalArgumentException if the name is invalid (see the class comment; an election name is at most
+     *         200 characters)
+     * @throws UnsupportedOperationException if the backend does not support leader election
+     * @see #leaderElection(String, String)
+     */
+    default LeaderElection leaderElection(String name) {
+        return leaderElection(name, clientId());
+    }
+
+    /**
+     * The leader election called {@code name}, in which this client campaigns under {@code candidateId} — the id
+     * that {@link LeaderElection#currentLeader()} shows while it leads (a host name, a pod name). Candidate ids need
+     * not be unique: terms tell leaderships apart. Elections share nothing with locks of the same name.
+     *
+     * @param candidateId 1 to 100 characters, no control characters
+     * @throws IllegalArgumentException if the name or candidate id is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend does not support leader election
+     */
+    default LeaderElection leaderElection(String name, String candidateId) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support leader election");
+    }
+
     /** What this backend supports; other primitives throw {@link UnsupportedOperationException}. */
     Set<Capability> capabilities();
 

@@ -11,7 +11,7 @@ import picocli.CommandLine.HelpCommand;
         description = "Distributed locks from the command line: a flash-sale demo, a benchmark, and tools to "
                 + "inspect and release locks, and a safety verifier for a backend.",
         subcommands = {DemoCommand.class, BenchCommand.class, InspectCommand.class, UnlockCommand.class,
-                VerifyCommand.class, HelpCommand.class},
+                VerifyCommand.class, LeaderCommand.class, HelpCommand.class},
         footer = {"", "Backends: mem://NAME, redis://[[user:]password@]host:port, rediss://…, zookeeper://host:port[/chroot],",
                 "jdbc:h2:…, jdbc:postgresql://…, jdbc:mariadb://… (as far as the backend modules are present).",
                 "Exit codes: 0 ok, 1 backend unreachable or failed, 2 bad arguments, 3 not supported by the backend.",

@@ -14,8 +14,11 @@ import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
 import io.latchkey.etcd.internal.EtcdSession;
 import io.latchkey.etcd.internal.EtcdUri;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -63,7 +66,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
  */
-public final class EtcdLockClient extends AbstractLockClient {
+public final class EtcdLockClient extends AbstractLockClient implements LockInspector {
 
     static final String ROOT = "latchkey/";
 
@@ -71,6 +74,7 @@ public final class EtcdLockClient extends AbstractLockClient {
     private final String base;
     private final EtcdLockOps lockOps;
     private final EtcdLockOps fairLockOps;
+    private final EtcdLockInspector inspector;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
@@ -84,6 +88,7 @@ public final class EtcdLockClient extends AbstractLockClient {
         // another thread of this client ahead of remote waiters.
         this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
+        this.inspector = new EtcdLockInspector(session, base + "locks/");
     }
 
     /**
@@ -165,7 +170,14 @@ public final class EtcdLockClient extends AbstractLockClient {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP);
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT);
+    }
+
+    /** The held plain and fair locks of this namespace; see {@link EtcdLockInspector} for what each field shows. */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        return inspector.list(pattern);
     }
 
     @Override

@@ -15,8 +15,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The remote half of the Redis fair lock (see {@link FairLockScripts}). Keys of a name share the hash tag of
  * {@link SyncKeys#base}: {@code …:fair:owner} (the hold), {@code …:fair:queue} (waiters by server-side arrival
- * sequence), {@code …:fair:timeouts} (waiters by server-time heartbeat expiry), {@code …:fair:seq},
- * {@code …:fair:fence}.
+ * sequence), {@code …:fair:timeouts} (waiters by server-time heartbeat expiry), {@code …:fair:seq} (the arrival
+ * sequence; deleted with the queue when it empties); the token key of {@link FencingTokens}.
  *
  * <p>Each waiting owner listens on its own channel {@code latchkey_fair__channel:<base>:<owner>}: a release
  * wakes the head of the queue alone, not every waiter. A waiter asks again at the holder's remaining lease or
@@ -39,7 +39,7 @@ final class RedisFairLockOps implements RemoteLockOps {
     RedisFairLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                      ScheduledExecutorService scheduler, long heartbeatMillis) {
         this.namespace = namespace;
-        this.keyCache = new KeyCache<>(name -> new Keys(namespace, name));
+        this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -53,16 +53,23 @@ final class RedisFairLockOps implements RemoteLockOps {
         final String timeouts;
         final String channelPrefix;
         final String[] acquire;
+        /** {owner, queue, timeouts, seq}: the KEYS of release, withdrawal and force-unlock. */
         final String[] lockQueueTimeouts;
 
         Keys(String namespace, String name) {
+            this(namespace, name, false);
+        }
+
+        Keys(String namespace, String name, boolean cluster) {
             String base = SyncKeys.base(namespace, name, "fair");
             owner = base + ":owner";
             queue = base + ":queue";
             timeouts = base + ":timeouts";
             channelPrefix = "latchkey_fair__channel:" + base + ":";
-            acquire = new String[] {owner, queue, timeouts, base + ":seq", base + ":fence"};
-            lockQueueTimeouts = new String[] {owner, queue, timeouts};
+            String seq = base + ":seq";
+            acquire = new String[] {owner, queue, timeouts, seq, FencingTokens.key(namespace, base, cluster),
+                    base + ":fence"};
+            lockQueueTimeouts = new String[] {owner, queue, timeouts, seq};
         }
     }
 

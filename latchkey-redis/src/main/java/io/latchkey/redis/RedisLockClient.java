@@ -62,16 +62,25 @@ import java.util.function.UnaryOperator;
  * master), both reconnect to the promoted replica, the unlock subscriptions are re-established and every waiter
  * re-checks once. Operations in between fail with {@link LockUnavailableException} after the operation timeout;
  * held locks keep renewing if the promoted replica has them. Replication is asynchronous: a lock granted shortly
- * before the master crashed may be missing on the promoted replica (and its fencing counter may repeat), unless
- * {@link RedisOptions} replica acknowledgement is on. Credentials in the URI are those of the master and replicas;
+ * before the master crashed may be missing on the promoted replica, unless {@link RedisOptions} replica
+ * acknowledgement is on; fencing tokens still increase (they follow the server's clock, see below). Credentials in the URI are those of the master and replicas;
  * the sentinels are reached without credentials. See {@code docs/redis-topologies.md}.
  *
  * <h2>Data and interoperability</h2>
  * A lock named {@code name} is the Redis hash {@code namespace + name} holding {@code <clientId>:<threadId>}
  * (or {@code <clientId>:<leaseId>}) &rarr; hold count with a PEXPIRE lease, and releases are published on
  * {@code redisson_lock__channel:{namespace + name}}: the layout of Redisson's {@code RLock}, so Redisson and
- * Latchkey clients exclude each other on the same name and wake each other's waiters. The fencing token comes from
- * a separate counter key in the same cluster slot, incremented on every free-to-held transition and never reset.
+ * Latchkey clients exclude each other on the same name and wake each other's waiters. A Latchkey hold also keeps
+ * its fencing token in the hash (field {@code latchkey:token}), so it goes with the hold.
+ *
+ * <h2>Fencing tokens</h2>
+ * Every primitive's token is {@code max(last + 1, server time in µs)}, taken inside its acquire script from the
+ * server's {@code TIME}; {@code last} is kept in one key per namespace ({@code <namespace>latchkey:tokens}), on a
+ * Redis Cluster one per namespace and hash slot. So tokens strictly increase per name (per namespace, in fact)
+ * while that key lives, and after a restart without persistence or a failover that lost it they still do as long
+ * as the new master's clock is ahead of the last token (the outage lasted longer than the clock skew between the
+ * servers). No key stays behind per name: releasing the last hold deletes everything of the name. The argument and
+ * its assumptions: {@code docs/fencing.md}.
  *
  * <h2>Synchronizers</h2>
  * Also {@link #fairLock} (FIFO across clients by a server-side sequence; the head alone is woken; a crashed waiter
@@ -529,7 +538,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     /**
      * The locks of this client's namespace held now whose names match {@code pattern} (see
      * {@link LockInspector#list}): a SCAN of the namespace's hashes, then one pipelined read per page of keys.
-     * The fencing token shown is the name's counter, i.e. the token of the latest Latchkey hold.
+     * The fencing token shown is the hold's (none for a Redisson holder).
      */
     @Override
     public List<LockInfo> list(String pattern) {

@@ -55,7 +55,8 @@ final class RedisSynchronizers {
         this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
-                new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name));
+                new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
+                        executor.cluster()));
         this.readOps = new RedisReadWriteLockOps(true, true, options.namespace(), executor, subscriptions,
                 scheduler, heartbeatMillis, rwKeys);
         this.writeOps = new RedisReadWriteLockOps(false, true, options.namespace(), executor, subscriptions,

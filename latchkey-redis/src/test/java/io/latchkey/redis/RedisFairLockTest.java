@@ -188,7 +188,8 @@ class RedisFairLockTest {
         // A waiter whose process died: queued by the acquire script, then never heard of again.
         RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
         long heartbeat = a.synchronizers().fairOps().heartbeatMillis();
-        List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source, "5"));
+        List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source,
+                Integer.toString(keys.acquire.length)));
         eval.addAll(List.of(keys.acquire));
         eval.addAll(List.of("dead-client:1", "30000", "1", Long.toString(heartbeat), keys.channelPrefix));
         redis.execute(eval.toArray(new String[0]));

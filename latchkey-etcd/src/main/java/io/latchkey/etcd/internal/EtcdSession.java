@@ -262,7 +262,7 @@ public final class EtcdSession implements AutoCloseable {
      * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
      * fails or takes longer than the operation timeout.
      */
-    <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
+    public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
         ScheduledFuture<?> timer;
         try {
