@@ -43,7 +43,8 @@ public interface LockClient extends AutoCloseable {
     /**
      * Connects to the backend named by {@code uri}: {@code mem://name}, {@code redis://host:port},
      * {@code rediss://…}, {@code redis-sentinel://…}, {@code redis-cluster://…}, {@code zookeeper://…},
-     * {@code etcd://…} or a {@code jdbc:} URL, as far as the matching backend module is on the class path.
+     * {@code etcd://…}, {@code file:///directory} or a {@code jdbc:} URL, as far as the matching backend module is on
+     * the class path.
      *
      * @throws IllegalArgumentException if no backend on the class path accepts the URI (the message lists the
      *         schemes that are supported) or the URI is malformed
