@@ -134,7 +134,8 @@ final class Endpoints {
      */
     static String suggestion(String text) {
         if (text.contains("://") || text.toLowerCase(Locale.ROOT).startsWith("jdbc:")
-                || text.toLowerCase(Locale.ROOT).startsWith("mem:")) {
+                || text.toLowerCase(Locale.ROOT).startsWith("mem:")
+                || text.toLowerCase(Locale.ROOT).startsWith("file:")) {
             return null;
         }
         String first = text.split(",")[0];

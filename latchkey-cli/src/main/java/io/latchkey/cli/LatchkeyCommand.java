@@ -21,6 +21,7 @@ import picocli.CommandLine.HelpCommand;
                 "  etcd://[user:password@]host:port[,host:port]",
                 "  jdbc:postgresql://host:port/db    jdbc:mariadb://host:port/db",
                 "  jdbc:mysql://host:port/db         jdbc:h2:file:/path",
+                "  file:///absolute/dir               OS file locks, processes of this host",
                 "Durations take a unit: 250ms, 5s, 1.5s, 2m (a bare number is refused).",
                 "Exit codes: 0 ok, 1 backend unreachable or failed, 2 bad arguments,",
                 "3 not supported by the backend, 130 interrupted (Ctrl-C).",
