@@ -22,8 +22,11 @@ import java.util.concurrent.ScheduledExecutorService;
  * wakes the head of the queue alone, not every waiter. A waiter asks again at the holder's remaining lease or
  * every third of the heartbeat, whichever is sooner, which also keeps its place; a waiter that stops asking (its
  * client crashed) is dropped by the next script once its heartbeat expires, so it delays the queue by at most the
- * heartbeat. A waiter that gives up (timeout, interrupt) leaves the queue at once. No local hand-off: it would let
- * this client's threads overtake other clients' waiters.
+ * heartbeat. A waiter that gives up (timeout, interrupt) leaves the queue at once.
+ *
+ * <p>{@linkplain #fair() Fair}: every waiting thread or lease of a client is its own queue entry (by owner id) from
+ * the moment it starts waiting, with its own channel, so this client's waiters keep their places among other
+ * clients' even while this client holds the lock; no local hand-off.
  */
 final class RedisFairLockOps implements RemoteLockOps {
 
@@ -136,6 +139,11 @@ final class RedisFairLockOps implements RemoteLockOps {
             batches.forEach(b -> lost.addAll(b.join()));
             return lost;
         });
+    }
+
+    @Override
+    public boolean fair() {
+        return true;
     }
 
     @Override
