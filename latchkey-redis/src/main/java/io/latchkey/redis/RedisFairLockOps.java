@@ -96,8 +96,9 @@ final class RedisFairLockOps implements RemoteLockOps {
                 keys.channelPrefix);
         Runnable withdraw = () -> executor.run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER,
                 keys.lockQueueTimeouts, owner, keys.channelPrefix);
+        // The owner's channel lingers for a heartbeat: a thread that takes the lock again soon finds it subscribed.
         return new WaitingAcquire(subscriptions, scheduler, request, keys.channelPrefix + owner, attempt, withdraw,
-                Math.max(1, heartbeatMillis / 3), keys).start();
+                Math.max(1, heartbeatMillis / 3), keys).lingerChannel(heartbeatMillis).start();
     }
 
     @Override
