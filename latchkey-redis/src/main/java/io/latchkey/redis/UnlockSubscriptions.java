@@ -52,6 +52,12 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         lock.lock();
         try {
             Channel c = channels.get(channel);
+            if (c != null && c.lingering && c.subscribed.isCompletedExceptionally()) {
+                // its subscription failed while it lingered: subscribe afresh
+                reviveLocked(c);
+                channels.remove(channel, c);
+                c = null;
+            }
             if (c == null) {
                 c = new Channel(channel);
                 channels.put(channel, c);
@@ -111,7 +117,7 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
             if (--c.references != 0 || channels.get(c.name) != c) {
                 return;
             }
-            if (lingerMillis > 0 && lingering < MAX_LINGERING) {
+            if (lingerMillis > 0 && lingering < MAX_LINGERING && !c.subscribed.isCompletedExceptionally()) {
                 try {
                     c.lingerGeneration++;
                     long generation = c.lingerGeneration;
