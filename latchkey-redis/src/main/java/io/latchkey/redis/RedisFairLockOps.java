@@ -26,7 +26,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * <p>{@linkplain #fair() Fair}: every waiting thread or lease of a client is its own queue entry (by owner id) from
  * the moment it starts waiting, with its own channel, so this client's waiters keep their places among other
- * clients' even while this client holds the lock; no local hand-off.
+ * clients' even while this client holds the lock; no local hand-off. A release learns who is next: if that is a
+ * waiter of this client, it is woken at the release's reply rather than by the message (one hop less).
  */
 final class RedisFairLockOps implements RemoteLockOps {
 
@@ -104,8 +105,16 @@ final class RedisFairLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         Keys keys = keys(grant);
-        return executor.<Long>run(FairLockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
-                member(grant), keys.channelPrefix).thenApply(r -> r == 1L);
+        return executor.<List<Object>>run(FairLockScripts.RELEASE, ScriptOutputType.MULTI, keys.lockQueueTimeouts,
+                member(grant), keys.channelPrefix).thenApply(reply -> {
+                    boolean released = !reply.isEmpty() && Long.valueOf(1L).equals(reply.get(0));
+                    if (released && reply.size() > 1) {
+                        // The next in line may be a waiter of this client (then its channel is ours): woken now, it
+                        // need not wait for the published message to come back over the pub/sub connection.
+                        subscriptions.wakeLocally(keys.channelPrefix + reply.get(1));
+                    }
+                    return released;
+                });
     }
 
     @Override
