@@ -173,6 +173,26 @@ public abstract class FairLockTck extends TckBase {
         after.unlock();
     }
 
+    /** A waiter of the holding client whose wait runs out leaves the line; the one behind it is next. */
+    @Test
+    void aWaiterOfTheHoldingClientThatTimesOutLeavesTheLine() throws Exception {
+        String name = newName();
+        LockClient a = client();
+        LockClient b = openClient();
+        DistributedLock holder = a.fairLock(name);
+        holder.lock();
+        DistributedLock quitterLock = a.fairLock(name);
+        Forked<Boolean> quitter = queue(0, () -> quitterLock.tryLock(1000, TimeUnit.MILLISECONDS));
+        ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
+        Forked<Void> next = queue(1, recordInOrder(b.fairLock(name), 1, order));
+        Forked<Void> last = queue(2, recordInOrder(a.fairLock(name), 2, order));
+        assertThat(quitter.get(slack())).as("the quitter's wait ran out").isFalse();
+        holder.unlock();
+        next.get(slack());
+        last.get(slack());
+        assertThat(order).containsExactly(1, 2);
+    }
+
     /**
      * {@code holderClient} holds a fair lock; {@code count} threads then call {@code lock()} 150 ms apart, thread
      * {@code i} on {@code clientOf(i)}: they must get it in that order.
