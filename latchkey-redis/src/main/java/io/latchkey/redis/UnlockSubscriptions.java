@@ -182,8 +182,7 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
 
     /**
      * Wakes the waiters of {@code channel} as its message would, if this client has any: for a release that knows
-     * whom it woke, so that a waiter of this client need not wait for the message to come back. The message still
-     * arrives (and only counts, or wakes a waiter that was refused meanwhile to try again).
+     * that the next in line waits in this client, and so publishes nothing for it.
      */
     void wakeLocally(String channel) {
         message(channel, "released here");

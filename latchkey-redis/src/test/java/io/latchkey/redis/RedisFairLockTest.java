@@ -133,6 +133,44 @@ class RedisFairLockTest {
     }
 
     @Test
+    void theNextInLineInTheReleasingClientIsWokenWithoutAMessage() throws Exception {
+        String name = uniqueName("fair-local-wake");
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var pubSub = raw.connectPubSub()) {
+            ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
+            pubSub.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<String, String>() {
+                @Override
+                public void message(String pattern, String channel, String message) {
+                    messages.add(channel);
+                }
+            });
+            pubSub.sync().psubscribe(keys.channelPrefix + "*");
+            // holder's heartbeat is 5 s: without the local wake the waiter would re-check only after 1.7 s
+            DistributedLock held = holder.fairLock(name);
+            held.lock();
+            CompletableFuture<Long> acquiredAt = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                DistributedLock lock = holder.fairLock(name);
+                lock.lock();
+                acquiredAt.complete(System.nanoTime());
+                lock.unlock();
+            }, "fair-local-waiter");
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+            Awaitility.await().until(() -> ((Number) redis.execute("ZCARD", keys.queue)).longValue() == 1);
+            long released = System.nanoTime();
+            held.unlock();
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - released);
+            assertThat(waitedMs).as("ms from the release to the local waiter's grant").isLessThan(1_000);
+            assertThat(messages).as("nothing published for a waiter of the releasing client").isEmpty();
+        } finally {
+            raw.shutdown();
+        }
+    }
+
+    @Test
     void aReleaseWakesTheHeadAloneOnItsOwnChannel() throws Exception {
         String name = uniqueName("fair-head");
         RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);

@@ -6,6 +6,7 @@ import io.latchkey.Capability;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * without {@link Capability#FAIR_LOCK}; {@link ValidationTck} checks that those refuse it.
  */
 public abstract class FairLockTck extends TckBase {
+
+    private static final Duration ORDER_WATCHDOG = Duration.ofSeconds(10);
 
     @BeforeEach
     final void requireFairLocks() {
@@ -89,21 +92,21 @@ public abstract class FairLockTck extends TckBase {
      */
     @Test
     void waitersOfTheHoldingClientKeepTheirPlaceAmongAnotherClientsWaiters() throws Exception {
-        LockClient a = client();
-        LockClient b = openClient();
+        LockClient a = orderClient();
+        LockClient b = orderClient();
         assertServedInArrivalOrder(a, i -> i % 2 == 0 ? a : b, 10);
     }
 
     @Test
     void anotherClientsWaiterFirstThenTheHoldingClientsAlternately() throws Exception {
-        LockClient a = client();
-        LockClient b = openClient();
+        LockClient a = orderClient();
+        LockClient b = orderClient();
         assertServedInArrivalOrder(a, i -> i % 2 == 0 ? b : a, 6);
     }
 
     @Test
     void waitersOfTheHoldingClientOnlyAreServedInArrivalOrder() throws Exception {
-        LockClient a = client();
+        LockClient a = orderClient();
         assertServedInArrivalOrder(a, i -> a, 6);
     }
 
@@ -111,8 +114,8 @@ public abstract class FairLockTck extends TckBase {
     @Test
     void leasesAndThreadsOfTheHoldingClientShareOneLine() throws Exception {
         String name = newName();
-        LockClient a = client();
-        LockClient b = openClient();
+        LockClient a = orderClient();
+        LockClient b = orderClient();
         DistributedLock holder = a.fairLock(name);
         holder.lock();
         ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
@@ -151,8 +154,8 @@ public abstract class FairLockTck extends TckBase {
     @Test
     void anInterruptedWaiterOfTheHoldingClientLeavesTheLine() throws Exception {
         String name = newName();
-        LockClient a = client();
-        LockClient b = openClient();
+        LockClient a = orderClient();
+        LockClient b = orderClient();
         DistributedLock holder = a.fairLock(name);
         holder.lock();
         ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
@@ -177,8 +180,8 @@ public abstract class FairLockTck extends TckBase {
     @Test
     void aWaiterOfTheHoldingClientThatTimesOutLeavesTheLine() throws Exception {
         String name = newName();
-        LockClient a = client();
-        LockClient b = openClient();
+        LockClient a = orderClient();
+        LockClient b = orderClient();
         DistributedLock holder = a.fairLock(name);
         holder.lock();
         DistributedLock quitterLock = a.fairLock(name);
@@ -191,6 +194,15 @@ public abstract class FairLockTck extends TckBase {
         next.get(slack());
         last.get(slack());
         assertThat(order).containsExactly(1, 2);
+    }
+
+    /**
+     * A client for the tests of order: holds outlast a few seconds of waiters queueing even when a loaded machine
+     * delays renewals (these tests check order, not leases).
+     */
+    private LockClient orderClient() {
+        Duration watchdog = watchdogTimeout().compareTo(ORDER_WATCHDOG) < 0 ? ORDER_WATCHDOG : watchdogTimeout();
+        return openClient(options().toBuilder().watchdogTimeout(watchdog).build());
     }
 
     /**
