@@ -71,7 +71,30 @@ public interface LockClient extends AutoCloseable {
     /** A reentrant lock, owned by the calling thread or by a {@link LockLease}. */
     DistributedLock lock(String name);
 
-    /** A reentrant lock granted in arrival order among waiters across clients. */
+    /**
+     * A reentrant lock granted in the order its waiters started waiting, across clients: first come, first served.
+     *
+     * <p><b>Order.</b> A waiter's place is fixed when its {@code lock()}, {@code tryLock(time, unit)} or
+     * {@code acquire(…)} reaches the backend, which it is sent to at once, even while another thread of the same
+     * client holds the lock; the backend's queue alone decides who is next. Threads and leases of the client that
+     * holds the lock therefore queue behind earlier waiters of other clients and ahead of later ones, like
+     * everyone else: unlike {@link #lock}, a released lock is never passed straight to another waiter of the
+     * releasing client, and every waiter is its own remote waiter (no sharing within a JVM). Two calls that
+     * start waiting at the same moment in different clients are ordered by the backend. Re-entering a lock the
+     * thread already holds is counted locally and does not queue. A single attempt ({@code tryLock()}) does not
+     * queue: it succeeds only if the lock is free and nobody waits.
+     *
+     * <p><b>Leaving the line.</b> A waiter whose wait time runs out, or that is interrupted or cancelled, leaves
+     * the queue at once and does not delay the ones behind it. A waiter whose process crashed keeps its place
+     * until the backend notices: its ZooKeeper session or etcd lease expires, or (Redis) it misses its waiter
+     * heartbeat of min({@link ClientOptions#watchdogTimeout() watchdogTimeout}, 5 s); if it reaches the head of
+     * the line before that, the lock stays unavailable for that long, as for a crashed holder. A crashed holder's
+     * lock is free after its lease, as for {@link #lock}.
+     *
+     * <p>Fairness costs throughput under contention within one client (each hand-over is a release and a grant at
+     * the backend, not a local hand-off). Whether a backend offers it: {@link Capability#FAIR_LOCK}; otherwise
+     * this throws {@link UnsupportedOperationException} naming the backend.
+     */
     DistributedLock fairLock(String name);
 
     /** A read-write lock. */

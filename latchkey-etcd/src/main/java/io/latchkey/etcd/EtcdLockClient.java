@@ -38,10 +38,11 @@ import java.util.concurrent.TimeoutException;
  * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
  * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
  * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
- * were created (FIFO across clients); threads of one client share one remote waiter per name. {@link #lock} and
- * {@link #fairLock} use the same queue, so they exclude each other on one name; {@link #lock} may in addition pass a
- * held lock straight to another waiting thread of this client (one write, the lock never free in between), which
- * {@link #fairLock} never does, as it would overtake remote waiters.
+ * were created (FIFO across clients). {@link #lock} and {@link #fairLock} use the same queue, so they exclude each
+ * other on one name. The waiting threads of one client share one key per name for {@link #lock}, which may also pass
+ * a held lock straight to another waiting thread of this client (one write, the lock never free in between). A
+ * {@link #fairLock} does neither: each waiting thread or lease puts its own key when it calls {@code lock()}, so
+ * waiters are served in that order across clients, including those of the client that holds the lock.
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -89,11 +90,11 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 clientId());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), true);
-        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
-        // another thread of this client ahead of remote waiters.
-        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
+        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
+        // another thread of this client ahead of remote waiters, and only its waiting threads share one key.
+        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), true);
         this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
     }
 

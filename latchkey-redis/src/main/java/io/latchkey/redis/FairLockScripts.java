@@ -61,17 +61,20 @@ final class FairLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: L, Q, T, S. ARGV: owner|token, channel prefix. Releases the hold if it is that one and wakes the head of
-     * the queue alone, on its own channel. 1 if released, 0 if the hold was gone (lost).
+     * KEYS: L, Q, T, S. ARGV: owner|token, channel prefix, the releasing client's owner prefix ({@code clientId:}).
+     * Releases the hold if it is that one and wakes the head of the queue alone: on its own channel, unless it
+     * is a waiter of the releasing client, which wakes it at this script's reply (no message to wait for). An
+     * emptied queue leaves no key behind. {@code {1, head}} if released ({@code {1}} if nobody waits); {@code {0}}
+     * if the hold was gone (lost).
      */
     static final Script RELEASE = new Script("fairRelease",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0; end; "
+            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return {0}; end; "
             + "redis.call('del', KEYS[1]); "
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
-            + "if head then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
-            + TIDY
-            + "return 1;");
+            + "if not head then " + TIDY + "return {1}; end; "
+            + "if string.sub(head, 1, #ARGV[3]) ~= ARGV[3] then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
+            + "return {1, head};");
 
     /**
      * KEYS: L, Q, T, S. ARGV: owner, channel prefix. A waiter that gave up leaves the queue; if the lock is free the

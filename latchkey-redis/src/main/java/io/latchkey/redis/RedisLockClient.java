@@ -181,7 +181,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         redisClient.addListener(reconnectListener);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
-        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address);
+        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address,
+                clientId());
         this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
                 options.operationTimeout());
         this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);

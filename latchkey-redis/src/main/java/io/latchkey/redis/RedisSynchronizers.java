@@ -45,7 +45,7 @@ final class RedisSynchronizers {
     private boolean closed; // guarded by spinLock
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                       ScheduledExecutorService scheduler, String address) {
+                       ScheduledExecutorService scheduler, String address, String clientId) {
         this.options = options;
         this.waits = new SyncWaits(options.operationTimeout(), address);
         this.executor = executor;
@@ -67,7 +67,8 @@ final class RedisSynchronizers {
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
         this.permitRenewer = new PermitRenewer(executor, scheduler, watchdog.toMillis(),
                 options.renewalInterval().toMillis());
-        this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
+        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, subscriptions, scheduler,
+                heartbeatMillis);
     }
 
     RedisFairLockOps fairOps() {

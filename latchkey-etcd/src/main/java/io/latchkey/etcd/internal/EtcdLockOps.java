@@ -55,18 +55,19 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
-    private final boolean handOff;
+    private final boolean fair;
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
      * @param lostSink told about grants this client found gone without being asked (lease expired, fixed lease over)
-     * @param handOff whether a held lock may pass straight to another owner of this client (not for a fair lock:
-     *        it would overtake remote waiters)
+     * @param fair a fair lock ({@link RemoteLockOps#fair()}): every waiting owner of this client puts its own key
+     *        when it starts waiting, and a held lock never passes straight to another owner of this client; the
+     *        plain lock shares one waiting key per name among the client's threads and hands off
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
-                       BiConsumer<Grant, String> lostSink, boolean handOff) {
+                       BiConsumer<Grant, String> lostSink, boolean fair) {
         this.session = session;
-        this.handOff = handOff;
+        this.fair = fair;
         this.prefixOf = prefixOf;
         this.clientId = clientId;
         this.lostSink = lostSink;
@@ -174,7 +175,12 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public boolean supportsHandOff() {
-        return handOff;
+        return !fair;
+    }
+
+    @Override
+    public boolean fair() {
+        return fair;
     }
 
     /**
