@@ -10,6 +10,8 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.etcd.internal.EtcdCountDownLatch;
 import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
@@ -28,7 +30,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock}, {@link #fairLock} and
- * {@link #readWriteLock}.
+ * {@link #readWriteLock} and {@link #countDownLatch}.
  *
  * <h2>Layout</h2>
  * A lock named {@code n} is the key prefix {@code latchkey/[<namespace>/]locks/<escaped n>/} ({@link #lockPrefix});
@@ -80,7 +82,7 @@ import java.util.concurrent.TimeoutException;
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
  * <h2>Not supported</h2>
- * Semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
+ * Semaphores and permit-expirable semaphores throw {@link UnsupportedOperationException}
  * naming the backend.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
@@ -193,6 +195,19 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return base + "rw/" + EtcdKeys.escape(checkName(name)) + "/";
     }
 
+    /**
+     * A count-down latch: the key {@code latchkey/[<namespace>/]latches/<escaped name>} holds the count while the
+     * latch is armed and is deleted by the count-down that reaches zero (see {@code EtcdCountDownLatch}).
+     *
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
+        return new EtcdCountDownLatch(session, name, base + "latches/" + EtcdKeys.escape(checkName(name)));
+    }
+
     @Override
     protected RemoteLockOps readLockOps() {
         return readOps;
@@ -216,7 +231,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK,
-                Capability.PUSH_WAKEUP, Capability.INSPECT);
+                Capability.COUNT_DOWN_LATCH,                Capability.PUSH_WAKEUP, Capability.INSPECT);
     }
 
     /**

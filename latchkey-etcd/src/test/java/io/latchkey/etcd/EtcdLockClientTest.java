@@ -255,7 +255,7 @@ class EtcdLockClientTest {
     void unsupportedPrimitivesNameTheBackend() {
         EtcdLockClient client = open();
         List<Runnable> calls = List.of(() -> client.semaphore("x"),
-                () -> client.permitExpirableSemaphore("x"), () -> client.countDownLatch("x"));
+                () -> client.permitExpirableSemaphore("x"));
         for (Runnable call : calls) {
             assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("etcd");
         }
