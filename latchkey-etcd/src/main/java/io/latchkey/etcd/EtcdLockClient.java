@@ -10,6 +10,8 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.etcd.internal.EtcdCountDownLatch;
 import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
@@ -27,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock} and {@link #fairLock}.
+ * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock}, {@link #fairLock} and
+ * {@link #readWriteLock} and {@link #countDownLatch}.
  *
  * <h2>Layout</h2>
  * A lock named {@code n} is the key prefix {@code latchkey/[<namespace>/]locks/<escaped n>/} ({@link #lockPrefix});
@@ -43,6 +46,18 @@ import java.util.concurrent.TimeoutException;
  * a held lock straight to another waiting thread of this client (one write, the lock never free in between). A
  * {@link #fairLock} does neither: each waiting thread or lease puts its own key when it calls {@code lock()}, so
  * waiters are served in that order across clients, including those of the client that holds the lock.
+ *
+ * <h2>Read-write locks</h2>
+ * A read-write lock named {@code n} is one queue under {@code latchkey/[<namespace>/]rw/<escaped n>/}
+ * ({@link #readWritePrefix}): each reader puts {@code read-<client id>-<sequence>}, each writer
+ * {@code write-<client id>-<sequence>}, ordered by create revision. A writer holds when its key is the lowest and
+ * waits on the deletion of the key just before its own; a reader holds when no writer's key is older than its own
+ * and waits on the deletion of the last such writer, so readers share, a queued writer keeps later readers out
+ * (no writer starvation), and readers queued behind one writer all get in together when it leaves. A read asked
+ * for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that also keeps
+ * every writer out until it is released; an upgrade (a reader asking for the write lock) is refused by the
+ * engine with {@link IllegalMonitorStateException} instead of deadlocking. Every read hold has its own key, lease
+ * handling and token (a revision, as below); {@link #list} does not show read-write locks.
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -67,7 +82,7 @@ import java.util.concurrent.TimeoutException;
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
  * <h2>Not supported</h2>
- * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
+ * Semaphores and permit-expirable semaphores throw {@link UnsupportedOperationException}
  * naming the backend.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
@@ -81,6 +96,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     private final String base;
     private final EtcdLockOps lockOps;
     private final EtcdLockOps fairLockOps;
+    private final EtcdLockOps readOps;
+    private final EtcdLockOps writeOps;
     private final EtcdInspector inspector;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
@@ -95,6 +112,11 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         // another thread of this client ahead of remote waiters, and only its waiting threads share one key.
         this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), true);
+        this.readOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.READ);
+        this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.WRITE);
+        readOps.downgradesFrom(writeOps);
         this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
     }
 
@@ -165,6 +187,37 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return base + "locks/" + EtcdKeys.escape(checkName(name)) + "/";
     }
 
+    /**
+     * The key prefix (ending in {@code /}) under which the readers and writers of the read-write lock called
+     * {@code name} queue: {@code latchkey/[<namespace>/]rw/<escaped name>/}.
+     */
+    public String readWritePrefix(String name) {
+        return base + "rw/" + EtcdKeys.escape(checkName(name)) + "/";
+    }
+
+    /**
+     * A count-down latch: the key {@code latchkey/[<namespace>/]latches/<escaped name>} holds the count while the
+     * latch is armed and is deleted by the count-down that reaches zero (see {@code EtcdCountDownLatch}).
+     *
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws IllegalStateException if the client is closed
+     */
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
+        return new EtcdCountDownLatch(session, name, base + "latches/" + EtcdKeys.escape(checkName(name)));
+    }
+
+    @Override
+    protected RemoteLockOps readLockOps() {
+        return readOps;
+    }
+
+    @Override
+    protected RemoteLockOps writeLockOps() {
+        return writeOps;
+    }
+
     @Override
     protected RemoteLockOps lockOps() {
         return lockOps;
@@ -177,7 +230,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT);
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK,
+                Capability.COUNT_DOWN_LATCH,                Capability.PUSH_WAKEUP, Capability.INSPECT);
     }
 
     /**
@@ -197,6 +251,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     protected void closeBackend() {
         lockOps.close();
         fairLockOps.close();
+        readOps.close();
+        writeOps.close();
         session.close();
     }
 

@@ -254,8 +254,8 @@ class EtcdLockClientTest {
     @Test
     void unsupportedPrimitivesNameTheBackend() {
         EtcdLockClient client = open();
-        List<Runnable> calls = List.of(() -> client.readWriteLock("x"), () -> client.semaphore("x"),
-                () -> client.permitExpirableSemaphore("x"), () -> client.countDownLatch("x"));
+        List<Runnable> calls = List.of(() -> client.semaphore("x"),
+                () -> client.permitExpirableSemaphore("x"));
         for (Runnable call : calls) {
             assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("etcd");
         }

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One owner's way to a lock: put a key of ours under the lock's prefix, then wait until it has the lowest create
- * revision there.
+ * revision there (a writer of a read-write lock: and no downgraded read is held; a reader: the lowest among the
+ * writers' keys and ours, so it passes other readers; a downgrade holds at once).
  *
  * <p>While it does not, it watches the deletion of the key with the next-lower create revision (its predecessor),
  * so a release wakes exactly one waiter and waiting costs the server nothing. A re-check every
@@ -41,6 +42,9 @@ final class EtcdLockAttempt {
     private final EtcdSession session;
     private final AcquireRequest request;
     private final String prefix;
+    private final EtcdLockOps.Kind kind;
+    /** Where the keys that may keep us out live: the writers' keys for a reader, the whole prefix otherwise. */
+    private final String blockers;
     final CompletableFuture<Grant> result = new CompletableFuture<>();
     private final AtomicBoolean finished = new AtomicBoolean();
     private final AtomicReference<Watch.Watcher> watcher = new AtomicReference<>();
@@ -54,7 +58,9 @@ final class EtcdLockAttempt {
     /** Incremented by every check, so that a stale watch or timer of an earlier check does nothing. */
     private final AtomicLong generation = new AtomicLong();
 
-    EtcdLockAttempt(EtcdLockOps ops, AcquireRequest request, String prefix) {
+    EtcdLockAttempt(EtcdLockOps ops, AcquireRequest request, String prefix, EtcdLockOps.Kind kind) {
+        this.kind = kind;
+        this.blockers = kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
         this.ops = ops;
         this.session = ops.session;
         this.request = request;
@@ -88,14 +94,15 @@ final class EtcdLockAttempt {
         if (finished.get()) {
             return;
         }
-        String k = prefix + ops.nextKeySuffix();
+        String k = prefix + ops.nextKeySuffix(kind);
         long sentAt = request.time().nanoTime();
         session.sharedLease().thenCompose(lease -> {
             CompletableFuture<TxnResponse> sent = session.client().getKVClient().txn()
                     .Then(Op.put(bytes(k), bytes(request.ownerId()), PutOption.builder().withLeaseId(lease).build()),
-                            Op.get(bytes(prefix), GetOption.builder().isPrefix(true)
+                            Op.get(bytes(blockers), GetOption.builder().isPrefix(true)
                                     .withSortField(GetOption.SortTarget.CREATE)
-                                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build()))
+                                    .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build()),
+                            downgradedReads())
                     .commit();
             // jetcd retries a put across a reconnect after we stopped waiting for it: a key that lands once the
             // attempt is over must not stay behind (kept alive by our lease) and block the lock.
@@ -128,7 +135,14 @@ final class EtcdLockAttempt {
                 return;
             }
             List<KeyValue> first = r.getGetResponses().get(0).getKvs();
-            if (!first.isEmpty() && first.get(0).getCreateRevision() == revision) {
+            boolean noDowngradedRead = kind != EtcdLockOps.Kind.WRITE || r.getGetResponses().get(1).getKvs().isEmpty();
+            boolean holdsAtOnce = switch (kind) {
+                // the put is in the same transaction, so every writer key seen is older than ours
+                case READ -> first.isEmpty();
+                case DOWNGRADE -> true;
+                default -> !first.isEmpty() && first.get(0).getCreateRevision() == revision && noDowngradedRead;
+            };
+            if (holdsAtOnce) {
                 holds(sentAt, revision);
             } else if (request.isExpired() || request.isCancelled()) {
                 giveUp(null);
@@ -150,10 +164,11 @@ final class EtcdLockAttempt {
         long sentAt = request.time().nanoTime();
         session.bounded(session.client().getKVClient().txn()
                         .Then(Op.get(bytes(k), GetOption.DEFAULT),
-                                Op.get(bytes(prefix), GetOption.builder().isPrefix(true).withKeysOnly(true)
+                                Op.get(bytes(blockers), GetOption.builder().isPrefix(true).withKeysOnly(true)
                                         .withMaxCreateRevision(rev - 1)
                                         .withSortField(GetOption.SortTarget.CREATE)
-                                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()))
+                                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()),
+                                downgradedReads())
                         .commit(), "check " + k)
                 .whenComplete((r, e) -> {
                     if (e != null) {
@@ -171,7 +186,13 @@ final class EtcdLockAttempt {
                         return;
                     }
                     List<KeyValue> before = r.getGetResponses().get(1).getKvs();
-                    if (before.isEmpty()) {
+                    List<KeyValue> down = r.getGetResponses().get(2).getKvs();
+                    if (before.isEmpty() && kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
+                        // First in line, but a downgraded read (queued after us, granted at once) is held.
+                        watch(gen, down.get(0).getKey(), r.getHeader().getRevision() + 1);
+                        return;
+                    }
+                    if (before.isEmpty() || kind == EtcdLockOps.Kind.DOWNGRADE) {
                         // The token is the revision at which we were seen to hold, not our key's create revision:
                         // a hand-off between local owners (a write) may have issued a token after our key's
                         // creation, and this read comes after that holder's key was deleted.
@@ -180,6 +201,17 @@ final class EtcdLockAttempt {
                     }
                     watch(gen, before.get(0).getKey(), r.getHeader().getRevision() + 1);
                 });
+    }
+
+    /**
+     * A read of one downgraded reader's key under our prefix (the writer's second condition); an empty range for
+     * other kinds, so that every transaction has the same shape.
+     */
+    private Op downgradedReads() {
+        // no key is the bare prefix itself
+        String scope = kind == EtcdLockOps.Kind.WRITE ? prefix + EtcdLockOps.Kind.DOWNGRADE.marker : prefix;
+        return Op.get(bytes(scope), GetOption.builder().isPrefix(kind == EtcdLockOps.Kind.WRITE).withKeysOnly(true)
+                .withLimit(1).build());
     }
 
     private void watch(long gen, io.etcd.jetcd.ByteSequence predecessor, long fromRevision) {

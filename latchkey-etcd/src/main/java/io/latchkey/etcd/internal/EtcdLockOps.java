@@ -46,6 +46,24 @@ import java.util.function.Function;
  */
 public final class EtcdLockOps implements RemoteLockOps {
 
+    /**
+     * Which keys an instance puts and how it decides it holds. {@link #EXCLUSIVE} is the plain and fair lock: the
+     * lowest create revision under the prefix holds. {@link #READ} and {@link #WRITE} share one prefix per name (the
+     * read-write lock's queue) and mark their keys' names: a writer holds when its key is the lowest and no
+     * downgraded read ({@link #DOWNGRADE}) is held; a reader holds when no writer's key is older than its own.
+     */
+    public enum Kind {
+        EXCLUSIVE(""), READ("read-"), WRITE("write-"),
+        /** A read taken by the owner of the write lock (a downgrade): granted at once, keeps writers out. */
+        DOWNGRADE("down-");
+
+        final String marker;
+
+        Kind(String marker) {
+            this.marker = marker;
+        }
+    }
+
     final EtcdSession session;
     private final Function<String, String> prefixOf;
     private final String clientId;
@@ -56,6 +74,9 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
     private final boolean fair;
+    final Kind kind;
+    /** For {@link Kind#READ}: the write half of the same read-write locks, whose owners downgrade. */
+    private volatile EtcdLockOps writeHalf;
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
@@ -66,6 +87,21 @@ public final class EtcdLockOps implements RemoteLockOps {
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
                        BiConsumer<Grant, String> lostSink, boolean fair) {
+        this(session, prefixOf, clientId, lostSink, fair, Kind.EXCLUSIVE);
+    }
+
+    /**
+     * A half of a read-write lock ({@link Kind#READ} or {@link Kind#WRITE}), never fair and never handing off; a
+     * read half must be told its write half ({@link #downgradesFrom}).
+     */
+    public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
+                       BiConsumer<Grant, String> lostSink, Kind kind) {
+        this(session, prefixOf, clientId, lostSink, false, kind);
+    }
+
+    private EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
+                        BiConsumer<Grant, String> lostSink, boolean fair, Kind kind) {
+        this.kind = kind;
         this.session = session;
         this.fair = fair;
         this.prefixOf = prefixOf;
@@ -76,13 +112,35 @@ public final class EtcdLockOps implements RemoteLockOps {
         session.keepAliveWhile(() -> !waiting.isEmpty());
     }
 
-    String nextKeySuffix() {
-        return clientId + "-" + Long.toString(keySequence.incrementAndGet(), 36);
+    /** Tells a read half the write half whose holders it grants a read at once (downgrade). */
+    public void downgradesFrom(EtcdLockOps write) {
+        if (kind != Kind.READ || write.kind != Kind.WRITE) {
+            throw new IllegalArgumentException(String.format("a %s half cannot downgrade from a %s half", kind,
+                    write.kind));
+        }
+        this.writeHalf = write;
+    }
+
+    String nextKeySuffix(Kind k) {
+        return k.marker + clientId + "-" + Long.toString(keySequence.incrementAndGet(), 36);
+    }
+
+    /** Whether {@code ownerId} holds this half's lock whose key prefix is {@code prefix}. */
+    private boolean holdsUnder(String prefix, String ownerId) {
+        for (Grant g : held.values()) {
+            if (g.ownerId().equals(ownerId) && ((EtcdHold) g.backendState()).key().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        EtcdLockAttempt attempt = new EtcdLockAttempt(this, request, prefixOf.apply(request.name()));
+        String prefix = prefixOf.apply(request.name());
+        EtcdLockOps write = writeHalf;
+        Kind as = write != null && write.holdsUnder(prefix, request.ownerId()) ? Kind.DOWNGRADE : kind;
+        EtcdLockAttempt attempt = new EtcdLockAttempt(this, request, prefix, as);
         waiting.add(attempt);
         attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
         attempt.start();
@@ -175,7 +233,12 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public boolean supportsHandOff() {
-        return !fair;
+        return !fair && kind == Kind.EXCLUSIVE;
+    }
+
+    @Override
+    public boolean shared() {
+        return kind == Kind.READ;
     }
 
     @Override
@@ -298,13 +361,30 @@ public final class EtcdLockOps implements RemoteLockOps {
         return holder(name).thenApply(kv -> kv != null);
     }
 
-    /** The key with the lowest create revision under the lock's prefix (the holder), or {@code null}. */
+    /**
+     * A holder's key, or {@code null}: for the exclusive lock the key with the lowest create revision under the
+     * lock's prefix; for a write half that key if it is a writer's; for a read half that key if it is a reader's,
+     * else a downgraded reader's key if there is one.
+     */
     private CompletableFuture<KeyValue> holder(String name) {
         String prefix = prefixOf.apply(name);
-        return session.bounded(session.client().getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true)
-                        .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND)
-                        .withLimit(1).build()), "read " + prefix)
-                .thenApply(r -> r.getKvs().isEmpty() ? null : r.getKvs().get(0));
+        GetOption lowest = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+        return session.bounded(session.client().getKVClient().txn()
+                        .Then(Op.get(bytes(prefix), lowest), Op.get(bytes(prefix + Kind.DOWNGRADE.marker), lowest))
+                        .commit(), "read " + prefix)
+                .thenApply(r -> {
+                    List<KeyValue> first = r.getGetResponses().get(0).getKvs();
+                    List<KeyValue> down = r.getGetResponses().get(1).getKvs();
+                    KeyValue kv = first.isEmpty() ? null : first.get(0);
+                    String k = kv == null ? "" : EtcdKeys.string(kv.getKey());
+                    return switch (kind) {
+                        case EXCLUSIVE -> kv;
+                        case WRITE -> k.startsWith(prefix + Kind.WRITE.marker) ? kv : null;
+                        default -> k.startsWith(prefix + Kind.READ.marker) ? kv
+                                : down.isEmpty() ? null : down.get(0);
+                    };
+                });
     }
 
     /** Deletes the holder's key (waiters' keys stay queued); the next waiter is woken by its watch. */
