@@ -1,0 +1,256 @@
+package io.latchkey.cli.faults;
+
+import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.RedisSentinelSetup;
+import io.latchkey.testing.RedisServer;
+import io.latchkey.testing.TestFiles;
+import io.latchkey.testing.sql.MariaDbServer;
+import io.latchkey.testing.sql.PostgresServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The servers {@code verify --faults --embedded KIND} starts itself (from the binaries on the {@code PATH}, like the
+ * test fixtures, or in a JVM of its own for ZooKeeper), so that it can crash, restart and fail them over.
+ */
+final class EmbeddedServers {
+
+    /** The kinds {@code --embedded} accepts. */
+    static final List<String> KINDS = List.of("redis", "redis-sentinel", "zookeeper", "etcd", "postgresql",
+            "mariadb");
+
+    private EmbeddedServers() {
+    }
+
+    /**
+     * Starts a server of {@code kind}.
+     *
+     * @throws IllegalArgumentException for an unknown kind
+     * @throws IllegalStateException if its binary is missing (naming the install command) or it does not start
+     */
+    static ServerControl start(String kind, Path dir, Duration lease) {
+        switch (kind.toLowerCase(Locale.ROOT)) {
+            case "redis":
+                return redis(RedisServer.standalone().start());
+            case "redis-sentinel":
+                return sentinel(new RedisSentinelSetup(Duration.ofMillis(Math.max(500, lease.toMillis() / 2))).start());
+            case "zookeeper":
+                return zooKeeper(dir.resolve("zookeeper"), lease);
+            case "etcd":
+                return etcd(EtcdServer.started());
+            case "postgresql": {
+                PostgresServer pg = new PostgresServer();
+                pg.start();
+                return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
+                        () -> pg.start(), () -> pg.close());
+            }
+            case "mariadb": {
+                MariaDbServer m = new MariaDbServer();
+                m.start();
+                return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
+                        () -> m.close());
+            }
+            default:
+                throw new IllegalArgumentException(String.format("--embedded must be one of %s but was '%s'",
+                        String.join(", ", KINDS), kind));
+        }
+    }
+
+    private static ServerControl redis(RedisServer server) {
+        return new Base("redis", server.uri(), "redis-server at " + server.host() + ":" + server.port()
+                + " (no persistence: a restart loses every key)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                server.kill();
+            }
+
+            @Override
+            public void restart() {
+                server.start();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    private static ServerControl sentinel(RedisSentinelSetup setup) {
+        return new Base("redis-sentinel", setup.uri(), "Redis master, replica and three sentinels (master "
+                + setup.masterPort() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+            @Override
+            public void failover() {
+                setup.failover();
+            }
+
+            @Override
+            public void close() {
+                setup.close();
+            }
+        };
+    }
+
+    private static ServerControl etcd(EtcdServer server) {
+        return new Base("etcd", server.uri(), "etcd at " + server.host() + ":" + server.port()
+                + " (one member, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                server.kill();
+            }
+
+            @Override
+            public void restart() {
+                server.start();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    private static ServerControl sql(String name, String jdbcUrl, String address, Runnable kill, Runnable start,
+                                     Runnable close) {
+        return new Base(name, jdbcUrl, name + " at " + address + " (data kept across restarts)",
+                Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                kill.run();
+            }
+
+            @Override
+            public void restart() {
+                start.run();
+            }
+
+            @Override
+            public void close() {
+                close.run();
+            }
+        };
+    }
+
+    private static ServerControl zooKeeper(Path dataDir, Duration lease) {
+        int port = TestFiles.freePort();
+        // Sessions expire on tick boundaries and last at least two ticks: a tick well below the lease.
+        long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
+        ZooKeeperProcess zk = new ZooKeeperProcess(port, dataDir, tick);
+        zk.start();
+        return new Base("zookeeper", "zookeeper://127.0.0.1:" + port, "ZooKeeper at 127.0.0.1:" + port
+                + " (its own JVM, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                zk.kill();
+            }
+
+            @Override
+            public void restart() {
+                zk.start();
+            }
+
+            @Override
+            public void close() {
+                zk.kill();
+                TestFiles.deleteRecursively(dataDir);
+            }
+        };
+    }
+
+    /** The ZooKeeper server JVM ({@link ZooKeeperServerMain}). */
+    private static final class ZooKeeperProcess {
+        private final int port;
+        private final Path dataDir;
+        private final long tick;
+        private Process process;
+
+        ZooKeeperProcess(int port, Path dataDir, long tick) {
+            this.port = port;
+            this.dataDir = dataDir;
+            this.tick = tick;
+        }
+
+        void start() {
+            ProcessBuilder b = new ProcessBuilder(JavaCommand.of(ZooKeeperServerMain.class,
+                    List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))))
+                    .redirectError(ProcessBuilder.Redirect.DISCARD);
+            try {
+                process = b.start();
+                BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null && !line.equals("READY")) {
+                    // start-up noise
+                }
+                if (line == null) {
+                    throw new IllegalStateException("the ZooKeeper server JVM exited while starting (port " + port
+                            + " taken?)");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("could not start the ZooKeeper server JVM", e);
+            }
+        }
+
+        void kill() {
+            if (process != null) {
+                process.destroyForcibly();
+                try {
+                    process.waitFor(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private abstract static class Base implements ServerControl {
+        private final String backend;
+        private final String uri;
+        private final String description;
+        private final Set<FaultKind> faults;
+        private final boolean proxiable;
+
+        Base(String backend, String uri, String description, Set<FaultKind> faults, boolean proxiable) {
+            this.backend = backend;
+            this.uri = uri;
+            this.description = "embedded " + description;
+            this.faults = faults;
+            this.proxiable = proxiable;
+        }
+
+        @Override
+        public String backend() {
+            return backend;
+        }
+
+        @Override
+        public String uri() {
+            return uri;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+
+        @Override
+        public Set<FaultKind> serverFaults() {
+            return faults;
+        }
+
+        @Override
+        public boolean proxiable() {
+            return proxiable;
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.latchkey.cli.faults;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The merged history of a fault run: every worker's events as their output readers deliver them, plus the
+ * verifier's fault marks. Also tracks who holds the lock right now (by the workers' own accounts), so that the
+ * verifier can aim a pause or a kill at a holder. Thread-safe; nothing blocking runs under its lock.
+ */
+final class History {
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<HistoryEvent> events = new ArrayList<>();
+    private final Map<String, Long> holding = new HashMap<>();
+    private final Map<String, Long> holdingSince = new HashMap<>();
+
+    void add(HistoryEvent e) {
+        lock.lock();
+        try {
+            events.add(e);
+            switch (e.type()) {
+                case ACQUIRED -> {
+                    holding.put(e.actor(), e.token());
+                    holdingSince.put(e.actor(), e.nanos());
+                }
+                case RELEASED, RELEASE_LOST, RELEASE_ERROR, LOST, EXITED -> {
+                    holding.remove(e.actor());
+                    holdingSince.remove(e.actor());
+                }
+                default -> {
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A worker that holds the lock now and got it at or after {@code sinceNanos}, by its own account. */
+    Optional<String> holderSince(long sinceNanos) {
+        lock.lock();
+        try {
+            return holdingSince.entrySet().stream().filter(h -> h.getValue() - sinceNanos >= 0)
+                    .map(Map.Entry::getKey).findFirst();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The token {@code worker} holds by its own account, or -1. */
+    long heldToken(String worker) {
+        lock.lock();
+        try {
+            return holding.getOrDefault(worker, -1L);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every event so far in time order. */
+    List<HistoryEvent> snapshot() {
+        lock.lock();
+        try {
+            List<HistoryEvent> copy = new ArrayList<>(events);
+            copy.sort(Comparator.comparingLong(HistoryEvent::nanos));
+            return copy;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of events of {@code type} so far. */
+    long count(HistoryEvent.Type type) {
+        lock.lock();
+        try {
+            return events.stream().filter(e -> e.type() == type).count();
+        } finally {
+            lock.unlock();
+        }
+    }
+}
