@@ -12,6 +12,10 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -50,6 +54,7 @@ final class EmbeddedServers {
             case "postgresql": {
                 PostgresServer pg = new PostgresServer();
                 pg.start();
+                durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
                         () -> pg.start(), () -> pg.close());
             }
@@ -62,6 +67,19 @@ final class EmbeddedServers {
             default:
                 throw new IllegalArgumentException(String.format("--embedded must be one of %s but was '%s'",
                         String.join(", ", KINDS), kind));
+        }
+    }
+
+    /**
+     * The test fixture runs PostgreSQL with {@code synchronous_commit=off} for speed, which loses the last commits
+     * when the server is killed (and with them granted tokens, which would then be handed out again). A user's server
+     * commits durably by default; so does this one from now on (a role setting overrides the command line's).
+     */
+    private static void durableCommits(String jdbcUrl, String user) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + user + " SET synchronous_commit = on");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not make the embedded PostgreSQL commit durably: " + e, e);
         }
     }
 
