@@ -49,7 +49,8 @@ final class VerifyCommand implements Callable<Integer> {
     boolean faults;
 
     @Option(names = "--embedded", paramLabel = "KIND", description = "With --faults: start the server itself "
-            + "(redis, redis-sentinel, zookeeper, etcd, postgresql, mariadb) so that server faults run too.")
+            + "(redis, redis-sentinel, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb) so that "
+            + "server faults run too.")
     String embedded;
 
     @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "

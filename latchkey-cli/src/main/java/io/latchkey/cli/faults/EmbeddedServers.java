@@ -6,11 +6,6 @@ import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
 import io.latchkey.testing.sql.MariaDbServer;
 import io.latchkey.testing.sql.PostgresServer;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The servers {@code verify --faults --embedded KIND} starts itself (from the binaries on the {@code PATH}, like the
@@ -29,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 final class EmbeddedServers {
 
     /** The kinds {@code --embedded} accepts. */
-    static final List<String> KINDS = List.of("redis", "redis-sentinel", "zookeeper", "etcd", "postgresql",
-            "mariadb");
+    static final List<String> KINDS = List.of("redis", "redis-sentinel", "zookeeper", "zookeeper-ensemble", "etcd",
+            "etcd-cluster", "postgresql", "mariadb");
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private EmbeddedServers() {
     }
@@ -49,6 +45,10 @@ final class EmbeddedServers {
                 return sentinel(new RedisSentinelSetup(Duration.ofMillis(Math.max(500, lease.toMillis() / 2))).start());
             case "zookeeper":
                 return zooKeeper(dir.resolve("zookeeper"), lease);
+            case "zookeeper-ensemble":
+                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease);
+            case "etcd-cluster":
+                return EtcdClusterControl.start(dir.resolve("etcd-cluster"));
             case "etcd":
                 return etcd(EtcdServer.started());
             case "postgresql": {
@@ -163,8 +163,8 @@ final class EmbeddedServers {
         int port = TestFiles.freePort();
         // Sessions expire on tick boundaries and last at least two ticks: a tick well below the lease.
         long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
-        ZooKeeperProcess zk = new ZooKeeperProcess(port, dataDir, tick);
-        zk.start();
+        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class,
+                List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))).start(START_TIMEOUT);
         return new Base("zookeeper", "zookeeper://127.0.0.1:" + port, "ZooKeeper at 127.0.0.1:" + port
                 + " (its own JVM, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
             @Override
@@ -174,7 +174,7 @@ final class EmbeddedServers {
 
             @Override
             public void restart() {
-                zk.start();
+                zk.start(START_TIMEOUT);
             }
 
             @Override
@@ -185,53 +185,7 @@ final class EmbeddedServers {
         };
     }
 
-    /** The ZooKeeper server JVM ({@link ZooKeeperServerMain}). */
-    private static final class ZooKeeperProcess {
-        private final int port;
-        private final Path dataDir;
-        private final long tick;
-        private Process process;
-
-        ZooKeeperProcess(int port, Path dataDir, long tick) {
-            this.port = port;
-            this.dataDir = dataDir;
-            this.tick = tick;
-        }
-
-        void start() {
-            ProcessBuilder b = new ProcessBuilder(JavaCommand.of(ZooKeeperServerMain.class,
-                    List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))))
-                    .redirectError(ProcessBuilder.Redirect.DISCARD);
-            try {
-                process = b.start();
-                BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                        StandardCharsets.UTF_8));
-                String line;
-                while ((line = in.readLine()) != null && !line.equals("READY")) {
-                    // start-up noise
-                }
-                if (line == null) {
-                    throw new IllegalStateException("the ZooKeeper server JVM exited while starting (port " + port
-                            + " taken?)");
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not start the ZooKeeper server JVM", e);
-            }
-        }
-
-        void kill() {
-            if (process != null) {
-                process.destroyForcibly();
-                try {
-                    process.waitFor(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-    }
-
-    private abstract static class Base implements ServerControl {
+    abstract static class Base implements ServerControl {
         private final String backend;
         private final String uri;
         private final String description;

@@ -95,6 +95,9 @@ public final class FaultRun {
     public record Result(List<FaultRow> rows, boolean passed, String table) {
     }
 
+    /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
+    static final Duration RECOVERY_BOUND = Duration.ofSeconds(30);
+
     private final Options options;
     private final PrintWriter out;
     private final History history = new History();
@@ -198,6 +201,9 @@ public final class FaultRun {
             out.printf("  %s %s%n", kind.label(), w.target().isEmpty() ? "done" : "on " + w.target()
                     + (w.targetToken() >= 0 ? " (token " + w.targetToken() + ")" : " (held nothing)"));
             out.flush();
+            if (kind.serverSide()) {
+                awaitRecovery(faultStart);
+            }
             long elapsed = System.nanoTime() - faultStart;
             long rest = schedule.settle().toNanos() + (kind == FaultKind.PAUSE || kind == FaultKind.PARTITION
                     ? schedule.faultLength().toNanos() : 0) - elapsed;
@@ -258,6 +264,17 @@ public final class FaultRun {
             }
             default:
                 throw new IllegalArgumentException("no such fault: " + kind);
+        }
+    }
+
+    /**
+     * After a server fault: waits until a hold granted after the fault has written (recovery, measured by the
+     * checker), at most {@link #RECOVERY_BOUND}; the settle time follows either way.
+     */
+    private void awaitRecovery(long faultStart) throws InterruptedException {
+        long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
+        while (!history.writeOfGrantAfter(faultStart) && System.nanoTime() - deadline < 0) {
+            Thread.sleep(50);
         }
     }
 

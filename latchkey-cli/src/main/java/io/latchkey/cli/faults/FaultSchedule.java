@@ -67,7 +67,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                 case KILL -> "SIGKILL a holder (a new worker replaces it)";
                 case PARTITION -> "black-hole a holder's connections for " + seconds(faultLength) + ", then heal";
                 case SERVER_RESTART -> "kill -9 the server, start it again after 1s";
-                case FAILOVER -> "kill -9 the primary, wait for the failover";
+                case FAILOVER -> "kill -9 the leader (Redis master, ZooKeeper or etcd leader), wait for a new one, restart the old member";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));

@@ -62,6 +62,25 @@ final class History {
         }
     }
 
+    /** Whether a hold granted after {@code since} has had a write accepted. */
+    boolean writeOfGrantAfter(long since) {
+        lock.lock();
+        try {
+            Map<String, Long> grantedAt = new HashMap<>();
+            for (HistoryEvent e : events) {
+                if (e.type() == HistoryEvent.Type.ACQUIRED) {
+                    grantedAt.put(e.actor(), e.nanos());
+                } else if (e.type() == HistoryEvent.Type.WRITE_OK
+                        && grantedAt.getOrDefault(e.actor(), since) - since > 0) {
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Every event so far in time order. */
     List<HistoryEvent> snapshot() {
         lock.lock();

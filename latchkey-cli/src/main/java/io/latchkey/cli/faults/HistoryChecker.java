@@ -21,7 +21,8 @@ import java.util.Map;
  *   <li><b>told</b>: a hold during which another worker was granted the lock ended with {@code onLost} or
  *       {@code LockLostException} (a failed release counts: the holder got an error), unless its worker was killed;</li>
  *   <li><b>next grant</b> after a holder was killed within lease + 1 s;</li>
- *   <li><b>recovery</b> after a server fault: a write is accepted again before the run ends (the time is reported);</li>
+ *   <li><b>recovery</b> after a server fault: a hold granted after the fault began has a write accepted before the
+ *       run ends (the time from the fault's start is reported);</li>
  *   <li><b>stuck</b>: no worker goes without a step (grant, timeout, error, write) for longer than the stuck bound,
  *       time it spent paused by the verifier excepted.</li>
  * </ul>
@@ -195,9 +196,14 @@ final class HistoryChecker {
         }
         long recovery = -1;
         if (w.kind().serverSide()) {
+            // The first write of a hold granted after the fault began: a hold from before may still write late.
             recovery = Long.MAX_VALUE;
+            Map<String, Long> grantedAt = new HashMap<>();
             for (HistoryEvent e : events) {
-                if (e.type() == HistoryEvent.Type.WRITE_OK && e.nanos() - w.end() > 0 && e.nanos() - runEnd <= 0) {
+                if (e.type() == HistoryEvent.Type.ACQUIRED) {
+                    grantedAt.put(e.actor(), e.nanos());
+                } else if (e.type() == HistoryEvent.Type.WRITE_OK && e.nanos() - runEnd <= 0
+                        && grantedAt.getOrDefault(e.actor(), w.start()) - w.start() > 0) {
                     recovery = Duration.ofNanos(e.nanos() - w.start()).toMillis();
                     break;
                 }

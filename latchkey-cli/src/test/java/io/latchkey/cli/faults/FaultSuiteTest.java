@@ -42,13 +42,22 @@ class FaultSuiteTest {
     }
 
     @Test
-    void zooKeeper() throws InterruptedException {
-        assertRulesHold(run("zookeeper", Set.of()), "zookeeper");
+    void zooKeeperEnsemble() throws InterruptedException {
+        assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
     }
 
     @Test
-    void etcdClientFaults() throws InterruptedException {
-        assertRulesHold(run("etcd", EnumSet.of(FaultKind.SERVER_RESTART)), "etcd");
+    void etcdClusterClientFaults() throws InterruptedException {
+        assertRulesHold(run("etcd-cluster", EnumSet.of(FaultKind.FAILOVER)), "etcd-cluster");
+    }
+
+    /** Awaiting the fix of #9's second bug, which the leader's kill triggers as reliably as a restart does. */
+    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state): a release that fails with UNAVAILABLE "
+            + "during the election leaves the key on the client's kept-alive lease; no write for 30 s")
+    @Test
+    void etcdClusterFailover() throws InterruptedException {
+        assertRulesHold(run("etcd-cluster", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)),
+                "etcd-cluster");
     }
 
     /** Awaiting the fix of #9's second bug: a release that failed while etcd was down leaves the lock stuck. */
@@ -67,7 +76,8 @@ class FaultSuiteTest {
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {
         StringWriter out = new StringWriter();
         // The timeline and the raw history stay in target/faults for a look after a failure.
-        Path report = Path.of("target", "faults", embedded + (skip.isEmpty() ? "" : "-" + skip.size()) + ".html");
+        Path report = Path.of("target", "faults", embedded + skip.stream().map(k -> "-no-" + k.name().toLowerCase())
+                .sorted().collect(Collectors.joining()) + ".html");
         FaultRun.Result result = FaultRun.run(new FaultRun.Options(null, embedded, null, 3, LEASE, Duration.ZERO,
                 report, skip), new PrintWriter(out, true));
         System.out.println(out);
