@@ -16,7 +16,7 @@ import java.util.Map;
  * HTML page (inline CSS and SVG, no scripts, well-formed XML) with a timeline per worker: holds as bars, faults
  * shaded, accepted writes as ticks, refused writes in red.
  */
-final class FaultReport {
+public final class FaultReport {
 
     static final List<String> HEADER = List.of("backend", "fault", "target", "grants", "accepted", "refused",
             "unsafe", "lost upd", "overlaps", "token order", "told", "next grant", "recovery", "stuck", "result");
@@ -77,6 +77,23 @@ final class FaultReport {
                 + "holder told, next grant after a kill <= lease + 1s (%s), writes accepted again after a server "
                 + "fault, no worker stuck; overlaps are reported, not judged%n", FaultSchedule.seconds(
                 lease.plusSeconds(1))));
+        return b.toString();
+    }
+
+    /**
+     * The README's "Safety under faults" table: one line per backend × fault with what the rules measured, in
+     * Markdown. The {@code whole run} rows give the lost updates.
+     */
+    public static String markdown(List<FaultRow> rows) {
+        StringBuilder b = new StringBuilder("| backend | fault | grants | accepted | refused | unsafe | lost updates "
+                + "| overlaps | token order | told | next grant | recovery | result |\n"
+                + "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|\n");
+        for (FaultRow r : rows) {
+            List<String> c = cells(r);
+            b.append("| ").append(String.join(" | ", c.get(0), c.get(1), c.get(3), c.get(4), c.get(5), c.get(6),
+                    c.get(7).isEmpty() ? "" : c.get(7), c.get(8), c.get(9), c.get(10), c.get(11), c.get(12),
+                    r.passed() ? "PASS" : "FAIL: " + String.join("; ", r.violations()))).append(" |\n");
+        }
         return b.toString();
     }
 

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
@@ -22,6 +25,14 @@ import org.junit.jupiter.api.Test;
 class FaultSuiteTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
+    private static final List<FaultRow> ALL_ROWS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** The README's "Safety under faults" table from this run's rows: target/faults/safety-under-faults.md. */
+    @AfterAll
+    static void writeSummary() throws IOException {
+        Files.createDirectories(Path.of("target", "faults"));
+        Files.writeString(Path.of("target", "faults", "safety-under-faults.md"), FaultReport.markdown(ALL_ROWS));
+    }
 
     @Test
     void redisClientFaults() throws InterruptedException {
@@ -81,6 +92,7 @@ class FaultSuiteTest {
         FaultRun.Result result = FaultRun.run(new FaultRun.Options(null, embedded, null, 3, LEASE, Duration.ZERO,
                 report, skip), new PrintWriter(out, true));
         System.out.println(out);
+        ALL_ROWS.addAll(result.rows());
         return new Run(result, out.toString());
     }
 
