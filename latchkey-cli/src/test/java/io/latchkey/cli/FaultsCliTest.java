@@ -32,7 +32,7 @@ class FaultsCliTest {
     void anUnknownEmbeddedServerNamesTheKnownOnes() {
         Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "oracle"));
         assertThat(o.code).isEqualTo(CliException.USAGE);
-        assertThat(o.err).contains("redis, redis-sentinel, zookeeper, etcd, postgresql, mariadb");
+        assertThat(o.err).contains("redis, redis-sentinel, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb");
     }
 
     /** The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0. */

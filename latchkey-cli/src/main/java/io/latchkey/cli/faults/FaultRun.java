@@ -98,6 +98,9 @@ public final class FaultRun {
     /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
     static final Duration RECOVERY_BOUND = Duration.ofSeconds(30);
 
+    /** Generous: a loaded 2-core machine takes long to start three JVMs that load a driver each. */
+    static final Duration WORKER_START_TIMEOUT = Duration.ofSeconds(150);
+
     private final Options options;
     private final PrintWriter out;
     private final History history = new History();
@@ -325,20 +328,21 @@ public final class FaultRun {
             proxies.put(id, mine);
         }
         long hold = Math.max(50, Math.min(300, options.lease().toMillis() / 8));
-        List<String> args = List.of("--id", id, "--uri", uri, "--name", name, "--register", registerUrl,
-                "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
+        List<String> args = List.of("--id", id, "--name", name, "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
                 "--hold", Long.toString(hold), "--wait", Long.toString(workerWait().toMillis()),
                 "--timeout", Long.toString(workerTimeout().toMillis()));
-        workers.add(WorkerProcess.start(id, args, dir.resolve(id + ".err"), history));
+        workers.add(WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", registerUrl),
+                dir.resolve(id + ".err"), history));
     }
 
     private void awaitStarted() throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + WORKER_START_TIMEOUT.toNanos();
         while (history.count(HistoryEvent.Type.START) < workers.size()) {
             if (System.nanoTime() - deadline > 0 || workers.stream().anyMatch(w -> !w.isAlive())) {
                 String exited = workers.stream().filter(w -> !w.isAlive()).map(WorkerProcess::id).toList().toString();
-                throw new IllegalStateException("the worker processes did not start within 90s (exited: " + exited
-                        + "): " + errors());
+                throw new IllegalStateException(String.format("the worker processes did not connect within %ds "
+                        + "(exited: %s; latest events: %s): %s", WORKER_START_TIMEOUT.toSeconds(), exited,
+                        history.latest(), errors()));
             }
             Thread.sleep(20);
         }

@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class FaultWorkerMain {
 
+    /** Options that may carry passwords come in the environment: {@code LATCHKEY_FAULTS_URI}, {@code …_REGISTER}. */
+    static final String ENV_PREFIX = "LATCHKEY_FAULTS_";
+
     private final String id;
     private final PrintStream out;
     private final AtomicBoolean stopping = new AtomicBoolean();
@@ -48,8 +51,9 @@ public final class FaultWorkerMain {
     }
 
     /**
-     * Arguments: {@code --id w1 --uri URI --name NAME --register JDBC-URL --table TABLE --lease MILLIS --hold MILLIS
-     * --wait MILLIS --timeout MILLIS}.
+     * Arguments: {@code --id w1 --name NAME --table TABLE --lease MILLIS --hold MILLIS --wait MILLIS --timeout MILLIS};
+     * the lock URI and the register's JDBC URL in the environment ({@link #ENV_PREFIX}{@code URI}, {@code REGISTER}),
+     * or as {@code --uri} and {@code --register}.
      */
     public static void main(String[] args) throws Exception {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
@@ -62,6 +66,12 @@ public final class FaultWorkerMain {
 
     private static Map<String, String> parse(String[] args) {
         Map<String, String> a = new HashMap<>();
+        for (String secret : new String[] {"uri", "register"}) {
+            String v = System.getenv(ENV_PREFIX + secret.toUpperCase(java.util.Locale.ROOT));
+            if (v != null) {
+                a.put(secret, v);
+            }
+        }
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!args[i].startsWith("--")) {
                 throw new IllegalArgumentException(String.format("expected an option but got '%s'", args[i]));

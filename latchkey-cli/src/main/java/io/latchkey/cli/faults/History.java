@@ -81,6 +81,20 @@ final class History {
         }
     }
 
+    /** Each actor's latest event, formatted, for error messages. */
+    Map<String, String> latest() {
+        lock.lock();
+        try {
+            Map<String, String> last = new java.util.TreeMap<>();
+            for (HistoryEvent e : events) {
+                last.put(e.actor(), e.type() + (e.detail().isEmpty() ? "" : " " + e.detail()));
+            }
+            return last;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Every event so far in time order. */
     List<HistoryEvent> snapshot() {
         lock.lock();

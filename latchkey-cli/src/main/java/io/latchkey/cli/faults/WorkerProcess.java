@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -31,9 +32,15 @@ final class WorkerProcess {
         this.reader.start();
     }
 
-    static WorkerProcess start(String id, List<String> args, Path errorLog, History history) {
+    /**
+     * @param secrets options passed in the environment rather than on the command line (URIs may carry passwords,
+     *        and command lines are visible to every user of the host)
+     */
+    static WorkerProcess start(String id, List<String> args, Map<String, String> secrets, Path errorLog,
+                               History history) {
         ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(FaultWorkerMain.class, args))
                 .redirectError(ProcessBuilder.Redirect.appendTo(errorLog.toFile()));
+        secrets.forEach((k, v) -> builder.environment().put(FaultWorkerMain.ENV_PREFIX + k, v));
         try {
             return new WorkerProcess(id, builder.start(), history);
         } catch (IOException e) {
