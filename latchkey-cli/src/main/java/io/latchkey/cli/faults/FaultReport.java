@@ -74,7 +74,7 @@ public final class FaultReport {
             }
         }
         b.append(String.format(Locale.ROOT, "rules: unsafe 0, lost updates 0, accepted tokens in order, every lost "
-                + "holder told, next grant after a kill <= lease + 1s (%s), writes accepted again after a server "
+                + "holder told, next grant after a kill, pause or partition of a holder <= lease + 1s (%s), writes accepted again after a server "
                 + "fault, no worker stuck; overlaps are reported, not judged%n", FaultSchedule.seconds(
                 lease.plusSeconds(1))));
         return b.toString();

@@ -17,7 +17,8 @@ import java.util.List;
  * @param tokenOrder accepted writes whose token was not above the previous holder's (must be 0)
  * @param lostHolds holds lost to another worker while their holder still believed it held
  * @param told of those, how many were told ({@code onLost} or {@code LockLostException}) (must equal lostHolds)
- * @param nextGrantMillis after a kill of a holder: time until another worker got the lock (≤ lease + 1 s), or -1
+ * @param nextGrantMillis after a kill, pause or partition of a holder: time until another worker got the lock
+ *        (≤ lease + 1 s), or -1
  * @param recoveryMillis after a server fault: time from its start until a write was accepted again, -1 if not
  *        applicable, {@link Long#MAX_VALUE} if never (a violation)
  * @param stuck workers that made no step for longer than the bound (must be 0)

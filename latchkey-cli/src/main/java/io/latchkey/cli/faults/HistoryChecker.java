@@ -20,7 +20,8 @@ import java.util.Map;
  *       for the same holder);</li>
  *   <li><b>told</b>: a hold during which another worker was granted the lock ended with {@code onLost} or
  *       {@code LockLostException} (a failed release counts: the holder got an error), unless its worker was killed;</li>
- *   <li><b>next grant</b> after a holder was killed within lease + 1 s;</li>
+ *   <li><b>next grant</b>: after a holder was killed, paused or cut off, another worker gets the lock within
+ *       lease + 1 s (the server frees it when the holder stops renewing);</li>
  *   <li><b>recovery</b> after a server fault: a hold granted after the fault began has a write accepted before the
  *       run ends (the time from the fault's start is reported);</li>
  *   <li><b>stuck</b>: no worker goes without a step (grant, timeout, error, write) for longer than the stuck bound,
@@ -165,6 +166,9 @@ final class HistoryChecker {
 
     private FaultRow row(FaultWindow w, Counts c, List<HistoryEvent> events, long runEnd) {
         List<String> violations = new ArrayList<>();
+        if (!w.problem().isEmpty()) {
+            violations.add("the verifier could not complete the fault: " + w.problem());
+        }
         if (c.unsafe > 0) {
             violations.add("unsafe writes " + c.unsafe + " (first: " + c.firstUnsafe + ")");
         }
@@ -179,7 +183,7 @@ final class HistoryChecker {
             violations.add("stuck workers " + c.stuck);
         }
         long nextGrant = -1;
-        if (w.kind() == FaultKind.KILL && w.targetToken() >= 0) {
+        if (w.kind().targetsHolder() && w.targetToken() >= 0) {
             nextGrant = Long.MAX_VALUE;
             for (HistoryEvent e : events) {
                 if (e.type() == HistoryEvent.Type.ACQUIRED && !e.actor().equals(w.target())
@@ -190,7 +194,7 @@ final class HistoryChecker {
             }
             long bound = lease.toMillis() + 1_000;
             if (nextGrant > bound) {
-                violations.add(nextGrant == Long.MAX_VALUE ? "no worker got the lock after the kill"
+                violations.add(nextGrant == Long.MAX_VALUE ? "no other worker got the lock after the fault"
                         : String.format(Locale.ROOT, "next grant after %d ms > lease + 1 s (%d ms)", nextGrant, bound));
             }
         }
