@@ -130,6 +130,7 @@ public final class FaultRun {
 
     private Result run() throws InterruptedException {
         Object h2 = null;
+        StallMonitor stalls = new StallMonitor();
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
             server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease())
@@ -160,8 +161,13 @@ public final class FaultRun {
             long finalValue = readRegister();
             Duration wait = workerWait();
             Duration stuckBound = wait.plus(workerTimeout().multipliedBy(2)).plus(options.lease()).plusSeconds(5);
-            List<FaultRow> rows = new HistoryChecker(server.backend(), options.lease(), stuckBound)
+            List<FaultRow> rows = new HistoryChecker(server.backend(), options.lease(), stuckBound, stalls::stalledNanos)
                     .check(history.snapshot(), windows, runEnd, finalValue);
+            long lost = stalls.stalledNanos(windows.get(0).start(), runEnd);
+            if (lost > TimeUnit.SECONDS.toNanos(1)) {
+                out.printf("the machine stalled the run for %.1fs in all (late wake-ups of a 50 ms timer); the timing "
+                        + "rules allowed it%n", lost / 1e9);
+            }
             boolean passed = rows.get(rows.size() - 1).passed();
             String table = FaultReport.text(rows, options.lease());
             out.print(table);
@@ -185,6 +191,7 @@ public final class FaultRun {
                 }
             }
             proxies.values().forEach(list -> list.forEach(TcpProxy::close));
+            stalls.close();
             stopH2(h2);
             if (server != null) {
                 server.close();

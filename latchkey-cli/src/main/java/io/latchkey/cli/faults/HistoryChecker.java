@@ -27,19 +27,32 @@ import java.util.Map;
  *   <li><b>stuck</b>: no worker goes without a step (grant, timeout, error, write) for longer than the stuck bound,
  *       time it spent paused by the verifier excepted.</li>
  * </ul>
- * Overlapping holds are counted but are not a violation: under a pause or a partition the lock cannot prevent them;
+ * The timing rules (next grant, stuck) allow the machine time the run lost ({@link StallMonitor}) on top of their
+ * bounds. Overlapping holds are counted but are not a violation: under a pause or a partition the lock cannot prevent them;
  * fencing must then refuse the stale holder's writes.
  */
 final class HistoryChecker {
 
+    /** The machine time lost between two stamps (see {@link StallMonitor}). */
+    interface Stalls {
+        long stalledNanos(long from, long to);
+    }
+
     private final String backend;
     private final Duration lease;
     private final Duration stuckBound;
+    private final Stalls stalls;
 
     HistoryChecker(String backend, Duration lease, Duration stuckBound) {
+        this(backend, lease, stuckBound, (from, to) -> 0);
+    }
+
+    /** A checker whose timing rules allow {@code stalls} (machine time lost) on top of their bounds. */
+    HistoryChecker(String backend, Duration lease, Duration stuckBound, Stalls stalls) {
         this.backend = backend;
         this.lease = lease;
         this.stuckBound = stuckBound;
+        this.stalls = stalls;
     }
 
     /** A worker's hold as it saw it: from the grant until it was told, released or killed. */
@@ -192,10 +205,13 @@ final class HistoryChecker {
                     break;
                 }
             }
-            long bound = lease.toMillis() + 1_000;
+            long stalled = nextGrant == Long.MAX_VALUE ? 0 : Duration.ofNanos(stalls.stalledNanos(w.start(),
+                    w.start() + Duration.ofMillis(nextGrant).toNanos())).toMillis();
+            long bound = lease.toMillis() + 1_000 + stalled;
             if (nextGrant > bound) {
                 violations.add(nextGrant == Long.MAX_VALUE ? "no other worker got the lock after the fault"
-                        : String.format(Locale.ROOT, "next grant after %d ms > lease + 1 s (%d ms)", nextGrant, bound));
+                        : String.format(Locale.ROOT, "next grant after %d ms > lease + 1 s (%d ms%s)", nextGrant,
+                        bound, stalled == 0 ? "" : ", with " + stalled + " ms the machine stalled"));
             }
         }
         long recovery = -1;
@@ -258,6 +274,7 @@ final class HistoryChecker {
                     length -= Math.max(0, Math.min(g[1], w.end()) - Math.max(g[0], w.start()));
                 }
             }
+            length -= stalls.stalledNanos(g[0], g[1]);
             if (length > stuckBound.toNanos() && flagged.putIfAbsent(actor + "@" + windowOf(windows, g[0]), true) == null) {
                 bump(counts.get(windowOf(windows, g[0])), total, x -> x.stuck++);
             }

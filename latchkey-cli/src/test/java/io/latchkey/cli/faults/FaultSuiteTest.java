@@ -40,8 +40,8 @@ class FaultSuiteTest {
     }
 
     /** Awaiting the fix of #9's first bug: after a restart without persistence Redis tokens start again at 1. */
-    @Disabled("awaiting the Redis fencing-token fix of issue #9 (branch h-redis-tokens): tokens restart at 1 after "
-            + "a restart without persistence, so a new holder repeats an accepted token")
+    @Disabled("awaiting the Redis fencing-token fix of issue #9 (branch h-redis-tokens; passes with it merged): "
+            + "tokens restart at 1 after a restart without persistence, so a new holder repeats an accepted token")
     @Test
     void redisServerRestart() throws InterruptedException {
         assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "redis");
@@ -63,8 +63,8 @@ class FaultSuiteTest {
     }
 
     /** Awaiting the fix of #9's second bug, which the leader's kill triggers as reliably as a restart does. */
-    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state): a release that fails with UNAVAILABLE "
-            + "during the election leaves the key on the client's kept-alive lease; no write for 30 s")
+    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state; passes with it merged): a release that "
+            + "fails with UNAVAILABLE during the election leaves the key on the client's kept-alive lease; no write for 30 s")
     @Test
     void etcdClusterFailover() throws InterruptedException {
         assertRulesHold(run("etcd-cluster", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)),
@@ -72,8 +72,9 @@ class FaultSuiteTest {
     }
 
     /** Awaiting the fix of #9's second bug: a release that failed while etcd was down leaves the lock stuck. */
-    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state): a release that fails with UNAVAILABLE "
-            + "while etcd is down leaves the key on the client's kept-alive lease, so no write is accepted again")
+    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state; passes with it merged): a release that "
+            + "fails with UNAVAILABLE while etcd is down leaves the key on the client's kept-alive lease, so no write is "
+            + "accepted again")
     @Test
     void etcdServerRestart() throws InterruptedException {
         assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");

@@ -115,6 +115,23 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void machineTimeLostToAStarvedHostIsAllowedOnTheTimingRulesOnly() {
+        steadyWorkers();
+        e(1, "w1", Type.ACQUIRED, 1, -1);
+        e(2, "w1", Type.EXITED, -1, -1);
+        e(6.5, "w2", Type.ACQUIRED, 2, -1);
+        e(6.6, "w2", Type.WRITE_OK, 2, 1);
+        e(6.7, "w2", Type.WRITE_OK, 2, 1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 2 * S),
+                new FaultWindow(FaultKind.KILL, "w1", 1, 2 * S, 2 * S, 20 * S));
+        events.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
+        FaultRow kill = new HistoryChecker("test", LEASE, Duration.ofSeconds(10), (from, to) -> 2 * S)
+                .check(events, windows, 20 * S, 1).get(1);
+        assertThat(kill.violations()).noneMatch(v -> v.contains("next grant"))
+                .anySatisfy(v -> assertThat(v).contains("unsafe writes 1"));
+    }
+
+    @Test
     void writesMustBeAcceptedAgainAfterAServerFault() {
         steadyWorkers();
         hold(1, "w1", 1, 1);
