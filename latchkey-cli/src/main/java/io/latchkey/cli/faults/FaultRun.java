@@ -230,17 +230,18 @@ public final class FaultRun {
     private FaultWindow inject(FaultKind kind, Duration length) throws InterruptedException {
         switch (kind) {
             case PAUSE: {
-                WorkerProcess target = holder();
+                WorkerProcess target = holder(true);
                 long token = history.heldToken(target.id());
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 target.pause();
+                // stamped once the worker is frozen: a hold that ended before this stamp was not hit
+                long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 Thread.sleep(length.toMillis());
                 target.resume();
                 long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case KILL: {
-                WorkerProcess target = holder();
+                WorkerProcess target = holder(false);
                 long token = history.heldToken(target.id());
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 target.kill();
@@ -249,7 +250,7 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case PARTITION: {
-                WorkerProcess target = holder();
+                WorkerProcess target = holder(false);
                 long token = history.heldToken(target.id());
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 proxies.get(target.id()).forEach(TcpProxy::blackHole);
@@ -294,12 +295,15 @@ public final class FaultRun {
         }
     }
 
-    /** A worker that was just granted the lock, or any live worker if none is within three leases. */
-    private WorkerProcess holder() throws InterruptedException {
+    /**
+     * A worker that was just granted the lock ({@code betweenReadAndWrite}: that has just read the register under it),
+     * or any live worker if none is within three leases.
+     */
+    private WorkerProcess holder(boolean betweenReadAndWrite) throws InterruptedException {
         long since = System.nanoTime();
         long deadline = since + options.lease().multipliedBy(3).plus(workerWait()).toNanos();
         while (System.nanoTime() - deadline < 0) {
-            Optional<String> h = history.holderSince(since);
+            Optional<String> h = betweenReadAndWrite ? history.readerSince(since) : history.holderSince(since);
             if (h.isPresent()) {
                 for (WorkerProcess w : workers) {
                     if (w.id().equals(h.get()) && w.isAlive()) {
@@ -340,7 +344,8 @@ public final class FaultRun {
             });
             proxies.put(id, mine);
         }
-        long hold = Math.max(50, Math.min(300, options.lease().toMillis() / 8));
+        // Long enough that the verifier's SIGSTOP (a forked kill, slow on a loaded machine) lands inside the hold.
+        long hold = Math.max(50, Math.min(500, options.lease().toMillis() / 4));
         List<String> args = List.of("--id", id, "--name", name, "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
                 "--hold", Long.toString(hold), "--wait", Long.toString(workerWait().toMillis()),
                 "--timeout", Long.toString(workerTimeout().toMillis()));

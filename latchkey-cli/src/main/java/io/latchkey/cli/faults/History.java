@@ -19,11 +19,13 @@ final class History {
     private final List<HistoryEvent> events = new ArrayList<>();
     private final Map<String, Long> holding = new HashMap<>();
     private final Map<String, Long> holdingSince = new HashMap<>();
+    private final Map<String, HistoryEvent> latestOf = new HashMap<>();
 
     void add(HistoryEvent e) {
         lock.lock();
         try {
             events.add(e);
+            latestOf.put(e.actor(), e);
             switch (e.type()) {
                 case ACQUIRED -> {
                     holding.put(e.actor(), e.token());
@@ -47,6 +49,22 @@ final class History {
         try {
             return holdingSince.entrySet().stream().filter(h -> h.getValue() - sinceNanos >= 0)
                     .map(Map.Entry::getKey).findFirst();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A holder whose latest step is a fenced read at or after {@code sinceNanos}: it is in its "work" between the
+     * read and the write, outside any register transaction (a worker paused inside one would block the others'
+     * register access, which says nothing about the lock).
+     */
+    Optional<String> readerSince(long sinceNanos) {
+        lock.lock();
+        try {
+            return latestOf.values().stream().filter(e -> e.type() == HistoryEvent.Type.READ
+                    && holding.containsKey(e.actor()) && e.nanos() - sinceNanos >= 0)
+                    .map(HistoryEvent::actor).findFirst();
         } finally {
             lock.unlock();
         }

@@ -158,7 +158,7 @@ final class HistoryChecker {
         stuck(events, windows, runEnd, counts, total);
         List<FaultRow> rows = new ArrayList<>();
         for (FaultWindow w : windows) {
-            rows.add(row(w, counts.get(w), events, runEnd));
+            rows.add(row(hitOrMissed(w, holds), counts.get(w), events, runEnd));
         }
         long lostUpdates = Math.max(0, total.accepted - finalValue);
         List<String> violations = new ArrayList<>();
@@ -279,6 +279,22 @@ final class HistoryChecker {
                 bump(counts.get(windowOf(windows, g[0])), total, x -> x.stuck++);
             }
         }
+    }
+
+    /**
+     * A fault aimed at a holder whose hold had already ended (by its own stamps) when the fault landed hit nothing:
+     * the target held no token then, and the next-grant rule does not apply.
+     */
+    private static FaultWindow hitOrMissed(FaultWindow w, List<Hold> holds) {
+        if (!w.kind().targetsHolder() || w.targetToken() < 0) {
+            return w;
+        }
+        for (Hold h : holds) {
+            if (h.actor.equals(w.target()) && h.token == w.targetToken() && h.end - w.start() < 0 && !h.killed) {
+                return new FaultWindow(w.kind(), w.target(), -1, w.start(), w.end(), w.windowEnd(), w.problem());
+            }
+        }
+        return w;
     }
 
     private static FaultWindow windowOf(List<FaultWindow> windows, long nanos) {

@@ -115,6 +115,18 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aFaultThatLandedAfterItsTargetReleasedHitNothing() {
+        steadyWorkers();
+        hold(1, "w1", 1, 1);
+        e(1.5, "w2", Type.ACQUIRED, 2, -1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, S + S / 5),
+                new FaultWindow(FaultKind.PAUSE, "w1", 1, S + S / 5, 6 * S, 20 * S));
+        FaultRow pause = check(windows, 1).get(1);
+        assertThat(pause.nextGrantMillis()).isEqualTo(-1);
+        assertThat(pause.target()).isEqualTo("w1 (held nothing)");
+    }
+
+    @Test
     void machineTimeLostToAStarvedHostIsAllowedOnTheTimingRulesOnly() {
         steadyWorkers();
         e(1, "w1", Type.ACQUIRED, 1, -1);
