@@ -19,7 +19,7 @@ if [ -n "$jdk25" ]; then
   # The `test` phase with -am (not a bare surefire:test) resolves api, testing and tck to what `verify` just
   # built in this tree (already compiled: nothing is rebuilt); a bare goal would look for them in ~/.m2, which a
   # fresh machine does not have and an old one holds stale.
-  JAVA_HOME="$jdk25" ./mvnw -B -ntp test -pl latchkey-core,latchkey-redis,latchkey-zookeeper,latchkey-jdbc,latchkey-etcd -am \
+  JAVA_HOME="$jdk25" ./mvnw -B -ntp test -pl latchkey-core,latchkey-redis,latchkey-zookeeper,latchkey-jdbc,latchkey-etcd,latchkey-file -am \
     -Dtest='*TckTest' -Dsurefire.failIfNoSpecifiedTests=false -DtrimStackTrace=false "$rerun"
 elif [ "${CI:-}" = "true" ]; then
   echo "== no Temurin 25 JDK under /usr/lib/jvm: CI must rerun the TCK on it (10,000 virtual threads)" >&2

@@ -44,7 +44,10 @@ import java.util.concurrent.locks.Lock;
  * <h2>Waiting</h2>
  * A waiter is woken by the backend when the lock is released (Redis pub/sub, ZooKeeper watches, PostgreSQL
  * notifications), with a bounded re-check as a fallback; threads of one JVM waiting on one name share a single
- * remote waiter. The lock is not fair: a waiter may be overtaken (use {@link LockClient#fairLock}).
+ * remote waiter, and a lock released while another thread of the same client waits may pass to it directly. So the
+ * lock from {@link LockClient#lock} is not fair: a waiter may be overtaken. A lock from
+ * {@link LockClient#fairLock} is: every waiter, in every client (the holder's included), keeps its own place in
+ * the backend's queue from the moment it starts waiting, and waiters are served in that order.
  * Interruption is honoured by {@link #lockInterruptibly()}, {@link #tryLock(long, TimeUnit)} and the
  * {@code acquire} methods: they throw {@link InterruptedException} and leave no lock behind.
  *

@@ -43,7 +43,8 @@ public interface LockClient extends AutoCloseable {
     /**
      * Connects to the backend named by {@code uri}: {@code mem://name}, {@code redis://host:port},
      * {@code rediss://…}, {@code redis-sentinel://…}, {@code redis-cluster://…}, {@code zookeeper://…},
-     * {@code etcd://…} or a {@code jdbc:} URL, as far as the matching backend module is on the class path.
+     * {@code etcd://…}, {@code file:///directory} or a {@code jdbc:} URL, as far as the matching backend module is on
+     * the class path.
      *
      * @throws IllegalArgumentException if no backend on the class path accepts the URI (the message lists the
      *         schemes that are supported) or the URI is malformed
@@ -70,7 +71,30 @@ public interface LockClient extends AutoCloseable {
     /** A reentrant lock, owned by the calling thread or by a {@link LockLease}. */
     DistributedLock lock(String name);
 
-    /** A reentrant lock granted in arrival order among waiters across clients. */
+    /**
+     * A reentrant lock granted in the order its waiters started waiting, across clients: first come, first served.
+     *
+     * <p><b>Order.</b> A waiter's place is fixed when its {@code lock()}, {@code tryLock(time, unit)} or
+     * {@code acquire(…)} reaches the backend, which it is sent to at once, even while another thread of the same
+     * client holds the lock; the backend's queue alone decides who is next. Threads and leases of the client that
+     * holds the lock therefore queue behind earlier waiters of other clients and ahead of later ones, like
+     * everyone else: unlike {@link #lock}, a released lock is never passed straight to another waiter of the
+     * releasing client, and every waiter is its own remote waiter (no sharing within a JVM). Two calls that
+     * start waiting at the same moment in different clients are ordered by the backend. Re-entering a lock the
+     * thread already holds is counted locally and does not queue. A single attempt ({@code tryLock()}) does not
+     * queue: it succeeds only if the lock is free and nobody waits.
+     *
+     * <p><b>Leaving the line.</b> A waiter whose wait time runs out, or that is interrupted or cancelled, leaves
+     * the queue at once and does not delay the ones behind it. A waiter whose process crashed keeps its place
+     * until the backend notices: its ZooKeeper session or etcd lease expires, or (Redis) it misses its waiter
+     * heartbeat of min({@link ClientOptions#watchdogTimeout() watchdogTimeout}, 5 s); if it reaches the head of
+     * the line before that, the lock stays unavailable for that long, as for a crashed holder. A crashed holder's
+     * lock is free after its lease, as for {@link #lock}.
+     *
+     * <p>Fairness costs throughput under contention within one client (each hand-over is a release and a grant at
+     * the backend, not a local hand-off). Whether a backend offers it: {@link Capability#FAIR_LOCK}; otherwise
+     * this throws {@link UnsupportedOperationException} naming the backend.
+     */
     DistributedLock fairLock(String name);
 
     /** A read-write lock. */
@@ -84,6 +108,31 @@ public interface LockClient extends AutoCloseable {
 
     /** A count-down latch. */
     DistributedCountDownLatch countDownLatch(String name);
+
+    /**
+     * The leader election called {@code name}, in which this client campaigns as {@link #clientId()}.
+     *
+     * @throws IllegalArgumentException if the name is invalid (see the class comment; an election name is at most
+     *         200 characters)
+     * @throws UnsupportedOperationException if the backend does not support leader election
+     * @see #leaderElection(String, String)
+     */
+    default LeaderElection leaderElection(String name) {
+        return leaderElection(name, clientId());
+    }
+
+    /**
+     * The leader election called {@code name}, in which this client campaigns under {@code candidateId} — the id
+     * that {@link LeaderElection#currentLeader()} shows while it leads (a host name, a pod name). Candidate ids need
+     * not be unique: terms tell leaderships apart. Elections share nothing with locks of the same name.
+     *
+     * @param candidateId 1 to 100 characters, no control characters
+     * @throws IllegalArgumentException if the name or candidate id is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend does not support leader election
+     */
+    default LeaderElection leaderElection(String name, String candidateId) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support leader election");
+    }
 
     /** What this backend supports; other primitives throw {@link UnsupportedOperationException}. */
     Set<Capability> capabilities();

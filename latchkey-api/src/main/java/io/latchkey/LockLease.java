@@ -1,5 +1,6 @@
 package io.latchkey;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -66,6 +67,62 @@ public interface LockLease extends AutoCloseable {
 
     /** Releases the lock without blocking; the future fails as {@link #release()} would throw. */
     CompletableFuture<Void> releaseAsync();
+
+    /**
+     * Runs {@code task} on the calling thread while this lease is valid, and interrupts the calling thread the moment
+     * the lease is lost, so that work protected by a lock stops when the lock stops protecting it.
+     *
+     * <pre>{@code
+     * try (LockLease lease = lock.acquire()) {
+     *     lease.runWhileValid(() -> {
+     *         for (Batch b : batches) {
+     *             b.process();                       // blocking I/O that responds to interruption
+     *             store.write(b, lease.fencingToken());
+     *         }
+     *         return null;
+     *     });
+     * } catch (LockLostException e) {
+     *     // the lease was lost before or while the task ran; the task was interrupted
+     * }
+     * }</pre>
+     *
+     * <p>The task runs on the caller's thread (no thread is started). When the client learns that the lease is lost
+     * (see the class comment: at most one renewal interval after the server dropped it, or when a paused process
+     * resumes) the thread is interrupted; the task should stop at its next interruptible call or
+     * {@code Thread.interrupted()} check. Whatever the task then does — throw, or return anyway — this method throws
+     * {@link LockLostException} with the task's exception, if any, as its cause, and the interrupt it caused is
+     * consumed (it does not reach the caller's next blocking call). An interrupt from anyone else is the task's
+     * business: it is not consumed. A task that completes before the loss is noticed returns its result normally.
+     * Interruption cannot stop a write that is already on its way: fence writes with {@link #fencingToken()}.
+     *
+     * <p>This method does not release the lease. Each call registers one loss listener that lives as long as the
+     * lease: call it once per lease (or a bounded number of times), not once per item in an endless loop.
+     *
+     * <h2>Structured concurrency (JDK 21+)</h2>
+     * The interrupt reaches only the calling thread. To stop subtasks too, open a {@code StructuredTaskScope}
+     * inside the task: the interrupt makes the owner's {@code scope.join()} throw {@code InterruptedException},
+     * and leaving the try-with-resources block shuts the scope down, which interrupts every unfinished subtask
+     * and waits for them.
+     * <pre>{@code
+     * lease.runWhileValid(() -> {
+     *     try (var scope = new StructuredTaskScope.ShutdownOnFailure()) {
+     *         var a = scope.fork(() -> copyPartition(0, lease.fencingToken()));
+     *         var b = scope.fork(() -> copyPartition(1, lease.fencingToken()));
+     *         scope.join().throwIfFailed();          // interrupted here when the lease is lost
+     *         return a.get() + b.get();
+     *     }                                          // close(): subtasks interrupted and joined
+     * });
+     * }</pre>
+     * The reverse nesting works as well: a subtask forked in a scope may call {@code runWhileValid} on a lease
+     * that it owns; its interruption is then reported to the scope as a {@link LockLostException} failure.
+     *
+     * @throws LockLostException if the lease was not valid when called (the task does not run), or was lost while
+     *         the task ran
+     * @throws Exception what {@code task} threw while the lease was valid
+     */
+    default <T> T runWhileValid(Callable<T> task) throws Exception {
+        return WhileValid.run("the lease of lock", lockName(), this::isValid, this::onLost, task);
+    }
 
     /** Same as {@link #release()}, for try-with-resources. */
     @Override

@@ -20,9 +20,13 @@ public final class BenchOptions {
             "  --repeats N          runs per row and side, interleaved; the median is reported (default 3)",
             "  --threads N          the multi-threaded rows' thread count (default 16)",
             "  --lease SECONDS      lease of the fixed-lease rows (default 10)",
-            "  --suites LIST        comma-separated: redis, redis-sync, zookeeper, jdbc, or all that are present (default redis)",
+            "  --suites LIST        comma-separated: redis, redis-sync, redis-scale, zookeeper, jdbc, or all that are present (default redis)",
             "  --rows TEXT[,TEXT]   only the rows whose label contains one of these, e.g. 'semaphore,fair lock'",
             "  --no-trace           skip the short MONITOR pass that counts round trips per cycle",
+            "  --names N            redis-scale: distinct names locked and released (default 100000)",
+            "  --held N             redis-scale: locks held at once under the watchdog (default 20000)",
+            "  --waiters N          redis-scale: threads waiting on one name across 20 clients (default 1000)",
+            "  --watchdog SECONDS   redis-scale: watchdog timeout of the held locks (default 15: renewal every 5 s)",
             "  --out FILE           also write the Markdown report to FILE",
             "  --quick              smoke test: 0.3 s warm-up, 1 s measure, 1 repeat",
             "  --help               this text");
@@ -38,6 +42,10 @@ public final class BenchOptions {
     private String out;
     private boolean help;
     private boolean trace = true;
+    private int names = 100_000;
+    private int held = 20_000;
+    private int waiters = 1_000;
+    private Duration watchdog = Duration.ofSeconds(15);
 
     public static BenchOptions parse(String... args) {
         BenchOptions o = new BenchOptions();
@@ -56,6 +64,10 @@ public final class BenchOptions {
                 case "--out" -> o.out = value(args, ++i, flag);
                 case "--suites" -> o.suites = list(value(args, ++i, flag), flag);
                 case "--rows" -> o.rows = list(value(args, ++i, flag), flag);
+                case "--names" -> o.names = positiveInt(value(args, ++i, flag), flag);
+                case "--held" -> o.held = positiveInt(value(args, ++i, flag), flag);
+                case "--waiters" -> o.waiters = positiveInt(value(args, ++i, flag), flag);
+                case "--watchdog" -> o.watchdog = seconds(value(args, ++i, flag), flag, false);
                 default -> throw new IllegalArgumentException(
                         String.format("unknown flag '%s'%n%s", flag, USAGE));
             }
@@ -138,6 +150,26 @@ public final class BenchOptions {
     /** Whether to count round trips per cycle in a short traced pass after the measured runs. */
     public boolean trace() {
         return trace;
+    }
+
+    /** redis-scale: how many distinct names are locked and released. */
+    public int names() {
+        return names;
+    }
+
+    /** redis-scale: how many locks are held at once under the watchdog. */
+    public int held() {
+        return held;
+    }
+
+    /** redis-scale: how many threads wait on one name. */
+    public int waiters() {
+        return waiters;
+    }
+
+    /** redis-scale: the watchdog timeout of the held locks (renewal every third of it). */
+    public Duration watchdog() {
+        return watchdog;
     }
 
     public boolean help() {

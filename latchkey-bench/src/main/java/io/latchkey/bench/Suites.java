@@ -18,6 +18,7 @@ final class Suites {
     static final List<String> CONVENTIONAL = List.of(
             "io.latchkey.bench.redis.RedisComparison",
             "io.latchkey.bench.redis.RedisSyncComparison",
+            "io.latchkey.bench.redis.scale.RedisScaleComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperSideBySide",
             "io.latchkey.bench.jdbc.JdbcComparison",

@@ -65,4 +65,25 @@ class RedisBenchSmokeTest {
         assertThat(md).containsPattern(
                 "\\| read lock: 16 threads, distinct names, watchdog \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+× \\|");
     }
+
+    /**
+     * The scale suite end to end at toy sizes: every part completes for both sides, Latchkey leaves one key (its
+     * namespace's token key) after many names, and no token repeats after the restart. The figures mean nothing.
+     */
+    @Test
+    void theScaleSuiteCompletesEveryPartAndLatchkeyLeavesOneKeyAndRepeatsNoToken() throws Exception {
+        BenchOptions options = BenchOptions.parse("--suites", "redis-scale", "--names", "300", "--held", "200",
+                "--waiters", "20", "--watchdog", "0.9");
+
+        SideBySide.Report report = BenchMain.run(options);
+
+        String md = report.markdown();
+        assertThat(report.failed()).as(md).isFalse();
+        assertThat(md).contains("### Scale: Latchkey vs Redisson on Redis (issue 11)")
+                .containsPattern("\\| Latchkey \\| [0-9,]+ \\| 1 \\| 1 \\|")
+                .containsPattern("\\| Redisson RFencedLock \\| [0-9,]+ \\| [0-9,]+ \\| 300 \\|")
+                .contains("| Latchkey | 0 of 300 |")
+                .containsPattern("\\| Redisson RLock \\| [0-9.]+ \\| [0-9,.]+ \\|")
+                .contains("**3. 20 waiters on one name**");
+    }
 }

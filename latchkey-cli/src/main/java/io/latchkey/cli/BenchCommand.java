@@ -3,6 +3,7 @@ package io.latchkey.cli;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,6 +55,21 @@ final class BenchCommand implements Callable<Integer> {
             description = "distinct, shared or both (default: ${DEFAULT-VALUE}).")
     String names;
 
+    @Option(names = "--report", paramLabel = "FILE",
+            description = "Also write the rows to FILE: .csv (one line per row, latencies in microseconds) or .html "
+                    + "(a self-contained page with the table and a chart).")
+    Path report;
+
+    @Option(names = "--no-progress", negatable = false, description = "No progress lines on stderr.")
+    boolean noProgress;
+
+    static final String[] HEADER = {"threads", "names", "cycles/s", "p50", "p90", "p99", "max"};
+
+    /** Set by {@link #stop()} (Ctrl-C, SIGTERM): workers end their current cycle, which releases what they hold. */
+    private volatile boolean stopping;
+    /** Counted down once every worker is joined, the client closed and the output written. */
+    private final CountDownLatch finished = new CountDownLatch(1);
+
     @Override
     public Integer call() throws InterruptedException {
         for (int t : threads) {
@@ -73,55 +90,139 @@ final class BenchCommand implements Callable<Integer> {
             default: throw new CliException(CliException.USAGE, String.format(
                     "--names must be distinct, shared or both but was '%s'", names));
         }
+        if (report != null) {
+            OutputFiles.checkWritable(report, "--report", ".html", ".htm", ".csv");
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         String prefix = "latchkey-bench:" + UUID.randomUUID().toString().substring(0, 8) + ":";
-        TextTable table = new TextTable("threads", "names", "cycles/s", "p50", "p90", "p99", "max")
-                .alignRight(0, 2, 3, 4, 5, 6);
-        try (LockClient client = Connector.open(uri, global.timeout)) {
-            out.printf("lock+unlock cycles on %s, %s per row after %s warm-up%n", Connector.describe(uri),
-                    Durations.format(duration), Durations.format(warmup));
+        LockClient client = Connector.open(uri, global.timeout);
+        Thread hook = new Thread(this::stop, "latchkey-bench-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        List<BenchReport.Row> rows = new ArrayList<>();
+        int total = modes.size() * threads.size();
+        String setup = String.format("lock+unlock cycles on %s, %s per row after %s warm-up", Connector.describe(uri),
+                Durations.format(duration), Durations.format(warmup));
+        RuntimeException failure = null;
+        try {
+            out.println(setup);
+            out.flush();
+            rows:
             for (boolean shared : modes) {
                 for (int n : threads) {
-                    if (System.console() != null) {
-                        err.printf("\rmeasuring %d thread%s on %s names…   ", n, n == 1 ? "" : "s",
-                                shared ? "one shared" : "distinct");
-                        err.flush();
+                    if (stopping) {
+                        break rows;
                     }
-                    Row row;
+                    String what = String.format("%d thread%s, %s", n, n == 1 ? "" : "s",
+                            shared ? "one shared name" : "distinct names");
+                    progress(err, String.format("[%d/%d] %s … ", rows.size() + 1, total, what));
+                    BenchReport.Row row;
                     try {
                         row = measure(client, prefix, n, shared);
                     } catch (RuntimeException e) {
+                        progressLine(err, "failed");
                         throw Connector.translate(uri, global.timeout, e);
                     }
-                    table.row(String.valueOf(n), shared ? "shared" : "distinct",
-                            String.format(Locale.ROOT, "%,.0f", row.cyclesPerSecond),
-                            Durations.latency(row.latencies.percentile(0.50)),
-                            Durations.latency(row.latencies.percentile(0.90)),
-                            Durations.latency(row.latencies.percentile(0.99)),
-                            Durations.latency(row.latencies.max()));
+                    if (row == null) {
+                        progressLine(err, "cut short, not shown");
+                        break rows;
+                    }
+                    rows.add(row);
+                    progressLine(err, String.format(Locale.ROOT, "%,.0f cycles/s, p99 %s", row.cyclesPerSecond(),
+                            Durations.latency(row.p99())));
                 }
             }
-            if (System.console() != null) {
-                err.print("\r" + " ".repeat(60) + "\r");
-                err.flush();
+        } catch (RuntimeException e) {
+            failure = e;
+        } finally {
+            try {
+                finish(out, err, client, setup, rows, total);
+            } finally {
+                finished.countDown();
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException shuttingDown) {
+                    // the hook is running: it waits for 'finished', counted down above
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+        return stopping ? INTERRUPTED : 0;
+    }
+
+    /** The exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+    static final int INTERRUPTED = 130;
+
+    /**
+     * What Ctrl-C (SIGINT) and SIGTERM run, as a JVM shutdown hook: ask the workers to stop after their current
+     * cycle, then wait (bounded) until {@link #call} has joined them, printed the rows measured so far and closed
+     * the client, so that no lock stays held until its lease runs out.
+     */
+    void stop() {
+        stopping = true;
+        try {
+            finished.await(global.timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void finish(PrintWriter out, PrintWriter err, LockClient client, String setup,
+            List<BenchReport.Row> rows, int total) {
+        try {
+            client.close();
+        } catch (RuntimeException e) {
+            err.println("latchkey: closing the client failed: " + Secrets.mask(Connector.firstLine(
+                    String.valueOf(e.getMessage()))));
+        }
+        if (!rows.isEmpty()) {
+            TextTable table = new TextTable(HEADER).alignRight(0, 2, 3, 4, 5, 6);
+            for (BenchReport.Row row : rows) {
+                table.row(cells(row));
             }
             out.print(table.render());
-            return 0;
+            out.flush();
+        }
+        if (stopping) {
+            err.printf("interrupted after %d of %d rows; every lock this run held is released%n", rows.size(), total);
+            err.flush();
+        }
+        if (report != null && !rows.isEmpty()) {
+            try {
+                BenchReport.write(report, setup, rows, stopping);
+                out.printf("report written to %s%n", report);
+            } catch (java.io.IOException e) {
+                err.printf("latchkey: could not write the report %s: %s%n", report, e);
+            }
+            out.flush();
         }
     }
 
-    private static final class Row {
-        final double cyclesPerSecond;
-        final Latencies latencies;
+    static String[] cells(BenchReport.Row row) {
+        return new String[] {String.valueOf(row.threads()), row.names(),
+            String.format(Locale.ROOT, "%,.0f", row.cyclesPerSecond()), Durations.latency(row.p50()),
+            Durations.latency(row.p90()), Durations.latency(row.p99()), Durations.latency(row.max())};
+    }
 
-        Row(double cyclesPerSecond, Latencies latencies) {
-            this.cyclesPerSecond = cyclesPerSecond;
-            this.latencies = latencies;
+    private void progress(PrintWriter err, String text) {
+        if (!noProgress) {
+            err.print(text);
+            err.flush();
         }
     }
 
-    private Row measure(LockClient client, String prefix, int threadCount, boolean shared) throws InterruptedException {
+    private void progressLine(PrintWriter err, String text) {
+        if (!noProgress) {
+            err.println(text);
+            err.flush();
+        }
+    }
+
+    /** One row; {@code null} if {@link #stop()} cut it short (every worker has released its lock by then). */
+    private BenchReport.Row measure(LockClient client, String prefix, int threadCount, boolean shared)
+            throws InterruptedException {
         long warmupNanos = warmup.toNanos();
         long measureNanos = duration.toNanos();
         List<Latencies> perThread = new ArrayList<>();
@@ -141,7 +242,7 @@ final class BenchCommand implements Callable<Integer> {
                     long measureFrom = begin + warmupNanos;
                     long end = measureFrom + measureNanos;
                     long count = 0;
-                    while (failure.get() == null) {
+                    while (failure.get() == null && !stopping) {
                         long t0 = System.nanoTime();
                         if (t0 >= end) {
                             break;
@@ -173,10 +274,15 @@ final class BenchCommand implements Callable<Integer> {
         if (failure.get() != null) {
             throw failure.get();
         }
+        if (stopping) {
+            return null;
+        }
         long total = 0;
         for (long c : cycles) {
             total += c;
         }
-        return new Row(total / (measureNanos / 1e9), Latencies.merge(perThread));
+        Latencies all = Latencies.merge(perThread);
+        return new BenchReport.Row(threadCount, shared ? "shared" : "distinct", total / (measureNanos / 1e9),
+                all.percentile(0.50), all.percentile(0.90), all.percentile(0.99), all.max());
     }
 }

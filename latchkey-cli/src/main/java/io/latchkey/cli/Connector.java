@@ -2,23 +2,27 @@ package io.latchkey.cli;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
-import io.latchkey.LockUnavailableException;
 import io.latchkey.spi.LockClientProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.ServiceLoader;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Opens {@link LockClient}s for the command line with the errors a user can read: an unknown scheme lists the
- * supported ones, an unreachable server gives one line with its host and the timeout. The connect and a first
- * remote query run under a deadline of our own, because a driver's connect may retry for longer than the operation
- * timeout (Curator's connection timeout, Lettuce's reconnects).
+ * Opens {@link LockClient}s for the command line with the errors a user can read: a URI without a scheme gets the
+ * URI it probably meant, an unknown scheme the supported ones, a bad port a usage error, all before any connect; a
+ * server that cannot be reached ("cannot reach"), that was reached but refused ("reached …, but it refused: reason"),
+ * or that was reached but never answered as the expected server, one line each within the timeout plus
+ * {@link #GRACE}.
  */
 final class Connector {
 
@@ -50,22 +54,46 @@ final class Connector {
         return false;
     }
 
-    /** Fails with the list of supported schemes unless a backend accepts {@code uri}. */
+    /**
+     * Checks {@code uri} as far as it can be without a network: a supported scheme (or the URI meant by a bare
+     * {@code host:port}), and hosts with numeric ports. Every failure is a usage error.
+     */
     static void checkScheme(String uri) {
         Secrets.register(uri);
         if (!isSupported(uri)) {
             List<String> known = supportedPrefixes();
+            String suggestion = Endpoints.suggestion(uri);
+            if (suggestion != null) {
+                throw new CliException(CliException.USAGE, String.format(
+                        "'%s' has no URI scheme: did you mean %s? (supported schemes: %s)", Secrets.mask(uri),
+                        Secrets.mask(suggestion), String.join(", ", known)));
+            }
             String scheme = scheme(uri);
             throw new CliException(CliException.USAGE, String.format(
                     "unsupported URI scheme '%s' in %s; supported schemes: %s", scheme, Secrets.mask(uri),
                     known.isEmpty() ? "none (no backend module on the class path)" : String.join(", ", known)));
         }
+        Endpoints.of(uri);
+    }
+
+    /** Fails with a usage error unless {@code name} is a lock name every backend accepts. */
+    static String checkName(String name) {
+        try {
+            return io.latchkey.core.internal.LockEngine.checkName(name);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new CliException(CliException.USAGE, e.getMessage(), e);
+        }
     }
 
     /**
-     * Connects to {@code uri} and makes one remote query. The backend's own operation timeout ({@code timeout})
-     * normally ends a failed attempt with its cause; our deadline is a safety net for drivers that keep retrying,
-     * with room for the first connect's class loading and thread pools on a busy machine.
+     * Connects to {@code uri} and makes one remote query, all within {@code timeout} (plus {@link #GRACE} for a
+     * cold JVM's class loading), whatever is at the other end: nothing, a server of another kind that says nothing,
+     * or one that answers garbage.
+     *
+     * <p>First a plain TCP connect to the URI's hosts tells "cannot reach" (refused, unknown host, no route) from
+     * "reached". Then the driver connects on a daemon thread under the same deadline, because drivers retry for
+     * longer than their own timeouts (Curator's connection loop, jetcd's gRPC reconnects). A client that connects
+     * after the deadline is closed, not leaked.
      */
     static LockClient open(String uri, Duration timeout) {
         return open(uri, timeout, ClientOptions.builder());
@@ -73,63 +101,178 @@ final class Connector {
 
     /** {@link #open(String, Duration)} with further options (e.g. a short watchdog for {@code verify}). */
     static LockClient open(String uri, Duration timeout, ClientOptions.Builder optionsBuilder) {
+        long deadline = System.nanoTime() + timeout.toNanos() + GRACE.toNanos();
         checkScheme(uri);
+        List<Endpoints.HostPort> hosts = Endpoints.of(uri);
+        if (!hosts.isEmpty()) {
+            probe(uri, hosts, timeout);
+        }
         ClientOptions options = optionsBuilder.operationTimeout(timeout).build();
-        FutureTask<LockClient> task = new FutureTask<>(() -> {
-            LockClient client = LockClient.connect(uri, options);
+        CompletableFuture<LockClient> task = new CompletableFuture<>();
+        Thread connecting = new Thread(() -> {
             try {
-                client.lock(PROBE_LOCK).isLocked();
-                return client;
-            } catch (RuntimeException e) {
-                client.close();
-                throw e;
+                LockClient client = LockClient.connect(uri, options);
+                try {
+                    client.lock(PROBE_LOCK).isLocked();
+                } catch (RuntimeException e) {
+                    client.close();
+                    throw e;
+                }
+                if (!task.complete(client)) {
+                    client.close(); // the caller gave up meanwhile
+                }
+            } catch (Throwable e) {
+                task.completeExceptionally(e);
             }
-        });
-        Thread connecting = new Thread(task, "latchkey-cli-connect");
+        }, "latchkey-cli-connect");
         connecting.setDaemon(true);
         connecting.start();
         try {
-            return task.get(timeout.toMillis() * 2 + 15_000, TimeUnit.MILLISECONDS);
+            return await(task, timeout, deadline);
         } catch (TimeoutException e) {
-            task.cancel(true);
-            throw unreachable(uri, timeout, null);
+            task.completeExceptionally(e);
+            connecting.interrupt();
+            throw silent(uri, hosts, timeout, null);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            task.cancel(true);
+            task.completeExceptionally(e);
+            connecting.interrupt();
             throw new CliException(CliException.UNAVAILABLE, "interrupted while connecting to " + Secrets.mask(uri));
         } catch (ExecutionException e) {
-            throw translate(uri, timeout, e.getCause());
+            throw translate(uri, timeout, e.getCause(), !hosts.isEmpty());
         }
     }
 
-    /** The user-facing form of a failure while talking to the backend at {@code uri}. */
+    /** Room beyond the timeout for the answer to reach the user. */
+    static final Duration GRACE = Duration.ofMillis(250);
+
+    /** The most a cold JVM's class loading may add to the deadline. */
+    static final Duration MAX_WARM_UP = Duration.ofSeconds(15);
+
+    /**
+     * Waits for the connect until {@code deadline}, moved on while this JVM is still loading the driver's classes:
+     * the time a server has to answer starts when the client is ready to ask. A cold JVM on a busy 2-core machine
+     * spends seconds loading Netty, gRPC or Curator, which is not the server's time; a warm JVM (or a driver that
+     * waits for a silent server) loads next to nothing, and the deadline stays the timeout plus {@link #GRACE}.
+     */
+    private static LockClient await(CompletableFuture<LockClient> task, Duration timeout, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        java.lang.management.ClassLoadingMXBean classes = java.lang.management.ManagementFactory.getClassLoadingMXBean();
+        long cap = deadline + MAX_WARM_UP.toNanos();
+        long loaded = classes.getTotalLoadedClassCount();
+        while (true) {
+            long now = System.nanoTime();
+            if (now >= deadline) {
+                throw new TimeoutException();
+            }
+            try {
+                return task.get(Math.min(deadline - now, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException slice) {
+                long nowLoaded = classes.getTotalLoadedClassCount();
+                if (nowLoaded - loaded >= WARMING_CLASSES) {
+                    // still loading classes: the clock for the server starts (again) now
+                    deadline = Math.min(cap, Math.max(deadline, System.nanoTime() + timeout.toNanos() + GRACE.toNanos()));
+                }
+                loaded = nowLoaded;
+            }
+        }
+    }
+
+    /** Classes loaded within 100 ms that mean "still warming up" (a retry loop loads a handful at most). */
+    private static final int WARMING_CLASSES = 25;
+
+    /**
+     * A TCP connect to each host until one accepts, within {@code timeout}.
+     *
+     * @throws CliException "cannot reach" with the reason of the last host tried
+     */
+    private static void probe(String uri, List<Endpoints.HostPort> hosts, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        for (Endpoints.HostPort hp : hosts) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left <= 0) {
+                break;
+            }
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(hp.host(), hp.port()), (int) Math.min(Integer.MAX_VALUE, left));
+                return;
+            } catch (UnknownHostException e) {
+                last = new UnknownHostException("unknown host " + hp.host());
+            } catch (IOException | IllegalArgumentException e) {
+                last = e;
+            }
+        }
+        String why = last == null ? "no answer" : reason(last);
+        throw new CliException(CliException.UNAVAILABLE, String.format("cannot reach %s at %s within %s (%s)",
+                backendName(uri), hosts(uri), Durations.format(timeout), why), last);
+    }
+
+    private static String reason(Throwable t) {
+        if (t instanceof java.net.SocketTimeoutException) {
+            return "connect timed out";
+        }
+        String m = t.getMessage();
+        return m == null || m.isBlank() ? t.getClass().getSimpleName() : Secrets.mask(firstLine(m));
+    }
+
+    /** The user-facing form of a failure while talking to the backend at {@code uri} (after it was reached). */
     static CliException translate(String uri, Duration timeout, Throwable failure) {
+        return translate(uri, timeout, failure, true);
+    }
+
+    private static CliException translate(String uri, Duration timeout, Throwable failure, boolean reached) {
         if (failure instanceof CliException) {
             return (CliException) failure;
         }
         if (failure instanceof IllegalArgumentException) {
             return new CliException(CliException.USAGE, Secrets.mask(failure.getMessage()), failure);
         }
-        if (failure instanceof LockUnavailableException || isConnectionProblem(failure)) {
-            return unreachable(uri, timeout, failure);
+        Throwable root = rootCause(failure);
+        String why = root == null ? "" : reason(root);
+        if (root != null && root.getMessage() != null && AUTH_FAILURE.matcher(root.getMessage()).find()) {
+            return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials (%s)",
+                    backendName(uri), hosts(uri), why), failure);
         }
-        String message = failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage();
-        return new CliException(CliException.UNAVAILABLE,
-                String.format("%s failed: %s", describe(uri), Secrets.mask(firstLine(message))), failure);
+        if (isTimeout(failure)) {
+            return silent(uri, Endpoints.of(uri), timeout, failure);
+        }
+        if (isConnectionProblem(failure)) {
+            return new CliException(CliException.UNAVAILABLE, String.format("cannot reach %s at %s within %s (%s)",
+                    backendName(uri), hosts(uri), Durations.format(timeout), why), failure);
+        }
+        if (!reached) {
+            return new CliException(CliException.UNAVAILABLE, String.format("%s failed: %s", describe(uri), why),
+                    failure);
+        }
+        return new CliException(CliException.UNAVAILABLE, String.format("reached %s at %s, but it refused: %s",
+                backendName(uri), hosts(uri), why), failure);
     }
 
-    private static CliException unreachable(String uri, Duration timeout, Throwable cause) {
-        String why = "";
-        Throwable root = rootCause(cause);
-        if (root != null && root.getMessage() != null) {
-            why = " (" + Secrets.mask(firstLine(root.getMessage())) + ")";
+    /** The host answered TCP but no server of the URI's kind answered within the timeout. */
+    private static CliException silent(String uri, List<Endpoints.HostPort> hosts, Duration timeout, Throwable cause) {
+        String kind = backendName(uri).replace("rediss", "redis").replaceAll("-(sentinel|cluster)$", "");
+        if (hosts.isEmpty()) {
+            return new CliException(CliException.UNAVAILABLE, String.format("%s did not answer within %s%s",
+                    describe(uri), Durations.format(timeout),
+                    cause == null ? "" : " (" + reason(rootCause(cause)) + ")"), cause);
         }
-        if (root != null && root.getMessage() != null && AUTH_FAILURE.matcher(root.getMessage()).find()) {
-            return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials%s",
-                    backendName(uri), hosts(uri), why), cause);
+        return new CliException(CliException.UNAVAILABLE, String.format(
+                "reached %s, but no %s server answered there within %s (is it %s %s server?)", hosts(uri), kind,
+                Durations.format(timeout), "aeiou".indexOf(kind.charAt(0)) >= 0 ? "an" : "a", kind), cause);
+    }
+
+    private static final java.util.regex.Pattern TIMEOUT = java.util.regex.Pattern.compile(
+            "(?i)timed out|timeout|did not (answer|accept)|no connection within|within \\d+ ?ms|DEADLINE_EXCEEDED");
+
+    private static boolean isTimeout(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TimeoutException || t instanceof java.net.SocketTimeoutException
+                    || TIMEOUT.matcher(t.getClass().getSimpleName() + " " + t.getMessage()).find()) {
+                return true;
+            }
         }
-        return new CliException(CliException.UNAVAILABLE, String.format("cannot reach %s at %s within %s%s",
-                backendName(uri), hosts(uri), Durations.format(timeout), why), cause);
+        return false;
     }
 
     private static boolean isConnectionProblem(Throwable failure) {

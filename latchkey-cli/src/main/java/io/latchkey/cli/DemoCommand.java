@@ -46,7 +46,8 @@ final class DemoCommand implements Callable<Integer> {
     int threads;
 
     @Option(names = "--backend", paramLabel = "URI",
-            description = "A lock backend to add (repeatable): redis://host:6379, zookeeper://host:2181, jdbc:postgresql://…")
+            description = "A lock backend to add (repeatable): redis://host:6379, redis-sentinel://…, redis-cluster://…, "
+                    + "zookeeper://host:2181, etcd://host:2379, jdbc:postgresql://… (see latchkey --help).")
     List<String> userBackends = new ArrayList<>();
 
     @Option(names = "--database", paramLabel = "JDBC_URL",
@@ -92,6 +93,12 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         for (String uri : userBackends) {
             Connector.checkScheme(uri);
+        }
+        if (database != null) {
+            Endpoints.of(Secrets.register(database));
+        }
+        if (report != null) {
+            OutputFiles.checkWritable(report, "--report", ".html", ".htm");
         }
         String runId = UUID.randomUUID().toString().substring(0, 8);
         String lockPrefix = "latchkey-demo:" + runId + ":";

@@ -54,11 +54,16 @@ final class ErrorHandler implements IExecutionExceptionHandler, IParameterExcept
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         PrintWriter err = cmd.getErr();
-        err.println("latchkey: " + Secrets.mask(ex.getMessage()));
+        String help = "'" + cmd.getCommandSpec().qualifiedName() + " --help'";
         if (ex instanceof UnmatchedArgumentException) {
+            err.println("latchkey: " + Secrets.mask(ex.getMessage()));
             UnmatchedArgumentException.printSuggestions((UnmatchedArgumentException) ex, err);
+            err.println("Try " + help + " for more information.");
+        } else {
+            // one line: what is wrong, and where the options are described
+            err.println("latchkey: " + Secrets.mask(Connector.firstLine(String.valueOf(ex.getMessage())))
+                    + " (see " + help + ")");
         }
-        err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
         err.flush();
         return CliException.USAGE;
     }

@@ -28,8 +28,11 @@ final class LeaseChecks {
      */
     static CheckResult leaseExpiry(DistributedLock holder, DistributedLock taker, Duration lease)
             throws InterruptedException {
-        LockLease held = holder.acquire(lease);
+        // The clock starts before the request: a lease may be counted from the request (etcd's fixed leases, a
+        // client that ends the hold itself), never from before it, so a taker earlier than request + lease is a
+        // violation whatever the grant's latency was.
         long granted = System.nanoTime();
+        LockLease held = holder.acquire(lease);
         Duration patience = lease.multipliedBy(3).plusSeconds(10);
         Optional<LockLease> taken = taker.tryAcquire(patience);
         long took = System.nanoTime() - granted;
@@ -41,7 +44,7 @@ final class LeaseChecks {
         try {
             String evidence = String.format("taken by another client after %s (lease %s)", Durations.latency(took),
                     Durations.format(lease));
-            // Our clock starts after the holder's grant reached us, so allow a round trip and a little clock skew.
+            // A little slack for the two clients' timers.
             long earliest = lease.toNanos() - Math.max(lease.toNanos() / 20, 20_000_000L);
             if (took < earliest) {
                 tryRelease(held);

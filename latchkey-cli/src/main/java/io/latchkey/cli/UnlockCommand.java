@@ -51,6 +51,7 @@ final class UnlockCommand implements Callable<Integer> {
                     "refusing to release '%s' without --force: its holder would lose it while it works", name));
         }
         Connector.checkScheme(uri);
+        Connector.checkName(name);
         if (!yes) {
             err.printf("Force-release lock '%s' on %s? Its holder will lose it. [y/N] ", name, Connector.describe(uri));
             err.flush();

@@ -35,6 +35,9 @@ class InspectIT {
             assertThat(rows.get(0)).startsWith("orders-1").endsWith(" 0");
             assertThat(rows.get(1)).as("one client queues for it").startsWith("orders-2").endsWith(" 1");
             assertThat(rows.get(0)).contains(holder.clientId());
+            assertThat(rows.get(0)).as("the zxid token and the session timeout as the lease")
+                    .contains(" " + one.fencingToken() + " ").contains("lease: session timeout")
+                    .containsPattern(" \\d+\\.\\d\\d s ");
 
             CliProcess.Result all = CliProcess.run("inspect", zk.uri());
             assertThat(all.stdout()).as(all.toString()).contains("payments").contains("3 held locks on");

@@ -6,8 +6,11 @@ import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.LeaderElection;
 import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.internal.election.Elections;
+import io.latchkey.core.internal.election.LockLeaderElection;
 import io.latchkey.core.internal.LockEngine;
 import java.util.Objects;
 import java.util.Set;
@@ -46,6 +49,7 @@ public abstract class AbstractLockClient implements LockClient {
     private final String clientId = UUID.randomUUID().toString();
     private final LockEngine engine;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Elections elections;
     private final ReentrantLock opsLock = new ReentrantLock();
     private RemoteLockOps lockOps;
     private RemoteLockOps fairLockOps;
@@ -62,6 +66,7 @@ public abstract class AbstractLockClient implements LockClient {
         this.time = Objects.requireNonNull(time, "time");
         this.engine = new LockEngine(backendName, clientId, options, time);
         engine.certainty(this::isGrantCertain);
+        this.elections = new Elections(backendName);
     }
 
     /** The remote half of {@link #lock(String)}. Called once, lazily. */
@@ -216,6 +221,16 @@ public abstract class AbstractLockClient implements LockClient {
                 name);
     }
 
+    /**
+     * An election built on this client's locks (see {@link LockLeaderElection}); every backend gets it. Observers'
+     * {@link LeaderElection#currentLeader()} needs the client to be a {@link io.latchkey.spi.LockInspector}.
+     */
+    @Override
+    public LeaderElection leaderElection(String name, String candidateId) {
+        checkOpen();
+        return new LockLeaderElection(this, elections, name, candidateId);
+    }
+
     @Override
     public DistributedSemaphore semaphore(String name) {
         throw unsupported("semaphore");
@@ -235,7 +250,8 @@ public abstract class AbstractLockClient implements LockClient {
     public abstract Set<Capability> capabilities();
 
     /**
-     * Stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
+     * Closes this client's running candidacies ({@link LeaderElection#start}; each resigns its leadership, so the
+     * next candidate takes over at once), stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
      * marks every held lock lost (no longer renewed, not released: it expires with its lease), then calls
      * {@link #closeBackend()}. Idempotent.
      */
@@ -245,6 +261,7 @@ public abstract class AbstractLockClient implements LockClient {
             return;
         }
         try {
+            elections.close();
             engine.close();
         } finally {
             try {

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What a backend implements for one kind of exclusive lock (plain, fair, spin …): the remote half of a lock. The
  * engine ({@link AbstractLockClient}) does everything local on top of it — reentrancy, leases, the watchdog,
- * loss signals, interruption, one remote waiter per name per JVM, argument checks — so implementations stay
- * small and every backend behaves alike.
+ * loss signals, interruption, one remote waiter per name per JVM (per owner for a {@linkplain #fair() fair}
+ * lock), argument checks — so implementations stay small and every backend behaves alike.
  *
  * <p>Every method is asynchronous and must not block the calling thread on I/O. Futures fail with
  * {@link io.latchkey.LockUnavailableException} (naming the server and operation, with the driver's error as
@@ -25,8 +25,10 @@ public interface RemoteLockOps {
      * {@link io.latchkey.LockUnavailableException}. Must not spin on the server: wait for a wake-up (pub/sub,
      * watch, notification) with a bounded re-check (e.g. at the holder's remaining lease) as the fallback.
      *
-     * <p>The engine calls this for at most one owner per name at a time in a client, so a backend needs at most
-     * one remote waiter per name.
+     * <p>Unless the lock is {@link #fair()}, the engine calls this for at most one waiting owner per name at a
+     * time in a client (a read lock's downgrade aside), so a backend needs one remote waiter per name. For a fair
+     * lock every waiting owner of a client calls it at once: each request is its own waiter at the backend, with
+     * its own place in line, its own wake-up and its own withdrawal when it is cancelled or its deadline passes.
      */
     CompletableFuture<Grant> acquire(AcquireRequest request);
 
@@ -61,6 +63,19 @@ public interface RemoteLockOps {
      */
     default CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         throw new UnsupportedOperationException("handOff");
+    }
+
+    /**
+     * Whether this lock serves its waiters in the order they called {@code lock()}, across clients. The engine then
+     * sends every waiter's {@link #acquire} at once (one remote waiter per owner, not one per name), queues none of
+     * them locally and never {@linkplain #handOff hands off}: a waiter of the client that holds the lock takes its
+     * place in the backend's queue when it starts waiting, like any other client's. The backend must keep several
+     * waiters of one client apart (queue entries by owner, each woken on its own). Reentrant acquires are still
+     * counted locally. The default is {@code false}: the engine keeps one remote waiter per name and hands a held
+     * lock to the next local waiter, which is faster but lets this client's threads overtake other clients'.
+     */
+    default boolean fair() {
+        return false;
     }
 
     /**

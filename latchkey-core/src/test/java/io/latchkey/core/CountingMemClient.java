@@ -6,9 +6,10 @@ import io.latchkey.core.mem.MemLockClient;
 import java.time.Duration;
 import java.util.UUID;
 
-/** A mem client whose plain lock goes through {@link CountingOps}. */
+/** A mem client whose plain and fair locks go through {@link CountingOps} (one each). */
 final class CountingMemClient extends MemLockClient {
     private CountingOps ops;
+    private CountingOps fairOps;
 
     CountingMemClient(String server, ClientOptions options) {
         super(server, options, TimeSource.SYSTEM);
@@ -33,6 +34,18 @@ final class CountingMemClient extends MemLockClient {
 
     synchronized CountingOps counting() {
         return (CountingOps) lockOps();
+    }
+
+    @Override
+    protected synchronized RemoteLockOps fairLockOps() {
+        if (fairOps == null) {
+            fairOps = new CountingOps(super.fairLockOps());
+        }
+        return fairOps;
+    }
+
+    synchronized CountingOps countingFair() {
+        return (CountingOps) fairLockOps();
     }
 
     LockEngine engineForTest() {

@@ -57,6 +57,11 @@ final class CountingOps implements RemoteLockOps {
     }
 
     @Override
+    public boolean fair() {
+        return delegate.fair();
+    }
+
+    @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         return delegate.isLocked(name);
     }

@@ -10,12 +10,16 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
 import io.latchkey.etcd.internal.EtcdSession;
 import io.latchkey.etcd.internal.EtcdUri;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -34,10 +38,11 @@ import java.util.concurrent.TimeoutException;
  * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
  * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
  * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
- * were created (FIFO across clients); threads of one client share one remote waiter per name. {@link #lock} and
- * {@link #fairLock} use the same queue, so they exclude each other on one name; {@link #lock} may in addition pass a
- * held lock straight to another waiting thread of this client (one write, the lock never free in between), which
- * {@link #fairLock} never does, as it would overtake remote waiters.
+ * were created (FIFO across clients). {@link #lock} and {@link #fairLock} use the same queue, so they exclude each
+ * other on one name. The waiting threads of one client share one key per name for {@link #lock}, which may also pass
+ * a held lock straight to another waiting thread of this client (one write, the lock never free in between). A
+ * {@link #fairLock} does neither: each waiting thread or lease puts its own key when it calls {@code lock()}, so
+ * waiters are served in that order across clients, including those of the client that holds the lock.
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -56,6 +61,11 @@ import java.util.concurrent.TimeoutException;
  * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
  * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
+ * <h2>Inspection</h2>
+ * {@link #list} shows the holder of every lock with its owner, token and the remaining TTL of its etcd lease. A
+ * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
+ * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
+ *
  * <h2>Not supported</h2>
  * Read-write locks, semaphores, permit-expirable semaphores and latches throw {@link UnsupportedOperationException}
  * naming the backend.
@@ -63,7 +73,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
  */
-public final class EtcdLockClient extends AbstractLockClient {
+public final class EtcdLockClient extends AbstractLockClient implements LockInspector {
 
     static final String ROOT = "latchkey/";
 
@@ -71,6 +81,7 @@ public final class EtcdLockClient extends AbstractLockClient {
     private final String base;
     private final EtcdLockOps lockOps;
     private final EtcdLockOps fairLockOps;
+    private final EtcdInspector inspector;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
@@ -79,11 +90,12 @@ public final class EtcdLockClient extends AbstractLockClient {
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 clientId());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), true);
-        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
-        // another thread of this client ahead of remote waiters.
-        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
+        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
+        // another thread of this client ahead of remote waiters, and only its waiting threads share one key.
+        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
+                (grant, reason) -> grantLost(grant, reason), true);
+        this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
     }
 
     /**
@@ -165,7 +177,20 @@ public final class EtcdLockClient extends AbstractLockClient {
 
     @Override
     public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP);
+        return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT);
+    }
+
+    /**
+     * The held locks (plain and fair) of this client's namespace whose names match {@code pattern}: owner, fencing
+     * token, the remaining TTL of the holder's etcd lease and the number of queued waiters (see
+     * {@code EtcdInspector} for what each field means on etcd). Two rounds: one range read, then the holders'
+     * lease TTLs, pipelined.
+     *
+     * @throws LockUnavailableException if etcd does not answer within the operation timeout
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        return inspector.list(pattern);
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.latchkey.spi.LockInspector;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
@@ -35,10 +34,22 @@ import javax.sql.DataSource;
  * One row per lock name ({@link JdbcOptions#tableName()}, {@value JdbcOptions#DEFAULT_TABLE} by default):
  * {@code owner}, {@code hold_count}, fencing {@code token}, {@code expires_at} and {@code acquired_at} in epoch
  * milliseconds of the <em>database's</em> clock. Acquire, release, renewal and hand-off are each one statement
- * that decides against that clock, so clients with skewed clocks never both hold a lock. A released lock keeps
- * its row (owner {@code NULL}): the token grows on every free-to-held transition and is never reset, by release
- * or expiry. The table is created on first use unless {@link JdbcOptions#createTable()} is off; the DDL of each
- * dialect is {@link SqlDialect#lockTableDdl(String)}.
+ * that decides against that clock, so clients with skewed clocks never both hold a lock. A row exists only while
+ * its lock is held: releasing the last hold deletes it, and each client reclaims expired rows (a crashed holder's)
+ * every 60 s, so the table holds what is held, not every name ever
+ * used.
+ *
+ * <h2>Fencing tokens</h2>
+ * Every free-to-held transition (and hand-off) takes the next value of the table's sequence {@code <table>_token}:
+ * tokens grow strictly per name and across names, survive the deletion of rows and restarts of the database (a
+ * sequence is durable and never hands a value out twice, even after a crash), and no two acquisitions wait for each
+ * other to get one. The sequence starts at the database's clock in epoch microseconds, so a sequence created again
+ * after all lock state was lost (dropped schema, new database) still starts above every token issued before, as long
+ * as fewer than a million tokens per second were issued on average. What a sequence does not survive is a restore
+ * of the database from a backup older than the last token: see {@code docs/fencing.md}. The table and the sequence
+ * are created (or an older table upgraded) on first use unless {@link JdbcOptions#createTable()} is off; the DDL of
+ * each dialect is {@link SqlDialect#lockTableDdl(String)} and {@link SqlDialect#tokenSequenceDdl(String)}. Needs
+ * sequences: PostgreSQL, MariaDB 10.3 or later, H2; MySQL has none.
  *
  * <h2>Leases, renewal and loss</h2>
  * A lock without a lease time is renewed by the client's watchdog: one statement renews every lock the client
@@ -76,13 +87,13 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.dialect = d.dialect;
         this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
                 threadPrefix);
+        LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
-            ensureTable(jdbcOptions);
+            LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
         } catch (RuntimeException e) {
             runner.close();
             throw e;
         }
-        LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         this.ops = new LeaseTableLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
@@ -219,41 +230,6 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         } catch (SQLException e) {
             throw new LockUnavailableException(String.format("could not connect to the lock database: %s (SQLState %s)",
                     e.getMessage(), e.getSQLState()), e);
-        }
-    }
-
-    private void ensureTable(JdbcOptions jdbcOptions) {
-        LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
-        runner.call("check lock table " + tableName, c -> {
-            if (tableUsable(c, sql.probe)) {
-                return null;
-            }
-            if (!jdbcOptions.createTable()) {
-                throw new IllegalStateException(String.format(
-                        "the lock table %s does not exist (or lacks the expected columns) in %s and createTable is "
-                                + "off; create it with:%n%s", tableName, runner.server(),
-                        dialect.lockTableDdl(tableName)));
-            }
-            try (Statement s = c.createStatement()) {
-                s.execute(dialect.lockTableDdl(tableName));
-            }
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-            return null;
-        });
-    }
-
-    static boolean tableUsable(Connection c, String probe) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        try (Statement s = c.createStatement()) {
-            s.executeQuery(probe).close();
-            return true;
-        } catch (SQLException e) {
-            if (!auto) {
-                c.rollback(); // PostgreSQL aborts the transaction on a failed statement
-            }
-            return false;
         }
     }
 

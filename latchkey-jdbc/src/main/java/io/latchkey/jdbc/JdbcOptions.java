@@ -10,7 +10,7 @@ import java.util.Optional;
  * <pre>{@code
  * JdbcOptions options = JdbcOptions.builder()
  *     .tableName("locks.latchkey_locks")
- *     .createTable(false)            // the schema is managed by Flyway: see SqlDialect.lockTableDdl
+ *     .createTable(false)            // managed by Flyway: SqlDialect.lockTableDdl and tokenSequenceDdl
  *     .build();
  * }</pre>
  *
@@ -53,7 +53,11 @@ public final class JdbcOptions {
         return tableName;
     }
 
-    /** Whether a missing lock table is created on first use ({@code true} by default). */
+    /**
+     * Whether a missing lock table and its token sequence are created (and a table of the earlier counter-per-row
+     * layout upgraded with a sequence) on first use ({@code true} by default); when off, a missing one fails the
+     * client with the DDL to run.
+     */
     public boolean createTable() {
         return createTable;
     }

@@ -28,8 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the lease-table lock: one row per lock name, decided by single statements on the
- * database's clock (see {@link LeaseTableSql}).
+ * The remote half of the lease-table lock: one row per held lock name, decided by single statements on the
+ * database's clock (see {@link LeaseTableSql}). Releasing deletes the row; every
+ * {@value #REAP_INTERVAL_SECONDS} s (at a random phase) the client deletes expired rows on its I/O pool.
  *
  * <p>Waiting: a busy acquire parks no thread. Its waiter re-checks when PostgreSQL notifies a release of its
  * name (through the client's one {@link PgReleaseListener}), and otherwise after a bounded pause: on PostgreSQL
@@ -41,6 +42,8 @@ final class LeaseTableLockOps implements RemoteLockOps {
     private static final Logger log = LoggerFactory.getLogger(LeaseTableLockOps.class);
     private static final int RENEW_CHUNK = 300;
     private static final long PG_FALLBACK_MILLIS = 1_000;
+    /** How often each client deletes expired rows ({@link #reapExpired}). */
+    static final long REAP_INTERVAL_SECONDS = 60;
 
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
@@ -51,6 +54,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
     private final String channel;
     private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final ScheduledFuture<?> reaper;
 
     LeaseTableLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
                       String threadPrefix) {
@@ -68,6 +72,16 @@ final class LeaseTableLockOps implements RemoteLockOps {
             // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
             listener.start();
         }
+        // Every client reclaims, at a random phase so that many clients spread their statements out.
+        long first = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, REAP_INTERVAL_SECONDS * 1000);
+        ScheduledFuture<?> r;
+        try {
+            r = runner.timer().scheduleWithFixedDelay(this::reapQuietly, first, REAP_INTERVAL_SECONDS * 1000,
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            r = null;
+        }
+        this.reaper = r;
     }
 
     /** The NOTIFY channel: the table name (an identifier of at most 63 characters, so a valid channel). */
@@ -277,10 +291,20 @@ final class LeaseTableLockOps implements RemoteLockOps {
                 if (sql.dialect == SqlDialect.POSTGRESQL) {
                     ps.setString(4, channel);
                     try (ResultSet rs = ps.executeQuery()) {
-                        released = rs.next();
+                        released = rs.next() && rs.getBoolean(1);
                     }
                 } else {
                     released = ps.executeUpdate() > 0;
+                }
+            }
+            if (!released && sql.releaseExpired != null) {
+                // Our lease ran out and nobody took the row over: delete it anyway, it must not stay behind.
+                try (PreparedStatement ps = c.prepareStatement(sql.releaseExpired)) {
+                    runner.limit(ps);
+                    ps.setString(1, key);
+                    ps.setString(2, grant.ownerId());
+                    ps.setLong(3, grant.fencingToken());
+                    ps.executeUpdate();
                 }
             }
             if (released && listener == null) {
@@ -412,15 +436,35 @@ final class LeaseTableLockOps implements RemoteLockOps {
         String key = key(from.name());
         return runner.async("hand off '" + from.name() + "'", c -> {
             long sentAt = time.nanoTime();
+            if (sql.dialect == SqlDialect.POSTGRESQL) {
+                try (PreparedStatement ps = c.prepareStatement(sql.handOff)) {
+                    runner.limit(ps);
+                    ps.setString(1, request.ownerId());
+                    ps.setLong(2, request.leaseMillis());
+                    ps.setString(3, key);
+                    ps.setString(4, from.ownerId());
+                    ps.setLong(5, from.fencingToken());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return rs.next() ? new Grant(request, rs.getLong(1), sentAt, null) : null;
+                    }
+                }
+            }
+            // A new token from the sequence, not token + 1: the next holder after this row's deletion takes the
+            // sequence's next value, which must be above this one.
+            long token;
+            try (PreparedStatement ps = c.prepareStatement(sql.nextTokenQuery); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                token = rs.getLong(1);
+            }
             try (PreparedStatement ps = c.prepareStatement(sql.handOff)) {
                 runner.limit(ps);
                 ps.setString(1, request.ownerId());
-                ps.setLong(2, request.leaseMillis());
-                ps.setString(3, key);
-                ps.setString(4, from.ownerId());
-                ps.setLong(5, from.fencingToken());
-                // token = token + 1 on the row we matched by its token: the new token is known without a read.
-                return ps.executeUpdate() == 1 ? new Grant(request, from.fencingToken() + 1, sentAt, null) : null;
+                ps.setLong(2, token);
+                ps.setLong(3, request.leaseMillis());
+                ps.setString(4, key);
+                ps.setString(5, from.ownerId());
+                ps.setLong(6, from.fencingToken());
+                return ps.executeUpdate() == 1 ? new Grant(request, token, sentAt, null) : null;
             }
         });
     }
@@ -450,10 +494,17 @@ final class LeaseTableLockOps implements RemoteLockOps {
                 if (sql.dialect == SqlDialect.POSTGRESQL) {
                     ps.setString(2, channel);
                     try (ResultSet rs = ps.executeQuery()) {
-                        released = rs.next();
+                        released = rs.next() && rs.getBoolean(1);
                     }
                 } else {
                     released = ps.executeUpdate() > 0;
+                }
+            }
+            if (!released && sql.forceUnlockExpired != null) {
+                try (PreparedStatement ps = c.prepareStatement(sql.forceUnlockExpired)) {
+                    runner.limit(ps);
+                    ps.setString(1, key);
+                    ps.executeUpdate();
                 }
             }
             if (released && listener == null) {
@@ -482,8 +533,67 @@ final class LeaseTableLockOps implements RemoteLockOps {
         });
     }
 
+    /**
+     * Deletes expired rows (crashed or cut-off holders' rows nobody took over), in batches of
+     * {@value LeaseTableSql#REAP_BATCH} until none is left or the statement deleted fewer; returns how many. Safe at
+     * any time: an expired row's holder has lost it by the database's clock (its renewal and release match the row
+     * by token and find nothing), and the next holder of the name takes a new token from the sequence either way.
+     */
+    long reapExpired() {
+        return runner.call("reclaim expired rows of " + sql.table, c -> {
+            long total = 0;
+            for (int round = 0; round < 100; round++) {
+                int n;
+                try (PreparedStatement ps = c.prepareStatement(sql.reap)) {
+                    runner.limit(ps);
+                    if (sql.dialect == SqlDialect.POSTGRESQL) {
+                        ps.setString(1, channel);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rs.next();
+                            n = rs.getInt(1);
+                        }
+                    } else {
+                        n = ps.executeUpdate();
+                    }
+                }
+                total += n;
+                if (n < LeaseTableSql.REAP_BATCH) {
+                    break;
+                }
+            }
+            if (total > 0 && listener == null) {
+                wakeAll();
+            }
+            return total;
+        });
+    }
+
+    private void reapQuietly() {
+        if (closed) {
+            return;
+        }
+        try {
+            runner.io().execute(() -> {
+                try {
+                    long n = reapExpired();
+                    if (n > 0) {
+                        log.debug("reclaimed {} expired lock row(s) of {}", n, sql.table);
+                    }
+                } catch (RuntimeException e) {
+                    log.debug("reclaiming expired rows of {} failed: {}", sql.table, e.toString());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+
     void close() {
         closed = true;
+        ScheduledFuture<?> r = reaper;
+        if (r != null) {
+            r.cancel(false);
+        }
         if (listener != null) {
             listener.close();
         }

@@ -5,39 +5,66 @@ package io.latchkey.jdbc;
  * not, whose row it is) is taken inside one statement against the database's own clock, so that two clients
  * with skewed clocks can never both win.
  *
- * <p>A row is never deleted: releasing sets {@code owner} to {@code NULL}, so that {@code token}, the fencing
- * counter, keeps growing on every free-to-held transition across releases and expiries.
+ * <p>A row exists only while its name is held (or its lease has run out and nobody has reclaimed it yet):
+ * releasing the last hold deletes it, and {@link #reap} deletes expired rows. The fencing token does not live in
+ * the row but comes from the table's token sequence ({@link #sequence}): every free-to-held transition, hand-off
+ * included, takes its next value, so tokens grow strictly per name (and across names) whatever happened to the
+ * rows. An acquire takes one value per attempt, evaluated once whether or not it wins: a busy attempt leaves a gap,
+ * never a repeat.
  */
 final class LeaseTableSql {
 
+    /** How many expired rows one {@link #reap} statement deletes at most. */
+    static final int REAP_BATCH = 1000;
+
     final SqlDialect dialect;
     final String table;
+    /** The token sequence: {@code <table>_token}, the table name cut to keep it a valid identifier. */
+    final String sequence;
+    /** An expression for the sequence's next value. */
+    final String nextToken;
     /** Acquire: PostgreSQL returns the token (no row when busy); the others are followed by {@link #state}. */
     final String acquire;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
     /** Like {@link #state}, with how long the holder has held it (ms) instead of when it took it. */
     final String stateWithAge;
-    /** Release by owner and token; PostgreSQL also notifies waiters (payload: the lock name). */
+    /**
+     * Release by owner and token: deletes the row. PostgreSQL returns one row (whether the lease was still live)
+     * and notifies waiters (payload: the lock name); the others delete only a live row and report a count.
+     */
     final String release;
+    /** Other dialects, after a {@link #release} that deleted nothing: deletes the owner's expired row (no residue). */
+    final String releaseExpired;
     /** PostgreSQL: flags a held row as awaited (so that its release notifies) and returns its state. */
     final String markWaiting;
+    /** Hand-off to a new owner with a new token; PostgreSQL returns it, the others bind it ({@link #nextTokenQuery}). */
     final String handOff;
+    /** Selects one new token (for a hand-off outside PostgreSQL). */
+    final String nextTokenQuery;
     final String isLocked;
+    /** Deletes the row of a name; PostgreSQL returns whether it was held and notifies; others delete a live row. */
     final String forceUnlock;
+    /** Other dialects, after a {@link #forceUnlock} that deleted nothing: deletes a free or expired row. */
+    final String forceUnlockExpired;
+    /** Deletes at most {@link #REAP_BATCH} expired rows (PostgreSQL: notifying flagged waiters). */
+    final String reap;
     final String probe;
 
     LeaseTableSql(SqlDialect dialect, String table) {
         this.dialect = dialect;
         this.table = SqlIdentifiers.qualifiedName("table", table);
+        this.sequence = sequenceOf(this.table);
+        this.nextToken = dialect.nextValue(sequence);
         String now = dialect.nowMillis();
         String free = "(l.owner IS NULL OR l.expires_at <= " + now + ")";
+        String byOwner = " WHERE lock_name = ? AND owner = ? AND token = ?";
         switch (dialect) {
             case POSTGRESQL:
                 acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, 1, " + now + " + ?, " + now + ")"
+                        + " VALUES (?, ?, 1, " + nextToken + ", " + now + " + ?, " + now + ")"
                         + " ON CONFLICT (lock_name) DO UPDATE SET"
-                        + " token = CASE WHEN " + free + " THEN l.token + 1 ELSE l.token END,"
+                        + " token = CASE WHEN " + free + " THEN EXCLUDED.token ELSE l.token END,"
                         + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
                         + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
                         + " waiting = CASE WHEN " + free + " THEN FALSE ELSE l.waiting END,"
@@ -46,62 +73,100 @@ final class LeaseTableSql {
                         + " WHERE " + free + " OR l.owner = EXCLUDED.owner"
                         + " RETURNING l.token";
                 // NOTIFY serializes committing transactions on a global queue lock: only send it when a waiter
-                // has flagged the row (markWaiting); the next free-to-held acquire clears the flag.
-                release = "WITH r AS (UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now
-                        + " RETURNING lock_name, waiting)"
-                        + " SELECT CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r";
+                // has flagged the row (markWaiting); a new row starts unflagged.
+                release = "WITH r AS (DELETE FROM " + table + byOwner
+                        + " RETURNING lock_name, waiting, expires_at > " + now + " AS live)"
+                        + " SELECT live, CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r";
+                releaseExpired = null;
                 markWaiting = "UPDATE " + table + " SET waiting = TRUE WHERE lock_name = ? AND owner IS NOT NULL"
                         + " AND expires_at > " + now + " RETURNING owner, token, expires_at - " + now + ", acquired_at";
-                forceUnlock = "WITH r AS (UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now
-                        + " RETURNING lock_name) SELECT pg_notify(?, lock_name) FROM r";
+                forceUnlock = "WITH r AS (DELETE FROM " + table + " WHERE lock_name = ?"
+                        + " RETURNING lock_name, owner IS NOT NULL AND expires_at > " + now + " AS live)"
+                        + " SELECT live, pg_notify(?, lock_name) FROM r";
+                forceUnlockExpired = null;
+                handOff = "UPDATE " + table + " SET owner = ?, token = " + nextToken + ", hold_count = 1, expires_at = "
+                        + now + " + ?, acquired_at = " + now
+                        + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now + " RETURNING token";
+                // The outer condition is re-checked on the row's latest version (READ COMMITTED), so a row that was
+                // re-acquired after the inner SELECT saw it is left alone.
+                reap = "WITH r AS (DELETE FROM " + table + " WHERE lock_name IN (SELECT lock_name FROM " + table
+                        + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH + ") AND expires_at <= " + now
+                        + " RETURNING lock_name, waiting) SELECT count(*), count(pg_notify(?, lock_name))"
+                        + " FILTER (WHERE waiting) FROM r";
                 break;
             case MYSQL:
                 // MySQL assigns left to right and later expressions see earlier assignments: owner is assigned
                 // after every column whose condition reads it, and expires_at last, keyed on the new owner.
                 String mfree = "(owner IS NULL OR expires_at <= " + now + ")";
                 acquire = "INSERT INTO " + table + " (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, 1, " + now + " + ?, " + now + ")"
+                        + " VALUES (?, ?, 1, " + nextToken + ", " + now + " + ?, " + now + ")"
                         + " ON DUPLICATE KEY UPDATE"
-                        + " token = IF(" + mfree + ", token + 1, token),"
+                        + " token = IF(" + mfree + ", VALUES(token), token),"
                         + " hold_count = IF(" + mfree + ", 1, IF(owner = VALUES(owner), hold_count + 1, hold_count)),"
                         + " acquired_at = IF(" + mfree + ", VALUES(acquired_at), acquired_at),"
                         + " owner = IF(" + mfree + ", VALUES(owner), owner),"
                         + " expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)";
-                release = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
-                forceUnlock = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now;
+                release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
+                releaseExpired = "DELETE FROM " + table + byOwner;
+                forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
+                        + now;
+                forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
+                handOff = genericHandOff(table, now);
+                reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
                 break;
             case H2:
             default:
                 acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
-                        + " CAST(? AS BIGINT))) s(lock_name, owner, lease) ON l.lock_name = s.lock_name"
-                        + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = l.token + 1,"
+                        + " CAST(? AS BIGINT), " + nextToken + ")) s(lock_name, owner, lease, token)"
+                        + " ON l.lock_name = s.lock_name"
+                        + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = s.token,"
                         + " hold_count = 1, expires_at = " + now + " + s.lease, acquired_at = " + now
                         + " WHEN MATCHED AND l.owner = s.owner THEN UPDATE SET hold_count = l.hold_count + 1,"
                         + " expires_at = " + now + " + s.lease"
                         + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (s.lock_name, s.owner, 1, 1, " + now + " + s.lease, " + now + ")";
-                release = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
-                forceUnlock = "UPDATE " + table + " SET owner = NULL, hold_count = 0, expires_at = " + now
-                        + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now;
+                        + " VALUES (s.lock_name, s.owner, 1, s.token, " + now + " + s.lease, " + now + ")";
+                release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
+                releaseExpired = "DELETE FROM " + table + byOwner;
+                forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
+                        + now;
+                forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
+                handOff = genericHandOff(table, now);
+                reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
+                        + " ROWS ONLY";
                 break;
         }
+        nextTokenQuery = "SELECT " + nextToken;
         state = "SELECT owner, token, expires_at - " + now + ", acquired_at FROM " + table + " WHERE lock_name = ?";
         stateWithAge = "SELECT owner, token, expires_at - " + now + ", " + now + " - acquired_at FROM " + table
                 + " WHERE lock_name = ?";
-        handOff = "UPDATE " + table + " SET owner = ?, token = token + 1, hold_count = 1, expires_at = " + now
-                + " + ?, acquired_at = " + now
-                + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
         isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
                 + now;
         probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at"
                 + (dialect == SqlDialect.POSTGRESQL ? ", waiting" : "") + " FROM " + table + " WHERE 1 = 0";
+    }
+
+    private static String genericHandOff(String table, String now) {
+        return "UPDATE " + table + " SET owner = ?, token = ?, hold_count = 1, expires_at = " + now
+                + " + ?, acquired_at = " + now
+                + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
+    }
+
+    /**
+     * The token sequence of {@code table}: {@code <table>_token} in the table's schema, the table name cut so the
+     * result stays within 63 characters. Two tables that share the sequence would only share a source of unique
+     * values, which is harmless.
+     */
+    static String sequenceOf(String table) {
+        int dot = table.indexOf('.');
+        String schema = dot < 0 ? "" : table.substring(0, dot + 1);
+        String base = dot < 0 ? table : table.substring(dot + 1);
+        String suffix = "_token";
+        if (base.length() + suffix.length() > 63) {
+            base = base.substring(0, 63 - suffix.length());
+        }
+        return schema + base + suffix;
     }
 
     /** PostgreSQL: renews every listed (name, owner, token) whose lease has not run out; returns the renewed. */

@@ -28,6 +28,32 @@ public enum SqlDialect {
         return nowMillis;
     }
 
+    /** An SQL expression for the database's current time in epoch microseconds (the clock, not the transaction's). */
+    String nowMicros() {
+        switch (this) {
+            case POSTGRESQL:
+                return "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT";
+            case MYSQL:
+                return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+            case H2:
+            default:
+                return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(6)) * 1000000 AS BIGINT)";
+        }
+    }
+
+    /** An SQL expression for the next value of {@code sequence} (a checked identifier). */
+    String nextValue(String sequence) {
+        switch (this) {
+            case POSTGRESQL:
+                return "nextval('" + sequence + "')";
+            case MYSQL:
+                return "NEXTVAL(" + sequence + ")";
+            case H2:
+            default:
+                return "NEXT VALUE FOR " + sequence;
+        }
+    }
+
     /**
      * The dialect of the database behind {@code metaData}.
      *
@@ -59,7 +85,8 @@ public enum SqlDialect {
 
     /**
      * The DDL that creates the lock table {@code table} in this dialect, for teams that manage schemas
-     * themselves. Rows are never deleted: a free lock keeps its row so that its fencing counter survives.
+     * themselves; the table also needs its token sequence, {@link #tokenSequenceDdl(String)}. A row exists only while
+     * its lock is held (or until an expired one is reclaimed); the fencing tokens come from the sequence.
      *
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
@@ -96,6 +123,30 @@ public enum SqlDialect {
                         + "  acquired_at BIGINT       NOT NULL\n"
                         + ")";
         }
+    }
+
+    /**
+     * The DDL that creates the fencing-token sequence of the lock table {@code table} ({@code <table>_token}),
+     * starting at this JVM's clock in epoch microseconds: above every token a lock table of an earlier layout (a
+     * counter per row) or a sequence created earlier can have issued, as long as the lock tables issued fewer than
+     * one token per microsecond on average. The client creates it itself, starting at the larger of the database's
+     * clock and the table's highest token, unless {@link JdbcOptions#createTable()} is off. Needs sequences:
+     * PostgreSQL, MariaDB 10.3 or later, H2 (MySQL has none).
+     *
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String tokenSequenceDdl(String table) {
+        return tokenSequenceDdl(table, System.currentTimeMillis() * 1000);
+    }
+
+    String tokenSequenceDdl(String table, long start) {
+        String seq = LeaseTableSql.sequenceOf(SqlIdentifiers.qualifiedName("table", table));
+        // PostgreSQL caches per session: with CACHE > 1 a later nextval in another session could return a smaller
+        // value, so a later holder of a name could get a smaller token. CACHE 1 (its default) hands values out in
+        // time order. MariaDB's and H2's caches are per database and keep that order; a restart skips the rest of
+        // a cached block (a gap, never a repeat).
+        return "CREATE SEQUENCE IF NOT EXISTS " + seq + " START WITH " + start
+                + (this == POSTGRESQL ? " CACHE 1" : "");
     }
 
     /** The DDL of the fencing table used by {@link FencingGuard}. */

@@ -6,8 +6,10 @@ import io.latchkey.redis.LockScripts.Script;
  * The Lua scripts of the Redis fair lock, one EVALSHA each. Layout ({@link RedisFairLockOps}): {@code L} = string
  * {@code owner|token} with PEXPIRE (the hold); {@code Q} = sorted set of waiting owners scored by a server-side
  * sequence ({@code S}, arrival order); {@code T} = sorted set of the same owners scored by when the server forgets
- * them ({@code TIME} + heartbeat; a waiter asks again every third of it); {@code F} = the fencing counter. Only
- * server time and the server's sequence decide order and expiry; clients' clocks never do.
+ * them ({@code TIME} + heartbeat; a waiter asks again every third of it); {@code TK} = the token key and
+ * {@code OF} = the previous layout's per-name counter ({@link FencingTokens}). Only server time and the server's
+ * sequence decide order and expiry; clients' clocks never do. When the queue is empty, {@code Q}, {@code T} and
+ * {@code S} are gone, so a free fair lock leaves no key.
  */
 final class FairLockScripts {
 
@@ -18,22 +20,25 @@ final class FairLockScripts {
     private static final String PURGE = "local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now); "
             + "for _, w in ipairs(dead) do redis.call('zrem', KEYS[2], w); redis.call('zrem', KEYS[3], w); end; ";
 
+    /** Deletes the sequence (and the timeouts) once the queue is empty: nothing of a free, unwaited name stays. */
+    private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
+
     /**
-     * KEYS: L, Q, T, S, F. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel
+     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel
      * prefix. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
      * same owner is taken over with a new token. Otherwise queues the owner (once; its place is kept while it keeps
      * asking), wakes the head if the lock is free and the head is someone else, and returns minus the time to the
      * next re-check: the holder's remaining lease, or the head's heartbeat expiry.
      */
-    static final Script ACQUIRE = new Script("fairAcquire", NOW + PURGE
+    static final Script ACQUIRE = new Script("fairAcquire", NOW + FencingTokens.NEXT + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
             + "if (not cur or mine) and (not head or head == ARGV[1]) then "
             + "redis.call('zrem', KEYS[2], ARGV[1]); redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[2], KEYS[3], KEYS[4]); end; "
-            + "local token = redis.call('incr', KEYS[5]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. token, 'px', ARGV[2]); "
+            + "local token, text = next_token(KEYS[5], KEYS[6]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
             + "return token; "
             + "end; "
             + "local ttl; "
@@ -52,22 +57,27 @@ final class FairLockScripts {
             + "local last = tonumber(redis.call('zrange', KEYS[3], -1, -1, 'withscores')[2]) - now + 1; "
             + "for i = 2, 4 do redis.call('pexpire', KEYS[i], last); end; "
             + "end; "
+            + TIDY
             + "return -ttl;");
 
     /**
-     * KEYS: L, Q, T. ARGV: owner|token, channel prefix. Releases the hold if it is that one and wakes the head of
-     * the queue alone, on its own channel. 1 if released, 0 if the hold was gone (lost).
+     * KEYS: L, Q, T, S. ARGV: owner|token, channel prefix, the releasing client's owner prefix ({@code clientId:}).
+     * Releases the hold if it is that one and wakes the head of the queue alone: on its own channel, unless it
+     * is a waiter of the releasing client, which wakes it at this script's reply (no message to wait for). An
+     * emptied queue leaves no key behind. {@code {1, head}} if released ({@code {1}} if nobody waits); {@code {0}}
+     * if the hold was gone (lost).
      */
     static final Script RELEASE = new Script("fairRelease",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0; end; "
+            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return {0}; end; "
             + "redis.call('del', KEYS[1]); "
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
-            + "if head then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
-            + "return 1;");
+            + "if not head then " + TIDY + "return {1}; end; "
+            + "if string.sub(head, 1, #ARGV[3]) ~= ARGV[3] then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
+            + "return {1, head};");
 
     /**
-     * KEYS: L, Q, T. ARGV: owner, channel prefix. A waiter that gave up leaves the queue; if the lock is free the
+     * KEYS: L, Q, T, S. ARGV: owner, channel prefix. A waiter that gave up leaves the queue; if the lock is free the
      * new head is woken.
      */
     static final Script WITHDRAW = new Script("fairWithdraw",
@@ -76,9 +86,10 @@ final class FairLockScripts {
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
             + "if head then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
             + "end; "
+            + TIDY
             + "return 1;");
 
-    /** KEYS: L, Q, T. ARGV: channel prefix. Deletes the hold whoever has it and wakes the head; 1 if it was held. */
+    /** KEYS: L, Q, T, S. ARGV: channel prefix. Deletes the hold whoever has it and wakes the head; 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("fairForceUnlock",
             "if redis.call('del', KEYS[1]) == 0 then return 0; end; "
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "

@@ -13,24 +13,33 @@ import java.nio.charset.StandardCharsets;
  *   the release script and must share the lock key's slot: for the rare names where Redisson's rule breaks that (a
  *   brace without a valid hash tag), {@code redisson_lock__channel:{<tag of the lock key's slot>}:key} instead
  *   (Redisson itself cannot release such names on a cluster: its script would fail with CROSSSLOT).</li>
- *   <li>{@link #counterKey}: the fencing counter, a plain integer key without TTL that is never reset, in the same
- *   cluster hash slot as the lock key so that one script can touch both.</li>
+ *   <li>{@link #tokenKey}: where the namespace's (on a cluster: the namespace's and slot's) latest fencing token is
+ *   kept ({@link FencingTokens}); the hold's own token is the field {@link #TOKEN_FIELD} of the lock hash, so it
+ *   expires and is deleted with the hold.</li>
+ *   <li>{@link #oldCounterKey}: the per-name fencing counter of the previous layout, read and deleted by the next
+ *   acquire of the name (upgrade), in the lock key's cluster hash slot.</li>
  * </ul>
  */
 final class LockKeys {
 
     static final String CHANNEL_PREFIX = "redisson_lock__channel";
+    /** The suffix of the previous layout's per-name counter key. */
     static final String COUNTER_SUFFIX = ":latchkey:fence";
+    /**
+     * The lock hash's field holding a Latchkey hold's fencing token next to its {@code owner -> count} field. Never
+     * a Redisson owner ({@code <uuid>:<thread>}) nor a Latchkey one; Redisson's scripts only touch their own field,
+     * {@code EXISTS} and {@code DEL} of the hash, so they exclude, release and wait on such a hash as on their own.
+     */
+    static final String TOKEN_FIELD = "latchkey:token";
 
     final String name;
     final String lockKey;
-    final String counterKey;
+    final String tokenKey;
+    final String oldCounterKey;
     final String channel;
-    /** {lockKey, counterKey}: the KEYS of the acquire, renew and hand-off scripts. */
-    final String[] lockAndCounter;
-    /** {lockKey, counterKey, channel}: the KEYS of the release script. */
-    final String[] lockCounterAndChannel;
-    /** {lockKey, channel}: the KEYS of the force-unlock script. */
+    /** {lockKey, tokenKey, oldCounterKey}: the KEYS of the acquire and hand-off scripts. */
+    final String[] acquireKeys;
+    /** {lockKey, channel}: the KEYS of the release and force-unlock scripts. */
     final String[] lockAndChannel;
 
     LockKeys(String namespace, String name) {
@@ -41,10 +50,10 @@ final class LockKeys {
     LockKeys(String namespace, String name, boolean cluster) {
         this.name = name;
         this.lockKey = namespace + name;
-        this.counterKey = counterKeyFor(namespace, lockKey);
+        this.tokenKey = FencingTokens.key(namespace, lockKey, cluster);
+        this.oldCounterKey = counterKeyFor(namespace, lockKey);
         this.channel = cluster ? clusterChannelFor(lockKey) : channelFor(lockKey);
-        this.lockAndCounter = new String[] {lockKey, counterKey};
-        this.lockCounterAndChannel = new String[] {lockKey, counterKey, channel};
+        this.acquireKeys = new String[] {lockKey, tokenKey, oldCounterKey};
         this.lockAndChannel = new String[] {lockKey, channel};
     }
 
@@ -61,7 +70,7 @@ final class LockKeys {
     }
 
     /**
-     * A key in the lock key's hash slot, starting with the namespace where possible (so that ACL key patterns on
+     * The previous layout's per-name counter key, in the lock key's hash slot, starting with the namespace where possible (so that ACL key patterns on
      * the namespace cover it). If the lock key has a hash tag, appending a brace-free suffix keeps it. Otherwise
      * the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing brace that
      * would end the tag early; then a short tag with the same CRC16 slot is used.

@@ -8,83 +8,93 @@ import java.security.NoSuchAlgorithmException;
  * The Lua scripts of the Redis lock. Each runs atomically on the server and is one EVALSHA round trip.
  *
  * <p>Layout (see {@link LockKeys}): the lock is a hash {@code owner -> hold count} with a PEXPIRE, as Redisson's
- * {@code RLock} keeps it; the fencing counter is a separate integer key in the same slot, incremented on every
- * free-to-held transition and never expired. A hold is identified by owner <em>and</em> token: renewal, release and
- * hand-off check that the counter still equals the grant's token, so an operation issued for an earlier hold can
- * never act on a later hold of the same owner.
+ * {@code RLock} keeps it, plus the field {@code latchkey:token} with the hold's fencing token (a Latchkey hold
+ * only), so the token expires and is deleted with the hold. Tokens come from {@link FencingTokens}: {@code max(last
+ * + 1, server µs)} from the namespace's (cluster: slot's) token key. A hold is identified by owner <em>and</em>
+ * token: renewal, release and hand-off check both, so an operation issued for an earlier hold can never act on a
+ * later hold of the same owner.
  */
 final class LockScripts {
 
     /**
-     * KEYS: lock, counter. ARGV: lease millis, owner. Returns a new token (&gt; 0) if taken, otherwise
-     * {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller knows when to re-check.
+     * KEYS: lock, token key, old counter. ARGV: lease millis, owner. Returns a new token (&gt; 0) if taken,
+     * otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller knows when to
+     * re-check.
      *
      * <p>The engine counts reentrancy locally and only asks when it holds nothing, so an owner field that is
      * already there is an orphan of an attempt the engine gave up on (its reply timed out, but the server ran it).
      * It is taken over as a new hold with a NEW token and count 1: the engine's clean-up release of the orphan
      * (old token) then fails its token check instead of deleting the new hold.
      */
-    static final Script ACQUIRE = new Script("acquire",
-            "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
-            + "redis.call('hset', KEYS[1], ARGV[2], 1); "
+    static final Script ACQUIRE = new Script("acquire", FencingTokens.NEXT
+            + "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
+            + "local token, text = next_token(KEYS[2], KEYS[3]); "
+            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
-            + "return redis.call('incr', KEYS[2]); "
+            + "return token; "
             + "end; "
             + "local ttl = redis.call('pttl', KEYS[1]); "
             + "if ttl < 0 then ttl = 0; end; "
             + "return -ttl;");
 
     /**
-     * KEYS: lock, counter, channel. ARGV: owner, token. Deletes the lock and publishes Redisson's unlock message
+     * KEYS: lock, channel. ARGV: owner, token. Deletes the lock and publishes Redisson's unlock message
      * ({@code 0}) if the owner holds it with that token, whatever its hold count (the engine counts reentrancy
      * locally and releases once). Returns 1 if released, 0 if the hold was gone (lost). The PUBLISH is a
      * {@code pcall}: a user whose ACL denies the channel (Redis 7's default for new users) still releases, and
      * waiters then wake at their bounded re-check.
      */
     static final Script RELEASE = new Script("release",
-            "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0; end; "
-            + "if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0; end; "
+            "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
+            + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
             + "redis.call('del', KEYS[1]); "
-            + "redis.pcall('publish', KEYS[3], '0'); "
+            + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
 
     /**
-     * KEYS: lock1, counter1, lock2, counter2, … ARGV: owner1, token1, lease1, owner2, … Extends each lease whose
-     * exact hold (owner present and token unchanged) still exists. Returns one 1 (renewed) or 0 (lost) per hold.
+     * KEYS: lock1, lock2, … ARGV: owner1, token1, lease1, owner2, … Extends each lease whose exact hold (owner
+     * present and token unchanged) still exists. Returns one 1 (renewed) or 0 (lost) per hold.
      */
     static final Script RENEW = new Script("renew",
             "local result = {}; "
-            + "for i = 1, #KEYS / 2 do "
+            + "for i = 1, #KEYS do "
             + "local a = (i - 1) * 3; "
-            + "if redis.call('hexists', KEYS[2 * i - 1], ARGV[a + 1]) == 1 "
-            + "and redis.call('get', KEYS[2 * i]) == ARGV[a + 2] then "
-            + "redis.call('pexpire', KEYS[2 * i - 1], ARGV[a + 3]); "
+            + "local h = redis.call('hmget', KEYS[i], ARGV[a + 1], 'latchkey:token'); "
+            + "if h[1] and h[2] == ARGV[a + 2] then "
+            + "redis.call('pexpire', KEYS[i], ARGV[a + 3]); "
             + "result[i] = 1; "
             + "else result[i] = 0; end; "
             + "end; "
             + "return result;");
 
     /**
-     * KEYS: lock, counter. ARGV: from owner, from token, to owner, lease millis. Passes the hold to the new owner
-     * with a new token and lease without freeing the lock in between. Returns the new token, or 0 if the old hold
-     * was gone.
+     * KEYS: lock, token key, old counter. ARGV: from owner, from token, to owner, lease millis. Passes the hold to
+     * the new owner with a new token and lease without freeing the lock in between. Returns the new token, or 0 if
+     * the old hold was gone.
      */
-    static final Script HAND_OFF = new Script("handOff",
-            "if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return 0; end; "
-            + "if redis.call('get', KEYS[2]) ~= ARGV[2] then return 0; end; "
+    static final Script HAND_OFF = new Script("handOff", FencingTokens.NEXT
+            + "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
+            + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
+            + "local token, text = next_token(KEYS[2], KEYS[3]); "
             + "redis.call('del', KEYS[1]); "
-            + "redis.call('hset', KEYS[1], ARGV[3], 1); "
+            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text); "
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
-            + "return redis.call('incr', KEYS[2]);");
+            + "return token;");
 
     /**
-     * KEYS: lock, counter. Read-only: {owner, count, pttl, counter} of the first holder, or an empty array if the
-     * lock is free. For diagnostics only (off the hot path).
+     * KEYS: lock. Read-only: {owner, count, pttl, token} of the first holder ({@code ''} as token for a holder
+     * that is not a Latchkey client), or an empty array if the lock is free. For diagnostics only (off the hot
+     * path).
      */
     static final Script DESCRIBE = new Script("describeHolder",
             "local h = redis.call('hgetall', KEYS[1]); "
-            + "if #h == 0 then return {}; end; "
-            + "return {h[1], h[2], redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) or ''};");
+            + "local owner, count, token = nil, nil, ''; "
+            + "for i = 1, #h, 2 do "
+            + "if h[i] == 'latchkey:token' then token = h[i + 1]; "
+            + "elseif not owner then owner = h[i]; count = h[i + 1]; end; "
+            + "end; "
+            + "if not owner then return {}; end; "
+            + "return {owner, count, redis.call('pttl', KEYS[1]), token};");
 
     /** KEYS: lock, channel. Deletes the lock whoever holds it and wakes waiters. Returns 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("forceUnlock",

@@ -7,8 +7,9 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code W} = string {@code owner|token} with PEXPIRE (the write hold); {@code R} = sorted set of read holds,
  * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
  * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
- * again (only writers of a writer-preference lock register one); {@code F} = the fencing counter (never reset,
- * incremented for every read and write hold). Expired read holds and writer intents are removed by whichever
+ * again (only writers of a writer-preference lock register one); {@code TK} = the token key and {@code OF} = the
+ * previous layout's per-name counter ({@link FencingTokens}; a new token for every read and write hold). Expired
+ * read holds and writer intents are removed by whichever
  * script touches the set next; the sets' own PEXPIRE follows their latest score so nothing outlives its members.
  */
 final class ReadWriteLockScripts {
@@ -26,17 +27,17 @@ final class ReadWriteLockScripts {
             + "redis.call('zremrangebyscore', KEYS[3], '-inf', now); ";
 
     /**
-     * KEYS: W, R, WW, F. ARGV: owner, lease millis, wait (1: register the intent), intent millis. Takes the write
+     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis. Takes the write
      * lock when nobody holds it (an orphan write hold of the same owner is taken over with a new token); otherwise
      * registers the writer's intent (so new readers wait: writer preference) and returns minus the time to the next
      * re-check: the writer's remaining lease, or the earliest read hold's expiry.
      */
-    static final Script ACQUIRE_WRITE = new Script("acquireWrite", NOW + KEEP + PURGE
+    static final Script ACQUIRE_WRITE = new Script("acquireWrite", NOW + KEEP + FencingTokens.NEXT + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
-            + "local token = redis.call('incr', KEYS[4]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. token, 'px', ARGV[2]); "
+            + "local token, text = next_token(KEYS[4], KEYS[5]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
             + "redis.call('zrem', KEYS[3], ARGV[1]); "
             + "keep(KEYS[3]); "
             + "return token; "
@@ -53,17 +54,17 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: W, R, WW, F. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
+     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
      * reader back; {@code 0}: only a write hold does). Takes a read hold when no writer holds (or, with writer
      * preference, waits), or at once when the owner itself holds the write lock (downgrade). Otherwise returns minus
      * the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
      */
-    static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + PURGE
+    static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + FencingTokens.NEXT + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if mine or (not cur and (ARGV[3] == '0' or redis.call('zcard', KEYS[3]) == 0)) then "
-            + "local token = redis.call('incr', KEYS[4]); "
-            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. token); "
+            + "local token, text = next_token(KEYS[4], KEYS[5]); "
+            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. text); "
             + "keep(KEYS[2]); "
             + "return token; "
             + "end; "

@@ -62,16 +62,25 @@ import java.util.function.UnaryOperator;
  * master), both reconnect to the promoted replica, the unlock subscriptions are re-established and every waiter
  * re-checks once. Operations in between fail with {@link LockUnavailableException} after the operation timeout;
  * held locks keep renewing if the promoted replica has them. Replication is asynchronous: a lock granted shortly
- * before the master crashed may be missing on the promoted replica (and its fencing counter may repeat), unless
- * {@link RedisOptions} replica acknowledgement is on. Credentials in the URI are those of the master and replicas;
+ * before the master crashed may be missing on the promoted replica, unless {@link RedisOptions} replica
+ * acknowledgement is on; fencing tokens still increase (they follow the server's clock, see below). Credentials in the URI are those of the master and replicas;
  * the sentinels are reached without credentials. See {@code docs/redis-topologies.md}.
  *
  * <h2>Data and interoperability</h2>
  * A lock named {@code name} is the Redis hash {@code namespace + name} holding {@code <clientId>:<threadId>}
  * (or {@code <clientId>:<leaseId>}) &rarr; hold count with a PEXPIRE lease, and releases are published on
  * {@code redisson_lock__channel:{namespace + name}}: the layout of Redisson's {@code RLock}, so Redisson and
- * Latchkey clients exclude each other on the same name and wake each other's waiters. The fencing token comes from
- * a separate counter key in the same cluster slot, incremented on every free-to-held transition and never reset.
+ * Latchkey clients exclude each other on the same name and wake each other's waiters. A Latchkey hold also keeps
+ * its fencing token in the hash (field {@code latchkey:token}), so it goes with the hold.
+ *
+ * <h2>Fencing tokens</h2>
+ * Every primitive's token is {@code max(last + 1, server time in µs)}, taken inside its acquire script from the
+ * server's {@code TIME}; {@code last} is kept in one key per namespace ({@code <namespace>latchkey:tokens}), on a
+ * Redis Cluster one per namespace and hash slot. So tokens strictly increase per name (per namespace, in fact)
+ * while that key lives, and after a restart without persistence or a failover that lost it they still do as long
+ * as the new master's clock is ahead of the last token (the outage lasted longer than the clock skew between the
+ * servers). No key stays behind per name: releasing the last hold deletes everything of the name. The argument and
+ * its assumptions: {@code docs/fencing.md}.
  *
  * <h2>Synchronizers</h2>
  * Also {@link #fairLock} (FIFO across clients by a server-side sequence; the head alone is woken; a crashed waiter
@@ -172,7 +181,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         redisClient.addListener(reconnectListener);
         this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
                 options.renewalInterval().toNanos());
-        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address);
+        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address,
+                clientId());
         this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
                 options.operationTimeout());
         this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
@@ -289,8 +299,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
             return new RedisLockClient(client, true, t -> RedisConnections.standalone(client, uri, t),
                     RedisUris.address(uri), options, redisOptions, TimeSource.SYSTEM);
         } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutdownAbandoned(client, resources);
             throw e;
         }
     }
@@ -319,10 +328,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                     "cluster " + RedisClusterUris.address(seeds), options, RedisOptions.defaults(),
                     TimeSource.SYSTEM);
         } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+            shutdownAbandoned(client, resources);
             throw e;
         }
+    }
+
+    /**
+     * Shuts down a client that never connected without making the caller wait (a blocking shutdown takes up to
+     * 4 s after a connect timed out, long after {@code connect} promised to give up); Netty's own threads finish it.
+     */
+    private static void shutdownAbandoned(io.lettuce.core.AbstractRedisClient client, ClientResources resources) {
+        client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((v, e) -> resources.shutdown(0, 2, TimeUnit.SECONDS));
     }
 
     private static ClientResources newResources() {
@@ -529,7 +545,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     /**
      * The locks of this client's namespace held now whose names match {@code pattern} (see
      * {@link LockInspector#list}): a SCAN of the namespace's hashes, then one pipelined read per page of keys.
-     * The fencing token shown is the name's counter, i.e. the token of the latest Latchkey hold.
+     * The fencing token shown is the hold's (none for a Redisson holder).
      */
     @Override
     public List<LockInfo> list(String pattern) {

@@ -21,9 +21,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
- * of 1,000, then per page one pipelined HGETALL + PTTL + GET(counter) per key. Hashes whose fields are not
- * {@code owner -> positive count} are not locks and are skipped. The fencing token shown is the counter's value:
- * the token of the latest Latchkey hold (stale if the current holder is a Redisson client, which does not count).
+ * of 1,000, then per page one pipelined HGETALL + PTTL per key. Hashes whose fields are not
+ * {@code owner -> positive count} (besides a Latchkey hold's {@link LockKeys#TOKEN_FIELD}) are not locks and are
+ * skipped. The fencing token shown is the hold's own (none for a Redisson holder, which has no token).
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
  * cursor across the nodes) and the per-key reads are routed by slot, so the listing covers the whole cluster.
@@ -66,32 +66,37 @@ final class RedisLockInspector {
     private void inspect(List<String> keys, String pattern, List<LockInfo> into) {
         List<CompletableFuture<Map<String, String>>> fields = new ArrayList<>(keys.size());
         List<CompletableFuture<Long>> ttls = new ArrayList<>(keys.size());
-        List<CompletableFuture<String>> tokens = new ArrayList<>(keys.size());
         List<String> names = new ArrayList<>(keys.size());
         for (String key : keys) {
             String name = key.substring(namespace.length());
             if (!LockInspector.matches(pattern, name)) {
                 continue;
             }
-            LockKeys lockKeys = new LockKeys(namespace, name);
             names.add(name);
             fields.add(commands.hgetall(key).toCompletableFuture());
             ttls.add(commands.pttl(key).toCompletableFuture());
-            tokens.add(commands.get(lockKeys.counterKey).toCompletableFuture());
         }
         for (int i = 0; i < names.size(); i++) {
             Map<String, String> holders = await(fields.get(i), "HGETALL");
             long pttl = await(ttls.get(i), "PTTL");
-            String token = await(tokens.get(i), "GET");
+            String token = holders.get(LockKeys.TOKEN_FIELD);
             for (Map.Entry<String, String> holder : holders.entrySet()) {
-                int count = parseCount(holder.getValue());
+                int count = holder.getKey().equals(LockKeys.TOKEN_FIELD) ? -1 : parseCount(holder.getValue());
                 if (count <= 0) {
                     continue;
                 }
                 into.add(new LockInfo(names.get(i), holder.getKey(), count,
-                        token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
+                        parseToken(token),
                         pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty()));
             }
+        }
+    }
+
+    private static OptionalLong parseToken(String value) {
+        try {
+            return value == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(value));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
         }
     }
 

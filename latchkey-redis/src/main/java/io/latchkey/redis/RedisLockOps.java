@@ -82,14 +82,14 @@ final class RedisLockOps implements RemoteLockOps {
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
     CompletableFuture<Long> tryAcquire(LockKeys keys, AcquireRequest request) {
-        return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.lockAndCounter,
+        return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquireKeys,
                 Long.toString(request.leaseMillis()), request.ownerId());
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         LockKeys keys = keys(grant);
-        return executor.<Long>run(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockCounterAndChannel,
+        return executor.<Long>run(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannel,
                 grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
     }
 
@@ -118,13 +118,11 @@ final class RedisLockOps implements RemoteLockOps {
 
     private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
         int n = batch.size();
-        String[] keys = new String[2 * n];
+        String[] keys = new String[n];
         String[] args = new String[3 * n];
         for (int i = 0; i < n; i++) {
             Grant grant = batch.get(i);
-            LockKeys k = keys(grant);
-            keys[2 * i] = k.lockKey;
-            keys[2 * i + 1] = k.counterKey;
+            keys[i] = keys(grant).lockKey;
             args[3 * i] = grant.ownerId();
             args[3 * i + 1] = Long.toString(grant.fencingToken());
             args[3 * i + 2] = Long.toString(grant.leaseMillis());
@@ -150,20 +148,21 @@ final class RedisLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         LockKeys keys = keys(from);
         long sentAt = request.time().nanoTime();
-        return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.lockAndCounter,
+        return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
                 Long.toString(request.leaseMillis()))
                 .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, keys) : null);
     }
 
     /**
-     * {@code "owner <id> (holds 1), token 17, expires in 2300 ms"}: the token is the name's counter, which is the
-     * holder's only if it is a Latchkey client (Redisson does not count).
+     * {@code "owner <id> (holds 1), token 1764000000000017, expires in 2300 ms"}: the token of the hold (none for a
+     * Redisson holder, which has no token).
      */
     @Override
     public CompletableFuture<String> describeHolder(String name) {
         LockKeys keys = keys(name);
-        return executor.<List<Object>>run(LockScripts.DESCRIBE, ScriptOutputType.MULTI, keys.lockAndCounter)
+        return executor.<List<Object>>run(LockScripts.DESCRIBE, ScriptOutputType.MULTI,
+                new String[] {keys.lockKey})
                 .thenApply(r -> {
                     if (r == null || r.size() < 4) {
                         return null;

@@ -15,7 +15,7 @@ import java.util.Objects;
  * replicas confirm within the timeout, the grant is released again and the acquire fails with
  * {@link io.latchkey.LockUnavailableException} ("only 0 of 1 replicas acknowledged … within 100 ms"); no lock is
  * left behind. A lock that was granted is then on the master and on at least {@code n} replicas, so a failover to
- * one of them keeps it (and its fencing counter). See {@code docs/redis-topologies.md}.
+ * one of them keeps it (and its latest fencing token). See {@code docs/redis-topologies.md}.
  *
  * <p>What it costs: one more round trip per grant, plus the time the replicas take to confirm (about one
  * master-replica round trip when they keep up; the whole timeout when one is down or lagging). {@code WAIT}

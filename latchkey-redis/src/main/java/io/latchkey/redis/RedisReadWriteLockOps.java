@@ -25,7 +25,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *   waiting writer asks again well before), which holds back new readers: writers do not starve. Only with
  *   writer preference (the default); without it writers register nothing and readers enter while no writer
  *   holds;</li>
- *   <li>{@code …:rw:fence} — the fencing counter, one per name, for both halves;</li>
+ *   <li>the token key of {@link FencingTokens}, shared by the namespace (on a cluster: by the slot); a free
+ *   read-write lock leaves no key;</li>
  *   <li>channel {@code latchkey_rw__channel:<base>} — a write release, the last read release and a writer's
  *   withdrawal publish on it.</li>
  * </ul>
@@ -70,18 +71,22 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         final String write;
         final String readers;
         final String writers;
-        final String fence;
         final String channel;
+        /** {write, readers, writers, token key, old counter}: the KEYS of both acquire scripts. */
         final String[] acquire;
 
         Keys(String namespace, String name) {
+            this(namespace, name, false);
+        }
+
+        Keys(String namespace, String name, boolean cluster) {
             String base = SyncKeys.base(namespace, name, "rw");
             write = base + ":write";
             readers = base + ":readers";
             writers = base + ":writers";
-            fence = base + ":fence";
             channel = "latchkey_rw__channel:" + base;
-            acquire = new String[] {write, readers, writers, fence};
+            acquire = new String[] {write, readers, writers, FencingTokens.key(namespace, base, cluster),
+                    base + ":fence"};
         }
     }
 

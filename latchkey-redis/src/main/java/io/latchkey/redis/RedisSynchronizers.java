@@ -45,7 +45,7 @@ final class RedisSynchronizers {
     private boolean closed; // guarded by spinLock
 
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                       ScheduledExecutorService scheduler, String address) {
+                       ScheduledExecutorService scheduler, String address, String clientId) {
         this.options = options;
         this.waits = new SyncWaits(options.operationTimeout(), address);
         this.executor = executor;
@@ -55,7 +55,8 @@ final class RedisSynchronizers {
         this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
-                new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name));
+                new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
+                        executor.cluster()));
         this.readOps = new RedisReadWriteLockOps(true, true, options.namespace(), executor, subscriptions,
                 scheduler, heartbeatMillis, rwKeys);
         this.writeOps = new RedisReadWriteLockOps(false, true, options.namespace(), executor, subscriptions,
@@ -66,7 +67,8 @@ final class RedisSynchronizers {
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
         this.permitRenewer = new PermitRenewer(executor, scheduler, watchdog.toMillis(),
                 options.renewalInterval().toMillis());
-        this.fairOps = new RedisFairLockOps(options.namespace(), executor, subscriptions, scheduler, heartbeatMillis);
+        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, subscriptions, scheduler,
+                heartbeatMillis);
     }
 
     RedisFairLockOps fairOps() {

@@ -80,6 +80,11 @@ final class ReplicaAckedOps implements RemoteLockOps {
     }
 
     @Override
+    public boolean fair() {
+        return delegate.fair();
+    }
+
+    @Override
     public boolean shared() {
         return delegate.shared();
     }

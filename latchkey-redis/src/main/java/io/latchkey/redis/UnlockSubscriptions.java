@@ -13,7 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The client's subscriptions to unlock channels, all on ONE pub/sub connection (Redis multiplexes any number of
  * channels on it; there is no pool of subscription slots to run out of). A channel is subscribed while at least
- * one local waiter needs it and unsubscribed when the last one leaves.
+ * one local waiter needs it and unsubscribed when the last one leaves, or, if released with a linger time (a fair
+ * lock's per-owner channel, which the same thread needs again at its next wait), that long after, unless a waiter
+ * took it again meanwhile. At most {@link #MAX_LINGERING} channels linger at a time; beyond that they go at once.
  *
  * <p>Each channel counts the messages it received. A waiter notes the count before its acquire attempt and
  * compares after arming its wake-up: a release whose message overtook the attempt's reply is then not missed.
@@ -25,6 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
 
+    /** Channels kept subscribed without a waiter, waiting for their owner's next wait. */
+    static final int MAX_LINGERING = 256;
+
     private final StatefulRedisPubSubConnection<String, String> connection;
     private final ScriptExecutor executor;
     private final boolean sharded;
@@ -32,6 +37,8 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
     // Orders SUBSCRIBE/UNSUBSCRIBE per channel with the reference counts. Held only while counting and
     // enqueueing the async command on the connection, never while waiting for a reply.
     private final ReentrantLock lock = new ReentrantLock();
+    /** Channels without references whose unsubscribe is scheduled; guarded by {@link #lock}. */
+    private int lingering;
 
     UnlockSubscriptions(StatefulRedisPubSubConnection<String, String> connection, ScriptExecutor executor) {
         this.connection = connection;
@@ -45,6 +52,12 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         lock.lock();
         try {
             Channel c = channels.get(channel);
+            if (c != null && c.lingering && c.subscribed.isCompletedExceptionally()) {
+                // its subscription failed while it lingered: subscribe afresh
+                reviveLocked(c);
+                channels.remove(channel, c);
+                c = null;
+            }
             if (c == null) {
                 c = new Channel(channel);
                 channels.put(channel, c);
@@ -52,6 +65,7 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
                         ? executor.call(() -> connection.async().ssubscribe(channel), "SSUBSCRIBE " + channel)
                         : executor.call(() -> connection.async().subscribe(channel), "SUBSCRIBE " + channel);
             }
+            reviveLocked(c);
             c.references++;
             return c;
         } finally {
@@ -59,24 +73,95 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         }
     }
 
-    /** Drops a reference taken by {@link #acquire}; the last one unsubscribes. */
-    void release(Channel c) {
+    /**
+     * Like {@link #acquire}, but only if {@code channel} is subscribed already and confirmed (a lingering one): a
+     * waiter that holds it before its first attempt needs no second attempt after subscribing. {@code null}
+     * otherwise, without subscribing.
+     */
+    Channel acquireIfSubscribed(String channel) {
         lock.lock();
         try {
-            if (--c.references == 0 && channels.remove(c.name, c)) {
-                // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
+            Channel c = channels.get(channel);
+            CompletableFuture<Void> s = c == null ? null : c.subscribed;
+            if (s == null || !s.isDone() || s.isCompletedExceptionally()) {
+                return null;
+            }
+            reviveLocked(c);
+            c.references++;
+            return c;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void reviveLocked(Channel c) {
+        if (c.lingering) {
+            c.lingering = false;
+            lingering--;
+        }
+    }
+
+    /** Drops a reference taken by {@link #acquire}; the last one unsubscribes. */
+    void release(Channel c) {
+        release(c, 0);
+    }
+
+    /**
+     * Drops a reference taken by {@link #acquire}; when it was the last, the channel stays subscribed for
+     * {@code lingerMillis} (if positive and fewer than {@link #MAX_LINGERING} linger) and is unsubscribed then
+     * unless taken again, otherwise at once.
+     */
+    void release(Channel c, long lingerMillis) {
+        lock.lock();
+        try {
+            if (--c.references != 0 || channels.get(c.name) != c) {
+                return;
+            }
+            if (lingerMillis > 0 && lingering < MAX_LINGERING && !c.subscribed.isCompletedExceptionally()) {
                 try {
-                    if (sharded) {
-                        connection.async().sunsubscribe(c.name);
-                    } else {
-                        connection.async().unsubscribe(c.name);
-                    }
-                } catch (RuntimeException e) {
-                    // The connection is closing: its subscriptions end with it.
+                    c.lingerGeneration++;
+                    long generation = c.lingerGeneration;
+                    executor.scheduler().schedule(() -> endLinger(c, generation), lingerMillis,
+                            TimeUnit.MILLISECONDS);
+                    c.lingering = true;
+                    lingering++;
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // closing: unsubscribe now
                 }
+            }
+            unsubscribeLocked(c);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void endLinger(Channel c, long generation) {
+        lock.lock();
+        try {
+            if (c.lingering && c.lingerGeneration == generation && c.references == 0) {
+                c.lingering = false;
+                lingering--;
+                unsubscribeLocked(c);
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void unsubscribeLocked(Channel c) {
+        if (!channels.remove(c.name, c)) {
+            return;
+        }
+        // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
+        try {
+            if (sharded) {
+                connection.async().sunsubscribe(c.name);
+            } else {
+                connection.async().unsubscribe(c.name);
+            }
+        } catch (RuntimeException e) {
+            // The connection is closing: its subscriptions end with it.
         }
     }
 
@@ -93,6 +178,14 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         for (Channel c : channels.values()) {
             message(c.name, "reconnected");
         }
+    }
+
+    /**
+     * Wakes the waiters of {@code channel} as its message would, if this client has any: for a release that knows
+     * that the next in line waits in this client, and so publishes nothing for it.
+     */
+    void wakeLocally(String channel) {
+        message(channel, "released here");
     }
 
     @Override
@@ -153,7 +246,10 @@ final class UnlockSubscriptions extends RedisPubSubAdapter<String, String> {
         final AtomicLong messages = new AtomicLong();
         final ConcurrentLinkedQueue<Runnable> wakers = new ConcurrentLinkedQueue<>();
         volatile CompletableFuture<Void> subscribed;
-        private int references; // guarded by UnlockSubscriptions.lock
+        // guarded by UnlockSubscriptions.lock
+        private int references;
+        private boolean lingering;
+        private long lingerGeneration;
 
         Channel(String name) {
             this.name = name;

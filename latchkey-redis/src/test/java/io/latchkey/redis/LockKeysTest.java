@@ -10,15 +10,35 @@ class LockKeysTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"orders:42", "{user1}:cart", "a{}b", "a{b", "a}b", "}{", "x{y}z{w}", "{}", "é✓ü", "{"})
-    void counterKeyIsInTheLockKeysSlot(String name) {
+    void tokenKeyAndOldCounterAreInTheLockKeysSlot(String name) {
         for (String namespace : new String[] {"", "ns:", "a{b}:", "a{", "}z:"}) {
-            LockKeys keys = new LockKeys(namespace, name);
+            LockKeys keys = new LockKeys(namespace, name, true);
             assertThat(keys.lockKey).isEqualTo(namespace + name);
-            assertThat(LockKeys.slot(keys.counterKey)).as("%s|%s", namespace, name)
+            assertThat(LockKeys.slot(keys.oldCounterKey)).as("%s|%s", namespace, name)
                     .isEqualTo(LockKeys.slot(keys.lockKey));
-            assertThat(keys.counterKey).isNotEqualTo(keys.lockKey);
+            assertThat(LockKeys.slot(keys.tokenKey)).as("%s|%s", namespace, name)
+                    .isEqualTo(LockKeys.slot(keys.lockKey));
+            assertThat(keys.oldCounterKey).isNotEqualTo(keys.lockKey);
+            assertThat(keys.tokenKey).isNotEqualTo(keys.lockKey).endsWith(":latchkey:tokens");
         }
-        assertThat(new LockKeys("ns:", name).counterKey).as("inside the namespace").startsWith("ns:");
+        assertThat(new LockKeys("ns:", name).oldCounterKey).as("inside the namespace").startsWith("ns:");
+        assertThat(new LockKeys("ns:", name, true).tokenKey).as("inside the namespace").startsWith("ns:{");
+    }
+
+    @Test
+    void standaloneHasOneTokenKeyPerNamespaceAndAClusterOnePerSlot() {
+        assertThat(new LockKeys("ns:", "a").tokenKey).isEqualTo("ns:latchkey:tokens")
+                .isEqualTo(new LockKeys("ns:", "b").tokenKey);
+        assertThat(new LockKeys("", "a").tokenKey).isEqualTo("latchkey:tokens");
+        java.util.Set<String> perSlot = new java.util.HashSet<>();
+        java.util.Set<Integer> slots = new java.util.HashSet<>();
+        for (int i = 0; i < 50_000; i++) {
+            LockKeys keys = new LockKeys("ns:", "order:" + i, true);
+            perSlot.add(keys.tokenKey);
+            slots.add(LockKeys.slot(keys.lockKey));
+        }
+        assertThat(perSlot).as("one token key per slot, never per name").hasSize(slots.size())
+                .hasSizeLessThanOrEqualTo(16384);
     }
 
     @Test

@@ -87,7 +87,7 @@ class RedisClusterReshardingTest {
             // The old master dropped the subscription; the client subscribes again on the new one.
             Awaitility.await().atMost(Duration.ofSeconds(20)).until(() ->
                     ((List<Object>) setup.execute(to, "PUBSUB", "SHARDCHANNELS")).contains(keys.channel));
-            assertThat(setup.execute(to, "EXISTS", keys.lockKey, keys.counterKey)).as("the hold moved").isEqualTo(2L);
+            assertThat(setup.execute(to, "EXISTS", keys.lockKey, keys.tokenKey)).as("the hold moved").isEqualTo(2L);
 
             long released = System.nanoTime();
             held.unlock();

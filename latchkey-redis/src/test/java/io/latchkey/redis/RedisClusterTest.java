@@ -81,12 +81,13 @@ class RedisClusterTest {
             LockKeys keys = new LockKeys(namespace, name, true);
             int slot = slotOnServer(setup, keys.lockKey);
             assertThat(LockKeys.slot(keys.lockKey)).as("our CRC16 agrees with the server").isEqualTo(slot);
-            assertThat(slotOnServer(setup, keys.counterKey)).as("fencing counter in the lock's slot").isEqualTo(slot);
+            assertThat(slotOnServer(setup, keys.tokenKey)).as("token key in the lock's slot").isEqualTo(slot);
+            assertThat(slotOnServer(setup, keys.oldCounterKey)).as("old counter in the lock's slot").isEqualTo(slot);
             assertThat(slotOnServer(setup, keys.channel)).as("unlock channel in the lock's slot").isEqualTo(slot);
             int master = setup.masterOfSlot(slot);
             masters.add(master);
             // Keyed commands are answered only by the slot's master (others reply MOVED): the keys live there.
-            assertThat(setup.execute(master, "EXISTS", keys.lockKey, keys.counterKey)).isEqualTo(2L);
+            assertThat(setup.execute(master, "EXISTS", keys.lockKey, keys.tokenKey)).isEqualTo(2L);
         }
         assertThat(masters).as("200 names land on all three masters").containsExactlyInAnyOrder(0, 1, 2);
         assertThat(leases).allMatch(LockLease::isValid);

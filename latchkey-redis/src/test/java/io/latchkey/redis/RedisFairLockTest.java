@@ -80,16 +80,94 @@ class RedisFairLockTest {
             threads.add(t);
             done.add(finished);
             t.start();
-            Awaitility.await().until(() -> t.getState() == Thread.State.WAITING
-                    || t.getState() == Thread.State.TIMED_WAITING);
-            if (i < 2) {
-                Thread.sleep(150); // the client's one remote waiter reaches the server's queue
-            }
+            // every waiter is queued at the server on its own: the next starts once this one is in line
+            RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+            long queued = i + 1;
+            Awaitility.await().until(() -> ((Number) redis.execute("ZCARD", keys.queue)).longValue() == queued);
         }
         held.unlock();
         CompletableFuture.allOf(done.toArray(new CompletableFuture<?>[0])).get(30, TimeUnit.SECONDS);
         assertThat(order).containsExactlyElementsOf(
                 java.util.stream.IntStream.range(0, 20).boxed().toList());
+    }
+
+    @Test
+    void aThreadsChannelStaysSubscribedForItsNextWaitThenGoes() throws Exception {
+        String name = uniqueName("fair-linger");
+        DistributedLock held = holder.fairLock(name);
+        DistributedLock lock = a.fairLock(name);
+        CompletableFuture<Void> firstDone = new CompletableFuture<>();
+        CompletableFuture<Void> secondWaiting = new CompletableFuture<>();
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        held.lock();
+        Thread t = new Thread(() -> {
+            try {
+                boolean first = lock.tryLock(10, TimeUnit.SECONDS);
+                lock.unlock();
+                firstDone.complete(null);
+                secondWaiting.get(10, TimeUnit.SECONDS);
+                boolean second = lock.tryLock(10, TimeUnit.SECONDS);
+                lock.unlock();
+                result.complete(first && second);
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        }, "fair-linger");
+        t.setDaemon(true);
+        threads.add(t);
+        t.start();
+        Awaitility.await().until(() -> a.subscriptions().size() == 1);
+        held.unlock();
+        firstDone.get(10, TimeUnit.SECONDS);
+        assertThat(a.subscriptions().size()).as("the owner's channel lingers after its wait").isEqualTo(1);
+        held.lock();
+        secondWaiting.complete(null);
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        Awaitility.await().until(() -> ((Number) redis.execute("ZCARD", keys.queue)).longValue() == 1);
+        assertThat(a.subscriptions().size()).as("the second wait reuses it").isEqualTo(1);
+        held.unlock();
+        assertThat(result.get(10, TimeUnit.SECONDS)).isTrue();
+        long heartbeat = a.synchronizers().fairOps().heartbeatMillis();
+        Awaitility.await().atMost(java.time.Duration.ofMillis(heartbeat + 5_000))
+                .until(() -> a.subscriptions().size() == 0);
+    }
+
+    @Test
+    void theNextInLineInTheReleasingClientIsWokenWithoutAMessage() throws Exception {
+        String name = uniqueName("fair-local-wake");
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
+        try (var pubSub = raw.connectPubSub()) {
+            ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
+            pubSub.addListener(new io.lettuce.core.pubsub.RedisPubSubAdapter<String, String>() {
+                @Override
+                public void message(String pattern, String channel, String message) {
+                    messages.add(channel);
+                }
+            });
+            pubSub.sync().psubscribe(keys.channelPrefix + "*");
+            // holder's heartbeat is 5 s: without the local wake the waiter would re-check only after 1.7 s
+            DistributedLock held = holder.fairLock(name);
+            held.lock();
+            CompletableFuture<Long> acquiredAt = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                DistributedLock lock = holder.fairLock(name);
+                lock.lock();
+                acquiredAt.complete(System.nanoTime());
+                lock.unlock();
+            }, "fair-local-waiter");
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+            Awaitility.await().until(() -> ((Number) redis.execute("ZCARD", keys.queue)).longValue() == 1);
+            long released = System.nanoTime();
+            held.unlock();
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - released);
+            assertThat(waitedMs).as("ms from the release to the local waiter's grant").isLessThan(1_000);
+            assertThat(messages).as("nothing published for a waiter of the releasing client").isEmpty();
+        } finally {
+            raw.shutdown();
+        }
     }
 
     @Test
@@ -188,7 +266,8 @@ class RedisFairLockTest {
         // A waiter whose process died: queued by the acquire script, then never heard of again.
         RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
         long heartbeat = a.synchronizers().fairOps().heartbeatMillis();
-        List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source, "5"));
+        List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source,
+                Integer.toString(keys.acquire.length)));
         eval.addAll(List.of(keys.acquire));
         eval.addAll(List.of("dead-client:1", "30000", "1", Long.toString(heartbeat), keys.channelPrefix));
         redis.execute(eval.toArray(new String[0]));

@@ -47,10 +47,12 @@ class RedisLockClientTest {
         DistributedLock lock = client.lock(name);
         lock.lock();
         try {
-            assertThat(redis.execute("HKEYS", name))
-                    .isEqualTo(List.of(client.clientId() + ":" + Thread.currentThread().getId()));
+            assertThat(redis.execute("HKEYS", name)).as("the owner's field, then the hold's token")
+                    .isEqualTo(List.of(client.clientId() + ":" + Thread.currentThread().getId(), LockKeys.TOKEN_FIELD));
             assertThat(lock.isLocked()).isTrue();
             assertThat(lock.fencingToken()).isNotEmpty();
+            assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD))
+                    .isEqualTo(Long.toString(lock.fencingToken().getAsLong()));
         } finally {
             lock.unlock();
         }

@@ -48,7 +48,10 @@ class RedisLockOpsTest {
         assertThat(first).isNotNull();
         assertThat(redis.execute("HGET", name, owner)).isEqualTo("1");
         assertThat((Long) redis.execute("PTTL", name)).isBetween(9_000L, 10_000L);
-        assertThat(redis.execute("GET", "{" + name + "}:latchkey:fence")).isEqualTo(Long.toString(first.fencingToken()));
+        assertThat(redis.execute("HGET", name, "latchkey:token")).as("the hold keeps its token")
+                .isEqualTo(Long.toString(first.fencingToken()));
+        assertThat(redis.execute("GET", "latchkey:tokens")).as("the namespace's latest token")
+                .isEqualTo(Long.toString(first.fencingToken()));
 
         assertThat(acquireNow(ops, name, owner(), 10_000)).as("busy for another owner").isNull();
         assertThat(ops.release(first).get()).isTrue();
@@ -56,7 +59,10 @@ class RedisLockOpsTest {
 
         Grant second = acquireNow(ops, name, owner(), 10_000);
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
-        assertThat(redis.execute("TTL", "{" + name + "}:latchkey:fence")).as("counter never expires").isEqualTo(-1L);
+        assertThat(redis.execute("TTL", "latchkey:tokens")).as("the token key never expires").isEqualTo(-1L);
+        assertThat(ops.release(second).get()).isTrue();
+        assertThat(redis.execute("EXISTS", name, "{" + name + "}:latchkey:fence")).as("nothing of the name stays")
+                .isEqualTo(0L);
     }
 
     @Test
@@ -154,7 +160,8 @@ class RedisLockOpsTest {
         Grant to = ops.handOff(from, req).get();
         assertThat(to.fencingToken()).isGreaterThan(from.fencingToken());
         assertThat(to.ownerId()).isEqualTo(next);
-        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next));
+        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next, LockKeys.TOKEN_FIELD));
+        assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD)).isEqualTo(Long.toString(to.fencingToken()));
         assertThat(ops.handOff(from, request(name, owner(), 5_000, Duration.ZERO)).get()).as("from is gone").isNull();
         assertThat(ops.release(from).get()).isFalse();
         assertThat(ops.release(to).get()).isTrue();

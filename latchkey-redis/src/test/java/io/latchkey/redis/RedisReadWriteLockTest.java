@@ -159,7 +159,7 @@ class RedisReadWriteLockTest {
     @Test
     void everyKeyOfANameSharesOneSlot() {
         for (String name : new String[] {"plain", "with{tag}", "close}only", "{}", "a{b"}) {
-            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("ns:", name);
+            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("ns:", name, true);
             int slot = LockKeys.slot(keys.write);
             for (String k : keys.acquire) {
                 assertThat(LockKeys.slot(k)).as(k).isEqualTo(slot);

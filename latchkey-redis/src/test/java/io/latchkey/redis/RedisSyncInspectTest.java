@@ -133,5 +133,7 @@ class RedisSyncInspectTest {
         assertThat(inspector.recognize(SyncKeys.base("other:", "plain", "rw") + ":write")).isNull();
         assertThat(inspector.recognize("ns:plain")).isNull();
         assertThat(inspector.recognize("ns:{ns:plain}:latchkey:fence")).as("a plain lock's counter").isNull();
+        assertThat(inspector.recognize("ns:{123}:latchkey:tokens")).as("a cluster slot's token key").isNull();
+        assertThat(inspector.recognize("ns:latchkey:tokens")).as("the namespace's token key").isNull();
     }
 }

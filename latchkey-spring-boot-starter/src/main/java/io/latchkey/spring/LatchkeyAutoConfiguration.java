@@ -2,6 +2,7 @@ package io.latchkey.spring;
 
 import io.latchkey.LockClient;
 import io.latchkey.LockEventListener;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -25,6 +26,9 @@ import org.springframework.context.annotation.Role;
  * application that defines its own {@link LockClient} bean keeps it.
  */
 @AutoConfiguration(afterName = {
+        // Spring Boot 4 names, then Boot 3.5's
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
         "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
         "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration"})
 @EnableConfigurationProperties(LatchkeyProperties.class)
@@ -45,7 +49,31 @@ public class LatchkeyAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnProperty(prefix = "latchkey.locked", name = "enabled", matchIfMissing = true)
     static LockedAnnotationBeanPostProcessor latchkeyLockedAnnotationBeanPostProcessor(
-            ObjectProvider<LockClient> client, BeanFactory beanFactory) {
-        return new LockedAnnotationBeanPostProcessor(new LockedMethodInterceptor(client::getObject, beanFactory));
+            ObjectProvider<LockClient> client, ObjectProvider<ObservationRegistry> observationRegistry,
+            BeanFactory beanFactory) {
+        return new LockedAnnotationBeanPostProcessor(new LockedMethodInterceptor(client::getObject, beanFactory,
+                new LockObservations(observationRegistry::getIfAvailable)));
+    }
+
+    /**
+     * Releases {@link LockedSchedule} leases held for their lockAtLeastFor; releases them all when closed. Looked up
+     * on first use, i.e. after the client: so it is destroyed before the client closes.
+     */
+    @Bean(destroyMethod = "close")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnProperty(prefix = "latchkey.schedule", name = "enabled", matchIfMissing = true)
+    static DelayedReleases latchkeyScheduleDelayedReleases() {
+        return new DelayedReleases();
+    }
+
+    /** Static, like the one above, and before Spring's scheduling post-processor (see its order). */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    @ConditionalOnProperty(prefix = "latchkey.schedule", name = "enabled", matchIfMissing = true)
+    static LockedScheduleBeanPostProcessor latchkeyLockedScheduleBeanPostProcessor(
+            ObjectProvider<LockClient> client, ObjectProvider<ObservationRegistry> observationRegistry,
+            ObjectProvider<DelayedReleases> delayedReleases, BeanFactory beanFactory) {
+        return new LockedScheduleBeanPostProcessor(new LockedScheduleInterceptor(client::getObject, beanFactory,
+                new LockObservations(observationRegistry::getIfAvailable), delayedReleases::getObject));
     }
 }

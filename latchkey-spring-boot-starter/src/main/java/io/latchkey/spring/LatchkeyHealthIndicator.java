@@ -3,13 +3,14 @@ package io.latchkey.spring;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import java.util.Objects;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * Health {@code latchkey}: UP when the backend answers one cheap read ({@code isLocked()} of the probe lock, which
- * changes nothing) within the client's operation timeout, DOWN with the {@link LockUnavailableException}'s message
- * otherwise.
+ * Health {@code latchkey} on Spring Boot 4: UP when the backend answers one cheap read ({@code isLocked()} of the
+ * probe lock, which changes nothing) within the client's operation timeout, DOWN with the
+ * {@link LockUnavailableException}'s message otherwise. (Spring Boot 3.5 has its own in
+ * {@code latchkey-spring-boot3-starter}: Boot 4 moved {@code HealthIndicator} to another package.)
  */
 public class LatchkeyHealthIndicator implements HealthIndicator {
 

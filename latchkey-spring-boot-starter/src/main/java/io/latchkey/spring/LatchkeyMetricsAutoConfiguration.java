@@ -15,6 +15,10 @@ import org.springframework.context.annotation.Bean;
  * its {@link io.latchkey.ClientOptions} on every path (URI or existing bean).
  */
 @AutoConfiguration(before = LatchkeyAutoConfiguration.class, afterName = {
+        // Spring Boot 4 (spring-boot-micrometer-metrics), then Boot 3.5 (spring-boot-actuator-autoconfigure)
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"})

@@ -3,6 +3,7 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLostException;
+import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
@@ -37,9 +38,16 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Method, LockedOperation> operations = new ConcurrentHashMap<>();
 
+    private final LockObservations observations;
+
     LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory) {
+        this(client, beanFactory, LockObservations.none());
+    }
+
+    LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations) {
         this.client = client;
         this.beanFactory = beanFactory;
+        this.observations = observations;
     }
 
     @Override
@@ -52,9 +60,33 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         }
         String name = operation.name(method, invocation.getArguments(), invocation.getThis());
         DistributedLock lock = client.get().lock(name);
-        acquire(lock, operation, method);
-        Object result;
+        Observation acquire = observations.startAcquire(name, "locked");
         try {
+            acquire(lock, operation, method);
+        } catch (LockNotAcquiredException e) {
+            LockObservations.endAcquire(acquire, "timeout", null);
+            throw e;
+        } catch (Throwable t) {
+            LockObservations.endAcquire(acquire, "error", t);
+            throw t;
+        }
+        LockObservations.endAcquire(acquire, "acquired", null);
+        Observation hold = observations.startHold(name, "locked", lock.fencingToken().orElse(-1));
+        try {
+            return proceedAndUnlock(invocation, lock, operation, method, name, hold);
+        } catch (Throwable t) {
+            hold.error(t);
+            throw t;
+        } finally {
+            hold.stop();
+        }
+    }
+
+    private static Object proceedAndUnlock(MethodInvocation invocation, DistributedLock lock,
+                                           LockedOperation operation, Method method, String name, Observation hold)
+            throws Throwable {
+        Object result;
+        try (Observation.Scope scope = hold.openScope()) {
             result = invocation.proceed();
         } catch (Throwable t) {
             try {

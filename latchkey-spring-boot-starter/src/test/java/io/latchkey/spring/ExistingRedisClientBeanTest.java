@@ -14,7 +14,7 @@ import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -39,7 +39,7 @@ class ExistingRedisClientBeanTest {
         h2.setURL("jdbc:h2:mem:spring-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LatchkeyAutoConfiguration.class,
-                        LatchkeyActuatorAutoConfiguration.class))
+                        LatchkeyActuatorAutoConfiguration.class, LatchkeyHealthAutoConfiguration.class))
                 .withBean(RedisClient.class, () -> RedisClient.create(redis.uri()),
                         definition -> definition.setDestroyMethodName("shutdown"))
                 .withBean(DataSource.class, () -> h2)

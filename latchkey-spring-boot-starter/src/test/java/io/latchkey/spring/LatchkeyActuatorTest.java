@@ -8,8 +8,8 @@ import io.latchkey.core.mem.MemLockClient;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -17,7 +17,7 @@ class LatchkeyActuatorTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(LatchkeyAutoConfiguration.class,
-                    LatchkeyActuatorAutoConfiguration.class))
+                    LatchkeyActuatorAutoConfiguration.class, LatchkeyHealthAutoConfiguration.class))
             .withPropertyValues("latchkey.uri=" + LatchkeyAutoConfigurationTest.memUri(),
                     "management.endpoints.web.exposure.include=latchkey");
 
@@ -55,7 +55,7 @@ class LatchkeyActuatorTest {
     void theEndpointIsOnlyThereWhenExposed() {
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LatchkeyAutoConfiguration.class,
-                        LatchkeyActuatorAutoConfiguration.class))
+                        LatchkeyActuatorAutoConfiguration.class, LatchkeyHealthAutoConfiguration.class))
                 .withPropertyValues("latchkey.uri=" + LatchkeyAutoConfigurationTest.memUri())
                 .run(context -> {
                     assertThat(context).doesNotHaveBean(LatchkeyEndpoint.class);

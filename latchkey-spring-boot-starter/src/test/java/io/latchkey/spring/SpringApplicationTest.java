@@ -26,7 +26,8 @@ class SpringApplicationTest {
         List<String> candidates = ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
                 .getCandidates();
         assertThat(candidates).contains(LatchkeyAutoConfiguration.class.getName(),
-                LatchkeyMetricsAutoConfiguration.class.getName(), LatchkeyActuatorAutoConfiguration.class.getName());
+                LatchkeyMetricsAutoConfiguration.class.getName(), LatchkeyActuatorAutoConfiguration.class.getName(),
+                LatchkeyHealthAutoConfiguration.class.getName());
         // Boot's own analyzers need constructor arguments that only SpringApplication supplies: skip those
         SpringFactoriesLoader.FailureHandler skipOthers =
                 SpringFactoriesLoader.FailureHandler.handleMessage((message, failure) -> { });

@@ -110,6 +110,11 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Every line the child printed so far (a snapshot). */
+    public List<String> output() {
+        return List.copyOf(output);
+    }
+
     /** Whether the child printed a line starting with {@code prefix} so far. */
     public boolean printed(String prefix) {
         return output.stream().anyMatch(line -> line.startsWith(prefix));

@@ -3,11 +3,13 @@ package io.latchkey.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.Capability;
+import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockLease;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,6 +41,14 @@ public abstract class ServerStateTck extends TckBase {
      * afterwards (they may reconnect).
      */
     protected abstract void loseServerData() throws Exception;
+
+    /**
+     * Called before a test writes what {@link #loseServerData()} will then lose: for a fault that needs setting up
+     * first, such as cutting a replica off so that a later failover promotes a replica that never saw the writes.
+     * Does nothing by default.
+     */
+    protected void prepareToLoseServerData() throws Exception {
+    }
 
     /**
      * How many distinct names {@link #distinctNamesLeaveNoResidue} locks and releases. Small enough for a 2-core CI
@@ -98,7 +108,58 @@ public abstract class ServerStateTck extends TckBase {
     }
 
     @Test
+    void queuesAndLatchesLeaveNoResidueOnceEmpty() throws Exception {
+        long before = serverObjects();
+        if (has(Capability.FAIR_LOCK)) {
+            // A waiter that gives up and one that gets the lock: the queue empties both ways.
+            DistributedLock fair = client().fairLock(newName());
+            DistributedLock other = openClient().fairLock(fair.name());
+            try (LockLease held = fair.acquire(Duration.ofSeconds(30))) {
+                assertThat(other.tryAcquire(Duration.ofMillis(200), Duration.ofSeconds(30))).isEmpty();
+                Forked<Long> waiter = fork("fair-waiter", () -> {
+                    try (LockLease lease = other.acquire(Duration.ofSeconds(30))) {
+                        return lease.fencingToken();
+                    }
+                });
+                awaitBlocked(waiter);
+                held.release();
+                assertThat(waiter.result().get(slack().toMillis(), TimeUnit.MILLISECONDS))
+                        .isGreaterThan(held.fencingToken());
+            }
+        }
+        if (has(Capability.READ_WRITE_LOCK)) {
+            // A writer waiting behind a reader (with writer preference: an intent), then both released.
+            var rw = client().readWriteLock(newName());
+            var otherRw = openClient().readWriteLock(rw.writeLock().name());
+            try (LockLease read = rw.readLock().acquire(Duration.ofSeconds(30))) {
+                Forked<Long> writer = fork("rw-writer", () -> {
+                    try (LockLease lease = otherRw.writeLock().acquire(Duration.ofSeconds(30))) {
+                        return lease.fencingToken();
+                    }
+                });
+                awaitBlocked(writer);
+                read.release();
+                assertThat(writer.result().get(slack().toMillis(), TimeUnit.MILLISECONDS))
+                        .isGreaterThan(read.fencingToken());
+            }
+        }
+        if (has(Capability.COUNT_DOWN_LATCH)) {
+            DistributedCountDownLatch latch = client().countDownLatch(newName());
+            assertThat(latch.trySetCount(2)).isTrue();
+            latch.countDown();
+            latch.countDown();
+            assertThat(latch.await(slack())).isTrue();
+        }
+        long after = serverObjects();
+        assertThat(after - before)
+                .as("server objects left by emptied fair-lock queues, read-write locks and opened latches "
+                        + "(%d before, %d after)", before, after)
+                .isLessThanOrEqualTo(boundedBookkeeping());
+    }
+
+    @Test
     void tokensKeepIncreasingAfterTheServerLostItsData() throws Exception {
+        prepareToLoseServerData();
         String name = newName();
         DistributedLock lock = client().lock(name);
         long last = 0;
@@ -116,6 +177,7 @@ public abstract class ServerStateTck extends TckBase {
 
     @Test
     void everyLockKindsTokenKeepsIncreasingAfterTheServerLostItsData() throws Exception {
+        prepareToLoseServerData();
         List<DistributedLock> locks = new ArrayList<>();
         locks.add(client().lock(newName()));
         if (has(Capability.FAIR_LOCK)) {

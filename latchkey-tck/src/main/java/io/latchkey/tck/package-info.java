@@ -11,6 +11,9 @@
  * <li>{@link io.latchkey.tck.ConcurrencyStressTck}: exclusion under load, 10,000 virtual threads (JDK 21+).</li>
  * <li>{@link io.latchkey.tck.OutageTck}: the backend going away (hooks to stop and start it).</li>
  * <li>{@link io.latchkey.tck.MultiProcessTck}: a SIGKILLed holder JVM (backends with out-of-process state).</li>
+ * <li>{@link io.latchkey.tck.LeaderElectionTck}: leader election (one leader per term, growing terms, hand-over,
+ *     revocation, fencing) and {@code runWhileValid}; {@link io.latchkey.tck.LeaderElectionMultiProcessTck}: a
+ *     SIGKILLed and a SIGSTOPped leader JVM.</li>
  * <li>{@link io.latchkey.tck.FairLockTck}, {@link io.latchkey.tck.ReadWriteLockTck},
  *     {@link io.latchkey.tck.SemaphoreTck}, {@link io.latchkey.tck.PermitExpirableSemaphoreTck},
  *     {@link io.latchkey.tck.CountDownLatchTck}: run when the backend lists the capability, skipped otherwise.</li>

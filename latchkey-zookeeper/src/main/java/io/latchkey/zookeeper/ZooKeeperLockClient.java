@@ -54,7 +54,10 @@ import org.apache.zookeeper.data.ACL;
  * The lowest sequence holds; every waiter watches only its predecessor and is woken by ZooKeeper when that node
  * goes, so waiting puts no load on the server and a release wakes exactly one waiter. The queue is FIFO across
  * clients: {@link #fairLock} and {@link #lock} use the same queue; {@code lock} may in addition pass a held lock
- * directly to another thread of this client (a hand-off, one round trip) instead of going to the back of the queue.
+ * directly to another thread of this client (a hand-off, one round trip) instead of going to the back of the queue,
+ * and the waiting threads of one client share one node. Each waiting thread or lease of a {@code fairLock}
+ * has its own node from the moment it calls {@code lock()}, so waiters are served in that order across clients,
+ * including those of the client that holds the lock.
  *
  * <h2>Leases and sessions</h2>
  * Ephemeral nodes live as long as the ZooKeeper session, so the watchdog "renews" a lock by checking that its node
@@ -100,8 +103,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
-        this.lockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held, this::lost);
-        this.fairLockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held,
+        this.lockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
+        this.fairLockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
                 this::lost);
         this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
@@ -144,16 +147,27 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         curator.start();
         try {
             if (!curator.blockUntilConnected(opMillis, TimeUnit.MILLISECONDS)) {
-                curator.close();
+                closeAbandoned(curator);
                 throw new LockUnavailableException(String.format(
                         "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(), opMillis));
             }
         } catch (InterruptedException e) {
-            curator.close();
+            closeAbandoned(curator);
             Thread.currentThread().interrupt();
             throw new LockUnavailableException("interrupted while connecting to ZooKeeper " + parsed.connectString(), e);
         }
         return new ZooKeeperLockClient(curator, true, options, acl);
+    }
+
+    /**
+     * Closes a framework that never connected without making the caller wait: ZooKeeper's close sends a
+     * close-session request and waits for it, which against a server that accepts and never answers takes a whole
+     * session timeout (30 s by default), long after {@code connect} promised to give up.
+     */
+    private static void closeAbandoned(CuratorFramework curator) {
+        Thread closer = new Thread(curator::close, "latchkey-zookeeper-abandon");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /**

@@ -9,7 +9,9 @@ import io.latchkey.zookeeper.internal.LockNodes;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkHold;
 import io.latchkey.zookeeper.internal.ZkSession;
+import io.latchkey.zookeeper.internal.SequentialLockOps;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -34,11 +36,13 @@ import org.apache.zookeeper.data.Stat;
  * ephemeral owner) for a node without data; a Curator {@code InterProcessMutex} node shows whatever data Curator
  * wrote (by default the client's IP address). {@code holdCount} is 1: reentrant holds are counted by the holder's
  * client, not on the server. {@code waiters} is the number of other children, every one of them queued.
- * {@code remainingLease} is empty: the session, not a lease, keeps the node (a fixed lease is enforced by the
- * holder's client). {@code fencingToken} is given only where it is known exactly, because the token is not stored
- * (see {@link ZooKeeperLockClient}): for a node this client holds, its grant's token; for a node rewritten by a
- * hand-off, the write's mzxid, which is the token that hand-off issued; otherwise it is empty (the token of a
- * queued grant depends on the parent's pzxid at the moment it was granted, which later changes overwrite).
+ * {@code remainingLease} is the holder's session timeout, which a Latchkey client writes into its node: the session,
+ * not a lease, keeps the node, and a crashed holder's node goes at most that long after its last heartbeat (a fixed
+ * lease is enforced by the holder's client and not shown). {@code fencingToken} is the holder's token (see
+ * {@link ZooKeeperLockClient}): for a node this client holds, its grant's token; for a queued grant, the token its
+ * holder wrote into the node right after the grant; for a node rewritten by a hand-off, the write's mzxid; otherwise
+ * the node's czxid, which is the token of a lock taken without waiting (and, for the few milliseconds until a
+ * queued grant's write lands, a lower bound of its token).
  */
 final class ZooKeeperLockInspector {
 
@@ -98,11 +102,17 @@ final class ZooKeeperLockInspector {
                 continue; // released since the listing
             }
             Grant mine = ours.get(holders.get(i));
+            String[] lines = lines(node);
+            long written = field(lines, SequentialLockOps.TOKEN);
             OptionalLong token = mine != null ? OptionalLong.of(mine.fencingToken())
+                    : written >= 0 ? OptionalLong.of(written)
                     : node.stat.getMzxid() != node.stat.getCzxid() ? OptionalLong.of(node.stat.getMzxid())
-                    : OptionalLong.empty();
-            result.add(new LockInfo(heldNames.get(i), owner(node), 1, token, Optional.empty(),
-                    OptionalInt.of(waiters.get(i))));
+                    : OptionalLong.of(node.stat.getCzxid());
+            long sessionMs = field(lines, SequentialLockOps.SESSION_TIMEOUT);
+            Optional<Duration> lease = sessionMs > 0 ? Optional.of(Duration.ofMillis(sessionMs)) : Optional.empty();
+            result.add(new LockInfo(heldNames.get(i), owner(node, lines), 1, token, lease,
+                    OptionalInt.of(waiters.get(i)), LockInfo.LOCK,
+                    sessionMs > 0 ? "lease: session timeout" : ""));
         }
         return result;
     }
@@ -111,8 +121,26 @@ final class ZooKeeperLockInspector {
         return locksRoot + "/" + ZNodeNames.escape(name);
     }
 
-    private static String owner(Node node) {
-        String data = node.data == null ? "" : new String(node.data, StandardCharsets.UTF_8);
+    private static String[] lines(Node node) {
+        return (node.data == null ? "" : new String(node.data, StandardCharsets.UTF_8)).split("\n", -1);
+    }
+
+    /** The number after {@code prefix} on one of {@code lines} (not the first, the owner), or -1. */
+    private static long field(String[] lines, String prefix) {
+        for (int i = 1; i < lines.length; i++) {
+            if (lines[i].startsWith(prefix)) {
+                try {
+                    return Long.parseLong(lines[i].substring(prefix.length()).strip());
+                } catch (NumberFormatException e) {
+                    return -1;
+                }
+            }
+        }
+        return -1;
+    }
+
+    private static String owner(Node node, String[] lines) {
+        String data = lines[0];
         if (data.isEmpty() || data.chars().anyMatch(Character::isISOControl)) {
             return "session 0x" + Long.toHexString(node.stat.getEphemeralOwner());
         }

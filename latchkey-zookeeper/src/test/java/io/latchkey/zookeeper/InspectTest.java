@@ -50,7 +50,9 @@ class InspectTest {
             assertThat(first.owner()).isNotBlank().doesNotStartWith("session");
             assertThat(first.holdCount()).isEqualTo(1);
             assertThat(first.fencingToken()).as("held by this client: its grant's token").hasValue(one.fencingToken());
-            assertThat(first.remainingLease()).isEmpty();
+            assertThat(first.remainingLease()).as("the holder's session timeout").isPresent();
+            assertThat(first.remainingLease().get()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(60));
+            assertThat(first.detail()).isEqualTo("lease: session timeout");
             assertThat(first.waiters()).hasValue(0);
             LockInfo second = all.get(1);
             assertThat(second.owner()).isNotEqualTo(first.owner());
@@ -84,7 +86,7 @@ class InspectTest {
         try (LockClient observer = LockClient.connect(uri, options(ns))) {
             LockClient holder = LockClient.connect(uri, options(ns));
             holder.lock("session-held").acquire();
-            holder.lock("leased").acquire(Duration.ofMillis(300));
+            holder.lock("leased").acquire(Duration.ofSeconds(2)); // long enough to be listed on a loaded machine
             assertThat(list(observer, null)).extracting(LockInfo::name).containsExactly("leased", "session-held");
             await(() -> list(observer, "leased").isEmpty());
             holder.close();
@@ -100,7 +102,8 @@ class InspectTest {
              LockClient observer = LockClient.connect(uri, options(ns))) {
             var lock = holder.lock("handed");
             lock.lock();
-            assertThat(list(observer, null).get(0).fencingToken()).as("granted from the queue: not stored").isEmpty();
+            assertThat(list(observer, null).get(0).fencingToken()).as("taken without waiting: its czxid")
+                    .hasValue(lock.fencingToken().getAsLong());
             CompletableFuture<Long> second = new CompletableFuture<>();
             CompletableFuture<Void> done = new CompletableFuture<>();
             Thread t = new Thread(() -> {
@@ -120,6 +123,27 @@ class InspectTest {
             assertThat(info.fencingToken()).as("a hand-off's token is its write's mzxid").hasValue(token);
             done.complete(null);
             t.join(10_000);
+        }
+    }
+
+    @Test
+    void anotherClientSeesTheTokenOfAQueuedGrant() throws Exception {
+        String ns = "inspect-" + UUID.randomUUID();
+        String uri = SharedZooKeeper.server().uri();
+        try (LockClient first = LockClient.connect(uri, options(ns));
+             LockClient second = LockClient.connect(uri, options(ns));
+             LockClient observer = LockClient.connect(uri, options(ns))) {
+            LockLease held = first.lock("queued").acquire();
+            assertThat(list(observer, null).get(0).fencingToken()).hasValue(held.fencingToken());
+            CompletableFuture<LockLease> queued = second.lock("queued").acquireAsync();
+            await(() -> list(observer, "queued").get(0).waiters().getAsInt() == 1);
+            held.release();
+            LockLease next = queued.get(10, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            // the holder writes its token right after the grant, without waiting for it
+            await(() -> list(observer, null).get(0).fencingToken().orElse(-1) == next.fencingToken());
+            assertThat(list(observer, null).get(0).owner()).doesNotContain("\n").doesNotContain("token=");
+            next.release();
         }
     }
 

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,9 +38,7 @@ class FaultSuiteTest {
         assertRulesHold(run("redis", EnumSet.of(FaultKind.SERVER_RESTART)), "redis");
     }
 
-    /** Awaiting the fix of #9's first bug: after a restart without persistence Redis tokens start again at 1. */
-    @Disabled("awaiting the Redis fencing-token fix of issue #9 (branch h-redis-tokens; passes with it merged): "
-            + "tokens restart at 1 after a restart without persistence, so a new holder repeats an accepted token")
+    /** Issue #9's first bug: after a restart without persistence Redis tokens started again at 1. */
     @Test
     void redisServerRestart() throws InterruptedException {
         assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "redis");
@@ -57,24 +54,13 @@ class FaultSuiteTest {
         assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
     }
 
+    /** With the leader's kill: issue #9's second bug (a release that failed during the election left the lock stuck). */
     @Test
-    void etcdClusterClientFaults() throws InterruptedException {
-        assertRulesHold(run("etcd-cluster", EnumSet.of(FaultKind.FAILOVER)), "etcd-cluster");
+    void etcdCluster() throws InterruptedException {
+        assertRulesHold(run("etcd-cluster", Set.of()), "etcd-cluster");
     }
 
-    /** Awaiting the fix of #9's second bug, which the leader's kill triggers as reliably as a restart does. */
-    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state; passes with it merged): a release that "
-            + "fails with UNAVAILABLE during the election leaves the key on the client's kept-alive lease; no write for 30 s")
-    @Test
-    void etcdClusterFailover() throws InterruptedException {
-        assertRulesHold(run("etcd-cluster", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)),
-                "etcd-cluster");
-    }
-
-    /** Awaiting the fix of #9's second bug: a release that failed while etcd was down leaves the lock stuck. */
-    @Disabled("awaiting the etcd release fix of issue #9 (branch h-sql-state; passes with it merged): a release that "
-            + "fails with UNAVAILABLE while etcd is down leaves the key on the client's kept-alive lease, so no write is "
-            + "accepted again")
+    /** Issue #9's second bug as reported: a release that failed while etcd was down left the lock stuck. */
     @Test
     void etcdServerRestart() throws InterruptedException {
         assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");

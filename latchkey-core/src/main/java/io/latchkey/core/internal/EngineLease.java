@@ -27,6 +27,19 @@ final class EngineLease implements LockLease {
         return hold.isHeld() && hold.slot.engine.isCertain(hold.grant);
     }
 
+    /**
+     * Whether the server's lease is known to run past now: the last confirmed renewal (or the acquire) was sent
+     * — or the grant arrived at {@code grantedAtNanos}, unless that is {@link Long#MIN_VALUE} — less than one lease
+     * time ago. False after a long pause of this process until a renewal confirms the hold.
+     */
+    boolean withinLocalBound(long grantedAtNanos) {
+        long now = hold.slot.engine.time.nanoTime();
+        if (now - hold.leaseBoundNanos() < 0) {
+            return true;
+        }
+        return grantedAtNanos != Long.MIN_VALUE && now - grantedAtNanos - hold.grant.leaseMillis() * 1_000_000L < 0;
+    }
+
     @Override
     public void onLost(Runnable listener) {
         hold.onLost(listener);

@@ -21,13 +21,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The local state of one lock name of one {@link RemoteLockOps} in one client: who holds it here, who waits here,
- * and which single request is at the backend.
+ * and which requests are at the backend.
  *
  * <h2>Rules</h2>
  * <ul>
  * <li>At most one queued waiter (the head) has a remote acquire in flight ({@link #inflight}); the others wait
  *     in {@link #queue}, FIFO. For an exclusive lock the head is only sent while no local owner holds the lock
  *     and no release is in flight: the backend could not grant it anyway.</li>
+ * <li>Except for a {@linkplain RemoteLockOps#fair() fair} lock: every waiter is sent at once, beside the queue
+ *     ({@link #bypassing}), so that it takes its place in the backend's queue when it starts waiting, even while
+ *     another thread of this client holds the lock; the queue stays empty and nothing is handed off. (A read
+ *     lock's downgrade is sent beside the queue as well: the backend grants it at once.)</li>
  * <li>When a local owner of an exclusive lock releases while a local waiter is queued, the lock is
  *     {@linkplain RemoteLockOps#handOff handed off} in one round trip, never free in between, at most
  *     {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row; then it is released for real so that other clients'
@@ -48,6 +52,8 @@ final class Slot {
     final String name;
     final SlotKey key;
     final boolean shared;
+    /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
+    final boolean fair;
     final ReentrantLock lock = new ReentrantLock();
 
     // everything below is guarded by lock
@@ -59,6 +65,7 @@ final class Slot {
     Map<String, Hold> lostHolds;
     ArrayDeque<Waiter> queue;
     Waiter inflight;
+    /** Waiters at the backend beside the queue: every waiter of a fair lock, a read lock's downgrade. */
     Set<Waiter> bypassing;
     /** Releases in flight; an exclusive slot does not send its head before they complete. */
     int releasing;
@@ -75,6 +82,7 @@ final class Slot {
         this.name = key.name();
         this.key = key;
         this.shared = ops.shared();
+        this.fair = ops.fair();
     }
 
     // ---------------------------------------------------------------------------------------------- acquire
@@ -93,7 +101,7 @@ final class Slot {
 
     /** Under the lock: queues {@code w}; returns the waiter to send now, if any. */
     Waiter enqueueLocked(Waiter w) {
-        if (w.bypass) {
+        if (w.bypass || fair) {
             w.state = Waiter.State.INFLIGHT;
             if (bypassing == null) {
                 bypassing = new HashSet<>(2);
@@ -224,7 +232,7 @@ final class Slot {
             if (inflight == w) {
                 inflight = null;
             }
-            if (w.bypass && w.state != Waiter.State.ABANDONED) {
+            if ((w.bypass || fair) && w.state != Waiter.State.ABANDONED) {
                 removeBypassingLocked(w);
             }
             switch (w.state) {
@@ -459,7 +467,7 @@ final class Slot {
         lock.lock();
         try {
             holders.remove(h.ownerId, h);
-            if (!shared && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
+            if (!shared && !fair && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
                     && inflight == null && releasing == 0 && !queueEmptyLocked()) {
                 next = queue.poll();
                 next.state = Waiter.State.INFLIGHT;

@@ -13,7 +13,10 @@ final class MemLockOps implements RemoteLockOps {
     /** Lock kinds. All share one key space per name: a plain and a fair lock of one name exclude each other. */
     enum Kind {
         LOCK(false, true),
-        /** No local hand-off: it would let this client's waiters overtake other clients' (FIFO across clients). */
+        /**
+         * Every waiter of a client queues at the server on its own, no local hand-off: FIFO across clients
+         * ({@link RemoteLockOps#fair()}).
+         */
         FAIR(false, false),
         READ(true, false),
         /** No local hand-off: the write lock's holder may also hold the read lock (downgrade). */
@@ -78,6 +81,11 @@ final class MemLockOps implements RemoteLockOps {
     @Override
     public boolean shared() {
         return kind.shared;
+    }
+
+    @Override
+    public boolean fair() {
+        return kind == Kind.FAIR;
     }
 
     @Override

@@ -243,9 +243,9 @@ final class EtcdLockAttempt {
                 } else if (ttlStart == null) {
                     key = null;
                     create();
-                } else {
-                    complete(new Grant(request, token, Math.min(sentAt, ttlStart),
-                            new EtcdHold(k, rev, lease, false)));
+                } else if (complete(new Grant(request, token, Math.min(sentAt, ttlStart),
+                        new EtcdHold(k, rev, lease, false))) && token != rev) {
+                    recordToken(k, rev, lease, token);
                 }
             });
             return;
@@ -257,7 +257,7 @@ final class EtcdLockAttempt {
         session.bounded(session.client().getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s")
                 .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(k), Cmp.Op.EQUAL, CmpTarget.createRevision(rev)))
-                        .Then(Op.put(bytes(k), bytes(request.ownerId()),
+                        .Then(Op.put(bytes(k), EtcdKeys.value(request.ownerId(), token),
                                 PutOption.builder().withLeaseId(g.getID()).build()))
                         .commit(), "move " + k + " to its own lease").thenApply(t -> {
                             if (!t.isSucceeded()) {
@@ -276,6 +276,24 @@ final class EtcdLockAttempt {
                         session.revoke(lease);
                     }
                 });
+    }
+
+    /**
+     * Writes a queued grant's token into its key, for {@code latchkey inspect} (another client cannot derive it: it
+     * is the revision of the read that granted it). Sent after the grant and never waited for; only if the key is
+     * untouched since its creation, so a hand-off that rewrote it meanwhile is never overwritten.
+     */
+    private void recordToken(String k, long rev, long lease, long token) {
+        try {
+            session.client().getKVClient().txn()
+                    .If(new Cmp(bytes(k), Cmp.Op.EQUAL, CmpTarget.createRevision(rev)),
+                            new Cmp(bytes(k), Cmp.Op.EQUAL, CmpTarget.modRevision(rev)))
+                    .Then(Op.put(bytes(k), EtcdKeys.value(request.ownerId(), token),
+                            PutOption.builder().withLeaseId(lease).build()))
+                    .commit().exceptionally(e -> null);
+        } catch (RuntimeException e) {
+            // best effort: inspect then shows the key's create revision
+        }
     }
 
     private boolean complete(Grant grant) {

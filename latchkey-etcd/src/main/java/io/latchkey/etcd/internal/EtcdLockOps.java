@@ -8,7 +8,6 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
@@ -34,7 +33,9 @@ import java.util.function.Function;
  * <h2>Round trips</h2>
  * An uncontended watchdog acquire is one transaction (put our key, read the prefix's lowest key); a fixed-lease
  * acquire adds a lease grant and a transaction that moves the key to that lease. Release is one transaction
- * (delete our key if its create revision is still ours). A renewal batch is one keep-alive of the shared lease
+ * (delete our key if its create revision is still ours). A release or hand-off that does not reach etcd fails
+ * for its caller, and the key is deleted again until etcd answers ({@link StrandedKeys}): the shared lease it is on
+ * stays alive while this client has other keys, so without that it would block the name for the client's lifetime. A renewal batch is one keep-alive of the shared lease
  * plus one transaction reading every held key.
  *
  * <h2>Tokens</h2>
@@ -54,18 +55,19 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
-    private final boolean handOff;
+    private final boolean fair;
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
      * @param lostSink told about grants this client found gone without being asked (lease expired, fixed lease over)
-     * @param handOff whether a held lock may pass straight to another owner of this client (not for a fair lock:
-     *        it would overtake remote waiters)
+     * @param fair a fair lock ({@link RemoteLockOps#fair()}): every waiting owner of this client puts its own key
+     *        when it starts waiting, and a held lock never passes straight to another owner of this client; the
+     *        plain lock shares one waiting key per name among the client's threads and hands off
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
-                       BiConsumer<Grant, String> lostSink, boolean handOff) {
+                       BiConsumer<Grant, String> lostSink, boolean fair) {
         this.session = session;
-        this.handOff = handOff;
+        this.fair = fair;
         this.prefixOf = prefixOf;
         this.clientId = clientId;
         this.lostSink = lostSink;
@@ -113,7 +115,13 @@ public final class EtcdLockOps implements RemoteLockOps {
         leaseTimers.remove(hold.key());
         if (held.remove(hold.key(), grant)) {
             lostSink.accept(grant, "its fixed lease of " + grant.leaseMillis() + " ms ran out");
-            deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((ok, e) -> session.revoke(hold.leaseId()));
+            deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
+                if (e != null) {
+                    strand(hold);
+                } else {
+                    session.revoke(hold.leaseId());
+                }
+            });
         }
     }
 
@@ -136,13 +144,23 @@ public final class EtcdLockOps implements RemoteLockOps {
         }
         // The server's answer alone decides: a renewal that read the key just after this delete may have dropped the
         // grant from the table already.
-        return deleteIfOurs(hold.key(), hold.createRevision()).thenApply(deleted -> {
+        return deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((deleted, e) -> {
             held.remove(hold.key(), grant);
-            if (hold.ownLease()) {
+            if (e != null) {
+                strand(hold);
+            } else if (hold.ownLease()) {
                 session.revoke(hold.leaseId());
             }
-            return deleted;
         });
+    }
+
+    /**
+     * A release or hand-off of {@code hold} did not reach etcd (or its answer did not come back): the key may still
+     * be there, on a lease this client may keep alive for its other keys, so it is deleted again until etcd answers
+     * ({@link StrandedKeys}). The caller still hears of the failure.
+     */
+    private void strand(EtcdHold hold) {
+        session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
     /**
@@ -157,7 +175,12 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public boolean supportsHandOff() {
-        return handOff;
+        return !fair;
+    }
+
+    @Override
+    public boolean fair() {
+        return fair;
     }
 
     /**
@@ -206,15 +229,25 @@ public final class EtcdLockOps implements RemoteLockOps {
                         granted(grant);
                         return grant;
                     });
-                }));
+                })).whenComplete((g, e) -> {
+                    if (e != null) {
+                        // whether the rewrite landed or not, the key keeps its create revision: delete it until etcd
+                        // answers, or it would hold the name for as long as this client keeps its lease alive
+                        held.remove(hold.key(), from);
+                        strand(hold);
+                    }
+                });
+    }
+
+    /** The token of this client's hold on {@code key}, or -1 if it holds none there. */
+    public long heldToken(String key) {
+        Grant g = held.get(key);
+        return g == null ? -1 : g.fencingToken();
     }
 
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
     CompletableFuture<Boolean> deleteIfOurs(String key, long createRevision) {
-        return session.bounded(session.client().getKVClient().txn()
-                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(bytes(key), DeleteOption.DEFAULT))
-                .commit(), "delete " + key).thenApply(TxnResponse::isSucceeded);
+        return session.deleteIfCreatedAt(key, createRevision);
     }
 
     @Override
@@ -257,7 +290,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<String> describeHolder(String name) {
         return holder(name).thenApply(kv -> kv == null ? null : String.format("owner %s, token %d, key %s",
-                EtcdKeys.string(kv.getValue()), kv.getCreateRevision(), EtcdKeys.string(kv.getKey())));
+                EtcdKeys.owner(kv), EtcdKeys.token(kv), EtcdKeys.string(kv.getKey())));
     }
 
     @Override

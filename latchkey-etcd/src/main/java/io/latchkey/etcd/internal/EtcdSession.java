@@ -3,6 +3,11 @@ package io.latchkey.etcd.internal;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
 import io.latchkey.LockUnavailableException;
 import java.time.Duration;
 import java.util.List;
@@ -47,6 +52,7 @@ public final class EtcdSession implements AutoCloseable {
     private final List<Runnable> keeperFailureListeners = new CopyOnWriteArrayList<>();
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
+    private final StrandedKeys stranded;
     // guarded by leaseLock
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
@@ -70,6 +76,7 @@ public final class EtcdSession implements AutoCloseable {
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
+        this.stranded = new StrandedKeys(this);
     }
 
     public Client client() {
@@ -82,6 +89,24 @@ public final class EtcdSession implements AutoCloseable {
 
     public String endpoints() {
         return endpoints;
+    }
+
+    /** The shared lease's TTL in milliseconds (whole seconds). */
+    long sharedTtlMillis() {
+        return sharedTtlSeconds * 1000;
+    }
+
+    /** Keys whose release did not reach etcd, retried until it does. */
+    StrandedKeys stranded() {
+        return stranded;
+    }
+
+    /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
+    CompletableFuture<Boolean> deleteIfCreatedAt(String key, long createRevision) {
+        return bounded(client.getKVClient().txn()
+                .If(new Cmp(EtcdKeys.bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(EtcdKeys.bytes(key), DeleteOption.DEFAULT))
+                .commit(), "delete " + key).thenApply(TxnResponse::isSucceeded);
     }
 
     long ttlSecondsFor(long leaseMillis) {
@@ -262,7 +287,7 @@ public final class EtcdSession implements AutoCloseable {
      * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
      * fails or takes longer than the operation timeout.
      */
-    <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
+    public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
         ScheduledFuture<?> timer;
         try {

@@ -84,7 +84,8 @@ final class LockAttempt {
         long expected = ops.kind == SequentialLockOps.Kind.EXCLUSIVE
                 ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
-        zk.create(prefix, SequentialLockOps.owner(request.ownerId()), ops.session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+        zk.create(prefix, SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
+                CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId, expected), null);
         if (expected < 0) {
             // Sent before the create's reply: the server answers in order, so this listing already has our node.
@@ -121,19 +122,46 @@ final class LockAttempt {
                 }
                 // otherwise the pipelined getChildren's callback follows and evaluates
             }
-            case NONODE -> ops.session.scheduler().execute(() -> {
-                try {
-                    ops.session.createContainers(lockPath);
-                    create();
-                } catch (RuntimeException e) {
-                    fail(e);
-                }
-            });
+            case NONODE -> ops.session.scheduler().execute(this::createLockPath);
             case CONNECTIONLOSS, OPERATIONTIMEOUT -> afterReconnect(this::recoverProtected);
             case SESSIONEXPIRED, SESSIONMOVED -> afterReconnect(this::create);
             default -> fail(ops.session.unavailable("create a node under " + lockPath,
                     KeeperException.create(code, lockPath)));
         }
+    }
+
+    /**
+     * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
+     * asynchronous create of the path as a container node, then the queue node again. Only when a parent is missing
+     * too (rare: the lock root of a new namespace) are the parents created the blocking way. The session's one
+     * scheduler thread never waits on a round trip here, so many threads locking new names do not queue on it.
+     */
+    private void createLockPath() {
+        ZooKeeper zk;
+        try {
+            zk = ops.session.zk();
+        } catch (RuntimeException e) {
+            fail(e);
+            return;
+        }
+        zk.create(lockPath, new byte[0], ops.session.acl(), CreateMode.CONTAINER, (rc, path, ctx, name) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.NODEEXISTS) {
+                ops.session.scheduler().execute(this::create);
+            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
+                    || code == Code.SESSIONMOVED) {
+                afterReconnect(this::create); // the queue node's create finds the path missing again if it is
+            } else {
+                ops.session.scheduler().execute(() -> {
+                    try {
+                        ops.session.createContainers(lockPath);
+                        create();
+                    } catch (RuntimeException e) {
+                        fail(e);
+                    }
+                });
+            }
+        }, null);
     }
 
     private void afterReconnect(Runnable then) {
@@ -260,8 +288,26 @@ final class LockAttempt {
             cancelTimer();
             ops.granted(grant);
             result.complete(grant);
+            if (fencing != token && ops.kind == SequentialLockOps.Kind.EXCLUSIVE) {
+                recordToken(hold, fencing);
+            }
         } else {
             ops.deleteNode(hold.path(), nodeSession);
+        }
+    }
+
+    /**
+     * Writes a queued grant's token into its node, for {@code latchkey inspect} (other clients cannot derive it:
+     * it depends on the listing that granted it). Sent after the grant, never waited for: only if the node is
+     * still unmodified (version 0), so a hand-off that rewrote it meanwhile is never overwritten.
+     */
+    private void recordToken(ZkHold hold, long fencing) {
+        try {
+            ZooKeeper zk = ops.session.zk();
+            zk.setData(hold.path(), SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), fencing), 0,
+                    (rc, path, ctx, stat) -> { }, null);
+        } catch (RuntimeException e) {
+            // best effort: inspect then shows the node's czxid
         }
     }
 

@@ -24,7 +24,10 @@ import org.apache.zookeeper.ZooKeeper;
  * The remote half of the ZooKeeper lock family: an ephemeral sequential child per owner under the lock's path,
  * the first in sequence order holds, each waiter watches only the node it must outlast.
  *
- * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children). {@link Kind#WRITE} and
+ * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children): one queue, so both
+ * exclude each other; the plain lock may hand a held node to another owner of this client, the
+ * {@linkplain #fair() fair} one never does, and each of its waiting owners has a node of its own from the moment it
+ * starts waiting. {@link Kind#WRITE} and
  * {@link Kind#READ} share one path per name and one {@link HeldNodes} table, like Curator's read-write lock
  * ({@code __WRIT__} / {@code __READ__} children): a reader passes writers that belong to its own owner, which is
  * what makes a write → read downgrade possible.
@@ -59,7 +62,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     final ZkSession session;
     final Function<String, String> pathOf;
     final Kind kind;
-    private final boolean handOff;
+    private final boolean fair;
     final HeldNodes held;
     private final Consumer<Grant> lostSink;
     private final Set<LockAttempt> waiting = ConcurrentHashMap.newKeySet();
@@ -68,16 +71,21 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     /**
      * @param pathOf maps a lock name to its znode path
-     * @param handOff whether local hand-off is allowed (not for a fair lock: it would overtake remote waiters)
+     * @param fair a fair lock ({@link RemoteLockOps#fair()}: no local hand-off, every waiting owner its own node);
+     *        only with {@link Kind#EXCLUSIVE}. The plain exclusive lock hands off; read and write halves never do
+     *        (the write lock's holder may also hold the read lock).
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
      * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
      */
-    public SequentialLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean handOff,
+    public SequentialLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                              HeldNodes held, Consumer<Grant> lostSink) {
+        if (fair && kind != Kind.EXCLUSIVE) {
+            throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
+        }
         this.session = session;
         this.pathOf = pathOf;
         this.kind = kind;
-        this.handOff = handOff;
+        this.fair = fair;
         this.held = held;
         this.lostSink = lostSink;
         session.onReconnected(() -> waiting.forEach(LockAttempt::relist));
@@ -211,7 +219,12 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     @Override
     public boolean supportsHandOff() {
-        return handOff;
+        return kind == Kind.EXCLUSIVE && !fair;
+    }
+
+    @Override
+    public boolean fair() {
+        return fair;
     }
 
     @Override
@@ -227,7 +240,7 @@ public final class SequentialLockOps implements RemoteLockOps {
             return result;
         }
         // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.
-        zk.setData(hold.path(), owner(request.ownerId()), -1, (rc, path, ctx, stat) -> {
+        zk.setData(hold.path(), nodeData(request.ownerId(), zk.getSessionTimeout(), -1), -1, (rc, path, ctx, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
                 ZkHold next = new ZkHold(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
@@ -405,7 +418,22 @@ public final class SequentialLockOps implements RemoteLockOps {
         return g != null && g.ownerId().equals(ownerId);
     }
 
-    static byte[] owner(String ownerId) {
-        return ownerId.getBytes(StandardCharsets.UTF_8);
+    /**
+     * A lock node's data, for {@code latchkey inspect}: the owner id, the session timeout this client negotiated
+     * (how long the node outlives a crashed holder) and, once a queued grant knows it, the holder's fencing token
+     * (which another client cannot derive from the node's stat). Lines {@code <owner>},
+     * {@code session-timeout-ms=<n>}, {@code token=<n>}; readers take the first line as the owner.
+     */
+    static byte[] nodeData(String ownerId, int sessionTimeoutMs, long token) {
+        StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs);
+        if (token >= 0) {
+            b.append('\n').append(TOKEN).append(token);
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
     }
+
+    /** Prefix of the session timeout line in a lock node's data. */
+    public static final String SESSION_TIMEOUT = "session-timeout-ms=";
+    /** Prefix of the fencing token line in a lock node's data. */
+    public static final String TOKEN = "token=";
 }

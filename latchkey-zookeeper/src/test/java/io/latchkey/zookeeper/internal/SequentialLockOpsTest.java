@@ -34,9 +34,9 @@ class SequentialLockOpsTest {
         c2 = SharedZooKeeper.curator();
         s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
-        ops1 = new SequentialLockOps(s1, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, true,
+        ops1 = new SequentialLockOps(s1, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, false,
                 new HeldNodes(), g -> { });
-        ops2 = new SequentialLockOps(s2, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, true,
+        ops2 = new SequentialLockOps(s2, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, false,
                 new HeldNodes(), g -> { });
     }
 

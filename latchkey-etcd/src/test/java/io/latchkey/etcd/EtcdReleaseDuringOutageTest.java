@@ -1,0 +1,122 @@
+package io.latchkey.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.latchkey.ClientOptions;
+import io.latchkey.LockLease;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.testing.EtcdServerExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Issue #9's first bug: a release that cannot reach etcd (the server is down) must not leave the holder's key behind
+ * on the client's shared lease, which the same client keeps alive for its other keys. Before the fix the dead hold's
+ * key stayed the lowest create revision after etcd came back, and every waiter timed out for as long as the client
+ * lived.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class EtcdReleaseDuringOutageTest {
+
+    private static final Duration WATCHDOG = Duration.ofSeconds(2);
+    /** TTL of the shared lease plus room for the restart, a reconnect and the retry's backoff on a loaded machine. */
+    private static final Duration WITHIN = WATCHDOG.plus(Duration.ofSeconds(8));
+
+    @RegisterExtension
+    static final EtcdServerExtension etcd = new EtcdServerExtension();
+    private final List<AutoCloseable> closeAfter = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        etcd.server().start();
+        for (AutoCloseable c : closeAfter) {
+            c.close();
+        }
+    }
+
+    private EtcdLockClient open() {
+        EtcdLockClient c = EtcdLockClient.connect(etcd.uri(), ClientOptions.builder().watchdogTimeout(WATCHDOG)
+                .operationTimeout(Duration.ofSeconds(2)).build());
+        closeAfter.add(c);
+        return c;
+    }
+
+    @Test
+    void aReleaseThatFailedWhileEtcdWasDownIsRetriedSoTheLockIsFreeWithinItsTtl() throws Exception {
+        String name = "outage-" + UUID.randomUUID();
+        String other = "outage-other-" + UUID.randomUUID();
+        EtcdLockClient a = open();
+        EtcdLockClient b = open();
+        LockLease held = a.lock(name).acquire();
+        LockLease blocker = b.lock(other).acquire();
+
+        etcd.server().kill();
+        Throwable thrown = catchThrowable(held::release);
+        assertThat(thrown).as("the caller is told the release did not reach etcd")
+                .isInstanceOf(LockUnavailableException.class);
+        etcd.server().start();
+
+        // A waits on another name: its waiting key keeps A's shared lease alive, the lease the dead hold's key is on.
+        CompletableFuture<Optional<LockLease>> aWaits = a.lock(other).tryAcquireAsync(Duration.ofSeconds(60), null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> keyCount(a.lockPrefix(other)) >= 2 || aWaits.isDone());
+
+        long start = System.nanoTime();
+        Optional<LockLease> next = b.lock(name).tryAcquire(WITHIN);
+        assertThat(next).as("another client holds within the TTL after the server came back").isPresent();
+        assertThat(next.get().fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WITHIN);
+        next.get().release();
+        assertThat(keyCount(a.lockPrefix(name))).as("no key of the name left").isZero();
+
+        if (blocker.isValid()) {
+            blocker.release();
+        }
+        aWaits.get(30, TimeUnit.SECONDS).ifPresent(LockLease::release);
+    }
+
+    @Test
+    void aFixedLeaseHoldsFailedReleaseIsRetriedToo() throws Exception {
+        String name = "outage-fixed-" + UUID.randomUUID();
+        String other = "outage-other-" + UUID.randomUUID();
+        EtcdLockClient a = open();
+        EtcdLockClient b = open();
+        LockLease held = a.lock(name).acquire(Duration.ofSeconds(30));
+        LockLease blocker = b.lock(other).acquire();
+
+        etcd.server().kill();
+        assertThat(catchThrowable(held::release)).isInstanceOf(LockUnavailableException.class);
+        etcd.server().start();
+        CompletableFuture<Optional<LockLease>> aWaits = a.lock(other).tryAcquireAsync(Duration.ofSeconds(60), null);
+
+        // the key's own lease has 30 s: only the retried delete frees the lock this soon
+        Optional<LockLease> next = b.lock(name).tryAcquire(WITHIN);
+        assertThat(next).as("free long before the hold's own 30 s lease ends").isPresent();
+        next.get().release();
+        if (blocker.isValid()) {
+            blocker.release();
+        }
+        aWaits.get(30, TimeUnit.SECONDS).ifPresent(LockLease::release);
+    }
+
+    private static long keyCount(String prefix) throws Exception {
+        try (Client admin = Client.builder().endpoints(etcd.endpoint()).build()) {
+            return admin.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
+                    GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+        }
+    }
+}

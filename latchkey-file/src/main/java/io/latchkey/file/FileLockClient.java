@@ -1,0 +1,191 @@
+package io.latchkey.file;
+
+import io.latchkey.Capability;
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import io.latchkey.file.internal.FileLockOps;
+import io.latchkey.file.internal.FileNames;
+import io.latchkey.file.internal.FileUri;
+import io.latchkey.file.internal.LockDirectory;
+import io.latchkey.file.internal.LockKind;
+import io.latchkey.spi.LockInfo;
+import io.latchkey.spi.LockInspector;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A {@link LockClient} on a local directory: {@code LockClient.connect("file:///var/lock/myapp")}. Locks exclude
+ * each other between the threads, clients and processes of one host (and across hosts only on a shared file system
+ * whose POSIX record locks work across hosts: see the module README). No server; nothing to install.
+ *
+ * <h2>Layout</h2>
+ * A held lock is one file {@code lk-<SHA-256 of namespace and name>.lock} in the directory ({@link #lockFile}),
+ * locked by the holding process with an OS file lock ({@link java.nio.channels.FileChannel#tryLock}): exclusive for
+ * {@link #lock}, {@link #fairLock} and write locks, shared for read locks. The file's text names the lock, its
+ * holders (owner, token, lease end) and the fair lock's queue, for {@code inspect}. The file is deleted when the last
+ * hold ends, so the directory holds one file per held name plus {@code latchkey.state} (the token counter): nothing
+ * per name ever used. The name is hashed, so no name reaches outside the directory, however hostile.
+ *
+ * <h2>Crashes, leases, waking</h2>
+ * The kernel releases a process's file locks when it dies (SIGKILL included): its locks are free for others at once
+ * (waiters notice within about 200 ms). Leases are kept by the holding process: a fixed lease, or a watchdog lease
+ * that stops being renewed, ends on time and frees the file's OS lock. A waiter is woken by a release in its own
+ * JVM at once, by a release in another process through the directory's watch service, and re-checks every 20–200
+ * ms as the fallback. Threads of one JVM share one waiter per name and client; all clients of one JVM on one
+ * directory share its file handles and two threads ({@code latchkey-file-<hash>}, {@code latchkey-file-watch-<hash>}),
+ * stopped when the last of them closes.
+ *
+ * <h2>Fencing</h2>
+ * Tokens come from one counter for the whole directory, {@code max(last + 1, wall clock in µs)}, kept in
+ * {@code latchkey.state}: strictly increasing per name across clients, processes and restarts; across a power loss
+ * too (a durable ceiling, forced to disk about once a minute, and the kernel's boot id); still increasing if the
+ * state file is lost, unless the clock stepped back.
+ *
+ * <h2>Primitives</h2>
+ * {@link #lock}, {@link #fairLock} (FIFO across processes: tickets in the lock file), {@link #readWriteLock}
+ * (downgrade yes, upgrade refused) and {@link LockInspector inspect}. Semaphores, permit-expirable semaphores and
+ * count-down latches throw {@link UnsupportedOperationException} naming the backend. {@link
+ * io.latchkey.DistributedLock#forceUnlock()} ends another process's hold only at that process's next watchdog
+ * renewal (an OS lock cannot be broken from outside); this JVM's holds end at once.
+ *
+ * <p>Clients are thread-safe; {@link #close()} marks this client's holds lost (they end with their lease).
+ */
+public final class FileLockClient extends AbstractLockClient implements LockInspector {
+
+    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
+            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT));
+
+    private final LockDirectory directory;
+    private final FileLockOps lockOps;
+    private final FileLockOps fairLockOps;
+    private final FileLockOps readLockOps;
+    private final FileLockOps writeLockOps;
+
+    private FileLockClient(Path dir, ClientOptions options) {
+        super("file", options, TimeSource.SYSTEM);
+        this.directory = LockDirectory.attach(dir);
+        String ns = options.namespace();
+        this.lockOps = new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost);
+        this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost);
+        this.readLockOps = new FileLockOps(directory, ns, LockKind.READ, this::grantLost);
+        this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost);
+    }
+
+    /**
+     * A client on {@code file:///absolute/dir} (also {@code file:/absolute/dir}, {@code file://localhost/…});
+     * the directory is created if missing.
+     *
+     * @throws IllegalArgumentException if the URI is malformed or names a remote host
+     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     */
+    public static FileLockClient connect(String uri, ClientOptions options) {
+        return create(FileUri.parse(uri), options);
+    }
+
+    /** {@link #connect(String, ClientOptions)} with default options. */
+    public static FileLockClient connect(String uri) {
+        return connect(uri, ClientOptions.defaults());
+    }
+
+    /** A client on {@code directory} (created if missing). */
+    public static FileLockClient create(Path directory, ClientOptions options) {
+        Objects.requireNonNull(directory, "directory");
+        Objects.requireNonNull(options, "options");
+        return new FileLockClient(directory.toAbsolutePath(), options);
+    }
+
+    /** A client on {@code directory} (created if missing) with default options. */
+    public static FileLockClient create(Path directory) {
+        return create(directory, ClientOptions.defaults());
+    }
+
+    /** The lock directory (its real path). */
+    public Path directory() {
+        return directory.path();
+    }
+
+    /**
+     * The file that exists while the lock called {@code name} (of this client's namespace) is held, for operators
+     * ({@code cat} shows holders and the fair queue). Do not open it from a process that uses the directory: when a
+     * process closes any descriptor of a file, the kernel drops every POSIX lock that process holds on it.
+     */
+    public Path lockFile(String name) {
+        return directory.path().resolve(FileNames.lockFile(options().namespace(), checkName(name)));
+    }
+
+    @Override
+    protected RemoteLockOps lockOps() {
+        return lockOps;
+    }
+
+    @Override
+    protected RemoteLockOps fairLockOps() {
+        return fairLockOps;
+    }
+
+    @Override
+    protected RemoteLockOps readLockOps() {
+        return readLockOps;
+    }
+
+    @Override
+    protected RemoteLockOps writeLockOps() {
+        return writeLockOps;
+    }
+
+    /**
+     * The locks of this client's namespace held now by any process on this directory, one entry per hold (plain,
+     * fair, read and write), with owner, fencing token and the lease left; read from the lock files (this JVM's
+     * holds from memory). Lock files left by crashed processes are deleted on the way. Waiters are not counted.
+     *
+     * @throws LockUnavailableException if the directory cannot be read within the operation timeout
+     */
+    @Override
+    public List<LockInfo> list(String pattern) {
+        checkOpen();
+        long millis = options().operationTimeout().toMillis();
+        List<LockInfo> result;
+        try {
+            result = directory.list(options().namespace()).get(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException("interrupted while listing " + directory.path(), e);
+        } catch (ExecutionException e) {
+            throw new LockUnavailableException(String.format("listing %s failed: %s", directory.path(),
+                    e.getCause()), e.getCause());
+        } catch (TimeoutException e) {
+            throw new LockUnavailableException(String.format("listing %s took longer than %d ms",
+                    directory.path(), millis), e);
+        }
+        result.removeIf(info -> !LockInspector.matches(pattern, info.name()));
+        result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
+        return result;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    protected void closeBackend() {
+        directory.detach();
+    }
+
+    @Override
+    public String toString() {
+        return "FileLockClient{clientId=" + clientId() + ", directory=" + directory.path() + "}";
+    }
+}

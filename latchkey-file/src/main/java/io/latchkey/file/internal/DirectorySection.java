@@ -1,0 +1,116 @@
+package io.latchkey.file.internal;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+
+/**
+ * One critical section over the whole directory, across processes: an exclusive OS lock on
+ * {@link FileNames#STATE_FILE}, which also holds the fencing-token counter. Every step that opens, locks, writes or
+ * deletes a lock file runs inside one, so that
+ * <ul>
+ *   <li>a lock file is deleted only while nobody else can be between opening it and locking it (the classic
+ *       "deleted the file another process is about to lock" race cannot happen: a process opens a lock file only
+ *       inside a section and closes it before leaving unless it holds the file's OS lock);</li>
+ *   <li>tokens are read, increased and written atomically.</li>
+ * </ul>
+ * Sections are short (a few system calls). The lock is taken with a blocking {@link FileChannel#lock()} on the
+ * directory's own thread; closing the last client interrupts it.
+ *
+ * <h2>Tokens</h2>
+ * {@code next = max(last + 1, wall clock in µs)}, one counter for the whole directory, so state is bounded whatever the
+ * names, and tokens are strictly increasing per name because they are for the directory. {@code last} is written to
+ * the state file (in place, fixed width) with every token, so every process and every restart of a process sees it
+ * (the page cache is shared; no {@code fsync} needed for that). For a power loss, the file also keeps a
+ * <em>ceiling</em>, forced to disk ({@code fsync}) before any token above it is handed out and then set a minute of
+ * µs ahead, plus the kernel's boot id: the first token after a reboot starts above the durable ceiling, so tokens
+ * never repeat even if the last writes never reached the disk and the clock stepped back. That costs one
+ * {@code fsync} a minute instead of one per grant. Without a boot id (not Linux) every token is forced to disk. If
+ * the state file itself is lost (deleted, a tmpfs directory after a reboot), tokens still grow as long as the clock
+ * has not stepped back by more than the time since the last token.
+ *
+ * <p>Confined to one thread; not reusable.
+ */
+final class DirectorySection implements AutoCloseable {
+
+    /** How far ahead of the last token the durable ceiling is set: one minute of µs. */
+    static final long CEILING_AHEAD_MICROS = 60_000_000L;
+    /** The kernel's boot id (Linux), or {@code null}. */
+    static final String BOOT_ID = TokenState.bootId();
+
+    private final Path stateFile;
+    private FileChannel channel;
+    private FileLock lock;
+    private TokenState state;
+
+    DirectorySection(Path stateFile) {
+        this.stateFile = stateFile;
+    }
+
+    /** Enters the section if not yet entered (blocking until other processes leave theirs). */
+    DirectorySection enter() throws IOException {
+        if (lock == null) {
+            channel = FileChannel.open(stateFile, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            try {
+                lock = channel.lock();
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                channel = null;
+                throw e;
+            }
+        }
+        return this;
+    }
+
+    /** The next fencing token of the directory; enters the section if needed. */
+    long nextToken() throws IOException {
+        enter();
+        if (state == null) {
+            state = TokenState.read(channel);
+        }
+        String boot = BOOT_ID;
+        long base = state.last;
+        boolean durable = boot == null || !boot.equals(state.boot);
+        if (durable) {
+            // a reboot since the ceiling was written (or no boot id): start above everything that may have been issued
+            base = Math.max(base, state.ceiling);
+        }
+        long next = Math.max(base + 1, epochMicros());
+        state.last = next;
+        if (durable || next > state.ceiling) {
+            state.ceiling = next + CEILING_AHEAD_MICROS;
+            state.boot = boot;
+            state.write(channel);
+            channel.force(false);
+        } else {
+            state.write(channel);
+        }
+        return next;
+    }
+
+    static long epochMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    /** Leaves the section. */
+    @Override
+    public void close() throws IOException {
+        if (channel == null) {
+            return;
+        }
+        try {
+            if (lock.isValid()) {
+                lock.release();
+            }
+        } finally {
+            channel.close();
+            channel = null;
+            lock = null;
+        }
+    }
+}

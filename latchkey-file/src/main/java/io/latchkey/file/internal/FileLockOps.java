@@ -1,0 +1,82 @@
+package io.latchkey.file.internal;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+
+/** The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory}. */
+public final class FileLockOps implements RemoteLockOps {
+
+    private final LockDirectory directory;
+    private final String namespace;
+    private final LockKind kind;
+    private final BiConsumer<Grant, String> onLost;
+
+    /**
+     * @param onLost tells the client that a hold ended without its renewal noticing first (another process
+     *        force-unlocked it)
+     */
+    public FileLockOps(LockDirectory directory, String namespace, LockKind kind, BiConsumer<Grant, String> onLost) {
+        this.directory = directory;
+        this.namespace = namespace;
+        this.kind = kind;
+        this.onLost = onLost;
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        return directory.acquire(namespace, kind, request, onLost);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        return directory.release(namespace, grant);
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        return directory.renew(namespace, grants);
+    }
+
+    @Override
+    public boolean supportsHandOff() {
+        return kind.handOff;
+    }
+
+    @Override
+    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
+        if (!kind.handOff) {
+            throw new UnsupportedOperationException("handOff");
+        }
+        return directory.handOff(namespace, from, request, onLost);
+    }
+
+    @Override
+    public boolean shared() {
+        return kind.shared;
+    }
+
+    @Override
+    public CompletableFuture<String> describeHolder(String name) {
+        return directory.describeHolder(namespace, name);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        return directory.isLocked(namespace, name);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        return directory.forceUnlock(namespace, name);
+    }
+
+    @Override
+    public String toString() {
+        return "FileLockOps{" + directory.path() + ", kind=" + kind + "}";
+    }
+}

@@ -1,0 +1,52 @@
+package io.latchkey.file.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * Lock name → file name: {@code lk-<SHA-256 of namespace, NUL, name, in lower-case hex>.lock}. The file name is
+ * 70 ASCII characters of {@code [a-z0-9.-]} whatever the name, so no name can reach outside the directory
+ * ({@code ../}, separators, NUL, drive letters), exceed a file system's name limit, or collide with another name
+ * on a case-insensitive file system. Namespaces and names cannot contain NUL (control characters are refused), so
+ * (namespace, name) pairs hash distinct inputs. The original namespace and name are stored inside the file for
+ * {@code inspect}.
+ */
+public final class FileNames {
+
+    /** Prefix of every lock file. */
+    public static final String PREFIX = "lk-";
+    /** Suffix of every lock file. */
+    public static final String SUFFIX = ".lock";
+    /** The directory's one bookkeeping file: the fencing-token counter, also the directory-wide mutex. */
+    public static final String STATE_FILE = "latchkey.state";
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    private FileNames() {
+    }
+
+    /** The file name of lock {@code name} in {@code namespace}. */
+    public static String lockFile(String namespace, String name) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+        sha.update(namespace.getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0);
+        byte[] digest = sha.digest(name.getBytes(StandardCharsets.UTF_8));
+        StringBuilder b = new StringBuilder(PREFIX.length() + 64 + SUFFIX.length()).append(PREFIX);
+        for (byte x : digest) {
+            b.append(HEX[(x >> 4) & 0xf]).append(HEX[x & 0xf]);
+        }
+        return b.append(SUFFIX).toString();
+    }
+
+    /** Whether {@code fileName} is a lock file of this backend (any namespace). */
+    public static boolean isLockFile(String fileName) {
+        return fileName.length() == PREFIX.length() + 64 + SUFFIX.length() && fileName.startsWith(PREFIX)
+                && fileName.endsWith(SUFFIX);
+    }
+}

@@ -1,0 +1,183 @@
+package io.latchkey.file.internal;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * What this JVM knows about one lock file: its holds in this JVM (of any client), the OS lock that backs them, and
+ * this JVM's waiters. Exists while the name is held or waited for in this JVM; confined to the directory's thread.
+ * Invariant: {@link #osLock} is held exactly while {@link #holds} is not empty (between two steps of that thread).
+ */
+final class LockEntry {
+
+    final String file;
+    final Path path;
+    final String namespace;
+    final String name;
+    /** Open while this JVM holds the file's OS lock (and only the directory thread uses it). */
+    FileChannel channel;
+    FileLock osLock;
+    final List<Hold> holds = new ArrayList<>(2);
+    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** Whether the head waiter could not get the OS lock: another process holds it or queues before it. */
+    boolean blockedRemotely;
+    ScheduledFuture<?> recheck;
+    long recheckAtNanos;
+    long backoffMillis = LockDirectory.MIN_RECHECK_MILLIS;
+    ScheduledFuture<?> expiry;
+    long expiryAtNanos;
+    /** When this JVM's wait lines were last written (epoch ms), to refresh them before they turn stale. */
+    long ticketsWrittenMillis;
+
+    LockEntry(String file, Path path, String namespace, String name) {
+        this.file = file;
+        this.path = path;
+        this.namespace = namespace;
+        this.name = name;
+    }
+
+    boolean idle() {
+        return holds.isEmpty() && waiters.isEmpty() && channel == null;
+    }
+
+    Hold find(String owner, long token) {
+        for (Hold h : holds) {
+            if (h.owner().equals(owner) && h.token() == token) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    String exclusiveOwner() {
+        for (Hold h : holds) {
+            if (!h.kind.shared) {
+                return h.owner();
+            }
+        }
+        return null;
+    }
+
+    boolean allShared() {
+        for (Hold h : holds) {
+            if (!h.kind.shared) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    boolean hasTickets() {
+        for (Waiter w : waiters) {
+            if (w.ticket != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * One hold in this JVM. Its lease end is the one field shared with other threads: a renewal extends it on the
+     * caller's thread (so that renewals never wait behind file I/O on the directory's thread), the directory's thread
+     * ends it. Both go through compare-and-set on {@link #deadline}, and {@link #DEAD} is final: a renewal that
+     * loses the race to the end reports the hold lost, an end that loses to a renewal does not happen.
+     */
+    static final class Hold {
+        static final long DEAD = Long.MIN_VALUE;
+
+        final Grant grant;
+        final LockKind kind;
+        /** Tells the hold's client that the directory ended it for a reason of its own (a revoke). */
+        final BiConsumer<Grant, String> onLost;
+        /** {@link System#nanoTime()} at which the lease ends, or {@link #DEAD}. */
+        private final AtomicLong deadline = new AtomicLong();
+        /** The lease end on the wall clock, for the lock file (other processes' inspect). */
+        volatile long leaseEndMillis;
+
+        Hold(Grant grant, LockKind kind, BiConsumer<Grant, String> onLost) {
+            this.grant = grant;
+            this.kind = kind;
+            this.onLost = onLost;
+            deadline.set(System.nanoTime() + grant.leaseMillis() * 1_000_000L);
+            leaseEndMillis = System.currentTimeMillis() + grant.leaseMillis();
+        }
+
+        String owner() {
+            return grant.ownerId();
+        }
+
+        long token() {
+            return grant.fencingToken();
+        }
+
+        /** The lease end ({@link System#nanoTime()}), or {@link #DEAD}. */
+        long deadline() {
+            return deadline.get();
+        }
+
+        /** Extends the lease to {@code leaseMillis} from now unless it already ended; any thread. */
+        boolean renew(long leaseMillis) {
+            while (true) {
+                long d = deadline.get();
+                long now = System.nanoTime();
+                if (d == DEAD || d - now <= 0) {
+                    return false;
+                }
+                if (deadline.compareAndSet(d, now + leaseMillis * 1_000_000L)) {
+                    leaseEndMillis = System.currentTimeMillis() + leaseMillis;
+                    return true;
+                }
+            }
+        }
+
+        /** Ends the hold if its lease ran out by {@code now}; whether it is over. */
+        boolean expire(long now) {
+            while (true) {
+                long d = deadline.get();
+                if (d == DEAD) {
+                    return true;
+                }
+                if (d - now > 0) {
+                    return false;
+                }
+                if (deadline.compareAndSet(d, DEAD)) {
+                    return true;
+                }
+            }
+        }
+
+        /** Ends the hold whatever its lease. */
+        void end() {
+            deadline.set(DEAD);
+        }
+    }
+
+    /** One pending acquire of this JVM. */
+    static final class Waiter {
+        final AcquireRequest request;
+        final LockKind kind;
+        final CompletableFuture<Grant> future;
+        final BiConsumer<Grant, String> onLost;
+        /** The fair queue's ticket (a directory token), 0 until queued. */
+        long ticket;
+        ScheduledFuture<?> timeout;
+
+        Waiter(AcquireRequest request, LockKind kind, CompletableFuture<Grant> future,
+               BiConsumer<Grant, String> onLost) {
+            this.request = request;
+            this.kind = kind;
+            this.future = future;
+            this.onLost = onLost;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.latchkey.file.internal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The text inside a lock file: who holds the lock and who queues for it, for contenders, {@code inspect} and
+ * operators ({@code cat} works). UTF-8 lines:
+ * <pre>
+ * latchkey-file 1
+ * namespace &lt;namespace&gt;
+ * name &lt;lock name&gt;
+ * hold &lt;process&gt; &lt;kind&gt; &lt;token&gt; &lt;lease end, epoch ms&gt; &lt;owner&gt;     one per hold
+ * wait &lt;process&gt; &lt;ticket&gt; &lt;refreshed, epoch ms&gt; &lt;owner&gt;           one per queued fair waiter
+ * revoke &lt;process&gt;                                                   force-unlock request to a holder process
+ * </pre>
+ * Names and namespaces contain no control characters, so a line break cannot be smuggled in; an owner is the last
+ * field and may contain spaces. The record is informational except for {@code wait} lines (the fair queue across
+ * processes) and {@code revoke}: exclusion itself is the OS lock on the file. Mutable; confined to one thread.
+ */
+final class LockFileRecord {
+
+    static final String MAGIC = "latchkey-file 1";
+
+    record HoldLine(String process, String kind, long token, long leaseEndMillis, String owner) {
+    }
+
+    record WaitLine(String process, long ticket, long refreshedMillis, String owner) {
+    }
+
+    String namespace;
+    String name;
+    final List<HoldLine> holds = new ArrayList<>();
+    final List<WaitLine> waits = new ArrayList<>();
+    final List<String> revokes = new ArrayList<>();
+
+    LockFileRecord(String namespace, String name) {
+        this.namespace = namespace;
+        this.name = name;
+    }
+
+    /** Parses a file's bytes; unknown or damaged lines are skipped (a torn write of a crashed process). */
+    static LockFileRecord parse(byte[] bytes) {
+        LockFileRecord r = new LockFileRecord(null, null);
+        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+            try {
+                if (line.startsWith("namespace ")) {
+                    r.namespace = line.substring("namespace ".length());
+                } else if (line.startsWith("name ")) {
+                    r.name = line.substring("name ".length());
+                } else if (line.startsWith("hold ")) {
+                    String[] f = line.split(" ", 6);
+                    if (f.length == 6) {
+                        r.holds.add(new HoldLine(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]), f[5]));
+                    }
+                } else if (line.startsWith("wait ")) {
+                    String[] f = line.split(" ", 5);
+                    if (f.length == 5) {
+                        r.waits.add(new WaitLine(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), f[4]));
+                    }
+                } else if (line.startsWith("revoke ")) {
+                    r.revokes.add(line.substring("revoke ".length()));
+                }
+            } catch (NumberFormatException damaged) {
+                // skipped
+            }
+        }
+        return r;
+    }
+
+    byte[] format() {
+        StringBuilder b = new StringBuilder(256).append(MAGIC).append('\n');
+        b.append("namespace ").append(namespace == null ? "" : namespace).append('\n');
+        b.append("name ").append(name == null ? "" : name).append('\n');
+        for (HoldLine h : holds) {
+            b.append("hold ").append(h.process).append(' ').append(h.kind).append(' ').append(h.token).append(' ')
+                    .append(h.leaseEndMillis).append(' ').append(h.owner).append('\n');
+        }
+        for (WaitLine w : waits) {
+            b.append("wait ").append(w.process).append(' ').append(w.ticket).append(' ').append(w.refreshedMillis)
+                    .append(' ').append(w.owner).append('\n');
+        }
+        for (String p : revokes) {
+            b.append("revoke ").append(p).append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Drops every line written by {@code process}. */
+    void removeProcess(String process) {
+        holds.removeIf(h -> h.process.equals(process));
+        waits.removeIf(w -> w.process.equals(process));
+        revokes.removeIf(p -> p.equals(process));
+    }
+
+    /** Wait lines of other processes refreshed after {@code staleBefore} (epoch ms). */
+    List<WaitLine> liveWaitsOfOthers(String process, long staleBefore) {
+        List<WaitLine> live = new ArrayList<>();
+        for (WaitLine w : waits) {
+            if (!w.process.equals(process) && w.refreshedMillis > staleBefore) {
+                live.add(w);
+            }
+        }
+        return live;
+    }
+
+    /**
+     * Rewrites the file at {@code path} if it still exists. Opens and closes it: only for files this JVM holds no
+     * OS lock on (closing any descriptor of a file drops the process's locks on it).
+     */
+    static void writeFile(Path path, LockFileRecord r) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            r.write(ch);
+        } catch (NoSuchFileException gone) {
+            // released meanwhile
+        }
+    }
+
+    /** Reads the record of the file open in {@code ch}. */
+    static LockFileRecord read(FileChannel ch) throws IOException {
+        long size = ch.size();
+        if (size > 1 << 20) {
+            throw new IOException("lock file of " + size + " bytes: not a latchkey lock file");
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size);
+        while (buf.hasRemaining()) {
+            if (ch.read(buf, buf.position()) < 0) {
+                break;
+            }
+        }
+        return parse(Arrays.copyOf(buf.array(), buf.position()));
+    }
+
+    /** Replaces the text of the file open in {@code ch} with this record. */
+    void write(FileChannel ch) throws IOException {
+        byte[] bytes = format();
+        ch.truncate(0);
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        long pos = 0;
+        while (buf.hasRemaining()) {
+            pos += ch.write(buf, pos);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** The file backend's machinery; not API. */
+package io.latchkey.file.internal;

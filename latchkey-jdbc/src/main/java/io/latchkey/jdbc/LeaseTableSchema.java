@@ -1,0 +1,106 @@
+package io.latchkey.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Creates or upgrades the lease table and its token sequence when a client starts; idempotent, and safe when
+ * several clients start at once.
+ *
+ * <h2>Upgrade from the counter-per-row layout</h2>
+ * Earlier versions kept each name's fencing counter in its row and never deleted rows. The table's columns are
+ * unchanged; what is added is the sequence, created with a start of the larger of the database's clock in epoch
+ * microseconds and the table's highest token plus one, so the first token it issues is above every counter an old
+ * row holds. Old rows are then ordinary rows: a held one is released (deleted) by its owner's release, a free or
+ * expired one is taken over by the next acquire of its name (with a sequence token) or deleted by the reaper. Clients
+ * of the old version must not run against the table once the new one does: they would insert rows with a counter
+ * that starts again at 1.
+ */
+final class LeaseTableSchema {
+
+    private LeaseTableSchema() {
+    }
+
+    /**
+     * Makes sure the table and the sequence exist.
+     *
+     * @throws IllegalStateException naming the missing object and its DDL if one is missing and {@code create} is off
+     */
+    static void ensure(JdbcRunner runner, LeaseTableSql sql, boolean create) {
+        runner.call("check lock table " + sql.table, c -> {
+            if (!usable(c, sql.probe)) {
+                if (!create) {
+                    throw new IllegalStateException(String.format(
+                            "the lock table %s does not exist (or lacks the expected columns) in %s and createTable is "
+                                    + "off; create it with:%n%s;%n%s", sql.table, runner.server(),
+                            sql.dialect.lockTableDdl(sql.table), sql.dialect.tokenSequenceDdl(sql.table)));
+                }
+                execute(c, sql.dialect.lockTableDdl(sql.table));
+            }
+            // Probing takes a value (a gap in the tokens, harmless); PostgreSQL and H2 have no cheaper portable test.
+            if (!usable(c, sql.nextTokenQuery)) {
+                if (!create) {
+                    throw new IllegalStateException(String.format(
+                            "the token sequence %s of the lock table %s does not exist in %s and createTable is off; "
+                                    + "create it with:%n%s", sql.sequence, sql.table, runner.server(),
+                            sql.dialect.tokenSequenceDdl(sql.table)));
+                }
+                createSequence(c, sql);
+            }
+            return null;
+        });
+    }
+
+    private static void createSequence(Connection c, LeaseTableSql sql) throws SQLException {
+        long start;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(token), 0) + 1, " + sql.dialect.nowMicros()
+                     + " FROM " + sql.table)) {
+            rs.next();
+            start = Math.max(rs.getLong(1), rs.getLong(2));
+        }
+        try {
+            execute(c, sql.dialect.tokenSequenceDdl(sql.table, start));
+        } catch (SQLException e) {
+            // Another client created it at the same moment (PostgreSQL reports a duplicate even with IF NOT EXISTS).
+            if (usable(c, sql.nextTokenQuery)) {
+                return;
+            }
+            String product = c.getMetaData().getDatabaseProductName();
+            if (product != null && product.toLowerCase(java.util.Locale.ROOT).contains("mysql")) {
+                throw new IllegalStateException(String.format("the lease table's fencing tokens come from a sequence "
+                        + "and %s %s has none (MariaDB 10.3+, PostgreSQL and H2 have); use one of those, or "
+                        + "JdbcAdvisoryLockClient on MySQL", product, c.getMetaData().getDatabaseProductVersion()), e);
+            }
+            throw e;
+        }
+    }
+
+    private static void execute(Connection c, String ddl) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute(ddl);
+        }
+        if (!c.getAutoCommit()) {
+            c.commit();
+        }
+    }
+
+    /** Whether {@code query} runs (the object it reads exists); rolls back a failed transaction. */
+    static boolean usable(Connection c, String query) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        try (Statement s = c.createStatement()) {
+            s.executeQuery(query).close();
+            if (!auto) {
+                c.commit();
+            }
+            return true;
+        } catch (SQLException e) {
+            if (!auto) {
+                c.rollback(); // PostgreSQL aborts the transaction on a failed statement
+            }
+            return false;
+        }
+    }
+}

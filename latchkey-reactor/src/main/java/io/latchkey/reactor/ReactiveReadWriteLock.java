@@ -1,0 +1,30 @@
+package io.latchkey.reactor;
+
+import io.latchkey.DistributedReadWriteLock;
+import reactor.core.scheduler.Scheduler;
+
+/** A distributed read-write lock for reactive code: its two halves are {@link ReactiveLock}s. */
+public final class ReactiveReadWriteLock {
+
+    private final DistributedReadWriteLock lock;
+    private final ReactiveLock readLock;
+    private final ReactiveLock writeLock;
+
+    ReactiveReadWriteLock(DistributedReadWriteLock lock, Scheduler scheduler) {
+        this.lock = lock;
+        this.readLock = new ReactiveLock(lock.readLock(), scheduler);
+        this.writeLock = new ReactiveLock(lock.writeLock(), scheduler);
+    }
+
+    public String name() {
+        return lock.name();
+    }
+
+    public ReactiveLock readLock() {
+        return readLock;
+    }
+
+    public ReactiveLock writeLock() {
+        return writeLock;
+    }
+}

@@ -1,0 +1,93 @@
+package io.latchkey.reactor;
+
+import io.latchkey.DistributedSemaphore;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * A distributed semaphore for reactive code. Permits are not owned by a thread (as with
+ * {@link java.util.concurrent.Semaphore}), so any thread may release them. Waiting calls run on the scheduler given
+ * to {@link ReactiveLockClient}; cancelling a pending acquisition interrupts its wait, and permits acquired
+ * concurrently with the cancellation are released again.
+ */
+public final class ReactiveSemaphore {
+
+    private final DistributedSemaphore semaphore;
+    private final Scheduler scheduler;
+
+    ReactiveSemaphore(DistributedSemaphore semaphore, Scheduler scheduler) {
+        this.semaphore = semaphore;
+        this.scheduler = scheduler;
+    }
+
+    public String name() {
+        return semaphore.name();
+    }
+
+    public DistributedSemaphore unwrap() {
+        return semaphore;
+    }
+
+    /** Completes when {@code permits} permits were acquired, waiting as long as needed. */
+    public Mono<Void> acquire(int permits) {
+        return Acquisitions.blocking(scheduler, () -> {
+            semaphore.acquire(permits);
+            return Boolean.TRUE;
+        }, acquired -> semaphore.release(permits)).then();
+    }
+
+    /** {@code true} if {@code permits} permits were acquired within {@code waitTime}. */
+    public Mono<Boolean> tryAcquire(int permits, Duration waitTime) {
+        Objects.requireNonNull(waitTime, "waitTime");
+        return Acquisitions.blocking(scheduler,
+                        () -> semaphore.tryAcquire(permits, waitTime) ? Boolean.TRUE : null,
+                        acquired -> semaphore.release(permits))
+                .defaultIfEmpty(Boolean.FALSE);
+    }
+
+    public Mono<Void> release(int permits) {
+        return Acquisitions.blocking(scheduler, () -> {
+            semaphore.release(permits);
+            return Boolean.TRUE;
+        }).then();
+    }
+
+    public Mono<Integer> availablePermits() {
+        return Acquisitions.blocking(scheduler, semaphore::availablePermits);
+    }
+
+    public Mono<Boolean> trySetPermits(int permits) {
+        return Acquisitions.blocking(scheduler, () -> semaphore.trySetPermits(permits));
+    }
+
+    public Mono<Void> addPermits(int permits) {
+        return Acquisitions.blocking(scheduler, () -> {
+            semaphore.addPermits(permits);
+            return Boolean.TRUE;
+        }).then();
+    }
+
+    public Mono<Integer> drainPermits() {
+        return Acquisitions.blocking(scheduler, semaphore::drainPermits);
+    }
+
+    /**
+     * Holds {@code permits} permits while the publisher {@code body} supplies runs; released when it completes, fails
+     * or is cancelled.
+     */
+    public <T> Flux<T> withPermits(int permits, Supplier<? extends Publisher<? extends T>> body) {
+        Objects.requireNonNull(body, "body");
+        return Flux.usingWhen(acquire(permits).thenReturn(permits), p -> Flux.<T>from(body.get()),
+                p -> release(p), (p, error) -> release(p), p -> release(p));
+    }
+
+    @Override
+    public String toString() {
+        return "ReactiveSemaphore[" + semaphore.name() + "]";
+    }
+}

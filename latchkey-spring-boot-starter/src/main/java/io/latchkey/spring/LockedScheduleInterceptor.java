@@ -1,0 +1,222 @@
+package io.latchkey.spring;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockLease;
+import io.latchkey.LockLostException;
+import io.latchkey.LockUnavailableException;
+import io.micrometer.observation.Observation;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/** The advice behind {@link LockedSchedule}: try the lock once, run or skip, release now or after lockAtLeastFor. */
+final class LockedScheduleInterceptor implements MethodInterceptor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LockedScheduleInterceptor.class);
+
+    private final Supplier<LockClient> client;
+    private final BeanFactory beanFactory;
+    private final LockObservations observations;
+    private final Supplier<DelayedReleases> delayedReleases;
+    private final Map<Method, Operation> operations = new ConcurrentHashMap<>();
+
+    LockedScheduleInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations,
+                              Supplier<DelayedReleases> delayedReleases) {
+        this.client = client;
+        this.beanFactory = beanFactory;
+        this.observations = observations;
+        this.delayedReleases = delayedReleases;
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Class<?> targetClass = invocation.getThis() == null ? null : AopUtils.getTargetClass(invocation.getThis());
+        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+        Operation op = operations.computeIfAbsent(method, this::operation);
+        if (op == null) {
+            return invocation.proceed();
+        }
+        LockLease lease = tryAcquire(op);
+        if (lease == null) {
+            return null;
+        }
+        long start = System.nanoTime();
+        Run run = new Run(Thread.currentThread(), op.onLost == LockedSchedule.OnLost.INTERRUPT);
+        lease.onLost(run::lost);
+        Observation hold = observations.startHold(op.name, "schedule", lease.fencingToken());
+        LockLease previous = LockedRun.enter(lease);
+        try (Observation.Scope scope = hold.openScope()) {
+            return invocation.proceed();
+        } catch (Throwable t) {
+            hold.error(t);
+            throw t;
+        } finally {
+            LockedRun.exit(previous);
+            boolean wasLost = run.finish();
+            hold.stop();
+            end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start));
+        }
+    }
+
+    /** The lease, or null when another node holds the lock (a quiet skip). */
+    private LockLease tryAcquire(Operation op) {
+        DistributedLock lock = client.get().lock(op.name);
+        Observation acquire = observations.startAcquire(op.name, "schedule");
+        Optional<LockLease> lease;
+        try {
+            lease = op.lockAtMostFor == null
+                    ? lock.tryAcquire(Duration.ZERO)
+                    : lock.tryAcquire(Duration.ZERO, op.lockAtMostFor);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LockObservations.endAcquire(acquire, "error", e);
+            LOG.debug("@LockedSchedule '{}': interrupted while trying the lock; skipping this run", op.name);
+            return null;
+        } catch (RuntimeException e) {
+            LockObservations.endAcquire(acquire, "error", e);
+            throw e;
+        }
+        LockObservations.endAcquire(acquire, lease.isPresent() ? "acquired" : "skipped", null);
+        if (lease.isEmpty()) {
+            LOG.debug("@LockedSchedule '{}': held elsewhere; skipping this run", op.name);
+            return null;
+        }
+        return lease.get();
+    }
+
+    private void end(Operation op, LockLease lease, boolean wasLost, Duration ran) {
+        if (wasLost || !lease.isValid()) {
+            LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms); another node may have run "
+                    + "meanwhile", op.name, ran.toMillis());
+            try {
+                lease.release();
+            } catch (LockLostException | LockUnavailableException expected) {
+                // the loss is what we just reported; the release only cleans up
+            }
+            return;
+        }
+        Duration rest = op.lockAtLeastFor.minus(ran);
+        if (rest.isNegative() || rest.isZero()) {
+            DelayedReleases.release(lease);
+        } else {
+            delayedReleases.get().releaseAfter(lease, rest);
+        }
+    }
+
+    private Operation operation(Method method) {
+        LockedSchedule a = AnnotatedElementUtils.findMergedAnnotation(method, LockedSchedule.class);
+        if (a == null) {
+            return null;
+        }
+        String where = "@LockedSchedule on " + method.toGenericString();
+        if (method.getReturnType() != void.class) {
+            throw new IllegalStateException(where + ": the method must return void (a skipped run has no result)");
+        }
+        String name = a.name().isEmpty()
+                ? method.getDeclaringClass().getSimpleName() + "." + method.getName()
+                : resolve(a.name());
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException(where + ": name resolved to an empty string");
+        }
+        Duration atMost = a.lockAtMostFor().isBlank() ? null
+                : DurationText.parse(where + " lockAtMostFor", resolve(a.lockAtMostFor()));
+        Duration atLeast = DurationText.parse(where + " lockAtLeastFor", resolve(a.lockAtLeastFor()));
+        if (atMost != null && atMost.isZero()) {
+            throw new IllegalArgumentException(where + ": lockAtMostFor must be positive");
+        }
+        if (atMost != null && atLeast.compareTo(atMost) > 0) {
+            throw new IllegalArgumentException(String.format("%s: lockAtLeastFor (%s) must not exceed lockAtMostFor "
+                    + "(%s)", where, atLeast, atMost));
+        }
+        return new Operation(name, atMost, atLeast, a.onLost());
+    }
+
+    private String resolve(String value) {
+        return beanFactory instanceof ConfigurableBeanFactory
+                ? ((ConfigurableBeanFactory) beanFactory).resolveEmbeddedValue(value)
+                : value;
+    }
+
+    /** Validates every {@code @LockedSchedule} method of {@code type} now (at proxy time, i.e. at startup). */
+    void validate(Class<?> type) {
+        for (Method m : type.getMethods()) {
+            operations.computeIfAbsent(AopUtils.getMostSpecificMethod(m, type), this::operation);
+        }
+        for (Method m : type.getDeclaredMethods()) {
+            operations.computeIfAbsent(m, this::operation);
+        }
+    }
+
+    private static final class Operation {
+        final String name;
+        final Duration lockAtMostFor;
+        final Duration lockAtLeastFor;
+        final LockedSchedule.OnLost onLost;
+
+        Operation(String name, Duration lockAtMostFor, Duration lockAtLeastFor, LockedSchedule.OnLost onLost) {
+            this.name = name;
+            this.lockAtMostFor = lockAtMostFor;
+            this.lockAtLeastFor = lockAtLeastFor;
+            this.onLost = onLost;
+        }
+    }
+
+    /**
+     * One run's state, so that a loss interrupts only the run it belongs to: RUNNING until the method returns
+     * (then DONE) or the lease is lost (then LOST, and with interruption INTERRUPTING until the interrupt is sent).
+     */
+    private static final class Run {
+        private static final int RUNNING = 0;
+        private static final int DONE = 1;
+        private static final int INTERRUPTING = 2;
+        private static final int LOST = 3;
+
+        private final Thread thread;
+        private final boolean interrupt;
+        private final AtomicInteger state = new AtomicInteger(RUNNING);
+
+        Run(Thread thread, boolean interrupt) {
+            this.thread = thread;
+            this.interrupt = interrupt;
+        }
+
+        /** On a Latchkey thread: the lease was lost. */
+        void lost() {
+            if (interrupt) {
+                if (state.compareAndSet(RUNNING, INTERRUPTING)) {
+                    thread.interrupt();
+                    state.set(LOST);
+                }
+            } else {
+                state.compareAndSet(RUNNING, LOST);
+            }
+        }
+
+        /** On the running thread, once the method returned: whether the lease was lost during the run. */
+        boolean finish() {
+            if (state.compareAndSet(RUNNING, DONE)) {
+                return false;
+            }
+            if (interrupt) {
+                while (state.get() == INTERRUPTING) {
+                    Thread.onSpinWait(); // the other thread is between its CAS and interrupt(): a few instructions
+                }
+                Thread.interrupted(); // our interrupt must not reach the scheduler's next task
+            }
+            return true;
+        }
+    }
+}
