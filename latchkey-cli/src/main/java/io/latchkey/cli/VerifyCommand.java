@@ -39,8 +39,31 @@ final class VerifyCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "URI", description = "The backend, e.g. redis://localhost:6379 or mem://verify.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "URI",
+            description = "The backend, e.g. redis://localhost:6379 or mem://verify (none with --faults --embedded).")
     String uri;
+
+    @Option(names = "--faults", description = "Instead of the checks: run worker processes against the backend while "
+            + "pausing, killing and partitioning holders (and, with --embedded, restarting and failing over the "
+            + "server), then judge the history. See docs/faults.md.")
+    boolean faults;
+
+    @Option(names = "--embedded", paramLabel = "KIND", description = "With --faults: start the server itself "
+            + "(redis, redis-sentinel, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb) so that "
+            + "server faults run too.")
+    String embedded;
+
+    @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "
+            + "register (default: an H2 database hosted by the verifier).")
+    String resource;
+
+    @Option(names = "--workers", paramLabel = "N", defaultValue = "3",
+            description = "With --faults: worker processes (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--report", paramLabel = "FILE", description = "With --faults: also write the result as "
+            + "FILE.html (a timeline per worker) or FILE.csv.")
+    java.nio.file.Path report;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "3",
             description = "Clients (connections) contending, as separate nodes would (default: ${DEFAULT-VALUE}).")
@@ -77,6 +100,12 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        if (faults || embedded != null || resource != null || report != null) {
+            return VerifyFaults.run(this);
+        }
+        if (uri == null) {
+            throw new CliException(CliException.USAGE, "missing the URI of the backend to verify");
+        }
         checkArguments();
         String prefix = namesPrefix != null ? namesPrefix : "latchkey-verify-" + UUID.randomUUID().toString().substring(0, 8);
         PrintWriter out = spec.commandLine().getOut();

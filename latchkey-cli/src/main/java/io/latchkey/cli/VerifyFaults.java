@@ -1,0 +1,41 @@
+package io.latchkey.cli;
+
+import io.latchkey.cli.faults.FaultRun;
+import java.time.Duration;
+
+/** {@code verify --faults}: hands the options to {@link FaultRun} and turns its errors into the CLI's exit codes. */
+final class VerifyFaults {
+
+    /** The lease of a fault run unless {@code --lease} is given: short, so that a run takes a minute. */
+    static final Duration DEFAULT_LEASE = Duration.ofSeconds(2);
+
+    private VerifyFaults() {
+    }
+
+    static int run(VerifyCommand c) throws InterruptedException {
+        if (!c.faults) {
+            throw new CliException(CliException.USAGE, "--embedded, --resource and --report go with --faults");
+        }
+        boolean leaseGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--lease");
+        boolean durationGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--duration");
+        FaultRun.Options options;
+        try {
+            if (c.uri != null) {
+                Connector.checkScheme(c.uri);
+            }
+            options = new FaultRun.Options(c.uri, c.embedded, c.resource, c.workers,
+                    leaseGiven ? c.lease : DEFAULT_LEASE, durationGiven ? c.duration : Duration.ZERO, c.report,
+                    java.util.Set.of());
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.USAGE, e.getMessage(), e);
+        }
+        try {
+            FaultRun.Result result = FaultRun.run(options, c.spec.commandLine().getOut());
+            return result.passed() ? 0 : 1;
+        } catch (IllegalArgumentException e) {
+            throw new CliException(CliException.USAGE, e.getMessage(), e);
+        } catch (IllegalStateException | java.io.UncheckedIOException e) {
+            throw new CliException(CliException.UNAVAILABLE, "the fault run could not run: " + e.getMessage(), e);
+        }
+    }
+}

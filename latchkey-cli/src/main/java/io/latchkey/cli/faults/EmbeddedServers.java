@@ -1,0 +1,229 @@
+package io.latchkey.cli.faults;
+
+import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.RedisSentinelSetup;
+import io.latchkey.testing.RedisServer;
+import io.latchkey.testing.TestFiles;
+import io.latchkey.testing.sql.MariaDbServer;
+import io.latchkey.testing.sql.PostgresServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The servers {@code verify --faults --embedded KIND} starts itself (from the binaries on the {@code PATH}, like the
+ * test fixtures, or in a JVM of its own for ZooKeeper), so that it can crash, restart and fail them over.
+ */
+final class EmbeddedServers {
+
+    /** The kinds {@code --embedded} accepts. */
+    static final List<String> KINDS = List.of("redis", "redis-sentinel", "zookeeper", "zookeeper-ensemble", "etcd",
+            "etcd-cluster", "postgresql", "mariadb");
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+
+    private EmbeddedServers() {
+    }
+
+    /**
+     * Starts a server of {@code kind}.
+     *
+     * @throws IllegalArgumentException for an unknown kind
+     * @throws IllegalStateException if its binary is missing (naming the install command) or it does not start
+     */
+    static ServerControl start(String kind, Path dir, Duration lease) {
+        switch (kind.toLowerCase(Locale.ROOT)) {
+            case "redis":
+                return redis(RedisServer.standalone().start());
+            case "redis-sentinel":
+                // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
+                return sentinel(new RedisSentinelSetup().start());
+            case "zookeeper":
+                return zooKeeper(dir.resolve("zookeeper"), lease);
+            case "zookeeper-ensemble":
+                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease);
+            case "etcd-cluster":
+                return EtcdClusterControl.start(dir.resolve("etcd-cluster"));
+            case "etcd":
+                return etcd(EtcdServer.started());
+            case "postgresql": {
+                PostgresServer pg = new PostgresServer();
+                pg.start();
+                durableCommits(pg.jdbcUrl(), PostgresServer.USER);
+                return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
+                        () -> pg.start(), () -> pg.close());
+            }
+            case "mariadb": {
+                MariaDbServer m = new MariaDbServer();
+                m.start();
+                return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
+                        () -> m.close());
+            }
+            default:
+                throw new IllegalArgumentException(String.format("--embedded must be one of %s but was '%s'",
+                        String.join(", ", KINDS), kind));
+        }
+    }
+
+    /**
+     * The test fixture runs PostgreSQL with {@code synchronous_commit=off} for speed, which loses the last commits
+     * when the server is killed (and with them granted tokens, which would then be handed out again). A user's server
+     * commits durably by default; so does this one from now on (a role setting overrides the command line's).
+     */
+    private static void durableCommits(String jdbcUrl, String user) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            s.execute("ALTER ROLE " + user + " SET synchronous_commit = on");
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not make the embedded PostgreSQL commit durably: " + e, e);
+        }
+    }
+
+    private static ServerControl redis(RedisServer server) {
+        return new Base("redis", server.uri(), "redis-server at " + server.host() + ":" + server.port()
+                + " (no persistence: a restart loses every key)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                server.kill();
+            }
+
+            @Override
+            public void restart() {
+                server.start();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    private static ServerControl sentinel(RedisSentinelSetup setup) {
+        return new Base("redis-sentinel", setup.uri(), "Redis master, replica and three sentinels (master "
+                + setup.masterPort() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+            @Override
+            public void failover() {
+                setup.failover();
+            }
+
+            @Override
+            public void close() {
+                setup.close();
+            }
+        };
+    }
+
+    private static ServerControl etcd(EtcdServer server) {
+        return new Base("etcd", server.uri(), "etcd at " + server.host() + ":" + server.port()
+                + " (one member, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                server.kill();
+            }
+
+            @Override
+            public void restart() {
+                server.start();
+            }
+
+            @Override
+            public void close() {
+                server.close();
+            }
+        };
+    }
+
+    private static ServerControl sql(String name, String jdbcUrl, String address, Runnable kill, Runnable start,
+                                     Runnable close) {
+        return new Base(name, jdbcUrl, name + " at " + address + " (data kept across restarts)",
+                Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                kill.run();
+            }
+
+            @Override
+            public void restart() {
+                start.run();
+            }
+
+            @Override
+            public void close() {
+                close.run();
+            }
+        };
+    }
+
+    private static ServerControl zooKeeper(Path dataDir, Duration lease) {
+        int port = TestFiles.freePort();
+        // Sessions expire on tick boundaries and last at least two ticks: a tick well below the lease.
+        long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
+        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class,
+                List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))).start(START_TIMEOUT);
+        return new Base("zookeeper", "zookeeper://127.0.0.1:" + port, "ZooKeeper at 127.0.0.1:" + port
+                + " (its own JVM, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
+            @Override
+            public void crash() {
+                zk.kill();
+            }
+
+            @Override
+            public void restart() {
+                zk.start(START_TIMEOUT);
+            }
+
+            @Override
+            public void close() {
+                zk.kill();
+                TestFiles.deleteRecursively(dataDir);
+            }
+        };
+    }
+
+    abstract static class Base implements ServerControl {
+        private final String backend;
+        private final String uri;
+        private final String description;
+        private final Set<FaultKind> faults;
+        private final boolean proxiable;
+
+        Base(String backend, String uri, String description, Set<FaultKind> faults, boolean proxiable) {
+            this.backend = backend;
+            this.uri = uri;
+            this.description = "embedded " + description;
+            this.faults = faults;
+            this.proxiable = proxiable;
+        }
+
+        @Override
+        public String backend() {
+            return backend;
+        }
+
+        @Override
+        public String uri() {
+            return uri;
+        }
+
+        @Override
+        public String description() {
+            return description;
+        }
+
+        @Override
+        public Set<FaultKind> serverFaults() {
+            return faults;
+        }
+
+        @Override
+        public boolean proxiable() {
+            return proxiable;
+        }
+    }
+}

@@ -1,0 +1,198 @@
+package io.latchkey.cli.faults;
+
+import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.ServerProcess;
+import io.latchkey.testing.TestFiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.StringJoiner;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code --embedded etcd-cluster}: three etcd members (Debian's {@code etcd-server}) on loopback ports, data in
+ * {@code /dev/shm} where available. The failover fault kills the leader with SIGKILL, waits until the other two have
+ * elected a new one, then starts the killed member again on its data (it rejoins).
+ */
+final class EtcdClusterControl extends EmbeddedServers.Base {
+
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    private static final Pattern MEMBER = Pattern.compile("\"member_id\":\"(\\d+)\"");
+    private static final Pattern LEADER = Pattern.compile("\"leader\":\"(\\d+)\"");
+    private static final int SIZE = 3;
+
+    private final List<ServerProcess> members;
+    private final int[] clientPorts;
+    private final Path dir;
+
+    private EtcdClusterControl(String uri, List<ServerProcess> members, int[] clientPorts, Path dir) {
+        super("etcd-cluster", uri, "etcd cluster of three members at " + uri.substring("etcd://".length()),
+                Set.of(FaultKind.FAILOVER), true);
+        this.members = members;
+        this.clientPorts = clientPorts;
+        this.dir = dir;
+    }
+
+    static EtcdClusterControl start(Path base) {
+        Path binary = ServerProcess.requireBinary("etcd", EtcdServer.INSTALL_HINT);
+        Path dir = dataDir(base);
+        int[] client = new int[SIZE];
+        int[] peer = new int[SIZE];
+        StringJoiner cluster = new StringJoiner(",");
+        StringJoiner hosts = new StringJoiner(",");
+        for (int i = 0; i < SIZE; i++) {
+            client[i] = TestFiles.freePort();
+            peer[i] = TestFiles.freePort();
+            cluster.add("m" + (i + 1) + "=http://127.0.0.1:" + peer[i]);
+            hosts.add("127.0.0.1:" + client[i]);
+        }
+        List<ServerProcess> members = new ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            String c = "http://127.0.0.1:" + client[i];
+            String p = "http://127.0.0.1:" + peer[i];
+            members.add(new ServerProcess("etcd-m" + (i + 1), List.of(binary.toString(), "--name", "m" + (i + 1),
+                    "--data-dir", dir.resolve("m" + (i + 1)).toString(),
+                    "--listen-client-urls", c, "--advertise-client-urls", c,
+                    "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
+                    "--initial-cluster", cluster.toString(), "--initial-cluster-state", "new",
+                    "--initial-cluster-token", "latchkey-faults",
+                    "--heartbeat-interval", "100", "--election-timeout", "1000",
+                    "--log-level", "warn"), dir));
+        }
+        EtcdClusterControl control = new EtcdClusterControl("etcd://" + hosts, members, client, dir);
+        // A member is healthy only with a quorum: start all three, then wait.
+        try {
+            List<Thread> starters = new ArrayList<>();
+            List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+            for (int i = 0; i < SIZE; i++) {
+                int m = i;
+                Thread t = new Thread(() -> {
+                    try {
+                        members.get(m).start(() -> healthy(client[m]), START_TIMEOUT);
+                    } catch (RuntimeException e) {
+                        failures.add(e);
+                    }
+                }, "latchkey-faults-etcd-start");
+                t.start();
+                starters.add(t);
+            }
+            for (Thread t : starters) {
+                t.join();
+            }
+            if (!failures.isEmpty()) {
+                throw failures.get(0);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            control.close();
+            throw new IllegalStateException("interrupted while starting the etcd cluster", e);
+        } catch (RuntimeException e) {
+            control.close();
+            throw e;
+        }
+        return control;
+    }
+
+    private static Path dataDir(Path fallback) {
+        Path shm = Path.of("/dev/shm");
+        try {
+            if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+                return Files.createTempDirectory(shm, "latchkey-faults-etcd-");
+            }
+            return Files.createDirectories(fallback);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not create the etcd cluster's data directory", e);
+        }
+    }
+
+    @Override
+    public void failover() {
+        int leader = awaitLeader(-1);
+        members.get(leader).kill();
+        awaitLeader(leader);
+        int port = clientPorts[leader];
+        members.get(leader).start(() -> healthy(port), START_TIMEOUT);
+    }
+
+    /** The index of the member that leads, as the members other than {@code excluded} see it. */
+    private int awaitLeader(int excluded) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() - deadline < 0) {
+            for (int i = 0; i < SIZE; i++) {
+                if (i == excluded || !members.get(i).isAlive()) {
+                    continue;
+                }
+                String status = status(clientPorts[i]);
+                Matcher member = MEMBER.matcher(status);
+                Matcher leader = LEADER.matcher(status);
+                if (member.find() && leader.find() && member.group(1).equals(leader.group(1))) {
+                    return i;
+                }
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for an etcd leader", e);
+            }
+        }
+        throw new IllegalStateException("the etcd cluster elected no leader within 60s");
+    }
+
+    private static String status(int port) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port
+                    + "/v3/maintenance/status").toURL().openConnection();
+            c.setConnectTimeout(500);
+            c.setReadTimeout(2000);
+            c.setRequestMethod("POST");
+            c.setDoOutput(true);
+            try (OutputStream out = c.getOutputStream()) {
+                out.write("{}".getBytes(StandardCharsets.UTF_8));
+            }
+            try (InputStream in = c.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    private static boolean healthy(int port) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/health").toURL()
+                    .openConnection();
+            c.setConnectTimeout(200);
+            c.setReadTimeout(1000);
+            try (InputStream in = c.getInputStream()) {
+                return c.getResponseCode() == 200
+                        && new String(in.readAllBytes(), StandardCharsets.UTF_8).contains("\"health\":\"true\"");
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        for (ServerProcess m : members) {
+            m.kill();
+        }
+        TestFiles.deleteRecursively(dir);
+    }
+}

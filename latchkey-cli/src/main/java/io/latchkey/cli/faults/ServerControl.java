@@ -1,0 +1,80 @@
+package io.latchkey.cli.faults;
+
+import java.util.Set;
+
+/**
+ * The server side of a fault run: the URI the workers lock on, and the server faults the verifier can inject because
+ * it started the server itself ({@code --embedded}). A user's own server ({@link #external(String)}) offers none.
+ */
+interface ServerControl extends AutoCloseable {
+
+    /** A short name for tables: {@code redis}, {@code redis-sentinel}, {@code zookeeper}, … or the URI's scheme. */
+    String backend();
+
+    /** What the workers lock on. */
+    String uri();
+
+    /** A sentence for the run's header. */
+    String description();
+
+    /** The server faults this server supports. */
+    Set<FaultKind> serverFaults();
+
+    /** Whether the workers' connections can be routed through a {@link TcpProxy} (one address per server member). */
+    boolean proxiable();
+
+    /** kill -9 the server (the caller then {@link #restart()}s it). */
+    default void crash() {
+        throw new UnsupportedOperationException(backend() + " cannot be crashed by the verifier");
+    }
+
+    /** Starts the crashed server again on the same address. */
+    default void restart() {
+        throw new UnsupportedOperationException(backend() + " cannot be restarted by the verifier");
+    }
+
+    /** Crashes the primary and returns when the deployment has failed over. */
+    default void failover() {
+        throw new UnsupportedOperationException(backend() + " has no failover the verifier can trigger");
+    }
+
+    /** Stops what the verifier started. */
+    @Override
+    void close();
+
+    /** A server the verifier did not start: client-side faults only. */
+    static ServerControl external(String uri) {
+        return new ServerControl() {
+            @Override
+            public String backend() {
+                return ProxiedUri.backend(uri);
+            }
+
+            @Override
+            public String uri() {
+                return uri;
+            }
+
+            @Override
+            public String description() {
+                return "your server at " + ProxiedUri.hosts(uri)
+                        + " (not started by the verifier: client-side faults only)";
+            }
+
+            @Override
+            public Set<FaultKind> serverFaults() {
+                return Set.of();
+            }
+
+            @Override
+            public boolean proxiable() {
+                return ProxiedUri.hasAddresses(uri) && !uri.startsWith("redis-sentinel:")
+                        && !uri.startsWith("redis-cluster:");
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}

@@ -1,0 +1,70 @@
+package io.latchkey.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/** {@code latchkey verify --faults} through the command line's entry point. */
+class FaultsCliTest {
+
+    @Test
+    void memIsRefusedBecauseWorkerProcessesCannotShareIt() {
+        Output o = capture(() -> Main.run("verify", "--faults", "mem://x"));
+        assertThat(o.code).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("mem:// lives in one process").contains("--embedded");
+    }
+
+    @Test
+    void faultOptionsWithoutFaultsAreAUsageError() {
+        Output o = capture(() -> Main.run("verify", "--embedded", "redis"));
+        assertThat(o.code).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("go with --faults");
+    }
+
+    @Test
+    void anUnknownEmbeddedServerNamesTheKnownOnes() {
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "oracle"));
+        assertThat(o.code).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("redis, redis-sentinel, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb");
+    }
+
+    /** The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0. */
+    @Test
+    void embeddedMariaDbRunPassesEveryRule() throws Exception {
+        Path csv = Path.of("target", "faults", "mariadb-cli.csv");
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "mariadb", "--report", csv.toString()));
+        assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
+        assertThat(o.out).contains("schedule:").contains("pause holder").contains("server restart")
+                .contains("all fault rules held");
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.get(0)).startsWith("backend,fault,target,");
+        assertThat(rows.subList(1, rows.size())).hasSize(6).allSatisfy(r -> assertThat(r).contains(",PASS,"));
+    }
+
+    private record Output(int code, String out, String err) {
+    }
+
+    private static Output capture(Supplier<Integer> run) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            int code = run.get();
+            return new Output(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+            System.out.print(out.toString(StandardCharsets.UTF_8));
+        }
+    }
+}

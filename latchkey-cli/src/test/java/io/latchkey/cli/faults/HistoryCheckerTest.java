@@ -1,0 +1,182 @@
+package io.latchkey.cli.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.cli.faults.HistoryEvent.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker on hand-made histories: each rule passes a correct history and catches its violation. */
+class HistoryCheckerTest {
+
+    private static final long S = 1_000_000_000L;
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    private final List<HistoryEvent> events = new ArrayList<>();
+
+    private void e(double seconds, String actor, Type type, long token, long value) {
+        events.add(new HistoryEvent((long) (seconds * S), actor, type, token, value, ""));
+    }
+
+    /** A hold with a fenced read and an accepted write of {@code value}. */
+    private void hold(double at, String actor, long token, long value) {
+        e(at, actor, Type.ACQUIRED, token, -1);
+        e(at + 0.01, actor, Type.READ, token, value - 1);
+        e(at + 0.05, actor, Type.WRITE_OK, token, value);
+        e(at + 0.06, actor, Type.RELEASED, token, -1);
+    }
+
+    private List<FaultRow> check(List<FaultWindow> windows, long finalValue) {
+        events.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
+        return new HistoryChecker("test", LEASE, Duration.ofSeconds(10)).check(events, windows, 20 * S, finalValue);
+    }
+
+    private static List<FaultWindow> baseline() {
+        return List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 20 * S));
+    }
+
+    private static FaultRow whole(List<FaultRow> rows) {
+        return rows.get(rows.size() - 1);
+    }
+
+    private void steadyWorkers() {
+        for (String w : List.of("w1", "w2")) {
+            for (int t = 0; t < 20; t += 4) {
+                e(t + 0.5 + (w.equals("w1") ? 0 : 2), w, Type.TIMEOUT, -1, -1);
+            }
+        }
+    }
+
+    @Test
+    void aCorrectHistoryPasses() {
+        steadyWorkers();
+        hold(1, "w1", 1, 1);
+        hold(2, "w2", 2, 2);
+        hold(3, "w1", 3, 3);
+        List<FaultRow> rows = check(baseline(), 3);
+        assertThat(whole(rows).violations()).isEmpty();
+        assertThat(whole(rows).accepted()).isEqualTo(3);
+    }
+
+    @Test
+    void twoAcceptedWritesOfOneValueAreUnsafe() {
+        steadyWorkers();
+        hold(1, "w1", 1, 1);
+        hold(2, "w2", 2, 2);
+        hold(3, "w1", 3, 2);
+        FaultRow w = whole(check(baseline(), 2));
+        assertThat(w.unsafe()).isEqualTo(1);
+        assertThat(w.lostUpdates()).isEqualTo(1);
+        assertThat(w.violations()).anySatisfy(v -> assertThat(v).contains("unsafe writes 1"));
+    }
+
+    @Test
+    void aLowerOrRepeatedTokenAcceptedFromAnotherHolderBreaksTheOrder() {
+        steadyWorkers();
+        hold(1, "w1", 5, 1);
+        hold(2, "w2", 5, 2);
+        hold(3, "w1", 3, 3);
+        FaultRow w = whole(check(baseline(), 3));
+        assertThat(w.tokenOrder()).isEqualTo(2);
+        assertThat(w.violations()).anySatisfy(v -> assertThat(v).contains("w2 wrote 2 with token 5 after w1"));
+    }
+
+    @Test
+    void aHolderThatLostTheLockMustBeTold() {
+        steadyWorkers();
+        e(1, "w1", Type.ACQUIRED, 1, -1);
+        hold(4, "w2", 2, 1);
+        e(6, "w1", Type.RELEASED, 1, -1);
+        FaultRow w = whole(check(baseline(), 1));
+        assertThat(w.overlaps()).isEqualTo(1);
+        assertThat(w.violations()).anySatisfy(v -> assertThat(v).contains("not told 1 of 1"));
+
+        events.removeIf(ev -> ev.actor().equals("w1") && ev.type() == Type.RELEASED);
+        e(6, "w1", Type.LOST, 1, -1);
+        e(6.1, "w1", Type.RELEASE_LOST, 1, -1);
+        FaultRow told = whole(check(baseline(), 1));
+        assertThat(told.violations()).isEmpty();
+        assertThat(told.told()).isEqualTo(1);
+    }
+
+    @Test
+    void theNextGrantAfterAKillMustComeWithinTheLeasePlusOneSecond() {
+        steadyWorkers();
+        e(1, "w1", Type.ACQUIRED, 1, -1);
+        e(2, "w1", Type.EXITED, -1, -1);
+        e(6.5, "w2", Type.ACQUIRED, 2, -1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 2 * S),
+                new FaultWindow(FaultKind.KILL, "w1", 1, 2 * S, 2 * S, 20 * S));
+        FaultRow kill = check(windows, 0).get(1);
+        assertThat(kill.nextGrantMillis()).isEqualTo(4_500);
+        assertThat(kill.violations()).anySatisfy(v -> assertThat(v).contains("> lease + 1 s"));
+    }
+
+    @Test
+    void aFaultThatLandedAfterItsTargetReleasedHitNothing() {
+        steadyWorkers();
+        hold(1, "w1", 1, 1);
+        e(1.5, "w2", Type.ACQUIRED, 2, -1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, S + S / 5),
+                new FaultWindow(FaultKind.PAUSE, "w1", 1, S + S / 5, 6 * S, 20 * S));
+        FaultRow pause = check(windows, 1).get(1);
+        assertThat(pause.nextGrantMillis()).isEqualTo(-1);
+        assertThat(pause.target()).isEqualTo("w1 (held nothing)");
+    }
+
+    @Test
+    void machineTimeLostToAStarvedHostIsAllowedOnTheTimingRulesOnly() {
+        steadyWorkers();
+        e(1, "w1", Type.ACQUIRED, 1, -1);
+        e(2, "w1", Type.EXITED, -1, -1);
+        e(6.5, "w2", Type.ACQUIRED, 2, -1);
+        e(6.6, "w2", Type.WRITE_OK, 2, 1);
+        e(6.7, "w2", Type.WRITE_OK, 2, 1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 2 * S),
+                new FaultWindow(FaultKind.KILL, "w1", 1, 2 * S, 2 * S, 20 * S));
+        events.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
+        FaultRow kill = new HistoryChecker("test", LEASE, Duration.ofSeconds(10), (from, to) -> 2 * S)
+                .check(events, windows, 20 * S, 1).get(1);
+        assertThat(kill.violations()).noneMatch(v -> v.contains("next grant"))
+                .anySatisfy(v -> assertThat(v).contains("unsafe writes 1"));
+    }
+
+    @Test
+    void writesMustBeAcceptedAgainAfterAServerFault() {
+        steadyWorkers();
+        hold(1, "w1", 1, 1);
+        e(8, "w2", Type.ACQUIRED, 1, -1);
+        e(8.1, "w2", Type.READ_REFUSED, 1, -1);
+        e(8.2, "w2", Type.RELEASED, 1, -1);
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 5 * S),
+                new FaultWindow(FaultKind.SERVER_RESTART, "", -1, 5 * S, 6 * S, 20 * S));
+        FaultRow restart = check(windows, 1).get(1);
+        assertThat(restart.recoveryMillis()).isEqualTo(Long.MAX_VALUE);
+        assertThat(restart.refused()).isEqualTo(1);
+        assertThat(restart.violations()).anySatisfy(v -> assertThat(v).contains("no write accepted again"));
+
+        hold(9, "w1", 7, 2);
+        assertThat(check(windows, 2).get(1).recoveryMillis()).isEqualTo(4_050);
+    }
+
+    @Test
+    void aWorkerSilentLongerThanTheBoundIsStuckUnlessItWasPaused() {
+        e(0.5, "w1", Type.TIMEOUT, -1, -1);
+        e(15, "w1", Type.TIMEOUT, -1, -1);
+        e(19, "w1", Type.TIMEOUT, -1, -1);
+        assertThat(whole(check(baseline(), 0)).stuck()).isEqualTo(1);
+
+        List<FaultWindow> paused = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 1 * S),
+                new FaultWindow(FaultKind.PAUSE, "w1", -1, 1 * S, 12 * S, 20 * S));
+        assertThat(whole(check(paused, 0)).stuck()).isZero();
+    }
+
+    @Test
+    void historyLinesRoundTrip() {
+        HistoryEvent e = new HistoryEvent(123, "w3", Type.ERROR, 7, -1, "acquire: LockUnavailableException: down");
+        assertThat(HistoryEvent.parse(e.format())).isEqualTo(e);
+        assertThat(HistoryEvent.parse("SLF4J: noise")).isNull();
+    }
+}
