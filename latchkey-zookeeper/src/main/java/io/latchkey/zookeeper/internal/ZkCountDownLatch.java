@@ -12,7 +12,8 @@ import org.apache.zookeeper.data.Stat;
 /**
  * {@link DistributedCountDownLatch} on ZooKeeper: one persistent node whose data is the count, changed with
  * version-checked writes (compare-and-set, so concurrent count-downs are never lost). Waiters set a data watch and
- * are woken by ZooKeeper when the count changes; a missing node counts as zero.
+ * are woken by ZooKeeper when the count changes; a missing node counts as zero, and the count-down to zero deletes
+ * the node (its parent is a container node the server reaps), so an opened latch leaves nothing on the server.
  */
 public final class ZkCountDownLatch implements DistributedCountDownLatch {
 
@@ -48,6 +49,9 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
                         return true;
                     } catch (KeeperException.NodeExistsException again) {
                         continue;
+                    } catch (KeeperException.NoNodeException parentReaped) {
+                        // the server reaped the emptied parent container in between: create it again
+                        continue;
                     }
                 }
                 if (parse(data) > 0) {
@@ -79,9 +83,20 @@ public final class ZkCountDownLatch implements DistributedCountDownLatch {
                     return null;
                 }
                 try {
-                    session.sync("count down " + path,
-                            zk -> zk.setData(path, PermitQueue.bytes(count - 1), stat.getVersion()));
+                    if (count == 1) {
+                        // Open: the node goes (a missing node counts as zero), so an opened latch leaves nothing
+                        // on the server; waiters' data watches fire NodeDeleted and they read zero.
+                        session.sync("open " + path, zk -> {
+                            zk.delete(path, stat.getVersion());
+                            return null;
+                        });
+                    } else {
+                        session.sync("count down " + path,
+                                zk -> zk.setData(path, PermitQueue.bytes(count - 1), stat.getVersion()));
+                    }
                     return null;
+                } catch (KeeperException.NoNodeException e) {
+                    return null; // another count-down opened it meanwhile
                 } catch (KeeperException.BadVersionException e) {
                     // a concurrent count-down won: read again
                 }
