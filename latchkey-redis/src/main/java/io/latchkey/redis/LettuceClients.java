@@ -36,7 +36,7 @@ final class LettuceClients {
         return client;
     }
 
-    /** A Redis Cluster client on {@code seeds} with its own resources; commands and connects bounded by {@code timeout}. */
+    /** A cluster client on {@code seeds} with its own resources; commands and connects bounded by {@code timeout}. */
     static RedisClusterClient cluster(List<RedisURI> seeds, Duration timeout) {
         RedisClusterClient client = RedisClusterClient.create(newResources(), seeds);
         client.setOptions(ClusterClientOptions.builder()

@@ -274,8 +274,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         checkOpen();
         checkName(name);
-        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper, initialBackoff.toNanos(),
-                maxBackoff.toNanos());
+        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper,
+                initialBackoff.toNanos(), maxBackoff.toNanos());
     }
 
     private static final Duration MAX_SPIN_BACKOFF = Duration.ofDays(1);
