@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

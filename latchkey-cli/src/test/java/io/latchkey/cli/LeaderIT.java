@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.ClientOptions;
 import io.latchkey.Leadership;
 import io.latchkey.LockClient;
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package io.latchkey.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;

@@ -12,30 +12,15 @@ import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
-import java.lang.reflect.Field;
-import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * A {@link io.latchkey.LockClient} on Redis (standalone, Sentinel or Redis Cluster), through Lettuce.
@@ -115,81 +100,20 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                     Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE,
                     Capability.COUNT_DOWN_LATCH, Capability.PERMIT_EXPIRABLE_SEMAPHORE));
 
-    private final AbstractRedisClient redisClient;
-    private final boolean ownsClient;
     private final String address;
-    private final RedisConnections connections;
-    private final StatefulRedisPubSubConnection<String, String> pubSubConnection;
-    private final ScheduledThreadPoolExecutor scheduler;
-    private final UnlockSubscriptions subscriptions;
-    private final RedisLockOps lockOps;
-    private final RedisSynchronizers synchronizers;
-    private final RedisLockInspector inspector;
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final RedisConnectionStateListener reconnectListener;
     private final RedisOptions redisOptions;
-    private final RemoteLockOps ackedLockOps;
-    private final RemoteLockOps ackedFairOps;
-    private final RemoteLockOps ackedReadOps;
-    private final RemoteLockOps ackedWriteOps;
-    private final UnaryOperator<RemoteLockOps> spinOpsWrapper;
+    private final RedisClientWiring wiring;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisLockClient(AbstractRedisClient redisClient, boolean ownsClient,
-                            Function<Duration, RedisConnections> connect, String address, ClientOptions options,
-                            RedisOptions redisOptions, TimeSource time) {
+    /** Made by {@link RedisLockClientFactory}; {@code connect} opens the two connections. */
+    RedisLockClient(AbstractRedisClient redisClient, boolean ownsClient,
+                    Function<Duration, RedisConnections> connect, String address, ClientOptions options,
+                    RedisOptions redisOptions, TimeSource time) {
         super("redis", options, time);
         this.redisOptions = redisOptions;
-        this.redisClient = redisClient;
-        this.ownsClient = ownsClient;
         this.address = address;
-        this.scheduler = newScheduler(clientId());
-        RedisErrors errors = new RedisErrors(address, options.operationTimeout());
-        RedisConnections conns;
-        try {
-            conns = connect.apply(options.operationTimeout());
-        } catch (RuntimeException e) {
-            scheduler.shutdownNow();
-            throw errors.map(e, "connect");
-        }
-        this.connections = conns;
-        this.pubSubConnection = conns.pubSub;
-        long ownTimeoutNanos = 0;
-        if (redisClient.getOptions().getTimeoutOptions().isTimeoutCommands()) {
-            conns.setTimeout(options.operationTimeout());
-        } else {
-            // An application's client without command timeouts: bound our commands ourselves.
-            ownTimeoutNanos = options.operationTimeout().toNanos();
-        }
-        ScriptExecutor executor = new ScriptExecutor(conns.commands, errors, scheduler, ownTimeoutNanos,
-                conns.cluster, conns.sharded);
-        this.subscriptions = new UnlockSubscriptions(conns.pubSub, executor);
-        boolean cluster = conns.cluster;
-        this.reconnectListener = new RedisConnectionStateListener() {
-            @Override
-            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-                // On a cluster the subscriptions live on per-node connections underneath the pub/sub connection.
-                if (connection == pubSubConnection || cluster) {
-                    // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
-                    try {
-                        scheduler.schedule(subscriptions::wakeAll, 100, TimeUnit.MILLISECONDS);
-                    } catch (java.util.concurrent.RejectedExecutionException e) {
-                        // closing
-                    }
-                }
-            }
-        };
-        redisClient.addListener(reconnectListener);
-        this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
-                options.renewalInterval().toNanos());
-        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address,
+        this.wiring = new RedisClientWiring(redisClient, ownsClient, connect, address, options, redisOptions,
                 clientId());
-        this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
-                options.operationTimeout());
-        this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
-        this.ackedFairOps = ReplicaAckedOps.wrap(synchronizers.fairOps(), executor, redisOptions);
-        this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
-        this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
-        this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
     }
 
     /**
@@ -222,24 +146,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * @throws LockUnavailableException if the server cannot be reached
      */
     public static RedisLockClient create(RedisClient client, ClientOptions options, RedisOptions redisOptions) {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(options, "options");
-        Objects.requireNonNull(redisOptions, "redisOptions");
-        checkCompatible(options, redisOptions);
-        RedisURI uri = defaultUri(client);
-        String address = uri != null ? RedisUris.address(uri) : "(the Lettuce client's default URI)";
-        return new RedisLockClient(client, false, timeout -> RedisConnections.standalone(client, uri, timeout),
-                address, options, redisOptions, TimeSource.SYSTEM);
-    }
-
-    /** The WAIT command is itself bounded by the operation timeout, so its own timeout must end first. */
-    private static void checkCompatible(ClientOptions options, RedisOptions redisOptions) {
-        if (redisOptions.replicaAcks() > 0
-                && redisOptions.replicaAckTimeout().compareTo(options.operationTimeout()) >= 0) {
-            throw new IllegalArgumentException(String.format(
-                    "replicaAckTimeout must be shorter than operationTimeout (%s) but was %s",
-                    options.operationTimeout(), redisOptions.replicaAckTimeout()));
-        }
+        return RedisLockClientFactory.create(client, options, redisOptions);
     }
 
     /**
@@ -269,126 +176,22 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * @throws LockUnavailableException if the cluster cannot be reached
      */
     public static RedisLockClient create(RedisClusterClient client, ClientOptions options) {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(options, "options");
-        List<RedisURI> seeds = seedUris(client);
-        String address = seeds.isEmpty() ? "(the Lettuce cluster client's seeds)"
-                : RedisClusterUris.address(seeds);
-        return new RedisLockClient(client, false, timeout -> RedisConnections.cluster(client, timeout, true),
-                "cluster " + address, options, RedisOptions.defaults(), TimeSource.SYSTEM);
+        return RedisLockClientFactory.create(client, options);
     }
 
-    /** Used by {@link RedisLockClientProvider}: a client that owns its Lettuce client and resources. */
+    /** Used by {@link RedisLockClientProvider} and this module's tests: see {@link RedisLockClientFactory#connect}. */
     static RedisLockClient connect(String uriText, ClientOptions options) {
-        Objects.requireNonNull(options, "options");
-        if (uriText != null && uriText.regionMatches(true, 0, RedisClusterUris.SCHEME, 0,
-                RedisClusterUris.SCHEME.length())) {
-            return connectCluster(uriText, options, true);
-        }
-        RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
-        RedisOptions redisOptions = RedisUris.options(uriText);
-        checkCompatible(options, redisOptions);
-        Duration timeout = options.operationTimeout();
-        ClientResources resources = newResources();
-        RedisClient client = RedisClient.create(resources, uri);
-        client.setOptions(io.lettuce.core.ClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                .build());
-        try {
-            return new RedisLockClient(client, true, t -> RedisConnections.standalone(client, uri, t),
-                    RedisUris.address(uri), options, redisOptions, TimeSource.SYSTEM);
-        } catch (RuntimeException e) {
-            shutdownAbandoned(client, resources);
-            throw e;
-        }
+        return RedisLockClientFactory.connect(uriText, options);
     }
 
-    /**
-     * {@code redis-cluster://seed[,seed…]}: a client that owns its Lettuce cluster client and resources.
-     *
-     * @param allowSharded {@code false} to wake waiters by classic pub/sub even on Redis 7, as on an older cluster
-     */
+    /** See {@link RedisLockClientFactory#connectCluster}. */
     static RedisLockClient connectCluster(String uriText, ClientOptions options, boolean allowSharded) {
-        List<RedisURI> seeds = RedisClusterUris.parse(uriText, options.operationTimeout());
-        Duration timeout = options.operationTimeout();
-        ClientResources resources = newResources();
-        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
-        client.setOptions(ClusterClientOptions.builder()
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                // A MOVED reply or a node that keeps failing means the slots moved (resharding, failover):
-                // reload the topology at once rather than at a periodic refresh.
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers()
-                        .build())
-                .build());
-        try {
-            return new RedisLockClient(client, true, t -> RedisConnections.cluster(client, t, allowSharded),
-                    "cluster " + RedisClusterUris.address(seeds), options, RedisOptions.defaults(),
-                    TimeSource.SYSTEM);
-        } catch (RuntimeException e) {
-            shutdownAbandoned(client, resources);
-            throw e;
-        }
-    }
-
-    /**
-     * Shuts down a client that never connected without making the caller wait (a blocking shutdown takes up to
-     * 4 s after a connect timed out, long after {@code connect} promised to give up); Netty's own threads finish it.
-     */
-    private static void shutdownAbandoned(io.lettuce.core.AbstractRedisClient client, ClientResources resources) {
-        client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((v, e) -> resources.shutdown(0, 2, TimeUnit.SECONDS));
-    }
-
-    private static ClientResources newResources() {
-        return ClientResources.builder()
-                // Reconnect quickly after an outage: waiters and the watchdog are waiting for it.
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-                        TimeUnit.MILLISECONDS))
-                .build();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<RedisURI> seedUris(RedisClusterClient client) {
-        // Lettuce does not expose the seeds either; they only name the cluster in our messages.
-        try {
-            Field field = RedisClusterClient.class.getDeclaredField("initialUris");
-            field.setAccessible(true);
-            List<RedisURI> seeds = new java.util.ArrayList<>();
-            ((Iterable<RedisURI>) field.get(client)).forEach(seeds::add);
-            return seeds;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return List.of();
-        }
-    }
-
-    private static RedisURI defaultUri(RedisClient client) {
-        // Lettuce does not expose the client's default URI; it only names the server in our messages.
-        try {
-            Field field = RedisClient.class.getDeclaredField("redisURI");
-            field.setAccessible(true);
-            return (RedisURI) field.get(client);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static ScheduledThreadPoolExecutor newScheduler(String clientId) {
-        String name = "latchkey-redis-timer-" + clientId.substring(0, 8);
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        return executor;
+        return RedisLockClientFactory.connectCluster(uriText, options, allowSharded);
     }
 
     @Override
     protected RemoteLockOps lockOps() {
-        return ackedLockOps;
+        return wiring.ackedLockOps;
     }
 
     /**
@@ -399,7 +202,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public DistributedSemaphore semaphore(String name) {
         checkOpen();
         checkName(name);
-        return synchronizers.semaphore(name);
+        return wiring.synchronizers.semaphore(name);
     }
 
     /**
@@ -410,7 +213,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public DistributedCountDownLatch countDownLatch(String name) {
         checkOpen();
         checkName(name);
-        return synchronizers.countDownLatch(name);
+        return wiring.synchronizers.countDownLatch(name);
     }
 
     /**
@@ -421,7 +224,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
         checkOpen();
         checkName(name);
-        return synchronizers.permitExpirableSemaphore(name);
+        return wiring.synchronizers.permitExpirableSemaphore(name);
     }
 
     /**
@@ -439,7 +242,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public io.latchkey.DistributedLock spinLock(String name) {
         checkOpen();
         checkName(name);
-        return synchronizers.spinLock(name, lockOps, time(), spinOpsWrapper);
+        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper);
     }
 
     /**
@@ -471,8 +274,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         checkOpen();
         checkName(name);
-        return synchronizers.spinLock(name, lockOps, time(), spinOpsWrapper, initialBackoff.toNanos(),
-                maxBackoff.toNanos());
+        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper,
+                initialBackoff.toNanos(), maxBackoff.toNanos());
     }
 
     private static final Duration MAX_SPIN_BACKOFF = Duration.ofDays(1);
@@ -500,23 +303,23 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         if (writerPreference) {
             return readWriteLock(name);
         }
-        return readWriteLock(name, synchronizers.readerPreferenceReadOps(),
-                synchronizers.readerPreferenceWriteOps());
+        return readWriteLock(name, wiring.synchronizers.readerPreferenceReadOps(),
+                wiring.synchronizers.readerPreferenceWriteOps());
     }
 
     @Override
     protected RemoteLockOps fairLockOps() {
-        return ackedFairOps;
+        return wiring.ackedFairOps;
     }
 
     @Override
     protected RemoteLockOps readLockOps() {
-        return ackedReadOps;
+        return wiring.ackedReadOps;
     }
 
     @Override
     protected RemoteLockOps writeLockOps() {
-        return ackedWriteOps;
+        return wiring.ackedWriteOps;
     }
 
     /** The Redis-specific options (replica acknowledgement). */
@@ -526,15 +329,15 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
 
     /** The remote operations, for tests of this module. */
     RedisLockOps redisLockOps() {
-        return lockOps;
+        return wiring.lockOps;
     }
 
     RedisSynchronizers synchronizers() {
-        return synchronizers;
+        return wiring.synchronizers;
     }
 
     UnlockSubscriptions subscriptions() {
-        return subscriptions;
+        return wiring.subscriptions;
     }
 
     @Override
@@ -550,7 +353,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        return inspector.list(pattern);
+        return wiring.inspector.list(pattern);
     }
 
     /**
@@ -563,17 +366,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
 
     @Override
     protected void closeBackend() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        synchronizers.close();
-        redisClient.removeListener(reconnectListener);
-        scheduler.shutdownNow();
-        connections.close();
-        if (ownsClient) {
-            ClientResources resources = redisClient.getResources();
-            redisClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (closed.compareAndSet(false, true)) {
+            wiring.close();
         }
     }
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import io.latchkey.zookeeper.ZooKeeperLockClient;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.time.Duration;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

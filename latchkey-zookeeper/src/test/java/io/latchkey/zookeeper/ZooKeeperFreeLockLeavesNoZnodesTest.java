@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;

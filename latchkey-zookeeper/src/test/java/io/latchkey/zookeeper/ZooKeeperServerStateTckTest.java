@@ -3,6 +3,7 @@ package io.latchkey.zookeeper;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.tck.ServerStateTck;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

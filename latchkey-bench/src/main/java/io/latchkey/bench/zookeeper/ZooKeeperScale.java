@@ -2,7 +2,7 @@ package io.latchkey.bench.zookeeper;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import io.latchkey.zookeeper.ZooKeeperLockClient;
 import java.time.Duration;
 import java.util.ArrayDeque;

@@ -7,7 +7,7 @@ import io.latchkey.LockClient;
 import io.latchkey.spring.LatchkeyEndpoint;
 import io.latchkey.spring.Locked;
 import io.latchkey.spring.LockedSchedule;
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;

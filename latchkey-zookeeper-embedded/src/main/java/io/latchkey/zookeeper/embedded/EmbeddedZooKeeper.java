@@ -1,4 +1,4 @@
-package io.latchkey.zookeeper;
+package io.latchkey.zookeeper.embedded;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.latchkey.zookeeper;
+package io.latchkey.zookeeper.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

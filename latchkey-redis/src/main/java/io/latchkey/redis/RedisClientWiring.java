@@ -1,0 +1,130 @@
+package io.latchkey.redis;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.core.RemoteLockOps;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/**
+ * Everything a {@link RedisLockClient} runs on, put together once and taken apart by {@link #close()}: the two
+ * connections, the timer thread {@code latchkey-redis-timer-…}, the script executor, the unlock subscriptions and
+ * their re-check after a reconnect, and the remote operations of every primitive (wrapped for replica
+ * acknowledgement when {@link RedisOptions} asks for it).
+ */
+final class RedisClientWiring {
+
+    private final AbstractRedisClient redisClient;
+    private final boolean ownsClient;
+    private final RedisConnections connections;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final RedisConnectionStateListener reconnectListener;
+    final UnlockSubscriptions subscriptions;
+    final RedisLockOps lockOps;
+    final RedisSynchronizers synchronizers;
+    final RedisLockInspector inspector;
+    final RemoteLockOps ackedLockOps;
+    final RemoteLockOps ackedFairOps;
+    final RemoteLockOps ackedReadOps;
+    final RemoteLockOps ackedWriteOps;
+    final UnaryOperator<RemoteLockOps> spinOpsWrapper;
+
+    /**
+     * Opens the connections by {@code connect} and wires the primitives on them.
+     *
+     * @throws io.latchkey.LockUnavailableException if the connections cannot be opened (the timer is stopped)
+     */
+    RedisClientWiring(AbstractRedisClient redisClient, boolean ownsClient,
+                      Function<Duration, RedisConnections> connect, String address, ClientOptions options,
+                      RedisOptions redisOptions, String clientId) {
+        this.redisClient = redisClient;
+        this.ownsClient = ownsClient;
+        this.scheduler = newScheduler(clientId);
+        RedisErrors errors = new RedisErrors(address, options.operationTimeout());
+        RedisConnections conns;
+        try {
+            conns = connect.apply(options.operationTimeout());
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            throw errors.map(e, "connect");
+        }
+        this.connections = conns;
+        long ownTimeoutNanos = 0;
+        if (redisClient.getOptions().getTimeoutOptions().isTimeoutCommands()) {
+            conns.setTimeout(options.operationTimeout());
+        } else {
+            // An application's client without command timeouts: bound our commands ourselves.
+            ownTimeoutNanos = options.operationTimeout().toNanos();
+        }
+        ScriptExecutor executor = new ScriptExecutor(conns.commands, errors, scheduler, ownTimeoutNanos,
+                conns.cluster, conns.sharded);
+        this.subscriptions = new UnlockSubscriptions(conns.pubSub, executor);
+        this.reconnectListener = reconnectListener(conns.pubSub, conns.cluster, scheduler, subscriptions);
+        redisClient.addListener(reconnectListener);
+        this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
+                options.renewalInterval().toNanos());
+        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address,
+                clientId);
+        this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
+                options.operationTimeout());
+        this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
+        this.ackedFairOps = ReplicaAckedOps.wrap(synchronizers.fairOps(), executor, redisOptions);
+        this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
+        this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
+        this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
+    }
+
+    /** After a reconnect of the pub/sub connection, every waiter re-checks once. */
+    private static RedisConnectionStateListener reconnectListener(
+            StatefulRedisPubSubConnection<String, String> pubSubConnection, boolean cluster,
+            ScheduledThreadPoolExecutor scheduler, UnlockSubscriptions subscriptions) {
+        return new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+                // On a cluster the subscriptions live on per-node connections underneath the pub/sub connection.
+                if (connection == pubSubConnection || cluster) {
+                    // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
+                    try {
+                        scheduler.schedule(subscriptions::wakeAll, 100, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // closing
+                    }
+                }
+            }
+        };
+    }
+
+    private static ScheduledThreadPoolExecutor newScheduler(String clientId) {
+        String name = "latchkey-redis-timer-" + clientId.substring(0, 8);
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        return executor;
+    }
+
+    /**
+     * Stops the synchronizers, the reconnect listener and the timer, closes the two connections, and shuts the
+     * Lettuce client down if it was made here. Called once.
+     */
+    void close() {
+        synchronizers.close();
+        redisClient.removeListener(reconnectListener);
+        scheduler.shutdownNow();
+        connections.close();
+        if (ownsClient) {
+            LettuceClients.shutdown(redisClient);
+        }
+    }
+}
