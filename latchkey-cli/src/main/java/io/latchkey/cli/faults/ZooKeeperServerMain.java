@@ -1,6 +1,6 @@
 package io.latchkey.cli.faults;
 
-import io.latchkey.zookeeper.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 
