@@ -55,6 +55,12 @@ public final class FileLockOps implements RemoteLockOps {
         return directory.handOff(namespace, from, request, onLost);
     }
 
+    /** The fair lock: every waiter takes its own ticket in the lock file when it starts waiting (strict FIFO). */
+    @Override
+    public boolean fair() {
+        return kind.fair;
+    }
+
     @Override
     public boolean shared() {
         return kind.shared;
