@@ -52,7 +52,11 @@ final class LeaseTableRows {
         return namespace.isEmpty() ? name : namespace + '\u001f' + name;
     }
 
-    /** One acquire attempt of row {@code key}: acquired with a token, or busy (with the holder's remaining lease). */
+    /**
+     * One acquire attempt of row {@code key}: acquired with a token, or busy (with the holder's remaining lease).
+     * A row taken free is written untokened first and given its token by a second statement, so that the token is
+     * drawn after the row is ours (the argument is in {@link LeaseTableSql}).
+     */
     Attempt tryAcquire(Connection c, String key, AcquireRequest req) throws SQLException {
         long sentAt = time.nanoTime();
         try {
@@ -64,7 +68,9 @@ final class LeaseTableRows {
                     ps.setLong(3, req.leaseMillis());
                     try (ResultSet rs = ps.executeQuery()) {
                         if (rs.next()) {
-                            return Attempt.acquired(rs.getLong(1), sentAt);
+                            long token = rs.getLong(1);
+                            return token != LeaseTableSql.UNTOKENED ? Attempt.acquired(token, sentAt)
+                                    : tokenize(c, key, req, sentAt);
                         }
                     }
                 }
@@ -77,6 +83,12 @@ final class LeaseTableRows {
                 ps.setLong(3, req.leaseMillis());
                 ps.executeUpdate();
             }
+            try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
+                runner.limit(ps);
+                ps.setString(1, key);
+                ps.setString(2, req.ownerId());
+                ps.executeUpdate();
+            }
             try (PreparedStatement ps = c.prepareStatement(sql.state)) {
                 runner.limit(ps);
                 ps.setString(1, key);
@@ -85,7 +97,10 @@ final class LeaseTableRows {
                         return Attempt.busy(0, true);
                     }
                     if (req.ownerId().equals(rs.getString(1)) && rs.getLong(3) > 0) {
-                        return Attempt.acquired(rs.getLong(2), sentAt);
+                        long token = rs.getLong(2);
+                        // Untokened: our tokenize lost the row and it was taken again by us meanwhile; try again.
+                        return token != LeaseTableSql.UNTOKENED ? Attempt.acquired(token, sentAt)
+                                : Attempt.busy(0, true);
                     }
                     return Attempt.busy(Math.max(0, rs.getLong(3)), false);
                 }
@@ -98,6 +113,18 @@ final class LeaseTableRows {
                 return Attempt.busy(0, true);
             }
             throw e;
+        }
+    }
+
+    /** PostgreSQL: draws the token of the row our acquire just inserted; busy (retry now) if it is no longer ours. */
+    private Attempt tokenize(Connection c, String key, AcquireRequest req, long sentAt) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
+            runner.limit(ps);
+            ps.setString(1, key);
+            ps.setString(2, req.ownerId());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Attempt.acquired(rs.getLong(1), sentAt) : Attempt.busy(0, true);
+            }
         }
     }
 
