@@ -61,17 +61,35 @@ final class LeaseTableRows {
         long sentAt = time.nanoTime();
         try {
             if (sql.dialect == SqlDialect.POSTGRESQL) {
-                try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
+                // Both statements in one round trip (one Sync: one implicit transaction); the second sees the
+                // first's row and draws the token only if the first inserted it (token UNTOKENED).
+                try (PreparedStatement ps = c.prepareStatement(sql.acquire + "; " + sql.tokenize)) {
                     runner.limit(ps);
                     ps.setString(1, key);
                     ps.setString(2, req.ownerId());
                     ps.setLong(3, req.leaseMillis());
-                    try (ResultSet rs = ps.executeQuery()) {
+                    ps.setString(4, key);
+                    ps.setString(5, req.ownerId());
+                    ps.execute();
+                    long token = -1;
+                    try (ResultSet rs = ps.getResultSet()) {
                         if (rs.next()) {
-                            long token = rs.getLong(1);
-                            return token != LeaseTableSql.UNTOKENED ? Attempt.acquired(token, sentAt)
-                                    : tokenize(c, key, req, sentAt);
+                            token = rs.getLong(1);
                         }
+                    }
+                    long drawn = -1;
+                    if (ps.getMoreResults()) {
+                        try (ResultSet rs = ps.getResultSet()) {
+                            if (rs.next()) {
+                                drawn = rs.getLong(1);
+                            }
+                        }
+                    }
+                    if (token > LeaseTableSql.UNTOKENED) {
+                        return Attempt.acquired(token, sentAt);
+                    }
+                    if (token == LeaseTableSql.UNTOKENED) {
+                        return drawn > 0 ? Attempt.acquired(drawn, sentAt) : Attempt.busy(0, true);
                     }
                 }
                 return busy(c, key);
@@ -113,18 +131,6 @@ final class LeaseTableRows {
                 return Attempt.busy(0, true);
             }
             throw e;
-        }
-    }
-
-    /** PostgreSQL: draws the token of the row our acquire just inserted; busy (retry now) if it is no longer ours. */
-    private Attempt tokenize(Connection c, String key, AcquireRequest req, long sentAt) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            ps.setString(2, req.ownerId());
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Attempt.acquired(rs.getLong(1), sentAt) : Attempt.busy(0, true);
-            }
         }
     }
 

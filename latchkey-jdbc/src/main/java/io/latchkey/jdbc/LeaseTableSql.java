@@ -16,13 +16,14 @@ package io.latchkey.jdbc;
  * deleted), and only then does A's statement insert the row with 490, below an earlier grant of the name. So a
  * free-to-held transition writes the row with the placeholder token {@link #UNTOKENED} ({@link #acquire}), and a
  * second statement, {@link #tokenize}, gives it the sequence's next value only where the row is still this owner's
- * and still untokened. (PostgreSQL's take-over of an existing free row draws the value in the conflict branch,
+ * and still untokened. (PostgreSQL sends both in one round trip, one implicit transaction, so nobody else ever sees
+ * its untokened row; its take-over of an existing free row draws the value in the conflict branch,
  * which it evaluates on the locked latest version of the row: the same ordering in one statement.) Why this orders
  * every grant of a name after the previous one: let E be an earlier grant of the name and G ours. E's token was
  * drawn by E's tokenize, a write of the row while it was E's and untokened. Writes of one row are serialized (row
  * lock held to commit; an insert waits for, or fails on, an uncommitted delete of the same key), and G's acquire
  * write makes the row G's: if it came first, E's tokenize would find the row not E's (or gone) and E would have no
- * grant. So E's tokenize committed before G's acquire wrote the row, which committed before G's tokenize drew its
+ * grant. So E's tokenize committed before G's acquire wrote the row, which came before G's tokenize drew its
  * value. Sequence values grow in real time across sessions (PostgreSQL CACHE 1; MariaDB's and H2's caches are per
  * database), so G's token is above E's. An attempt that loses leaves a gap in the sequence, never a repeat; a
  * client that dies between the two statements leaves an untokened row that expires like any other and is taken
@@ -50,7 +51,8 @@ final class LeaseTableSql {
     final String acquire;
     /**
      * Gives the owner's untokened row the sequence's next value (bound: name, owner); PostgreSQL returns it. Runs
-     * after {@link #acquire} committed, so the value is drawn after the row became this acquirer's.
+     * after {@link #acquire} wrote the row (PostgreSQL: in the same round trip and implicit transaction; the others:
+     * after it committed), so the value is drawn after the row became this acquirer's.
      */
     final String tokenize;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
