@@ -26,7 +26,7 @@ package io.latchkey.jdbc;
  * grant. So E's tokenize committed before G's acquire wrote the row, which came before G's tokenize drew its
  * value. Sequence values grow in real time across sessions (PostgreSQL CACHE 1; MariaDB's and H2's caches are per
  * database), so G's token is above E's. An attempt that loses leaves a gap in the sequence, never a repeat; a
- * client that dies between the two statements leaves an untokened row that expires like any other and is taken
+ * MariaDB or H2 client that dies between the two statements leaves an untokened row that expires like any other and is taken
  * over (with a fresh token) by the next acquire. A hand-off needs no such care: it draws its token while the row is
  * held by the grant it replaces (whose token was drawn before) and writes only if that grant still holds it.
  */
