@@ -19,7 +19,9 @@ import java.time.Duration;
  * {@link LockInspector#matches}, so every backend agrees on what a pattern means.
  *
  * <p>Fields: {@code owner} is the row's owner ({@code <clientId>:<thread or lease id>}); {@code holdCount} the
- * row's hold count; {@code fencingToken} the row's token, the one the holder was granted; {@code remainingLease}
+ * row's hold count; {@code fencingToken} the row's token, the one the holder was granted (0 for the instant between
+ * an acquire's two statements, see {@link LeaseTableSql#UNTOKENED}, or until the lease runs out if its client died
+ * there); {@code remainingLease}
  * {@code expires_at} minus the database's now; {@code waiters} is empty: waiters poll (or listen) and leave no
  * trace in the table.
  */

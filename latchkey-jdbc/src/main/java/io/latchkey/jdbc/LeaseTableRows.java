@@ -52,20 +52,44 @@ final class LeaseTableRows {
         return namespace.isEmpty() ? name : namespace + '\u001f' + name;
     }
 
-    /** One acquire attempt of row {@code key}: acquired with a token, or busy (with the holder's remaining lease). */
+    /**
+     * One acquire attempt of row {@code key}: acquired with a token, or busy (with the holder's remaining lease).
+     * A row taken free is written untokened first and given its token by a second statement, so that the token is
+     * drawn after the row is ours (the argument is in {@link LeaseTableSql}).
+     */
     Attempt tryAcquire(Connection c, String key, AcquireRequest req) throws SQLException {
         long sentAt = time.nanoTime();
         try {
             if (sql.dialect == SqlDialect.POSTGRESQL) {
-                try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
+                // Both statements in one round trip (one Sync: one implicit transaction); the second sees the
+                // first's row and draws the token only if the first inserted it (token UNTOKENED).
+                try (PreparedStatement ps = c.prepareStatement(sql.acquire + "; " + sql.tokenize)) {
                     runner.limit(ps);
                     ps.setString(1, key);
                     ps.setString(2, req.ownerId());
                     ps.setLong(3, req.leaseMillis());
-                    try (ResultSet rs = ps.executeQuery()) {
+                    ps.setString(4, key);
+                    ps.setString(5, req.ownerId());
+                    ps.execute();
+                    long token = -1;
+                    try (ResultSet rs = ps.getResultSet()) {
                         if (rs.next()) {
-                            return Attempt.acquired(rs.getLong(1), sentAt);
+                            token = rs.getLong(1);
                         }
+                    }
+                    long drawn = -1;
+                    if (ps.getMoreResults()) {
+                        try (ResultSet rs = ps.getResultSet()) {
+                            if (rs.next()) {
+                                drawn = rs.getLong(1);
+                            }
+                        }
+                    }
+                    if (token > LeaseTableSql.UNTOKENED) {
+                        return Attempt.acquired(token, sentAt);
+                    }
+                    if (token == LeaseTableSql.UNTOKENED) {
+                        return drawn > 0 ? Attempt.acquired(drawn, sentAt) : Attempt.busy(0, true);
                     }
                 }
                 return busy(c, key);
@@ -77,6 +101,12 @@ final class LeaseTableRows {
                 ps.setLong(3, req.leaseMillis());
                 ps.executeUpdate();
             }
+            try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
+                runner.limit(ps);
+                ps.setString(1, key);
+                ps.setString(2, req.ownerId());
+                ps.executeUpdate();
+            }
             try (PreparedStatement ps = c.prepareStatement(sql.state)) {
                 runner.limit(ps);
                 ps.setString(1, key);
@@ -85,7 +115,10 @@ final class LeaseTableRows {
                         return Attempt.busy(0, true);
                     }
                     if (req.ownerId().equals(rs.getString(1)) && rs.getLong(3) > 0) {
-                        return Attempt.acquired(rs.getLong(2), sentAt);
+                        long token = rs.getLong(2);
+                        // Untokened: our tokenize lost the row and it was taken again by us meanwhile; try again.
+                        return token != LeaseTableSql.UNTOKENED ? Attempt.acquired(token, sentAt)
+                                : Attempt.busy(0, true);
                     }
                     return Attempt.busy(Math.max(0, rs.getLong(3)), false);
                 }

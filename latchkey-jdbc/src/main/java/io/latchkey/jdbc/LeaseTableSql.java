@@ -9,13 +9,33 @@ package io.latchkey.jdbc;
  * releasing the last hold deletes it, and {@link #reap} deletes expired rows. The fencing token does not live in
  * the row but comes from the table's token sequence ({@link #sequence}): every free-to-held transition, hand-off
  * included, takes its next value, so tokens grow strictly per name (and across names) whatever happened to the
- * rows. An acquire takes one value per attempt, evaluated once whether or not it wins: a busy attempt leaves a gap,
- * never a repeat.
+ * rows.
+ *
+ * <p><b>A token is drawn only after the row is the acquirer's.</b> Drawing it in the acquire statement's source
+ * values (before the row conflict is resolved) was wrong: A draws 490, B draws 491, acquires and releases (its row
+ * deleted), and only then does A's statement insert the row with 490, below an earlier grant of the name. So a
+ * free-to-held transition writes the row with the placeholder token {@link #UNTOKENED} ({@link #acquire}), and a
+ * second statement, {@link #tokenize}, gives it the sequence's next value only where the row is still this owner's
+ * and still untokened. (PostgreSQL sends both in one round trip, one implicit transaction, so nobody else ever sees
+ * its untokened row; its take-over of an existing free row draws the value in the conflict branch,
+ * which it evaluates on the locked latest version of the row: the same ordering in one statement.) Why this orders
+ * every grant of a name after the previous one: let E be an earlier grant of the name and G ours. E's token was
+ * drawn by E's tokenize, a write of the row while it was E's and untokened. Writes of one row are serialized (row
+ * lock held to commit; an insert waits for, or fails on, an uncommitted delete of the same key), and G's acquire
+ * write makes the row G's: if it came first, E's tokenize would find the row not E's (or gone) and E would have no
+ * grant. So E's tokenize committed before G's acquire wrote the row, which came before G's tokenize drew its
+ * value. Sequence values grow in real time across sessions (PostgreSQL CACHE 1; MariaDB's and H2's caches are per
+ * database), so G's token is above E's. An attempt that loses leaves a gap in the sequence, never a repeat; a
+ * MariaDB or H2 client that dies between the two statements leaves an untokened row that expires like any other and is taken
+ * over (with a fresh token) by the next acquire. A hand-off needs no such care: it draws its token while the row is
+ * held by the grant it replaces (whose token was drawn before) and writes only if that grant still holds it.
  */
 final class LeaseTableSql {
 
     /** How many expired rows one {@link #reap} statement deletes at most. */
     static final int REAP_BATCH = 1000;
+    /** The token of a row whose acquire has not yet drawn its token ({@link #tokenize}); the sequence never issues it. */
+    static final long UNTOKENED = 0;
 
     final SqlDialect dialect;
     final String table;
@@ -23,8 +43,18 @@ final class LeaseTableSql {
     final String sequence;
     /** An expression for the sequence's next value. */
     final String nextToken;
-    /** Acquire: PostgreSQL returns the token (no row when busy); the others are followed by {@link #state}. */
+    /**
+     * Acquire: writes the row for its owner, with token {@link #UNTOKENED} when it was free (PostgreSQL: when it
+     * inserted it; a take-over of an existing free row draws the token in place). PostgreSQL returns the row's
+     * token (no row when busy); the others are followed by {@link #tokenize} and {@link #state}.
+     */
     final String acquire;
+    /**
+     * Gives the owner's untokened row the sequence's next value (bound: name, owner); PostgreSQL returns it. Runs
+     * after {@link #acquire} wrote the row (PostgreSQL: in the same round trip and implicit transaction; the others:
+     * after it committed), so the value is drawn after the row became this acquirer's.
+     */
+    final String tokenize;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
     /** Like {@link #state}, with how long the holder has held it (ms) instead of when it took it. */
@@ -62,9 +92,9 @@ final class LeaseTableSql {
         switch (dialect) {
             case POSTGRESQL:
                 acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, " + nextToken + ", " + now + " + ?, " + now + ")"
+                        + " VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + ")"
                         + " ON CONFLICT (lock_name) DO UPDATE SET"
-                        + " token = CASE WHEN " + free + " THEN EXCLUDED.token ELSE l.token END,"
+                        + " token = CASE WHEN " + free + " THEN " + nextToken + " ELSE l.token END,"
                         + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
                         + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
                         + " waiting = CASE WHEN " + free + " THEN FALSE ELSE l.waiting END,"
@@ -72,6 +102,8 @@ final class LeaseTableSql {
                         + " expires_at = EXCLUDED.expires_at"
                         + " WHERE " + free + " OR l.owner = EXCLUDED.owner"
                         + " RETURNING l.token";
+                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
+                        + " AND token = " + UNTOKENED + " RETURNING token";
                 // NOTIFY serializes committing transactions on a global queue lock: only send it when a waiter
                 // has flagged the row (markWaiting); a new row starts unflagged.
                 release = "WITH r AS (DELETE FROM " + table + byOwner
@@ -99,9 +131,9 @@ final class LeaseTableSql {
                 // after every column whose condition reads it, and expires_at last, keyed on the new owner.
                 String mfree = "(owner IS NULL OR expires_at <= " + now + ")";
                 acquire = "INSERT INTO " + table + " (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, " + nextToken + ", " + now + " + ?, " + now + ")"
+                        + " VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + ")"
                         + " ON DUPLICATE KEY UPDATE"
-                        + " token = IF(" + mfree + ", VALUES(token), token),"
+                        + " token = IF(" + mfree + ", " + UNTOKENED + ", token),"
                         + " hold_count = IF(" + mfree + ", 1, IF(owner = VALUES(owner), hold_count + 1, hold_count)),"
                         + " acquired_at = IF(" + mfree + ", VALUES(acquired_at), acquired_at),"
                         + " owner = IF(" + mfree + ", VALUES(owner), owner),"
@@ -113,19 +145,21 @@ final class LeaseTableSql {
                 forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
                 handOff = genericHandOff(table, now);
+                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
+                        + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
                 break;
             case H2:
             default:
                 acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
-                        + " CAST(? AS BIGINT), " + nextToken + ")) s(lock_name, owner, lease, token)"
+                        + " CAST(? AS BIGINT))) s(lock_name, owner, lease)"
                         + " ON l.lock_name = s.lock_name"
-                        + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = s.token,"
+                        + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = " + UNTOKENED + ","
                         + " hold_count = 1, expires_at = " + now + " + s.lease, acquired_at = " + now
                         + " WHEN MATCHED AND l.owner = s.owner THEN UPDATE SET hold_count = l.hold_count + 1,"
                         + " expires_at = " + now + " + s.lease"
                         + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (s.lock_name, s.owner, 1, s.token, " + now + " + s.lease, " + now + ")";
+                        + " VALUES (s.lock_name, s.owner, 1, " + UNTOKENED + ", " + now + " + s.lease, " + now + ")";
                 release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
                 releaseExpired = "DELETE FROM " + table + byOwner;
                 forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
@@ -133,6 +167,8 @@ final class LeaseTableSql {
                 forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
                 handOff = genericHandOff(table, now);
+                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
+                        + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
                         + " ROWS ONLY";
                 break;

@@ -238,4 +238,54 @@ abstract class LeaseTableLockOpsTest {
         assertThat(again.fencingToken()).isEqualTo(a.fencingToken());
         assertThat(await(ops.release(a))).isTrue();
     }
+    /**
+     * Regression: the token of a grant must be drawn after the row is the acquirer's. Drawing it before the row
+     * conflict was resolved let an acquirer that drew first insert its (lower) token after another client had
+     * drawn a higher one, acquired and released. Several clients hammer one name with very short holds and record
+     * each token while holding: in grant order the tokens must strictly increase.
+     */
+    @Test
+    void tokensStrictlyIncreaseInGrantOrderUnderContention() throws Exception {
+        LeaseTableSql sql = new LeaseTableSql(dialect(), table);
+        LeaseTableRows rows = new LeaseTableRows(runner, sql, "race", TimeSource.SYSTEM,
+                LeaseTableLockOps.channelOf(table));
+        int threads = 6;
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+        List<Long> granted = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<Thread> workers = new java.util.ArrayList<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        for (int t = 0; t < threads; t++) {
+            String owner = "owner-" + t;
+            Thread w = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < until && granted.size() < 4_000) {
+                        AcquireRequest req = request("hot", owner, 10_000, Duration.ZERO);
+                        LeaseTableRows.Attempt a = runner.call("acquire", c -> rows.tryAcquire(c, rows.key("hot"), req));
+                        if (a.token < 0) {
+                            Thread.yield();
+                            continue;
+                        }
+                        granted.add(a.token); // while holding: the list's order is the grant order
+                        Grant g = new Grant(req, a.token, a.sentAt, null);
+                        boolean released = runner.call("release", c -> rows.release(c, rows.key("hot"), g));
+                        assertThat(released).isTrue();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "token-race-" + t);
+            w.start();
+            workers.add(w);
+        }
+        for (Thread w : workers) {
+            w.join(60_000);
+        }
+        assertThat(failure.get()).isNull();
+        List<Long> tokens = List.copyOf(granted);
+        assertThat(tokens).hasSizeGreaterThan(20);
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("grant %d of %d: token %d after %d", i, tokens.size(), tokens.get(i),
+                    tokens.get(i - 1)).isGreaterThan(tokens.get(i - 1));
+        }
+    }
 }
