@@ -600,6 +600,15 @@ public final class LockDirectory {
     /** Opens the file if needed and tries its OS lock; inside the directory section. */
     private boolean lockFile(LockEntry e, boolean shared, DirectorySection s) throws IOException {
         s.enter();
+        if (e.channel != null && e.osLock == null) {
+            // A channel kept from this JVM's previous hold may name a file that no longer exists: our OS lock was
+            // released (in pump, before this task entered the section), and while we waited for the section
+            // another process could lock that file, finish, and delete it. Locking the unlinked file would succeed
+            // beside the holder of the path's new file: two holders. Inside the section the path names the current
+            // file (deletes happen inside it), so reopen from the path. Closing drops no lock of ours: this JVM
+            // holds none on that file.
+            closeChannel(e);
+        }
         if (e.channel == null) {
             e.channel = FileChannel.open(e.path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
@@ -641,6 +650,11 @@ public final class LockDirectory {
      */
     private void sync(LockEntry e, DirectorySection s) throws IOException {
         s.enter();
+        if (e.channel != null && e.osLock == null) {
+            // As in lockFile: a channel we hold no lock through may name a file another process has deleted since;
+            // probing it would succeed and then delete the path's NEW file, which someone may hold.
+            closeChannel(e);
+        }
         boolean temporary = e.channel == null;
         FileChannel ch = e.channel;
         if (temporary) {
@@ -1021,7 +1035,7 @@ public final class LockDirectory {
     }
 
     private LockFileRecord readFile(LockEntry e) throws IOException {
-        if (e.channel != null) {
+        if (e.channel != null && e.osLock != null) { // held: the channel names the path's current file
             return LockFileRecord.read(e.channel);
         }
         try (FileChannel ch = FileChannel.open(e.path, StandardOpenOption.READ)) {
