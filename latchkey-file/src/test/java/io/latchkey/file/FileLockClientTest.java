@@ -272,6 +272,48 @@ class FileLockClientTest {
         assertThat(files()).containsExactly("latchkey.state");
     }
 
+    /**
+     * Regression (a lost update in {@link #threeJvmsIncrementingUnderTheLockLoseNoUpdate} under load in CI): a
+     * release must free the OS lock inside the directory section. It used to free it first and enter the section
+     * afterwards (to rewrite or delete the file); in between, other processes could lock the old file, delete it, and
+     * create and lock a new one at the path, and then this JVM, probing its unlinked old file, found it free and
+     * deleted the new holder's file, so that the next locker created a third file: two holders. The child holds the
+     * section while this JVM unlocks and plays those other processes if the OS lock comes free.
+     */
+    @Test
+    void aReleaseFreesTheOsLockOnlyInsideTheDirectorySection() throws Exception {
+        FileLockClient c = open();
+        Path file = c.lockFile("raced");
+        java.util.concurrent.CountDownLatch locked = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+            DistributedLock lock = c.lock("raced");
+            lock.lock();
+            locked.countDown();
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            lock.unlock();
+        });
+        assertThat(locked.await(SLACK.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        try (ChildJvm intruder = ChildJvm.start("intruder", SectionIntruderMain.class, dir.toString(),
+                file.toString(), "2000")) {
+            intruder.awaitLine("SECTION", START_UP);
+            go.countDown();
+            String result = intruder.awaitLine("RESULT", Duration.ofSeconds(30));
+            holder.get(30, TimeUnit.SECONDS);
+            if (result.equals("RESULT TOOK")) {
+                // the intruder holds the file now at the path: nobody else may get the lock
+                assertThat(c.lock("raced").tryLock()).as("a second holder while the intruder holds").isFalse();
+            }
+            assertThat(result).as("the OS lock came free while another process was in the directory section")
+                    .isEqualTo("RESULT NEVER_FREE");
+        }
+        await().atMost(SLACK).until(() -> files().equals(List.of("latchkey.state")));
+    }
+
     @Test
     void aKilledHoldersFileIsTakenOverAndCleanedUp() throws Exception {
         FileLockClient c = open();

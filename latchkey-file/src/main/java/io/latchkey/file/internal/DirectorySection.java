@@ -9,8 +9,10 @@ import java.time.Instant;
 
 /**
  * One critical section over the whole directory, across processes: an exclusive OS lock on
- * {@link FileNames#STATE_FILE}, which also holds the fencing-token counter. Every step that opens, locks, writes or
- * deletes a lock file runs inside one, so that
+ * {@link FileNames#STATE_FILE}, which also holds the fencing-token counter. Every step that opens, locks, unlocks,
+ * writes or deletes a lock file runs inside one — unlocking included: a hold's OS lock freed outside the section lets
+ * other processes delete that file and create and lock a new one at its path before the releaser's own section, in
+ * which it would then find its unlinked file free and delete the new holder's file — so that
  * <ul>
  *   <li>a lock file is deleted only while nobody else can be between opening it and locking it (the classic
  *       "deleted the file another process is about to lock" race cannot happen: a process opens a lock file only

@@ -493,6 +493,12 @@ public final class LockDirectory {
         expireHolds(e);
         boolean changed = false;
         if (e.holds.isEmpty() && e.osLock != null) {
+            // Inside the directory section, like every tryLock and delete: released outside it, another process
+            // could lock this file, release it and delete it, and a third create and lock a new file at the path,
+            // all before our sync() below enters the section; our probe of the old, unlinked file would then succeed
+            // and sync() would delete the third process's file, letting a fourth create and lock another one while
+            // the third still holds: two holders (a lost update seen under load in CI).
+            s.enter();
             e.osLock.release();
             e.osLock = null;
             changed = true;
