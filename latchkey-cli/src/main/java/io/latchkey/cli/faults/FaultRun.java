@@ -96,7 +96,7 @@ public final class FaultRun {
     }
 
     /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
-    static final Duration RECOVERY_BOUND = Duration.ofSeconds(30);
+    static final Duration RECOVERY_BOUND = Duration.ofSeconds(90);
 
     /** Generous: a loaded 2-core machine takes long to start three JVMs that load a driver each. */
     static final Duration WORKER_START_TIMEOUT = Duration.ofSeconds(150);
