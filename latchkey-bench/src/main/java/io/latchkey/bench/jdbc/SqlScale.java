@@ -1,5 +1,7 @@
 package io.latchkey.bench.jdbc;
 
+import static io.latchkey.bench.ProgramArgs.option;
+
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.ClientOptions;
@@ -147,12 +149,4 @@ public final class SqlScale {
         return new HikariDataSource(c);
     }
 
-    private static String option(String[] args, String name, String fallback) {
-        for (int i = 0; i + 1 < args.length; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
 }

@@ -1,5 +1,7 @@
 package io.latchkey.bench.zookeeper;
 
+import static io.latchkey.bench.ProgramArgs.option;
+
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
@@ -219,12 +221,4 @@ public final class ZooKeeperSideBySide {
         return done / elapsed;
     }
 
-    private static String option(String[] args, String name, String fallback) {
-        for (int i = 0; i < args.length - 1; i++) {
-            if (args[i].equals(name)) {
-                return args[i + 1];
-            }
-        }
-        return fallback;
-    }
 }
