@@ -11,6 +11,13 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockLease;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.testing.EtcdServerExtension;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +26,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -111,6 +119,81 @@ class EtcdReleaseDuringOutageTest {
             blocker.release();
         }
         aWaits.get(30, TimeUnit.SECONDS).ifPresent(LockLease::release);
+    }
+
+    /**
+     * The fault suite's etcd-cluster failover: a waiter gave up while etcd elected a leader, and its key's delete
+     * failed too (a member answered with an error; a single server that is merely down makes jetcd wait for it
+     * instead). The key stayed on the client's shared lease, kept alive by the client's next waiting key, and no one
+     * got the lock again for as long as the client lived. Here B's transactions fail on demand, through a gRPC
+     * interceptor of its jetcd client, while its wait times out.
+     */
+    @Test
+    void aWaiterWhoseKeyCouldNotBeDeletedWhenItGaveUpLeavesNoKeyBehind() throws Exception {
+        String name = "outage-waiter-" + UUID.randomUUID();
+        String other = "outage-other-" + UUID.randomUUID();
+        AtomicBoolean failTxns = new AtomicBoolean();
+        Client jetcd = Client.builder().endpoints(etcd.endpoint()).interceptor(new ClientInterceptor() {
+            @Override
+            public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options,
+                                                         Channel next) {
+                if (failTxns.get() && method.getFullMethodName().endsWith("KV/Txn")) {
+                    return new FailingCall<>();
+                }
+                return next.newCall(method, options);
+            }
+        }).build();
+        closeAfter.add(jetcd);
+        EtcdLockClient a = open();
+        EtcdLockClient b = EtcdLockClient.create(jetcd, ClientOptions.builder().watchdogTimeout(WATCHDOG)
+                .operationTimeout(Duration.ofSeconds(2)).build());
+        closeAfter.add(0, b);
+        EtcdLockClient c = open();
+        LockLease held = a.lock(name).acquire();
+        LockLease blocker = c.lock(other).acquire();
+        CompletableFuture<Optional<LockLease>> bWaits = b.lock(name).tryAcquireAsync(Duration.ofSeconds(3), null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> keyCount(a.lockPrefix(name)) == 2);
+
+        failTxns.set(true);
+        assertThat(bWaits.get(30, TimeUnit.SECONDS)).as("B's wait timed out").isEmpty();
+        assertThat(keyCount(a.lockPrefix(name))).as("B's key could not be deleted yet").isEqualTo(2);
+        failTxns.set(false);
+
+        // B waits on another name: its waiting key keeps B's shared lease alive, the lease its old key is on.
+        CompletableFuture<Optional<LockLease>> bWaitsElsewhere = b.lock(other).tryAcquireAsync(Duration.ofSeconds(60),
+                null);
+        held.release();
+        Optional<LockLease> next = c.lock(name).tryAcquire(WITHIN);
+        assertThat(next).as("another client holds once B's transactions go through again").isPresent();
+        next.get().release();
+        assertThat(keyCount(a.lockPrefix(name))).as("no key of the name left").isZero();
+
+        blocker.release();
+        bWaitsElsewhere.get(30, TimeUnit.SECONDS).ifPresent(LockLease::release);
+    }
+
+    /** A call that fails at once as a member would that cannot serve it (jetcd retries it, and it fails again). */
+    private static final class FailingCall<Q, R> extends ClientCall<Q, R> {
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+            listener.onClose(Status.UNAVAILABLE.withDescription("test: transactions fail"), new Metadata());
+        }
+
+        @Override
+        public void request(int numMessages) {
+        }
+
+        @Override
+        public void cancel(String message, Throwable cause) {
+        }
+
+        @Override
+        public void halfClose() {
+        }
+
+        @Override
+        public void sendMessage(Q message) {
+        }
     }
 
     private static long keyCount(String prefix) throws Exception {

@@ -108,7 +108,7 @@ final class EtcdLockAttempt {
             // attempt is over must not stay behind (kept alive by our lease) and block the lock.
             sent.thenAccept(r -> {
                 if (finished.get() && !(granted && k.equals(key))) {
-                    ops.deleteIfOurs(k, r.getHeader().getRevision()).exceptionally(x -> false);
+                    deleteOrStrand(k, r.getHeader().getRevision());
                 }
             });
             return session.bounded(sent, "put " + k).whenComplete((r, e) -> {
@@ -366,7 +366,24 @@ final class EtcdLockAttempt {
         if (k == null) {
             return CompletableFuture.completedFuture(false);
         }
-        return ops.deleteIfOurs(k, revision).exceptionally(e -> false);
+        return deleteOrStrand(k, revision);
+    }
+
+    /**
+     * Deletes a key of this attempt that must not stay (the attempt gave up, or lost the race to a grant); if etcd
+     * does not answer, the delete is retried until it does ({@link StrandedKeys}). Without that, a waiter that gave
+     * up during a leader election left its key behind on the shared lease, which this client keeps alive for its
+     * other keys, and the name was blocked for as long as the client lived (the fault suite's etcd-cluster failover).
+     * Completes with whether this first try deleted it; never exceptionally.
+     */
+    private CompletableFuture<Boolean> deleteOrStrand(String k, long createRevision) {
+        return ops.deleteIfOurs(k, createRevision).handle((deleted, e) -> {
+            if (e != null) {
+                session.stranded().delete(k, createRevision, 0);
+                return false;
+            }
+            return deleted;
+        });
     }
 
     private void cleanUpTimers() {
