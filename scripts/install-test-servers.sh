@@ -15,6 +15,9 @@ command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/15/bin/initdb ] ||
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 # etcd 3.4 for latchkey-etcd (the EtcdServer fixture runs /usr/bin/etcd).
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+# libfaketime lets the fault suite jump the embedded PostgreSQL server's wall clock (FakeClock in latchkey-testing).
+[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1 ] \
+  || need+=(faketime)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

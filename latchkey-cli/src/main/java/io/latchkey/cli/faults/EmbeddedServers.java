@@ -1,6 +1,7 @@
 package io.latchkey.cli.faults;
 
 import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.FakeClock;
 import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
@@ -54,16 +55,21 @@ final class EmbeddedServers {
                 return etcd(EtcdServer.started());
             case "postgresql": {
                 PostgresServer pg = new PostgresServer();
+                // Its now() times the leases: a server under libfaketime lets the run jump its clock.
+                boolean movable = FakeClock.library().isPresent();
+                if (movable) {
+                    pg.withFakeClock();
+                }
                 pg.start();
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
-                        () -> pg.start(), () -> pg.close());
+                        () -> pg.start(), () -> pg.close(), movable ? pg.clock() : null);
             }
             case "mariadb": {
                 MariaDbServer m = new MariaDbServer();
                 m.start();
                 return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
-                        () -> m.close());
+                        () -> m.close(), null);
             }
             default:
                 throw new IllegalArgumentException(String.format("--embedded must be one of %s but was '%s'",
@@ -139,13 +145,29 @@ final class EmbeddedServers {
         };
     }
 
+    /** @param clock the server's clock if the verifier can move it, else {@code null} */
     private static ServerControl sql(String name, String jdbcUrl, String address, Runnable kill, Runnable start,
-                                     Runnable close) {
-        return new Base(name, jdbcUrl, name + " at " + address + " (data kept across restarts)",
-                Set.of(FaultKind.SERVER_RESTART), true) {
+                                     Runnable close, FakeClock clock) {
+        return new Base(name, jdbcUrl, name + " at " + address + " (data kept across restarts"
+                + (clock == null ? "" : "; wall clock under libfaketime") + ")", clock == null
+                ? Set.of(FaultKind.SERVER_RESTART) : Set.of(FaultKind.SERVER_RESTART, FaultKind.CLOCK_JUMP), true) {
             @Override
             public void crash() {
                 kill.run();
+            }
+
+            @Override
+            public void jumpClock(Duration by) {
+                if (clock == null) {
+                    super.jumpClock(by);
+                }
+                clock.jump(by);
+            }
+
+            @Override
+            public String whyNoClockJump() {
+                return name.equals("postgresql") ? "libfaketime is not installed: " + FakeClock.INSTALL_HINT
+                        : super.whyNoClockJump();
             }
 
             @Override

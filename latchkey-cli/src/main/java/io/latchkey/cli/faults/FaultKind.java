@@ -13,7 +13,13 @@ public enum FaultKind {
     /** kill -9 the server and start it again on the same port (Redis: empty, no persistence). */
     SERVER_RESTART("server restart", true),
     /** Crash the primary (Redis master under Sentinel) and let the deployment fail over. */
-    FAILOVER("failover", true);
+    FAILOVER("failover", true),
+    /**
+     * Move the server's wall clock an hour forward (libfaketime) and leave it there: what NTP stepping a clock, a
+     * VM resumed on another host or an operator's {@code date -s} does. A server that times leases by its wall clock
+     * (SQL {@code now()}) then sees every lease as expired at once.
+     */
+    CLOCK_JUMP("clock jump", true);
 
     private final String label;
     private final boolean serverSide;

@@ -97,6 +97,8 @@ public final class FaultRun {
 
     /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
     static final Duration RECOVERY_BOUND = Duration.ofSeconds(90);
+    /** How far a clock jump moves the server's wall clock: far past any lease. */
+    static final Duration CLOCK_JUMP = Duration.ofHours(1);
 
     /** Generous: a loaded 2-core machine takes long to start three JVMs that load a driver each. */
     static final Duration WORKER_START_TIMEOUT = Duration.ofSeconds(150);
@@ -260,7 +262,8 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case SERVER_RESTART:
-            case FAILOVER: {
+            case FAILOVER:
+            case CLOCK_JUMP: {
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
                 String problem = "";
                 try {
@@ -268,6 +271,8 @@ public final class FaultRun {
                         server.crash();
                         Thread.sleep(1_000);
                         server.restart();
+                    } else if (kind == FaultKind.CLOCK_JUMP) {
+                        server.jumpClock(CLOCK_JUMP);
                     } else {
                         server.failover();
                     }

@@ -28,7 +28,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                     + " cannot all go through the verifier's proxy)");
         }
         Set<FaultKind> serverFaults = server.serverFaults();
-        for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER)) {
+        for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP)) {
             if (serverFaults.contains(k)) {
                 steps.add(k);
             }
@@ -37,8 +37,9 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
             notes.add("server restart and failover: not run (the verifier did not start this server; use --embedded "
                     + "to include them)");
         }
-        notes.add("clock jump: not run (it needs libfaketime around each worker JVM; docs/faults.md shows the "
-                + "equivalent by hand)");
+        if (!serverFaults.contains(FaultKind.CLOCK_JUMP)) {
+            notes.add("clock jump: not run (" + server.whyNoClockJump() + ")");
+        }
         steps.removeAll(skip);
         Duration faultLength = lease.multipliedBy(5).dividedBy(2);
         Duration settle = max(Duration.ofSeconds(3), lease.multipliedBy(3).dividedBy(2),
@@ -68,6 +69,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                 case PARTITION -> "black-hole a holder's connections for " + seconds(faultLength) + ", then heal";
                 case SERVER_RESTART -> "kill -9 the server, start it again after 1s";
                 case FAILOVER -> "kill -9 the leader (Redis master, ZooKeeper or etcd leader), wait for a new one, restart the old member";
+                case CLOCK_JUMP -> "move the server's wall clock " + FaultRun.CLOCK_JUMP.toMinutes()
+                        + " min forward (libfaketime) and leave it there";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));

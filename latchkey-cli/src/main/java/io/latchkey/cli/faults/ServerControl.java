@@ -1,5 +1,7 @@
 package io.latchkey.cli.faults;
 
+import java.time.Duration;
+
 import java.util.Set;
 
 /**
@@ -36,6 +38,21 @@ interface ServerControl extends AutoCloseable {
     /** Crashes the primary and returns when the deployment has failed over. */
     default void failover() {
         throw new UnsupportedOperationException(backend() + " has no failover the verifier can trigger");
+    }
+
+    /**
+     * Moves the server's wall clock by {@code by} and leaves it there.
+     *
+     * @throws UnsupportedOperationException unless {@link #serverFaults()} has {@link FaultKind#CLOCK_JUMP}
+     */
+    default void jumpClock(Duration by) {
+        throw new UnsupportedOperationException(backend() + "'s clock cannot be moved by the verifier");
+    }
+
+    /** Why this server's clock cannot be moved, for the schedule's notes (when it cannot). */
+    default String whyNoClockJump() {
+        return "the verifier moves the clock only of a PostgreSQL server it started (--embedded postgresql, with "
+                + "libfaketime); docs/faults.md says why the other servers do not need or allow it";
     }
 
     /** Stops what the verifier started. */

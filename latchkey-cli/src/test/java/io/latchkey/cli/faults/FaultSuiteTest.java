@@ -2,6 +2,7 @@ package io.latchkey.cli.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.testing.FakeClock;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.IOException;
@@ -66,9 +67,18 @@ class FaultSuiteTest {
         assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");
     }
 
+    /**
+     * With a jump of the server's wall clock an hour forward: PostgreSQL's {@code now()} times the leases, so every
+     * lease ends at once; the holder is told at its next renewal and the fence refuses its late write.
+     */
     @Test
     void postgresql() throws InterruptedException {
-        assertRulesHold(run("postgresql", Set.of()), "postgresql");
+        assertThat(FakeClock.library()).as("the clock jump needs libfaketime: %s", FakeClock.INSTALL_HINT)
+                .isPresent();
+        Run run = run("postgresql", Set.of());
+        assertRulesHold(run, "postgresql");
+        assertThat(run.result().rows()).as("the run jumped the server's clock")
+                .anyMatch(r -> r.fault().equals(FaultKind.CLOCK_JUMP.label()));
     }
 
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {
@@ -97,7 +107,8 @@ class FaultSuiteTest {
         assertThat(whole.told()).isEqualTo(whole.lostHolds());
         assertThat(whole.accepted()).as("the workers made progress").isGreaterThan(10);
         for (FaultRow r : rows) {
-            if (r.fault().equals(FaultKind.SERVER_RESTART.label()) || r.fault().equals(FaultKind.FAILOVER.label())) {
+            if (r.fault().equals(FaultKind.SERVER_RESTART.label()) || r.fault().equals(FaultKind.FAILOVER.label())
+                    || r.fault().equals(FaultKind.CLOCK_JUMP.label())) {
                 assertThat(r.recoveryMillis()).as("%s: writes accepted again after %s", backend, r.fault())
                         .isLessThan(Long.MAX_VALUE);
             }

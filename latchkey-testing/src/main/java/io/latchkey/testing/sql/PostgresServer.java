@@ -1,5 +1,6 @@
 package io.latchkey.testing.sql;
 
+import io.latchkey.testing.FakeClock;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,6 +33,9 @@ public final class PostgresServer extends SqlServerProcess {
 
     private static PostgresServer shared;
 
+    private boolean fakeClock;
+    private FakeClock clock;
+
     /** The JVM-wide server, started on first use and stopped at JVM exit. */
     public static synchronized PostgresServer shared() {
         if (shared == null) {
@@ -41,6 +45,29 @@ public final class PostgresServer extends SqlServerProcess {
             shared = s;
         }
         return shared;
+    }
+
+    /**
+     * Runs the server under a {@link FakeClock} from its first start on, so that a test can jump its wall clock (and
+     * with it {@code now()}) through {@link #clock()}. Call before {@link #start()}.
+     *
+     * @throws IllegalStateException if libfaketime is not installed, naming {@link FakeClock#INSTALL_HINT}
+     */
+    public PostgresServer withFakeClock() {
+        if (FakeClock.library().isEmpty()) {
+            throw new IllegalStateException("libfaketime is not installed; install it with `"
+                    + FakeClock.INSTALL_HINT + "`");
+        }
+        fakeClock = true;
+        return this;
+    }
+
+    /** The server's clock, once started {@link #withFakeClock() with one}. */
+    public FakeClock clock() {
+        if (clock == null) {
+            throw new IllegalStateException("this PostgreSQL server does not run under a fake clock");
+        }
+        return clock;
     }
 
     /** Initialises a fresh cluster (first call) and starts the server. */
@@ -62,11 +89,14 @@ public final class PostgresServer extends SqlServerProcess {
             List<String> init = asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
                     "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
             Binaries.run(init, dir, 120);
+            if (fakeClock) {
+                clock = FakeClock.create(dir);
+            }
         }
-        startOnFreePort("postgres", port -> asServiceUser(root, List.of(postgres.toString(), "-D",
+        startOnFreePort("postgres", port -> asServiceUser(root, onClock(List.of(postgres.toString(), "-D",
                 dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
                 "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
-                "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB")),
+                "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"))),
                 "ready to accept connections", "could not bind");
     }
 
@@ -87,6 +117,10 @@ public final class PostgresServer extends SqlServerProcess {
     @Override
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
+    }
+
+    private List<String> onClock(List<String> command) {
+        return clock == null ? command : clock.wrap(command);
     }
 
     private static List<String> asServiceUser(boolean root, List<String> command) {
