@@ -49,7 +49,7 @@ final class VerifyCommand implements Callable<Integer> {
     boolean faults;
 
     @Option(names = "--embedded", paramLabel = "KIND", description = "With --faults: start the server itself "
-            + "(redis, redis-sentinel, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb) so that "
+            + "(redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb) so that "
             + "server faults run too.")
     String embedded;
 

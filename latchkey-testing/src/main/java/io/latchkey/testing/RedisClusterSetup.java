@@ -16,7 +16,8 @@ import java.util.stream.Collectors;
  * {@code cluster-enabled yes}, each on a free port in its own temporary directory (own {@code nodes.conf}, no
  * persistence), the 16384 slots split evenly, joined by {@code CLUSTER MEET}. {@link #start()} returns once every
  * node reports {@code cluster_state:ok} and sees all three masters with their slots, so a client's first topology
- * refresh finds the whole cluster. No replicas: tests of topology, not of failover.
+ * refresh finds the whole cluster. No replicas by default (tests of topology); {@link #startWithReplicas()} adds one
+ * replica per master and a short node timeout, for {@link #failOver(int)}.
  *
  * <p>Set up over the protocol ({@code CLUSTER SET-CONFIG-EPOCH}, {@code ADDSLOTSRANGE}, {@code MEET}), so only
  * {@code redis-server} 7.0 or later is needed. A missing binary fails with {@link RedisServer#INSTALL_HINT}.
@@ -41,11 +42,14 @@ public final class RedisClusterSetup implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(30);
 
+    /** Nodes 0-2 start as the masters (in slot order), 3-5 as their replicas (with {@link #startWithReplicas()}). */
     private final List<Node> nodes = new ArrayList<>();
+    private final boolean replicas;
     /** Slots moved by {@link #migrateSlot}, to their master's index. */
     private final Map<Integer, Integer> moved = new ConcurrentHashMap<>();
 
-    private RedisClusterSetup() {
+    private RedisClusterSetup(boolean replicas) {
+        this.replicas = replicas;
     }
 
     /**
@@ -60,13 +64,32 @@ public final class RedisClusterSetup implements AutoCloseable {
 
     /** {@link #start()} with another binary name, so that a test can see what a missing binary does. */
     static RedisClusterSetup start(String binaryName) {
+        return start(binaryName, false);
+    }
+
+    /**
+     * {@link #start()} plus one replica per master (asynchronous replication, as Redis Cluster always is) and a
+     * node timeout of {@value #FAILOVER_NODE_TIMEOUT_MILLIS} ms, so that a killed master's replica takes over within
+     * seconds ({@link #failOver(int)}). Returns once every replica's link to its master is up.
+     */
+    public static RedisClusterSetup startWithReplicas() {
+        return start("redis-server", true);
+    }
+
+    /** How long a master may be unreachable before its replica is promoted, with replicas. */
+    static final int FAILOVER_NODE_TIMEOUT_MILLIS = 3000;
+
+    private static RedisClusterSetup start(String binaryName, boolean replicas) {
         Path binary = ServerProcess.requireBinary(binaryName, RedisServer.INSTALL_HINT);
-        RedisClusterSetup setup = new RedisClusterSetup();
+        RedisClusterSetup setup = new RedisClusterSetup(replicas);
         try {
-            for (int i = 0; i < MASTERS; i++) {
-                setup.nodes.add(Node.start(binary, i));
+            for (int i = 0; i < (replicas ? 2 * MASTERS : MASTERS); i++) {
+                setup.nodes.add(Node.start(binary, i, replicas));
             }
             setup.form();
+            if (replicas) {
+                setup.attachReplicas();
+            }
             return setup;
         } catch (RuntimeException e) {
             setup.close();
@@ -83,7 +106,7 @@ public final class RedisClusterSetup implements AutoCloseable {
             int to = (i + 1) * SLOTS / MASTERS - 1;
             n.execute("CLUSTER", "ADDSLOTSRANGE", Integer.toString(from), Integer.toString(to));
         }
-        for (int i = 1; i < MASTERS; i++) {
+        for (int i = 1; i < nodes.size(); i++) {
             Node n = nodes.get(i);
             nodes.get(0).execute("CLUSTER", "MEET", HOST, Integer.toString(n.port), Integer.toString(n.busPort));
         }
@@ -101,7 +124,7 @@ public final class RedisClusterSetup implements AutoCloseable {
     private boolean converged() {
         for (Node n : nodes) {
             String info = String.valueOf(n.tryExecute("CLUSTER", "INFO"));
-            if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + MASTERS)
+            if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + nodes.size())
                     || !info.contains("cluster_slots_ok:" + SLOTS) || !info.contains("cluster_size:" + MASTERS)) {
                 return false;
             }
@@ -179,6 +202,119 @@ public final class RedisClusterSetup implements AutoCloseable {
         moved.put(slot, to);
     }
 
+    private void attachReplicas() {
+        for (int i = 0; i < MASTERS; i++) {
+            String masterId = (String) nodes.get(i).execute("CLUSTER", "MYID");
+            Node replica = nodes.get(MASTERS + i);
+            // The replica must know the master's id first (gossip after MEET): retry until it does.
+            long deadline = System.nanoTime() + CONVERGE_TIMEOUT.toNanos();
+            while (true) {
+                try {
+                    replica.execute("CLUSTER", "REPLICATE", masterId);
+                    break;
+                } catch (RuntimeException e) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IllegalStateException("node " + replica + " could not replicate " + nodes.get(i), e);
+                    }
+                    sleep(100);
+                }
+            }
+        }
+        long deadline = System.nanoTime() + CONVERGE_TIMEOUT.toNanos();
+        for (int i = 0; i < MASTERS; i++) {
+            Node replica = nodes.get(MASTERS + i);
+            while (!String.valueOf(replica.tryExecute("INFO", "replication")).contains("master_link_status:up")) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("the replica " + replica + " did not sync within "
+                            + CONVERGE_TIMEOUT + ": " + replica.tryExecute("INFO", "replication"));
+                }
+                sleep(50);
+            }
+        }
+    }
+
+    /**
+     * The index of the live master that holds the most keys (with a test's one lock name: the master of its slot).
+     *
+     * @throws IllegalStateException if no master is alive
+     */
+    public int busiestMaster() {
+        int best = -1;
+        long most = -1;
+        for (int i = 0; i < nodes.size(); i++) {
+            Node n = nodes.get(i);
+            if (!n.process.isAlive() || !String.valueOf(n.tryExecute("INFO", "replication")).contains("role:master")) {
+                continue;
+            }
+            Object size = n.tryExecute("DBSIZE");
+            long keys = size instanceof Long l ? l : -1;
+            if (keys > most) {
+                most = keys;
+                best = i;
+            }
+        }
+        if (best < 0) {
+            throw new IllegalStateException("no live master in " + this);
+        }
+        return best;
+    }
+
+    /**
+     * {@code kill -9} node {@code index} (a master), waits until the cluster has promoted its replica and serves every
+     * slot again (as the other nodes see it), then starts the killed node again on its port and {@code nodes.conf}:
+     * it rejoins as a replica of the new master. Writes the old master acknowledged but had not yet replicated are
+     * lost, as in any Redis Cluster failover.
+     *
+     * @throws IllegalStateException without replicas ({@link #startWithReplicas()}), or if the cluster does not
+     *         recover within 60 s
+     */
+    public void failOver(int index) {
+        if (!replicas) {
+            throw new IllegalStateException("a cluster without replicas cannot fail over; use startWithReplicas()");
+        }
+        Node dead = nodes.get(index);
+        String deadId = (String) dead.execute("CLUSTER", "MYID");
+        dead.process.kill();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!servedWithout(deadId, dead)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the Redis Cluster did not fail over from " + dead + " within 60 s:\n"
+                        + nodes.stream().filter(n -> n != dead).map(n -> n + ": " + n.tryExecute("CLUSTER", "INFO"))
+                        .collect(Collectors.joining("\n")));
+            }
+            sleep(100);
+        }
+        dead.process.start(dead::answersPing, START_TIMEOUT);
+        while (!String.valueOf(dead.tryExecute("INFO", "replication")).contains("master_link_status:up")) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the old master " + dead + " did not rejoin as a replica within "
+                        + "60 s: " + dead.tryExecute("INFO", "replication"));
+            }
+            sleep(100);
+        }
+    }
+
+    /** Whether every live node other than {@code dead} reports the cluster ok, all slots served by other nodes. */
+    private boolean servedWithout(String deadId, Node dead) {
+        for (Node n : nodes) {
+            if (n == dead || !n.process.isAlive()) {
+                continue;
+            }
+            String info = String.valueOf(n.tryExecute("CLUSTER", "INFO"));
+            if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_ok:" + SLOTS)) {
+                return false;
+            }
+            for (String line : String.valueOf(n.tryExecute("CLUSTER", "NODES")).split("\n")) {
+                // "<id> <addr> <flags> <master> ... <slot ranges>": the dead node must serve no slot any more
+                String[] f = line.trim().split(" ");
+                if (f.length > 8 && f[0].equals(deadId)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /**
      * Runs one command on master {@code index} (0-2) over a fresh connection: a {@code String}, {@code Long},
      * {@code List} or {@code null}. Keyed commands must target the master of the key's slot.
@@ -238,14 +374,14 @@ public final class RedisClusterSetup implements AutoCloseable {
             this.process = process;
         }
 
-        static Node start(Path binary, int index) {
+        static Node start(Path binary, int index, boolean replicas) {
             Path dir = TestFiles.createTempDir("latchkey-redis-cluster-" + index + "-");
             IllegalStateException last = null;
             for (int attempt = 0; attempt < 5; attempt++) {
                 int port = TestFiles.freePort();
                 // The bus port defaults to port + 10000, which may be taken or above 65535: pick it too.
                 int busPort = TestFiles.freePort();
-                writeConfig(dir, port, busPort);
+                writeConfig(dir, port, busPort, replicas);
                 ServerProcess process = new ServerProcess("redis-cluster-" + port,
                         List.of(binary.toString(), "redis.conf"), dir);
                 Node node = new Node(dir, port, busPort, process);
@@ -265,7 +401,7 @@ public final class RedisClusterSetup implements AutoCloseable {
             throw last;
         }
 
-        private static void writeConfig(Path dir, int port, int busPort) {
+        private static void writeConfig(Path dir, int port, int busPort, boolean replicas) {
             String conf = "bind " + HOST + "\n"
                     + "port " + port + "\n"
                     + "protected-mode no\n"
@@ -277,9 +413,11 @@ public final class RedisClusterSetup implements AutoCloseable {
                     + "cluster-enabled yes\n"
                     + "cluster-port " + busPort + "\n"
                     + "cluster-config-file nodes.conf\n"
-                    // Long: a node stalled by a loaded machine must not be marked failed (no replica would take
-                    // over, its slots would only refuse commands until the flag clears). No failover is tested.
-                    + "cluster-node-timeout 20000\n"
+                    // Without replicas long: a node stalled by a loaded machine must not be marked failed (no
+                    // replica would take over, its slots would only refuse commands until the flag clears). With
+                    // replicas short, for failover; a replica may always be promoted (validity factor 0).
+                    + "cluster-node-timeout " + (replicas ? FAILOVER_NODE_TIMEOUT_MILLIS : 20000) + "\n"
+                    + (replicas ? "cluster-replica-validity-factor 0\n" : "")
                     // A test cluster has no replicas: a node that is briefly unreachable must not take slots down.
                     + "cluster-require-full-coverage no\n";
             try {

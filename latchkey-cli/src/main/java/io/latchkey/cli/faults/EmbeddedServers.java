@@ -2,6 +2,7 @@ package io.latchkey.cli.faults;
 
 import io.latchkey.testing.EtcdServer;
 import io.latchkey.testing.FakeClock;
+import io.latchkey.testing.RedisClusterSetup;
 import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
@@ -24,8 +25,8 @@ import java.util.Set;
 final class EmbeddedServers {
 
     /** The kinds {@code --embedded} accepts. */
-    static final List<String> KINDS = List.of("redis", "redis-sentinel", "zookeeper", "zookeeper-ensemble", "etcd",
-            "etcd-cluster", "postgresql", "mariadb");
+    static final List<String> KINDS = List.of("redis", "redis-sentinel", "redis-cluster", "zookeeper",
+            "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb");
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
@@ -45,6 +46,8 @@ final class EmbeddedServers {
             case "redis-sentinel":
                 // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
                 return sentinel(new RedisSentinelSetup().start());
+            case "redis-cluster":
+                return cluster(RedisClusterSetup.startWithReplicas());
             case "zookeeper":
                 return zooKeeper(dir.resolve("zookeeper"), lease);
             case "zookeeper-ensemble":
@@ -106,6 +109,22 @@ final class EmbeddedServers {
             @Override
             public void close() {
                 server.close();
+            }
+        };
+    }
+
+    private static ServerControl cluster(RedisClusterSetup setup) {
+        return new Base("redis-cluster", setup.uri(), "Redis Cluster of three masters with a replica each ("
+                + setup.seeds() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+            @Override
+            public void failover() {
+                // the master of the lock's slot: the one with the keys
+                setup.failOver(setup.busiestMaster());
+            }
+
+            @Override
+            public void close() {
+                setup.close();
             }
         };
     }

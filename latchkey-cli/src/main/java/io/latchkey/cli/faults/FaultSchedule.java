@@ -68,7 +68,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                 case KILL -> "SIGKILL a holder (a new worker replaces it)";
                 case PARTITION -> "black-hole a holder's connections for " + seconds(faultLength) + ", then heal";
                 case SERVER_RESTART -> "kill -9 the server, start it again after 1s";
-                case FAILOVER -> "kill -9 the leader (Redis master, ZooKeeper or etcd leader), wait for a new one, restart the old member";
+                case FAILOVER -> "kill -9 the leader (Redis master, the Redis Cluster master of the lock's slot, ZooKeeper or etcd "
+                        + "leader), wait for a new one, restart the old member";
                 case CLOCK_JUMP -> "move the server's wall clock " + FaultRun.CLOCK_JUMP.toMinutes()
                         + " min forward (libfaketime) and leave it there";
                 default -> "";

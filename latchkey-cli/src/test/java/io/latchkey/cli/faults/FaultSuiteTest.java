@@ -50,6 +50,12 @@ class FaultSuiteTest {
         assertRulesHold(run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION)), "redis-sentinel");
     }
 
+    /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
+    @Test
+    void redisClusterFailover() throws InterruptedException {
+        assertRulesHold(run("redis-cluster", EnumSet.of(FaultKind.PAUSE)), "redis-cluster");
+    }
+
     @Test
     void zooKeeperEnsemble() throws InterruptedException {
         assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
