@@ -29,10 +29,12 @@ final class PermitQueue {
 
     final ZkSession session;
     final String path;
+    private final RetriedDelete deletes;
 
     PermitQueue(ZkSession session, String path) {
         this.session = session;
         this.path = path;
+        this.deletes = new RetriedDelete(session);
     }
 
     /** The configured permits, or -1 if never set (no node, or a node created by a waiter with no data). */
@@ -189,8 +191,23 @@ final class PermitQueue {
         }
     }
 
+    /**
+     * Deletes our {@code nodes}, each within the operation timeout. A delete that does not reach the server is
+     * retried in the background until it does ({@link RetriedDelete}): the node is ephemeral, but this client keeps
+     * its session alive, so a node left behind would hold its permit (or its place in the queue) for the client's
+     * lifetime. After every node was tried, the first failure is thrown; an interrupt sends the rest to the
+     * background at once (the flag stays set).
+     *
+     * @throws io.latchkey.LockUnavailableException if a delete did not reach the server in time (it goes on
+     *         in the background)
+     */
     void delete(List<String> nodes) {
+        RuntimeException failure = null;
         for (String n : nodes) {
+            if (Thread.currentThread().isInterrupted()) {
+                deleteInBackground(n);
+                continue;
+            }
             try {
                 session.sync("delete " + n, zk -> {
                     zk.delete(path + "/" + n, -1);
@@ -198,13 +215,35 @@ final class PermitQueue {
                 });
             } catch (KeeperException.NoNodeException e) {
                 // already gone (expired session, released by another client)
-            } catch (KeeperException e) {
-                throw session.unavailable("delete " + path + "/" + n, e);
+            } catch (KeeperException | RuntimeException e) {
+                deleteInBackground(n);
+                failure = failure != null ? failure : session.unavailable("delete " + path + "/" + n, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw session.unavailable("delete " + path + "/" + n, e);
+                deleteInBackground(n);
+                failure = failure != null ? failure : session.unavailable("delete " + path + "/" + n, e);
             }
         }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /**
+     * {@link #delete}, never throwing: for a waiter that gives up (its caller hears of the reason it gave up, not of
+     * the clean-up, which goes on in the background).
+     */
+    void deleteQuietly(List<String> nodes) {
+        try {
+            delete(nodes);
+        } catch (RuntimeException e) {
+            // retried in the background until the server answers
+        }
+    }
+
+    /** Deletes our {@code node} without blocking, retried until the server answers ({@link RetriedDelete}). */
+    void deleteInBackground(String node) {
+        deletes.delete(path + "/" + node, 0, null).exceptionally(e -> false);
     }
 
     /**

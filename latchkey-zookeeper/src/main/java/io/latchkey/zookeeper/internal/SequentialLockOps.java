@@ -60,6 +60,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     }
 
     final ZkSession session;
+    private final RetriedDelete deletes;
     final Function<String, String> pathOf;
     final Kind kind;
     private final boolean fair;
@@ -83,6 +84,7 @@ public final class SequentialLockOps implements RemoteLockOps {
             throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
         }
         this.session = session;
+        this.deletes = new RetriedDelete(session);
         this.pathOf = pathOf;
         this.kind = kind;
         this.fair = fair;
@@ -336,67 +338,15 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     /**
      * Deletes a node, retrying across connection losses until the server confirms it is gone or the session that
-     * owned it has ended (then ZooKeeper removed it already). Completes at the first definitive answer: whether
-     * this delete removed it. {@code sessionId} 0 means "not ours, no session check".
+     * owned it has ended ({@link RetriedDelete}).
      */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
-        return deleteNode(path, sessionId, null);
+        return deletes.delete(path, sessionId, null);
     }
 
     /** {@link #deleteNode(String, long)}, running {@code onFirstRetry} (if any) once the first attempt failed. */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId, Runnable onFirstRetry) {
-        CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptDelete(path, sessionId, done, false, onFirstRetry);
-        return done;
-    }
-
-    private void attemptDelete(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried,
-                               Runnable onFirstRetry) {
-        if (session.scheduler().isShutdown()) {
-            done.complete(false);
-            return;
-        }
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            retryDeleteLater(path, sessionId, done, retried, onFirstRetry);
-            return;
-        }
-        if (sessionId != 0 && zk.getSessionId() != sessionId) {
-            done.complete(false);
-            return;
-        }
-        zk.delete(path, -1, (rc, p, ctx) -> {
-            Code code = Code.get(rc);
-            switch (code) {
-                case OK -> done.complete(true);
-                // After a lost reply our own earlier attempt may be the one that deleted it.
-                case NONODE -> done.complete(retried);
-                case SESSIONEXPIRED -> done.complete(false);
-                case CONNECTIONLOSS, OPERATIONTIMEOUT -> retryDeleteLater(path, sessionId, done, retried, onFirstRetry);
-                default -> {
-                    done.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
-                }
-            }
-        }, null);
-    }
-
-    private void retryDeleteLater(String path, long sessionId, CompletableFuture<Boolean> done, boolean retried,
-                                  Runnable onFirstRetry) {
-        if (session.scheduler().isShutdown()) {
-            done.complete(false);
-            return;
-        }
-        if (!retried && onFirstRetry != null) {
-            onFirstRetry.run();
-        }
-        try {
-            session.scheduler().schedule(() -> session.whenConnected("delete " + path).whenComplete(
-                    (v, e) -> attemptDelete(path, sessionId, done, true, null)), 50, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            done.complete(false); // closing: the session's end removes the node
-        }
+        return deletes.delete(path, sessionId, onFirstRetry);
     }
 
     private void sessionLost(long sessionId) {

@@ -63,7 +63,7 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
                 throw queue.session.unavailable("acquire permit of " + name, e);
             } finally {
                 if (!held) {
-                    queue.delete(ours);
+                    queue.deleteQuietly(ours);
                 }
             }
             if (held) {
@@ -80,11 +80,8 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
     private void arm(String id, Duration leaseTime) {
         ScheduledFuture<?> timer = queue.session.scheduler().schedule(() -> {
             expiries.remove(id);
-            try {
-                queue.delete(List.of(id));
-            } catch (RuntimeException e) {
-                // the session's expiry removes it if this client cannot
-            }
+            // never blocks the scheduler thread; retried until the server answers
+            queue.deleteInBackground(id);
         }, leaseTime.toMillis(), TimeUnit.MILLISECONDS);
         ScheduledFuture<?> previous = expiries.put(id, timer);
         if (previous != null) {
@@ -109,9 +106,14 @@ public final class ZkPermitExpirableSemaphore implements PermitExpirableSemaphor
         } catch (KeeperException.NoNodeException e) {
             return false;
         } catch (KeeperException e) {
+            queue.deleteInBackground(permitId);
             throw queue.session.unavailable("release permit of " + name, e);
+        } catch (RuntimeException e) {
+            queue.deleteInBackground(permitId);
+            throw e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            queue.deleteInBackground(permitId);
             throw queue.session.unavailable("release permit of " + name, e);
         }
     }

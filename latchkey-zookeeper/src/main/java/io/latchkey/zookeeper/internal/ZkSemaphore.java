@@ -82,7 +82,7 @@ public final class ZkSemaphore implements DistributedSemaphore {
             } finally {
                 if (!held) {
                     // interrupted, timed out, failed or our nodes vanished: leave nothing in the queue
-                    queue.delete(ours);
+                    queue.deleteQuietly(ours);
                 }
             }
             if (held) {
