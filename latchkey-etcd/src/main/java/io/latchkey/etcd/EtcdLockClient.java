@@ -159,10 +159,32 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             client.close();
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            throw new LockUnavailableException(String.format("etcd %s did not answer within %d ms: %s", endpoints,
-                    millis, cause), cause);
+            throw connectFailure(endpoints, parsed, millis, cause);
         }
         return new EtcdLockClient(client, true, endpoints, options);
+    }
+
+    /**
+     * Why the first read failed, in words: the server refused the credentials (or wants some), or did not answer.
+     * Never shows the password.
+     */
+    private static LockUnavailableException connectFailure(String endpoints, EtcdUri uri, long millis,
+                                                           Throwable cause) {
+        String status = String.valueOf(cause.getMessage());
+        if (status.contains("UNAUTHENTICATED") || status.contains("authentication failed")
+                || status.contains("user name is empty") || status.contains("invalid auth token")
+                || status.contains("permission denied")) {
+            String who = uri.hasCredentials()
+                    ? "refused the credentials of user '" + uri.user() + "' (wrong user or password, or no permission)"
+                    : "wants credentials (authentication is on): use etcd://user:password@host:port";
+            return new LockUnavailableException(String.format("etcd %s %s: %s", endpoints, who, status), cause);
+        }
+        if (cause instanceof TimeoutException) {
+            return new LockUnavailableException(String.format("etcd %s did not answer within %d ms", endpoints,
+                    millis), cause);
+        }
+        return new LockUnavailableException(String.format("etcd %s could not be reached: %s", endpoints, cause),
+                cause);
     }
 
     /**
