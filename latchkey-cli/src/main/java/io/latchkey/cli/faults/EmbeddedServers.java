@@ -8,6 +8,7 @@ import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
 import io.latchkey.testing.sql.MariaDbServer;
 import io.latchkey.testing.sql.PostgresServer;
+import io.latchkey.testing.sql.SqlServerProcess;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -58,21 +59,17 @@ final class EmbeddedServers {
                 return etcd(EtcdServer.started());
             case "postgresql": {
                 PostgresServer pg = new PostgresServer();
-                // Its now() times the leases: a server under libfaketime lets the run jump its clock.
-                boolean movable = FakeClock.library().isPresent();
-                if (movable) {
-                    pg.withFakeClock();
-                }
-                pg.start();
+                // now() times the leases: a server under libfaketime lets the run jump its clock
+                FakeClock clock = startOnFakeClock(pg);
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
-                        () -> pg.start(), () -> pg.close(), movable ? pg.clock() : null);
+                        () -> pg.start(), () -> pg.close(), clock);
             }
             case "mariadb": {
                 MariaDbServer m = new MariaDbServer();
-                m.start();
+                FakeClock clock = startOnFakeClock(m);
                 return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
-                        () -> m.close(), null);
+                        () -> m.close(), clock);
             }
             default:
                 throw new IllegalArgumentException(String.format("--embedded must be one of %s but was '%s'",
@@ -164,6 +161,16 @@ final class EmbeddedServers {
         };
     }
 
+    /** Starts {@code server}, under a fake clock if libfaketime is installed; returns that clock or {@code null}. */
+    private static FakeClock startOnFakeClock(SqlServerProcess server) {
+        boolean movable = FakeClock.library().isPresent();
+        if (movable) {
+            server.withFakeClock();
+        }
+        server.start();
+        return movable ? server.clock() : null;
+    }
+
     /** @param clock the server's clock if the verifier can move it, else {@code null} */
     private static ServerControl sql(String name, String jdbcUrl, String address, Runnable kill, Runnable start,
                                      Runnable close, FakeClock clock) {
@@ -185,8 +192,7 @@ final class EmbeddedServers {
 
             @Override
             public String whyNoClockJump() {
-                return name.equals("postgresql") ? "libfaketime is not installed: " + FakeClock.INSTALL_HINT
-                        : super.whyNoClockJump();
+                return "libfaketime is not installed: " + FakeClock.INSTALL_HINT;
             }
 
             @Override

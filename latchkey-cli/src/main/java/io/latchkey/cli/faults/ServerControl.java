@@ -51,7 +51,7 @@ interface ServerControl extends AutoCloseable {
 
     /** Why this server's clock cannot be moved, for the schedule's notes (when it cannot). */
     default String whyNoClockJump() {
-        return "the verifier moves the clock only of a PostgreSQL server it started (--embedded postgresql, with "
+        return "the verifier moves the clock only of a SQL server it started (--embedded postgresql or mariadb, with "
                 + "libfaketime); docs/faults.md says why the other servers do not need or allow it";
     }
 

@@ -69,7 +69,7 @@ public final class MariaDbServer extends SqlServerProcess {
             if (root) {
                 cmd.add("--user=root");
             }
-            return cmd;
+            return onClock(cmd);
         }, "ready for connections", "Address already in use");
     }
 

@@ -1,6 +1,5 @@
 package io.latchkey.testing.sql;
 
-import io.latchkey.testing.FakeClock;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,9 +32,6 @@ public final class PostgresServer extends SqlServerProcess {
 
     private static PostgresServer shared;
 
-    private boolean fakeClock;
-    private FakeClock clock;
-
     /** The JVM-wide server, started on first use and stopped at JVM exit. */
     public static synchronized PostgresServer shared() {
         if (shared == null) {
@@ -45,29 +41,6 @@ public final class PostgresServer extends SqlServerProcess {
             shared = s;
         }
         return shared;
-    }
-
-    /**
-     * Runs the server under a {@link FakeClock} from its first start on, so that a test can jump its wall clock (and
-     * with it {@code now()}) through {@link #clock()}. Call before {@link #start()}.
-     *
-     * @throws IllegalStateException if libfaketime is not installed, naming {@link FakeClock#INSTALL_HINT}
-     */
-    public PostgresServer withFakeClock() {
-        if (FakeClock.library().isEmpty()) {
-            throw new IllegalStateException("libfaketime is not installed; install it with `"
-                    + FakeClock.INSTALL_HINT + "`");
-        }
-        fakeClock = true;
-        return this;
-    }
-
-    /** The server's clock, once started {@link #withFakeClock() with one}. */
-    public FakeClock clock() {
-        if (clock == null) {
-            throw new IllegalStateException("this PostgreSQL server does not run under a fake clock");
-        }
-        return clock;
     }
 
     /** Initialises a fresh cluster (first call) and starts the server. */
@@ -89,9 +62,6 @@ public final class PostgresServer extends SqlServerProcess {
             List<String> init = asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
                     "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
             Binaries.run(init, dir, 120);
-            if (fakeClock) {
-                clock = FakeClock.create(dir);
-            }
         }
         startOnFreePort("postgres", port -> asServiceUser(root, onClock(List.of(postgres.toString(), "-D",
                 dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
@@ -117,10 +87,6 @@ public final class PostgresServer extends SqlServerProcess {
     @Override
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
-    }
-
-    private List<String> onClock(List<String> command) {
-        return clock == null ? command : clock.wrap(command);
     }
 
     private static List<String> asServiceUser(boolean root, List<String> command) {

@@ -1,5 +1,6 @@
 package io.latchkey.testing.sql;
 
+import io.latchkey.testing.FakeClock;
 import io.latchkey.testing.ServerProcess;
 import io.latchkey.testing.TestFiles;
 import java.nio.file.Path;
@@ -12,11 +13,43 @@ import java.util.function.IntFunction;
  * on a free port (again on another port when something took the probed one before the server bound it), killed
  * like a crash, and deleted with its data on {@link #close()}.
  */
-abstract class SqlServerProcess implements AutoCloseable {
+public abstract class SqlServerProcess implements AutoCloseable {
 
     Path dir;
     int port;
     ServerProcess process;
+    private boolean fakeClock;
+    private FakeClock clock;
+
+    /**
+     * Runs the server under a {@link FakeClock} from its next start on, so that a test can jump its wall clock (and
+     * with it {@code now()}, which times the lease rows) through {@link #clock()}. Call before {@link #start()}.
+     *
+     * @throws IllegalStateException if libfaketime is not installed, naming {@link FakeClock#INSTALL_HINT}
+     */
+    public void withFakeClock() {
+        if (FakeClock.library().isEmpty()) {
+            throw new IllegalStateException("libfaketime is not installed; install it with `"
+                    + FakeClock.INSTALL_HINT + "`");
+        }
+        fakeClock = true;
+    }
+
+    /** The server's clock, once started {@link #withFakeClock() with one}. */
+    public FakeClock clock() {
+        if (clock == null) {
+            throw new IllegalStateException(this + " does not run under a fake clock");
+        }
+        return clock;
+    }
+
+    /** {@code command}, run on the fake clock if the server has one (created in the server's directory). */
+    final List<String> onClock(List<String> command) {
+        if (fakeClock && clock == null) {
+            clock = FakeClock.create(dir);
+        }
+        return clock == null ? command : clock.wrap(command);
+    }
 
     /** Starts the server if it is not running. */
     public abstract void start();
