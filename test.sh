@@ -13,6 +13,11 @@ rerun=-Dsurefire.rerunFailingTestsCount=2
 
 ./mvnw -B -ntp verify "$rerun" "$@"
 
+# The starter on the other current Boot line (4.1; the build is on 4.0): its own tests again, about a minute.
+echo "== Spring Boot starter again on Boot 4.1"
+./mvnw -B -ntp test -pl latchkey-spring-boot-starter -am -Dspring-boot.version=4.1.2 -Dmicrometer.version=1.17.2 \
+  -Dtest='io.latchkey.spring.**' -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
+
 jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)
 if [ -n "$jdk25" ]; then
   echo "== TCK again on $(basename "$jdk25")"
