@@ -3,6 +3,7 @@ package io.latchkey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -18,6 +19,8 @@ abstract class CompositeLease implements LockLease {
     final List<LockLease> parts;
     /** Completed normally when lost (listeners run), exceptionally when released first (listeners dropped). */
     private final CompletableFuture<Void> lostSignal = new CompletableFuture<>();
+    /** The loss listeners not yet run or removed; drained by {@link #markLost}, dropped by a release. */
+    private final ConcurrentLinkedQueue<Runnable> listeners = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean releaseStarted = new AtomicBoolean();
     private volatile String lossReason;
 
@@ -39,14 +42,32 @@ abstract class CompositeLease implements LockLease {
     @Override
     public final void onLost(Runnable listener) {
         java.util.Objects.requireNonNull(listener, "listener");
-        lostSignal.thenRun(listener);
+        listeners.add(listener);
+        // the signal may have completed (and the listeners been drained) before the add: whoever removes it decides
+        if (lostSignal.isDone() && listeners.remove(listener) && wasLost()) {
+            listener.run();
+        }
+    }
+
+    @Override
+    public final void removeOnLost(Runnable listener) {
+        listeners.remove(listener);
     }
 
     /** Marks the lease lost (once; never after a release started) and runs the listeners. */
     final void markLost(String reason) {
         if (!lostSignal.isDone()) {
             lossReason = reason;
-            lostSignal.complete(null);
+            if (lostSignal.complete(null)) {
+                Runnable r;
+                while ((r = listeners.poll()) != null) {
+                    try {
+                        r.run();
+                    } catch (RuntimeException e) {
+                        // a listener must not throw; the others still run
+                    }
+                }
+            }
         }
     }
 
@@ -83,6 +104,9 @@ abstract class CompositeLease implements LockLease {
         }
         checkExpiry();
         boolean lostBefore = !lostSignal.completeExceptionally(RELEASED);
+        if (!lostBefore) {
+            listeners.clear(); // released first: loss listeners never run
+        }
         List<CompletableFuture<Void>> releases = new ArrayList<>(parts.size());
         for (LockLease part : parts) {
             CompletableFuture<Void> r;

@@ -78,6 +78,14 @@ public interface Leadership extends AutoCloseable {
     void onRevoked(Runnable listener);
 
     /**
+     * Unregisters a listener given to {@link #onRevoked} (the same instance) that has not run; does nothing otherwise.
+     * {@link #runWhileValid} removes its own listener this way when its task returns.
+     */
+    default void removeOnRevoked(Runnable listener) {
+        // a leadership that keeps no removable listeners: they are dropped with it
+    }
+
+    /**
      * Runs {@code task} on the calling thread while this leadership is valid, and interrupts the calling thread the
      * moment the leadership is lost. See {@link LockLease#runWhileValid(Callable)}, which this mirrors.
      *
@@ -86,7 +94,8 @@ public interface Leadership extends AutoCloseable {
      * @throws Exception what {@code task} threw while the leadership was valid
      */
     default <T> T runWhileValid(Callable<T> task) throws Exception {
-        return WhileValid.run("leadership of election", electionName(), this::isValid, this::onRevoked, task);
+        return WhileValid.run("leadership of election", electionName(), this::isValid, this::onRevoked,
+                this::removeOnRevoked, task);
     }
 
     /**

@@ -57,6 +57,15 @@ public interface LockLease extends AutoCloseable {
     void onLost(Runnable listener);
 
     /**
+     * Unregisters a listener given to {@link #onLost} (the same instance) that has not run; does nothing otherwise.
+     * {@link #runWhileValid} removes its own listener this way when its task returns, so that a long-held lease
+     * that runs many tasks does not collect one listener per task.
+     */
+    default void removeOnLost(Runnable listener) {
+        // a lease that keeps no removable listeners: they are dropped with the lease
+    }
+
+    /**
      * Releases the lock. Idempotent for an already released lease.
      *
      * @throws LockLostException if the lock had been lost before this call; the remote state is cleaned up anyway
@@ -121,7 +130,7 @@ public interface LockLease extends AutoCloseable {
      * @throws Exception what {@code task} threw while the lease was valid
      */
     default <T> T runWhileValid(Callable<T> task) throws Exception {
-        return WhileValid.run("the lease of lock", lockName(), this::isValid, this::onLost, task);
+        return WhileValid.run("the lease of lock", lockName(), this::isValid, this::onLost, this::removeOnLost, task);
     }
 
     /** Same as {@link #release()}, for try-with-resources. */

@@ -20,8 +20,8 @@ final class WhileValid {
     private WhileValid() {
     }
 
-    static <T> T run(String what, String name, BooleanSupplier valid, Consumer<Runnable> onLost, Callable<T> task)
-            throws Exception {
+    static <T> T run(String what, String name, BooleanSupplier valid, Consumer<Runnable> onLost,
+                     Consumer<Runnable> removeOnLost, Callable<T> task) throws Exception {
         if (task == null) {
             throw new NullPointerException("task");
         }
@@ -31,12 +31,13 @@ final class WhileValid {
         }
         Thread runner = Thread.currentThread();
         AtomicInteger state = new AtomicInteger(RUNNING);
-        onLost.accept(() -> {
+        Runnable interrupter = () -> {
             if (state.compareAndSet(RUNNING, INTERRUPTING)) {
                 runner.interrupt();
                 state.set(INTERRUPTED);
             }
-        });
+        };
+        onLost.accept(interrupter);
         T result = null;
         Throwable failure = null;
         try {
@@ -45,6 +46,8 @@ final class WhileValid {
             failure = t;
         }
         if (state.compareAndSet(RUNNING, FINISHED)) {
+            // finished before any loss: the listener would only be a no-op kept as long as the lease
+            removeOnLost.accept(interrupter);
             if (failure == null) {
                 return result;
             }

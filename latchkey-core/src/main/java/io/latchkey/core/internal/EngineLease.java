@@ -46,6 +46,11 @@ final class EngineLease implements LockLease {
     }
 
     @Override
+    public void removeOnLost(Runnable listener) {
+        hold.removeOnLost(listener);
+    }
+
+    @Override
     public void release() {
         hold.slot.engine.awaitRemote(releaseAsync(), "release", hold.name());
     }

@@ -150,6 +150,14 @@ final class Hold {
         }
     }
 
+    /** Drops {@code listener} if it has not run (identity, like {@link ConcurrentLinkedQueue#remove}). */
+    void removeOnLost(Runnable listener) {
+        ConcurrentLinkedQueue<Runnable> q = lostListeners;
+        if (q != null) {
+            q.remove(listener);
+        }
+    }
+
     private void runListener(Runnable r) {
         try {
             r.run();

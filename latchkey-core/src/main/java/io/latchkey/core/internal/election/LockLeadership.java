@@ -123,6 +123,11 @@ final class LockLeadership implements Leadership {
         lease.onLost(listener);
     }
 
+    @Override
+    public void removeOnRevoked(Runnable listener) {
+        lease.removeOnLost(listener);
+    }
+
     /** Resigns: the election lock is released first, so that the next candidate is elected as soon as possible. */
     @Override
     public void close() {
