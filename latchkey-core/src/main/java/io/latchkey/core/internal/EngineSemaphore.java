@@ -13,6 +13,8 @@ import java.time.Duration;
  * releasing keeps them taken (as with Redisson's {@code RSemaphore}; use a {@link io.latchkey.PermitExpirableSemaphore}
  * when that matters). Waiters of one client queue locally in arrival order and send one attempt at a time; a
  * release anywhere wakes them through the backend's subscription. A timed-out or interrupted acquire takes nothing.
+ * Permit counts of {@code acquire}, {@code tryAcquire} and {@code release} must be positive (as on every backend
+ * before the counted contract).
  */
 final class EngineSemaphore implements DistributedSemaphore {
 
@@ -40,7 +42,7 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public void acquire(int permits) throws InterruptedException {
-        take(Arguments.notNegative("permits", permits), -1);
+        take(Arguments.positive("permits", permits), -1);
     }
 
     @Override
@@ -55,16 +57,13 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
-        Arguments.notNegative("permits", permits);
+        Arguments.positive("permits", permits);
         return take(permits, Checks.waitNanos(waitTime));
     }
 
     /** @param waitNanos negative to wait as long as needed, 0 for a single attempt */
     private boolean take(int permits, long waitNanos) throws InterruptedException {
         engine.checkOpen();
-        if (permits == 0) {
-            return true;
-        }
         long deadline = Waits.deadline(engine, waitNanos);
         CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, deadline, waitNanos != 0);
         return CountWaiters.await(engine, key, w) != null;
@@ -77,11 +76,9 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public void release(int permits) {
-        Arguments.notNegative("permits", permits);
+        Arguments.positive("permits", permits);
         engine.checkOpen();
-        if (permits > 0) {
-            engine.awaitRemote(ops.give(name, permits), "release", name);
-        }
+        engine.awaitRemote(ops.give(name, permits), "release", name);
     }
 
     @Override
