@@ -35,6 +35,29 @@ import java.util.concurrent.CompletableFuture;
  * fails on a live session: the backend retries it until the server answers, and still fails the caller's future.
  * Operations that are not idempotent ({@link #give}, {@link #addPermits}, {@link #countDown}) are sent once; a
  * failure leaves the caller to decide.
+ *
+ * <h2>Ownership, leases and crashes</h2>
+ * A semaphore's permits are owned by nobody: a holder that crashes keeps them taken, so its recipe needs no lease.
+ * A leased permit is owned by its id; it ends when released, when its fixed lease runs out on the server's clock, or
+ * (watchdog permits) when the engine stops renewing it — a crashed client's watchdog permits return about one
+ * watchdog timeout later, and the engine logs a permit it could not renew in time. A latch's count has no owner
+ * and no lease: an armed latch outlives its clients.
+ *
+ * <h2>Memory effects</h2>
+ * The engine adds none of its own: what one client did before a change (a release, a count-down) is visible to
+ * another client after it observes that change only as far as the backend orders its writes and reads. Backends
+ * with a single linearizable order (Redis on one primary, etcd, ZooKeeper writes) give the
+ * {@link java.util.concurrent.Semaphore} and {@link java.util.concurrent.CountDownLatch} guarantee for data kept in
+ * the same system; data elsewhere needs its own ordering (a fencing check).
+ *
+ * <h2>How today's recipes map</h2>
+ * Redis: {@link #tryTake}/{@link #tryLease} are the acquire scripts run once, {@link #subscribe} the release
+ * channel, {@link #renew} one script over the batch. ZooKeeper: a single attempt creates a sequential ephemeral
+ * node under the semaphore's node, reads the children and keeps the node only if it is among the first permits
+ * (else deletes it — a delete that must be retried on connection loss, per the rule above); {@link #subscribe} is
+ * a children watch. SQL: {@link #tryTake} is one conditional {@code UPDATE}, {@link #tryLease} one {@code INSERT}
+ * guarded by a count, {@link #subscribe} {@code LISTEN/NOTIFY} where the database has it; elsewhere the subscription
+ * completes at once and the engine's {@link #recheckMillis() re-check} does the waking.
  */
 public interface RemoteCountOps {
 
