@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -240,17 +239,9 @@ final class CountWaiters {
             f = CompletableFuture.failedFuture(e);
         }
         Waiter h = head;
-        if (f.isDone()) {
-            // answered on this stack: continue elsewhere so that a run of grants does not nest ever deeper
-            CompletableFuture<Object> done = f;
-            try {
-                engine.callbacks.execute(() -> done.whenComplete((r, e) -> attempted(h, epoch, r, e)));
-            } catch (RejectedExecutionException closing) {
-                f.whenComplete((r, e) -> attempted(h, epoch, r, e));
-            }
-        } else {
-            f.whenComplete((r, e) -> attempted(h, epoch, r, e));
-        }
+        // an answer on this stack (a backend without I/O) continues here, but a run of grants that nests deeper
+        // than the trampoline's bound continues on the callback executor
+        f.whenComplete((r, e) -> Trampoline.run(engine.callbacks, () -> attempted(h, epoch, r, e)));
     }
 
     @SuppressWarnings("unchecked")
@@ -270,6 +261,7 @@ final class CountWaiters {
         List<Waiter> done = new ArrayList<>();
         boolean again;
         boolean undo = false;
+        CompletableFuture<RemoteCountOps.Subscription> resubscribe = null;
         // a waiter may give up (deadline, interrupt, close) while the attempt made for it is out: what it took then
         // goes back
         lock.lock();
@@ -300,10 +292,18 @@ final class CountWaiters {
                     idleLocked();
                 } else {
                     armRecheckLocked();
+                    if (subscription == null) {
+                        // the last subscribe failed (or only single attempts came before): try again now
+                        resubscribe = new CompletableFuture<>();
+                        subscription = resubscribe;
+                    }
                 }
             }
         } finally {
             lock.unlock();
+        }
+        if (resubscribe != null) {
+            subscribe(resubscribe);
         }
         if (undo) {
             undo(head, result);
