@@ -55,6 +55,8 @@ public abstract class AbstractLockClient implements LockClient {
     private RemoteLockOps fairLockOps;
     private RemoteLockOps readLockOps;
     private RemoteLockOps writeLockOps;
+    /** Guarded by opsLock: the semaphore, permit-expirable semaphore and latch ops, created on first use. */
+    private final RemoteCountOps[] countOps = new RemoteCountOps[3];
 
     /**
      * @param backendName the backend's name in messages and thread names, such as {@code "redis"}
@@ -231,19 +233,67 @@ public abstract class AbstractLockClient implements LockClient {
         return new LockLeaderElection(this, elections, name, candidateId);
     }
 
+    /**
+     * A semaphore on {@link #semaphoreOps()}: the engine waits, the backend only tries. Unsupported unless the
+     * backend overrides {@link #semaphoreOps()} (or this method, as backends written before the counted contract do).
+     */
     @Override
     public DistributedSemaphore semaphore(String name) {
+        checkOpen();
+        return engine.semaphore(countOps(0, this::semaphoreOps), name);
+    }
+
+    /** A permit-expirable semaphore on {@link #permitExpirableSemaphoreOps()}; see {@link #semaphore}. */
+    @Override
+    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+        checkOpen();
+        return engine.permitExpirableSemaphore(countOps(1, this::permitExpirableSemaphoreOps), name);
+    }
+
+    /** A count-down latch on {@link #countDownLatchOps()}; see {@link #semaphore}. */
+    @Override
+    public DistributedCountDownLatch countDownLatch(String name) {
+        checkOpen();
+        return engine.countDownLatch(countOps(2, this::countDownLatchOps), name);
+    }
+
+    /**
+     * The remote half of {@link #semaphore(String)}: {@link RemoteCountOps#tryTake}, {@code give}, the counts.
+     * Unsupported unless overridden. Called once, lazily.
+     */
+    protected RemoteCountOps semaphoreOps() {
         throw unsupported("semaphore");
     }
 
-    @Override
-    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
+    /**
+     * The remote half of {@link #permitExpirableSemaphore(String)}: {@link RemoteCountOps#tryLease},
+     * {@code release}, {@code updateLease}, the counts, and {@code renew} if it {@linkplain
+     * RemoteCountOps#renewsPermits() renews permits}. Unsupported unless overridden. Called once, lazily.
+     */
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
         throw unsupported("permitExpirableSemaphore");
     }
 
-    @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
+    /**
+     * The remote half of {@link #countDownLatch(String)}: {@link RemoteCountOps#trySetCount}, {@code countDown},
+     * {@code getCount}. Unsupported unless overridden. Called once, lazily.
+     */
+    protected RemoteCountOps countDownLatchOps() {
         throw unsupported("countDownLatch");
+    }
+
+    private RemoteCountOps countOps(int index, Supplier<RemoteCountOps> factory) {
+        opsLock.lock();
+        try {
+            RemoteCountOps ops = countOps[index];
+            if (ops == null) {
+                ops = Objects.requireNonNull(factory.get(), "ops factory returned null");
+                countOps[index] = ops;
+            }
+            return ops;
+        } finally {
+            opsLock.unlock();
+        }
     }
 
     @Override

@@ -8,13 +8,15 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
-import io.latchkey.DistributedCountDownLatch;
-import io.latchkey.etcd.internal.EtcdCountDownLatch;
+import io.latchkey.etcd.internal.EtcdCountDownLatchOps;
 import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
+import io.latchkey.etcd.internal.EtcdPermitExpirableSemaphoreOps;
+import io.latchkey.etcd.internal.EtcdSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSession;
 import io.latchkey.etcd.internal.EtcdUri;
 import io.latchkey.spi.LockInfo;
@@ -30,7 +32,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock}, {@link #fairLock} and
- * {@link #readWriteLock} and {@link #countDownLatch}.
+ * {@link #readWriteLock}, {@link #semaphore}, {@link #permitExpirableSemaphore} and {@link #countDownLatch}.
  *
  * <h2>Layout</h2>
  * A lock named {@code n} is the key prefix {@code latchkey/[<namespace>/]locks/<escaped n>/} ({@link #lockPrefix});
@@ -81,9 +83,15 @@ import java.util.concurrent.TimeoutException;
  * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
- * <h2>Not supported</h2>
- * Semaphores and permit-expirable semaphores throw {@link UnsupportedOperationException}
- * naming the backend.
+ * <h2>Semaphores and latches</h2>
+ * The counted primitives run on the engine's second contract ({@link RemoteCountOps}): waiting, deadlines,
+ * interruption and renewal are the engine's, and etcd is asked only for single attempts and watches (waiters put no
+ * keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding its free
+ * permits ({@code EtcdSemaphoreOps}); a permit-expirable semaphore is the prefix
+ * {@code latchkey/[<namespace>/]permits/<escaped n>/} with a {@code total} key and one {@code held/<permit id>} key
+ * per permit on an etcd lease ({@code EtcdPermitExpirableSemaphoreOps}; watchdog permits on the client's lease,
+ * renewed with its locks); a latch is the key {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count
+ * while armed ({@code EtcdCountDownLatchOps}). Each changes only by compare-and-set transactions on mod revisions.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
@@ -99,6 +107,9 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     private final EtcdLockOps readOps;
     private final EtcdLockOps writeOps;
     private final EtcdInspector inspector;
+    private final EtcdSemaphoreOps semaphoreOps;
+    private final EtcdPermitExpirableSemaphoreOps permitOps;
+    private final EtcdCountDownLatchOps latchOps;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
@@ -117,6 +128,10 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.WRITE);
         readOps.downgradesFrom(writeOps);
+        this.semaphoreOps = new EtcdSemaphoreOps(session, name -> base + "semaphores/" + EtcdKeys.escape(name));
+        this.permitOps = new EtcdPermitExpirableSemaphoreOps(session,
+                name -> base + "permits/" + EtcdKeys.escape(name) + "/");
+        this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
         this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
     }
 
@@ -218,16 +233,31 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * A count-down latch: the key {@code latchkey/[<namespace>/]latches/<escaped name>} holds the count while the
-     * latch is armed and is deleted by the count-down that reaches zero (see {@code EtcdCountDownLatch}).
-     *
-     * @throws IllegalArgumentException if the name is invalid
-     * @throws IllegalStateException if the client is closed
+     * The remote half of {@link #semaphore}: the key {@code latchkey/[<namespace>/]semaphores/<escaped name>} holds
+     * the free permits (see {@code EtcdSemaphoreOps}).
      */
     @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
-        checkOpen();
-        return new EtcdCountDownLatch(session, name, base + "latches/" + EtcdKeys.escape(checkName(name)));
+    protected RemoteCountOps semaphoreOps() {
+        return semaphoreOps;
+    }
+
+    /**
+     * The remote half of {@link #permitExpirableSemaphore}: a {@code total} key and one leased key per held permit
+     * under {@code latchkey/[<namespace>/]permits/<escaped name>/} (see {@code EtcdPermitExpirableSemaphoreOps}).
+     */
+    @Override
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return permitOps;
+    }
+
+    /**
+     * The remote half of {@link #countDownLatch}: the key {@code latchkey/[<namespace>/]latches/<escaped name>}
+     * holds the count while the latch is armed and is deleted by the count-down that reaches zero (see
+     * {@code EtcdCountDownLatchOps}).
+     */
+    @Override
+    protected RemoteCountOps countDownLatchOps() {
+        return latchOps;
     }
 
     @Override
@@ -253,7 +283,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK,
-                Capability.COUNT_DOWN_LATCH,                Capability.PUSH_WAKEUP, Capability.INSPECT);
+                Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH,
+                Capability.PUSH_WAKEUP, Capability.INSPECT);
     }
 
     /**
@@ -275,6 +306,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         fairLockOps.close();
         readOps.close();
         writeOps.close();
+        permitOps.close();
         session.close();
     }
 

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** What the TCK does not cover: the URI, the data layout, waking by watch, crashed holders, unsupported primitives. */
+/** What the TCK does not cover: the URI, the data layout, waking by watch, crashed holders. */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class EtcdLockClientTest {
 
@@ -249,15 +249,5 @@ class EtcdLockClientTest {
         client.close();
         assertThat(app.getKVClient().get(bytes("x")).get(5, TimeUnit.SECONDS)).isNotNull();
         assertThat(keys(app, client.lockPrefix(name))).as("its keys went with its revoked lease").isEmpty();
-    }
-
-    @Test
-    void unsupportedPrimitivesNameTheBackend() {
-        EtcdLockClient client = open();
-        List<Runnable> calls = List.of(() -> client.semaphore("x"),
-                () -> client.permitExpirableSemaphore("x"));
-        for (Runnable call : calls) {
-            assertThatThrownBy(call::run).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("etcd");
-        }
     }
 }

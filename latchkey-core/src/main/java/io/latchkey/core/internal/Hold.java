@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * RELEASING → LOST (the backend said at release time that we no longer held it). Transitions are CASes so that
  * a release racing the watchdog's loss detection settles exactly once.
  */
-final class Hold {
+final class Hold implements Renewable {
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
     enum State { HELD, RELEASING, RELEASED, LOST }
@@ -70,12 +70,29 @@ final class Hold {
         return slot.name;
     }
 
-    boolean isHeld() {
+    @Override
+    public Object renewer() {
+        return slot.ops;
+    }
+
+    @Override
+    public Grant grant() {
+        return grant;
+    }
+
+    @Override
+    public void renewedAt(long sentAtNanos) {
+        renewedAtNanos = sentAtNanos;
+    }
+
+    @Override
+    public boolean isHeld() {
         return state.get() == State.HELD;
     }
 
     /** Local bound of the server's lease: past it, the lock may already belong to someone else. */
-    long leaseBoundNanos() {
+    @Override
+    public long leaseBoundNanos() {
         return renewedAtNanos + grant.leaseMillis() * 1_000_000L;
     }
 
@@ -95,7 +112,8 @@ final class Hold {
      * First half of {@link #markLost}: only the state change, so that a batch of holds can all turn lost before
      * any listener runs (a listener that reacts by unlocking another hold of the batch must find it lost too).
      */
-    boolean beginLost(String reason) {
+    @Override
+    public boolean beginLost(String reason) {
         if (!state.compareAndSet(State.HELD, State.LOST)) {
             return false;
         }
@@ -104,7 +122,8 @@ final class Hold {
     }
 
     /** Second half of {@link #markLost}, after {@link #beginLost} returned {@code true}. */
-    void finishLost() {
+    @Override
+    public void finishLost() {
         slot.engine.forget(this);
         slot.onHoldLost(this);
         afterLost();

@@ -1,7 +1,11 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
@@ -53,6 +57,11 @@ public final class LockEngine {
     /** How many slots in {@link #slots} are idle, kept for reuse. */
     final java.util.concurrent.atomic.AtomicInteger idleSlots = new java.util.concurrent.atomic.AtomicInteger();
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    /** Per counted resource (semaphore, permits, latch) and name: the local waiters, while anyone waits. */
+    final ConcurrentHashMap<CountWaiters.Key, CountWaiters> countWaiters = new ConcurrentHashMap<>();
+    /** Watchdog permits of permit-expirable semaphores this client holds, by semaphore and id. */
+    private final ConcurrentHashMap<PermitHold.Key, PermitHold> permits = new ConcurrentHashMap<>();
+    private final AtomicLong permitIds = new AtomicLong();
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
@@ -90,6 +99,24 @@ public final class LockEngine {
     public DistributedReadWriteLock readWriteLock(RemoteLockOps readOps, RemoteLockOps writeOps, String name) {
         checkOpen();
         return new EngineReadWriteLock(this, readOps, writeOps, checkName(name));
+    }
+
+    /** A semaphore on {@code ops} ({@link RemoteCountOps#tryTake} and friends); checks the name. */
+    public DistributedSemaphore semaphore(RemoteCountOps ops, String name) {
+        checkOpen();
+        return new EngineSemaphore(this, Objects.requireNonNull(ops, "ops"), checkName(name));
+    }
+
+    /** A permit-expirable semaphore on {@code ops} ({@link RemoteCountOps#tryLease} and friends); checks the name. */
+    public PermitExpirableSemaphore permitExpirableSemaphore(RemoteCountOps ops, String name) {
+        checkOpen();
+        return new EnginePermitExpirableSemaphore(this, Objects.requireNonNull(ops, "ops"), checkName(name));
+    }
+
+    /** A count-down latch on {@code ops} ({@link RemoteCountOps#getCount} and friends); checks the name. */
+    public DistributedCountDownLatch countDownLatch(RemoteCountOps ops, String name) {
+        checkOpen();
+        return new EngineCountDownLatch(this, Objects.requireNonNull(ops, "ops"), checkName(name));
     }
 
     /**
@@ -137,7 +164,7 @@ public final class LockEngine {
      * for reuse are not counted: see {@link #slotCount()}.
      */
     public int localStateCount() {
-        return slots.size() - idleSlots.get();
+        return slots.size() - idleSlots.get() + countWaiters.size();
     }
 
     /** How many per-name slots the engine keeps now, idle ones included; for leak tests. */
@@ -192,6 +219,13 @@ public final class LockEngine {
             s.failAll(failure);
             s.sweep(true);
         }
+        for (CountWaiters w : countWaiters.values()) {
+            w.failAll(failure);
+        }
+        // watchdog permits are no longer renewed: they end with their lease on the server
+        for (PermitHold p : permits.values()) {
+            p.end();
+        }
         java.util.List<Hold> lost = new java.util.ArrayList<>();
         for (Hold h : holds) {
             if (h.beginLost("client closed")) {
@@ -218,6 +252,30 @@ public final class LockEngine {
             threadOwners.set(owner);
         }
         return owner;
+    }
+
+    /** A permit id unique across clients: this client's id and a sequence number. */
+    String newPermitId() {
+        return clientId + "-p" + Long.toString(permitIds.incrementAndGet(), 36);
+    }
+
+    /** Starts renewing a watchdog permit; a permit taken while the client closes is dropped at once. */
+    void rememberPermit(PermitHold p) {
+        permits.put(p.key, p);
+        watchdog.trackPermit(p);
+        if (closed.get()) {
+            p.end();
+        }
+    }
+
+    /** The watchdog permit {@code key} of this client, or {@code null}. */
+    PermitHold permit(PermitHold.Key key) {
+        return permits.get(key);
+    }
+
+    void forgetPermit(PermitHold p) {
+        permits.remove(p.key, p);
+        watchdog.untrackPermit(p);
     }
 
     String newLeaseOwner() {

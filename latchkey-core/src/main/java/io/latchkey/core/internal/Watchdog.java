@@ -1,7 +1,6 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.core.Grant;
-import io.latchkey.core.RemoteLockOps;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,8 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The client's single timer thread: the batched lease renewer, the expiry of fixed leases, and waiters' deadlines.
  *
- * <p>Every {@code renewalInterval} the tick takes every held watchdog lease, groups them by {@link RemoteLockOps}
- * and sends ONE {@link RemoteLockOps#renew} per group, whatever the number of locks. A group whose previous
+ * <p>Every {@code renewalInterval} the tick takes every held watchdog lease — lock holds and watchdog permits of
+ * permit-expirable semaphores alike ({@link Renewable}) — groups them by backend operations
+ * ({@link io.latchkey.core.RemoteLockOps}, {@link io.latchkey.core.RemoteCountOps}) and sends ONE {@code renew}
+ * per group, whatever the number of locks and permits. A group whose previous
  * renewal has not answered yet is skipped (not piled up) until the operation timeout has passed. A lease is marked
  * lost when the backend reports it gone, or when a renewal failed (or is still unanswered) and its local bound
  * ({@link Hold#leaseBoundNanos()}) passes before the next tick.
@@ -33,8 +34,8 @@ final class Watchdog {
 
     private final LockEngine engine;
     private final ScheduledThreadPoolExecutor scheduler;
-    private final Set<Hold> renewed = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<RemoteLockOps, Long> inFlightSince = new ConcurrentHashMap<>();
+    private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
     private final FixedLeaseExpiry fixedLeases = new FixedLeaseExpiry(this::schedule);
     final String threadName;
     private volatile Thread thread;
@@ -91,6 +92,17 @@ final class Watchdog {
         fixedLeases.untrack(h);
     }
 
+    /** Starts renewing a watchdog permit ({@link PermitHold}) in the same batches as lock holds. */
+    void trackPermit(Renewable permit) {
+        ensureStarted();
+        renewed.add(permit);
+    }
+
+    /** Stops renewing a permit; called before its remote release. */
+    void untrackPermit(Renewable permit) {
+        renewed.remove(permit);
+    }
+
     int renewedCount() {
         return renewed.size();
     }
@@ -123,40 +135,40 @@ final class Watchdog {
     void tick() {
         engine.sweepIdleSlots();
         long now = engine.time.nanoTime();
-        Map<RemoteLockOps, List<Hold>> batches = new HashMap<>();
-        for (Hold h : renewed) {
+        Map<Object, List<Renewable>> batches = new HashMap<>();
+        for (Renewable h : renewed) {
             if (!h.isHeld()) {
                 renewed.remove(h);
             } else {
                 // even past its local bound a hold is sent: if the backend still has this exact grant (same
                 // token), the lock was never free in between, so a late tick alone does not lose it
-                batches.computeIfAbsent(h.slot.ops, k -> new ArrayList<>()).add(h);
+                batches.computeIfAbsent(h.renewer(), k -> new ArrayList<>()).add(h);
             }
         }
-        for (Map.Entry<RemoteLockOps, List<Hold>> batch : batches.entrySet()) {
-            RemoteLockOps ops = batch.getKey();
+        for (Map.Entry<Object, List<Renewable>> batch : batches.entrySet()) {
+            Object ops = batch.getKey();
             Long since = inFlightSince.get(ops);
             if (since != null && now - since < engine.remoteTimeoutNanos()) {
                 // the previous renewal has not answered: what it cannot confirm any more is lost
-                List<Hold> lost = new ArrayList<>();
-                for (Hold h : batch.getValue()) {
+                List<Renewable> lost = new ArrayList<>();
+                for (Renewable h : batch.getValue()) {
                     if (expiresBeforeNextTick(h, now) && h.beginLost(String.format(
-                            "its renewal got no answer within its lease of %d ms", h.grant.leaseMillis()))) {
+                            "its renewal got no answer within its lease of %d ms", h.grant().leaseMillis()))) {
                         lost.add(h);
                     }
                 }
-                lost.forEach(Hold::finishLost);
+                lost.forEach(Renewable::finishLost);
                 continue;
             }
             inFlightSince.put(ops, now);
-            List<Hold> holds = batch.getValue();
+            List<Renewable> holds = batch.getValue();
             List<Grant> grants = new ArrayList<>(holds.size());
-            for (Hold h : holds) {
-                grants.add(h.grant);
+            for (Renewable h : holds) {
+                grants.add(h.grant());
             }
             CompletableFuture<Set<Grant>> f;
             try {
-                f = ops.renew(grants);
+                f = Renewable.send(ops, grants);
                 if (f == null) {
                     f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
                 }
@@ -167,21 +179,21 @@ final class Watchdog {
         }
     }
 
-    private void onRenewed(RemoteLockOps ops, long sentAt, List<Hold> holds, Set<Grant> lost, Throwable e) {
+    private void onRenewed(Object ops, long sentAt, List<Renewable> holds, Set<Grant> lost, Throwable e) {
         inFlightSince.remove(ops, sentAt);
         long now = engine.time.nanoTime();
         if (e != null) {
             Throwable cause = LockEngine.unwrap(e);
             log.warn("{}: renewal of {} lock(s) failed; retrying at the next tick: {}", threadName, holds.size(),
                     cause.toString());
-            List<Hold> lostNow = new ArrayList<>();
-            for (Hold h : holds) {
+            List<Renewable> lostNow = new ArrayList<>();
+            for (Renewable h : holds) {
                 if (expiresBeforeNextTick(h, now) && h.beginLost(String.format("renewal failed (%s) and its lease "
-                        + "of %d ms runs out before the next attempt", cause, h.grant.leaseMillis()))) {
+                        + "of %d ms runs out before the next attempt", cause, h.grant().leaseMillis()))) {
                     lostNow.add(h);
                 }
             }
-            lostNow.forEach(Hold::finishLost);
+            lostNow.forEach(Renewable::finishLost);
             return;
         }
         Set<GrantKey> lostKeys = new HashSet<>();
@@ -190,17 +202,17 @@ final class Watchdog {
                 lostKeys.add(GrantKey.of(g));
             }
         }
-        List<Hold> lostNow = new ArrayList<>();
-        for (Hold h : holds) {
-            if (lostKeys.contains(GrantKey.of(h.grant))) {
+        List<Renewable> lostNow = new ArrayList<>();
+        for (Renewable h : holds) {
+            if (lostKeys.contains(GrantKey.of(h.grant()))) {
                 if (h.beginLost("the watchdog found it no longer held (expired, force-unlocked or taken over)")) {
                     lostNow.add(h);
                 }
             } else if (h.isHeld()) {
-                h.renewedAtNanos = sentAt;
+                h.renewedAt(sentAt);
             }
         }
-        lostNow.forEach(Hold::finishLost);
+        lostNow.forEach(Renewable::finishLost);
         engine.events.renewed(holds.size(), now - sentAt);
     }
 
@@ -211,7 +223,7 @@ final class Watchdog {
      * row. The spare half interval also keeps holds acquired a moment apart from being told apart by a tick that
      * happens to fall between their bounds.
      */
-    private boolean expiresBeforeNextTick(Hold h, long now) {
+    private boolean expiresBeforeNextTick(Renewable h, long now) {
         long interval = engine.options.renewalInterval().toNanos();
         return now + interval + interval / 2 - h.leaseBoundNanos() >= 0;
     }

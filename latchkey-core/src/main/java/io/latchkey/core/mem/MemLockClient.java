@@ -2,11 +2,9 @@ package io.latchkey.core.mem;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
-import io.latchkey.DistributedCountDownLatch;
-import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -17,8 +15,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The in-memory backend: {@code mem://<server>}. Every client connected to the same server name in this JVM shares
@@ -41,8 +37,6 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
             Capability.INSPECT));
 
     private final MemServer server;
-    /** Synchronizer waits in progress, failed by close(). */
-    private final Set<CompletableFuture<?>> waits = ConcurrentHashMap.newKeySet();
 
     /**
      * Connects to the in-process server {@code serverName}, creating it on first use.
@@ -99,21 +93,18 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     }
 
     @Override
-    public DistributedSemaphore semaphore(String name) {
-        checkOpen();
-        return new MemSemaphore(this, checkName(name), synchronizerKey("semaphore", name));
+    protected RemoteCountOps semaphoreOps() {
+        return new MemCountOps(server.synchronizers, name -> synchronizerKey("semaphore", name));
     }
 
     @Override
-    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
-        checkOpen();
-        return new MemPermitExpirableSemaphore(this, checkName(name), synchronizerKey("permits", name));
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name));
     }
 
     @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
-        checkOpen();
-        return new MemCountDownLatch(this, checkName(name), synchronizerKey("latch", name));
+    protected RemoteCountOps countDownLatchOps() {
+        return new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name));
     }
 
     /** Each kind has its own key space; the NUL keeps namespace and name apart (see {@link MemLockOps}). */
@@ -123,22 +114,6 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
 
     MemServer server() {
         return server;
-    }
-
-    void ensureOpen() {
-        checkOpen();
-    }
-
-    /** Remembers a wait so that close() can fail it; forgets it when it completes. */
-    <T> CompletableFuture<T> track(CompletableFuture<T> wait) {
-        if (!wait.isDone()) {
-            waits.add(wait);
-            wait.whenComplete((r, e) -> waits.remove(wait));
-            if (isClosed()) {
-                wait.completeExceptionally(new LockUnavailableException("client closed"));
-            }
-        }
-        return wait;
     }
 
     /**
@@ -165,11 +140,6 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
 
     @Override
     protected void closeBackend() {
-        LockUnavailableException closed = new LockUnavailableException(
-                String.format("client closed (mem server '%s')", server.name()));
-        for (CompletableFuture<?> wait : waits) {
-            wait.completeExceptionally(closed);
-        }
         server.detach();
     }
 }

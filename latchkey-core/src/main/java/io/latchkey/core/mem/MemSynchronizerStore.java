@@ -1,29 +1,32 @@
 package io.latchkey.core.mem;
 
 import io.latchkey.LockUnavailableException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The mem server's semaphores, permit-expirable semaphores and count-down latches. Waiters are futures, granted
- * in FIFO order as soon as the first one fits (no barging, no polling); a cancelled future leaves the queue, and
- * a grant that loses the race with its cancellation is given back. One {@link ReentrantLock} guards everything;
- * futures complete after it is released. Time is the server's clock ({@link System#nanoTime()}).
+ * The mem server's state of semaphores, permit-expirable semaphores and count-down latches: counts, leased permits
+ * with their expiry on the server's clock ({@link System#nanoTime()}), and the subscribers of each key. Nothing waits
+ * here: every operation looks once and answers ({@link MemCountOps}), and the engine waits, woken by the
+ * subscribers' callbacks — after any change that can let a waiter in, at the earliest lease expiry of a key with
+ * subscribers, and when the server goes down (the next look then fails). One {@link ReentrantLock} guards the state;
+ * subscribers are called after it is released.
  */
 final class MemSynchronizerStore {
 
     private final MemServer server;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Semaphore> semaphores = new HashMap<>();
-    private final Map<String, Latch> latches = new HashMap<>();
+    private final Map<String, Long> latches = new HashMap<>();
+    private final Map<String, List<Runnable>> subscribers = new HashMap<>();
+    private final Map<String, ScheduledFuture<?>> expiryWakes = new HashMap<>();
+    private long permitTokens;
 
     MemSynchronizerStore(MemServer server) {
         this.server = server;
@@ -41,138 +44,68 @@ final class MemSynchronizerStore {
     }
 
     static String display(String key) {
-        int nul = key.indexOf('\u0000');
+        int nul = key.lastIndexOf('\u0000');
         return nul >= 0 ? key.substring(nul + 1) : key;
     }
 
-    /** Fails every waiter (the server went down). */
+    /** The server went down: every subscriber looks again (and fails). */
     void failAll() {
-        List<Runnable> after = new ArrayList<>();
+        List<Runnable> all = new ArrayList<>();
         lock.lock();
         try {
-            for (Semaphore s : semaphores.values()) {
-                for (SemWaiter w : s.waiters) {
-                    w.cancelTimeout();
-                    after.add(() -> w.future.completeExceptionally(new LockUnavailableException(String.format(
-                            "mem server '%s' is unavailable: the wait for '%s' failed", server.name(),
-                            display(s.key)))));
-                }
-                s.waiters.clear();
-            }
-            for (Latch l : latches.values()) {
-                for (CompletableFuture<Boolean> f : l.waiters) {
-                    after.add(() -> f.completeExceptionally(new LockUnavailableException(String.format(
-                            "mem server '%s' is unavailable: the wait for latch '%s' failed", server.name(),
-                            display(l.key)))));
-                }
-                l.waiters.clear();
-            }
+            subscribers.values().forEach(all::addAll);
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        all.forEach(Runnable::run);
     }
 
-    // ---------------------------------------------------------------------------------------------- semaphores
+    // ---------------------------------------------------------------------------------------------- subscribers
 
-    /**
-     * Takes {@code permits} permits, or waits in line until {@code deadlineNanos} ({@code Long.MAX_VALUE}: no
-     * deadline; at or before now: a single attempt). With a lease, the permits expire (permit-expirable
-     * semaphore) and the future completes with the permit id; otherwise with {@code ""}. Completes with
-     * {@code null} when the deadline passes; cancel the future to leave the line.
-     */
-    CompletableFuture<String> acquire(String key, int permits, long leaseNanos, long deadlineNanos) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        List<Runnable> after = new ArrayList<>();
-        SemWaiter queued = null;
+    /** Calls {@code changed} after every change of {@code key} that may let a waiter in; returns the unsubscribe. */
+    Runnable subscribe(String key, Runnable changed) {
         lock.lock();
         try {
-            checkAvailable("acquire", key);
-            Semaphore s = semaphores.computeIfAbsent(key, Semaphore::new);
-            long now = now();
-            s.expire(now);
-            if (s.waiters.isEmpty() && s.available() >= permits) {
-                String id = s.take(permits, leaseNanos, now);
-                after.add(() -> f.complete(id));
-            } else if (deadlineNanos != Long.MAX_VALUE && deadlineNanos - now <= 0) {
-                after.add(() -> f.complete(null));
-            } else {
-                queued = new SemWaiter(permits, leaseNanos, f);
-                s.waiters.add(queued);
-                if (deadlineNanos != Long.MAX_VALUE) {
-                    SemWaiter w = queued;
-                    queued.timeout = server.schedule(() -> dropSemaphoreWaiter(key, w), deadlineNanos - now);
-                }
-                scheduleExpiryWake(s, now);
-            }
-        } finally {
-            lock.unlock();
-        }
-        after.forEach(Runnable::run);
-        if (queued != null) {
-            SemWaiter w = queued;
-            f.whenComplete((r, e) -> {
-                if (f.isCancelled()) {
-                    dropSemaphoreWaiter(key, w);
-                }
-            });
-        }
-        return f;
-    }
-
-    private void dropSemaphoreWaiter(String key, SemWaiter w) {
-        List<Runnable> after = new ArrayList<>();
-        lock.lock();
-        try {
+            subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(changed);
             Semaphore s = semaphores.get(key);
-            if (s != null && s.waiters.remove(w)) {
-                w.cancelTimeout();
-                after.add(() -> w.future.complete(null));
-                grantWaiters(s, now(), after);
+            if (s != null) {
+                scheduleExpiryWake(s, now());
             }
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
-    }
-
-    private void grantWaiters(Semaphore s, long now, List<Runnable> after) {
-        s.expire(now);
-        while (!s.waiters.isEmpty()) {
-            SemWaiter w = s.waiters.peek();
-            if (w.future.isDone()) {
-                s.waiters.poll();
-                w.cancelTimeout();
-                continue;
-            }
-            if (s.available() < w.permits) {
-                break;
-            }
-            s.waiters.poll();
-            w.cancelTimeout();
-            String id = s.take(w.permits, w.leaseNanos, now);
-            int permits = w.permits;
-            String key = s.key;
-            after.add(() -> {
-                if (!w.future.complete(id)) {
-                    // cancelled while being granted: give the permits back
-                    if (id.isEmpty()) {
-                        release(key, permits);
-                    } else {
-                        release(key, id);
+        return () -> {
+            lock.lock();
+            try {
+                List<Runnable> l = subscribers.get(key);
+                if (l != null && l.remove(changed) && l.isEmpty()) {
+                    subscribers.remove(key);
+                    ScheduledFuture<?> wake = expiryWakes.remove(key);
+                    if (wake != null) {
+                        wake.cancel(false);
                     }
                 }
-            });
-        }
-        scheduleExpiryWake(s, now);
+            } finally {
+                lock.unlock();
+            }
+        };
     }
 
-    /** While someone waits on a permit-expirable semaphore, wake up at the earliest lease expiry. */
+    private List<Runnable> subscribersLocked(String key) {
+        List<Runnable> l = subscribers.get(key);
+        return l == null ? List.of() : List.copyOf(l);
+    }
+
+    private static void notify(List<Runnable> subscribers) {
+        subscribers.forEach(Runnable::run);
+    }
+
+    /** While someone is subscribed to a semaphore with leased permits, wake them at the earliest expiry. */
     private void scheduleExpiryWake(Semaphore s, long now) {
-        if (s.waiters.isEmpty() || s.leases.isEmpty()) {
+        if (!subscribers.containsKey(s.key) || s.leases.isEmpty() || expiryWakes.containsKey(s.key)) {
             return;
         }
-        long earliest = Long.MAX_VALUE;
+        long earliest = 0;
         boolean first = true;
         for (long expiresAt : s.leases.values()) {
             if (first || expiresAt - earliest < 0) {
@@ -180,49 +113,79 @@ final class MemSynchronizerStore {
                 first = false;
             }
         }
-        if (s.wake != null && s.wakeAt == earliest) {
-            return;
+        ScheduledFuture<?> wake = server.schedule(() -> expiryWake(s.key), Math.max(0, earliest - now));
+        if (wake != null) {
+            expiryWakes.put(s.key, wake);
         }
-        if (s.wake != null) {
-            s.wake.cancel(false);
-        }
-        s.wakeAt = earliest;
-        String key = s.key;
-        s.wake = server.schedule(() -> wake(key), Math.max(0, earliest - now));
     }
 
-    private void wake(String key) {
-        List<Runnable> after = new ArrayList<>();
+    private void expiryWake(String key) {
+        List<Runnable> told;
         lock.lock();
         try {
+            expiryWakes.remove(key);
             Semaphore s = semaphores.get(key);
+            told = subscribersLocked(key);
             if (s != null) {
-                s.wake = null;
-                grantWaiters(s, now(), after);
+                s.expire(now());
+                scheduleExpiryWake(s, now());
             }
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        notify(told);
     }
 
-    void release(String key, int permits) {
-        List<Runnable> after = new ArrayList<>();
+    // ---------------------------------------------------------------------------------------------- semaphores
+
+    private Semaphore semaphore(String key) {
+        return semaphores.computeIfAbsent(key, Semaphore::new);
+    }
+
+    /** Takes {@code permits} unowned permits if that many are available now. */
+    boolean tryTake(String key, int permits) {
         lock.lock();
         try {
-            checkAvailable("release", key);
-            Semaphore s = semaphores.computeIfAbsent(key, Semaphore::new);
-            s.permits += permits;
-            grantWaiters(s, now(), after);
+            checkAvailable("acquire", key);
+            Semaphore s = semaphore(key);
+            s.expire(now());
+            if (s.available() < permits) {
+                return false;
+            }
+            s.permits -= permits;
+            return true;
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+    }
+
+    /** Takes one permit leased for {@code leaseNanos} under {@code permitId}; its token, or -1 if none is free. */
+    long tryLease(String key, String permitId, long leaseNanos) {
+        lock.lock();
+        try {
+            checkAvailable("acquire", key);
+            Semaphore s = semaphore(key);
+            long now = now();
+            s.expire(now);
+            if (s.available() < 1 || s.leases.containsKey(permitId)) {
+                return -1;
+            }
+            s.leases.put(permitId, now + leaseNanos);
+            scheduleExpiryWake(s, now);
+            return ++permitTokens;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Returns unowned permits. */
+    void give(String key, int permits) {
+        addPermits(key, permits, "release");
     }
 
     /** Returns a leased permit; {@code false} if it had expired or was released. */
     boolean release(String key, String permitId) {
-        List<Runnable> after = new ArrayList<>();
+        List<Runnable> told = List.of();
         lock.lock();
         try {
             checkAvailable("release", key);
@@ -230,16 +193,15 @@ final class MemSynchronizerStore {
             if (s == null) {
                 return false;
             }
-            long now = now();
-            s.expire(now);
+            s.expire(now());
             boolean released = s.leases.remove(permitId) != null;
             if (released) {
-                grantWaiters(s, now, after);
+                told = subscribersLocked(key);
             }
             return released;
         } finally {
             lock.unlock();
-            after.forEach(Runnable::run);
+            notify(told);
         }
     }
 
@@ -257,6 +219,10 @@ final class MemSynchronizerStore {
                 return false;
             }
             s.leases.put(permitId, now + leaseNanos);
+            ScheduledFuture<?> wake = expiryWakes.remove(key);
+            if (wake != null) {
+                wake.cancel(false);
+            }
             scheduleExpiryWake(s, now);
             return true;
         } finally {
@@ -280,37 +246,41 @@ final class MemSynchronizerStore {
     }
 
     boolean trySetPermits(String key, int permits) {
-        List<Runnable> after = new ArrayList<>();
+        List<Runnable> told = List.of();
         lock.lock();
         try {
             checkAvailable("trySetPermits", key);
-            Semaphore s = semaphores.computeIfAbsent(key, Semaphore::new);
+            Semaphore s = semaphore(key);
             if (s.set) {
                 return false;
             }
             s.set = true;
             s.permits = permits;
-            grantWaiters(s, now(), after);
+            told = subscribersLocked(key);
             return true;
         } finally {
             lock.unlock();
-            after.forEach(Runnable::run);
+            notify(told);
         }
     }
 
     void addPermits(String key, int permits) {
-        List<Runnable> after = new ArrayList<>();
+        addPermits(key, permits, "addPermits");
+    }
+
+    private void addPermits(String key, int permits, String operation) {
+        List<Runnable> told;
         lock.lock();
         try {
-            checkAvailable("addPermits", key);
-            Semaphore s = semaphores.computeIfAbsent(key, Semaphore::new);
+            checkAvailable(operation, key);
+            Semaphore s = semaphore(key);
             s.set = true;
             s.permits += permits;
-            grantWaiters(s, now(), after);
+            told = subscribersLocked(key);
         } finally {
             lock.unlock();
         }
-        after.forEach(Runnable::run);
+        notify(told);
     }
 
     int drainPermits(String key) {
@@ -336,35 +306,35 @@ final class MemSynchronizerStore {
         lock.lock();
         try {
             checkAvailable("trySetCount", key);
-            Latch l = latches.computeIfAbsent(key, Latch::new);
-            if (l.count > 0) {
+            if (latches.getOrDefault(key, 0L) > 0) {
                 return false;
             }
-            l.count = count;
+            latches.put(key, count);
             return true;
         } finally {
             lock.unlock();
         }
     }
 
+    /** Counts down unless open; the count-down to zero removes the latch and tells the subscribers. */
     void countDown(String key) {
-        List<CompletableFuture<Boolean>> open = new ArrayList<>();
+        List<Runnable> told = List.of();
         lock.lock();
         try {
             checkAvailable("countDown", key);
-            Latch l = latches.get(key);
-            if (l == null || l.count == 0) {
+            Long count = latches.get(key);
+            if (count == null || count <= 0) {
                 return;
             }
-            if (--l.count == 0) {
-                open.addAll(l.waiters);
-                l.waiters.clear();
+            if (count == 1) {
+                latches.remove(key);
+                told = subscribersLocked(key);
+            } else {
+                latches.put(key, count - 1);
             }
         } finally {
             lock.unlock();
-        }
-        for (CompletableFuture<Boolean> f : open) {
-            f.complete(true);
+            notify(told);
         }
     }
 
@@ -372,51 +342,10 @@ final class MemSynchronizerStore {
         lock.lock();
         try {
             checkAvailable("getCount", key);
-            Latch l = latches.get(key);
-            return l == null ? 0 : l.count;
+            return latches.getOrDefault(key, 0L);
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Completes with {@code true} at zero, {@code false} at the deadline; cancel it to stop waiting. */
-    CompletableFuture<Boolean> await(String key, long deadlineNanos) {
-        CompletableFuture<Boolean> f = new CompletableFuture<>();
-        lock.lock();
-        try {
-            checkAvailable("await", key);
-            Latch l = latches.get(key);
-            if (l == null || l.count == 0) {
-                return CompletableFuture.completedFuture(true);
-            }
-            long now = now();
-            if (deadlineNanos != Long.MAX_VALUE && deadlineNanos - now <= 0) {
-                return CompletableFuture.completedFuture(false);
-            }
-            l.waiters.add(f);
-            if (deadlineNanos != Long.MAX_VALUE) {
-                ScheduledFuture<?> t = server.schedule(() -> f.complete(false), deadlineNanos - now);
-                if (t != null) {
-                    f.whenComplete((r, e) -> t.cancel(false));
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        f.whenComplete((r, e) -> {
-            if (!Boolean.TRUE.equals(r)) {
-                lock.lock();
-                try {
-                    Latch l = latches.get(key);
-                    if (l != null) {
-                        l.waiters.remove(f);
-                    }
-                } finally {
-                    lock.unlock();
-                }
-            }
-        });
-        return f;
     }
 
     // ---------------------------------------------------------------------------------------------- state
@@ -427,9 +356,6 @@ final class MemSynchronizerStore {
         int permits;
         boolean set;
         final Map<String, Long> leases = new HashMap<>();
-        final ArrayDeque<SemWaiter> waiters = new ArrayDeque<>();
-        ScheduledFuture<?> wake;
-        long wakeAt;
 
         Semaphore(String key) {
             this.key = key;
@@ -445,46 +371,6 @@ final class MemSynchronizerStore {
                     it.remove();
                 }
             }
-        }
-
-        /** Takes permits: plain ones leave the count, leased ones are recorded under a new id. */
-        String take(int n, long leaseNanos, long now) {
-            if (leaseNanos <= 0) {
-                permits -= n;
-                return "";
-            }
-            String id = UUID.randomUUID().toString();
-            leases.put(id, now + leaseNanos);
-            return id;
-        }
-    }
-
-    private static final class SemWaiter {
-        final int permits;
-        final long leaseNanos;
-        final CompletableFuture<String> future;
-        ScheduledFuture<?> timeout;
-
-        SemWaiter(int permits, long leaseNanos, CompletableFuture<String> future) {
-            this.permits = permits;
-            this.leaseNanos = leaseNanos;
-            this.future = future;
-        }
-
-        void cancelTimeout() {
-            if (timeout != null) {
-                timeout.cancel(false);
-            }
-        }
-    }
-
-    private static final class Latch {
-        final String key;
-        long count;
-        final List<CompletableFuture<Boolean>> waiters = new ArrayList<>();
-
-        Latch(String key) {
-            this.key = key;
         }
     }
 }

@@ -1,7 +1,7 @@
 package io.latchkey.etcd.internal;
 
 /**
- * A granted lock's key: the {@code Grant}'s backend state.
+ * A granted lock's or leased permit's key: the {@code Grant}'s backend state.
  *
  * @param key the owner's key under the lock's prefix
  * @param createRevision the key's create revision, also the fencing token

@@ -1,0 +1,202 @@
+package io.latchkey.core;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What a backend implements for one kind of counted resource — a semaphore's permits, a permit-expirable
+ * semaphore's leased permits, or a count-down latch's count: the remote half, beside {@link RemoteLockOps} for
+ * locks. The engine ({@link AbstractLockClient}) does everything local on top of it: argument checks, the local
+ * queue of waiting threads, one remote attempt at a time per name in a client, deadlines, interruption (an
+ * abandoned attempt that took permits gives them back), renewal of watchdog permits by the client's one watchdog,
+ * and logging a permit it could not renew. A backend keeps only its recipes (scripts, znodes, rows, transactions).
+ *
+ * <h2>Single attempts and wake-ups</h2>
+ * Unlike {@link RemoteLockOps#acquire}, nothing here waits: {@link #tryTake}, {@link #tryLease} and
+ * {@link #getCount} each look once and answer. The engine waits between attempts, woken by
+ * {@link #subscribe subscriptions} (pub/sub, watches, notifications) and, as the fallback for a lost push, by a
+ * re-check every {@link #recheckMillis()}. A backend must therefore make every change that could let a waiter in
+ * (a release, an expired or revoked permit, added permits, a count reaching zero) visible to its subscribers.
+ *
+ * <h2>Which methods an instance serves</h2>
+ * One instance serves one kind: a semaphore ({@link #tryTake}, {@link #give}, {@link #drainPermits}), a
+ * permit-expirable semaphore ({@link #tryLease}, {@link #release}, {@link #updateLease}, {@link #renew}), or a latch
+ * ({@link #trySetCount}, {@link #countDown}, {@link #getCount}); the permit counts ({@link #availablePermits},
+ * {@link #trySetPermits}, {@link #addPermits}) belong to both semaphores. The methods of other kinds throw
+ * {@link UnsupportedOperationException} (the defaults).
+ *
+ * <h2>Futures, failures, retries</h2>
+ * Every method is asynchronous and must not block the calling thread on I/O; futures must not be completed while
+ * the backend holds a lock of its own. They fail with {@link io.latchkey.LockUnavailableException} (naming the
+ * server and the operation, with the driver's error as cause) when the backend is unreachable or slower than the
+ * client's operation timeout. A removal that the engine (or the caller) relies on to free something for other
+ * clients — {@link #release}, or a waiter's entry a backend keeps while it looks — must not be left behind when it
+ * fails on a live session: the backend retries it until the server answers, and still fails the caller's future.
+ * Operations that are not idempotent ({@link #give}, {@link #addPermits}, {@link #countDown}) are sent once; a
+ * failure leaves the caller to decide.
+ *
+ * <h2>Ownership, leases and crashes</h2>
+ * A semaphore's permits are owned by nobody: a holder that crashes keeps them taken, so its recipe needs no lease.
+ * A leased permit is owned by its id; it ends when released, when its fixed lease runs out on the server's clock, or
+ * (watchdog permits) when the engine stops renewing it — a crashed client's watchdog permits return about one
+ * watchdog timeout later, and the engine logs a permit it could not renew in time. A latch's count has no owner
+ * and no lease: an armed latch outlives its clients.
+ *
+ * <h2>Memory effects</h2>
+ * The engine adds none of its own: what one client did before a change (a release, a count-down) is visible to
+ * another client after it observes that change only as far as the backend orders its writes and reads. Backends
+ * with a single linearizable order (Redis on one primary, etcd, ZooKeeper writes) give the
+ * {@link java.util.concurrent.Semaphore} and {@link java.util.concurrent.CountDownLatch} guarantee for data kept in
+ * the same system; data elsewhere needs its own ordering (a fencing check).
+ *
+ * <h2>How today's recipes map</h2>
+ * Redis: {@link #tryTake}/{@link #tryLease} are the acquire scripts run once, {@link #subscribe} the release
+ * channel, {@link #renew} one script over the batch. ZooKeeper: a single attempt creates a sequential ephemeral
+ * node under the semaphore's node, reads the children and keeps the node only if it is among the first permits
+ * (else deletes it — a delete that must be retried on connection loss, per the rule above); {@link #subscribe} is
+ * a children watch. SQL: {@link #tryTake} is one conditional {@code UPDATE}, {@link #tryLease} one {@code INSERT}
+ * guarded by a count, {@link #subscribe} {@code LISTEN/NOTIFY} where the database has it; elsewhere the subscription
+ * completes at once and the engine's {@link #recheckMillis() re-check} does the waking.
+ */
+public interface RemoteCountOps {
+
+    /** The engine's fallback re-check of a waiter when no wake-up came; the default is 5 s. */
+    long DEFAULT_RECHECK_MILLIS = 5_000;
+
+    // --------------------------------------------------------------------------------------------- wake-ups
+
+    /**
+     * Starts telling {@code changed} about every change of {@code name}'s state that may let a waiter in (for a
+     * semaphore: permits returned, added or expired; for a latch: the count reaching zero). Spurious calls are
+     * harmless: the engine looks again. The future completes once every change made after its completion will be
+     * reported (a watch from a known revision, a confirmed subscription); the engine looks once more then, so a
+     * change between a failed attempt and the subscription is not missed. {@code changed} must not block.
+     *
+     * <p>The engine keeps one subscription per name per client while threads wait for it, and closes it when the
+     * last one stops waiting.
+     */
+    CompletableFuture<Subscription> subscribe(String name, Runnable changed);
+
+    /** How long the engine waits for a wake-up before it looks again anyway. */
+    default long recheckMillis() {
+        return DEFAULT_RECHECK_MILLIS;
+    }
+
+    /** A subscription of {@link #subscribe}; closing it stops the wake-ups (idempotent, never blocks). */
+    interface Subscription extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    // ------------------------------------------------------------------------------------------ permit counts
+
+    /**
+     * The permits available now: for a permit-expirable semaphore the total less the permits held and not expired.
+     * A semaphore never set has 0.
+     */
+    default CompletableFuture<Integer> availablePermits(String name) {
+        throw new UnsupportedOperationException("availablePermits");
+    }
+
+    /** Sets the permits to {@code permits} (at least 0) if they were never set; completes with whether it did. */
+    default CompletableFuture<Boolean> trySetPermits(String name, int permits) {
+        throw new UnsupportedOperationException("trySetPermits");
+    }
+
+    /**
+     * Adds {@code delta} permits (removes them if negative; a semaphore never set starts from 0) and wakes
+     * subscribers.
+     */
+    default CompletableFuture<Void> addPermits(String name, int delta) {
+        throw new UnsupportedOperationException("addPermits");
+    }
+
+    // -------------------------------------------------------------------------------------------- semaphores
+
+    /**
+     * Takes {@code permits} (at least 1) unowned permits of a semaphore if that many are available now, all or
+     * none; completes with whether it took them.
+     */
+    default CompletableFuture<Boolean> tryTake(String name, int permits) {
+        throw new UnsupportedOperationException("tryTake");
+    }
+
+    /** Returns {@code permits} (at least 1) unowned permits to a semaphore and wakes subscribers. */
+    default CompletableFuture<Void> give(String name, int permits) {
+        throw new UnsupportedOperationException("give");
+    }
+
+    /** Takes every available permit of a semaphore; completes with how many (0 if none). */
+    default CompletableFuture<Integer> drainPermits(String name) {
+        throw new UnsupportedOperationException("drainPermits");
+    }
+
+    // ------------------------------------------------------------------------------ permit-expirable semaphores
+
+    /**
+     * Takes one leased permit called {@code permitId} if one is available now. With {@code watchdog} the lease is
+     * {@code leaseMillis} and the engine {@linkplain #renew renews} it; without, the permit returns by itself
+     * {@code leaseMillis} after it was taken (no later than the server-side equivalent of that time; a backend
+     * whose server rounds leases up ends the permit on time itself). Completes with the grant (the permit id as
+     * {@link Grant#ownerId()}, a token that grows per name, {@link Grant#requestedAtNanos()} no later than the
+     * lease's start) or {@code null} when none is available.
+     */
+    default CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        throw new UnsupportedOperationException("tryLease");
+    }
+
+    /**
+     * Returns the permit {@code permitId} (which may have been taken by another client) and wakes subscribers;
+     * completes with {@code false} if it had expired or was already released.
+     */
+    default CompletableFuture<Boolean> release(String name, String permitId) {
+        throw new UnsupportedOperationException("release");
+    }
+
+    /**
+     * Gives the permit a fixed lease of {@code leaseMillis} from now (ending any watchdog lease); completes with
+     * {@code false} if it had expired or was released.
+     */
+    default CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+        throw new UnsupportedOperationException("updateLease");
+    }
+
+    /**
+     * Whether permits can be renewed by the watchdog ({@code tryLease(…, watchdog = true)} and {@link #renew});
+     * the default is {@code false}.
+     */
+    default boolean renewsPermits() {
+        return false;
+    }
+
+    /**
+     * Extends every watchdog permit to its {@link Grant#leaseMillis()} from now, in as few round trips as the
+     * backend allows; the same promise as {@link RemoteLockOps#renew}: only the exact permit granted is extended.
+     *
+     * @return the grants that were no longer held (expired, released by someone else)
+     */
+    default CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        throw new UnsupportedOperationException("renew");
+    }
+
+    // ---------------------------------------------------------------------------------------------- latches
+
+    /** Sets the count to {@code count} (at least 1) if the latch is open (count 0); completes with whether it did. */
+    default CompletableFuture<Boolean> trySetCount(String name, long count) {
+        throw new UnsupportedOperationException("trySetCount");
+    }
+
+    /**
+     * Counts the latch down by one unless it is open already; reaching zero wakes subscribers. Concurrent
+     * count-downs must never be lost (compare-and-set or a server-side script).
+     */
+    default CompletableFuture<Void> countDown(String name) {
+        throw new UnsupportedOperationException("countDown");
+    }
+
+    /** The count now; 0 when the latch is open or was never armed. */
+    default CompletableFuture<Long> getCount(String name) {
+        throw new UnsupportedOperationException("getCount");
+    }
+}

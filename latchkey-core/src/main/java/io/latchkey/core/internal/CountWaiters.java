@@ -1,0 +1,449 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The local half of waiting for one counted resource (a semaphore's permits, a permit-expirable semaphore's
+ * permits, a latch reaching zero) of one name in one client: a FIFO queue of waiting threads, at most ONE remote
+ * attempt at a time (for the head of the queue; for a latch, for all of them), one {@linkplain
+ * RemoteCountOps#subscribe subscription} to the backend's wake-ups while anyone waits, and a re-check every
+ * {@link RemoteCountOps#recheckMillis()} as the fallback.
+ *
+ * <h2>What wakes a waiter</h2>
+ * A wake-up from the subscription (or the re-check, or the subscription becoming ready) starts an attempt unless
+ * one is in flight; a wake-up during an attempt makes a failed attempt run again at once, so a change between
+ * the backend's look and its answer is never slept through. A granted attempt completes the head and the next
+ * head is tried at once (more permits may be free); a latch found open completes every waiter.
+ *
+ * <h2>Deadlines, interruption, close</h2>
+ * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted
+ * ({@link #abandon}) leaves the queue and completes with {@code null}; if an attempt made for it succeeds
+ * afterwards, what it took is given back ({@link #undo}). {@link #failAll} (client close) fails every waiter.
+ *
+ * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
+ * subscription close is made while it is held.
+ */
+final class CountWaiters {
+    private static final Logger log = LoggerFactory.getLogger(CountWaiters.class);
+
+    /** What an attempt does and what its success means. */
+    enum Kind {
+        /** {@link RemoteCountOps#tryTake}; the result is {@code Boolean.TRUE}. */
+        SEMAPHORE,
+        /** {@link RemoteCountOps#tryLease}; the result is the {@link Grant}. */
+        PERMITS,
+        /** {@link RemoteCountOps#getCount} is 0; the result is {@code Boolean.TRUE} for every waiter. */
+        LATCH
+    }
+
+    record Key(RemoteCountOps ops, String name, Kind kind) {
+    }
+
+    /** One waiting call. Its {@link #result} completes with the attempt's result, {@code null}, or exceptionally. */
+    static final class Waiter {
+        final int permits;
+        final long leaseMillis;
+        final boolean watchdog;
+        final long deadlineNanos;
+        final boolean waits;
+        final CompletableFuture<Object> result = new CompletableFuture<>();
+        volatile ScheduledFuture<?> timer;
+
+        Waiter(int permits, long leaseMillis, boolean watchdog, long deadlineNanos, boolean waits) {
+            this.permits = permits;
+            this.leaseMillis = leaseMillis;
+            this.watchdog = watchdog;
+            this.deadlineNanos = deadlineNanos;
+            this.waits = waits;
+        }
+
+        void cancelTimer() {
+            ScheduledFuture<?> t = timer;
+            if (t != null) {
+                t.cancel(false);
+            }
+        }
+    }
+
+    final LockEngine engine;
+    final Key key;
+    private final ReentrantLock lock = new ReentrantLock();
+    // guarded by lock
+    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    private boolean attempting;
+    private long changes;
+    private boolean dead;
+    private CompletableFuture<RemoteCountOps.Subscription> subscription;
+    private ScheduledFuture<?> recheck;
+
+    CountWaiters(LockEngine engine, Key key) {
+        this.engine = engine;
+        this.key = key;
+    }
+
+    /**
+     * Queues {@code w} and starts an attempt if none is in flight; {@code false} if this instance went idle and was
+     * dropped meanwhile (the caller takes a fresh one). A waiter that may not wait is refused at once when others
+     * wait here already: the resource is busy for this client.
+     */
+    boolean enqueue(Waiter w) {
+        boolean start;
+        boolean subscribe;
+        CompletableFuture<RemoteCountOps.Subscription> placeholder = null;
+        lock.lock();
+        try {
+            if (dead) {
+                return false;
+            }
+            engine.checkOpen();
+            if (!w.waits && !queue.isEmpty()) {
+                w.result.complete(null); // nobody waits on it yet: completing here runs no caller code
+                return true;
+            }
+            queue.addLast(w);
+            start = !attempting;
+            attempting = true;
+            subscribe = w.waits && subscription == null;
+            if (subscribe) {
+                placeholder = new CompletableFuture<>();
+                subscription = placeholder;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (w.waits && w.deadlineNanos != io.latchkey.core.AcquireRequest.NO_DEADLINE) {
+            long delay = Math.max(0, w.deadlineNanos - engine.time.nanoTime());
+            w.timer = engine.watchdog.schedule(() -> timedOut(w), delay);
+        }
+        if (subscribe) {
+            subscribe(placeholder);
+        }
+        if (start) {
+            attempt();
+        }
+        return true;
+    }
+
+    /**
+     * Queues {@code w} on {@code key}'s waiters and blocks until it completes: the attempt's result, or {@code null}
+     * when its wait ran out. On interrupt the waiter leaves the queue; if it had been granted meanwhile, what it took
+     * is given back before {@link InterruptedException} is thrown (the flag cleared, as {@code java.util.concurrent}
+     * does), so an interrupted acquire takes nothing.
+     */
+    static Object await(LockEngine engine, Key key, Waiter w) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("interrupted before waiting for '" + key.name() + "'");
+        }
+        CountWaiters waiters;
+        do {
+            waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
+        } while (!waiters.enqueue(w));
+        try {
+            return w.result.get();
+        } catch (InterruptedException e) {
+            if (!waiters.abandon(w)) {
+                Object late = w.result.isCompletedExceptionally() ? null : w.result.getNow(null);
+                if (late != null) {
+                    engine.awaitQuietly(waiters.undo(w, late), "give back", key.name());
+                    Thread.interrupted(); // a second interrupt during the give-back is part of this one
+                }
+            }
+            throw e;
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw LockEngine.rethrow(e.getCause());
+        }
+    }
+
+    private void subscribe(CompletableFuture<RemoteCountOps.Subscription> placeholder) {
+        CompletableFuture<RemoteCountOps.Subscription> f;
+        try {
+            f = key.ops().subscribe(key.name(), this::changed);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((s, e) -> {
+            boolean close;
+            lock.lock();
+            try {
+                close = dead || subscription != placeholder;
+                if (!close && e == null) {
+                    placeholder.complete(s);
+                } else if (!close) {
+                    subscription = null; // the re-check covers; the next waiter to arrive subscribes again
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (e != null) {
+                log.debug("subscribing to changes of '{}' failed; re-checking every {} ms instead: {}", key.name(),
+                        key.ops().recheckMillis(), LockEngine.unwrap(e).toString());
+            } else if (close && s != null) {
+                s.close();
+            } else {
+                changed(); // a change before the subscription took effect is looked for now
+            }
+        });
+    }
+
+    /** A wake-up: the backend's push, the re-check timer, or the subscription taking effect. */
+    void changed() {
+        boolean start = false;
+        lock.lock();
+        try {
+            changes++;
+            if (!attempting && !queue.isEmpty()) {
+                attempting = true;
+                start = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (start) {
+            attempt();
+        }
+    }
+
+    /** One remote attempt for the head of the queue; the caller set {@link #attempting}. */
+    private void attempt() {
+        Waiter head;
+        long epoch;
+        lock.lock();
+        try {
+            head = queue.peekFirst();
+            if (head == null) {
+                attempting = false;
+                idleLocked();
+            }
+            epoch = changes;
+        } finally {
+            lock.unlock();
+        }
+        if (head == null) {
+            closeIfDead();
+            return;
+        }
+        CompletableFuture<Object> f;
+        try {
+            f = send(head);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        Waiter h = head;
+        // an answer on this stack (a backend without I/O) continues here, but a run of grants that nests deeper
+        // than the trampoline's bound continues on the callback executor
+        f.whenComplete((r, e) -> Trampoline.run(engine.callbacks, () -> attempted(h, epoch, r, e)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private CompletableFuture<Object> send(Waiter w) {
+        RemoteCountOps ops = key.ops();
+        return switch (key.kind()) {
+            case SEMAPHORE -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryTake(key.name(), w.permits)
+                    .thenApply(ok -> Boolean.TRUE.equals(ok) ? Boolean.TRUE : null);
+            case PERMITS -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryLease(key.name(),
+                    engine.newPermitId(), w.leaseMillis, w.watchdog);
+            case LATCH -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.getCount(key.name())
+                    .thenApply(c -> c != null && c <= 0 ? Boolean.TRUE : null);
+        };
+    }
+
+    private void attempted(Waiter head, long epoch, Object result, Throwable error) {
+        List<Waiter> done = new ArrayList<>();
+        boolean again;
+        boolean undo = false;
+        CompletableFuture<RemoteCountOps.Subscription> resubscribe = null;
+        // a waiter may give up (deadline, interrupt, close) while the attempt made for it is out: what it took then
+        // goes back
+        lock.lock();
+        try {
+            if (error != null || result != null) {
+                if (error != null && key.kind() != Kind.LATCH || result != null && key.kind() != Kind.LATCH) {
+                    if (queue.remove(head)) {
+                        done.add(head);
+                    } else {
+                        undo = result != null;
+                    }
+                } else {
+                    done.addAll(queue);
+                    queue.clear();
+                }
+                again = !queue.isEmpty();
+            } else if (!head.waits && queue.peekFirst() == head) {
+                // a single attempt that found nothing: it is over
+                queue.removeFirst();
+                done.add(head);
+                again = !queue.isEmpty();
+            } else {
+                again = changes != epoch && !queue.isEmpty();
+            }
+            if (!again) {
+                attempting = false;
+                if (queue.isEmpty()) {
+                    idleLocked();
+                } else {
+                    armRecheckLocked();
+                    if (subscription == null) {
+                        // the last subscribe failed (or only single attempts came before): try again now
+                        resubscribe = new CompletableFuture<>();
+                        subscription = resubscribe;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (resubscribe != null) {
+            subscribe(resubscribe);
+        }
+        if (undo) {
+            undo(head, result);
+        }
+        for (Waiter w : done) {
+            w.cancelTimer();
+            boolean delivered = error != null ? w.result.completeExceptionally(error) : w.result.complete(result);
+            if (!delivered && result != null && error == null) {
+                undo(w, result);
+            }
+        }
+        closeIfDead();
+        if (again) {
+            attempt();
+        }
+    }
+
+    private void armRecheckLocked() {
+        if (recheck == null || recheck.isDone()) {
+            long delay = TimeUnit.MILLISECONDS.toNanos(Math.max(1, key.ops().recheckMillis()));
+            recheck = engine.watchdog.schedule(this::changed, delay);
+        }
+    }
+
+    private void timedOut(Waiter w) {
+        boolean removed;
+        lock.lock();
+        try {
+            removed = queue.remove(w);
+            if (removed && queue.isEmpty() && !attempting) {
+                idleLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (removed) {
+            w.result.complete(null);
+            closeIfDead();
+        }
+    }
+
+    /**
+     * Takes {@code w} out of the queue (interrupt, cancellation); returns whether it was still waiting. If it was
+     * not, its result is already complete: the caller gives back what it holds.
+     */
+    boolean abandon(Waiter w) {
+        boolean removed;
+        lock.lock();
+        try {
+            removed = queue.remove(w);
+            if (removed && queue.isEmpty() && !attempting) {
+                idleLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (removed) {
+            w.cancelTimer();
+            w.result.complete(null);
+            closeIfDead();
+        }
+        return removed;
+    }
+
+    /** Fails every waiter (client close). */
+    void failAll(RuntimeException failure) {
+        List<Waiter> failed;
+        lock.lock();
+        try {
+            failed = new ArrayList<>(queue);
+            queue.clear();
+            if (!attempting) {
+                idleLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter w : failed) {
+            w.cancelTimer();
+            w.result.completeExceptionally(failure);
+        }
+        closeIfDead();
+    }
+
+    /**
+     * Gives back what an attempt took for a waiter that had left: a semaphore's permits, a leased permit. Sent
+     * once; a failure is logged (a leased permit still ends with its lease).
+     */
+    CompletableFuture<?> undo(Waiter w, Object result) {
+        CompletableFuture<?> f;
+        String what;
+        if (result instanceof Grant g) {
+            what = "permit " + g.ownerId();
+        } else if (key.kind() == Kind.SEMAPHORE && result != null) {
+            what = w.permits + " permit(s)";
+        } else {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            f = result instanceof Grant g ? key.ops().release(key.name(), g.ownerId())
+                    : key.ops().give(key.name(), w.permits);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        String taken = what;
+        f.whenComplete((r, e) -> {
+            if (e != null) {
+                log.warn("giving back {} of '{}', taken for a waiter that had left, failed: {}", taken, key.name(),
+                        LockEngine.unwrap(e).toString());
+            }
+        });
+        return f;
+    }
+
+    private void idleLocked() {
+        dead = true;
+        engine.countWaiters.remove(key, this);
+    }
+
+    /** Closes the subscription and the re-check of an instance that went idle; outside the lock. */
+    private void closeIfDead() {
+        CompletableFuture<RemoteCountOps.Subscription> s;
+        ScheduledFuture<?> r;
+        lock.lock();
+        try {
+            if (!dead) {
+                return;
+            }
+            s = subscription;
+            subscription = null;
+            r = recheck;
+            recheck = null;
+        } finally {
+            lock.unlock();
+        }
+        if (r != null) {
+            r.cancel(false);
+        }
+        if (s != null && s.isDone() && !s.isCompletedExceptionally()) {
+            s.join().close();
+        }
+    }
+}

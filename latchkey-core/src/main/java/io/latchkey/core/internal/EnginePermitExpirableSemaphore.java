@@ -1,0 +1,135 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.Arguments;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The engine's {@link PermitExpirableSemaphore} on a backend's {@link RemoteCountOps}: waiting in the name's
+ * {@link CountWaiters} (one remote attempt at a time per client, woken by the backend's subscription or the
+ * re-check), permit ids drawn by the engine ({@code <client id>-p<sequence>}), and watchdog permits
+ * ({@link #acquire()}) renewed by the client's one {@link Watchdog} in the same batches as lock holds.
+ *
+ * <p>A fixed-lease permit is the backend's to end: it returns by itself after its lease, also when its holder
+ * crashed. A watchdog permit lives while this client renews it; a crashed client's watchdog permits return about
+ * one watchdog timeout later. A timed-out or interrupted acquire leaves no permit behind (a permit granted after
+ * its waiter left is released again).
+ */
+final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
+
+    private final LockEngine engine;
+    private final RemoteCountOps ops;
+    private final String name;
+    private final CountWaiters.Key key;
+
+    EnginePermitExpirableSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
+        this.engine = engine;
+        this.ops = ops;
+        this.name = name;
+        this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.PERMITS);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String acquire(Duration leaseTime) throws InterruptedException {
+        return lease(Checks.leaseMillis(leaseTime), false, -1).orElseThrow();
+    }
+
+    @Override
+    public Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException {
+        long leaseMillis = Checks.leaseMillis(leaseTime);
+        return lease(leaseMillis, false, Checks.waitNanos(waitTime));
+    }
+
+    @Override
+    public String acquire() throws InterruptedException {
+        return lease(watchdogMillis(), true, -1).orElseThrow();
+    }
+
+    @Override
+    public Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
+        long waitNanos = Checks.waitNanos(waitTime);
+        return lease(watchdogMillis(), true, waitNanos);
+    }
+
+    private long watchdogMillis() {
+        if (!ops.renewsPermits()) {
+            throw new UnsupportedOperationException(String.format(
+                    "the %s backend does not renew permits by a watchdog; pass a lease time (semaphore '%s')",
+                    engine.backendName, name));
+        }
+        return engine.watchdogMillis;
+    }
+
+    private Optional<String> lease(long leaseMillis, boolean watchdog, long waitNanos) throws InterruptedException {
+        engine.checkOpen();
+        CountWaiters.Waiter w = new CountWaiters.Waiter(1, leaseMillis, watchdog, Waits.deadline(engine, waitNanos),
+                waitNanos != 0);
+        Grant grant = (Grant) CountWaiters.await(engine, key, w);
+        if (grant == null) {
+            return Optional.empty();
+        }
+        if (watchdog) {
+            engine.rememberPermit(new PermitHold(engine, ops, grant));
+        }
+        return Optional.of(grant.ownerId());
+    }
+
+    /** Stops renewing the permit first (no renewal outlives a release), then releases it at the backend. */
+    @Override
+    public boolean release(String permitId) {
+        Objects.requireNonNull(permitId, "permitId");
+        engine.checkOpen();
+        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
+        if (held != null) {
+            held.end();
+        }
+        return engine.awaitRemote(ops.release(name, permitId), "release", name);
+    }
+
+    @Override
+    public boolean updateLease(String permitId, Duration leaseTime) {
+        Objects.requireNonNull(permitId, "permitId");
+        long leaseMillis = Checks.leaseMillis(leaseTime);
+        engine.checkOpen();
+        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
+        if (held != null) {
+            held.end();
+        }
+        return engine.awaitRemote(ops.updateLease(name, permitId, leaseMillis), "updateLease", name);
+    }
+
+    @Override
+    public int availablePermits() {
+        engine.checkOpen();
+        return engine.awaitRemote(ops.availablePermits(name), "availablePermits", name);
+    }
+
+    @Override
+    public boolean trySetPermits(int permits) {
+        Arguments.notNegative("permits", permits);
+        engine.checkOpen();
+        return engine.awaitRemote(ops.trySetPermits(name, permits), "trySetPermits", name);
+    }
+
+    @Override
+    public void addPermits(int permits) {
+        engine.checkOpen();
+        if (permits != 0) {
+            engine.awaitRemote(ops.addPermits(name, permits), "addPermits", name);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PermitExpirableSemaphore{name='" + name + "', backend=" + engine.backendName + "}";
+    }
+}

@@ -1,0 +1,115 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.core.Arguments;
+import io.latchkey.core.RemoteCountOps;
+import java.time.Duration;
+
+/**
+ * The engine's {@link DistributedSemaphore} on a backend's {@link RemoteCountOps}: argument checks, then either
+ * one bounded remote call (release, counts) or a wait in the name's {@link CountWaiters} (acquire).
+ *
+ * <p>Permits are not owned and not leased: any client may release them, and a holder that crashes before
+ * releasing keeps them taken (as with Redisson's {@code RSemaphore}; use a {@link io.latchkey.PermitExpirableSemaphore}
+ * when that matters). Waiters of one client queue locally in arrival order and send one attempt at a time; a
+ * release anywhere wakes them through the backend's subscription. A timed-out or interrupted acquire takes nothing.
+ * Permit counts of {@code acquire}, {@code tryAcquire} and {@code release} must be positive (as on every backend
+ * before the counted contract).
+ */
+final class EngineSemaphore implements DistributedSemaphore {
+
+    private final LockEngine engine;
+    private final RemoteCountOps ops;
+    private final String name;
+    private final CountWaiters.Key key;
+
+    EngineSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
+        this.engine = engine;
+        this.ops = ops;
+        this.name = name;
+        this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.SEMAPHORE);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void acquire() throws InterruptedException {
+        acquire(1);
+    }
+
+    @Override
+    public void acquire(int permits) throws InterruptedException {
+        take(Arguments.positive("permits", permits), -1);
+    }
+
+    @Override
+    public boolean tryAcquire() {
+        try {
+            return take(1, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public boolean tryAcquire(int permits, Duration waitTime) throws InterruptedException {
+        Arguments.positive("permits", permits);
+        return take(permits, Checks.waitNanos(waitTime));
+    }
+
+    /** @param waitNanos negative to wait as long as needed, 0 for a single attempt */
+    private boolean take(int permits, long waitNanos) throws InterruptedException {
+        engine.checkOpen();
+        long deadline = Waits.deadline(engine, waitNanos);
+        CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, deadline, waitNanos != 0);
+        return CountWaiters.await(engine, key, w) != null;
+    }
+
+    @Override
+    public void release() {
+        release(1);
+    }
+
+    @Override
+    public void release(int permits) {
+        Arguments.positive("permits", permits);
+        engine.checkOpen();
+        engine.awaitRemote(ops.give(name, permits), "release", name);
+    }
+
+    @Override
+    public int availablePermits() {
+        engine.checkOpen();
+        return engine.awaitRemote(ops.availablePermits(name), "availablePermits", name);
+    }
+
+    @Override
+    public boolean trySetPermits(int permits) {
+        Arguments.notNegative("permits", permits);
+        engine.checkOpen();
+        return engine.awaitRemote(ops.trySetPermits(name, permits), "trySetPermits", name);
+    }
+
+    @Override
+    public void addPermits(int permits) {
+        engine.checkOpen();
+        if (permits != 0) {
+            engine.awaitRemote(ops.addPermits(name, permits), "addPermits", name);
+        }
+    }
+
+    @Override
+    public int drainPermits() {
+        engine.checkOpen();
+        return engine.awaitRemote(ops.drainPermits(name), "drainPermits", name);
+    }
+
+    @Override
+    public String toString() {
+        return "Semaphore{name='" + name + "', backend=" + engine.backendName + "}";
+    }
+}

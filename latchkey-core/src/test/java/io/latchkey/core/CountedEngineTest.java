@@ -1,0 +1,242 @@
+package io.latchkey.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
+import io.latchkey.DistributedSemaphore;
+import io.latchkey.core.internal.LockEngine;
+import io.latchkey.core.mem.MemLockClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The engine's local half of counted resources ({@link RemoteCountOps}) on mem, with every single attempt answered
+ * 5 ms late: threads of one client send one attempt at a time per name, share one subscription, and leave no local
+ * state behind; an interrupted waiter whose attempt succeeded gives its permits back.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class CountedEngineTest {
+
+    /** Delays every answer of the wrapped ops by 5 ms and counts attempts in flight and open subscriptions. */
+    static final class SlowCountOps implements RemoteCountOps {
+        final RemoteCountOps delegate;
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger maxInFlight = new AtomicInteger();
+        final AtomicInteger attempts = new AtomicInteger();
+        final AtomicInteger subscriptions = new AtomicInteger();
+        final AtomicInteger maxSubscriptions = new AtomicInteger();
+        private final Executor later = CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS);
+
+        SlowCountOps(RemoteCountOps delegate) {
+            this.delegate = delegate;
+        }
+
+        private <T> CompletableFuture<T> attempt(CompletableFuture<T> f) {
+            attempts.incrementAndGet();
+            maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            return f.thenApplyAsync(r -> {
+                inFlight.decrementAndGet();
+                return r;
+            }, later);
+        }
+
+        @Override
+        public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+            return delegate.subscribe(name, changed).thenApply(s -> {
+                maxSubscriptions.accumulateAndGet(subscriptions.incrementAndGet(), Math::max);
+                return () -> {
+                    subscriptions.decrementAndGet();
+                    s.close();
+                };
+            });
+        }
+
+        @Override
+        public CompletableFuture<Boolean> tryTake(String name, int permits) {
+            return attempt(delegate.tryTake(name, permits));
+        }
+
+        @Override
+        public CompletableFuture<Long> getCount(String name) {
+            return attempt(delegate.getCount(name));
+        }
+
+        @Override
+        public CompletableFuture<Void> give(String name, int permits) {
+            return delegate.give(name, permits);
+        }
+
+        @Override
+        public CompletableFuture<Integer> availablePermits(String name) {
+            return delegate.availablePermits(name);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
+            return delegate.trySetPermits(name, permits);
+        }
+
+        @Override
+        public CompletableFuture<Void> addPermits(String name, int delta) {
+            return delegate.addPermits(name, delta);
+        }
+
+        @Override
+        public CompletableFuture<Integer> drainPermits(String name) {
+            return delegate.drainPermits(name);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> trySetCount(String name, long count) {
+            return delegate.trySetCount(name, count);
+        }
+
+        @Override
+        public CompletableFuture<Void> countDown(String name) {
+            return delegate.countDown(name);
+        }
+
+        @Override
+        public CompletableFuture<Set<io.latchkey.core.Grant>> renew(Collection<io.latchkey.core.Grant> grants) {
+            return delegate.renew(grants);
+        }
+    }
+
+    static final class SlowClient extends MemLockClient {
+        private SlowCountOps semaphores;
+        private SlowCountOps latches;
+
+        SlowClient(String server) {
+            super(server, ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(1))
+                    .operationTimeout(Duration.ofSeconds(2)).build(), TimeSource.SYSTEM);
+        }
+
+        @Override
+        protected synchronized RemoteCountOps semaphoreOps() {
+            if (semaphores == null) {
+                semaphores = new SlowCountOps(super.semaphoreOps());
+            }
+            return semaphores;
+        }
+
+        @Override
+        protected synchronized RemoteCountOps countDownLatchOps() {
+            if (latches == null) {
+                latches = new SlowCountOps(super.countDownLatchOps());
+            }
+            return latches;
+        }
+
+        LockEngine engineForTest() {
+            return ((AbstractLockClient) this).engine();
+        }
+    }
+
+    @Test
+    void threadsOfOneClientSendOneAttemptAtATimeAndShareOneSubscription() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (SlowClient client = new SlowClient(server); MemLockClient other = MemLockClient.create(server)) {
+            DistributedSemaphore semaphore = client.semaphore("pool");
+            other.semaphore("pool").trySetPermits(0);
+            ExecutorService pool = Executors.newFixedThreadPool(10);
+            try {
+                List<Future<Boolean>> waiters = new ArrayList<>();
+                for (int i = 0; i < 10; i++) {
+                    waiters.add(pool.submit(() -> semaphore.tryAcquire(1, Duration.ofSeconds(20))));
+                }
+                SlowCountOps ops = client.semaphores;
+                await().atMost(Duration.ofSeconds(5)).until(() -> ops != null && ops.subscriptions.get() == 1);
+                for (int i = 0; i < 10; i++) {
+                    other.semaphore("pool").release();
+                    Thread.sleep(20);
+                }
+                for (Future<Boolean> w : waiters) {
+                    assertThat(w.get(10, TimeUnit.SECONDS)).isTrue();
+                }
+                assertThat(ops.maxInFlight.get()).as("attempts in flight at once").isEqualTo(1);
+                assertThat(ops.maxSubscriptions.get()).as("subscriptions at once").isEqualTo(1);
+                assertThat(ops.attempts.get()).as("no spinning: about one attempt per wake-up")
+                        .isLessThan(60);
+                await().atMost(Duration.ofSeconds(2)).until(() -> ops.subscriptions.get() == 0);
+                assertThat(client.engineForTest().localStateCount()).as("nothing left once nobody waits").isZero();
+                assertThat(other.semaphore("pool").availablePermits()).isZero();
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void anInterruptedWaiterWhoseAttemptWasGrantedGivesThePermitsBack() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (SlowClient client = new SlowClient(server); MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(0);
+            for (int round = 0; round < 20; round++) {
+                CompletableFuture<Thread> thread = new CompletableFuture<>();
+                CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+                    thread.complete(Thread.currentThread());
+                    try {
+                        client.semaphore("s").acquire(2);
+                        return "acquired";
+                    } catch (InterruptedException e) {
+                        return e;
+                    }
+                });
+                Thread.sleep(20);
+                other.semaphore("s").release(2); // the attempt it wakes is in flight for 5 ms …
+                Thread.sleep(round % 6);
+                thread.get().interrupt(); // … and the interrupt races it
+                Object o = outcome.get(5, TimeUnit.SECONDS);
+                if (o instanceof InterruptedException) {
+                    await().atMost(Duration.ofSeconds(2))
+                            .until(() -> other.semaphore("s").availablePermits() == 2);
+                } else {
+                    client.semaphore("s").release(2);
+                }
+                assertThat(other.semaphore("s").drainPermits()).as("round %d: permits after %s", round, o)
+                        .isEqualTo(2);
+                Thread.interrupted();
+            }
+            assertThat(client.engineForTest().localStateCount()).isZero();
+        }
+    }
+
+    @Test
+    void latchWaitersOfOneClientShareOneLookAndOpenTogether() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (SlowClient client = new SlowClient(server); MemLockClient other = MemLockClient.create(server)) {
+            DistributedCountDownLatch latch = client.countDownLatch("gate");
+            other.countDownLatch("gate").trySetCount(1);
+            ExecutorService pool = Executors.newFixedThreadPool(8);
+            try {
+                List<Future<Boolean>> waiters = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    waiters.add(pool.submit(() -> latch.await(Duration.ofSeconds(20))));
+                }
+                Thread.sleep(200);
+                other.countDownLatch("gate").countDown();
+                for (Future<Boolean> w : waiters) {
+                    assertThat(w.get(10, TimeUnit.SECONDS)).isTrue();
+                }
+                assertThat(client.latches.maxInFlight.get()).isEqualTo(1);
+                assertThat(client.latches.maxSubscriptions.get()).isEqualTo(1);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+}

@@ -1,0 +1,335 @@
+package io.latchkey.etcd.internal;
+
+import static io.latchkey.etcd.internal.EtcdKeys.bytes;
+
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Txn;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The remote half of the etcd permit-expirable semaphore. Under the semaphore's prefix
+ * ({@code latchkey/[<namespace>/]permits/<escaped name>/}) the key {@code total} holds the number of permits, and
+ * each held permit is one key {@code held/<escaped permit id>} on an etcd lease: the client's shared lease for a
+ * watchdog permit (renewed with the client's lock holds), a lease of its own for a fixed one.
+ *
+ * <h2>Taking a permit</h2>
+ * etcd cannot compare the number of keys under a prefix in a transaction, so {@code total} doubles as the guard:
+ * one read returns {@code total} and the count of {@code held/} keys at one revision; if a permit is free, one
+ * transaction puts the permit's key <em>and rewrites {@code total}</em> (same value) if {@code total}'s mod revision
+ * is still the one read. Every grant and every change of the total rewrites {@code total}, so two clients that read
+ * the same free permit cannot both take it; a permit that goes away meanwhile (released, expired) only makes the
+ * read too cautious, and its deletion wakes the waiters to look again. The fencing token is the revision of that
+ * transaction.
+ *
+ * <h2>Leases</h2>
+ * etcd's TTLs are whole seconds and at least the server's minimum (about 2 s), so a fixed lease gets a lease of the
+ * rounded-up time and this client deletes the permit's key at the exact end; a crashed holder's fixed permit returns
+ * with its etcd lease, a watchdog permit with the shared lease (the watchdog timeout, rounded up). A release or
+ * expiry that does not reach etcd is retried until it does ({@link StrandedKeys}): a watchdog permit's key on the
+ * shared lease would otherwise stay for the client's life. Waiters put no keys: waiting is the engine's, woken by a
+ * watch on the prefix ({@link EtcdChanges}), so no waiter can leave a key behind.
+ */
+public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
+
+    private final EtcdSession session;
+    private final Function<String, String> prefixOf;
+    private final EtcdCounter counter;
+    /** Permits this client took, by key: their own leases, for the timers and for revoking at release. */
+    private final Map<String, EtcdHold> held = new ConcurrentHashMap<>();
+    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
+
+    /** @param prefixOf maps a semaphore name to its key prefix (ending in {@code /}) */
+    public EtcdPermitExpirableSemaphoreOps(EtcdSession session, Function<String, String> prefixOf) {
+        this.session = session;
+        this.prefixOf = prefixOf;
+        this.counter = new EtcdCounter(session);
+    }
+
+    private String totalKey(String name) {
+        return prefixOf.apply(name) + "total";
+    }
+
+    private String heldPrefix(String name) {
+        return prefixOf.apply(name) + "held/";
+    }
+
+    private String permitKey(String name, String permitId) {
+        return heldPrefix(name) + EtcdKeys.escape(permitId);
+    }
+
+    @Override
+    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+        return EtcdChanges.subscribe(session, prefixOf.apply(name), true, changed);
+    }
+
+    /** {@code total} and the number of held keys, read at one revision. */
+    private CompletableFuture<TxnResponse> readState(String name) {
+        return session.bounded(session.client().getKVClient().txn().Then(
+                Op.get(bytes(totalKey(name)), GetOption.DEFAULT),
+                Op.get(bytes(heldPrefix(name)), GetOption.builder().isPrefix(true).withCountOnly(true).build()))
+                .commit(), "read semaphore " + name);
+    }
+
+    private static KeyValue total(TxnResponse r) {
+        List<KeyValue> kvs = r.getGetResponses().get(0).getKvs();
+        return kvs.isEmpty() ? null : kvs.get(0);
+    }
+
+    private static long heldCount(TxnResponse r) {
+        return r.getGetResponses().get(1).getCount();
+    }
+
+    @Override
+    public CompletableFuture<Integer> availablePermits(String name) {
+        return readState(name).thenApply(r -> {
+            KeyValue total = total(r);
+            return total == null ? 0 : (int) Math.max(0, EtcdCounter.parse(total) - heldCount(r));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
+        return counter.putIfAbsent(totalKey(name), permits, "set permits of semaphore " + name);
+    }
+
+    @Override
+    public CompletableFuture<Void> addPermits(String name, int delta) {
+        return counter.update(totalKey(name), "add permits to semaphore " + name,
+                v -> EtcdCounter.Change.put((v == null ? 0 : v) + delta, (Void) null));
+    }
+
+    @Override
+    public boolean renewsPermits() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        long sentAt = System.nanoTime();
+        return readState(name).thenCompose(r -> {
+            KeyValue total = total(r);
+            if (total == null || EtcdCounter.parse(total) - heldCount(r) <= 0) {
+                return CompletableFuture.completedFuture((Grant) null);
+            }
+            CompletableFuture<Long> lease = watchdog ? session.sharedLease()
+                    : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
+                            "grant a lease").thenApply(g -> g.getID());
+            return lease.thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
+        });
+    }
+
+    private CompletableFuture<Grant> put(String name, String permitId, long leaseMillis, boolean watchdog,
+                                         KeyValue total, long leaseId, long sentAt) {
+        String key = permitKey(name, permitId);
+        Txn txn = session.client().getKVClient().txn()
+                .If(new Cmp(bytes(totalKey(name)), Cmp.Op.EQUAL, CmpTarget.modRevision(total.getModRevision())),
+                        new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0)))
+                .Then(Op.put(bytes(totalKey(name)), total.getValue(), PutOption.DEFAULT),
+                        Op.put(bytes(key), bytes(permitId), PutOption.builder().withLeaseId(leaseId).build()));
+        CompletableFuture<TxnResponse> sent = txn.commit();
+        return session.bounded(sent, "take a permit of semaphore " + name).handle((t, e) -> {
+            if (e != null) {
+                // the put may still land: delete it until etcd answers, or a watchdog permit would stay forever
+                sent.whenComplete((late, e2) -> {
+                    if (late != null && late.isSucceeded()) {
+                        strand(new EtcdHold(key, late.getHeader().getRevision(), leaseId, !watchdog));
+                    } else if (!watchdog) {
+                        session.revoke(leaseId);
+                    }
+                });
+                throw new java.util.concurrent.CompletionException(e);
+            }
+            return t;
+        }).thenCompose(t -> {
+            if (!t.isSucceeded()) {
+                if (!watchdog) {
+                    session.revoke(leaseId);
+                }
+                // another grant or a new total came in between: look again at once (the engine would, woken by
+                // the same change, but this saves it a round trip through its queue)
+                return tryLeaseAgain(name, permitId, leaseMillis, watchdog);
+            }
+            long revision = t.getHeader().getRevision();
+            EtcdHold hold = new EtcdHold(key, revision, leaseId, !watchdog);
+            CompletableFuture<Long> startedAt = watchdog ? session.ttlStartedAt(leaseId)
+                    : CompletableFuture.completedFuture(sentAt);
+            return startedAt.thenApply(ttlStart -> {
+                if (ttlStart == null) {
+                    return null; // the shared lease expired: the key went with it
+                }
+                Grant grant = new Grant(name, permitId, revision, leaseMillis, watchdog, Math.min(sentAt, ttlStart),
+                        hold);
+                held.put(key, hold);
+                if (!watchdog) {
+                    armExpiry(name, hold, sentAt, leaseMillis);
+                }
+                return grant;
+            });
+        });
+    }
+
+    private CompletableFuture<Grant> tryLeaseAgain(String name, String permitId, long leaseMillis, boolean watchdog) {
+        return tryLease(name, permitId, leaseMillis, watchdog);
+    }
+
+    /** Deletes a fixed permit's key at the exact end of its lease (etcd's TTL is rounded up to whole seconds). */
+    private void armExpiry(String name, EtcdHold hold, long startNanos, long leaseMillis) {
+        long delay = startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - System.nanoTime();
+        try {
+            ScheduledFuture<?> previous = leaseTimers.put(hold.key(), session.scheduler().schedule(
+                    () -> expire(hold), Math.max(0, delay), TimeUnit.NANOSECONDS));
+            if (previous != null) {
+                previous.cancel(false);
+            }
+        } catch (RejectedExecutionException e) {
+            // closing: the key's own lease ends it
+        }
+    }
+
+    private void expire(EtcdHold hold) {
+        if (held.remove(hold.key(), hold)) {
+            leaseTimers.remove(hold.key());
+            session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
+                if (e != null) {
+                    strand(hold);
+                } else {
+                    session.revoke(hold.leaseId());
+                }
+            });
+        }
+    }
+
+    private void strand(EtcdHold hold) {
+        session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
+    }
+
+    private void forget(String key) {
+        ScheduledFuture<?> timer = leaseTimers.remove(key);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    /**
+     * Deletes the permit's key. For a permit this client took, the delete compares its create revision and is
+     * retried until etcd answers if it fails ({@link StrandedKeys}); a permit id of another client's is deleted by
+     * key (its holder's timer and lease find it gone).
+     */
+    @Override
+    public CompletableFuture<Boolean> release(String name, String permitId) {
+        String key = permitKey(name, permitId);
+        EtcdHold hold = held.remove(key);
+        forget(key);
+        if (hold == null) {
+            return session.bounded(session.client().getKVClient().delete(bytes(key)), "release permit " + permitId)
+                    .thenApply(d -> d.getDeleted() > 0);
+        }
+        return session.deleteIfCreatedAt(key, hold.createRevision()).whenComplete((deleted, e) -> {
+            if (e != null) {
+                strand(hold);
+            } else if (hold.ownLease()) {
+                session.revoke(hold.leaseId());
+            }
+        });
+    }
+
+    /**
+     * Moves the permit's key to a new lease of its own (rounded up to whole seconds; this client ends it on time) if
+     * the key is still there: one transaction; the previous lease of its own, if any, is revoked.
+     */
+    @Override
+    public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+        String key = permitKey(name, permitId);
+        long sentAt = System.nanoTime();
+        return session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
+                "grant a lease").thenCompose(g -> {
+                    long leaseId = g.getID();
+                    EtcdHold before = held.get(key);
+                    Cmp present = before != null
+                            ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(before.createRevision()))
+                            : new Cmp(bytes(key), Cmp.Op.GREATER, CmpTarget.version(0));
+                    return session.bounded(session.client().getKVClient().txn().If(present)
+                            .Then(Op.put(bytes(key), bytes(permitId), PutOption.builder().withLeaseId(leaseId).build()),
+                                    Op.get(bytes(key), GetOption.DEFAULT))
+                            .commit(), "update the lease of permit " + permitId).thenApply(t -> {
+                                if (!t.isSucceeded()) {
+                                    session.revoke(leaseId);
+                                    return false;
+                                }
+                                KeyValue kv = t.getGetResponses().get(0).getKvs().get(0);
+                                EtcdHold now = new EtcdHold(key, kv.getCreateRevision(), leaseId, true);
+                                EtcdHold old = before != null ? before : held.get(key);
+                                held.put(key, now);
+                                if (old != null && old.ownLease()) {
+                                    session.revoke(old.leaseId());
+                                }
+                                armExpiry(name, now, sentAt, leaseMillis);
+                                return true;
+                            });
+                });
+    }
+
+    /** One keep-alive per lease (the shared one) plus one transaction reading every permit's key. */
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> list = new ArrayList<>(grants);
+        Set<Long> leases = new HashSet<>();
+        Op[] reads = new Op[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            EtcdHold hold = (EtcdHold) list.get(i).backendState();
+            leases.add(hold.leaseId());
+            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
+        }
+        Map<Long, CompletableFuture<Boolean>> alive = new ConcurrentHashMap<>();
+        for (long lease : leases) {
+            alive.put(lease, session.keepAliveOnce(lease));
+        }
+        CompletableFuture<TxnResponse> read = session.bounded(session.client().getKVClient().txn().Then(reads)
+                .commit(), "read " + list.size() + " permit keys");
+        return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
+                (x, r) -> {
+                    Set<Grant> lost = new HashSet<>();
+                    for (int i = 0; i < list.size(); i++) {
+                        Grant g = list.get(i);
+                        EtcdHold hold = (EtcdHold) g.backendState();
+                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
+                        boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
+                                && kvs.get(0).getLease() == hold.leaseId();
+                        if (!ours || !alive.get(hold.leaseId()).join()) {
+                            lost.add(g);
+                            held.remove(hold.key(), hold);
+                        }
+                    }
+                    return lost;
+                });
+    }
+
+    /** Stops the expiry timers; the keys go with their leases (the session revokes the shared one). */
+    public void close() {
+        leaseTimers.values().forEach(t -> t.cancel(false));
+        leaseTimers.clear();
+    }
+}
