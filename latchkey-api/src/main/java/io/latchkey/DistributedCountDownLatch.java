@@ -3,26 +3,95 @@ package io.latchkey;
 import java.time.Duration;
 
 /**
- * A count-down latch shared across clients, shaped like {@link java.util.concurrent.CountDownLatch}, with
- * {@link #trySetCount} to arm it. Waiters are woken by the backend when the count reaches zero.
+ * A count-down latch shared by every client of the same backend and namespace that uses the same name, shaped like
+ * {@link java.util.concurrent.CountDownLatch}, with {@link #trySetCount} to arm it (and arm it again once it has
+ * opened).
+ *
+ * <pre>{@code
+ * DistributedCountDownLatch ready = client.countDownLatch("shards-loaded");
+ * ready.trySetCount(3);                       // by the coordinator
+ * ...
+ * ready.countDown();                          // by each of three workers, in any process
+ * ...
+ * if (!ready.await(Duration.ofMinutes(5))) {  // by anyone
+ *     throw new IllegalStateException("only " + (3 - ready.getCount()) + " of 3 shards loaded");
+ * }
+ * }</pre>
+ *
+ * <h2>The count</h2>
+ * A latch is open (count zero) until {@link #trySetCount} arms it; each {@link #countDown} lowers the count by one,
+ * and at zero the latch opens again and wakes every waiter. Count-downs are not owned: any client may count down,
+ * and a count-down on an open latch does nothing. Nothing is leased: a process that was to count down and crashed
+ * leaves the count where it was; waiters then wait until their timeout (use {@link #await(Duration)}), and another
+ * process may count down for it. The backends keep no state for an open latch (the key, znode or row goes at zero).
+ *
+ * <h2>Waiting</h2>
+ * A waiter is woken by the backend when the count reaches zero (Redis pub/sub, ZooKeeper watches, etcd watches),
+ * with a bounded re-check as a fallback; the threads of one client waiting on one latch share one look at the server.
+ * A latch that opens and is armed again before a waiter looked may be seen armed by that waiter: as with any
+ * distributed latch, re-arming while waiters wait for the previous round is a race to avoid.
+ *
+ * <h2>Interruption and timeouts</h2>
+ * {@link #await()} and {@link #await(Duration)} throw {@link InterruptedException} when the waiting thread is
+ * interrupted (the flag is then cleared). A timeout of zero or less looks once. Every call that talks to the server
+ * answers within the client's {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws
+ * {@link LockUnavailableException}.
+ *
+ * <h2>Memory effects</h2>
+ * Within one client, actions before a {@code countDown} happen-before actions after an {@code await} that returned
+ * because that count-down opened the latch. Across clients the backend's order is the only order: an {@code await}
+ * that returned {@code true} saw the count-down that reached zero.
  */
 public interface DistributedCountDownLatch {
 
-    /** The latch's name. */
+    /**
+     * The latch's name.
+     *
+     * @return the name given to {@link LockClient#countDownLatch}
+     */
     String name();
 
-    /** Sets the count if the latch is not armed (count zero); returns whether it did. */
+    /**
+     * Arms the latch with {@code count} if it is open (count zero); of clients racing to arm it, one wins.
+     *
+     * @param count the count, at least 1
+     * @return whether this call armed it ({@code false}: it was armed already)
+     * @throws IllegalArgumentException if {@code count < 1}
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     boolean trySetCount(long count);
 
-    /** Decrements the count; at zero, wakes every waiter. */
+    /**
+     * Lowers the count by one; at zero the latch opens and every waiter is woken. Does nothing on an open latch.
+     *
+     * @throws LockUnavailableException if the server does not answer within the operation timeout; the count may or
+     *         may not have been lowered
+     */
     void countDown();
 
-    /** The current count. */
+    /**
+     * The current count: a snapshot.
+     *
+     * @return the count; 0 for an open (or never armed) latch
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     long getCount();
 
-    /** Waits until the count is zero. */
+    /**
+     * Waits until the count is zero; returns at once if it is.
+     *
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     void await() throws InterruptedException;
 
-    /** Waits until the count is zero or {@code timeout} passes; returns whether it reached zero. */
+    /**
+     * Waits until the count is zero or {@code timeout} passes.
+     *
+     * @param timeout how long to wait; zero or negative looks once
+     * @return whether the count reached zero
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     boolean await(Duration timeout) throws InterruptedException;
 }

@@ -4,18 +4,81 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * A semaphore whose permits are named and leased: {@link #acquire(Duration)} returns a permit id, and a permit not
- * released within its lease returns to the semaphore by itself, so a crashed holder cannot leak permits.
+ * A semaphore whose permits are named and leased, shared by every client of the same backend and namespace that uses
+ * the same name: {@link #acquire(Duration)} returns a permit id, and a permit not released within its lease returns
+ * to the semaphore by itself, so a crashed holder cannot keep permits.
+ *
+ * <pre>{@code
+ * PermitExpirableSemaphore workers = client.permitExpirableSemaphore("gpu-slots");
+ * workers.trySetPermits(4);
+ * String permit = workers.acquire(Duration.ofMinutes(10));
+ * try {
+ *     train();
+ * } finally {
+ *     workers.release(permit);
+ * }
+ * }</pre>
+ *
+ * <h2>Permits and ownership</h2>
+ * The permit id is the owner: whoever has it may {@link #release(String) release} it or {@link #updateLease extend}
+ * it, from any thread or client. A semaphore starts with no permits until {@link #trySetPermits} or
+ * {@link #addPermits}. There are no fencing tokens: a holder whose lease ran out is not told, and its
+ * {@code release} returns {@code false}; protect shared resources with a {@link DistributedLock}'s token where a
+ * late holder must be refused.
+ *
+ * <h2>Leases, renewal and crashes</h2>
+ * A permit taken with a lease time is never renewed: it returns to the semaphore when its lease has passed, released
+ * or not ({@link #updateLease} gives it a new lease from now). A permit taken without one ({@link #acquire()},
+ * {@link #tryAcquire(Duration)}) is renewed by the client's watchdog until released, and returns about
+ * {@link ClientOptions#watchdogTimeout()} after its client died or was closed; Redis, etcd and {@code mem://} offer
+ * it, ZooKeeper does not (its permits are ephemeral nodes: a crashed holder's permits return when its session
+ * expires, whatever their lease). A release that did not reach the server throws {@link LockUnavailableException} and
+ * is retried in the background until the server answers (the permit's own key or node is deleted, which is safe to
+ * repeat); the lease bounds it either way.
+ *
+ * <h2>Waiting, interruption, timeouts</h2>
+ * A waiter is woken by the backend when a permit is released, expires or is added (Redis pub/sub, ZooKeeper and etcd
+ * watches), with a bounded re-check as a fallback (an expiry is noticed by the next look). Within one client, waiters
+ * wait in FIFO order behind one remote attempt at a time; across clients the order is not kept. An interrupted
+ * acquire throws {@link InterruptedException} (the flag is then cleared) and leaves no permit taken: a grant that
+ * raced the interrupt is released before the exception is thrown. A {@code waitTime} of zero or less tries once.
+ * Every call that talks to the server answers within the client's
+ * {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws {@link LockUnavailableException}.
+ *
+ * <h2>Memory effects</h2>
+ * Within one client, actions before a {@code release} happen-before actions after an {@code acquire} that obtains
+ * the released permit. Across clients the backend's order is the only order.
  */
 public interface PermitExpirableSemaphore {
 
-    /** The semaphore's name. */
+    /**
+     * The semaphore's name.
+     *
+     * @return the name given to {@link LockClient#permitExpirableSemaphore}
+     */
     String name();
 
-    /** Takes a permit leased for {@code leaseTime}, waiting as needed, and returns its id. */
+    /**
+     * Takes a permit leased for {@code leaseTime}, waiting as long as needed.
+     *
+     * @param leaseTime how long the permit lives unless released or extended; positive
+     * @return the permit's id
+     * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     String acquire(Duration leaseTime) throws InterruptedException;
 
-    /** Takes a permit if one becomes available within {@code waitTime}. */
+    /**
+     * Takes a permit leased for {@code leaseTime} if one becomes available within {@code waitTime}.
+     *
+     * @param waitTime how long to wait; zero or negative tries once
+     * @param leaseTime how long the permit lives unless released or extended; positive
+     * @return the permit's id, or empty if none became available in time
+     * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
 
     /**
@@ -27,7 +90,10 @@ public interface PermitExpirableSemaphore {
      * permit that could not be renewed in time (the client was cut off from the server for longer than
      * {@code watchdogTimeout}) is dropped from renewal and logged, and its {@code release} returns {@code false}.
      *
-     * @throws UnsupportedOperationException if the backend does not renew permits (the default)
+     * @return the permit's id
+     * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     * @throws UnsupportedOperationException if the backend does not renew permits (ZooKeeper; the default)
      */
     default String acquire() throws InterruptedException {
         throw new UnsupportedOperationException(
@@ -37,25 +103,64 @@ public interface PermitExpirableSemaphore {
     /**
      * Takes a watchdog-renewed permit (see {@link #acquire()}) if one becomes available within {@code waitTime}.
      *
-     * @throws UnsupportedOperationException if the backend does not renew permits (the default)
+     * @param waitTime how long to wait; zero or negative tries once
+     * @return the permit's id, or empty if none became available in time
+     * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     * @throws UnsupportedOperationException if the backend does not renew permits (ZooKeeper; the default)
      */
     default Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
         throw new UnsupportedOperationException(
                 "this backend does not renew permits by a watchdog; pass a lease time: " + this);
     }
 
-    /** Returns the permit with this id; {@code false} if it had expired or was already released. */
+    /**
+     * Returns the permit with this id and wakes waiters.
+     *
+     * @param permitId an id returned by an acquire
+     * @return {@code true} if the permit was held and is now returned; {@code false} if it had expired or was already
+     *         released (by anyone)
+     * @throws LockUnavailableException if the server does not answer within the operation timeout (the release is
+     *         retried in the background; the lease bounds it either way)
+     */
     boolean release(String permitId);
 
-    /** Gives the permit a new lease from now; {@code false} if it had expired. */
+    /**
+     * Gives the permit a new lease of {@code leaseTime} from now (a watchdog-renewed permit then stops being
+     * renewed).
+     *
+     * @param permitId an id returned by an acquire
+     * @param leaseTime the new lease, from now; positive
+     * @return {@code true} if the permit was held; {@code false} if it had expired or was released
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     boolean updateLease(String permitId, Duration leaseTime);
 
-    /** The permits available now (expired leases count as available). */
+    /**
+     * The permits available now, counting permits whose lease has passed as available: a snapshot.
+     *
+     * @return the available permits; 0 for a semaphore never set
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     int availablePermits();
 
-    /** Sets the number of permits if it has never been set; returns whether it did. */
+    /**
+     * Sets the number of permits if it has never been set (of clients racing to set it, one wins).
+     *
+     * @param permits zero or more
+     * @return whether this call set them
+     * @throws IllegalArgumentException if {@code permits < 0}
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     boolean trySetPermits(int permits);
 
-    /** Adds (or, if negative, removes) permits. */
+    /**
+     * Adds permits (waking waiters), or removes available permits if {@code permits} is negative; held permits are
+     * not revoked.
+     *
+     * @param permits how many to add; negative to remove
+     * @throws LockUnavailableException if the server does not answer within the operation timeout
+     */
     void addPermits(int permits);
 }
