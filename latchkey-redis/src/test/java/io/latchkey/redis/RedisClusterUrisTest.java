@@ -18,8 +18,8 @@ class RedisClusterUrisTest {
         List<RedisURI> seeds = RedisClusterUris.parse("redis-cluster://app:s3cret@10.0.0.1:7000, 10.0.0.2", TIMEOUT);
         assertThat(seeds).extracting(RedisUris::address).containsExactly("10.0.0.1:7000", "10.0.0.2:6379");
         assertThat(seeds).allSatisfy(seed -> {
-            assertThat(seed.getUsername()).isEqualTo("app");
-            assertThat(new String(seed.getPassword())).isEqualTo("s3cret");
+            assertThat(UriCredentials.user(seed)).isEqualTo("app");
+            assertThat(UriCredentials.password(seed)).isEqualTo("s3cret");
             assertThat(seed.getTimeout()).isEqualTo(TIMEOUT);
         });
         assertThat(RedisClusterUris.address(seeds)).isEqualTo("10.0.0.1:7000,10.0.0.2:6379");
@@ -27,9 +27,9 @@ class RedisClusterUrisTest {
 
     @Test
     void aPasswordOnlyAndNoCredentialsParse() {
-        assertThat(new String(RedisClusterUris.parse("redis-cluster://:pw@h:1", TIMEOUT).get(0).getPassword()))
+        assertThat(UriCredentials.password(RedisClusterUris.parse("redis-cluster://:pw@h:1", TIMEOUT).get(0)))
                 .isEqualTo("pw");
-        assertThat(RedisClusterUris.parse("REDIS-CLUSTER://h:1", TIMEOUT).get(0).getPassword()).isNull();
+        assertThat(UriCredentials.password(RedisClusterUris.parse("REDIS-CLUSTER://h:1", TIMEOUT).get(0))).isNull();
     }
 
     @Test

@@ -16,8 +16,8 @@ class RedisUrisTest {
         assertThat(uri.getHost()).isEqualTo("db.example");
         assertThat(uri.getPort()).isEqualTo(6380);
         assertThat(uri.getDatabase()).isEqualTo(4);
-        assertThat(uri.getUsername()).isEqualTo("alice");
-        assertThat(new String(uri.getPassword())).isEqualTo("s3cret");
+        assertThat(UriCredentials.user(uri)).isEqualTo("alice");
+        assertThat(UriCredentials.password(uri)).isEqualTo("s3cret");
         assertThat(uri.getTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(uri.isSsl()).isFalse();
         assertThat(RedisUris.address(uri)).isEqualTo("db.example:6380");
@@ -26,7 +26,7 @@ class RedisUrisTest {
         RedisURI secure = RedisUris.parse("rediss://:only-pass@localhost", Duration.ofSeconds(1));
         assertThat(secure.isSsl()).isTrue();
         assertThat(secure.getPort()).isEqualTo(6379);
-        assertThat(new String(secure.getPassword())).isEqualTo("only-pass");
+        assertThat(UriCredentials.password(secure)).isEqualTo("only-pass");
     }
 
     @Test

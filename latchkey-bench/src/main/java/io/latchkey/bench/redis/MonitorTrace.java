@@ -37,9 +37,10 @@ final class MonitorTrace implements SideBySide.CommandTrace {
         OutputStream out = socket.getOutputStream();
         BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8),
                 1 << 16);
-        char[] password = uri.getPassword();
+        io.lettuce.core.RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+        char[] password = credentials == null || !credentials.hasPassword() ? null : credentials.getPassword();
         if (password != null && password.length > 0) {
-            String user = uri.getUsername();
+            String user = credentials.getUsername();
             send(out, user == null ? new String[] {"AUTH", new String(password)}
                     : new String[] {"AUTH", user, new String(password)});
             String reply = in.readLine();

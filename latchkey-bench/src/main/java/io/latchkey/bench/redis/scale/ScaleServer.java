@@ -30,8 +30,8 @@ final class ScaleServer implements AutoCloseable {
         this.own = externalUri == null ? RedisServer.standalone().start() : null;
         this.uri = externalUri == null ? own.uri() : externalUri;
         this.client = RedisClient.create(uri);
-        this.client.setDefaultTimeout(Duration.ofSeconds(60));
         this.connection = client.connect();
+        this.connection.setTimeout(Duration.ofSeconds(60));
     }
 
     String uri() {
