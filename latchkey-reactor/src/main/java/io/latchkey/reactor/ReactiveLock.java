@@ -93,7 +93,7 @@ public final class ReactiveLock {
     /** Holds a watchdog-renewed lease while the Mono {@code body} returns runs; see the class comment. */
     public <T> Mono<T> withLock(Function<? super LockLease, ? extends Mono<? extends T>> body) {
         Objects.requireNonNull(body, "body");
-        return this.<T>withLease(acquire(), lease -> Flux.<T>from(body.apply(lease))).next();
+        return this.<T>withLease(acquire(), lease -> Flux.<T>from(body.apply(lease))).singleOrEmpty();
     }
 
     /** Holds a watchdog-renewed lease while the Flux (any Publisher) {@code body} returns runs. */
@@ -105,7 +105,7 @@ public final class ReactiveLock {
     /** Like {@link #withLock(Function)} with a lease that {@link #tryAcquire(Duration)} took: empty if it took none. */
     public <T> Mono<T> tryWithLock(Duration waitTime, Function<? super LockLease, ? extends Mono<? extends T>> body) {
         Objects.requireNonNull(body, "body");
-        return this.<T>withLease(tryAcquire(waitTime), lease -> Flux.<T>from(body.apply(lease))).next();
+        return this.<T>withLease(tryAcquire(waitTime), lease -> Flux.<T>from(body.apply(lease))).singleOrEmpty();
     }
 
     private <T> Flux<T> withLease(Mono<LockLease> acquisition,
@@ -126,7 +126,12 @@ public final class ReactiveLock {
     }
 
     private static Mono<Boolean> lost(LockLease lease) {
-        return Mono.create(sink -> lease.onLost(() -> sink.success(Boolean.TRUE)));
+        return Mono.create(sink -> {
+            Runnable listener = () -> sink.success(Boolean.TRUE);
+            lease.onLost(listener);
+            // a body that ends first must not leave its listener on the lease
+            sink.onDispose(() -> lease.removeOnLost(listener));
+        });
     }
 
     static void releaseQuietly(LockLease lease) {
