@@ -22,10 +22,12 @@ final class EngineSemaphore implements DistributedSemaphore {
     private final RemoteCountOps ops;
     private final String name;
     private final CountWaiters.Key key;
+    private final PermitCounts counts;
 
     EngineSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
         this.engine = engine;
         this.ops = ops;
+        this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
         this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.SEMAPHORE);
     }
@@ -83,23 +85,17 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     @Override
     public int availablePermits() {
-        engine.checkOpen();
-        return engine.awaitRemote(ops.availablePermits(name), "availablePermits", name);
+        return counts.available();
     }
 
     @Override
     public boolean trySetPermits(int permits) {
-        Arguments.notNegative("permits", permits);
-        engine.checkOpen();
-        return engine.awaitRemote(ops.trySetPermits(name, permits), "trySetPermits", name);
+        return counts.trySet(permits);
     }
 
     @Override
     public void addPermits(int permits) {
-        engine.checkOpen();
-        if (permits != 0) {
-            engine.awaitRemote(ops.addPermits(name, permits), "addPermits", name);
-        }
+        counts.add(permits);
     }
 
     @Override

@@ -3,8 +3,6 @@ package io.latchkey.etcd.internal;
 import static io.latchkey.etcd.internal.EtcdKeys.bytes;
 
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Txn;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -12,9 +10,7 @@ import io.etcd.jetcd.options.GetOption;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -315,39 +311,10 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        Set<Long> leases = new HashSet<>();
-        List<Grant> list = new ArrayList<>(grants);
-        Op[] reads = new Op[list.size()];
-        for (int i = 0; i < list.size(); i++) {
-            EtcdHold hold = (EtcdHold) list.get(i).backendState();
-            leases.add(hold.leaseId());
-            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
-        }
-        Map<Long, CompletableFuture<Boolean>> alive = new ConcurrentHashMap<>();
-        for (long lease : leases) {
-            alive.put(lease, session.keepAliveOnce(lease));
-        }
-        Txn txn = session.client().getKVClient().txn().Then(reads);
-        CompletableFuture<TxnResponse> read = session.bounded(txn.commit(), "read " + list.size() + " lock keys");
-        return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
-                (x, r) -> {
-                    Set<Grant> lost = new HashSet<>();
-                    for (int i = 0; i < list.size(); i++) {
-                        Grant g = list.get(i);
-                        EtcdHold hold = (EtcdHold) g.backendState();
-                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
-                        boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
-                                && kvs.get(0).getLease() == hold.leaseId();
-                        if (!ours || !alive.get(hold.leaseId()).join()) {
-                            lost.add(g);
-                            held.remove(hold.key(), g);
-                        }
-                    }
-                    return lost;
-                });
+        return HeldKeys.renew(session, grants, "lock keys").thenApply(lost -> {
+            lost.forEach(g -> held.remove(((EtcdHold) g.backendState()).key(), g));
+            return lost;
+        });
     }
 
     @Override

@@ -8,14 +8,11 @@ import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -292,39 +289,13 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     /** One keep-alive per lease (the shared one) plus one transaction reading every permit's key. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<Grant> list = new ArrayList<>(grants);
-        Set<Long> leases = new HashSet<>();
-        Op[] reads = new Op[list.size()];
-        for (int i = 0; i < list.size(); i++) {
-            EtcdHold hold = (EtcdHold) list.get(i).backendState();
-            leases.add(hold.leaseId());
-            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
-        }
-        Map<Long, CompletableFuture<Boolean>> alive = new ConcurrentHashMap<>();
-        for (long lease : leases) {
-            alive.put(lease, session.keepAliveOnce(lease));
-        }
-        CompletableFuture<TxnResponse> read = session.bounded(session.client().getKVClient().txn().Then(reads)
-                .commit(), "read " + list.size() + " permit keys");
-        return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
-                (x, r) -> {
-                    Set<Grant> lost = new HashSet<>();
-                    for (int i = 0; i < list.size(); i++) {
-                        Grant g = list.get(i);
-                        EtcdHold hold = (EtcdHold) g.backendState();
-                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
-                        boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
-                                && kvs.get(0).getLease() == hold.leaseId();
-                        if (!ours || !alive.get(hold.leaseId()).join()) {
-                            lost.add(g);
-                            held.remove(hold.key(), hold);
-                        }
-                    }
-                    return lost;
-                });
+        return HeldKeys.renew(session, grants, "permit keys").thenApply(lost -> {
+            lost.forEach(g -> {
+                EtcdHold hold = (EtcdHold) g.backendState();
+                held.remove(hold.key(), hold);
+            });
+            return lost;
+        });
     }
 
     /** Stops the expiry timers; the keys go with their leases (the session revokes the shared one). */
