@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A count-down latch shared by every client of the same backend and namespace that uses the same name, shaped like
@@ -76,6 +77,34 @@ public interface DistributedCountDownLatch {
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     long getCount();
+
+    /**
+     * {@link #await(Duration)} without blocking a thread.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the
+     * waiter. It fails with {@link LockUnavailableException} if the server
+     * does not answer within the operation timeout. Offered by the backends whose latches run on Latchkey's engine
+     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     *
+     * @param timeout how long to wait; zero or negative looks once
+     * @return a future completing with whether the count reached zero in time
+     * @throws UnsupportedOperationException if the backend's latches are not on the engine
+     */
+    default CompletableFuture<Boolean> awaitAsync(Duration timeout) {
+        throw new UnsupportedOperationException("awaitAsync is not offered by " + this);
+    }
+
+    /**
+     * {@link #countDown()} without blocking a thread.
+     *
+     * @return a future completing once the count-down reached the server, or failing with
+     *         {@link LockUnavailableException}
+     * @throws UnsupportedOperationException if the backend's latches are not on the engine
+     */
+    default CompletableFuture<Void> countDownAsync() {
+        throw new UnsupportedOperationException("countDownAsync is not offered by " + this);
+    }
 
     /**
      * Waits until the count is zero; returns at once if it is.

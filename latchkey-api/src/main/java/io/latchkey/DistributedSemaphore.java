@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A counting semaphore shared by every client of the same backend and namespace that uses the same name, shaped
@@ -83,6 +84,55 @@ public interface DistributedSemaphore {
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     void acquire(int permits) throws InterruptedException;
+
+    /**
+     * {@link #acquire(int)} without blocking a thread: completes once the permits are taken.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
+     * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
+     * does not answer within the operation timeout. Offered by the backends whose semaphores run on Latchkey's engine
+     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     *
+     * @param permits how many, at least 1
+     * @return a future completing when the permits are taken
+     * @throws IllegalArgumentException if {@code permits < 1}
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<Void> acquireAsync(int permits) {
+        throw new UnsupportedOperationException("acquireAsync is not offered by " + this);
+    }
+
+    /**
+     * {@link #tryAcquire(int, Duration)} without blocking a thread.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
+     * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
+     * does not answer within the operation timeout. Offered by the backends whose semaphores run on Latchkey's engine
+     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     *
+     * @param permits how many, at least 1
+     * @param waitTime how long to wait; zero or negative tries once
+     * @return a future completing with whether the permits were taken (on {@code false} none are)
+     * @throws IllegalArgumentException if {@code permits < 1}
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
+        throw new UnsupportedOperationException("tryAcquireAsync is not offered by " + this);
+    }
+
+    /**
+     * {@link #release(int)} without blocking a thread: completes once the server has the permits back.
+     *
+     * @param permits how many, at least 1
+     * @return a future completing when the permits are returned, or failing with {@link LockUnavailableException}
+     * @throws IllegalArgumentException if {@code permits < 1}
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<Void> releaseAsync(int permits) {
+        throw new UnsupportedOperationException("releaseAsync is not offered by " + this);
+    }
 
     /**
      * Takes one permit if one is available now; never waits.

@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.Optional;
 
 /**
@@ -112,6 +113,55 @@ public interface PermitExpirableSemaphore {
     default Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
         throw new UnsupportedOperationException(
                 "this backend does not renew permits by a watchdog; pass a lease time: " + this);
+    }
+
+    /**
+     * {@link #acquire(Duration)} without blocking a thread: completes with the permit's id.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
+     * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
+     * does not answer within the operation timeout. Offered by the backends whose permit semaphores run on Latchkey's engine
+     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     *
+     * @param leaseTime how long the permit lives unless released or extended; positive
+     * @return a future completing with the permit's id
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<String> acquireAsync(Duration leaseTime) {
+        throw new UnsupportedOperationException("acquireAsync is not offered by " + this);
+    }
+
+    /**
+     * {@link #tryAcquire(Duration, Duration)} without blocking a thread.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
+     * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
+     * does not answer within the operation timeout. Offered by the backends whose permit semaphores run on Latchkey's engine
+     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     *
+     * @param waitTime how long to wait; zero or negative tries once
+     * @param leaseTime how long the permit lives unless released or extended; positive
+     * @return a future completing with the permit's id, or empty if none became available in time
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<Optional<String>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
+        throw new UnsupportedOperationException("tryAcquireAsync is not offered by " + this);
+    }
+
+    /**
+     * {@link #release(String)} without blocking a thread.
+     *
+     * @param permitId an id returned by an acquire
+     * @return a future completing with whether the permit was held and is now returned, or failing with
+     *         {@link LockUnavailableException}
+     * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
+     */
+    default CompletableFuture<Boolean> releaseAsync(String permitId) {
+        throw new UnsupportedOperationException("releaseAsync is not offered by " + this);
     }
 
     /**

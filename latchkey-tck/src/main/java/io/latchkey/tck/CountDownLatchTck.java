@@ -91,4 +91,21 @@ public abstract class CountDownLatchTck extends TckBase {
         assertThat(waiter.get(slack())).isInstanceOf(InterruptedException.class);
         assertThat(client().countDownLatch(name).getCount()).isEqualTo(1);
     }
+
+    @Test
+    void asyncAwaitCompletesAtZeroAndTimesOut() throws Exception {
+        String name = newName();
+        DistributedCountDownLatch latch = client().countDownLatch(name);
+        DistributedCountDownLatch other = openClient().countDownLatch(name);
+        assertThat(asyncOrSkip(() -> latch.awaitAsync(Duration.ZERO)).get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .as("an open latch").isTrue();
+        assertThat(latch.trySetCount(2)).isTrue();
+        java.util.concurrent.CompletableFuture<Boolean> waiting = latch.awaitAsync(Duration.ofSeconds(30));
+        assertThat(latch.awaitAsync(Duration.ofMillis(100)).get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .as("a timed asynchronous await gives up").isFalse();
+        other.countDownAsync().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(waiting).isNotDone();
+        other.countDown();
+        assertThat(waiting.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
 }

@@ -91,4 +91,30 @@ public abstract class PermitExpirableSemaphoreTck extends TckBase {
         assertThat(semaphore.availablePermits()).isZero();
         assertThat(semaphore.release(id)).isTrue();
     }
+
+    @Test
+    void asyncAcquireCompletesOnAReleaseElsewhereTimesOutAndCancelsLeavingNothing() throws Exception {
+        String name = newName();
+        PermitExpirableSemaphore semaphore = client().permitExpirableSemaphore(name);
+        PermitExpirableSemaphore other = openClient().permitExpirableSemaphore(name);
+        semaphore.trySetPermits(1);
+        String held = other.acquire(Duration.ofSeconds(30));
+
+        java.util.concurrent.CompletableFuture<String> waiting =
+                asyncOrSkip(() -> semaphore.acquireAsync(Duration.ofSeconds(30)));
+        assertThat(semaphore.tryAcquireAsync(Duration.ofMillis(100), Duration.ofSeconds(30))
+                .get(10, java.util.concurrent.TimeUnit.SECONDS)).as("a timed asynchronous acquire gives up").isEmpty();
+        assertThat(waiting).isNotDone();
+        assertThat(other.release(held)).isTrue();
+        String mine = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(mine).isNotEqualTo(held);
+        assertThat(semaphore.releaseAsync(mine).get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+        String again = other.acquire(Duration.ofSeconds(30));
+        java.util.concurrent.CompletableFuture<String> cancelled = semaphore.acquireAsync(Duration.ofSeconds(30));
+        assertThat(cancelled.cancel(false)).isTrue();
+        other.release(again);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(other.availablePermits()).as("a cancelled waiter keeps no permit").isEqualTo(1));
+    }
 }

@@ -2,6 +2,7 @@ package io.latchkey.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.latchkey.Capability;
 import io.latchkey.DistributedSemaphore;
@@ -9,6 +10,7 @@ import io.latchkey.LockClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -170,5 +172,32 @@ public abstract class SemaphoreTck extends TckBase {
         assertThat(entries).hasValue(120);
         assertThat(maxInside.get()).isBetween(1, permits);
         assertThat(client().semaphore(name).availablePermits()).isEqualTo(permits);
+    }
+
+    @Test
+    void asyncAcquireCompletesOnAReleaseElsewhereTimesOutAndCancelsLeavingNothing() throws Exception {
+        String name = newName();
+        DistributedSemaphore semaphore = client().semaphore(name);
+        DistributedSemaphore other = openClient().semaphore(name);
+        semaphore.trySetPermits(1);
+        other.acquire();
+
+        CompletableFuture<Void> waiting = asyncOrSkip(() -> semaphore.acquireAsync(1));
+        assertThat(semaphore.tryAcquireAsync(1, Duration.ofMillis(100)).get(10, TimeUnit.SECONDS))
+                .as("a timed asynchronous acquire gives up").isFalse();
+        assertThat(waiting).as("no permit yet").isNotDone();
+        other.release();
+        waiting.get(10, TimeUnit.SECONDS);
+        assertThat(semaphore.availablePermits()).isZero();
+        semaphore.releaseAsync(1).get(10, TimeUnit.SECONDS);
+        assertThat(other.availablePermits()).isEqualTo(1);
+
+        other.acquire();
+        CompletableFuture<Void> cancelled = semaphore.acquireAsync(1);
+        assertThat(cancelled.cancel(false)).isTrue();
+        other.release();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(other.availablePermits()).as("a cancelled waiter takes nothing").isEqualTo(1));
+        assertThat(other.tryAcquire(1, Duration.ofSeconds(5))).isTrue();
     }
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -162,6 +163,48 @@ final class CountWaiters {
         } catch (java.util.concurrent.ExecutionException e) {
             throw LockEngine.rethrow(e.getCause());
         }
+    }
+
+    /**
+     * Queues {@code w} without blocking: the returned future completes with {@code map} applied to the attempt's
+     * result ({@code null} when the wait ran out) on a Latchkey thread. Cancelling it withdraws the waiter; if a grant
+     * raced the cancellation, what it took is given back (as after an interrupt).
+     */
+    static <T> CompletableFuture<T> submit(LockEngine engine, Key key, Waiter w, Function<Object, T> map) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        CountWaiters waiters;
+        do {
+            waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
+        } while (!waiters.enqueue(w));
+        CountWaiters queued = waiters;
+        w.result.whenComplete((r, e) -> {
+            if (e != null) {
+                out.completeExceptionally(LockEngine.rethrow(LockEngine.unwrap(e)));
+                return;
+            }
+            if (out.isDone()) {
+                if (r != null) {
+                    queued.undo(w, r); // the caller cancelled while the grant was on its way
+                }
+                return;
+            }
+            T mapped;
+            try {
+                mapped = map.apply(r);
+            } catch (RuntimeException x) {
+                out.completeExceptionally(x);
+                return;
+            }
+            if (!out.complete(mapped) && r != null) {
+                queued.undo(w, r);
+            }
+        });
+        out.whenComplete((r, e) -> {
+            if (out.isCancelled()) {
+                queued.abandon(w); // if it was no longer queued, its result arrives above and is given back
+            }
+        });
+        return out;
     }
 
     private void subscribe(CompletableFuture<RemoteCountOps.Subscription> placeholder) {

@@ -4,6 +4,7 @@ import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.core.Arguments;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine's {@link DistributedCountDownLatch} on a backend's {@link RemoteCountOps}: {@code trySetCount},
@@ -72,6 +73,23 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
         }
         CountWaiters.Waiter w = new CountWaiters.Waiter(0, 0, false, Waits.deadline(engine, waitNanos), true);
         return CountWaiters.await(engine, key, w) != null;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> awaitAsync(Duration timeout) {
+        long waitNanos = Checks.waitNanos(timeout);
+        engine.checkOpen();
+        if (waitNanos == 0) {
+            return engine.boundedRemote(ops.getCount(name), "getCount", name).thenApply(c -> c <= 0);
+        }
+        CountWaiters.Waiter w = new CountWaiters.Waiter(0, 0, false, Waits.deadline(engine, waitNanos), true);
+        return CountWaiters.submit(engine, key, w, r -> r != null);
+    }
+
+    @Override
+    public CompletableFuture<Void> countDownAsync() {
+        engine.checkOpen();
+        return engine.boundedRemote(ops.countDown(name), "countDown", name);
     }
 
     @Override

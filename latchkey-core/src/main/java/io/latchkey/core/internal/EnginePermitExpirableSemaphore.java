@@ -7,6 +7,7 @@ import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine's {@link PermitExpirableSemaphore} on a backend's {@link RemoteCountOps}: waiting in the name's
@@ -83,6 +84,46 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
             engine.rememberPermit(new PermitHold(engine, ops, grant));
         }
         return Optional.of(grant.ownerId());
+    }
+
+    @Override
+    public CompletableFuture<String> acquireAsync(Duration leaseTime) {
+        return leaseAsync(Checks.leaseMillis(leaseTime), false, -1, Optional::orElseThrow);
+    }
+
+    @Override
+    public CompletableFuture<Optional<String>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
+        long leaseMillis = Checks.leaseMillis(leaseTime);
+        return leaseAsync(leaseMillis, false, Checks.waitNanos(waitTime), id -> id);
+    }
+
+    /** Cancelling the result withdraws the waiter (see {@link CountWaiters#submit}). */
+    private <T> CompletableFuture<T> leaseAsync(long leaseMillis, boolean watchdog, long waitNanos,
+                                                java.util.function.Function<Optional<String>, T> finish) {
+        engine.checkOpen();
+        CountWaiters.Waiter w = new CountWaiters.Waiter(1, leaseMillis, watchdog, Waits.deadline(engine, waitNanos),
+                waitNanos != 0);
+        return CountWaiters.submit(engine, key, w, r -> {
+            if (r == null) {
+                return finish.apply(Optional.empty());
+            }
+            Grant grant = (Grant) r;
+            if (watchdog) {
+                engine.rememberPermit(new PermitHold(engine, ops, grant));
+            }
+            return finish.apply(Optional.of(grant.ownerId()));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAsync(String permitId) {
+        Objects.requireNonNull(permitId, "permitId");
+        engine.checkOpen();
+        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
+        if (held != null) {
+            held.end();
+        }
+        return engine.boundedRemote(ops.release(name, permitId), "release", name);
     }
 
     /** Stops renewing the permit first (no renewal outlives a release), then releases it at the backend. */

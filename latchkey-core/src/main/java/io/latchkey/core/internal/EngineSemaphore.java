@@ -4,6 +4,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.core.Arguments;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine's {@link DistributedSemaphore} on a backend's {@link RemoteCountOps}: argument checks, then either
@@ -69,6 +70,33 @@ final class EngineSemaphore implements DistributedSemaphore {
         long deadline = Waits.deadline(engine, waitNanos);
         CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, deadline, waitNanos != 0);
         return CountWaiters.await(engine, key, w) != null;
+    }
+
+    @Override
+    public CompletableFuture<Void> acquireAsync(int permits) {
+        Arguments.positive("permits", permits);
+        return takeAsync(permits, -1, r -> null);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
+        Arguments.positive("permits", permits);
+        return takeAsync(permits, Checks.waitNanos(waitTime), r -> r != null);
+    }
+
+    /** Cancelling the result withdraws the waiter (see {@link CountWaiters#submit}). */
+    private <T> CompletableFuture<T> takeAsync(int permits, long waitNanos, java.util.function.Function<Object, T> map) {
+        engine.checkOpen();
+        CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, Waits.deadline(engine, waitNanos),
+                waitNanos != 0);
+        return CountWaiters.submit(engine, key, w, map);
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync(int permits) {
+        Arguments.positive("permits", permits);
+        engine.checkOpen();
+        return engine.boundedRemote(ops.give(name, permits), "release", name);
     }
 
     @Override

@@ -407,6 +407,30 @@ public final class LockEngine {
         }
     }
 
+    /**
+     * {@code f} as the caller of an asynchronous method sees it: failing with {@link LockUnavailableException} if it
+     * does not complete within the operation timeout (the timer runs on the watchdog thread; nothing blocks), and
+     * with the backend's failure unwrapped otherwise.
+     */
+    <T> CompletableFuture<T> boundedRemote(CompletableFuture<T> f, String operation, String name) {
+        long timeout = remoteTimeoutNanos();
+        CompletableFuture<T> out = new CompletableFuture<>();
+        java.util.concurrent.ScheduledFuture<?> timer = watchdog.schedule(() -> out.completeExceptionally(
+                new LockUnavailableException(String.format("%s of '%s' on the %s backend did not complete within %d ms",
+                        operation, name, backendName, TimeUnit.NANOSECONDS.toMillis(timeout)))), timeout);
+        f.whenComplete((v, e) -> {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            if (e != null) {
+                out.completeExceptionally(rethrow(unwrap(e)));
+            } else {
+                out.complete(v);
+            }
+        });
+        return out;
+    }
+
     /** Like {@link #awaitRemote} but never throws: for clean-ups whose outcome does not matter. */
     <T> T awaitQuietly(CompletableFuture<T> f, String operation, String name) {
         try {
