@@ -92,7 +92,8 @@ final class RedisSemaphore implements DistributedSemaphore {
      * Takes {@code permits} asynchronously: completes with {@code true} once taken, {@code false} when
      * {@code waitTime} passed first. No thread waits meanwhile.
      */
-    CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
+    @Override
+    public CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration waitTime) {
         Arguments.positive("permits", permits);
         waits.checkOpen();
         AcquireRequest request = new AcquireRequest(name, "-", 1, false, Arguments.waitDeadline(waitTime),
