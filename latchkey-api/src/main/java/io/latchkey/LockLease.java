@@ -107,7 +107,7 @@ public interface LockLease extends AutoCloseable {
      * <p>This method does not release the lease. Each call registers one loss listener that lives as long as the
      * lease: call it once per lease (or a bounded number of times), not once per item in an endless loop.
      *
-     * <h2>Structured concurrency (JDK 21+)</h2>
+     * <h4>Structured concurrency (JDK 21+)</h4>
      * The interrupt reaches only the calling thread. To stop subtasks too, open a {@code StructuredTaskScope}
      * inside the task: the interrupt makes the owner's {@code scope.join()} throw {@code InterruptedException},
      * and leaving the try-with-resources block shuts the scope down, which interrupts every unfinished subtask
