@@ -61,7 +61,7 @@ import java.util.concurrent.TimeoutException;
  * for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that also keeps
  * every writer out until it is released; an upgrade (a reader asking for the write lock) is refused by the
  * engine with {@link IllegalMonitorStateException} instead of deadlocking. Every read hold has its own key, lease
- * handling and token (a revision, as below); {@link #list} does not show read-write locks.
+ * handling and token (a revision, as below).
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -81,7 +81,9 @@ import java.util.concurrent.TimeoutException;
  * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Inspection</h2>
- * {@link #list} shows the holder of every lock with its owner, token and the remaining TTL of its etcd lease. A
+ * {@link #list} shows the holder of every lock and read-write lock (every read hold) with its owner, token and the
+ * remaining TTL of its etcd lease, every held permit of a permit-expirable semaphore likewise, and the state of
+ * semaphores and armed latches (see {@code EtcdInspector}), from one range read of the namespace. A
  * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
@@ -134,7 +136,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.permitOps = new EtcdPermitExpirableSemaphoreOps(session,
                 name -> base + "permits/" + EtcdKeys.escape(name) + "/");
         this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
-        this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
+        this.inspector = new EtcdInspector(session, base, List.of(lockOps, fairLockOps));
     }
 
     /**
@@ -302,10 +304,10 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * The held locks (plain and fair) of this client's namespace whose names match {@code pattern}: owner, fencing
-     * token, the remaining TTL of the holder's etcd lease and the number of queued waiters (see
-     * {@code EtcdInspector} for what each field means on etcd). Two rounds: one range read, then the holders'
-     * lease TTLs, pipelined.
+     * What this client's namespace holds, for names that match {@code pattern}: lock and read-write lock holders
+     * and held permits with owner, fencing token, the remaining TTL of the key's etcd lease and the number of queued
+     * waiters, and one row per semaphore and armed latch with its state (see {@code EtcdInspector} for what each
+     * field means on etcd). Two rounds: one range read, then the lease TTLs, pipelined.
      *
      * @throws LockUnavailableException if etcd does not answer within the operation timeout
      */
