@@ -12,6 +12,8 @@ module io.latchkey.etcd {
     requires io.latchkey.core;
     requires transitive jetcd.core;
     requires jetcd.common;
+    requires io.grpc.netty;
+    requires io.netty.handler;
     requires org.slf4j;
 
     exports io.latchkey.etcd;

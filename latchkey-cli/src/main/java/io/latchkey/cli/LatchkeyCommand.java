@@ -18,7 +18,7 @@ import picocli.CommandLine.HelpCommand;
                 "  redis-sentinel://host:port[,host:port]/master  rediss-sentinel:// with TLS",
                 "  redis-cluster://host:port[,host:port]",
                 "  zookeeper://[user:password@]host:port[,host:port][/chroot]",
-                "  etcd://[user:password@]host:port[,host:port]",
+                "  etcd://[user:password@]host:port[,host:port]  etcds://…[?ca=F&cert=F&key=F] TLS",
                 "  jdbc:postgresql://host:port/db    jdbc:mariadb://host:port/db",
                 "  jdbc:mysql://host:port/db         jdbc:h2:file:/path",
                 "  file:///absolute/dir               OS file locks, processes of this host",

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Per-name live local state (held, waited for, in flight) is gone as soon as a name is idle, whatever path it went
- * through; idle slots kept for reuse are bounded (IdleSlotReuseTest).
+ * through; idle nameStates kept for reuse are bounded (IdleNameStateReuseTest).
  */
 class LocalStateLeakTest {
 

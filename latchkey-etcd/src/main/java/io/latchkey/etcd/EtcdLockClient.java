@@ -12,12 +12,14 @@ import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.etcd.internal.EtcdCountDownLatchOps;
+import io.latchkey.etcd.internal.EtcdHandshakeProbe;
 import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
 import io.latchkey.etcd.internal.EtcdPermitExpirableSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSession;
+import io.latchkey.etcd.internal.EtcdTls;
 import io.latchkey.etcd.internal.EtcdUri;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -59,7 +61,7 @@ import java.util.concurrent.TimeoutException;
  * for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that also keeps
  * every writer out until it is released; an upgrade (a reader asking for the write lock) is refused by the
  * engine with {@link IllegalMonitorStateException} instead of deadlocking. Every read hold has its own key, lease
- * handling and token (a revision, as below); {@link #list} does not show read-write locks.
+ * handling and token (a revision, as below).
  *
  * <h2>Leases</h2>
  * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
@@ -79,7 +81,9 @@ import java.util.concurrent.TimeoutException;
  * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Inspection</h2>
- * {@link #list} shows the holder of every lock with its owner, token and the remaining TTL of its etcd lease. A
+ * {@link #list} shows the holder of every lock and read-write lock (every read hold) with its owner, token and the
+ * remaining TTL of its etcd lease, every held permit of a permit-expirable semaphore likewise, and the state of
+ * semaphores and armed latches (see {@code EtcdInspector}), from one range read of the namespace. A
  * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
@@ -132,7 +136,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.permitOps = new EtcdPermitExpirableSemaphoreOps(session,
                 name -> base + "permits/" + EtcdKeys.escape(name) + "/");
         this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
-        this.inspector = new EtcdInspector(session, base + "locks/", List.of(lockOps, fairLockOps));
+        this.inspector = new EtcdInspector(session, base, List.of(lockOps, fairLockOps));
     }
 
     /**
@@ -146,10 +150,14 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * Connects to {@code etcd://[user:password@]host:port[,host:port…]}, checking within the operation timeout that a
-     * member answers.
+     * Connects to {@code etcd://[user:password@]host:port[,host:port…]}, or over TLS to
+     * {@code etcds://[user:password@]host:port[,host:port…][?ca=<PEM file>][&cert=<PEM file>&key=<PKCS#8 PEM file>]}
+     * (the members' certificates checked against {@code ca}, else the JVM's trust store, hostnames included;
+     * {@code cert} and {@code key} are the client's certificate for members that ask for one), checking within the
+     * operation timeout that a member answers. When TLS is why none answered (an untrusted certificate, a client
+     * certificate missing or refused, {@code etcd://} against a member that speaks TLS), the exception says which.
      *
-     * @throws IllegalArgumentException if the URI is malformed
+     * @throws IllegalArgumentException if the URI is malformed, or names a TLS file that is missing or not PEM
      * @throws LockUnavailableException if no member answers within the operation timeout
      */
     public static EtcdLockClient connect(String uri, ClientOptions options) {
@@ -161,12 +169,19 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
             builder.user(ByteSequence.from(parsed.user(), StandardCharsets.UTF_8))
                     .password(ByteSequence.from(parsed.password(), StandardCharsets.UTF_8));
         }
+        if (parsed.tls()) {
+            builder.sslContext(EtcdTls.context(parsed));
+        }
         String endpoints = String.join(",", parsed.endpoints());
         Client client = builder.build();
         long millis = options.operationTimeout().toMillis();
+        // jetcd retries a failed TLS handshake until the deadline and reports only the timeout: the last part of the
+        // operation timeout is kept for a probe that says why (EtcdHandshakeProbe), so connect still answers in time
+        long probeMillis = Math.min(500, millis / 4);
         try {
             // A cheap read proves the endpoint (and the credentials) before the client is handed out.
-            client.getKVClient().get(ByteSequence.from(ROOT, StandardCharsets.UTF_8)).get(millis, TimeUnit.MILLISECONDS);
+            client.getKVClient().get(ByteSequence.from(ROOT, StandardCharsets.UTF_8))
+                    .get(millis - probeMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             client.close();
             Thread.currentThread().interrupt();
@@ -174,7 +189,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
             client.close();
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            throw connectFailure(endpoints, parsed, millis, cause);
+            throw connectFailure(endpoints, parsed, millis, probeMillis, cause);
         }
         return new EtcdLockClient(client, true, endpoints, options);
     }
@@ -184,7 +199,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
      * Never shows the password.
      */
     private static LockUnavailableException connectFailure(String endpoints, EtcdUri uri, long millis,
-                                                           Throwable cause) {
+                                                           long probeMillis, Throwable cause) {
         String status = String.valueOf(cause.getMessage());
         if (status.contains("UNAUTHENTICATED") || status.contains("authentication failed")
                 || status.contains("user name is empty") || status.contains("invalid auth token")
@@ -195,8 +210,9 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
             return new LockUnavailableException(String.format("etcd %s %s: %s", endpoints, who, status), cause);
         }
         if (cause instanceof TimeoutException) {
-            return new LockUnavailableException(String.format("etcd %s did not answer within %d ms", endpoints,
-                    millis), cause);
+            String why = EtcdHandshakeProbe.diagnose(uri, probeMillis);
+            return new LockUnavailableException(String.format("etcd %s did not answer within %d ms%s", endpoints,
+                    millis, why == null ? "" : ": " + why), cause);
         }
         return new LockUnavailableException(String.format("etcd %s could not be reached: %s", endpoints, cause),
                 cause);
@@ -288,10 +304,10 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * The held locks (plain and fair) of this client's namespace whose names match {@code pattern}: owner, fencing
-     * token, the remaining TTL of the holder's etcd lease and the number of queued waiters (see
-     * {@code EtcdInspector} for what each field means on etcd). Two rounds: one range read, then the holders'
-     * lease TTLs, pipelined.
+     * What this client's namespace holds, for names that match {@code pattern}: lock and read-write lock holders
+     * and held permits with owner, fencing token, the remaining TTL of the key's etcd lease and the number of queued
+     * waiters, and one row per semaphore and armed latch with its state (see {@code EtcdInspector} for what each
+     * field means on etcd). Two rounds: one range read, then the lease TTLs, pipelined.
      *
      * @throws LockUnavailableException if etcd does not answer within the operation timeout
      */

@@ -111,4 +111,58 @@ class EtcdInspectTest {
             t.join(10_000);
         }
     }
+
+    @Test
+    void listsReadWriteLocksSemaphoresPermitsAndLatches() throws Exception {
+        String ns = "inspect-" + UUID.randomUUID();
+        try (LockClient a = open(ns); LockClient b = open(ns); LockClient observer = open(ns)) {
+            LockLease readA = a.readWriteLock("catalog").readLock().acquire();
+            LockLease readB = b.readWriteLock("catalog").readLock().acquire();
+            CompletableFuture<LockLease> writer = a.readWriteLock("catalog").writeLock().acquireAsync();
+            await().atMost(Duration.ofSeconds(10)).until(() -> list(observer, "catalog").get(0).waiters().getAsInt() == 1);
+            LockLease write = b.readWriteLock("prices").writeLock().acquire();
+            assertThat(a.semaphore("pool").trySetPermits(3)).isTrue();
+            assertThat(a.semaphore("pool").tryAcquire(1, Duration.ZERO)).isTrue();
+            assertThat(a.permitExpirableSemaphore("slots").trySetPermits(2)).isTrue();
+            String permit = a.permitExpirableSemaphore("slots").acquire(Duration.ofSeconds(20));
+            assertThat(b.permitExpirableSemaphore("idle").trySetPermits(1)).isTrue();
+            assertThat(a.countDownLatch("start").trySetCount(3)).isTrue();
+            a.countDownLatch("start").countDown();
+
+            List<LockInfo> all = list(observer, null);
+            assertThat(all).extracting(LockInfo::name, LockInfo::kind).containsExactly(
+                    org.assertj.core.api.Assertions.tuple("catalog", "read-lock"),
+                    org.assertj.core.api.Assertions.tuple("catalog", "read-lock"),
+                    org.assertj.core.api.Assertions.tuple("prices", "write-lock"),
+                    org.assertj.core.api.Assertions.tuple("idle", "permit-semaphore"),
+                    org.assertj.core.api.Assertions.tuple("slots", "permit"),
+                    org.assertj.core.api.Assertions.tuple("pool", "semaphore"),
+                    org.assertj.core.api.Assertions.tuple("start", "latch"));
+            assertThat(all.get(0).fencingToken()).hasValue(readA.fencingToken());
+            assertThat(all.get(0).owner()).startsWith(a.clientId() + ":");
+            assertThat(all.get(1).fencingToken()).hasValue(readB.fencingToken());
+            assertThat(all.get(1).waiters()).as("the queued writer").hasValue(1);
+            assertThat(all.get(2).owner()).startsWith(b.clientId() + ":");
+            assertThat(all.get(2).fencingToken()).hasValue(write.fencingToken());
+            assertThat(all.get(2).remainingLease()).isPresent();
+            assertThat(all.get(3).owner()).isEqualTo(LockInfo.NO_OWNER);
+            assertThat(all.get(3).detail()).isEqualTo("1 of 1 permits available");
+            assertThat(all.get(4).owner()).isEqualTo(permit);
+            assertThat(all.get(4).detail()).isEqualTo("1 of 2 permits available");
+            assertThat(all.get(4).fencingToken()).isPresent();
+            assertThat(all.get(4).remainingLease().get()).as("its own 20 s lease")
+                    .isGreaterThan(Duration.ofSeconds(10)).isLessThanOrEqualTo(Duration.ofSeconds(20));
+            assertThat(all.get(5).detail()).isEqualTo("2 permits available");
+            assertThat(all.get(6).detail()).isEqualTo("count 2");
+            assertThat(list(observer, "s*")).extracting(LockInfo::name).containsExactly("slots", "start");
+
+            readA.release();
+            readB.release();
+            writer.get(10, TimeUnit.SECONDS).release();
+            write.release();
+            a.permitExpirableSemaphore("slots").release(permit);
+            assertThat(list(observer, "catalog")).as("released read-write locks are gone").isEmpty();
+            assertThat(list(observer, "slots")).extracting(LockInfo::kind).containsExactly("permit-semaphore");
+        }
+    }
 }

@@ -15,6 +15,9 @@ import java.util.List;
  * ports of 127.0.0.1, with its data in its own temporary directory (in {@code /dev/shm} where available). {@link #kill()} and {@link #start()} simulate a
  * crash and a restart on the same ports with the same data (so revisions keep growing, like a real restart).
  *
+ * <p>{@link #withTls} serves clients over TLS only ({@code https}, {@code etcds://} URIs), optionally asking them
+ * for a certificate; its health is then read from a plain-HTTP metrics port.
+ *
  * <p>Not thread-safe: drive it from one thread.
  */
 public final class EtcdServer implements AutoCloseable {
@@ -29,9 +32,26 @@ public final class EtcdServer implements AutoCloseable {
     private ServerProcess process;
     private int clientPort;
     private int peerPort;
+    private int metricsPort;
+    private TestCertificates tls;
+    private boolean clientCertAuth;
 
     /** A server that is not started yet; call {@link #start()}. */
     public EtcdServer() {
+    }
+
+    /**
+     * Serves clients over TLS with {@code certificates}' server certificate; with {@code clientCertAuth} a client
+     * must present a certificate signed by their CA ({@code --client-cert-auth}). Call before the first
+     * {@link #start()}.
+     */
+    public synchronized EtcdServer withTls(TestCertificates certificates, boolean clientCertAuth) {
+        if (clientPort != 0) {
+            throw new IllegalStateException("withTls must come before the first start()");
+        }
+        this.tls = certificates;
+        this.clientCertAuth = clientCertAuth;
+        return this;
     }
 
     /** Creates and starts a server. */
@@ -62,10 +82,16 @@ public final class EtcdServer implements AutoCloseable {
                 while (peerPort == clientPort) {
                     peerPort = TestFiles.freePort();
                 }
+                metricsPort = 0;
+                if (tls != null) {
+                    do {
+                        metricsPort = TestFiles.freePort();
+                    } while (metricsPort == clientPort || metricsPort == peerPort);
+                }
             }
-            String client = "http://" + HOST + ":" + clientPort;
+            String client = (tls == null ? "http://" : "https://") + HOST + ":" + clientPort;
             String peer = "http://" + HOST + ":" + peerPort;
-            process = new ServerProcess("etcd-" + clientPort, List.of(binary.toString(),
+            List<String> command = new java.util.ArrayList<>(List.of(binary.toString(),
                     "--name", "latchkey",
                     "--data-dir", dir.resolve("data").toAbsolutePath().toString(),
                     "--listen-client-urls", client,
@@ -74,7 +100,16 @@ public final class EtcdServer implements AutoCloseable {
                     "--initial-advertise-peer-urls", peer,
                     "--initial-cluster", "latchkey=" + peer,
                     "--initial-cluster-state", "new",
-                    "--log-level", "warn"), dir);
+                    "--log-level", "warn"));
+            if (tls != null) {
+                command.addAll(List.of("--cert-file", tls.serverCertificate().toString(),
+                        "--key-file", tls.serverKey().toString(),
+                        "--listen-metrics-urls", "http://" + HOST + ":" + metricsPort));
+                if (clientCertAuth) {
+                    command.addAll(List.of("--client-cert-auth", "--trusted-ca-file", tls.caCertificate().toString()));
+                }
+            }
+            process = new ServerProcess("etcd-" + clientPort, command, dir);
             try {
                 process.start(this::healthy, START_TIMEOUT);
                 return this;
@@ -109,7 +144,7 @@ public final class EtcdServer implements AutoCloseable {
 
     private boolean healthy() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + HOST + ":" + clientPort + "/health")
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + HOST + ":" + (tls == null ? clientPort : metricsPort) + "/health")
                     .toURL().openConnection();
             c.setConnectTimeout(200);
             c.setReadTimeout(1000);
@@ -151,14 +186,20 @@ public final class EtcdServer implements AutoCloseable {
         dir = null;
     }
 
-    /** {@code http://127.0.0.1:<client port>}, what jetcd's {@code Client.builder().endpoints(…)} takes. */
+    /**
+     * {@code http://127.0.0.1:<client port>} ({@code https://} with {@link #withTls}), what jetcd's
+     * {@code Client.builder().endpoints(…)} takes.
+     */
     public String endpoint() {
-        return "http://" + HOST + ":" + clientPort;
+        return (tls == null ? "http://" : "https://") + HOST + ":" + clientPort;
     }
 
-    /** {@code etcd://127.0.0.1:<client port>}, for {@code LockClient.connect}. */
+    /**
+     * {@code etcd://127.0.0.1:<client port>} for {@code LockClient.connect}; with {@link #withTls},
+     * {@code etcds://127.0.0.1:<client port>} without the query that names the CA and client certificate.
+     */
     public String uri() {
-        return "etcd://" + HOST + ":" + clientPort;
+        return (tls == null ? "etcd://" : "etcds://") + HOST + ":" + clientPort;
     }
 
     public String host() {

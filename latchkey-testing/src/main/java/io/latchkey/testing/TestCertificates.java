@@ -16,9 +16,9 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A throw-away certificate authority and a server certificate for {@code localhost} / {@code 127.0.0.1}, made at
- * test time with the {@code openssl} command line (EC P-256 keys, valid for two days), plus a PKCS#12 trust store
- * holding the CA for Java clients.
+ * A throw-away certificate authority, a server certificate for {@code localhost} / {@code 127.0.0.1} and a client
+ * certificate (for servers that ask clients for one), made at test time with the {@code openssl} command line (EC
+ * P-256 keys in PKCS#8 PEM, valid for two days), plus a PKCS#12 trust store holding the CA for Java clients.
  */
 public final class TestCertificates {
 
@@ -29,12 +29,16 @@ public final class TestCertificates {
     private final Path serverCertificate;
     private final Path serverKey;
     private final Path trustStore;
+    private final Path clientCertificate;
+    private final Path clientKey;
 
     private TestCertificates(Path dir) {
         this.caCertificate = dir.resolve("ca.crt");
         this.serverCertificate = dir.resolve("server.crt");
         this.serverKey = dir.resolve("server.key");
         this.trustStore = dir.resolve("truststore.p12");
+        this.clientCertificate = dir.resolve("client.crt");
+        this.clientKey = dir.resolve("client.key");
     }
 
     /**
@@ -55,6 +59,12 @@ public final class TestCertificates {
                     "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr");
             openssl(dir, "x509", "-req", "-sha256", "-days", "2", "-in", "server.csr", "-CA", "ca.crt", "-CAkey",
                     "ca.key", "-CAcreateserial", "-extfile", "server.ext", "-out", "server.crt");
+            Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\n"
+                    + "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
+            openssl(dir, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-sha256",
+                    "-subj", "/CN=latchkey-client", "-keyout", "client.key", "-out", "client.csr");
+            openssl(dir, "x509", "-req", "-sha256", "-days", "2", "-in", "client.csr", "-CA", "ca.crt", "-CAkey",
+                    "ca.key", "-CAcreateserial", "-extfile", "client.ext", "-out", "client.crt");
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             try (InputStream in = Files.newInputStream(certs.caCertificate)) {
@@ -102,6 +112,16 @@ public final class TestCertificates {
     /** The server's private key (PEM, unencrypted). */
     public Path serverKey() {
         return serverKey;
+    }
+
+    /** The client certificate (PEM), signed by the CA, for servers that check client certificates. */
+    public Path clientCertificate() {
+        return clientCertificate;
+    }
+
+    /** The client's private key (PKCS#8 PEM, unencrypted). */
+    public Path clientKey() {
+        return clientKey;
     }
 
     /** A PKCS#12 trust store holding the CA, password {@link #TRUST_STORE_PASSWORD}. */

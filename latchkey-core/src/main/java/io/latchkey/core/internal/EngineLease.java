@@ -24,7 +24,7 @@ final class EngineLease implements LockLease {
 
     @Override
     public boolean isValid() {
-        return hold.isHeld() && hold.slot.engine.isCertain(hold.grant);
+        return hold.isHeld() && hold.nameState.engine.isCertain(hold.grant);
     }
 
     /**
@@ -33,7 +33,7 @@ final class EngineLease implements LockLease {
      * time ago. False after a long pause of this process until a renewal confirms the hold.
      */
     boolean withinLocalBound(long grantedAtNanos) {
-        long now = hold.slot.engine.time.nanoTime();
+        long now = hold.nameState.engine.time.nanoTime();
         if (now - hold.leaseBoundNanos() < 0) {
             return true;
         }
@@ -52,12 +52,12 @@ final class EngineLease implements LockLease {
 
     @Override
     public void release() {
-        hold.slot.engine.awaitRemote(releaseAsync(), "release", hold.name());
+        hold.nameState.engine.awaitRemote(releaseAsync(), "release", hold.name());
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync() {
-        return hold.slot.release(hold);
+        return hold.nameState.release(hold);
     }
 
     @Override

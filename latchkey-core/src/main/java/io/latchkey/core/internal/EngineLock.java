@@ -14,7 +14,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * A {@link DistributedLock} view: stateless apart from its name; all state lives in the engine's {@link Slot} for
+ * A {@link DistributedLock} view: stateless apart from its name; all state lives in the engine's {@link NameState} for
  * (ops, name), so that two views of one name behave as one lock. Every blocking method is built on the
  * asynchronous path ({@link LockEngine#start}) and a wait for the waiter's future.
  */
@@ -25,7 +25,7 @@ final class EngineLock implements DistributedLock {
     private final LockEngine engine;
     private final RemoteLockOps ops;
     private final String name;
-    private final Slot.SlotKey key;
+    private final NameState.NameKey key;
     private final Role role;
     /** The other half of a read-write pair; set once by {@link EngineReadWriteLock} before publication. */
     EngineLock partner;
@@ -34,7 +34,7 @@ final class EngineLock implements DistributedLock {
         this.engine = engine;
         this.ops = ops;
         this.name = name;
-        this.key = new Slot.SlotKey(ops, name);
+        this.key = new NameState.NameKey(ops, name);
         this.role = role;
     }
 
@@ -142,37 +142,37 @@ final class EngineLock implements DistributedLock {
 
     /** Interrupted while waiting: cancel, and give back a grant that raced the cancel, so no lock stays held. */
     private void abandon(Waiter w) {
-        w.slot.cancel(w);
+        w.nameState.cancel(w);
         Hold h = engine.awaitQuietly(w.future, "cancel acquire", name);
         if (h != null) {
-            engine.awaitQuietly(w.slot.release(h), "release", name);
+            engine.awaitQuietly(w.nameState.release(h), "release", name);
         }
         Thread.interrupted(); // InterruptedException reports the interrupt; do not leave the flag set as well
     }
 
     Hold liveThreadHold(String owner) {
-        Slot slot = engine.slots.get(key);
-        return slot == null ? null : slot.liveThreadHold(owner);
+        NameState nameState = engine.nameStates.get(key);
+        return nameState == null ? null : nameState.liveThreadHold(owner);
     }
 
     @Override
     public void unlock() {
         String owner = engine.threadOwner();
-        Slot slot = engine.slots.get(key);
-        Object r = slot == null ? Slot.UnlockResult.NOT_HELD : slot.unlockThread(owner);
-        if (r == Slot.UnlockResult.STILL_HELD) {
+        NameState nameState = engine.nameStates.get(key);
+        Object r = nameState == null ? NameState.UnlockResult.NOT_HELD : nameState.unlockThread(owner);
+        if (r == NameState.UnlockResult.STILL_HELD) {
             return;
         }
-        if (r == Slot.UnlockResult.NOT_HELD) {
+        if (r == NameState.UnlockResult.NOT_HELD) {
             throw new IllegalMonitorStateException(String.format(
                     "lock '%s' is not held by the current thread (%s)", name, Thread.currentThread().getName()));
         }
-        if (r instanceof Slot.LostUnlock) {
-            Hold lost = ((Slot.LostUnlock) r).hold;
-            engine.awaitQuietly(slot.releaseLost(lost), "unlock", name);
+        if (r instanceof NameState.LostUnlock) {
+            Hold lost = ((NameState.LostUnlock) r).hold;
+            engine.awaitQuietly(nameState.releaseLost(lost), "unlock", name);
             throw lost.lostException("unlock");
         }
-        engine.awaitRemote(slot.release((Hold) r), "unlock", name);
+        engine.awaitRemote(nameState.release((Hold) r), "unlock", name);
     }
 
     @Override
@@ -273,12 +273,12 @@ final class EngineLock implements DistributedLock {
             } else if (!user.complete(result.apply(h == null ? Optional.empty() : Optional.of(h.lease)))
                     && h != null) {
                 // the caller cancelled while the grant was on its way: no lock may stay behind
-                h.slot.release(h);
+                h.nameState.release(h);
             }
         });
         user.whenComplete((r, e) -> {
             if (user.isCancelled()) {
-                w.slot.cancel(w);
+                w.nameState.cancel(w);
             }
         });
         return user;

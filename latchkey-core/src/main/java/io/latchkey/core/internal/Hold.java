@@ -22,14 +22,14 @@ final class Hold implements Renewable {
 
     enum State { HELD, RELEASING, RELEASED, LOST }
 
-    final Slot slot;
+    final NameState nameState;
     final String ownerId;
     final boolean threadOwned;
     final Grant grant;
     final long acquiredAtNanos;
     final EngineLease lease;
     final AtomicReference<State> state = new AtomicReference<>(State.HELD);
-    /** Guarded by the slot's lock: the thread-owned reentrancy count. */
+    /** Guarded by the nameState's lock: the thread-owned reentrancy count. */
     int count = 1;
     /** When the last successful renewal was sent: the server's lease runs at least leaseMillis from here. */
     volatile long renewedAtNanos;
@@ -56,8 +56,8 @@ final class Hold implements Renewable {
         }
     }
 
-    Hold(Slot slot, String ownerId, boolean threadOwned, Grant grant, long acquiredAtNanos) {
-        this.slot = slot;
+    Hold(NameState nameState, String ownerId, boolean threadOwned, Grant grant, long acquiredAtNanos) {
+        this.nameState = nameState;
         this.ownerId = ownerId;
         this.threadOwned = threadOwned;
         this.grant = grant;
@@ -67,12 +67,12 @@ final class Hold implements Renewable {
     }
 
     String name() {
-        return slot.name;
+        return nameState.name;
     }
 
     @Override
     public Object renewer() {
-        return slot.ops;
+        return nameState.ops;
     }
 
     @Override
@@ -124,8 +124,8 @@ final class Hold implements Renewable {
     /** Second half of {@link #markLost}, after {@link #beginLost} returned {@code true}. */
     @Override
     public void finishLost() {
-        slot.engine.forget(this);
-        slot.onHoldLost(this);
+        nameState.engine.forget(this);
+        nameState.onHoldLost(this);
         afterLost();
     }
 
@@ -139,7 +139,7 @@ final class Hold implements Renewable {
 
     private void afterLost() {
         log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason);
-        slot.engine.events.lost(name());
+        nameState.engine.events.lost(name());
         // the state is LOST before this read: an onLost that creates the queue later sees it and runs itself
         ConcurrentLinkedQueue<Runnable> q = lostListeners;
         if (q == null) {

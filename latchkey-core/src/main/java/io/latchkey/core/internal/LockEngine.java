@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The local half of every lock of one client: per-name slots (local owners and waiters), the watchdog, owner ids,
+ * The local half of every lock of one client: per-name nameStates (local owners and waiters), the watchdog, owner ids,
  * close. {@link io.latchkey.core.AbstractLockClient} delegates to it; nothing else should use it.
  *
  * <p>Consecutive local hand-offs per name are bounded by {@link #MAX_LOCAL_HAND_OFFS}: after that many, the
@@ -34,15 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LockEngine {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LockEngine.class);
 
-    /** Hand-offs in a row within one client before a real release; see {@link Slot}. */
+    /** Hand-offs in a row within one client before a real release; see {@link NameState}. */
     public static final int MAX_LOCAL_HAND_OFFS = 16;
 
     /**
-     * Idle slots kept for reuse (so that a name locked over and over does not build and drop its local state on
-     * every cycle); beyond this many, a slot that goes idle is dropped at once. Each lives at most two watchdog
+     * Idle nameStates kept for reuse (so that a name locked over and over does not build and drop its local state on
+     * every cycle); beyond this many, a nameState that goes idle is dropped at once. Each lives at most two watchdog
      * ticks.
      */
-    static final int MAX_IDLE_SLOTS = 1024;
+    static final int MAX_IDLE_NAME_STATES = 1024;
 
     final String backendName;
     final String clientId;
@@ -53,9 +53,9 @@ public final class LockEngine {
     /** Where completions continue when they nest too deep on one stack ({@link Trampoline}); threads on demand. */
     final ThreadPoolExecutor callbacks;
     final long watchdogMillis;
-    final ConcurrentHashMap<Slot.SlotKey, Slot> slots = new ConcurrentHashMap<>();
-    /** How many slots in {@link #slots} are idle, kept for reuse. */
-    final java.util.concurrent.atomic.AtomicInteger idleSlots = new java.util.concurrent.atomic.AtomicInteger();
+    final ConcurrentHashMap<NameState.NameKey, NameState> nameStates = new ConcurrentHashMap<>();
+    /** How many nameStates in {@link #nameStates} are idle, kept for reuse. */
+    final java.util.concurrent.atomic.AtomicInteger idleNameStates = new java.util.concurrent.atomic.AtomicInteger();
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
     /** Per counted resource (semaphore, permits, latch) and name: the local waiters, while anyone waits. */
     final ConcurrentHashMap<CountWaiters.Key, CountWaiters> countWaiters = new ConcurrentHashMap<>();
@@ -66,7 +66,7 @@ public final class LockEngine {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
-    private final java.util.function.Function<Slot.SlotKey, Slot> newSlot = k -> new Slot(this, k);
+    private final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
     /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
@@ -160,35 +160,35 @@ public final class LockEngine {
     }
 
     /**
-     * How many lock names have local state now (held, waited for or in flight); for leak tests. Idle slots kept
-     * for reuse are not counted: see {@link #slotCount()}.
+     * How many lock names have local state now (held, waited for or in flight); for leak tests. Idle nameStates kept
+     * for reuse are not counted: see {@link #nameStateCount()}.
      */
     public int localStateCount() {
-        return slots.size() - idleSlots.get() + countWaiters.size();
+        return nameStates.size() - idleNameStates.get() + countWaiters.size();
     }
 
-    /** How many per-name slots the engine keeps now, idle ones included; for leak tests. */
-    public int slotCount() {
-        return slots.size();
+    /** How many per-name nameStates the engine keeps now, idle ones included; for leak tests. */
+    public int nameStateCount() {
+        return nameStates.size();
     }
 
-    /** Drops the idle slots that were idle at the previous call too; the watchdog's tick calls it. */
-    void sweepIdleSlots() {
-        if (idleSlots.get() == 0) {
+    /** Drops the idle nameStates that were idle at the previous call too; the watchdog's tick calls it. */
+    void sweepIdleNameStates() {
+        if (idleNameStates.get() == 0) {
             return;
         }
-        for (Slot s : slots.values()) {
+        for (NameState s : nameStates.values()) {
             s.sweep(false);
         }
     }
 
-    /** Whether a slot going idle may be kept: the watchdog runs (it sweeps them) and the bound is not reached. */
+    /** Whether a nameState going idle may be kept: the watchdog runs (it sweeps them) and the bound is not reached. */
     boolean keepIdle() {
         if (closed.get() || !watchdog.isStarted()) {
             return false;
         }
-        if (idleSlots.incrementAndGet() > MAX_IDLE_SLOTS) {
-            idleSlots.decrementAndGet();
+        if (idleNameStates.incrementAndGet() > MAX_IDLE_NAME_STATES) {
+            idleNameStates.decrementAndGet();
             return false;
         }
         return true;
@@ -215,7 +215,7 @@ public final class LockEngine {
         watchdog.shutdown();
         LockUnavailableException failure = new LockUnavailableException(
                 String.format("client closed (%s backend, client %s)", backendName, clientId));
-        for (Slot s : slots.values()) {
+        for (NameState s : nameStates.values()) {
             s.failAll(failure);
             s.sweep(true);
         }
@@ -324,7 +324,7 @@ public final class LockEngine {
      *
      * @param waitNanos negative to wait as long as needed, zero for a single attempt
      */
-    Object start(Slot.SlotKey key, String ownerId, boolean threadOwned, long leaseMillis,
+    Object start(NameState.NameKey key, String ownerId, boolean threadOwned, long leaseMillis,
                  boolean watchdogRenewed, long waitNanos, boolean bypass) {
         RemoteLockOps ops = key.ops();
         String name = key.name();
@@ -336,36 +336,36 @@ public final class LockEngine {
             deadline = d == AcquireRequest.NO_DEADLINE ? d - 1 : d;
         }
         for (;;) {
-            Slot slot = slots.computeIfAbsent(key, newSlot);
+            NameState nameState = nameStates.computeIfAbsent(key, newNameState);
             Waiter w;
             Waiter send = null;
             boolean refused = false;
-            slot.lock.lock();
+            nameState.lock.lock();
             try {
-                if (slot.dead) {
+                if (nameState.dead) {
                     continue;
                 }
                 checkOpen();
-                slot.reviveLocked();
+                nameState.reviveLocked();
                 if (threadOwned) {
-                    Hold h = slot.reenterLocked(ownerId);
+                    Hold h = nameState.reenterLocked(ownerId);
                     if (h != null) {
                         return h;
                     }
                 }
                 AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
                         time);
-                w = new Waiter(slot, ownerId, threadOwned, bypass, startNanos, request);
-                if (!bypass && waitNanos == 0 && !slot.canSendNowLocked()) {
+                w = new Waiter(nameState, ownerId, threadOwned, bypass, startNanos, request);
+                if (!bypass && waitNanos == 0 && !nameState.canSendNowLocked()) {
                     // busy here already: a single attempt need not ask the backend
                     w.state = Waiter.State.TIMED_OUT;
                     refused = true;
-                    slot.idleCheckLocked();
+                    nameState.idleCheckLocked();
                 } else {
-                    send = slot.enqueueLocked(w);
+                    send = nameState.enqueueLocked(w);
                 }
             } finally {
-                slot.lock.unlock();
+                nameState.lock.unlock();
             }
             if (refused) {
                 timedOut(ops, name, 0);
@@ -374,9 +374,9 @@ public final class LockEngine {
             }
             if (w.hasDeadline()) {
                 long delay = Math.max(0, deadline - time.nanoTime());
-                w.timer = watchdog.schedule(() -> slot.onDeadline(w), delay);
+                w.timer = watchdog.schedule(() -> nameState.onDeadline(w), delay);
             }
-            slot.send(send);
+            nameState.send(send);
             return w;
         }
     }

@@ -5,14 +5,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * One pending acquire in a {@link Slot}. Its {@link #future} completes with the {@link Hold} once granted, with
+ * One pending acquire in a {@link NameState}. Its {@link #future} completes with the {@link Hold} once granted, with
  * {@code null} when the wait ran out or the waiter was cancelled (after any late grant was released), or
  * exceptionally when the backend failed or the client closed.
  */
 final class Waiter {
 
     enum State {
-        /** Waiting in the slot's local queue; no remote request. */
+        /** Waiting in the nameState's local queue; no remote request. */
         QUEUED,
         /** Its request is at the backend (acquire or hand-off). */
         INFLIGHT,
@@ -25,7 +25,7 @@ final class Waiter {
         ABANDONED
     }
 
-    final Slot slot;
+    final NameState nameState;
     final String ownerId;
     final boolean threadOwned;
     /** Sent at once, beside the queue: a downgrade (read lock while holding the write lock) must not queue. */
@@ -33,12 +33,12 @@ final class Waiter {
     final long startNanos;
     final AcquireRequest request;
     final CompletableFuture<Hold> future = new CompletableFuture<>();
-    /** Guarded by the slot's lock. */
+    /** Guarded by the nameState's lock. */
     State state = State.QUEUED;
     volatile ScheduledFuture<?> timer;
 
-    Waiter(Slot slot, String ownerId, boolean threadOwned, boolean bypass, long startNanos, AcquireRequest request) {
-        this.slot = slot;
+    Waiter(NameState nameState, String ownerId, boolean threadOwned, boolean bypass, long startNanos, AcquireRequest request) {
+        this.nameState = nameState;
         this.ownerId = ownerId;
         this.threadOwned = threadOwned;
         this.bypass = bypass;
@@ -59,6 +59,6 @@ final class Waiter {
 
     @Override
     public String toString() {
-        return "Waiter{owner=" + ownerId + ", name='" + slot.name + "'}";
+        return "Waiter{owner=" + ownerId + ", name='" + nameState.name + "'}";
     }
 }

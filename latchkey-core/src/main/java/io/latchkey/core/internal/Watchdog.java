@@ -131,9 +131,9 @@ final class Watchdog {
         }
     }
 
-    /** One renewal round: one {@code renew} call per backend operation set; also drops long-idle slots. */
+    /** One renewal round: one {@code renew} call per backend operation set; also drops long-idle nameStates. */
     void tick() {
-        engine.sweepIdleSlots();
+        engine.sweepIdleNameStates();
         long now = engine.time.nanoTime();
         Map<Object, List<Renewable>> batches = new HashMap<>();
         for (Renewable h : renewed) {

@@ -11,6 +11,8 @@ import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,82 +23,174 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Lists the held locks of one client's namespace for {@code latchkey inspect}, in two rounds: one range read of every
- * owner key under {@code …/locks/}, then the remaining TTL of each holder's lease (pipelined).
- *
- * <p>Fields, as etcd knows them: the holder of a name is its key with the lowest create revision; {@code owner} is
- * the owner id in its value ({@code <clientId>:<thread or lease id>}); {@code holdCount} is 1 (reentrant holds are
- * counted by the holder's client); {@code waiters} is the number of other keys under the name, every one of them
- * queued; {@code remainingLease} is the remaining TTL of the holder key's etcd lease (whole seconds, as etcd keeps
- * them: the client's shared lease for watchdog holds, renewed every third of the watchdog timeout, or the hold's own
- * lease for a fixed one). {@code fencingToken} is this client's grant's token for its own holds, else the token as
- * {@link EtcdKeys#token} reads it from the key.
+ * Lists what one client's namespace holds for {@code latchkey inspect}, in two rounds: one range read of every key
+ * under {@code latchkey/[<namespace>/]}, then the remaining TTL of each holder's lease (pipelined, one read per
+ * distinct lease). Rows, as etcd knows them:
+ * <ul>
+ *   <li>lock ({@code locks/}): the holder is the key with the lowest create revision; {@code owner} is the owner id
+ *   in its value ({@code <clientId>:<thread or lease id>}); {@code holdCount} is 1 (reentrant holds are counted by
+ *   the holder's client); {@code waiters} is the number of other keys under the name, every one of them queued;
+ *   {@code fencingToken} is this client's grant's token for its own holds, else the token as {@link EtcdKeys#token}
+ *   reads it from the key. The plain and the fair lock share this queue and show as one {@code lock} row.</li>
+ *   <li>read-write lock ({@code rw/}): a {@code write-lock} row when the oldest key is a writer's, else one
+ *   {@code read-lock} row per reader older than the first queued writer (and per downgraded reader); {@code waiters}
+ *   counts the other keys.</li>
+ *   <li>permit-expirable semaphore ({@code permits/}): one {@code permit} row per held permit (owner: the permit id;
+ *   token: the create revision of its key, the revision of the grant), or one unowned {@code permit-semaphore} row
+ *   when none is held; the detail says how many of the total are available.</li>
+ *   <li>semaphore ({@code semaphores/}) and latch ({@code latches/}): one unowned row, the free permits or the
+ *   count as detail.</li>
+ * </ul>
+ * {@code remainingLease} is the remaining TTL of the key's etcd lease in whole seconds, as etcd keeps them: the
+ * client's shared lease for watchdog holds and permits, renewed every third of the watchdog timeout, or the hold's
+ * own lease for a fixed one.
  */
 public final class EtcdInspector {
 
     private final EtcdSession session;
-    private final String locksRoot;
+    private final String base;
     private final List<EtcdLockOps> ops;
 
     /**
-     * @param locksRoot the prefix (ending in {@code /}) below which every lock's own prefix lives
+     * @param base the namespace's prefix ({@code latchkey/[<namespace>/]}, ending in {@code /})
      * @param ops this client's lock operations, whose holds give exact tokens
      */
-    public EtcdInspector(EtcdSession session, String locksRoot, List<EtcdLockOps> ops) {
+    public EtcdInspector(EtcdSession session, String base, List<EtcdLockOps> ops) {
         this.session = session;
-        this.locksRoot = locksRoot;
+        this.base = base;
         this.ops = List.copyOf(ops);
     }
 
+    /** One key of a synchronizer: its kind's folder, its name and the rest of its key below the name. */
+    private record Entry(String folder, String name, String rest, KeyValue kv) {
+    }
+
     public List<LockInfo> list(String pattern) {
-        List<KeyValue> kvs = await(session.bounded(session.client().getKVClient().get(bytes(locksRoot),
-                GetOption.builder().isPrefix(true).build()), "list " + locksRoot)).getKvs();
-        Map<String, List<KeyValue>> byName = new TreeMap<>();
+        List<KeyValue> kvs = await(session.bounded(session.client().getKVClient().get(bytes(base),
+                GetOption.builder().isPrefix(true).build()), "list " + base)).getKvs();
+        // folder -> name -> keys, names sorted
+        Map<String, Map<String, List<Entry>>> byFolder = new TreeMap<>();
         for (KeyValue kv : kvs) {
-            String rest = EtcdKeys.string(kv.getKey()).substring(locksRoot.length());
-            int slash = rest.indexOf('/');
+            String key = EtcdKeys.string(kv.getKey()).substring(base.length());
+            int slash = key.indexOf('/');
             if (slash <= 0) {
                 continue;
             }
-            String name = EtcdKeys.unescape(rest.substring(0, slash));
+            String folder = key.substring(0, slash);
+            String tail = key.substring(slash + 1);
+            int end = tail.indexOf('/');
+            String escaped = end < 0 ? tail : tail.substring(0, end);
+            if (escaped.isEmpty() || (end < 0 && (folder.equals("locks") || folder.equals("rw")
+                    || folder.equals("permits")))) {
+                continue; // a queue's or a permit semaphore's keys are below the name; another namespace's are not ours
+            }
+            String name = EtcdKeys.unescape(escaped);
             if (LockInspector.matches(pattern, name)) {
-                byName.computeIfAbsent(name, n -> new ArrayList<>()).add(kv);
+                byFolder.computeIfAbsent(folder, f -> new TreeMap<>()).computeIfAbsent(name, n -> new ArrayList<>())
+                        .add(new Entry(folder, name, end < 0 ? "" : tail.substring(end + 1), kv));
             }
         }
-        List<String> names = new ArrayList<>();
-        List<KeyValue> holders = new ArrayList<>();
-        List<CompletableFuture<LeaseTimeToLiveResponse>> ttls = new ArrayList<>();
-        for (Map.Entry<String, List<KeyValue>> e : byName.entrySet()) {
-            KeyValue holder = e.getValue().get(0);
-            for (KeyValue kv : e.getValue()) {
-                if (kv.getCreateRevision() < holder.getCreateRevision()) {
-                    holder = kv;
+        List<Row> rows = new ArrayList<>();
+        byFolder.getOrDefault("locks", Map.of()).forEach((name, keys) -> locks(name, keys, rows));
+        byFolder.getOrDefault("rw", Map.of()).forEach((name, keys) -> readWrite(name, keys, rows));
+        byFolder.getOrDefault("permits", Map.of()).forEach((name, keys) -> permits(name, keys, rows));
+        byFolder.getOrDefault("semaphores", Map.of()).forEach((name, keys) -> rows.add(new Row(
+                unowned(name, "semaphore", EtcdCounter.parse(keys.get(0).kv()) + " permits available"), 0)));
+        byFolder.getOrDefault("latches", Map.of()).forEach((name, keys) -> rows.add(new Row(
+                unowned(name, "latch", "count " + EtcdCounter.parse(keys.get(0).kv())), 0)));
+        Map<Long, CompletableFuture<LeaseTimeToLiveResponse>> ttls = new HashMap<>();
+        for (Row r : rows) {
+            if (r.lease() != 0) {
+                ttls.computeIfAbsent(r.lease(), id -> session.bounded(session.client().getLeaseClient()
+                        .timeToLive(id, LeaseOption.DEFAULT), "read lease " + Long.toHexString(id)));
+            }
+        }
+        List<LockInfo> result = new ArrayList<>(rows.size());
+        for (Row r : rows) {
+            LockInfo info = r.info();
+            if (r.lease() != 0) {
+                LeaseTimeToLiveResponse ttl = await(ttls.get(r.lease()));
+                if (ttl != null && ttl.getTTL() >= 0) {
+                    info = new LockInfo(info.name(), info.owner(), info.holdCount(), info.fencingToken(),
+                            Optional.of(Duration.ofSeconds(ttl.getTTL())), info.waiters(), info.kind(),
+                            info.detail());
                 }
             }
-            names.add(e.getKey());
-            holders.add(holder);
-            ttls.add(holder.getLease() == 0 ? CompletableFuture.completedFuture(null)
-                    : session.bounded(session.client().getLeaseClient().timeToLive(holder.getLease(),
-                            LeaseOption.DEFAULT), "read lease " + Long.toHexString(holder.getLease())));
-        }
-        List<LockInfo> result = new ArrayList<>(names.size());
-        for (int i = 0; i < names.size(); i++) {
-            KeyValue holder = holders.get(i);
-            String key = EtcdKeys.string(holder.getKey());
-            long token = -1;
-            for (EtcdLockOps o : ops) {
-                token = Math.max(token, o.heldToken(key));
-            }
-            if (token < 0) {
-                token = EtcdKeys.token(holder);
-            }
-            LeaseTimeToLiveResponse ttl = await(ttls.get(i));
-            Optional<Duration> lease = ttl == null || ttl.getTTL() < 0 ? Optional.empty()
-                    : Optional.of(Duration.ofSeconds(ttl.getTTL()));
-            result.add(new LockInfo(names.get(i), EtcdKeys.owner(holder), 1, OptionalLong.of(token), lease,
-                    OptionalInt.of(byName.get(names.get(i)).size() - 1)));
+            result.add(info);
         }
         return result;
+    }
+
+    /** A row before its lease's TTL is known ({@code lease} 0: none). */
+    private record Row(LockInfo info, long lease) {
+    }
+
+    private void locks(String name, List<Entry> keys, List<Row> into) {
+        KeyValue holder = keys.stream().map(Entry::kv).min(Comparator.comparingLong(KeyValue::getCreateRevision))
+                .orElseThrow();
+        String key = EtcdKeys.string(holder.getKey());
+        long token = -1;
+        for (EtcdLockOps o : ops) {
+            token = Math.max(token, o.heldToken(key));
+        }
+        if (token < 0) {
+            token = EtcdKeys.token(holder);
+        }
+        into.add(new Row(new LockInfo(name, EtcdKeys.owner(holder), 1, OptionalLong.of(token), Optional.empty(),
+                OptionalInt.of(keys.size() - 1)), holder.getLease()));
+    }
+
+    private void readWrite(String name, List<Entry> keys, List<Row> into) {
+        List<Entry> queue = new ArrayList<>(keys);
+        queue.sort(Comparator.comparingLong(e -> e.kv().getCreateRevision()));
+        List<Entry> holders = new ArrayList<>();
+        if (queue.get(0).rest().startsWith("write-")) {
+            holders.add(queue.get(0));
+        } else {
+            for (Entry e : queue) {
+                if (e.rest().startsWith("write-")) {
+                    break;
+                }
+                holders.add(e);
+            }
+        }
+        for (Entry e : queue) {
+            if (e.rest().startsWith("down-") && !holders.contains(e)) {
+                holders.add(e);
+            }
+        }
+        OptionalInt waiters = OptionalInt.of(queue.size() - holders.size());
+        for (Entry e : holders) {
+            String kind = e.rest().startsWith("write-") ? "write-lock" : "read-lock";
+            into.add(new Row(new LockInfo(name, EtcdKeys.owner(e.kv()), 1, OptionalLong.of(EtcdKeys.token(e.kv())),
+                    Optional.empty(), waiters, kind, ""), e.kv().getLease()));
+        }
+    }
+
+    private void permits(String name, List<Entry> keys, List<Row> into) {
+        long total = 0;
+        List<Entry> held = new ArrayList<>();
+        for (Entry e : keys) {
+            if (e.rest().equals("total")) {
+                total = EtcdCounter.parse(e.kv());
+            } else if (e.rest().startsWith("held/")) {
+                held.add(e);
+            }
+        }
+        String detail = String.format("%d of %d permits available", Math.max(0, total - held.size()), total);
+        for (Entry e : held) {
+            into.add(new Row(new LockInfo(name, EtcdKeys.unescape(e.rest().substring("held/".length())), 1,
+                    OptionalLong.of(e.kv().getCreateRevision()), Optional.empty(), OptionalInt.empty(), "permit",
+                    detail), e.kv().getLease()));
+        }
+        if (held.isEmpty()) {
+            into.add(new Row(unowned(name, "permit-semaphore", detail), 0));
+        }
+    }
+
+    private static LockInfo unowned(String name, String kind, String detail) {
+        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
+                kind, detail);
     }
 
     private <T> T await(CompletableFuture<T> future) {

@@ -6,12 +6,12 @@ import io.latchkey.etcd.EtcdLockClient;
 import io.latchkey.spi.LockClientProvider;
 import java.util.List;
 
-/** Registers {@code etcd://} with {@link LockClient#connect(String, ClientOptions)}. */
+/** Registers {@code etcd://} and {@code etcds://} with {@link LockClient#connect(String, ClientOptions)}. */
 public final class EtcdLockClientProvider implements LockClientProvider {
 
     @Override
     public List<String> uriPrefixes() {
-        return List.of(EtcdUri.PREFIX);
+        return List.of(EtcdUri.PREFIX, EtcdUri.TLS_PREFIX);
     }
 
     @Override

@@ -38,19 +38,19 @@ import org.slf4j.LoggerFactory;
  *     waiters get their turn.</li>
  * <li>Everything here is guarded by {@link #lock}, which is never held while calling the backend, completing a
  *     future or running a listener: backends may complete their futures on the calling thread.</li>
- * <li>An idle slot stays in the engine's map ({@link #idle}) so that the next cycle on a hot name reuses it, but
- *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_SLOTS} of them; a slot still idle at two
+ * <li>An idle nameState stays in the engine's map ({@link #idle}) so that the next cycle on a hot name reuses it, but
+ *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_NAME_STATES} of them; a nameState still idle at two
  *     watchdog ticks in a row, or one that goes idle beyond that bound, removes itself ({@link #dead}); a caller
- *     that finds a dead slot retries with a fresh one.</li>
+ *     that finds a dead nameState retries with a fresh one.</li>
  * </ul>
  */
-final class Slot {
-    private static final Logger log = LoggerFactory.getLogger(Slot.class);
+final class NameState {
+    private static final Logger log = LoggerFactory.getLogger(NameState.class);
 
     final LockEngine engine;
     final RemoteLockOps ops;
     final String name;
-    final SlotKey key;
+    final NameKey key;
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
@@ -59,7 +59,7 @@ final class Slot {
     // everything below is guarded by lock
     /** Live holds by owner id: at most one for an exclusive lock. */
     final Map<String, Hold> holders = new HashMap<>(4);
-    // lostHolds, queue and bypassing are created on first use: most slots live for one uncontended
+    // lostHolds, queue and bypassing are created on first use: most nameStates live for one uncontended
     // lock/unlock cycle and never need them
     /** Thread-owned holds that were lost and whose owner has not unlocked yet (so that unlock can say so). */
     Map<String, Hold> lostHolds;
@@ -67,16 +67,16 @@ final class Slot {
     Waiter inflight;
     /** Waiters at the backend beside the queue: every waiter of a fair lock, a read lock's downgrade. */
     Set<Waiter> bypassing;
-    /** Releases in flight; an exclusive slot does not send its head before they complete. */
+    /** Releases in flight; an exclusive nameState does not send its head before they complete. */
     int releasing;
     int handOffStreak;
     boolean dead;
-    /** Nothing held, waited for or in flight, but kept for reuse; counted in {@link LockEngine#idleSlots}. */
+    /** Nothing held, waited for or in flight, but kept for reuse; counted in {@link LockEngine#idleNameStates}. */
     boolean idle;
     /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
     boolean idleSeen;
 
-    Slot(LockEngine engine, SlotKey key) {
+    NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
         this.ops = key.ops();
         this.name = key.name();
@@ -135,8 +135,8 @@ final class Slot {
     }
 
     /**
-     * Under the lock: if nothing is held, waited for or in flight, keeps this slot for reuse while the watchdog
-     * can sweep it and fewer than {@link LockEngine#MAX_IDLE_SLOTS} are kept; otherwise forgets it.
+     * Under the lock: if nothing is held, waited for or in flight, keeps this nameState for reuse while the watchdog
+     * can sweep it and fewer than {@link LockEngine#MAX_IDLE_NAME_STATES} are kept; otherwise forgets it.
      */
     void idleCheckLocked() {
         if (!dead && !idle && holders.isEmpty() && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
@@ -146,22 +146,22 @@ final class Slot {
                 idleSeen = false;
             } else {
                 dead = true;
-                engine.slots.remove(key, this);
+                engine.nameStates.remove(key, this);
             }
         }
     }
 
-    /** Under the lock, before a new acquire uses this slot: it is no longer idle. */
+    /** Under the lock, before a new acquire uses this nameState: it is no longer idle. */
     void reviveLocked() {
         if (idle) {
             idle = false;
-            // as a fresh slot would be (a loss can leave a streak behind)
+            // as a fresh nameState would be (a loss can leave a streak behind)
             handOffStreak = 0;
-            engine.idleSlots.decrementAndGet();
+            engine.idleNameStates.decrementAndGet();
         }
     }
 
-    /** A watchdog sweep (or close): drops this slot if it was idle at the previous sweep too ({@code now}: at once). */
+    /** A watchdog sweep (or close): drops this nameState if it was idle at the previous sweep too ({@code now}: at once). */
     void sweep(boolean now) {
         lock.lock();
         try {
@@ -170,9 +170,9 @@ final class Slot {
             }
             if (now || idleSeen) {
                 idle = false;
-                engine.idleSlots.decrementAndGet();
+                engine.idleNameStates.decrementAndGet();
                 dead = true;
-                engine.slots.remove(key, this);
+                engine.nameStates.remove(key, this);
             } else {
                 idleSeen = true;
             }
@@ -685,8 +685,8 @@ final class Slot {
         }
     }
 
-    /** Identity of a slot: one per backend operation set and name. */
-    record SlotKey(RemoteLockOps ops, String name) {
+    /** Identity of a nameState: one per backend operation set and name. */
+    record NameKey(RemoteLockOps ops, String name) {
     }
 
     static AcquireRequest request(LockEngine engine, String name, String ownerId, long leaseMillis, boolean watchdog,

@@ -6,13 +6,13 @@ import io.latchkey.DistributedLock;
 import org.junit.jupiter.api.Test;
 
 /**
- * Idle per-name slots are kept for reuse only for a bounded time and number: two watchdog ticks after the last
- * use, and never more than {@code LockEngine.MAX_IDLE_SLOTS}; so no local state outlives a name's use for long.
+ * Idle per-name nameStates are kept for reuse only for a bounded time and number: two watchdog ticks after the last
+ * use, and never more than {@code LockEngine.MAX_IDLE_NAME_STATES}; so no local state outlives a name's use for long.
  */
-class IdleSlotReuseTest {
+class IdleNameStateReuseTest {
 
     @Test
-    void idleSlotsAreBoundedAndDroppedWithinTwoTicks() {
+    void idleNameStatesAreBoundedAndDroppedWithinTwoTicks() {
         String server = CountingMemClient.newServer();
         try (CountingMemClient client = new CountingMemClient(server, CountingMemClient.shortWatchdog())) {
             for (int i = 0; i < 2000; i++) {
@@ -21,12 +21,12 @@ class IdleSlotReuseTest {
                 lock.unlock();
             }
             assertThat(client.engineForTest().localStateCount()).isZero();
-            assertThat(client.engineForTest().slotCount()).isLessThanOrEqualTo(1024);
+            assertThat(client.engineForTest().nameStateCount()).isLessThanOrEqualTo(1024);
 
-            // (the watchdog's own ticks may run in between too; they only drop slots sooner)
+            // (the watchdog's own ticks may run in between too; they only drop nameStates sooner)
             client.engineForTest().renewNow();
             client.engineForTest().renewNow();
-            assertThat(client.engineForTest().slotCount()).isZero();
+            assertThat(client.engineForTest().nameStateCount()).isZero();
             assertThat(client.engineForTest().localStateCount()).isZero();
         }
     }
