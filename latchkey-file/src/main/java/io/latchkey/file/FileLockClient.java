@@ -5,10 +5,15 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.file.internal.CountKind;
+import io.latchkey.file.internal.FileLatchOps;
 import io.latchkey.file.internal.FileLockOps;
 import io.latchkey.file.internal.FileNames;
+import io.latchkey.file.internal.FilePermitOps;
+import io.latchkey.file.internal.FileSemaphoreOps;
 import io.latchkey.file.internal.FileUri;
 import io.latchkey.file.internal.LockDirectory;
 import io.latchkey.file.internal.LockKind;
@@ -65,13 +70,18 @@ import java.util.concurrent.TimeoutException;
 public final class FileLockClient extends AbstractLockClient implements LockInspector {
 
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
-            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT));
+            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
+            Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
+            Capability.INSPECT));
 
     private final LockDirectory directory;
     private final FileLockOps lockOps;
     private final FileLockOps fairLockOps;
     private final FileLockOps readLockOps;
     private final FileLockOps writeLockOps;
+    private final FileSemaphoreOps semaphoreOps;
+    private final FilePermitOps permitOps;
+    private final FileLatchOps latchOps;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
@@ -81,6 +91,9 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost);
         this.readLockOps = new FileLockOps(directory, ns, LockKind.READ, this::grantLost);
         this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost);
+        this.semaphoreOps = new FileSemaphoreOps(directory, ns);
+        this.permitOps = new FilePermitOps(directory, ns);
+        this.latchOps = new FileLatchOps(directory, ns);
     }
 
     /**
@@ -123,6 +136,53 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      */
     public Path lockFile(String name) {
         return directory.path().resolve(FileNames.lockFile(options().namespace(), checkName(name)));
+    }
+
+    /**
+     * The state file of the semaphore ({@code lk-<hash>.semaphore}), permit-expirable semaphore
+     * ({@code lk-<hash>.permits}) or latch ({@code lk-<hash>.latch}) called {@code name}, for operators: {@code cat}
+     * shows its count and leases. Unlike a lock file it may be read from any process (it carries no OS lock); do not
+     * write it.
+     *
+     * @param kind {@code "semaphore"}, {@code "permits"} or {@code "latch"}
+     */
+    public Path stateFile(String kind, String name) {
+        CountKind k;
+        switch (Objects.requireNonNull(kind, "kind")) {
+            case "semaphore" -> k = CountKind.SEMAPHORE;
+            case "permits" -> k = CountKind.PERMITS;
+            case "latch" -> k = CountKind.LATCH;
+            default -> throw new IllegalArgumentException(String.format(
+                    "kind must be semaphore, permits or latch but was '%s'", kind));
+        }
+        return directory.path().resolve(FileNames.countFile(options().namespace(), checkName(name), k));
+    }
+
+    /**
+     * The remote half of {@link #semaphore}: the state file {@code lk-<hash>.semaphore} holds the available permits
+     * (see {@code FileSemaphoreOps}).
+     */
+    @Override
+    protected RemoteCountOps semaphoreOps() {
+        return semaphoreOps;
+    }
+
+    /**
+     * The remote half of {@link #permitExpirableSemaphore}: the state file {@code lk-<hash>.permits} holds the
+     * total and one lease line per held permit (see {@code FilePermitOps}).
+     */
+    @Override
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return permitOps;
+    }
+
+    /**
+     * The remote half of {@link #countDownLatch}: the state file {@code lk-<hash>.latch} holds the count while the
+     * latch is armed (see {@code FileLatchOps}).
+     */
+    @Override
+    protected RemoteCountOps countDownLatchOps() {
+        return latchOps;
     }
 
     @Override

@@ -93,6 +93,8 @@ public final class LockDirectory {
     /** The actor's thread, once started (the executor never replaces it: its tasks do not throw). */
     private volatile Thread actorThread;
     private final DirectoryWatcher watcher;
+    /** The counted primitives' state files and their wake-ups. */
+    private final CountFiles counts;
     // guarded by REGISTRY_LOCK
     private int refs;
     private boolean closing;
@@ -118,6 +120,7 @@ public final class LockDirectory {
         });
         actor.setRemoveOnCancelPolicy(true);
         actor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.counts = new CountFiles(dir, actor);
         DirectoryWatcher w;
         try {
             w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, this::onFileEvent, this::onOverflow);
@@ -874,6 +877,10 @@ public final class LockDirectory {
 
     /** A change in the directory (from the watcher thread). */
     private void onFileEvent(String file) {
+        if (!FileNames.isLockFile(file)) {
+            counts.changed(file); // a counted primitive's state file
+            return;
+        }
         execute(() -> {
             LockEntry e = entries.get(file);
             if (e != null && !e.waiters.isEmpty() && e.blockedRemotely) {
@@ -890,6 +897,7 @@ public final class LockDirectory {
     }
 
     private void onOverflow() {
+        counts.changedAll();
         execute(() -> {
             for (LockEntry e : new ArrayList<>(entries.values())) {
                 if (!e.waiters.isEmpty()) {
@@ -925,6 +933,7 @@ public final class LockDirectory {
 
     private void shutdown(DirectorySection s, List<Runnable> after) {
         stopped = true;
+        counts.close();
         LockUnavailableException closed = new LockUnavailableException(
                 String.format("lock directory %s closed", dir));
         for (LockEntry e : new ArrayList<>(entries.values())) {
@@ -948,9 +957,23 @@ public final class LockDirectory {
 
     // ------------------------------------------------------------------------------------------------ plumbing
 
+    /** Work on the directory's thread in one directory section; {@code after} runs once the section is left. */
     @FunctionalInterface
-    private interface Task<T> {
+    interface Task<T> {
         T run(DirectorySection s, List<Runnable> after) throws IOException;
+    }
+
+    /**
+     * Runs {@code task} on the directory's thread (the counted primitives' operations); the result fails with
+     * {@link LockUnavailableException} if it throws or the directory is closed.
+     */
+    <T> CompletableFuture<T> run(String op, Task<T> task) {
+        return submit(op, task);
+    }
+
+    /** The counted primitives' state files of this directory. */
+    CountFiles counts() {
+        return counts;
     }
 
     private <T> CompletableFuture<T> submit(String op, Task<T> task) {
