@@ -1,10 +1,17 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.spi.LockInfo;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
@@ -140,6 +147,61 @@ final class CountFiles {
         if (slot.wake) {
             after.add(() -> changed(slot.file));
         }
+    }
+
+    /**
+     * One {@code inspect} row per held permit ({@code "permit"}: owner the permit id, with token and lease left) and
+     * one per semaphore, permit-expirable semaphore without held permits, and armed latch (owner
+     * {@link LockInfo#NO_OWNER}, the count in the detail), of {@code namespace}; read from the state files, inside
+     * the section. A damaged file is skipped (and logged).
+     */
+    List<LockInfo> infos(DirectorySection s, String namespace) throws IOException {
+        s.enter();
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path p : stream) {
+                if (FileNames.countKind(p.getFileName().toString()) != null) {
+                    files.add(p);
+                }
+            }
+        }
+        long now = System.currentTimeMillis();
+        List<LockInfo> infos = new ArrayList<>();
+        for (Path p : files) {
+            CountRecord r;
+            try {
+                r = CountRecord.read(p);
+            } catch (IOException damaged) {
+                log.debug("inspect skips {}", p, damaged);
+                continue;
+            }
+            if (r == null || !r.namespace.equals(namespace)) {
+                continue;
+            }
+            switch (r.kind) {
+                case SEMAPHORE -> infos.add(unowned(r.name, "semaphore", r.count + " permits available"));
+                case LATCH -> infos.add(unowned(r.name, "latch", "count " + r.count));
+                case PERMITS -> {
+                    r.dropExpired(now);
+                    String detail = String.format("%d of %d permits available", r.available(), r.count);
+                    for (CountRecord.Lease l : r.leases) {
+                        infos.add(new LockInfo(r.name, l.permitId(), 1, OptionalLong.of(l.token()),
+                                Optional.of(Duration.ofMillis(l.endMillis() - now)), OptionalInt.empty(), "permit",
+                                detail));
+                    }
+                    if (r.leases.isEmpty()) {
+                        infos.add(unowned(r.name, "permit-semaphore", detail));
+                    }
+                }
+                default -> throw new IllegalStateException("kind " + r.kind);
+            }
+        }
+        return infos;
+    }
+
+    private static LockInfo unowned(String name, String kind, String detail) {
+        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
+                kind, detail);
     }
 
     /** Tells {@code changed} about every change of {@code file} from now on, until the subscription is closed. */

@@ -458,7 +458,10 @@ public final class LockDirectory {
         });
     }
 
-    /** The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory). */
+    /**
+     * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
+     * semaphores, held permits and armed latches, read from their state files.
+     */
     public CompletableFuture<List<LockInfo>> list(String namespace) {
         return submit("list", (s, after) -> {
             List<LockInfo> result = new ArrayList<>();
@@ -478,6 +481,7 @@ public final class LockDirectory {
                 named.add(new LockInfo(info.name().substring(info.name().indexOf('\u0000') + 1), info.owner(), 1,
                         info.fencingToken(), info.remainingLease(), info.waiters(), info.kind(), info.detail()));
             }
+            named.addAll(counts.infos(s, namespace));
             return named;
         });
     }
