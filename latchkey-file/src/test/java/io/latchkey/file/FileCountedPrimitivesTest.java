@@ -110,6 +110,17 @@ class FileCountedPrimitivesTest {
     }
 
     @Test
+    void aTemporaryFileLeftByAKilledWriterIsSweptAtStart() throws Exception {
+        Files.createDirectories(dir);
+        String leftover = "lk-" + "0".repeat(64) + ".latch.tmp";
+        Files.writeString(dir.resolve(leftover), "latchkey-count 1\n");
+        Files.writeString(dir.resolve("unrelated.tmp"), "not ours");
+        FileLockClient c = open();
+        assertThat(c.countDownLatch("x").getCount()).isZero(); // runs after the start-up sweep
+        assertThat(files()).containsExactly("latchkey.state", "unrelated.tmp");
+    }
+
+    @Test
     void aDamagedStateFileFailsItsOperationsWithTheReason() throws Exception {
         FileLockClient c = open();
         Files.createDirectories(dir);
@@ -165,7 +176,7 @@ class FileCountedPrimitivesTest {
                 Long.toString(watchdogMillis))) {
             String id = holder.awaitLine("LEASED", START_UP).substring("LEASED ".length());
             assertThat(semaphore.availablePermits()).isZero();
-            Thread.sleep(2 * watchdogMillis);
+            Thread.sleep(2 * watchdogMillis + watchdogMillis / 6); // the kill then falls between two renewals
             assertThat(semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)))
                     .as("the child's permit, renewed by its watchdog beyond one watchdog timeout").isEmpty();
             assertThat(c.list("slots")).extracting(LockInfo::owner).containsExactly(id);

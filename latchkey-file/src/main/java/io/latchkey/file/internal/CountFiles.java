@@ -150,6 +150,22 @@ final class CountFiles {
     }
 
     /**
+     * Deletes temporary files ({@code <state file>.tmp}) left by a process killed between writing one and renaming it
+     * over its state file; inside the section, where nobody else is between the two steps.
+     */
+    void sweepTemporaries(DirectorySection s) throws IOException {
+        s.enter();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "lk-*.tmp")) {
+            for (Path p : stream) {
+                String f = p.getFileName().toString();
+                if (FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /**
      * One {@code inspect} row per held permit ({@code "permit"}: owner the permit id, with token and lease left) and
      * one per semaphore, permit-expirable semaphore without held permits, and armed latch (owner
      * {@link LockInfo#NO_OWNER}, the count in the detail), of {@code namespace}; read from the state files, inside

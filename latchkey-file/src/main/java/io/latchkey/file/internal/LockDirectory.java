@@ -129,7 +129,8 @@ public final class LockDirectory {
             throw e;
         }
         this.watcher = w;
-        // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues).
+        // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues), and
+        // temporary files of state files that a crashed process wrote but never renamed.
         submit("sweep", (s, after) -> {
             sweep(s);
             return null;
@@ -821,6 +822,7 @@ public final class LockDirectory {
                 heldElsewhere(file, s);
             }
         }
+        counts.sweepTemporaries(s);
     }
 
     // ------------------------------------------------------------------------------------------- timers, events
