@@ -131,6 +131,24 @@ class FileCountedPrimitivesTest {
     }
 
     @Test
+    void aReleaseThatCouldNotBeWrittenIsRetriedUntilItIs() throws Exception {
+        FileLockClient c = open();
+        PermitExpirableSemaphore permits = c.permitExpirableSemaphore("retried");
+        permits.trySetPermits(1);
+        String id = permits.acquire(Duration.ofSeconds(60));
+        Path tmp = c.stateFile("permits", "retried").resolveSibling(
+                c.stateFile("permits", "retried").getFileName() + ".tmp");
+        Files.createDirectory(tmp); // the new text cannot be written: as on a full disk
+        assertThatThrownBy(() -> permits.release(id)).isInstanceOf(io.latchkey.LockUnavailableException.class);
+        assertThat(permits.availablePermits()).isZero();
+        Files.delete(tmp);
+        long start = System.nanoTime();
+        org.awaitility.Awaitility.await().atMost(SLACK).until(() -> permits.availablePermits() == 1);
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("well before the 60 s lease")
+                .isLessThan(SLACK.toMillis());
+    }
+
+    @Test
     void inspectListsSemaphoresPermitsAndLatches() throws Exception {
         FileLockClient c = open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).namespace("app/")
                 .build());

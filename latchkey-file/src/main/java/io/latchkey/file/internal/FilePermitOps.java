@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the file permit-expirable semaphore: the state file {@code lk-<hash>.permits} holds the total
@@ -31,6 +33,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>The file stays while the semaphore is set (one file per semaphore ever set); waiters write nothing.
  */
 public final class FilePermitOps extends FileCountOps {
+
+    static final long RELEASE_RETRY_MILLIS = 1_000;
+    private static final Logger log = LoggerFactory.getLogger(FilePermitOps.class);
 
     public FilePermitOps(LockDirectory directory, String namespace) {
         super(directory, namespace, CountKind.PERMITS);
@@ -95,8 +100,39 @@ public final class FilePermitOps extends FileCountOps {
         });
     }
 
+    /**
+     * Removes the permit's lease line. If that fails while the directory is open (an I/O error such as a full disk:
+     * the new text cannot be written), the caller's future fails and the removal is retried every
+     * {@value #RELEASE_RETRY_MILLIS} ms until it goes through or the directory closes, so that a permit released
+     * by the engine (or given back for an abandoned attempt) is not held until its lease ends. Retrying is safe: the
+     * id names one grant, and a line already gone is a no-op.
+     */
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
+        CompletableFuture<Boolean> first = removeLease(name, permitId);
+        first.whenComplete((ok, e) -> {
+            if (e != null && !directory.isClosed()) {
+                log.warn("releasing permit {} of '{}' in {} failed; retrying every {} ms: {}", permitId, name,
+                        directory.path(), RELEASE_RETRY_MILLIS, e.toString());
+                retryRelease(name, permitId);
+            }
+        });
+        return first;
+    }
+
+    private void retryRelease(String name, String permitId) {
+        directory.later(() -> removeLease(name, permitId).whenComplete((ok, e) -> {
+            if (e != null) {
+                if (!directory.isClosed()) {
+                    retryRelease(name, permitId);
+                }
+            } else {
+                log.info("permit {} of '{}' in {} released on a retry", permitId, name, directory.path());
+            }
+        }), RELEASE_RETRY_MILLIS);
+    }
+
+    private CompletableFuture<Boolean> removeLease(String name, String permitId) {
         return change("release a permit of", name, (slot, s) -> {
             CountRecord.Lease lease = slot.record == null ? null : slot.record.lease(permitId);
             if (lease == null) {

@@ -239,6 +239,20 @@ public final class LockDirectory {
         return dir;
     }
 
+    /** Runs {@code task} on the directory's thread after {@code delayMillis} (never if the directory closes first). */
+    void later(Runnable task, long delayMillis) {
+        try {
+            actor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed: nothing left to do
+        }
+    }
+
+    /** Whether the last client has closed this instance (its thread is stopped or stopping). */
+    boolean isClosed() {
+        return closed.isDone() || actor.isShutdown();
+    }
+
     /** How this JVM tags its lines in lock files. */
     public String process() {
         return process;
