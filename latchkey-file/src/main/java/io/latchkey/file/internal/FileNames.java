@@ -7,9 +7,10 @@ import java.security.NoSuchAlgorithmException;
 /**
  * Lock name → file name: {@code lk-<SHA-256 of namespace, NUL, name, in lower-case hex>.lock}, and the same hash with
  * the suffix of its kind for the state of a counted primitive ({@code .semaphore}, {@code .permits}, {@code .latch};
- * see {@link CountKind}). The file name is 70 to 75 ASCII characters of {@code [a-z0-9.-]} whatever the name, so no name can reach outside the directory
- * ({@code ../}, separators, NUL, drive letters), exceed a file system's name limit, or collide with another name
- * on a case-insensitive file system. Namespaces and names cannot contain NUL (control characters are refused), so
+ * see {@link CountKind}; a state file is rewritten through {@code <its name>.tmp}). The file name is 72 to 81 ASCII
+ * characters of {@code [a-z0-9.-]} whatever the name, so no name can reach outside the directory ({@code ../},
+ * separators, NUL, drive letters), exceed a file system's name limit, or collide with another name on a
+ * case-insensitive file system. Namespaces and names cannot contain NUL (control characters are refused), so
  * (namespace, name) pairs hash distinct inputs. The original namespace and name are stored inside the file for
  * {@code inspect}.
  */
