@@ -1,6 +1,7 @@
 /**
- * The {@code file://} backend: locks between processes of one host through OS file locks. {@code io.latchkey.file}
- * is the client package; {@code io.latchkey.file.internal} is not exported.
+ * The {@code file://} backend: locks between processes of one host through OS file locks, and semaphores,
+ * permit-expirable semaphores and count-down latches as state files changed under the directory's OS lock.
+ * {@code io.latchkey.file} is the client package; {@code io.latchkey.file.internal} is not exported.
  */
 module io.latchkey.file {
     requires transitive io.latchkey;

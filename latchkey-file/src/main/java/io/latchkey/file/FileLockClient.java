@@ -5,10 +5,15 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.file.internal.CountKind;
+import io.latchkey.file.internal.FileLatchOps;
 import io.latchkey.file.internal.FileLockOps;
 import io.latchkey.file.internal.FileNames;
+import io.latchkey.file.internal.FilePermitOps;
+import io.latchkey.file.internal.FileSemaphoreOps;
 import io.latchkey.file.internal.FileUri;
 import io.latchkey.file.internal.LockDirectory;
 import io.latchkey.file.internal.LockKind;
@@ -38,6 +43,14 @@ import java.util.concurrent.TimeoutException;
  * hold ends, so the directory holds one file per held name plus {@code latchkey.state} (the token counter): nothing
  * per name ever used. The name is hashed, so no name reaches outside the directory, however hostile.
  *
+ * <p>A semaphore, permit-expirable semaphore or count-down latch is one state file, {@code lk-<same hash>.semaphore},
+ * {@code .permits} or {@code .latch} ({@link #stateFile}): its count, and for permits one lease line per held permit.
+ * Every operation is one read-modify-write of it inside the directory section (an exclusive OS lock on
+ * {@code latchkey.state}, held for a few system calls, never while anyone waits), on the directory's thread; the
+ * file is replaced whole (written beside it, renamed over it). A semaphore's file stays once it was set (its count
+ * is state, as on every backend); a latch's file is deleted by the count-down that reaches zero; waiters write
+ * nothing. So the directory holds one file per semaphore that was set, one per armed latch, and one per held lock.
+ *
  * <h2>Crashes, leases, waking</h2>
  * The kernel releases a process's file locks when it dies (SIGKILL included): its locks are free for others at once
  * (waiters notice within about 200 ms). Leases are kept by the holding process: a fixed lease, or a watchdog lease
@@ -51,12 +64,28 @@ import java.util.concurrent.TimeoutException;
  * Tokens come from one counter for the whole directory, {@code max(last + 1, wall clock in µs)}, kept in
  * {@code latchkey.state}: strictly increasing per name across clients, processes and restarts; across a power loss
  * too (a durable ceiling, forced to disk about once a minute, and the kernel's boot id); still increasing if the
- * state file is lost, unless the clock stepped back.
+ * state file is lost, unless the clock stepped back. A permit of a permit-expirable semaphore gets its token from the
+ * same counter.
+ *
+ * <h2>Counted primitives: waking, leases, crashes, memory effects</h2>
+ * The engine waits; a change of a state file wakes waiters in this JVM at once and in other processes through the
+ * watch service, and the engine re-checks every second as the fallback. A semaphore's permits are unowned: a holder
+ * that crashes keeps them taken. A permit of a permit-expirable semaphore is a lease line with an end on the wall
+ * clock ({@link System#currentTimeMillis()}, shared by every process of the host; the lock files' lease ends use
+ * it too): it is dropped by whichever process reads the file after that end, so a fixed-lease permit returns
+ * {@code leaseMillis} after it was taken and a watchdog permit ({@code acquire()}, renewed with this client's
+ * watchdog) one watchdog timeout after its last renewal — also when its process was SIGKILLed; waiters of other
+ * processes are woken at that end by a timer armed from the lease they read. A wall clock stepped forward ends leases
+ * early, one stepped back ends them late. A latch's count has no owner and no lease. Changes of one directory are
+ * applied in one order (the directory section) and read from the shared page cache, so what a process did before a
+ * release or count-down is visible to a process that then observes it, for data on this host (the
+ * {@link java.util.concurrent.Semaphore} and {@link java.util.concurrent.CountDownLatch} guarantee); a power loss
+ * can lose the last changes of a state file (it is not forced to disk; tokens are).
  *
  * <h2>Primitives</h2>
  * {@link #lock}, {@link #fairLock} (FIFO across processes: tickets in the lock file), {@link #readWriteLock}
- * (downgrade yes, upgrade refused) and {@link LockInspector inspect}. Semaphores, permit-expirable semaphores and
- * count-down latches throw {@link UnsupportedOperationException} naming the backend. {@link
+ * (downgrade yes, upgrade refused), {@link #semaphore}, {@link #permitExpirableSemaphore} (fixed and watchdog
+ * permits), {@link #countDownLatch} and {@link LockInspector inspect}. {@link
  * io.latchkey.DistributedLock#forceUnlock()} ends another process's hold only at that process's next watchdog
  * renewal (an OS lock cannot be broken from outside); this JVM's holds end at once.
  *
@@ -65,13 +94,18 @@ import java.util.concurrent.TimeoutException;
 public final class FileLockClient extends AbstractLockClient implements LockInspector {
 
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
-            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT));
+            Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
+            Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
+            Capability.INSPECT));
 
     private final LockDirectory directory;
     private final FileLockOps lockOps;
     private final FileLockOps fairLockOps;
     private final FileLockOps readLockOps;
     private final FileLockOps writeLockOps;
+    private final FileSemaphoreOps semaphoreOps;
+    private final FilePermitOps permitOps;
+    private final FileLatchOps latchOps;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
@@ -81,6 +115,9 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost);
         this.readLockOps = new FileLockOps(directory, ns, LockKind.READ, this::grantLost);
         this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost);
+        this.semaphoreOps = new FileSemaphoreOps(directory, ns);
+        this.permitOps = new FilePermitOps(directory, ns);
+        this.latchOps = new FileLatchOps(directory, ns);
     }
 
     /**
@@ -125,6 +162,53 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         return directory.path().resolve(FileNames.lockFile(options().namespace(), checkName(name)));
     }
 
+    /**
+     * The state file of the semaphore ({@code lk-<hash>.semaphore}), permit-expirable semaphore
+     * ({@code lk-<hash>.permits}) or latch ({@code lk-<hash>.latch}) called {@code name}, for operators: {@code cat}
+     * shows its count and leases. Unlike a lock file it may be read from any process (it carries no OS lock); do not
+     * write it.
+     *
+     * @param kind {@code "semaphore"}, {@code "permits"} or {@code "latch"}
+     */
+    public Path stateFile(String kind, String name) {
+        CountKind k;
+        switch (Objects.requireNonNull(kind, "kind")) {
+            case "semaphore" -> k = CountKind.SEMAPHORE;
+            case "permits" -> k = CountKind.PERMITS;
+            case "latch" -> k = CountKind.LATCH;
+            default -> throw new IllegalArgumentException(String.format(
+                    "kind must be semaphore, permits or latch but was '%s'", kind));
+        }
+        return directory.path().resolve(FileNames.countFile(options().namespace(), checkName(name), k));
+    }
+
+    /**
+     * The remote half of {@link #semaphore}: the state file {@code lk-<hash>.semaphore} holds the available permits
+     * (see {@code FileSemaphoreOps}).
+     */
+    @Override
+    protected RemoteCountOps semaphoreOps() {
+        return semaphoreOps;
+    }
+
+    /**
+     * The remote half of {@link #permitExpirableSemaphore}: the state file {@code lk-<hash>.permits} holds the
+     * total and one lease line per held permit (see {@code FilePermitOps}).
+     */
+    @Override
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return permitOps;
+    }
+
+    /**
+     * The remote half of {@link #countDownLatch}: the state file {@code lk-<hash>.latch} holds the count while the
+     * latch is armed (see {@code FileLatchOps}).
+     */
+    @Override
+    protected RemoteCountOps countDownLatchOps() {
+        return latchOps;
+    }
+
     @Override
     protected RemoteLockOps lockOps() {
         return lockOps;
@@ -148,7 +232,11 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     /**
      * The locks of this client's namespace held now by any process on this directory, one entry per hold (plain,
      * fair, read and write), with owner, fencing token and the lease left; read from the lock files (this JVM's
-     * holds from memory). Lock files left by crashed processes are deleted on the way. Waiters are not counted.
+     * holds from memory). Lock files left by crashed processes are deleted on the way. Waiters are not counted. Also
+     * its synchronizers, from their state files: one {@code "permit"} row per held permit (owner the permit id,
+     * token, lease left; detail {@code "1 of 2 permits available"}), {@code "permit-semaphore"} for a permit-expirable
+     * semaphore without held permits, {@code "semaphore"} ({@code "3 permits available"}) and {@code "latch"}
+     * ({@code "count 2"}), the last three with owner {@link LockInfo#NO_OWNER}.
      *
      * @throws LockUnavailableException if the directory cannot be read within the operation timeout
      */

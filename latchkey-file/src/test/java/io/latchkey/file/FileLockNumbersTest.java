@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
+import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.tck.ChildJvm;
 import io.latchkey.tck.LockHolderMain;
 import java.nio.file.Path;
@@ -17,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Prints what the file backend costs on this machine (for the module README), with loose sanity bounds only: an
- * uncontended lock/unlock cycle (one fsync of the token counter per grant), and how long after a holder JVM is
- * SIGKILLed a waiting JVM has the lock.
+ * uncontended lock/unlock cycle (one fsync of the token counter per grant), uncontended semaphore and permit cycles,
+ * and how long after a holder JVM is SIGKILLed a waiting JVM has the lock.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FileLockNumbersTest {
@@ -48,6 +50,41 @@ class FileLockNumbersTest {
             System.out.printf("file backend: %d lock+unlock cycles, %.0f cycles/s, p50 %d µs, p99 %d µs%n", n,
                     n / (total / 1e9), micros[n / 2], micros[n * 99 / 100]);
             assertThat(micros[n / 2]).isLessThan(200_000);
+        }
+    }
+
+    /** One semaphore acquire+release and one permit acquire+release: two read-modify-writes of a state file each. */
+    @Test
+    void uncontendedSemaphoreAndPermitCycles() throws Exception {
+        try (LockClient c = LockClient.connect(dir.toUri().toString())) {
+            DistributedSemaphore semaphore = c.semaphore("bench");
+            semaphore.trySetPermits(1);
+            PermitExpirableSemaphore permits = c.permitExpirableSemaphore("bench");
+            permits.trySetPermits(1);
+            for (int i = 0; i < 100; i++) {
+                semaphore.acquire();
+                semaphore.release();
+                permits.release(permits.acquire(Duration.ofSeconds(30)));
+            }
+            int n = 500;
+            long[] semaphoreMicros = new long[n];
+            long[] permitMicros = new long[n];
+            for (int i = 0; i < n; i++) {
+                long t = System.nanoTime();
+                semaphore.acquire();
+                semaphore.release();
+                long u = System.nanoTime();
+                permits.release(permits.acquire(Duration.ofSeconds(30)));
+                semaphoreMicros[i] = (u - t) / 1_000;
+                permitMicros[i] = (System.nanoTime() - u) / 1_000;
+            }
+            Arrays.sort(semaphoreMicros);
+            Arrays.sort(permitMicros);
+            System.out.printf("file backend: %d semaphore acquire+release p50 %d µs, p99 %d µs; permit acquire+release"
+                    + " p50 %d µs, p99 %d µs%n", n, semaphoreMicros[n / 2], semaphoreMicros[n * 99 / 100],
+                    permitMicros[n / 2], permitMicros[n * 99 / 100]);
+            assertThat(semaphoreMicros[n / 2]).isLessThan(200_000);
+            assertThat(permitMicros[n / 2]).isLessThan(200_000);
         }
     }
 

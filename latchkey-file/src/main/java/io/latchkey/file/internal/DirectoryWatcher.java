@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that turns changes in the lock directory (a lock file deleted, created or rewritten by another
- * process) into wake-ups: it blocks in {@link WatchService#take()} and hands each changed file name to
- * {@code onChange}; on an overflow (events lost) it calls {@code onOverflow}. Stopped by {@link #close()}.
+ * The thread that turns changes in the lock directory (a lock file or a counted primitive's state file deleted,
+ * created or rewritten by another process) into wake-ups: it blocks in {@link WatchService#take()} and hands each
+ * changed file name to {@code onChange}; on an overflow (events lost) it calls {@code onOverflow}. Stopped by {@link #close()}.
  * Where the platform's watch service polls (macOS) or does not see other hosts' changes (network file systems),
  * the lock directory's bounded re-check wakes waiters instead.
  */
@@ -49,7 +49,7 @@ final class DirectoryWatcher implements AutoCloseable {
                         onOverflow.run();
                     } else if (event.context() instanceof Path p) {
                         String file = p.getFileName().toString();
-                        if (FileNames.isLockFile(file)) {
+                        if (FileNames.isWatched(file)) {
                             onChange.accept(file);
                         }
                     }

@@ -93,6 +93,8 @@ public final class LockDirectory {
     /** The actor's thread, once started (the executor never replaces it: its tasks do not throw). */
     private volatile Thread actorThread;
     private final DirectoryWatcher watcher;
+    /** The counted primitives' state files and their wake-ups. */
+    private final CountFiles counts;
     // guarded by REGISTRY_LOCK
     private int refs;
     private boolean closing;
@@ -118,6 +120,7 @@ public final class LockDirectory {
         });
         actor.setRemoveOnCancelPolicy(true);
         actor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.counts = new CountFiles(dir, actor);
         DirectoryWatcher w;
         try {
             w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, this::onFileEvent, this::onOverflow);
@@ -126,7 +129,8 @@ public final class LockDirectory {
             throw e;
         }
         this.watcher = w;
-        // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues).
+        // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues), and
+        // temporary files of state files that a crashed process wrote but never renamed.
         submit("sweep", (s, after) -> {
             sweep(s);
             return null;
@@ -233,6 +237,20 @@ public final class LockDirectory {
 
     public Path path() {
         return dir;
+    }
+
+    /** Runs {@code task} on the directory's thread after {@code delayMillis} (never if the directory closes first). */
+    void later(Runnable task, long delayMillis) {
+        try {
+            actor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed: nothing left to do
+        }
+    }
+
+    /** Whether the last client has closed this instance (its thread is stopped or stopping). */
+    boolean isClosed() {
+        return closed.isDone() || actor.isShutdown();
     }
 
     /** How this JVM tags its lines in lock files. */
@@ -455,7 +473,10 @@ public final class LockDirectory {
         });
     }
 
-    /** The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory). */
+    /**
+     * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
+     * semaphores, held permits and armed latches, read from their state files.
+     */
     public CompletableFuture<List<LockInfo>> list(String namespace) {
         return submit("list", (s, after) -> {
             List<LockInfo> result = new ArrayList<>();
@@ -475,6 +496,7 @@ public final class LockDirectory {
                 named.add(new LockInfo(info.name().substring(info.name().indexOf('\u0000') + 1), info.owner(), 1,
                         info.fencingToken(), info.remainingLease(), info.waiters(), info.kind(), info.detail()));
             }
+            named.addAll(counts.infos(s, namespace));
             return named;
         });
     }
@@ -814,6 +836,7 @@ public final class LockDirectory {
                 heldElsewhere(file, s);
             }
         }
+        counts.sweepTemporaries(s);
     }
 
     // ------------------------------------------------------------------------------------------- timers, events
@@ -874,6 +897,10 @@ public final class LockDirectory {
 
     /** A change in the directory (from the watcher thread). */
     private void onFileEvent(String file) {
+        if (!FileNames.isLockFile(file)) {
+            counts.changed(file); // a counted primitive's state file
+            return;
+        }
         execute(() -> {
             LockEntry e = entries.get(file);
             if (e != null && !e.waiters.isEmpty() && e.blockedRemotely) {
@@ -890,6 +917,7 @@ public final class LockDirectory {
     }
 
     private void onOverflow() {
+        counts.changedAll();
         execute(() -> {
             for (LockEntry e : new ArrayList<>(entries.values())) {
                 if (!e.waiters.isEmpty()) {
@@ -925,6 +953,7 @@ public final class LockDirectory {
 
     private void shutdown(DirectorySection s, List<Runnable> after) {
         stopped = true;
+        counts.close();
         LockUnavailableException closed = new LockUnavailableException(
                 String.format("lock directory %s closed", dir));
         for (LockEntry e : new ArrayList<>(entries.values())) {
@@ -948,9 +977,23 @@ public final class LockDirectory {
 
     // ------------------------------------------------------------------------------------------------ plumbing
 
+    /** Work on the directory's thread in one directory section; {@code after} runs once the section is left. */
     @FunctionalInterface
-    private interface Task<T> {
+    interface Task<T> {
         T run(DirectorySection s, List<Runnable> after) throws IOException;
+    }
+
+    /**
+     * Runs {@code task} on the directory's thread (the counted primitives' operations); the result fails with
+     * {@link LockUnavailableException} if it throws or the directory is closed.
+     */
+    <T> CompletableFuture<T> run(String op, Task<T> task) {
+        return submit(op, task);
+    }
+
+    /** The counted primitives' state files of this directory. */
+    CountFiles counts() {
+        return counts;
     }
 
     private <T> CompletableFuture<T> submit(String op, Task<T> task) {

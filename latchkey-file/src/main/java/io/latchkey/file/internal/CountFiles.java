@@ -1,0 +1,290 @@
+package io.latchkey.file.internal;
+
+import io.latchkey.core.RemoteCountOps;
+import io.latchkey.spi.LockInfo;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state files of the counted primitives of one directory in this JVM, and their wake-ups: shared by every
+ * client of the JVM on the directory (one per {@link LockDirectory}).
+ *
+ * <h2>State</h2>
+ * {@link #load} and {@link #store} run on the directory's thread inside a {@link DirectorySection}, the directory's
+ * exclusive OS lock, held for the few system calls of one read-modify-write and never while anyone waits: so
+ * concurrent changes from any thread, client or process are applied one after the other and none is lost. Leases
+ * of permit-expirable semaphores end by the wall clock ({@link System#currentTimeMillis()}), the clock every
+ * process of the host shares and the one the lock files' lease ends use; a lease that ended is dropped whenever the
+ * file is read (and from the file with the next write).
+ *
+ * <h2>Wake-ups</h2>
+ * Subscribers of a state file are told (never while the section is held) when
+ * <ul>
+ *   <li>this JVM changed the file in a way that may let a waiter in (at once);</li>
+ *   <li>the directory watcher saw the file created, rewritten or deleted (another process's change; our own
+ *       changes come back this way too, a harmless second wake-up), or lost events (an overflow);</li>
+ *   <li>the earliest lease this JVM saw in a permits file ends: nobody writes the file when a lease runs out (its
+ *       holder may be dead), so every read of a permits file arms a timer at its earliest lease end while the name
+ *       has subscribers.</li>
+ * </ul>
+ * The engine's re-check ({@link RemoteCountOps#recheckMillis()}) covers whatever is left (a watch service that
+ * polls, a network file system).
+ */
+final class CountFiles {
+    private static final Logger log = LoggerFactory.getLogger(CountFiles.class);
+
+    /** One read of a state file inside a section, and what the operation did with it. */
+    static final class Slot {
+        final String file;
+        final Path path;
+        final CountKind kind;
+        final String namespace;
+        final String name;
+        /** When the file was read (epoch ms): leases that ended by then are gone from {@link #record}. */
+        final long nowMillis;
+        /** The state, {@code null} if the file does not exist; set to {@code null} to delete it. */
+        CountRecord record;
+        /** Whether {@link #store} writes (or deletes) the file. */
+        boolean changed;
+        /** Whether {@link #store} tells this JVM's subscribers (the change may let a waiter in). */
+        boolean wake;
+
+        Slot(String file, Path path, CountKind kind, String namespace, String name, long nowMillis,
+             CountRecord record) {
+            this.file = file;
+            this.path = path;
+            this.kind = kind;
+            this.namespace = namespace;
+            this.name = name;
+            this.nowMillis = nowMillis;
+            this.record = record;
+        }
+
+        /** The record, created with a count of 0 if the file does not exist yet. */
+        CountRecord orCreate() {
+            if (record == null) {
+                record = new CountRecord(kind, namespace, name, 0);
+            }
+            return record;
+        }
+    }
+
+    /** The subscribers of one file and its lease-end timer. */
+    private static final class Watch {
+        final Set<Listener> listeners = new CopyOnWriteArraySet<>();
+        ScheduledFuture<?> timer;
+        long timerAtMillis;
+    }
+
+    /** One subscription (its own identity, whatever the runnable). */
+    private static final class Listener {
+        final Runnable changed;
+
+        Listener(Runnable changed) {
+            this.changed = changed;
+        }
+    }
+
+    private final Path dir;
+    private final ScheduledExecutorService actor;
+    private final ConcurrentHashMap<String, Watch> watches = new ConcurrentHashMap<>();
+
+    CountFiles(Path dir, ScheduledExecutorService actor) {
+        this.dir = dir;
+        this.actor = actor;
+    }
+
+    /** Reads the state file of {@code name}; on the directory's thread, entering the section. */
+    Slot load(DirectorySection s, String namespace, String name, CountKind kind) throws IOException {
+        s.enter();
+        String file = FileNames.countFile(namespace, name, kind);
+        Path path = dir.resolve(file);
+        CountRecord r = CountRecord.read(path);
+        if (r != null && (r.kind != kind || !r.namespace.equals(namespace) || !r.name.equals(name))) {
+            throw new IOException(String.format("state file %s names %s '%s' of namespace '%s', not %s '%s'", path,
+                    r.kind.label, r.name, r.namespace, kind.label, name));
+        }
+        long now = System.currentTimeMillis();
+        if (r != null && kind == CountKind.PERMITS) {
+            r.dropExpired(now);
+            if (!r.leases.isEmpty()) {
+                armLeaseEnd(file, r.earliestLeaseEnd());
+            }
+        }
+        return new Slot(file, path, kind, namespace, name, now, r);
+    }
+
+    /**
+     * Writes (or deletes) the slot's file if it changed, inside the section; tells this JVM's subscribers after
+     * the section if it may let a waiter in.
+     */
+    void store(DirectorySection s, Slot slot, List<Runnable> after) throws IOException {
+        if (slot.changed) {
+            s.enter();
+            if (slot.record == null) {
+                Files.deleteIfExists(slot.path);
+            } else {
+                slot.record.write(slot.path);
+            }
+        }
+        if (slot.wake) {
+            after.add(() -> changed(slot.file));
+        }
+    }
+
+    /**
+     * Deletes temporary files ({@code <state file>.tmp}) left by a process killed between writing one and renaming it
+     * over its state file; inside the section, where nobody else is between the two steps.
+     */
+    void sweepTemporaries(DirectorySection s) throws IOException {
+        s.enter();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "lk-*.tmp")) {
+            for (Path p : stream) {
+                String f = p.getFileName().toString();
+                if (FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /**
+     * One {@code inspect} row per held permit ({@code "permit"}: owner the permit id, with token and lease left) and
+     * one per semaphore, permit-expirable semaphore without held permits, and armed latch (owner
+     * {@link LockInfo#NO_OWNER}, the count in the detail), of {@code namespace}; read from the state files, inside
+     * the section. A damaged file is skipped (and logged).
+     */
+    List<LockInfo> infos(DirectorySection s, String namespace) throws IOException {
+        s.enter();
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path p : stream) {
+                if (FileNames.countKind(p.getFileName().toString()) != null) {
+                    files.add(p);
+                }
+            }
+        }
+        long now = System.currentTimeMillis();
+        List<LockInfo> infos = new ArrayList<>();
+        for (Path p : files) {
+            CountRecord r;
+            try {
+                r = CountRecord.read(p);
+            } catch (IOException damaged) {
+                log.debug("inspect skips {}", p, damaged);
+                continue;
+            }
+            if (r == null || !r.namespace.equals(namespace)) {
+                continue;
+            }
+            switch (r.kind) {
+                case SEMAPHORE -> infos.add(unowned(r.name, "semaphore", r.count + " permits available"));
+                case LATCH -> infos.add(unowned(r.name, "latch", "count " + r.count));
+                case PERMITS -> {
+                    r.dropExpired(now);
+                    String detail = String.format("%d of %d permits available", r.available(), r.count);
+                    for (CountRecord.Lease l : r.leases) {
+                        infos.add(new LockInfo(r.name, l.permitId(), 1, OptionalLong.of(l.token()),
+                                Optional.of(Duration.ofMillis(l.endMillis() - now)), OptionalInt.empty(), "permit",
+                                detail));
+                    }
+                    if (r.leases.isEmpty()) {
+                        infos.add(unowned(r.name, "permit-semaphore", detail));
+                    }
+                }
+                default -> throw new IllegalStateException("kind " + r.kind);
+            }
+        }
+        return infos;
+    }
+
+    private static LockInfo unowned(String name, String kind, String detail) {
+        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
+                kind, detail);
+    }
+
+    /** Tells {@code changed} about every change of {@code file} from now on, until the subscription is closed. */
+    RemoteCountOps.Subscription subscribe(String file, Runnable changed) {
+        Listener listener = new Listener(changed);
+        watches.computeIfAbsent(file, f -> new Watch()).listeners.add(listener);
+        return () -> watches.computeIfPresent(file, (f, w) -> {
+            w.listeners.remove(listener);
+            if (!w.listeners.isEmpty()) {
+                return w;
+            }
+            if (w.timer != null) {
+                w.timer.cancel(false);
+            }
+            return null;
+        });
+    }
+
+    /** Tells the subscribers of {@code file} (the watcher's thread, a timer, or after a section). */
+    void changed(String file) {
+        Watch w = watches.get(file);
+        if (w == null) {
+            return;
+        }
+        for (Listener l : w.listeners) {
+            try {
+                l.changed.run();
+            } catch (RuntimeException e) {
+                log.warn("a wake-up listener of {} failed", file, e);
+            }
+        }
+    }
+
+    /** Tells every subscriber (the watcher lost events). */
+    void changedAll() {
+        for (String file : watches.keySet()) {
+            changed(file);
+        }
+    }
+
+    /** Wakes the subscribers of {@code file} when the lease ending at {@code endMillis} (epoch ms) has ended. */
+    private void armLeaseEnd(String file, long endMillis) {
+        watches.computeIfPresent(file, (f, w) -> {
+            if (w.timer != null && !w.timer.isDone() && w.timerAtMillis <= endMillis) {
+                return w; // an earlier (or the same) wake-up is armed; it reads the file and arms the next
+            }
+            if (w.timer != null) {
+                w.timer.cancel(false);
+            }
+            long delay = Math.max(0, endMillis - System.currentTimeMillis()) + 1;
+            try {
+                w.timer = actor.schedule(() -> changed(f), delay, TimeUnit.MILLISECONDS);
+                w.timerAtMillis = endMillis;
+            } catch (RejectedExecutionException closing) {
+                w.timer = null;
+            }
+            return w;
+        });
+    }
+
+    /** Stops the timers (the directory closes; the engine closes the subscriptions of its clients). */
+    void close() {
+        for (Watch w : watches.values()) {
+            if (w.timer != null) {
+                w.timer.cancel(false);
+            }
+        }
+        watches.clear();
+    }
+}

@@ -1,0 +1,72 @@
+package io.latchkey.file.internal;
+
+import io.latchkey.core.RemoteCountOps;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What the file backend's counted primitives share: one kind of one namespace on the JVM's {@link LockDirectory}.
+ * Every operation is one task on the directory's thread: one directory section, one read of the name's state file,
+ * at most one write (see {@link CountFiles}); the caller's thread never touches a file. Wake-ups come from the
+ * directory's watcher, this JVM's own changes and lease-end timers ({@link CountFiles}); the engine's re-check every
+ * {@value #RECHECK_MILLIS} ms is the fallback.
+ */
+abstract class FileCountOps implements RemoteCountOps {
+
+    /** The engine's fallback re-check: watch events can be lost (overflow) or late (polling watch services). */
+    static final long RECHECK_MILLIS = 1_000;
+
+    /** One read-modify-write of a state file. */
+    @FunctionalInterface
+    interface Change<T> {
+        T apply(CountFiles.Slot slot, DirectorySection s) throws java.io.IOException;
+    }
+
+    final LockDirectory directory;
+    final String namespace;
+    final CountKind kind;
+
+    FileCountOps(LockDirectory directory, String namespace, CountKind kind) {
+        this.directory = directory;
+        this.namespace = namespace;
+        this.kind = kind;
+    }
+
+    /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */
+    final <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
+        return directory.run(op + " " + kind.label + " '" + name + "'", (s, after) -> {
+            CountFiles.Slot slot = directory.counts().load(s, namespace, name, kind);
+            T result = change.apply(slot, s);
+            directory.counts().store(s, slot, after);
+            return result;
+        });
+    }
+
+    /**
+     * Subscribes to the name's state file; completes after one read of it (which also arms the wake-up at its
+     * earliest lease end), from when on every change is reported: the watcher was watching before.
+     */
+    @Override
+    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+        Subscription sub = directory.counts().subscribe(FileNames.countFile(namespace, name, kind), changed);
+        return change("subscribe to", name, (slot, s) -> sub).whenComplete((ok, e) -> {
+            if (e != null) {
+                sub.close();
+            }
+        });
+    }
+
+    @Override
+    public long recheckMillis() {
+        return RECHECK_MILLIS;
+    }
+
+    /** An int count, clamped (a file's count is a long). */
+    static int clamp(long v) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "{" + directory.path() + ", namespace='" + namespace + "'}";
+    }
+}
