@@ -51,7 +51,7 @@ final class CountFiles {
     private static final Logger log = LoggerFactory.getLogger(CountFiles.class);
 
     /** One read of a state file inside a section, and what the operation did with it. */
-    static final class Slot {
+    static final class Loaded {
         final String file;
         final Path path;
         final CountKind kind;
@@ -66,7 +66,7 @@ final class CountFiles {
         /** Whether {@link #store} tells this JVM's subscribers (the change may let a waiter in). */
         boolean wake;
 
-        Slot(String file, Path path, CountKind kind, String namespace, String name, long nowMillis,
+        Loaded(String file, Path path, CountKind kind, String namespace, String name, long nowMillis,
              CountRecord record) {
             this.file = file;
             this.path = path;
@@ -112,7 +112,7 @@ final class CountFiles {
     }
 
     /** Reads the state file of {@code name}; on the directory's thread, entering the section. */
-    Slot load(DirectorySection s, String namespace, String name, CountKind kind) throws IOException {
+    Loaded load(DirectorySection s, String namespace, String name, CountKind kind) throws IOException {
         s.enter();
         String file = FileNames.countFile(namespace, name, kind);
         Path path = dir.resolve(file);
@@ -128,24 +128,24 @@ final class CountFiles {
                 armLeaseEnd(file, r.earliestLeaseEnd());
             }
         }
-        return new Slot(file, path, kind, namespace, name, now, r);
+        return new Loaded(file, path, kind, namespace, name, now, r);
     }
 
     /**
-     * Writes (or deletes) the slot's file if it changed, inside the section; tells this JVM's subscribers after
+     * Writes (or deletes) the loaded's file if it changed, inside the section; tells this JVM's subscribers after
      * the section if it may let a waiter in.
      */
-    void store(DirectorySection s, Slot slot, List<Runnable> after) throws IOException {
-        if (slot.changed) {
+    void store(DirectorySection s, Loaded loaded, List<Runnable> after) throws IOException {
+        if (loaded.changed) {
             s.enter();
-            if (slot.record == null) {
-                Files.deleteIfExists(slot.path);
+            if (loaded.record == null) {
+                Files.deleteIfExists(loaded.path);
             } else {
-                slot.record.write(slot.path);
+                loaded.record.write(loaded.path);
             }
         }
-        if (slot.wake) {
-            after.add(() -> changed(slot.file));
+        if (loaded.wake) {
+            after.add(() -> changed(loaded.file));
         }
     }
 

@@ -18,7 +18,7 @@ abstract class FileCountOps implements RemoteCountOps {
     /** One read-modify-write of a state file. */
     @FunctionalInterface
     interface Change<T> {
-        T apply(CountFiles.Slot slot, DirectorySection s) throws java.io.IOException;
+        T apply(CountFiles.Loaded loaded, DirectorySection s) throws java.io.IOException;
     }
 
     final LockDirectory directory;
@@ -34,9 +34,9 @@ abstract class FileCountOps implements RemoteCountOps {
     /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */
     final <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
         return directory.run(op + " " + kind.label + " '" + name + "'", (s, after) -> {
-            CountFiles.Slot slot = directory.counts().load(s, namespace, name, kind);
-            T result = change.apply(slot, s);
-            directory.counts().store(s, slot, after);
+            CountFiles.Loaded loaded = directory.counts().load(s, namespace, name, kind);
+            T result = change.apply(loaded, s);
+            directory.counts().store(s, loaded, after);
             return result;
         });
     }
@@ -48,7 +48,7 @@ abstract class FileCountOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
         Subscription sub = directory.counts().subscribe(FileNames.countFile(namespace, name, kind), changed);
-        return change("subscribe to", name, (slot, s) -> sub).whenComplete((ok, e) -> {
+        return change("subscribe to", name, (loaded, s) -> sub).whenComplete((ok, e) -> {
             if (e != null) {
                 sub.close();
             }

@@ -16,35 +16,35 @@ public final class FileLatchOps extends FileCountOps {
 
     @Override
     public CompletableFuture<Boolean> trySetCount(String name, long count) {
-        return change("arm", name, (slot, s) -> {
-            if (slot.record != null && slot.record.count > 0) {
+        return change("arm", name, (loaded, s) -> {
+            if (loaded.record != null && loaded.record.count > 0) {
                 return false;
             }
-            slot.orCreate().count = count;
-            slot.changed = true;
+            loaded.orCreate().count = count;
+            loaded.changed = true;
             return true;
         });
     }
 
     @Override
     public CompletableFuture<Void> countDown(String name) {
-        return change("count down", name, (slot, s) -> {
-            if (slot.record == null) {
+        return change("count down", name, (loaded, s) -> {
+            if (loaded.record == null) {
                 return null;
             }
-            if (slot.record.count <= 1) {
-                slot.record = null; // open: the file goes
-                slot.wake = true;
+            if (loaded.record.count <= 1) {
+                loaded.record = null; // open: the file goes
+                loaded.wake = true;
             } else {
-                slot.record.count--;
+                loaded.record.count--;
             }
-            slot.changed = true;
+            loaded.changed = true;
             return null;
         });
     }
 
     @Override
     public CompletableFuture<Long> getCount(String name) {
-        return change("read", name, (slot, s) -> slot.record == null ? 0L : Math.max(0L, slot.record.count));
+        return change("read", name, (loaded, s) -> loaded.record == null ? 0L : Math.max(0L, loaded.record.count));
     }
 }

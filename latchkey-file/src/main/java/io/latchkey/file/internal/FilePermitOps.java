@@ -43,28 +43,28 @@ public final class FilePermitOps extends FileCountOps {
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
-        return change("read", name, (slot, s) -> slot.record == null ? 0 : clamp(slot.record.available()));
+        return change("read", name, (loaded, s) -> loaded.record == null ? 0 : clamp(loaded.record.available()));
     }
 
     @Override
     public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
-        return change("set permits of", name, (slot, s) -> {
-            if (slot.record != null) {
+        return change("set permits of", name, (loaded, s) -> {
+            if (loaded.record != null) {
                 return false;
             }
-            slot.orCreate().count = permits;
-            slot.changed = true;
-            slot.wake = permits > 0;
+            loaded.orCreate().count = permits;
+            loaded.changed = true;
+            loaded.wake = permits > 0;
             return true;
         });
     }
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return change("add permits to", name, (slot, s) -> {
-            slot.orCreate().count += delta;
-            slot.changed = true;
-            slot.wake = delta > 0;
+        return change("add permits to", name, (loaded, s) -> {
+            loaded.orCreate().count += delta;
+            loaded.changed = true;
+            loaded.wake = delta > 0;
             return null;
         });
     }
@@ -77,8 +77,8 @@ public final class FilePermitOps extends FileCountOps {
     @Override
     public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
-        return change("take a permit of", name, (slot, s) -> {
-            CountRecord r = slot.record;
+        return change("take a permit of", name, (loaded, s) -> {
+            CountRecord r = loaded.record;
             if (r == null) {
                 return null;
             }
@@ -95,7 +95,7 @@ public final class FilePermitOps extends FileCountOps {
             long token = s.nextToken();
             long start = System.currentTimeMillis();
             r.leases.add(new CountRecord.Lease(permitId, token, start + leaseMillis, watchdog));
-            slot.changed = true;
+            loaded.changed = true;
             return new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null);
         });
     }
@@ -133,30 +133,30 @@ public final class FilePermitOps extends FileCountOps {
     }
 
     private CompletableFuture<Boolean> removeLease(String name, String permitId) {
-        return change("release a permit of", name, (slot, s) -> {
-            CountRecord.Lease lease = slot.record == null ? null : slot.record.lease(permitId);
+        return change("release a permit of", name, (loaded, s) -> {
+            CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(permitId);
             if (lease == null) {
                 return false;
             }
-            slot.record.leases.remove(lease);
-            slot.changed = true;
-            slot.wake = true;
+            loaded.record.leases.remove(lease);
+            loaded.changed = true;
+            loaded.wake = true;
             return true;
         });
     }
 
     @Override
     public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
-        return change("update a permit's lease of", name, (slot, s) -> {
-            CountRecord.Lease lease = slot.record == null ? null : slot.record.lease(permitId);
+        return change("update a permit's lease of", name, (loaded, s) -> {
+            CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(permitId);
             if (lease == null) {
                 return false;
             }
-            List<CountRecord.Lease> leases = slot.record.leases;
+            List<CountRecord.Lease> leases = loaded.record.leases;
             leases.set(leases.indexOf(lease), new CountRecord.Lease(permitId, lease.token(),
                     System.currentTimeMillis() + leaseMillis, false));
-            slot.changed = true;
-            slot.wake = true; // a shorter lease: waiters re-arm their lease-end timers
+            loaded.changed = true;
+            loaded.wake = true; // a shorter lease: waiters re-arm their lease-end timers
             return true;
         });
     }
@@ -174,20 +174,20 @@ public final class FilePermitOps extends FileCountOps {
         return directory.run("renew permits", (s, after) -> {
             Set<Grant> lost = new HashSet<>();
             for (Map.Entry<String, List<Grant>> e : byName.entrySet()) {
-                CountFiles.Slot slot = directory.counts().load(s, namespace, e.getKey(), kind);
+                CountFiles.Loaded loaded = directory.counts().load(s, namespace, e.getKey(), kind);
                 long now = System.currentTimeMillis();
                 for (Grant g : e.getValue()) {
-                    CountRecord.Lease lease = slot.record == null ? null : slot.record.lease(g.ownerId());
+                    CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(g.ownerId());
                     if (lease == null || lease.token() != g.fencingToken() || !lease.watchdog()) {
                         lost.add(g);
                         continue;
                     }
-                    List<CountRecord.Lease> leases = slot.record.leases;
+                    List<CountRecord.Lease> leases = loaded.record.leases;
                     leases.set(leases.indexOf(lease), new CountRecord.Lease(lease.permitId(), lease.token(),
                             now + g.leaseMillis(), true));
-                    slot.changed = true;
+                    loaded.changed = true;
                 }
-                directory.counts().store(s, slot, after);
+                directory.counts().store(s, loaded, after);
             }
             return lost;
         });

@@ -17,63 +17,63 @@ public final class FileSemaphoreOps extends FileCountOps {
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
-        return change("read", name, (slot, s) -> slot.record == null ? 0 : clamp(slot.record.count));
+        return change("read", name, (loaded, s) -> loaded.record == null ? 0 : clamp(loaded.record.count));
     }
 
     @Override
     public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
-        return change("set permits of", name, (slot, s) -> {
-            if (slot.record != null) {
+        return change("set permits of", name, (loaded, s) -> {
+            if (loaded.record != null) {
                 return false;
             }
-            slot.orCreate().count = permits;
-            slot.changed = true;
-            slot.wake = permits > 0;
+            loaded.orCreate().count = permits;
+            loaded.changed = true;
+            loaded.wake = permits > 0;
             return true;
         });
     }
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return change("add permits to", name, (slot, s) -> {
-            slot.orCreate().count += delta;
-            slot.changed = true;
-            slot.wake = delta > 0;
+        return change("add permits to", name, (loaded, s) -> {
+            loaded.orCreate().count += delta;
+            loaded.changed = true;
+            loaded.wake = delta > 0;
             return null;
         });
     }
 
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
-        return change("take permits of", name, (slot, s) -> {
-            if (slot.record == null || slot.record.count < permits) {
+        return change("take permits of", name, (loaded, s) -> {
+            if (loaded.record == null || loaded.record.count < permits) {
                 return false;
             }
-            slot.record.count -= permits;
-            slot.changed = true;
+            loaded.record.count -= permits;
+            loaded.changed = true;
             return true;
         });
     }
 
     @Override
     public CompletableFuture<Void> give(String name, int permits) {
-        return change("return permits to", name, (slot, s) -> {
-            slot.orCreate().count += permits;
-            slot.changed = true;
-            slot.wake = true;
+        return change("return permits to", name, (loaded, s) -> {
+            loaded.orCreate().count += permits;
+            loaded.changed = true;
+            loaded.wake = true;
             return null;
         });
     }
 
     @Override
     public CompletableFuture<Integer> drainPermits(String name) {
-        return change("drain", name, (slot, s) -> {
-            if (slot.record == null || slot.record.count <= 0) {
+        return change("drain", name, (loaded, s) -> {
+            if (loaded.record == null || loaded.record.count <= 0) {
                 return 0;
             }
-            int taken = clamp(slot.record.count);
-            slot.record.count -= taken;
-            slot.changed = true;
+            int taken = clamp(loaded.record.count);
+            loaded.record.count -= taken;
+            loaded.changed = true;
             return taken;
         });
     }
