@@ -81,6 +81,32 @@ final class Acquisitions {
         });
     }
 
+    /**
+     * The primitive's asynchronous call when it offers one (no thread waits: the engine's waiting is
+     * asynchronous), else {@code blocking}, the same call run on the scheduler. {@code async} is tried once per
+     * subscription; a primitive that does not offer it throws {@link UnsupportedOperationException} from the call
+     * itself, before anything was started. Cancelling the subscription cancels the future (the engine withdraws the
+     * waiter and gives back what a raced grant took); a value that arrives after the cancellation anyway goes to
+     * {@code undo}.
+     */
+    static <R> Mono<R> preferFuture(Supplier<CompletableFuture<R>> async, Supplier<Mono<R>> blocking,
+                                    Consumer<R> undo) {
+        return Mono.defer(() -> {
+            CompletableFuture<R> future;
+            try {
+                future = async.get();
+            } catch (UnsupportedOperationException e) {
+                return blocking.get();
+            }
+            return fromFuture(() -> future, undo);
+        });
+    }
+
+    /** {@link #preferFuture} for a call without a resource to undo. */
+    static <R> Mono<R> preferFuture(Supplier<CompletableFuture<R>> async, Supplier<Mono<R>> blocking) {
+        return preferFuture(async, blocking, value -> { });
+    }
+
     /** A blocking call without a resource to undo. */
     static <R> Mono<R> blocking(Scheduler scheduler, Callable<R> call) {
         return blocking(scheduler, call, value -> { });

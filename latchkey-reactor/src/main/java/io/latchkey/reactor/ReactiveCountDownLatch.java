@@ -7,8 +7,10 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * A distributed count-down latch for reactive code. {@link #await()} waits on a thread of the scheduler given to
- * {@link ReactiveLockClient}; cancelling it interrupts that wait.
+ * A distributed count-down latch for reactive code. {@link #await()} and {@link #countDown()} use the latch's futures
+ * ({@link DistributedCountDownLatch#awaitAsync}: no thread waits) on every backend that offers them; elsewhere they,
+ * like the other calls, run on a thread of the scheduler given to {@link ReactiveLockClient}. Cancelling an await
+ * cancels its future (or interrupts the blocking wait).
  */
 public final class ReactiveCountDownLatch {
 
@@ -33,10 +35,10 @@ public final class ReactiveCountDownLatch {
     }
 
     public Mono<Void> countDown() {
-        return Acquisitions.blocking(scheduler, () -> {
+        return Acquisitions.preferFuture(latch::countDownAsync, () -> Acquisitions.blocking(scheduler, () -> {
             latch.countDown();
             return Boolean.TRUE;
-        }).then();
+        }).then());
     }
 
     public Mono<Long> getCount() {
@@ -45,16 +47,19 @@ public final class ReactiveCountDownLatch {
 
     /** Completes when the count reaches zero. */
     public Mono<Void> await() {
-        return Acquisitions.blocking(scheduler, () -> {
-            latch.await();
-            return Boolean.TRUE;
-        }).then();
+        // 292 years: no deadline, as far as anyone waits
+        return Acquisitions.preferFuture(() -> latch.awaitAsync(Duration.ofNanos(Long.MAX_VALUE)),
+                () -> Acquisitions.blocking(scheduler, () -> {
+                    latch.await();
+                    return Boolean.TRUE;
+                })).then();
     }
 
     /** {@code true} if the count reached zero within {@code timeout}. */
     public Mono<Boolean> await(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
-        return Acquisitions.blocking(scheduler, () -> latch.await(timeout));
+        return Acquisitions.preferFuture(() -> latch.awaitAsync(timeout),
+                () -> Acquisitions.blocking(scheduler, () -> latch.await(timeout)));
     }
 
     @Override

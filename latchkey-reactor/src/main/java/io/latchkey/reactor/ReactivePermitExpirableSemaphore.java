@@ -11,8 +11,11 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * A semaphore whose permits are ids that expire, for reactive code. Cancelling a pending acquisition interrupts its
- * wait; a permit acquired concurrently with the cancellation is released again.
+ * A semaphore whose permits are ids that expire, for reactive code. Acquire and release use the semaphore's futures
+ * ({@link PermitExpirableSemaphore#acquireAsync}: no thread waits) on every backend that offers them; other calls,
+ * and every call on a backend without them, run on the scheduler given to {@link ReactiveLockClient}. Cancelling a
+ * pending acquisition withdraws it (cancels the future, or interrupts the blocking wait); a permit acquired
+ * concurrently with the cancellation is released again.
  */
 public final class ReactivePermitExpirableSemaphore {
 
@@ -35,21 +38,26 @@ public final class ReactivePermitExpirableSemaphore {
     /** A permit id that expires after {@code leaseTime}, waiting as long as needed. */
     public Mono<String> acquire(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
-        return Acquisitions.blocking(scheduler, () -> semaphore.acquire(leaseTime), semaphore::release);
+        return Acquisitions.preferFuture(() -> semaphore.acquireAsync(leaseTime),
+                () -> Acquisitions.blocking(scheduler, () -> semaphore.acquire(leaseTime), semaphore::release),
+                semaphore::releaseAsync);
     }
 
     /** A permit id if one becomes free within {@code waitTime}; else empty. */
     public Mono<String> tryAcquire(Duration waitTime, Duration leaseTime) {
         Objects.requireNonNull(waitTime, "waitTime");
         Objects.requireNonNull(leaseTime, "leaseTime");
-        return Acquisitions.<Optional<String>>blocking(scheduler, () -> semaphore.tryAcquire(waitTime, leaseTime),
-                id -> id.ifPresent(semaphore::release)).flatMap(Mono::justOrEmpty);
+        return Acquisitions.<Optional<String>>preferFuture(() -> semaphore.tryAcquireAsync(waitTime, leaseTime),
+                () -> Acquisitions.blocking(scheduler, () -> semaphore.tryAcquire(waitTime, leaseTime),
+                        id -> id.ifPresent(semaphore::release)),
+                id -> id.ifPresent(semaphore::releaseAsync)).flatMap(Mono::justOrEmpty);
     }
 
     /** {@code true} if the permit was still held (not expired, not released before). */
     public Mono<Boolean> release(String permitId) {
         Objects.requireNonNull(permitId, "permitId");
-        return Acquisitions.blocking(scheduler, () -> semaphore.release(permitId));
+        return Acquisitions.preferFuture(() -> semaphore.releaseAsync(permitId),
+                () -> Acquisitions.blocking(scheduler, () -> semaphore.release(permitId)));
     }
 
     public Mono<Boolean> updateLease(String permitId, Duration leaseTime) {

@@ -11,9 +11,11 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * A distributed semaphore for reactive code. Permits are not owned by a thread (as with
- * {@link java.util.concurrent.Semaphore}), so any thread may release them. Waiting calls run on the scheduler given
- * to {@link ReactiveLockClient}; cancelling a pending acquisition interrupts its wait, and permits acquired
- * concurrently with the cancellation are released again.
+ * {@link java.util.concurrent.Semaphore}), so any thread may release them. Acquire and release use the semaphore's
+ * futures ({@link DistributedSemaphore#acquireAsync}: no thread waits) on every backend that offers them; other
+ * calls, and every call on a backend without them, run on the scheduler given to {@link ReactiveLockClient}.
+ * Cancelling a pending acquisition withdraws it (cancels the future, or interrupts the blocking wait), and permits
+ * acquired concurrently with the cancellation are released again.
  */
 public final class ReactiveSemaphore {
 
@@ -35,26 +37,34 @@ public final class ReactiveSemaphore {
 
     /** Completes when {@code permits} permits were acquired, waiting as long as needed. */
     public Mono<Void> acquire(int permits) {
-        return Acquisitions.blocking(scheduler, () -> {
-            semaphore.acquire(permits);
-            return Boolean.TRUE;
-        }, acquired -> semaphore.release(permits)).then();
+        return Acquisitions.preferFuture(() -> semaphore.acquireAsync(permits),
+                () -> Acquisitions.blocking(scheduler, () -> {
+                    semaphore.acquire(permits);
+                    return Boolean.TRUE;
+                }, acquired -> semaphore.release(permits)).then());
     }
 
     /** {@code true} if {@code permits} permits were acquired within {@code waitTime}. */
     public Mono<Boolean> tryAcquire(int permits, Duration waitTime) {
         Objects.requireNonNull(waitTime, "waitTime");
-        return Acquisitions.blocking(scheduler,
-                        () -> semaphore.tryAcquire(permits, waitTime) ? Boolean.TRUE : null,
-                        acquired -> semaphore.release(permits))
+        return Acquisitions.preferFuture(() -> semaphore.tryAcquireAsync(permits, waitTime),
+                        () -> Acquisitions.blocking(scheduler,
+                                () -> semaphore.tryAcquire(permits, waitTime) ? Boolean.TRUE : null,
+                                acquired -> semaphore.release(permits)),
+                        acquired -> {
+                            if (acquired) {
+                                semaphore.releaseAsync(permits);
+                            }
+                        })
                 .defaultIfEmpty(Boolean.FALSE);
     }
 
     public Mono<Void> release(int permits) {
-        return Acquisitions.blocking(scheduler, () -> {
-            semaphore.release(permits);
-            return Boolean.TRUE;
-        }).then();
+        return Acquisitions.preferFuture(() -> semaphore.releaseAsync(permits),
+                () -> Acquisitions.blocking(scheduler, () -> {
+                    semaphore.release(permits);
+                    return Boolean.TRUE;
+                }).then());
     }
 
     public Mono<Integer> availablePermits() {
