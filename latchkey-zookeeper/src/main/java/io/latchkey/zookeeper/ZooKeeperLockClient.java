@@ -2,13 +2,13 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
-import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -17,7 +17,8 @@ import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.SequentialLockOps;
 import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
 import io.latchkey.zookeeper.internal.ZNodeNames;
-import io.latchkey.zookeeper.internal.ZkCountDownLatch;
+import io.latchkey.zookeeper.internal.ZkCountDownLatchOps;
+import io.latchkey.zookeeper.internal.ZkWatches;
 import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphore;
 import io.latchkey.zookeeper.internal.ZkSemaphore;
 import io.latchkey.zookeeper.internal.ZkSession;
@@ -94,6 +95,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final SequentialLockOps readOps;
     private final SequentialLockOps writeOps;
     private final ZooKeeperLockInspector inspector;
+    private final ZkCountDownLatchOps latchOps;
     private final Map<String, Deque<String>> semaphorePermits = new ConcurrentHashMap<>();
     private final Map<String, Map<String, ScheduledFuture<?>>> permitLeases = new ConcurrentHashMap<>();
 
@@ -109,6 +111,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
+        ZkWatches watches = new ZkWatches(session);
+        this.latchOps = new ZkCountDownLatchOps(session, watches, n -> full(base + "/latches/" + ZNodeNames.escape(n)));
     }
 
     /**
@@ -262,11 +266,14 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 permitLeases.computeIfAbsent(path, p -> new ConcurrentHashMap<>()));
     }
 
+    /**
+     * The remote half of {@link #countDownLatch}: the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds the
+     * count while the latch is armed and is deleted by the count-down that reaches zero (see
+     * {@code ZkCountDownLatchOps}).
+     */
     @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
-        checkOpen();
-        return new ZkCountDownLatch(session, ZNodeNames.checkName(name),
-                full(base + "/latches/" + ZNodeNames.escape(name)));
+    protected RemoteCountOps countDownLatchOps() {
+        return latchOps;
     }
 
     /**
