@@ -2,10 +2,8 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
-import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
@@ -19,18 +17,14 @@ import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkCountDownLatchOps;
 import io.latchkey.zookeeper.internal.ZkWatches;
-import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphore;
-import io.latchkey.zookeeper.internal.ZkSemaphore;
+import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphoreOps;
+import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZooKeeperUri;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Deque;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -95,9 +89,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final SequentialLockOps readOps;
     private final SequentialLockOps writeOps;
     private final ZooKeeperLockInspector inspector;
+    private final ZkSemaphoreOps semaphoreOps;
+    private final ZkPermitExpirableSemaphoreOps permitOps;
     private final ZkCountDownLatchOps latchOps;
-    private final Map<String, Deque<String>> semaphorePermits = new ConcurrentHashMap<>();
-    private final Map<String, Map<String, ScheduledFuture<?>>> permitLeases = new ConcurrentHashMap<>();
 
     private ZooKeeperLockClient(CuratorFramework curator, boolean owns, ClientOptions options, List<ACL> acl) {
         super("zookeeper", options, TimeSource.SYSTEM);
@@ -112,6 +106,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
         ZkWatches watches = new ZkWatches(session);
+        this.semaphoreOps = new ZkSemaphoreOps(session, watches,
+                n -> full(base + "/semaphores/" + ZNodeNames.escape(n)));
+        this.permitOps = new ZkPermitExpirableSemaphoreOps(session, watches,
+                n -> full(base + "/permits/" + ZNodeNames.escape(n)));
         this.latchOps = new ZkCountDownLatchOps(session, watches, n -> full(base + "/latches/" + ZNodeNames.escape(n)));
     }
 
@@ -251,19 +249,24 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         return fairLockOps;
     }
 
+    /**
+     * The remote half of {@link #semaphore}: the node {@code /latchkey[/<ns>]/semaphores/<escaped name>} holds the
+     * permits, each permit taken is an ephemeral child of the taker's session, and a release deletes this client's
+     * own nodes first (see {@code ZkSemaphoreOps}).
+     */
     @Override
-    public DistributedSemaphore semaphore(String name) {
-        checkOpen();
-        String path = full(base + "/semaphores/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
-        return new ZkSemaphore(session, name, path, semaphorePermits.computeIfAbsent(path, p -> ZkSemaphore.newHeldTable()));
+    protected RemoteCountOps semaphoreOps() {
+        return semaphoreOps;
     }
 
+    /**
+     * The remote half of {@link #permitExpirableSemaphore}: the node {@code /latchkey[/<ns>]/permits/<escaped name>}
+     * holds the permits and each held permit is an ephemeral child named after its id; this client ends fixed
+     * leases, the session keeps watchdog permits (see {@code ZkPermitExpirableSemaphoreOps}).
+     */
     @Override
-    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
-        checkOpen();
-        String path = full(base + "/permits/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
-        return new ZkPermitExpirableSemaphore(session, name, path,
-                permitLeases.computeIfAbsent(path, p -> new ConcurrentHashMap<>()));
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return permitOps;
     }
 
     /**
