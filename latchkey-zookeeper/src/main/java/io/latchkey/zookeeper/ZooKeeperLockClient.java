@@ -304,8 +304,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     /**
      * Closes the session if this client created the Curator framework (ZooKeeper then removes every node of ours).
      * On an application's own framework the session lives on, so the nodes of locks still held are deleted here
-     * (their holds were already marked lost by the engine); otherwise they would block their locks for as long as
-     * the application's session lives.
+     * (their holds were already marked lost by the engine), and so are those of leased permits this client holds
+     * (no timer or renewal would end them any more); otherwise they would stay for as long as the application's
+     * session lives. A plain semaphore's permits are unowned and stay taken, as on every backend.
      */
     @Override
     protected void closeBackend() {
@@ -314,6 +315,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
             for (Grant g : held.all()) {
                 deletes.add(lockOps.deleteHeld(g));
             }
+            deletes.add(permitOps.deleteHeld().thenApply(v -> true));
             try {
                 java.util.concurrent.CompletableFuture.allOf(
                         deletes.toArray(new java.util.concurrent.CompletableFuture<?>[0]))

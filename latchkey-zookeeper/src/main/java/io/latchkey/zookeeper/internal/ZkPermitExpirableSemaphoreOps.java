@@ -1,7 +1,9 @@
 package io.latchkey.zookeeper.internal;
 
 import io.latchkey.core.Grant;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -158,5 +160,23 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
             }
             return lost;
         });
+    }
+
+    /**
+     * Deletes the nodes of every permit this client still holds and stops its timers: for a client on an
+     * application's own Curator framework, whose session outlives the client (otherwise the session's end removes
+     * them). Completes when every delete has been answered.
+     */
+    public CompletableFuture<Void> deleteHeld() {
+        timers.values().forEach(t -> t.cancel(false));
+        timers.clear();
+        List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
+        for (Map.Entry<Key, Grant> e : held.entrySet()) {
+            if (held.remove(e.getKey(), e.getValue())) {
+                ZkHold hold = (ZkHold) e.getValue().backendState();
+                deleted.add(deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(x -> false));
+            }
+        }
+        return CompletableFuture.allOf(deleted.toArray(new CompletableFuture<?>[0]));
     }
 }

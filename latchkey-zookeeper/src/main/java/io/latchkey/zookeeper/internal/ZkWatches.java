@@ -96,9 +96,14 @@ public final class ZkWatches {
             }, null);
         }
 
+        /**
+         * A change of the node; connection events (type {@code None}) are not: nothing can be read while
+         * disconnected, and a reconnect wakes every subscriber through {@link #reconnected()}.
+         */
         @Override
         public void process(WatchedEvent event) {
-            if (event.getType() != Event.EventType.PersistentWatchRemoved) {
+            if (event.getType() != Event.EventType.None
+                    && event.getType() != Event.EventType.PersistentWatchRemoved) {
                 fire();
             }
         }
