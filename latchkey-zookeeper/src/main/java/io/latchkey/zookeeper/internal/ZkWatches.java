@@ -90,6 +90,9 @@ public final class ZkWatches {
                 Code code = Code.get(rc);
                 if (code == Code.OK) {
                     ready.complete(this);
+                    if (closed.get()) {
+                        remove(zk); // closed while a re-registration was on its way
+                    }
                 } else {
                     ready.completeExceptionally(session.unavailable("watch " + p + " (" + code + ")", null));
                 }
@@ -128,11 +131,15 @@ public final class ZkWatches {
             live.remove(this);
             ZooKeeper zk = on;
             if (zk != null) {
-                try {
-                    zk.removeWatches(path, this, WatcherType.Any, true, (rc, p, ctx) -> { }, null);
-                } catch (RuntimeException e) {
-                    // a closed handle: its watches are gone with it
-                }
+                remove(zk);
+            }
+        }
+
+        private void remove(ZooKeeper zk) {
+            try {
+                zk.removeWatches(path, this, WatcherType.Any, true, (rc, p, ctx) -> { }, null);
+            } catch (RuntimeException e) {
+                // a closed handle: its watches are gone with it
             }
         }
     }
