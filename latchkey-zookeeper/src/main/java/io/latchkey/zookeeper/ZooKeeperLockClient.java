@@ -2,13 +2,11 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
-import io.latchkey.DistributedCountDownLatch;
-import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -17,19 +15,16 @@ import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.SequentialLockOps;
 import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
 import io.latchkey.zookeeper.internal.ZNodeNames;
-import io.latchkey.zookeeper.internal.ZkCountDownLatch;
-import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphore;
-import io.latchkey.zookeeper.internal.ZkSemaphore;
+import io.latchkey.zookeeper.internal.ZkCountDownLatchOps;
+import io.latchkey.zookeeper.internal.ZkWatches;
+import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphoreOps;
+import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZooKeeperUri;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Deque;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -94,8 +89,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final SequentialLockOps readOps;
     private final SequentialLockOps writeOps;
     private final ZooKeeperLockInspector inspector;
-    private final Map<String, Deque<String>> semaphorePermits = new ConcurrentHashMap<>();
-    private final Map<String, Map<String, ScheduledFuture<?>>> permitLeases = new ConcurrentHashMap<>();
+    private final ZkSemaphoreOps semaphoreOps;
+    private final ZkPermitExpirableSemaphoreOps permitOps;
+    private final ZkCountDownLatchOps latchOps;
 
     private ZooKeeperLockClient(CuratorFramework curator, boolean owns, ClientOptions options, List<ACL> acl) {
         super("zookeeper", options, TimeSource.SYSTEM);
@@ -109,6 +105,12 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
+        ZkWatches watches = new ZkWatches(session);
+        this.semaphoreOps = new ZkSemaphoreOps(session, watches,
+                n -> full(base + "/semaphores/" + ZNodeNames.escape(n)));
+        this.permitOps = new ZkPermitExpirableSemaphoreOps(session, watches,
+                n -> full(base + "/permits/" + ZNodeNames.escape(n)));
+        this.latchOps = new ZkCountDownLatchOps(session, watches, n -> full(base + "/latches/" + ZNodeNames.escape(n)));
     }
 
     /**
@@ -247,26 +249,34 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         return fairLockOps;
     }
 
+    /**
+     * The remote half of {@link #semaphore}: the node {@code /latchkey[/<ns>]/semaphores/<escaped name>} holds the
+     * permits, each permit taken is an ephemeral child of the taker's session, and a release deletes this client's
+     * own nodes first (see {@code ZkSemaphoreOps}).
+     */
     @Override
-    public DistributedSemaphore semaphore(String name) {
-        checkOpen();
-        String path = full(base + "/semaphores/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
-        return new ZkSemaphore(session, name, path, semaphorePermits.computeIfAbsent(path, p -> ZkSemaphore.newHeldTable()));
+    protected RemoteCountOps semaphoreOps() {
+        return semaphoreOps;
     }
 
+    /**
+     * The remote half of {@link #permitExpirableSemaphore}: the node {@code /latchkey[/<ns>]/permits/<escaped name>}
+     * holds the permits and each held permit is an ephemeral child named after its id; this client ends fixed
+     * leases, the session keeps watchdog permits (see {@code ZkPermitExpirableSemaphoreOps}).
+     */
     @Override
-    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
-        checkOpen();
-        String path = full(base + "/permits/" + ZNodeNames.escape(ZNodeNames.checkName(name)));
-        return new ZkPermitExpirableSemaphore(session, name, path,
-                permitLeases.computeIfAbsent(path, p -> new ConcurrentHashMap<>()));
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return permitOps;
     }
 
+    /**
+     * The remote half of {@link #countDownLatch}: the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds the
+     * count while the latch is armed and is deleted by the count-down that reaches zero (see
+     * {@code ZkCountDownLatchOps}).
+     */
     @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
-        checkOpen();
-        return new ZkCountDownLatch(session, ZNodeNames.checkName(name),
-                full(base + "/latches/" + ZNodeNames.escape(name)));
+    protected RemoteCountOps countDownLatchOps() {
+        return latchOps;
     }
 
     /**
@@ -294,8 +304,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     /**
      * Closes the session if this client created the Curator framework (ZooKeeper then removes every node of ours).
      * On an application's own framework the session lives on, so the nodes of locks still held are deleted here
-     * (their holds were already marked lost by the engine); otherwise they would block their locks for as long as
-     * the application's session lives.
+     * (their holds were already marked lost by the engine), and so are those of leased permits this client holds
+     * (no timer or renewal would end them any more); otherwise they would stay for as long as the application's
+     * session lives. A plain semaphore's permits are unowned and stay taken, as on every backend.
      */
     @Override
     protected void closeBackend() {
@@ -304,6 +315,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
             for (Grant g : held.all()) {
                 deletes.add(lockOps.deleteHeld(g));
             }
+            deletes.add(permitOps.deleteHeld().thenApply(v -> true));
             try {
                 java.util.concurrent.CompletableFuture.allOf(
                         deletes.toArray(new java.util.concurrent.CompletableFuture<?>[0]))

@@ -6,7 +6,6 @@ import io.latchkey.core.RemoteLockOps;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException.Code;
@@ -169,49 +167,10 @@ public final class SequentialLockOps implements RemoteLockOps {
         return deleteNode(hold.path(), hold.sessionId()).whenComplete((ok, e) -> held.remove(hold.path(), grant));
     }
 
+    /** One batch of pipelined {@code exists} checks ({@link HeldChecks}). */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        CompletableFuture<Set<Grant>> result = new CompletableFuture<>();
-        if (grants.isEmpty()) {
-            result.complete(Set.of());
-            return result;
-        }
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-            return result;
-        }
-        long sessionId = zk.getSessionId();
-        Set<Grant> lost = ConcurrentHashMap.newKeySet();
-        AtomicInteger pending = new AtomicInteger(grants.size());
-        // The session keeps ephemeral nodes alive, so renewing means checking: all exists calls go out together
-        // and cost one round trip for the whole batch.
-        for (Grant g : grants) {
-            ZkHold hold = (ZkHold) g.backendState();
-            zk.exists(hold.path(), false, (rc, path, ctx, stat) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    if (stat.getCzxid() != hold.czxid() || stat.getEphemeralOwner() != hold.sessionId()) {
-                        lost.add(g);
-                    }
-                } else if (code == Code.NONODE) {
-                    lost.add(g);
-                } else if (code == Code.SESSIONEXPIRED) {
-                    lost.add(g);
-                } else if (!result.isDone()) {
-                    result.completeExceptionally(session.unavailable("check " + path, null));
-                }
-                if (pending.decrementAndGet() == 0) {
-                    result.complete(new HashSet<>(lost));
-                }
-            }, null);
-        }
-        if (sessionId != 0 && grants.stream().anyMatch(g -> ((ZkHold) g.backendState()).sessionId() != sessionId)) {
-            grants.stream().filter(g -> ((ZkHold) g.backendState()).sessionId() != sessionId).forEach(lost::add);
-        }
-        return session.bounded(result, "check " + grants.size() + " lock nodes");
+        return HeldChecks.lost(session, grants, "lock nodes");
     }
 
     @Override

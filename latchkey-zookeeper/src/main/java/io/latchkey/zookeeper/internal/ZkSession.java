@@ -229,39 +229,6 @@ public final class ZkSession implements AutoCloseable {
         return namespace == null ? relative : ZKPaths.fixForNamespace(namespace, relative);
     }
 
-    /** A blocking call on the raw handle, for callers on their own thread (never the event thread). */
-    @FunctionalInterface
-    public interface SyncCall<T> {
-        T call(ZooKeeper zk) throws KeeperException, InterruptedException;
-    }
-
-    /**
-     * Runs {@code call}, retrying it after connection losses until the operation timeout; other ZooKeeper errors
-     * propagate as {@link KeeperException} for the caller to interpret (NoNode, NodeExists, BadVersion …).
-     * Retried calls must be safe to repeat; the callers make them conditional (versions) where they are not.
-     */
-    public <T> T sync(String operation, SyncCall<T> call) throws KeeperException, InterruptedException {
-        long deadline = System.nanoTime() + operationTimeout.toNanos();
-        KeeperException last = null;
-        while (true) {
-            try {
-                return call.call(zk());
-            } catch (KeeperException.ConnectionLossException | KeeperException.SessionExpiredException
-                     | KeeperException.OperationTimeoutException e) {
-                last = e;
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw unavailable(operation + " within " + operationTimeout.toMillis() + " ms", last);
-            }
-            try {
-                whenConnected(operation).get(left, TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                throw unavailable(operation + " within " + operationTimeout.toMillis() + " ms", last);
-            }
-        }
-    }
-
     public ScheduledExecutorService scheduler() {
         return scheduler;
     }

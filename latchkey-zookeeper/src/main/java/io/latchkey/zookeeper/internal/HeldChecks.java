@@ -1,0 +1,66 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.core.Grant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * The watchdog's "renewal" of ephemeral nodes ({@link ZkHold} grants of locks and of watchdog permits): the session
+ * keeps them alive, so renewing means checking that each node is still the very node granted (same czxid, owned by
+ * the same session). All {@code exists} calls go out together and cost one round trip for the whole batch.
+ */
+final class HeldChecks {
+
+    private HeldChecks() {
+    }
+
+    /**
+     * @return the grants whose node is gone or is no longer ours; fails with
+     *         {@link io.latchkey.LockUnavailableException} if the server does not answer within the operation timeout
+     */
+    static CompletableFuture<Set<Grant>> lost(ZkSession session, Collection<Grant> grants, String what) {
+        CompletableFuture<Set<Grant>> result = new CompletableFuture<>();
+        if (grants.isEmpty()) {
+            result.complete(Set.of());
+            return result;
+        }
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+            return result;
+        }
+        long sessionId = zk.getSessionId();
+        Set<Grant> lost = ConcurrentHashMap.newKeySet();
+        AtomicInteger pending = new AtomicInteger(grants.size());
+        for (Grant g : grants) {
+            ZkHold hold = (ZkHold) g.backendState();
+            zk.exists(hold.path(), false, (rc, path, ctx, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    if (stat.getCzxid() != hold.czxid() || stat.getEphemeralOwner() != hold.sessionId()) {
+                        lost.add(g);
+                    }
+                } else if (code == Code.NONODE || code == Code.SESSIONEXPIRED) {
+                    lost.add(g);
+                } else if (!result.isDone()) {
+                    result.completeExceptionally(session.unavailable("check " + path, null));
+                }
+                if (pending.decrementAndGet() == 0) {
+                    result.complete(new HashSet<>(lost));
+                }
+            }, null);
+        }
+        if (sessionId != 0) {
+            grants.stream().filter(g -> ((ZkHold) g.backendState()).sessionId() != sessionId).forEach(lost::add);
+        }
+        return session.bounded(result, "check " + grants.size() + " " + what);
+    }
+}

@@ -1,0 +1,203 @@
+package io.latchkey.zookeeper.internal;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * Single calls on the raw asynchronous ZooKeeper API as futures, for the counted primitives: nothing here blocks the
+ * caller, and futures complete on ZooKeeper's event thread. A call answers with the codes its callers interpret
+ * (a missing node, a version conflict) and fails with {@link Transient} on a connection loss, a timeout or an
+ * expired session, and with {@link io.latchkey.LockUnavailableException} on anything else (a missing permission).
+ * {@link #retrying} sends a call again after a transient failure, once connected, until the operation timeout.
+ */
+final class ZkAsync {
+
+    /** A node's data and stat. */
+    record Node(byte[] data, Stat stat) {
+    }
+
+    /** A failure that may go away once the connection is back; the call's outcome is unknown. */
+    static final class Transient extends RuntimeException {
+        final Code code;
+
+        Transient(String path, Code code) {
+            super(path + ": " + code, null, false, false);
+            this.code = code;
+        }
+    }
+
+    private final ZkSession session;
+
+    ZkAsync(ZkSession session) {
+        this.session = session;
+    }
+
+    ZkSession session() {
+        return session;
+    }
+
+    static boolean isTransient(Code code) {
+        return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
+                || code == Code.SESSIONMOVED;
+    }
+
+    /** Whether {@code error} (possibly wrapped) is a {@link Transient} failure. */
+    static boolean isTransient(Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof Transient;
+    }
+
+    private <T> boolean failed(CompletableFuture<T> f, Code code, String path, String operation) {
+        if (isTransient(code)) {
+            f.completeExceptionally(new Transient(path, code));
+        } else {
+            f.completeExceptionally(session.unavailable(operation + " " + path + " (" + code + ")", null));
+        }
+        return false;
+    }
+
+    /** The node's data and stat, or {@code null} if it does not exist. */
+    CompletableFuture<Node> read(ZooKeeper zk, String path) {
+        CompletableFuture<Node> f = new CompletableFuture<>();
+        zk.getData(path, false, (rc, p, ctx, data, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+                f.complete(new Node(data, stat));
+            } else if (code == Code.NONODE) {
+                f.complete(null);
+            } else {
+                failed(f, code, p, "read");
+            }
+        }, null);
+        return f;
+    }
+
+    /** The children's names (unsorted), empty if the node does not exist. */
+    CompletableFuture<List<String>> children(ZooKeeper zk, String path) {
+        CompletableFuture<List<String>> f = new CompletableFuture<>();
+        zk.getChildren(path, false, (rc, p, ctx, children) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+                f.complete(children);
+            } else if (code == Code.NONODE) {
+                f.complete(List.of());
+            } else {
+                failed(f, code, p, "list");
+            }
+        }, null);
+        return f;
+    }
+
+    /** A version-checked write: {@code OK}, {@code BADVERSION} or {@code NONODE}. */
+    CompletableFuture<Code> write(ZooKeeper zk, String path, byte[] data, int version) {
+        CompletableFuture<Code> f = new CompletableFuture<>();
+        zk.setData(path, data, version, (rc, p, ctx, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.BADVERSION || code == Code.NONODE) {
+                f.complete(code);
+            } else {
+                failed(f, code, p, "write");
+            }
+        }, null);
+        return f;
+    }
+
+    /**
+     * A create with this client's ACL (open for a container, an ancestor others share): {@code OK},
+     * {@code NODEEXISTS} or {@code NONODE} (the parent is missing).
+     */
+    CompletableFuture<Code> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
+        CompletableFuture<Code> f = new CompletableFuture<>();
+        zk.create(path, data, mode == CreateMode.CONTAINER ? org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE
+                : session.acl(), mode, (rc, p, ctx, name) -> {
+                    Code code = Code.get(rc);
+                    if (code == Code.OK || code == Code.NODEEXISTS || code == Code.NONODE) {
+                        f.complete(code);
+                    } else {
+                        failed(f, code, p, "create");
+                    }
+                }, null);
+        return f;
+    }
+
+    /** A version-checked delete: {@code OK}, {@code BADVERSION} or {@code NONODE}. */
+    CompletableFuture<Code> delete(ZooKeeper zk, String path, int version) {
+        CompletableFuture<Code> f = new CompletableFuture<>();
+        zk.delete(path, version, (rc, p, ctx) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.BADVERSION || code == Code.NONODE) {
+                f.complete(code);
+            } else {
+                failed(f, code, p, "delete");
+            }
+        }, null);
+        return f;
+    }
+
+    /**
+     * Creates the missing ancestors of {@code path} as container nodes with open ACLs (shared ancestors stay open so
+     * that other identities can have their own primitives beside ours; the server reaps them once empty).
+     */
+    CompletableFuture<Void> createParents(ZooKeeper zk, String path) {
+        String parent = path.substring(0, path.lastIndexOf('/'));
+        if (parent.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return create(zk, parent, new byte[0], CreateMode.CONTAINER).thenCompose(code -> code != Code.NONODE
+                ? CompletableFuture.<Void>completedFuture(null)
+                : createParents(zk, parent).thenCompose(v -> createParents(zk, path)));
+    }
+
+    /**
+     * Runs {@code call} on the current handle; after a {@link Transient} failure, again once the connection is back
+     * (at most every 20 ms), until the operation timeout has passed since the first send. Only for calls that are
+     * safe to repeat (reads, version-checked writes).
+     */
+    <T> CompletableFuture<T> retrying(String operation, Function<ZooKeeper, CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        long deadline = System.nanoTime() + session.operationTimeout().toNanos();
+        send(operation, call, result, deadline);
+        return result;
+    }
+
+    private <T> void send(String operation, Function<ZooKeeper, CompletableFuture<T>> call,
+                          CompletableFuture<T> result, long deadline) {
+        CompletableFuture<T> f;
+        try {
+            f = call.apply(session.zk());
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(new Transient(operation, Code.CONNECTIONLOSS));
+        }
+        f.whenComplete((v, e) -> {
+            if (e == null) {
+                result.complete(v);
+            } else if (!isTransient(e)) {
+                result.completeExceptionally(e instanceof CompletionException && e.getCause() != null
+                        ? e.getCause() : e);
+            } else if (System.nanoTime() - deadline >= 0) {
+                result.completeExceptionally(session.unavailable(operation + " within "
+                        + session.operationTimeout().toMillis() + " ms", e));
+            } else {
+                try {
+                    session.scheduler().schedule(() -> session.whenConnected(operation).whenComplete((c, ce) -> {
+                        if (ce != null) {
+                            result.completeExceptionally(ce);
+                        } else {
+                            send(operation, call, result, deadline);
+                        }
+                    }), 20, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException closing) {
+                    result.completeExceptionally(session.unavailable(operation + " (client closed)", e));
+                }
+            }
+        });
+    }
+}

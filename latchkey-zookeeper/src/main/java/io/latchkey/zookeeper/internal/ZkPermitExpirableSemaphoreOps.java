@@ -1,0 +1,182 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.core.Grant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.zookeeper.KeeperException.Code;
+
+/**
+ * The remote half of the ZooKeeper permit-expirable semaphore, on the {@link PermitNodes} layout
+ * ({@code /latchkey[/<ns>]/permits/<escaped name>}, data = permits): each held permit is one ephemeral sequential
+ * child {@code _c_<escaped permit id>-permit-<seq>} whose data is its lease in milliseconds. The permit id is the
+ * engine's; the fencing token of a grant is its node's czxid, which never repeats and grows with every node created
+ * under the name (in creation order, which is the order of the attempts that took permits).
+ *
+ * <h2>Leases</h2>
+ * ZooKeeper has no expiry for single nodes. A watchdog permit ({@link #renewsPermits()}) lives as long as this
+ * client's session and the engine's renewals: {@link #renew} checks in one pipelined batch that each node is still
+ * the one granted ({@link HeldChecks}), and a crashed client's permits go with its session (the watchdog timeout
+ * for clients created from a URI). A fixed lease is ended by this client: a timer on the session's scheduler
+ * thread deletes the node at the lease's end (a crashed holder's node goes with its session instead, possibly
+ * later). Every delete of our node is retried until the server answers ({@link RetriedDelete}).
+ *
+ * <p>{@link #release} of a permit another client took finds its node by the permit id and deletes it (that
+ * client's timer and renewals then find it gone); {@link #updateLease} works only on permits this client holds,
+ * whose timers it can move.
+ */
+public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
+
+    private record Key(String path, String permitId) {
+    }
+
+    /** The permits this client holds (until released, expired, or found gone by a renewal). */
+    private final Map<Key, Grant> held = new ConcurrentHashMap<>();
+    private final Map<Key, ScheduledFuture<?>> timers = new ConcurrentHashMap<>();
+
+    /** @param pathOf maps a semaphore name to its node's full path */
+    public ZkPermitExpirableSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
+        super(session, watches, pathOf);
+    }
+
+    @Override
+    public boolean renewsPermits() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        String path = pathOf.apply(name);
+        long sentAt = System.nanoTime();
+        return attempt(path, ZNodeNames.escape(permitId), 1, ZkCounter.bytes(leaseMillis),
+                "take a permit of semaphore " + name).thenApply(taken -> {
+                    if (taken == null) {
+                        return null;
+                    }
+                    ZkHold hold = new ZkHold(path, taken.names().get(0), taken.czxid(), taken.czxid(),
+                            taken.sessionId(), false);
+                    Grant grant = new Grant(name, permitId, taken.czxid(), leaseMillis, watchdog, sentAt, hold);
+                    Key key = new Key(path, permitId);
+                    held.put(key, grant);
+                    if (!watchdog) {
+                        arm(key, grant);
+                    }
+                    return grant;
+                });
+    }
+
+    /** Deletes the node when the fixed lease that started at the grant's {@code requestedAtNanos} is over. */
+    private void arm(Key key, Grant grant) {
+        long delay = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()) - System.nanoTime();
+        try {
+            ScheduledFuture<?> previous = timers.put(key, session.scheduler().schedule(() -> expire(key, grant),
+                    Math.max(0, delay), TimeUnit.NANOSECONDS));
+            if (previous != null) {
+                previous.cancel(false);
+            }
+        } catch (RejectedExecutionException e) {
+            // closing: the session's end removes the node
+        }
+    }
+
+    private void expire(Key key, Grant grant) {
+        if (held.remove(key, grant)) {
+            timers.remove(key);
+            ZkHold hold = (ZkHold) grant.backendState();
+            deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(e -> false);
+        }
+    }
+
+    private void forget(Key key) {
+        ScheduledFuture<?> timer = timers.remove(key);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String name, String permitId) {
+        String path = pathOf.apply(name);
+        Key key = new Key(path, permitId);
+        Grant grant = held.remove(key);
+        forget(key);
+        String operation = "release permit " + permitId + " of semaphore " + name;
+        if (grant != null) {
+            ZkHold hold = (ZkHold) grant.backendState();
+            return deleteNode(hold.path(), hold.sessionId(), operation);
+        }
+        String prefix = LockNodes.protectedName(ZNodeNames.escape(permitId), PERMIT);
+        return calls.retrying(operation, zk -> calls.children(zk, path)).thenCompose(children -> {
+            for (String c : children) {
+                if (c.startsWith(prefix) && LockNodes.sequenceNumber(c) >= 0
+                        && c.length() == prefix.length() + 10) {
+                    return deleteNode(path + "/" + c, 0, operation);
+                }
+            }
+            return CompletableFuture.completedFuture(false);
+        });
+    }
+
+    /** Rewrites the node's lease (which also proves it is still there) and moves this client's timer. */
+    @Override
+    public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+        Key key = new Key(pathOf.apply(name), permitId);
+        Grant before = held.get(key);
+        if (before == null) {
+            return CompletableFuture.completedFuture(false); // expired, released, or another client's
+        }
+        ZkHold hold = (ZkHold) before.backendState();
+        long sentAt = System.nanoTime();
+        return calls.retrying("update the lease of permit " + permitId,
+                zk -> calls.write(zk, hold.path(), ZkCounter.bytes(leaseMillis), -1)).thenApply(code -> {
+                    if (code != Code.OK) {
+                        if (held.remove(key, before)) {
+                            forget(key);
+                        }
+                        return false;
+                    }
+                    Grant fixed = new Grant(name, permitId, before.fencingToken(), leaseMillis, false, sentAt, hold);
+                    if (!held.replace(key, before, fixed)) {
+                        return false; // released or expired meanwhile
+                    }
+                    arm(key, fixed);
+                    return true;
+                });
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        return HeldChecks.lost(session, grants, "permit nodes").thenApply(lost -> {
+            for (Grant g : lost) {
+                held.remove(new Key(((ZkHold) g.backendState()).lockPath(), g.ownerId()), g);
+            }
+            return lost;
+        });
+    }
+
+    /**
+     * Deletes the nodes of every permit this client still holds and stops its timers: for a client on an
+     * application's own Curator framework, whose session outlives the client (otherwise the session's end removes
+     * them). Completes when every delete has been answered.
+     */
+    public CompletableFuture<Void> deleteHeld() {
+        timers.values().forEach(t -> t.cancel(false));
+        timers.clear();
+        List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
+        for (Map.Entry<Key, Grant> e : held.entrySet()) {
+            if (held.remove(e.getKey(), e.getValue())) {
+                ZkHold hold = (ZkHold) e.getValue().backendState();
+                deleted.add(deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(x -> false));
+            }
+        }
+        return CompletableFuture.allOf(deleted.toArray(new CompletableFuture<?>[0]));
+    }
+}

@@ -1,0 +1,146 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.core.RemoteCountOps;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.AddWatchMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The wake-ups of the counted primitives ({@link RemoteCountOps#subscribe}): one ZooKeeper persistent watch
+ * ({@link AddWatchMode#PERSISTENT}, ZooKeeper 3.6+) per subscription on the primitive's node. It fires on every
+ * change of the node's data (permits, a count), of its children (a permit taken or returned, by release, lease end
+ * or an expired session) and on its creation or deletion, and stays registered until the subscription is closed;
+ * a subscription is ready once the server confirmed the watch.
+ *
+ * <p>ZooKeeper registers the watches again after a reconnect with the same session; a reconnect also wakes every
+ * subscriber (a change during the outage may have fired no event), and after a session expiry (a new handle, which
+ * knows none of the old watches) each live watch is registered again on the new handle. The engine's re-check
+ * covers whatever falls between. The callbacks run on ZooKeeper's event thread or Curator's state thread and never
+ * block.
+ */
+public final class ZkWatches {
+    private static final Logger log = LoggerFactory.getLogger(ZkWatches.class);
+
+    private final ZkSession session;
+    private final Set<Watch> live = ConcurrentHashMap.newKeySet();
+
+    public ZkWatches(ZkSession session) {
+        this.session = session;
+        session.onReconnected(this::reconnected);
+    }
+
+    /** Watches {@code path}; the future completes once the server registered the watch. */
+    CompletableFuture<RemoteCountOps.Subscription> subscribe(String path, Runnable changed) {
+        Watch w = new Watch(path, changed);
+        live.add(w);
+        CompletableFuture<RemoteCountOps.Subscription> ready = new CompletableFuture<>();
+        w.register(ready);
+        ready.whenComplete((s, e) -> {
+            if (e != null) {
+                w.close();
+            }
+        });
+        return session.bounded(ready, "watch " + path);
+    }
+
+    private void reconnected() {
+        ZooKeeper now;
+        try {
+            now = session.zk();
+        } catch (RuntimeException e) {
+            return;
+        }
+        for (Watch w : live) {
+            if (w.on != now) {
+                w.register(new CompletableFuture<>());
+            }
+            w.fire();
+        }
+    }
+
+    private final class Watch implements Watcher, RemoteCountOps.Subscription {
+        final String path;
+        final Runnable changed;
+        final AtomicBoolean closed = new AtomicBoolean();
+        volatile ZooKeeper on;
+
+        Watch(String path, Runnable changed) {
+            this.path = path;
+            this.changed = changed;
+        }
+
+        void register(CompletableFuture<RemoteCountOps.Subscription> ready) {
+            ZooKeeper zk;
+            try {
+                zk = session.zk();
+            } catch (RuntimeException e) {
+                ready.completeExceptionally(e);
+                return;
+            }
+            on = zk;
+            zk.addWatch(path, this, AddWatchMode.PERSISTENT, (rc, p, ctx) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    ready.complete(this);
+                    if (closed.get()) {
+                        remove(zk); // closed while a re-registration was on its way
+                    }
+                } else {
+                    ready.completeExceptionally(session.unavailable("watch " + p + " (" + code + ")", null));
+                }
+            }, null);
+        }
+
+        /**
+         * A change of the node; connection events (type {@code None}) are not: nothing can be read while
+         * disconnected, and a reconnect wakes every subscriber through {@link #reconnected()}.
+         */
+        @Override
+        public void process(WatchedEvent event) {
+            if (event.getType() != Event.EventType.None
+                    && event.getType() != Event.EventType.PersistentWatchRemoved) {
+                fire();
+            }
+        }
+
+        void fire() {
+            if (closed.get()) {
+                return;
+            }
+            try {
+                changed.run();
+            } catch (RuntimeException e) {
+                log.warn("a wake-up of {} failed", path, e);
+            }
+        }
+
+        /** Stops the wake-ups and removes the watch locally at once (the server forgets it on its own). */
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            live.remove(this);
+            ZooKeeper zk = on;
+            if (zk != null) {
+                remove(zk);
+            }
+        }
+
+        private void remove(ZooKeeper zk) {
+            try {
+                zk.removeWatches(path, this, WatcherType.Any, true, (rc, p, ctx) -> { }, null);
+            } catch (RuntimeException e) {
+                // a closed handle: its watches are gone with it
+            }
+        }
+    }
+}
