@@ -52,12 +52,16 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>How today's recipes map</h2>
  * Redis: {@link #tryTake}/{@link #tryLease} are the acquire scripts run once, {@link #subscribe} the release
- * channel, {@link #renew} one script over the batch. ZooKeeper: a single attempt creates a sequential ephemeral
- * node under the semaphore's node, reads the children and keeps the node only if it is among the first permits
- * (else deletes it — a delete that must be retried on connection loss, per the rule above); {@link #subscribe} is
- * a children watch. SQL: {@link #tryTake} is one conditional {@code UPDATE}, {@link #tryLease} one {@code INSERT}
- * guarded by a count, {@link #subscribe} {@code LISTEN/NOTIFY} where the database has it; elsewhere the subscription
- * completes at once and the engine's {@link #recheckMillis() re-check} does the waking.
+ * channel, {@link #renew} one script over the batch. ZooKeeper ({@code ZkSemaphoreOps} and friends): a single
+ * attempt first reads the permit count and the children, and only when enough look free creates sequential
+ * ephemeral nodes under the semaphore's node, lists the children again and keeps its nodes only if they are among
+ * the first permits (else deletes them — a delete retried on connection loss, per the rule above); reading first
+ * keeps a waiter's own creates and deletes from waking it in a loop. {@link #subscribe} is one persistent watch on
+ * the node. etcd: compare-and-set transactions on a count key, a watch from the read's revision. {@code file://}:
+ * one read-modify-write of the name's state file under the directory's lock, the directory watcher for wake-ups.
+ * SQL: {@link #tryTake} is one conditional {@code UPDATE}, {@link #tryLease} one {@code INSERT} guarded by a count,
+ * {@link #subscribe} {@code LISTEN/NOTIFY} where the database has it; elsewhere the subscription completes at once
+ * and the engine's {@link #recheckMillis() re-check} does the waking.
  */
 public interface RemoteCountOps {
 
