@@ -4,7 +4,7 @@ import io.latchkey.redis.LockScripts.Script;
 
 /**
  * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each. Layout
- * ({@link RedisPermitExpirableSemaphore}): {@code P} = string, the semaphore's permits in total, leased ones
+ * ({@link RedisPermitExpirableSemaphoreOps}): {@code P} = string, the semaphore's permits in total, leased ones
  * included (absent: never set); {@code L} = sorted set of leased permit ids scored by their expiry in the server's
  * milliseconds ({@code TIME}). Available = {@code P} &minus; live leases. Expired leases are removed by whichever
  * script touches {@code L} next; {@code L}'s own PEXPIRE follows its latest score.

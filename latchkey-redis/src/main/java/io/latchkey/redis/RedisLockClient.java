@@ -7,6 +7,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -195,36 +196,30 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A semaphore on Redis (see {@link DistributedSemaphore}): the permits are one integer key in the name's hash
-     * slot; waiters are woken by pub/sub when permits are released or added, with a bounded re-check.
+     * The remote half of {@link #semaphore}: the permits are one integer key in the name's hash slot; waiters are
+     * woken by pub/sub when permits are released or added, with a bounded re-check ({@link RedisSemaphoreOps}).
      */
     @Override
-    public DistributedSemaphore semaphore(String name) {
-        checkOpen();
-        checkName(name);
-        return wiring.synchronizers.semaphore(name);
+    protected RemoteCountOps semaphoreOps() {
+        return wiring.synchronizers.semaphoreOps();
     }
 
     /**
-     * A count-down latch on Redis (see {@link DistributedCountDownLatch}): the count is one integer key in the
-     * name's hash slot; reaching zero wakes every waiter of every client by one pub/sub message.
+     * The remote half of {@link #countDownLatch}: the count is one integer key in the name's hash slot; reaching
+     * zero wakes every waiter of every client by one pub/sub message ({@link RedisCountDownLatchOps}).
      */
     @Override
-    public DistributedCountDownLatch countDownLatch(String name) {
-        checkOpen();
-        checkName(name);
-        return wiring.synchronizers.countDownLatch(name);
+    protected RemoteCountOps countDownLatchOps() {
+        return wiring.synchronizers.countDownLatchOps();
     }
 
     /**
-     * A permit-expirable semaphore on Redis (see {@link PermitExpirableSemaphore}): each leased permit id is scored
-     * by its expiry in server time, so a crashed holder's permit returns on the server's clock.
+     * The remote half of {@link #permitExpirableSemaphore}: each leased permit id is scored by its expiry in server
+     * time, so a crashed holder's permit returns on the server's clock ({@link RedisPermitExpirableSemaphoreOps}).
      */
     @Override
-    public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
-        checkOpen();
-        checkName(name);
-        return wiring.synchronizers.permitExpirableSemaphore(name);
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return wiring.synchronizers.permitExpirableSemaphoreOps();
     }
 
     /**

@@ -34,11 +34,9 @@ final class RedisSynchronizers {
     private final RedisReadWriteLockOps readerPreferenceReadOps;
     private final RedisReadWriteLockOps readerPreferenceWriteOps;
     private final RedisFairLockOps fairOps;
-    private final SyncWaits waits;
-    private final PermitRenewer permitRenewer;
-    // Shared by every RedisSemaphore of a name; an entry dropped by the cache's clearing only costs a second
-    // remote waiter for that name, never a lost wake-up (each queue's head waits at the server).
-    private final KeyCache<SemaphoreWaiters> semaphoreWaiters = new KeyCache<>(name -> new SemaphoreWaiters());
+    private final RedisSemaphoreOps semaphoreOps;
+    private final RedisPermitExpirableSemaphoreOps permitOps;
+    private final RedisCountDownLatchOps latchOps;
     private final ReentrantLock spinLock = new ReentrantLock();
     private SpinLockClient spinClient; // guarded by spinLock
     private final Map<List<Long>, RemoteLockOps> spinOps = new HashMap<>(); // guarded by spinLock
@@ -47,7 +45,6 @@ final class RedisSynchronizers {
     RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                        ScheduledExecutorService scheduler, String address, String clientId) {
         this.options = options;
-        this.waits = new SyncWaits(options.operationTimeout(), address);
         this.executor = executor;
         this.subscriptions = subscriptions;
         this.scheduler = scheduler;
@@ -65,8 +62,10 @@ final class RedisSynchronizers {
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
         this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, options.namespace(), executor,
                 subscriptions, scheduler, heartbeatMillis, rwKeys);
-        this.permitRenewer = new PermitRenewer(executor, scheduler, watchdog.toMillis(),
-                options.renewalInterval().toMillis());
+        long recheck = Math.max(1, heartbeatMillis / 3);
+        this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), executor, subscriptions, recheck);
+        this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, subscriptions, recheck);
+        this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, subscriptions, recheck);
         this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, subscriptions, scheduler,
                 heartbeatMillis);
     }
@@ -93,19 +92,17 @@ final class RedisSynchronizers {
         return readerPreferenceWriteOps;
     }
 
-    RedisSemaphore semaphore(String name) {
-        return new RedisSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3), semaphoreWaiters.get(name));
+    /** The remote half of the client's semaphores (the engine waits; a re-check every third of the heartbeat). */
+    RedisSemaphoreOps semaphoreOps() {
+        return semaphoreOps;
     }
 
-    RedisCountDownLatch countDownLatch(String name) {
-        return new RedisCountDownLatch(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3));
+    RedisCountDownLatchOps countDownLatchOps() {
+        return latchOps;
     }
 
-    RedisPermitExpirableSemaphore permitExpirableSemaphore(String name) {
-        return new RedisPermitExpirableSemaphore(options.namespace(), name, executor, subscriptions, scheduler, waits,
-                Math.max(1, heartbeatMillis / 3), permitRenewer);
+    RedisPermitExpirableSemaphoreOps permitExpirableSemaphoreOps() {
+        return permitOps;
     }
 
     /** Default first backoff of a spin lock's waiter. */
@@ -172,11 +169,10 @@ final class RedisSynchronizers {
     }
 
     /**
-     * Abandons the pending waits of semaphores and latches and closes the spin engine (its holds turn lost, as the
-     * client's own do); the engine's waits end with the engine.
+     * Closes the spin engine (its holds turn lost, as the client's own do); the waits of every other primitive,
+     * semaphores and latches included, end with the client's engine.
      */
     void close() {
-        waits.close();
         SpinLockClient c;
         spinLock.lock();
         try {
@@ -188,10 +184,6 @@ final class RedisSynchronizers {
         if (c != null) {
             c.close();
         }
-    }
-
-    PermitRenewer permitRenewer() {
-        return permitRenewer;
     }
 
     long heartbeatMillis() {

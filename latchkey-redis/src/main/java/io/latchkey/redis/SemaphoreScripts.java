@@ -3,7 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis semaphore, one EVALSHA each. Layout ({@link RedisSemaphore}): {@code P} = string,
+ * The Lua scripts of the Redis semaphore, one EVALSHA each. Layout ({@link RedisSemaphoreOps}): {@code P} = string,
  * the available permits (absent: never set); releases, added permits and a first {@code trySetPermits} publish on
  * the semaphore's channel.
  */

@@ -40,7 +40,7 @@ class RedisSemaphoreTest {
     @Test
     void manyAsyncWaitersAreWokenByReleasesInAnotherClient() throws Exception {
         String name = uniqueName("sem-async");
-        RedisSemaphore waiting = (RedisSemaphore) a.semaphore(name);
+        DistributedSemaphore waiting = a.semaphore(name);
         DistributedSemaphore releasing = b.semaphore(name);
         assertThat(releasing.trySetPermits(0)).isTrue();
         List<CompletableFuture<Boolean>> waits = new ArrayList<>();
@@ -74,7 +74,8 @@ class RedisSemaphoreTest {
         });
         Thread.sleep(300);
         a.close();
-        assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+        assertThat(outcome.get(5, TimeUnit.SECONDS)).as("the engine ends waits at close")
+                .isInstanceOf(io.latchkey.LockUnavailableException.class).hasMessageContaining("client closed");
         assertThat(b.semaphore(name).availablePermits()).isZero();
     }
 

@@ -33,13 +33,10 @@ class RedisWatchdogPermitTest {
             PermitExpirableSemaphore waiting = other.permitExpirableSemaphore(name);
             String id;
             try (RedisLockClient holder = RedisLockClient.connect(redis.uri(), fastOptions())) {
-                RedisPermitExpirableSemaphore s =
-                        (RedisPermitExpirableSemaphore) holder.permitExpirableSemaphore(name);
+                PermitExpirableSemaphore s = holder.permitExpirableSemaphore(name);
                 assertThat(s.trySetPermits(1)).isTrue();
                 id = s.acquire();
-                assertThat(s.isRenewed(id)).isTrue();
                 Thread.sleep(3_600); // three watchdog timeouts
-                assertThat(s.isRenewed(id)).as("still renewed").isTrue();
                 assertThat(waiting.availablePermits()).as("available while the holder lives").isZero();
                 assertThat(waiting.tryAcquire(Duration.ofMillis(300), Duration.ofSeconds(5)))
                         .as("another client while the permit is renewed").isEmpty();
@@ -58,21 +55,18 @@ class RedisWatchdogPermitTest {
     void releaseByIdStopsTheRenewal() throws Exception {
         String name = uniqueName("permit-release");
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), fastOptions())) {
-            RedisPermitExpirableSemaphore s = (RedisPermitExpirableSemaphore) client.permitExpirableSemaphore(name);
+            PermitExpirableSemaphore s = client.permitExpirableSemaphore(name);
             s.trySetPermits(2);
             String a = s.acquire();
             Optional<String> b = s.tryAcquire(Duration.ofSeconds(1));
             assertThat(b).isPresent();
             assertThat(s.availablePermits()).isZero();
             assertThat(s.release(a)).isTrue();
-            assertThat(s.isRenewed(a)).isFalse();
-            assertThat(s.isRenewed(b.get())).isTrue();
             assertThat(s.availablePermits()).isEqualTo(1);
             Thread.sleep(2_500); // two watchdog timeouts
             assertThat(s.availablePermits()).as("the released permit stays free, the other renewed").isEqualTo(1);
             assertThat(s.tryAcquire(Duration.ofMillis(200))).as("the released permit").isPresent();
             assertThat(s.tryAcquire(Duration.ofMillis(200))).as("with no permit left: timeout").isEmpty();
-            assertThat(client.synchronizers().permitRenewer().size()).isEqualTo(2);
         }
     }
 
@@ -80,11 +74,10 @@ class RedisWatchdogPermitTest {
     void updateLeaseTurnsAWatchdogPermitIntoAFixedLease() throws Exception {
         String name = uniqueName("permit-update");
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), fastOptions())) {
-            RedisPermitExpirableSemaphore s = (RedisPermitExpirableSemaphore) client.permitExpirableSemaphore(name);
+            PermitExpirableSemaphore s = client.permitExpirableSemaphore(name);
             s.trySetPermits(1);
             String id = s.acquire();
             assertThat(s.updateLease(id, Duration.ofMillis(300))).isTrue();
-            assertThat(s.isRenewed(id)).isFalse();
             assertThat(s.tryAcquire(Duration.ofSeconds(5))).as("after the fixed lease ran out").isPresent();
             assertThat(s.release(id)).isFalse();
         }

@@ -86,6 +86,7 @@ final class CountWaiters {
     private boolean dead;
     private CompletableFuture<RemoteCountOps.Subscription> subscription;
     private ScheduledFuture<?> recheck;
+    private int handOffs;
 
     CountWaiters(LockEngine engine, Key key) {
         this.engine = engine;
@@ -409,6 +410,49 @@ final class CountWaiters {
             closeIfDead();
         }
         return removed;
+    }
+
+    /**
+     * A semaphore's local hand-off: the {@code permits} this client releases go straight to its own waiters at the
+     * head of the queue that fit (in queue order, stopping at the first that does not), without a round trip and
+     * without the backend ever seeing them free; returns what is left for the backend. After
+     * {@link LockEngine#MAX_LOCAL_HAND_OFFS} hand-offs in a row one release goes to the backend whole, so that other
+     * clients' waiters get their turn (the lock engine's rule). A waiter served here whose remote attempt is still
+     * out gives back what that attempt takes ({@link #attempted}); one that is abandoned in the race gives back what
+     * it was handed (the caller's {@link #undo}).
+     */
+    int handOff(int permits) {
+        List<Waiter> served = new ArrayList<>();
+        int left = permits;
+        lock.lock();
+        try {
+            if (key.kind() != Kind.SEMAPHORE || dead) {
+                return permits;
+            }
+            if (handOffs >= LockEngine.MAX_LOCAL_HAND_OFFS) {
+                handOffs = 0;
+                return permits;
+            }
+            while (!queue.isEmpty() && queue.peekFirst().permits <= left) {
+                Waiter w = queue.removeFirst();
+                left -= w.permits;
+                served.add(w);
+            }
+            handOffs = served.isEmpty() ? 0 : handOffs + 1;
+            if (!served.isEmpty() && queue.isEmpty() && !attempting) {
+                idleLocked();
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter w : served) {
+            w.cancelTimer();
+            w.result.complete(Boolean.TRUE);
+        }
+        if (!served.isEmpty()) {
+            closeIfDead();
+        }
+        return left;
     }
 
     /** Fails every waiter (client close). */

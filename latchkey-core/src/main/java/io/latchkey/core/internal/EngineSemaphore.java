@@ -13,7 +13,10 @@ import java.util.concurrent.CompletableFuture;
  * <p>Permits are not owned and not leased: any client may release them, and a holder that crashes before
  * releasing keeps them taken (as with Redisson's {@code RSemaphore}; use a {@link io.latchkey.PermitExpirableSemaphore}
  * when that matters). Waiters of one client queue locally in arrival order and send one attempt at a time; a
- * release anywhere wakes them through the backend's subscription. A timed-out or interrupted acquire takes nothing.
+ * release anywhere wakes them through the backend's subscription. A release in a client whose own threads wait for
+ * the name hands its permits straight to them, head first, without a round trip (at most
+ * {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row; then a release goes to the backend so that other clients'
+ * waiters get their turn). A timed-out or interrupted acquire takes nothing.
  * Permit counts of {@code acquire}, {@code tryAcquire} and {@code release} must be positive (as on every backend
  * before the counted contract).
  */
@@ -96,7 +99,9 @@ final class EngineSemaphore implements DistributedSemaphore {
     public CompletableFuture<Void> releaseAsync(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        return engine.boundedRemote(ops.give(name, permits), "release", name);
+        int rest = handOff(permits);
+        return rest == 0 ? CompletableFuture.completedFuture(null)
+                : engine.boundedRemote(ops.give(name, rest), "release", name);
     }
 
     @Override
@@ -108,7 +113,16 @@ final class EngineSemaphore implements DistributedSemaphore {
     public void release(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        engine.awaitRemote(ops.give(name, permits), "release", name);
+        int rest = handOff(permits);
+        if (rest > 0) {
+            engine.awaitRemote(ops.give(name, rest), "release", name);
+        }
+    }
+
+    /** Hands released permits to this client's waiters of the name first (see {@link CountWaiters#handOff}). */
+    private int handOff(int permits) {
+        CountWaiters waiters = engine.countWaiters.get(key);
+        return waiters == null ? permits : waiters.handOff(permits);
     }
 
     @Override
