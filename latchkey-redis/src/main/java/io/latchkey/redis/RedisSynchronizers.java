@@ -38,7 +38,7 @@ final class RedisSynchronizers {
     private final RedisPermitExpirableSemaphoreOps permitOps;
     private final RedisCountDownLatchOps latchOps;
     private final ReentrantLock spinLock = new ReentrantLock();
-    private SpinLockClient spinClient; // guarded by spinLock
+    private SpinLockEngine spinEngine; // guarded by spinLock
     private final Map<List<Long>, RemoteLockOps> spinOps = new HashMap<>(); // guarded by spinLock
     private boolean closed; // guarded by spinLock
 
@@ -121,7 +121,7 @@ final class RedisSynchronizers {
      * {@code wrap} decorates them (replica acknowledgement).
      */
     DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
-        return spinClient(lockOps, time, wrap).lock(name);
+        return spinEngine(lockOps, time, wrap).lock(name);
     }
 
     /**
@@ -130,7 +130,7 @@ final class RedisSynchronizers {
      */
     DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap,
                              long initialBackoffNanos, long maxBackoffNanos) {
-        SpinLockClient c = spinClient(lockOps, time, wrap);
+        SpinLockEngine c = spinEngine(lockOps, time, wrap);
         List<Long> key = List.of(initialBackoffNanos, maxBackoffNanos);
         RemoteLockOps ops;
         spinLock.lock();
@@ -152,17 +152,17 @@ final class RedisSynchronizers {
         return c.withBackoff(name, ops);
     }
 
-    private SpinLockClient spinClient(RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
+    private SpinLockEngine spinEngine(RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
         spinLock.lock();
         try {
             if (closed) {
                 throw new IllegalStateException("client closed");
             }
-            if (spinClient == null) {
-                spinClient = new SpinLockClient(options, time, wrap.apply(new RedisSpinLockOps(lockOps, scheduler,
+            if (spinEngine == null) {
+                spinEngine = new SpinLockEngine(options, time, wrap.apply(new RedisSpinLockOps(lockOps, scheduler,
                         SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos())));
             }
-            return spinClient;
+            return spinEngine;
         } finally {
             spinLock.unlock();
         }
@@ -173,11 +173,11 @@ final class RedisSynchronizers {
      * semaphores and latches included, end with the client's engine.
      */
     void close() {
-        SpinLockClient c;
+        SpinLockEngine c;
         spinLock.lock();
         try {
             closed = true;
-            c = spinClient;
+            c = spinEngine;
         } finally {
             spinLock.unlock();
         }

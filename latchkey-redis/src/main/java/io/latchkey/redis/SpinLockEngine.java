@@ -8,15 +8,16 @@ import io.latchkey.core.TimeSource;
 import java.util.Set;
 
 /**
- * The engine of a {@link RedisLockClient}'s spin locks: the engine takes one {@code lockOps()} per client, so spin
- * locks get their own (lazily created, with its own watchdog thread {@code latchkey-redis-spin-watchdog-…})
- * on the owning client's connections. Closing it leaves the connections to the owning client.
+ * The engine of a {@link RedisLockClient}'s spin locks — not a client of its own, though it reuses the engine's
+ * client class: the engine takes one {@code lockOps()} per instance, so spin locks get a second engine (lazily
+ * created, with its own watchdog thread {@code latchkey-redis-spin-watchdog-…}) on the owning client's connections.
+ * Nobody outside {@link RedisSynchronizers} sees it; closing it leaves the connections to the owning client.
  */
-final class SpinLockClient extends AbstractLockClient {
+final class SpinLockEngine extends AbstractLockClient {
 
     private final RemoteLockOps ops;
 
-    SpinLockClient(ClientOptions options, TimeSource time, RemoteLockOps ops) {
+    SpinLockEngine(ClientOptions options, TimeSource time, RemoteLockOps ops) {
         super("redis-spin", options, time);
         this.ops = ops;
     }
