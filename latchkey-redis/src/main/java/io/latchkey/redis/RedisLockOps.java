@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -17,7 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the Redis reentrant lock: one EVALSHA per acquire attempt, release, hand-off and renewal
- * batch (see {@link LockScripts}), waiting by pub/sub (see {@link AcquireOperation}).
+ * batch (see {@link LockScripts}), waiting by pub/sub (see {@link WaitingAcquire}).
  */
 final class RedisLockOps implements RemoteLockOps {
 
@@ -53,14 +54,6 @@ final class RedisLockOps implements RemoteLockOps {
         return state instanceof LockKeys ? (LockKeys) state : keys(grant.name());
     }
 
-    UnlockSubscriptions subscriptions() {
-        return subscriptions;
-    }
-
-    ScheduledExecutorService scheduler() {
-        return scheduler;
-    }
-
     /** Logs, once per client, that waiters cannot be woken by messages and re-check at the holder's lease. */
     void subscriptionRefused(String channel, Throwable error) {
         if (subscriptionRefusedLogged.compareAndSet(false, true)) {
@@ -70,14 +63,15 @@ final class RedisLockOps implements RemoteLockOps {
         }
     }
 
-    /** How long to wait before re-checking a lock whose holder set no expiry (not one of ours or Redisson's). */
-    long noTtlRecheckNanos() {
-        return noTtlRecheckNanos;
-    }
-
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return new AcquireOperation(this, request, keys(request.name())).start();
+        LockKeys keys = keys(request.name());
+        // an attempt answers the token or minus the holder's remaining lease: re-check when that lease ends
+        return new WaitingAcquire(subscriptions, scheduler, request, keys.channel, willWait -> tryAcquire(keys, request),
+                null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(noTtlRecheckNanos)), keys)
+                .recheckAtHolderExpiry()
+                .onSubscriptionRefused(e -> subscriptionRefused(keys.channel, e))
+                .start();
     }
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */

@@ -12,9 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
- * One acquire of a synchronizer from first attempt to outcome, driven by replies, pub/sub messages and the
- * client's timer (no thread of its own), like {@link AcquireOperation} but for any attempt script: an attempt
- * answers a token (&gt; 0, granted) or minus the number of milliseconds after which to re-check at the latest.
+ * The one acquire state machine of the Redis backend: one lock acquire (plain, fair, read-write) from first attempt
+ * to outcome, driven by replies, pub/sub messages and the client's timer (no thread of its own), for any attempt
+ * script: an attempt answers a token (&gt; 0, granted) or minus the number of milliseconds after which to re-check
+ * at the latest (for the plain lock: the holder's remaining lease, see {@link #recheckAtHolderExpiry}).
  *
  * <p>On the first refusal it subscribes to its wake-up channel and only then attempts again, so a release between
  * the two is not missed; afterwards it attempts again on the next message or at the re-check time (bounded by
@@ -46,6 +47,8 @@ final class WaitingAcquire implements Runnable {
     private UnlockSubscriptions.Channel channel;
     private boolean pollOnly;
     private long lingerMillis;
+    private boolean holderExpiry;
+    private java.util.function.Consumer<Throwable> onSubscriptionRefused = e -> { };
     private volatile ScheduledFuture<?> timer;
 
     WaitingAcquire(UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, AcquireRequest request,
@@ -64,6 +67,22 @@ final class WaitingAcquire implements Runnable {
     /** Keeps the channel subscribed {@code millis} after this wait (see the class comment); before {@link #start}. */
     WaitingAcquire lingerChannel(long millis) {
         this.lingerMillis = millis;
+        return this;
+    }
+
+    /**
+     * The plain lock's re-check: a refusal's milliseconds are the holder's remaining lease, so the re-check is then
+     * (not capped by {@code maxRecheckMillis}, a lost unlock message costs at most the lease); a holder without an
+     * expiry (not one of ours or Redisson's) is re-checked every {@code maxRecheckMillis}. Before {@link #start}.
+     */
+    WaitingAcquire recheckAtHolderExpiry() {
+        this.holderExpiry = true;
+        return this;
+    }
+
+    /** Told once per refused SUBSCRIBE (an ACL without channel access) before the wait falls back to re-checks. */
+    WaitingAcquire onSubscriptionRefused(java.util.function.Consumer<Throwable> listener) {
+        this.onSubscriptionRefused = listener;
         return this;
     }
 
@@ -113,6 +132,7 @@ final class WaitingAcquire implements Runnable {
                     result.completeExceptionally(subscribeError);
                 } else {
                     // Refused (an ACL without channel access): the bounded re-check still wakes us.
+                    onSubscriptionRefused.accept(subscribeError);
                     UnlockSubscriptions.Channel refused = channel;
                     channel = null;
                     pollOnly = true;
@@ -132,7 +152,8 @@ final class WaitingAcquire implements Runnable {
         if (c != null) {
             c.wakeOnNextMessage(this);
         }
-        long millis = recheckMillis > 0 ? Math.min(recheckMillis + 1, maxRecheckMillis) : maxRecheckMillis;
+        long millis = recheckMillis <= 0 ? maxRecheckMillis
+                : holderExpiry ? recheckMillis + 1 : Math.min(recheckMillis + 1, maxRecheckMillis);
         long delay = Math.min(TimeUnit.MILLISECONDS.toNanos(millis), request.remainingNanos());
         ScheduledFuture<?> t;
         try {
