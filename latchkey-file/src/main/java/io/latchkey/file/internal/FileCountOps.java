@@ -60,6 +60,32 @@ abstract class FileCountOps implements RemoteCountOps {
         return RECHECK_MILLIS;
     }
 
+    /**
+     * Both semaphores' {@code trySetPermits}: sets the count (the permits in total) if the file was never written;
+     * a positive count wakes waiters.
+     */
+    final CompletableFuture<Boolean> setCountOnce(String name, int permits) {
+        return change("set permits of", name, (loaded, s) -> {
+            if (loaded.record != null) {
+                return false;
+            }
+            loaded.orCreate().count = permits;
+            loaded.changed = true;
+            loaded.wake = permits > 0;
+            return true;
+        });
+    }
+
+    /** Both semaphores' {@code addPermits}: adds {@code delta} to the count; added permits wake waiters. */
+    final CompletableFuture<Void> addToCount(String name, int delta) {
+        return change("add permits to", name, (loaded, s) -> {
+            loaded.orCreate().count += delta;
+            loaded.changed = true;
+            loaded.wake = delta > 0;
+            return null;
+        });
+    }
+
     /** An int count, clamped (a file's count is a long). */
     static int clamp(long v) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));

@@ -22,25 +22,12 @@ public final class FileSemaphoreOps extends FileCountOps {
 
     @Override
     public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
-        return change("set permits of", name, (loaded, s) -> {
-            if (loaded.record != null) {
-                return false;
-            }
-            loaded.orCreate().count = permits;
-            loaded.changed = true;
-            loaded.wake = permits > 0;
-            return true;
-        });
+        return setCountOnce(name, permits);
     }
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return change("add permits to", name, (loaded, s) -> {
-            loaded.orCreate().count += delta;
-            loaded.changed = true;
-            loaded.wake = delta > 0;
-            return null;
-        });
+        return addToCount(name, delta);
     }
 
     @Override
