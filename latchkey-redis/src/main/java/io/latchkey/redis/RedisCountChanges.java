@@ -36,12 +36,10 @@ final class RedisCountChanges {
                 subscriptions.release(channel);
             }
         };
-        return channel.subscribed().handle((ok, error) -> {
+        return channel.subscribed().whenComplete((ok, error) -> {
             if (error != null) {
                 subscription.close();
-                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
             }
-            return subscription;
-        });
+        }).thenApply(ok -> subscription);
     }
 }

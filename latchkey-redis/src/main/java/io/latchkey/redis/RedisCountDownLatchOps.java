@@ -10,33 +10,11 @@ import java.util.concurrent.CompletableFuture;
  * {@link CountDownLatchScripts}. The count-down that reaches zero deletes the key and publishes on
  * {@code latchkey_latch__channel:<base>}: one message wakes every waiter of every client.
  */
-final class RedisCountDownLatchOps implements RemoteCountOps {
-
-    private final String namespace;
-    private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final long recheckMillis;
+final class RedisCountDownLatchOps extends RedisCountOps {
 
     RedisCountDownLatchOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                            long recheckMillis) {
-        this.namespace = namespace;
-        this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.recheckMillis = recheckMillis;
-    }
-
-    private String base(String name) {
-        return SyncKeys.base(namespace, name, "latch");
-    }
-
-    @Override
-    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return RedisCountChanges.subscribe(subscriptions, "latchkey_latch__channel:" + base(name), changed);
-    }
-
-    @Override
-    public long recheckMillis() {
-        return recheckMillis;
+        super("latch", namespace, executor, subscriptions, recheckMillis);
     }
 
     @Override
@@ -49,17 +27,12 @@ final class RedisCountDownLatchOps implements RemoteCountOps {
     public CompletableFuture<Void> countDown(String name) {
         String base = base(name);
         return executor.<Long>run(CountDownLatchScripts.COUNT_DOWN, ScriptOutputType.INTEGER,
-                new String[] {base + ":count", "latchkey_latch__channel:" + base}).thenApply(r -> null);
+                new String[] {base + ":count", channel(base)}).thenApply(r -> null);
     }
 
     @Override
     public CompletableFuture<Long> getCount(String name) {
         return executor.<String>call(() -> executor.commands().get(base(name) + ":count"), "GET")
                 .thenApply(v -> v == null ? 0L : Math.max(0L, Long.parseLong(v)));
-    }
-
-    @Override
-    public String toString() {
-        return "RedisCountDownLatchOps{namespace='" + namespace + "'}";
     }
 }

@@ -121,16 +121,8 @@ final class RedisLockOps implements RemoteLockOps {
             args[3 * i + 1] = Long.toString(grant.fencingToken());
             args[3 * i + 2] = Long.toString(grant.leaseMillis());
         }
-        return executor.<List<Object>>run(LockScripts.RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
-            Set<Grant> lost = new HashSet<>();
-            for (int i = 0; i < n; i++) {
-                Object renewed = reply.get(i);
-                if (!(renewed instanceof Long) || (Long) renewed != 1L) {
-                    lost.add(batch.get(i));
-                }
-            }
-            return lost;
-        });
+        return executor.<List<Object>>run(LockScripts.RENEW, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> RenewBatches.lost(reply, batch));
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.latchkey.redis;
 
-import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.Grant;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,59 +35,38 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Watchdog permits</b> get a lease of the watchdog timeout that the engine's one watchdog extends with
  * {@link #renew}: one script per 512 permits (per hash slot on a cluster), pipelined.
  */
-final class RedisPermitExpirableSemaphoreOps implements RemoteCountOps {
+final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
 
     static final int RENEW_BATCH = 512;
 
-    private final String namespace;
-    private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final long recheckMillis;
     private final AtomicLong tokens = new AtomicLong();
     /** The engine's one subscription per name: woken when a lease this client saw runs out. */
     private final Map<String, Runnable> subscribers = new ConcurrentHashMap<>();
 
     RedisPermitExpirableSemaphoreOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                                      long recheckMillis) {
-        this.namespace = namespace;
-        this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.recheckMillis = recheckMillis;
+        super("permits", namespace, executor, subscriptions, recheckMillis);
     }
 
-    private String base(String name) {
-        return SyncKeys.base(namespace, name, "permits");
-    }
-
-    private static String channel(String base) {
-        return "latchkey_permits__channel:" + base;
-    }
-
+    /** The channel's subscription, plus this client's lease-end wake-ups of the name ({@link #wakeAfter}). */
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
         subscribers.put(name, changed);
-        return RedisCountChanges.subscribe(subscriptions, channel(base(name)), changed).handle((sub, error) -> {
+        return super.subscribe(name, changed).whenComplete((sub, error) -> {
             if (error != null) {
                 subscribers.remove(name, changed);
-                throw error instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(error);
             }
-            return () -> {
-                subscribers.remove(name, changed);
-                sub.close();
-            };
+        }).thenApply(sub -> () -> {
+            subscribers.remove(name, changed);
+            sub.close();
         });
-    }
-
-    @Override
-    public long recheckMillis() {
-        return recheckMillis;
     }
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
         String base = base(name);
         return executor.<Long>run(PermitSemaphoreScripts.AVAILABLE, ScriptOutputType.INTEGER,
-                new String[] {base + ":total", base + ":leases"}).thenApply(RedisSemaphoreOps::saturate);
+                new String[] {base + ":total", base + ":leases"}).thenApply(RedisCountOps::saturate);
     }
 
     @Override
@@ -110,7 +89,7 @@ final class RedisPermitExpirableSemaphoreOps implements RemoteCountOps {
         long sentAt = System.nanoTime();
         return executor.<Long>run(PermitSemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
                 new String[] {base + ":total", base + ":leases"}, permitId, Long.toString(leaseMillis),
-                Long.toString(recheckMillis)).thenApply(r -> {
+                Long.toString(recheckMillis())).thenApply(r -> {
                     if (r > 0) {
                         return new Grant(name, permitId, tokens.incrementAndGet(), leaseMillis, watchdog, sentAt,
                                 base + ":leases");
@@ -122,7 +101,7 @@ final class RedisPermitExpirableSemaphoreOps implements RemoteCountOps {
 
     /** Wakes {@code name}'s subscriber when the earliest lease the script saw has run out. */
     private void wakeAfter(String name, long millis) {
-        if (millis <= 0 || millis >= recheckMillis || !subscribers.containsKey(name)) {
+        if (millis <= 0 || millis >= recheckMillis() || !subscribers.containsKey(name)) {
             return; // the engine's re-check comes first anyway
         }
         try {
@@ -188,20 +167,6 @@ final class RedisPermitExpirableSemaphoreOps implements RemoteCountOps {
             args[i + 1] = batch.get(i).ownerId();
         }
         return executor.<List<Object>>run(PermitSemaphoreScripts.RENEW, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> {
-                    Set<Grant> lost = new HashSet<>();
-                    for (int i = 0; i < n; i++) {
-                        Object renewed = reply.get(i);
-                        if (!(renewed instanceof Long) || (Long) renewed != 1L) {
-                            lost.add(batch.get(i));
-                        }
-                    }
-                    return lost;
-                });
-    }
-
-    @Override
-    public String toString() {
-        return "RedisPermitExpirableSemaphoreOps{namespace='" + namespace + "'}";
+                .thenApply(reply -> RenewBatches.lost(reply, batch));
     }
 }

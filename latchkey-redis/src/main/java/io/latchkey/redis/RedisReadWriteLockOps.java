@@ -163,16 +163,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
             args[2 * i + 1] = Long.toString(grant.leaseMillis());
         }
         Script script = read ? ReadWriteLockScripts.RENEW_READ : ReadWriteLockScripts.RENEW_WRITE;
-        return executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
-            Set<Grant> lost = new HashSet<>();
-            for (int i = 0; i < n; i++) {
-                Object renewed = reply.get(i);
-                if (!(renewed instanceof Long) || (Long) renewed != 1L) {
-                    lost.add(batch.get(i));
-                }
-            }
-            return lost;
-        });
+        return executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> RenewBatches.lost(reply, batch));
     }
 
     @Override

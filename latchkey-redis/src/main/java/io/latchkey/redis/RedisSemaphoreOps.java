@@ -13,23 +13,11 @@ import java.util.concurrent.CompletableFuture;
  * every client. A waiter puts nothing on the server: when permits come back, whichever client's attempt arrives first
  * and fits takes them (like a non-fair {@link java.util.concurrent.Semaphore}).
  */
-final class RedisSemaphoreOps implements RemoteCountOps {
-
-    private final String namespace;
-    private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final long recheckMillis;
+final class RedisSemaphoreOps extends RedisCountOps {
 
     RedisSemaphoreOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
                       long recheckMillis) {
-        this.namespace = namespace;
-        this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.recheckMillis = recheckMillis;
-    }
-
-    private String base(String name) {
-        return SyncKeys.base(namespace, name, "semaphore");
+        super("semaphore", namespace, executor, subscriptions, recheckMillis);
     }
 
     private String permitsKey(String name) {
@@ -39,20 +27,6 @@ final class RedisSemaphoreOps implements RemoteCountOps {
     private String[] permitsAndChannel(String name) {
         String base = base(name);
         return new String[] {base + ":permits", channel(base)};
-    }
-
-    static String channel(String base) {
-        return "latchkey_semaphore__channel:" + base;
-    }
-
-    @Override
-    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return RedisCountChanges.subscribe(subscriptions, channel(base(name)), changed);
-    }
-
-    @Override
-    public long recheckMillis() {
-        return recheckMillis;
     }
 
     @Override
@@ -76,7 +50,7 @@ final class RedisSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
         return executor.<Long>run(SemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER, new String[] {permitsKey(name)},
-                Integer.toString(permits), Long.toString(recheckMillis)).thenApply(r -> r > 0);
+                Integer.toString(permits), Long.toString(recheckMillis())).thenApply(r -> r > 0);
     }
 
     @Override
@@ -87,15 +61,7 @@ final class RedisSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Integer> drainPermits(String name) {
         return executor.<Long>run(SemaphoreScripts.DRAIN, ScriptOutputType.INTEGER, new String[] {permitsKey(name)})
-                .thenApply(RedisSemaphoreOps::saturate);
+                .thenApply(RedisCountOps::saturate);
     }
 
-    static int saturate(long v) {
-        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
-    }
-
-    @Override
-    public String toString() {
-        return "RedisSemaphoreOps{namespace='" + namespace + "'}";
-    }
 }

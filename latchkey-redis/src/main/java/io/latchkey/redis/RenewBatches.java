@@ -2,16 +2,18 @@ package io.latchkey.redis;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
  * Splits a watchdog round's holds into renewal scripts of at most {@code max} holds each. Standalone, in any
  * grouping. On a Redis Cluster a script may only touch keys of one hash slot (else CROSSSLOT), so the holds are
  * grouped by their key's slot first: one script per slot in use (and per {@code max} holds of that slot), each
- * routed by Lettuce to its slot's master, all of them pipelined.
+ * routed by Lettuce to its slot's master, all of them pipelined; {@link #lost} reads each script's reply.
  */
 final class RenewBatches {
 
@@ -35,6 +37,21 @@ final class RenewBatches {
             chunk(sameSlot, max, batches);
         }
         return batches;
+    }
+
+    /**
+     * The holds of {@code batch} a renewal script's reply (one entry per hold, in order: {@code 1} renewed, anything
+     * else not) says were no longer held.
+     */
+    static <T> Set<T> lost(List<Object> reply, List<T> batch) {
+        Set<T> lost = new HashSet<>();
+        for (int i = 0; i < batch.size(); i++) {
+            Object renewed = reply.get(i);
+            if (!(renewed instanceof Long) || (Long) renewed != 1L) {
+                lost.add(batch.get(i));
+            }
+        }
+        return lost;
     }
 
     private static <T> void chunk(List<T> all, int max, List<List<T>> into) {
