@@ -8,11 +8,9 @@ import io.latchkey.ClientOptions;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedSemaphore;
-import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.tck.ChildJvm;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the file backend adds to the counted primitives' TCKs: state files (names, text, which stay, which go),
@@ -34,43 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * permit back after its lease.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
-class FileCountedPrimitivesTest {
-
-    private static final Duration START_UP = Duration.ofSeconds(40);
-    private static final Duration SLACK = Duration.ofSeconds(5);
-
-    @TempDir
-    Path root;
-    Path dir;
-    String uri;
-    private final List<LockClient> clients = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        dir = root.resolve("locks");
-        uri = dir.toUri().toString();
-    }
-
-    @AfterEach
-    void closeClients() {
-        clients.forEach(LockClient::close);
-    }
-
-    private FileLockClient open() {
-        return open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).build());
-    }
-
-    private FileLockClient open(ClientOptions options) {
-        FileLockClient c = (FileLockClient) LockClient.connect(uri, options);
-        clients.add(c);
-        return c;
-    }
-
-    private List<String> files() throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).sorted().toList();
-        }
-    }
+class FileCountedPrimitivesTest extends FileDirectoryTest {
 
     @Test
     void stateFilesNameTheirPrimitiveStayWhileSetAndAnOpenLatchLeavesNone() throws Exception {

@@ -7,13 +7,11 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
-import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.file.internal.FileUri;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.tck.ChildJvm;
 import io.latchkey.tck.LockHolderMain;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,52 +22,12 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** What the file backend adds to the TCK: names → files, no residue, persisted tokens, several real processes. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class FileLockClientTest {
-
-    private static final Duration START_UP = Duration.ofSeconds(40);
-    private static final Duration SLACK = Duration.ofSeconds(5);
-
-    @TempDir
-    Path root;
-    Path dir;
-    String uri;
-    private final List<LockClient> clients = new ArrayList<>();
-
-    @BeforeEach
-    void setUp() {
-        dir = root.resolve("locks");
-        uri = dir.toUri().toString();
-    }
-
-    @AfterEach
-    void closeClients() {
-        clients.forEach(LockClient::close);
-    }
-
-    /** A client with a roomy watchdog timeout: these tests are about files and processes, not renewal timing. */
-    private FileLockClient open() {
-        return open(ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3)).build());
-    }
-
-    private FileLockClient open(ClientOptions options) {
-        FileLockClient c = (FileLockClient) LockClient.connect(uri, options);
-        clients.add(c);
-        return c;
-    }
-
-    private List<String> files() throws IOException {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).sorted().toList();
-        }
-    }
+class FileLockClientTest extends FileDirectoryTest {
 
     @Test
     void uriForms() {
