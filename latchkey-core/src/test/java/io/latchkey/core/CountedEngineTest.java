@@ -239,4 +239,53 @@ class CountedEngineTest {
             }
         }
     }
+
+    /** A backend that pushes nothing (subscriptions never fire) and answers at once: only the re-check wakes. */
+    static final class DeafLatchClient extends MemLockClient {
+        DeafLatchClient(String server) {
+            super(server, ClientOptions.defaults(), TimeSource.SYSTEM);
+        }
+
+        @Override
+        protected RemoteCountOps countDownLatchOps() {
+            RemoteCountOps mem = super.countDownLatchOps();
+            return new RemoteCountOps() {
+                @Override
+                public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+                    return CompletableFuture.completedFuture(() -> { });
+                }
+
+                @Override
+                public long recheckMillis() {
+                    return 20;
+                }
+
+                @Override
+                public CompletableFuture<Long> getCount(String name) {
+                    return mem.getCount(name);
+                }
+            };
+        }
+    }
+
+    @Test
+    void withoutPushesTheRecheckKeepsLookingUntilTheLatchOpens() throws Exception {
+        // An attempt that completes inside the re-check timer's own task used to find that timer "not done" and
+        // arm no next re-check: the waiter of a backend without pushes (SQL but PostgreSQL) waited forever.
+        String server = CountingMemClient.newServer();
+        try (DeafLatchClient client = new DeafLatchClient(server); MemLockClient other = MemLockClient.create(server)) {
+            other.countDownLatch("gate").trySetCount(1);
+            CompletableFuture<Boolean> opened = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.countDownLatch("gate").await(Duration.ofSeconds(20));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            });
+            Thread.sleep(300); // several re-checks that find the latch armed
+            other.countDownLatch("gate").countDown();
+            assertThat(opened.get(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
 }

@@ -368,8 +368,23 @@ final class CountWaiters {
     private void armRecheckLocked() {
         if (recheck == null || recheck.isDone()) {
             long delay = TimeUnit.MILLISECONDS.toNanos(Math.max(1, key.ops().recheckMillis()));
-            recheck = engine.watchdog.schedule(this::changed, delay);
+            recheck = engine.watchdog.schedule(this::recheckDue, delay);
         }
+    }
+
+    /**
+     * The re-check timer fired. It forgets itself before it looks: the attempt it starts may finish on another
+     * thread before this task returns, and that attempt must be able to arm the next re-check (a timer still
+     * running counts as not done, and a waiter on a backend without pushes was left without any re-check).
+     */
+    private void recheckDue() {
+        lock.lock();
+        try {
+            recheck = null;
+        } finally {
+            lock.unlock();
+        }
+        changed();
     }
 
     private void timedOut(Waiter w) {
