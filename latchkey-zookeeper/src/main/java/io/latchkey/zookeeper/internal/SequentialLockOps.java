@@ -64,7 +64,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     private final boolean fair;
     final HeldNodes held;
     private final Consumer<Grant> lostSink;
-    private final Set<LockAttempt> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<ZkLockAttempt> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
 
@@ -88,13 +88,13 @@ public final class SequentialLockOps implements RemoteLockOps {
         this.fair = fair;
         this.held = held;
         this.lostSink = lostSink;
-        session.onReconnected(() -> waiting.forEach(LockAttempt::relist));
+        session.onReconnected(() -> waiting.forEach(ZkLockAttempt::relist));
         session.onSessionLost(this::sessionLost);
     }
 
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        LockAttempt attempt = new LockAttempt(this, request, pathOf.apply(request.name()));
+        ZkLockAttempt attempt = new ZkLockAttempt(this, request, pathOf.apply(request.name()));
         waiting.add(attempt);
         attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
         attempt.start();

@@ -27,7 +27,7 @@ import org.apache.zookeeper.data.Stat;
  * is lost, the queue is listed after reconnecting and the node with that UUID is adopted only if the current
  * session owns it; a node left by an earlier, expired session is deleted, never trusted.
  */
-final class LockAttempt {
+final class ZkLockAttempt {
 
     final CompletableFuture<Grant> result = new CompletableFuture<>();
 
@@ -44,7 +44,7 @@ final class LockAttempt {
     private volatile String protectionId;
     private volatile int epoch;
 
-    LockAttempt(SequentialLockOps ops, AcquireRequest request, String lockPath) {
+    ZkLockAttempt(SequentialLockOps ops, AcquireRequest request, String lockPath) {
         this.ops = ops;
         this.request = request;
         this.lockPath = lockPath;
