@@ -4,6 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -62,6 +63,17 @@ import javax.sql.DataSource;
  * re-check with a backoff from 2 ms to {@link JdbcOptions#maxPollInterval()}, never sleeping past the holder's
  * remaining lease. Threads of one JVM waiting on one name share one remote waiter.
  *
+ * <h2>Semaphores, permit-expirable semaphores, count-down latches</h2>
+ * Beside the lease table, in {@code <table>_counts} (a semaphore's free permits, a permit-expirable semaphore's
+ * total, an armed latch's count: one row each) and {@code <table>_permits} (one row per leased permit, its lease on
+ * the database's clock, its fencing token from the table's sequence), created the first time one of these primitives
+ * is used ({@link SqlDialect#countTableDdl(String)}, {@link SqlDialect#permitTableDdl(String)}). Taking permits is
+ * one conditional {@code UPDATE}; taking a leased permit one short transaction that locks the semaphore's row first;
+ * a count-down one conditional statement. Waiters: the client's engine queues its threads and sends one attempt per
+ * name at a time; other clients' changes wake them through {@code NOTIFY} on PostgreSQL and a re-check every
+ * {@link JdbcOptions#maxPollInterval()} elsewhere; a leased permit's end wakes them at the earliest lease end read.
+ * A latch's row is deleted when it opens; expired permits' rows are deleted by the next take and by a reaper.
+ *
  * <h2>Connections</h2>
  * Each operation borrows a connection from the {@link DataSource} for one statement (an acquire on MariaDB/MySQL
  * and H2, or a busy one on PostgreSQL, runs a second statement on it to read the row); no connection is held
@@ -76,6 +88,11 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final LeaseTableLockOps ops;
     private final LeaseTableInspector inspector;
     private final AutoCloseable ownedDataSource;
+    private final CountTableSql countSql;
+    private final CountTableSchema countSchema;
+    private final CountWakeups countWakeups;
+    private final CountTableInspector countInspector;
+    private final long pollMillis;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
                            AutoCloseable ownedDataSource) {
@@ -97,6 +114,11 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.ops = new LeaseTableLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
+        this.countSql = new CountTableSql(dialect, tableName);
+        this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
+        this.countWakeups = new CountWakeups(runner, LeaseTableLockOps.channelOf(sql.table), ops.listener());
+        this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
+        this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
     }
 
     /** A client on {@code dataSource} with default options. The caller keeps ownership of the data source. */
@@ -179,10 +201,34 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         return ops;
     }
 
+    /** Semaphores: one row of free permits each in {@code <table>_counts} (see {@code JdbcSemaphoreOps}). */
+    @Override
+    protected RemoteCountOps semaphoreOps() {
+        return new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, options().namespace(), pollMillis);
+    }
+
+    /**
+     * Permit-expirable semaphores: the total in {@code <table>_counts}, one row per leased permit in
+     * {@code <table>_permits} (see {@code JdbcPermitExpirableSemaphoreOps}).
+     */
+    @Override
+    protected RemoteCountOps permitExpirableSemaphoreOps() {
+        return new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema, countWakeups, options().namespace(),
+                pollMillis);
+    }
+
+    /** Count-down latches: one row in {@code <table>_counts} while armed (see {@code JdbcCountDownLatchOps}). */
+    @Override
+    protected RemoteCountOps countDownLatchOps() {
+        return new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, options().namespace(),
+                pollMillis);
+    }
+
     /**
      * The locks of this client's namespace whose lease has not run out by the database's clock, read with one
      * SELECT: owner, hold count and fencing token as the row records them, the remaining lease as the database
-     * computes it; waiters are not recorded in the table, so they are empty.
+     * computes it; waiters are not recorded in the table, so they are empty. Then its semaphores (free permits),
+     * armed latches (count) and leased permits (permit id, token, remaining lease), sorted by name with the locks.
      *
      * @throws LockUnavailableException if the database cannot be reached or does not answer within the operation
      *         timeout
@@ -190,12 +236,16 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        return inspector.list(pattern);
+        List<LockInfo> all = new java.util.ArrayList<>(inspector.list(pattern));
+        all.addAll(countInspector.list(pattern));
+        all.sort(java.util.Comparator.comparing(LockInfo::name));
+        return all;
     }
 
     @Override
     public Set<Capability> capabilities() {
-        Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.INSPECT);
+        Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
+                Capability.COUNT_DOWN_LATCH, Capability.INSPECT);
         if (dialect == SqlDialect.POSTGRESQL) {
             c.add(Capability.PUSH_WAKEUP);
         }

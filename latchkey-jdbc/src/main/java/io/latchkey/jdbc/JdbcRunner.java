@@ -58,6 +58,11 @@ final class JdbcRunner implements AutoCloseable {
         return io;
     }
 
+    /** Whether {@link #close()} was called: no more work is accepted. */
+    boolean isClosed() {
+        return io.isShutdown();
+    }
+
     /**
      * Runs {@code work} on a pooled connection on an I/O thread; fails with {@link LockUnavailableException} on a
      * driver error or when it takes longer than the operation timeout.

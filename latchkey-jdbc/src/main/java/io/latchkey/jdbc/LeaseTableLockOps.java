@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * database's clock ({@link LeaseTableRows}, {@link LeaseTableSql}). Releasing deletes the row; every
  * {@value #REAP_INTERVAL_SECONDS} s (at a random phase) the client deletes expired rows on its I/O pool.
  *
- * <p>Waiting ({@link LeaseTableWaiters}): a busy acquire parks no thread. Its waiter re-checks when PostgreSQL
+ * <p>Waiting ({@link JdbcLockAttempts}): a busy acquire parks no thread. Its waiter re-checks when PostgreSQL
  * notifies a release of its name (through the client's one {@link PgReleaseListener}), and otherwise after a
  * bounded pause: on PostgreSQL the holder's remaining lease capped at a second (a fallback for a lost
  * notification), elsewhere a backoff from 2 ms up to {@link JdbcOptions#maxPollInterval()}, never past the holder's
@@ -35,7 +35,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
     private final LeaseTableRows rows;
-    private final LeaseTableWaiters waiters;
+    private final JdbcLockAttempts waiters;
     private final PgReleaseListener listener;
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
@@ -46,7 +46,7 @@ final class LeaseTableLockOps implements RemoteLockOps {
         this.sql = sql;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.waiters = new LeaseTableWaiters(runner, rows, maxPollMillis, this::release);
+        this.waiters = new JdbcLockAttempts(runner, rows, maxPollMillis, this::release);
         this.listener = sql.dialect == SqlDialect.POSTGRESQL
                 ? new PgReleaseListener(runner.dataSource(), channel, threadPrefix + "-listen", waiters::released,
                         waiters::wakeAll)
@@ -66,6 +66,11 @@ final class LeaseTableLockOps implements RemoteLockOps {
             r = null;
         }
         this.reaper = r;
+    }
+
+    /** PostgreSQL's release listener of this client (which the counted primitives share); null elsewhere. */
+    PgReleaseListener listener() {
+        return listener;
     }
 
     /** The NOTIFY channel: the table name (an identifier of at most 63 characters, so a valid channel). */

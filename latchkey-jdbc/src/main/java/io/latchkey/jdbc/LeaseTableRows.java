@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The SQL of the lease-table lock: each method runs the statements of one operation on a connection it is given
  * (see {@link LeaseTableSql} for the statements, all decided on the database's clock), binds the parameters and
- * reads the results. No waiting, no threads: {@link LeaseTableWaiters} decides when to try, {@link LeaseTableLockOps}
+ * reads the results. No waiting, no threads: {@link JdbcLockAttempts} decides when to try, {@link LeaseTableLockOps}
  * on which connection.
  */
 final class LeaseTableRows {
@@ -57,7 +57,7 @@ final class LeaseTableRows {
      * A row taken free is written untokened first and given its token by a second statement, so that the token is
      * drawn after the row is ours (the argument is in {@link LeaseTableSql}).
      */
-    Attempt tryAcquire(Connection c, String key, AcquireRequest req) throws SQLException {
+    Outcome tryAcquire(Connection c, String key, AcquireRequest req) throws SQLException {
         long sentAt = time.nanoTime();
         try {
             if (sql.dialect == SqlDialect.POSTGRESQL) {
@@ -86,10 +86,10 @@ final class LeaseTableRows {
                         }
                     }
                     if (token > LeaseTableSql.UNTOKENED) {
-                        return Attempt.acquired(token, sentAt);
+                        return Outcome.acquired(token, sentAt);
                     }
                     if (token == LeaseTableSql.UNTOKENED) {
-                        return drawn > 0 ? Attempt.acquired(drawn, sentAt) : Attempt.busy(0, true);
+                        return drawn > 0 ? Outcome.acquired(drawn, sentAt) : Outcome.busy(0, true);
                     }
                 }
                 return busy(c, key);
@@ -112,15 +112,15 @@ final class LeaseTableRows {
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        return Attempt.busy(0, true);
+                        return Outcome.busy(0, true);
                     }
                     if (req.ownerId().equals(rs.getString(1)) && rs.getLong(3) > 0) {
                         long token = rs.getLong(2);
                         // Untokened: our tokenize lost the row and it was taken again by us meanwhile; try again.
-                        return token != LeaseTableSql.UNTOKENED ? Attempt.acquired(token, sentAt)
-                                : Attempt.busy(0, true);
+                        return token != LeaseTableSql.UNTOKENED ? Outcome.acquired(token, sentAt)
+                                : Outcome.busy(0, true);
                     }
-                    return Attempt.busy(Math.max(0, rs.getLong(3)), false);
+                    return Outcome.busy(Math.max(0, rs.getLong(3)), false);
                 }
             }
         } catch (SQLException e) {
@@ -128,21 +128,21 @@ final class LeaseTableRows {
             // Two first acquires of a new name racing on MERGE (H2), or a deadlock victim (InnoDB): try again.
             if (state != null && (state.startsWith("23") || state.startsWith("40"))) {
                 log.debug("acquire of {} raced ({}), retrying", key, state);
-                return Attempt.busy(0, true);
+                return Outcome.busy(0, true);
             }
             throw e;
         }
     }
 
-    private Attempt busy(Connection c, String key) throws SQLException {
+    private Outcome busy(Connection c, String key) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.markWaiting)) {
             runner.limit(ps);
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next()) {
-                    return Attempt.busy(Math.max(0, rs.getLong(3)), false);
+                    return Outcome.busy(Math.max(0, rs.getLong(3)), false);
                 }
-                return Attempt.busy(0, true);
+                return Outcome.busy(0, true);
             }
         }
     }
@@ -397,25 +397,25 @@ final class LeaseTableRows {
     }
 
     /** The outcome of one acquire statement. */
-    static final class Attempt {
+    static final class Outcome {
         final long token;
         final long sentAt;
         final long holderRemainingMillis;
         final boolean retryNow;
 
-        private Attempt(long token, long sentAt, long holderRemainingMillis, boolean retryNow) {
+        private Outcome(long token, long sentAt, long holderRemainingMillis, boolean retryNow) {
             this.token = token;
             this.sentAt = sentAt;
             this.holderRemainingMillis = holderRemainingMillis;
             this.retryNow = retryNow;
         }
 
-        static Attempt acquired(long token, long sentAt) {
-            return new Attempt(token, sentAt, 0, false);
+        static Outcome acquired(long token, long sentAt) {
+            return new Outcome(token, sentAt, 0, false);
         }
 
-        static Attempt busy(long holderRemainingMillis, boolean retryNow) {
-            return new Attempt(-1, 0, holderRemainingMillis, retryNow);
+        static Outcome busy(long holderRemainingMillis, boolean retryNow) {
+            return new Outcome(-1, 0, holderRemainingMillis, retryNow);
         }
     }
 }

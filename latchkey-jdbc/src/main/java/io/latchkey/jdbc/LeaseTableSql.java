@@ -190,15 +190,21 @@ final class LeaseTableSql {
     }
 
     /**
-     * The token sequence of {@code table}: {@code <table>_token} in the table's schema, the table name cut so the
-     * result stays within 63 characters. Two tables that share the sequence would only share a source of unique
-     * values, which is harmless.
+     * The token sequence of {@code table}: {@code <table>_token} in the table's schema ({@link #derivedName}). Two
+     * tables that share the sequence would only share a source of unique values, which is harmless.
      */
     static String sequenceOf(String table) {
+        return derivedName(table, "_token");
+    }
+
+    /**
+     * {@code table} with {@code suffix}, in the table's schema, the table name cut so the result stays within 63
+     * characters (PostgreSQL's identifier limit): the sequence and the counted primitives' tables.
+     */
+    static String derivedName(String table, String suffix) {
         int dot = table.indexOf('.');
         String schema = dot < 0 ? "" : table.substring(0, dot + 1);
         String base = dot < 0 ? table : table.substring(dot + 1);
-        String suffix = "_token";
         if (base.length() + suffix.length() > 63) {
             base = base.substring(0, 63 - suffix.length());
         }

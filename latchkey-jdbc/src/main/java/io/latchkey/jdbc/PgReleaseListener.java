@@ -3,7 +3,9 @@ package io.latchkey.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -14,7 +16,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One dedicated PostgreSQL connection per client that {@code LISTEN}s on the lock table's release channel and
- * passes each released lock name to the waiters. Started with the client, stopped by {@link #close()}.
+ * passes each notification's payload (a released lock's row key, or a counted resource's key from
+ * {@link CountWakeups}) to every target. Started with the client, stopped by {@link #close()}.
  *
  * <p>Notifications are delivered only while the connection lives: after it breaks, the listener reconnects with
  * a backoff and then calls {@code onResync} so that every waiter re-checks (a release may have been missed).
@@ -28,8 +31,8 @@ final class PgReleaseListener implements AutoCloseable {
     private final DataSource dataSource;
     private final String channel;
     private final String threadName;
-    private final Consumer<String> onRelease;
-    private final Runnable onResync;
+    private final List<Consumer<String>> onRelease = new CopyOnWriteArrayList<>();
+    private final List<Runnable> onResync = new CopyOnWriteArrayList<>();
     private final ReentrantLock startLock = new ReentrantLock();
     private final CompletableFuture<Void> listening = new CompletableFuture<>();
     private volatile boolean running;
@@ -40,8 +43,16 @@ final class PgReleaseListener implements AutoCloseable {
         this.dataSource = dataSource;
         this.channel = channel;
         this.threadName = threadName;
-        this.onRelease = onRelease;
-        this.onResync = onResync;
+        addTarget(onRelease, onResync);
+    }
+
+    /**
+     * Adds a receiver of every payload ({@code onRelease}) and of "look again, something may have been missed"
+     * after a reconnect ({@code onResync}); both run on the listener thread and must not block.
+     */
+    void addTarget(Consumer<String> onRelease, Runnable onResync) {
+        this.onRelease.add(onRelease);
+        this.onResync.add(onResync);
     }
 
     /** Starts the listener thread if needed; the future completes once {@code LISTEN} is in effect. */
@@ -73,14 +84,16 @@ final class PgReleaseListener implements AutoCloseable {
                 }
                 PGConnection pg = c.unwrap(PGConnection.class);
                 if (!listening.complete(null)) {
-                    onResync.run();
+                    onResync.forEach(Runnable::run);
                 }
                 backoff = 50;
                 while (running) {
                     PGNotification[] ns = pg.getNotifications(POLL_MILLIS);
                     if (ns != null) {
                         for (PGNotification n : ns) {
-                            onRelease.accept(n.getParameter());
+                            for (Consumer<String> target : onRelease) {
+                                target.accept(n.getParameter());
+                            }
                         }
                     }
                 }

@@ -149,6 +149,33 @@ public enum SqlDialect {
                 + (this == POSTGRESQL ? " CACHE 1" : "");
     }
 
+    /**
+     * The DDL of the table {@code <table>_counts} that the semaphores, permit-expirable semaphores and count-down
+     * latches of the lock table {@code table} keep their counts in (one row per semaphore, one per armed latch),
+     * for teams that manage schemas themselves. The client creates it on first use of one of those primitives unless
+     * {@link JdbcOptions#createTable()} is off.
+     *
+     * @param table the lock table (a plain or schema-qualified SQL identifier)
+     * @return a {@code CREATE TABLE IF NOT EXISTS} statement
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String countTableDdl(String table) {
+        return CountTableSql.countTableDdl(this, table);
+    }
+
+    /**
+     * The DDL of the table {@code <table>_permits} that the permit-expirable semaphores of the lock table
+     * {@code table} keep their leased permits in (one row per held permit), for teams that manage schemas
+     * themselves; created on first use like {@link #countTableDdl(String)}.
+     *
+     * @param table the lock table (a plain or schema-qualified SQL identifier)
+     * @return a {@code CREATE TABLE IF NOT EXISTS} statement
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String permitTableDdl(String table) {
+        return CountTableSql.permitTableDdl(this, table);
+    }
+
     /** The DDL of the fencing table used by {@link FencingGuard}. */
     public String fencingTableDdl(String table) {
         String t = SqlIdentifiers.qualifiedName("table", table);

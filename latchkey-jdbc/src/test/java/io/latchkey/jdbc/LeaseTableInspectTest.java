@@ -92,4 +92,39 @@ abstract class LeaseTableInspectTest {
             assertThat(a.list(null)).as("the row remains, but its lease ran out by the database clock").isEmpty();
         }
     }
+
+    @Test
+    void listsSemaphoresLatchesAndLeasedPermitsWithTheirKinds() throws Exception {
+        try (JdbcLockClient a = client("sync"); JdbcLockClient other = client("elsewhere")) {
+            assertThat(a.list(null)).as("before any counted primitive: no tables, nothing listed").isEmpty();
+            a.semaphore("pool").trySetPermits(3);
+            a.semaphore("pool").acquire(1);
+            a.countDownLatch("gate").trySetCount(2);
+            var permits = a.permitExpirableSemaphore("slots");
+            permits.trySetPermits(2);
+            String id = permits.acquire(Duration.ofSeconds(30));
+            a.permitExpirableSemaphore("idle").trySetPermits(1);
+            other.semaphore("pool").trySetPermits(9);
+
+            List<LockInfo> all = a.list(null);
+            assertThat(all).extracting(LockInfo::name, LockInfo::kind, LockInfo::detail).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("gate", "latch", "count 2"),
+                    org.assertj.core.groups.Tuple.tuple("idle", "permit-semaphore", "1 of 1 permits available"),
+                    org.assertj.core.groups.Tuple.tuple("pool", "semaphore", "2 permits available"),
+                    org.assertj.core.groups.Tuple.tuple("slots", "permit", "1 of 2 permits available"));
+            LockInfo permit = all.get(3);
+            assertThat(permit.owner()).isEqualTo(id);
+            assertThat(permit.fencingToken()).isPresent();
+            assertThat(permit.remainingLease()).hasValueSatisfying(d ->
+                    assertThat(d).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30)));
+            assertThat(a.list("po*")).extracting(LockInfo::name).containsExactly("pool");
+            assertThat(other.list(null)).extracting(LockInfo::detail).containsExactly("9 permits available");
+
+            a.countDownLatch("gate").countDown();
+            a.countDownLatch("gate").countDown();
+            permits.release(id);
+            assertThat(a.list(null)).extracting(LockInfo::name).as("an opened latch leaves no row")
+                    .containsExactly("idle", "pool", "slots");
+        }
+    }
 }

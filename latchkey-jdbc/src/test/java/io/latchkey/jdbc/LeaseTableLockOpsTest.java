@@ -260,7 +260,7 @@ abstract class LeaseTableLockOpsTest {
                 try {
                     while (System.nanoTime() < until && granted.size() < 4_000) {
                         AcquireRequest req = request("hot", owner, 10_000, Duration.ZERO);
-                        LeaseTableRows.Attempt a = runner.call("acquire", c -> rows.tryAcquire(c, rows.key("hot"), req));
+                        LeaseTableRows.Outcome a = runner.call("acquire", c -> rows.tryAcquire(c, rows.key("hot"), req));
                         if (a.token < 0) {
                             Thread.yield();
                             continue;

@@ -14,15 +14,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * The pending acquires of the lease-table lock and when each tries again. A busy acquire parks no thread: its
- * waiter re-checks when {@link #released} is told of its row (by PostgreSQL's notification through
+ * The lease-table lock's acquire state machine (what Redis calls {@code RedisLockAttempt}, etcd
+ * {@code EtcdLockAttempt}, ZooKeeper {@code ZkLockAttempt}): the pending attempts of one client and when each
+ * tries again. A busy acquire parks no thread: its attempt re-checks when {@link #released} is told of its row (by PostgreSQL's notification through
  * {@link PgReleaseListener}, or by this client's own release elsewhere), when {@link #wakeAll} is called (the
  * listener reconnected, expired rows were reclaimed), and otherwise after a bounded pause: with a listener the
  * holder's remaining lease capped at a second (a fallback for a lost notification), without one a backoff from
  * 2 ms up to the poll interval, never past the holder's remaining lease or the deadline. Attempts run on the
  * runner's I/O pool, at most one per waiter at a time.
  */
-final class LeaseTableWaiters {
+final class JdbcLockAttempts {
 
     private static final long PG_FALLBACK_MILLIS = 1_000;
 
@@ -30,13 +31,13 @@ final class LeaseTableWaiters {
     private final LeaseTableRows rows;
     private final long maxPollMillis;
     private final Consumer<Grant> giveBack;
-    private final Map<String, Set<Waiter>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Set<Attempt>> waiters = new ConcurrentHashMap<>();
     private volatile PgReleaseListener listener;
 
     /**
      * @param giveBack releases a grant whose acquire was abandoned while its statement ran
      */
-    LeaseTableWaiters(JdbcRunner runner, LeaseTableRows rows, long maxPollMillis, Consumer<Grant> giveBack) {
+    JdbcLockAttempts(JdbcRunner runner, LeaseTableRows rows, long maxPollMillis, Consumer<Grant> giveBack) {
         this.runner = runner;
         this.rows = rows;
         this.maxPollMillis = maxPollMillis;
@@ -50,7 +51,7 @@ final class LeaseTableWaiters {
 
     /** Registers an acquire of {@code request} and makes its first attempt; the future completes as the request. */
     CompletableFuture<Grant> acquire(AcquireRequest request) {
-        Waiter w = new Waiter(request, rows.key(request.name()));
+        Attempt w = new Attempt(request, rows.key(request.name()));
         waiters.computeIfAbsent(w.key, k -> ConcurrentHashMap.newKeySet()).add(w);
         request.cancelled().thenRun(() -> finish(w, null, null));
         wake(w);
@@ -59,7 +60,7 @@ final class LeaseTableWaiters {
 
     /** Row {@code key} was released: its waiters re-check. */
     void released(String key) {
-        Set<Waiter> ws = waiters.get(key);
+        Set<Attempt> ws = waiters.get(key);
         if (ws != null) {
             ws.forEach(this::wake);
         }
@@ -75,7 +76,7 @@ final class LeaseTableWaiters {
         waiters.values().forEach(ws -> ws.forEach(w -> finish(w, null, error)));
     }
 
-    private void wake(Waiter w) {
+    private void wake(Attempt w) {
         w.dirty = true;
         if (w.result.isDone() || !w.running.compareAndSet(false, true)) {
             return;
@@ -91,14 +92,14 @@ final class LeaseTableWaiters {
         }
     }
 
-    private void attempt(Waiter w) {
+    private void attempt(Attempt w) {
         w.dirty = false;
         AcquireRequest req = w.request;
         if (w.result.isDone() || req.isCancelled()) {
             finish(w, null, null);
             return;
         }
-        LeaseTableRows.Attempt a;
+        LeaseTableRows.Outcome a;
         try {
             a = runner.call("acquire '" + req.name() + "'", c -> rows.tryAcquire(c, w.key, req));
         } catch (RuntimeException e) {
@@ -124,7 +125,7 @@ final class LeaseTableWaiters {
         }
     }
 
-    private void schedule(Waiter w, long holderRemainingMillis) {
+    private void schedule(Attempt w, long holderRemainingMillis) {
         long delay;
         PgReleaseListener l = listener;
         if (l != null) {
@@ -151,8 +152,8 @@ final class LeaseTableWaiters {
     }
 
     /** Completes the waiter; returns {@code false} if it was already complete. */
-    private boolean finish(Waiter w, Grant grant, Throwable error) {
-        Set<Waiter> ws = waiters.get(w.key);
+    private boolean finish(Attempt w, Grant grant, Throwable error) {
+        Set<Attempt> ws = waiters.get(w.key);
         if (ws != null) {
             ws.remove(w);
             if (ws.isEmpty()) {
@@ -166,8 +167,8 @@ final class LeaseTableWaiters {
         return error != null ? w.result.completeExceptionally(error) : w.result.complete(grant);
     }
 
-    /** One pending acquire. */
-    private static final class Waiter {
+    /** One pending acquire: its request, its row key, its result and its next re-check. */
+    private static final class Attempt {
         final AcquireRequest request;
         final String key;
         final CompletableFuture<Grant> result = new CompletableFuture<>();
@@ -177,7 +178,7 @@ final class LeaseTableWaiters {
         volatile long backoffMillis = 2;
         volatile boolean listenerStarted;
 
-        Waiter(AcquireRequest request, String key) {
+        Attempt(AcquireRequest request, String key) {
             this.request = request;
             this.key = key;
         }

@@ -1,0 +1,143 @@
+package io.latchkey.jdbc;
+
+/**
+ * The tables and statements of the SQL counted primitives (semaphores, permit-expirable semaphores, count-down
+ * latches) beside one lease table {@code <table>}:
+ *
+ * <ul>
+ *   <li>{@code <table>_counts}: one row per (kind, name) — a semaphore's free permits ({@value #SEMAPHORE}), a
+ *       permit-expirable semaphore's total ({@value #PERMITS}), an armed latch's count ({@value #LATCH}). A
+ *       semaphore's row stays once its permits are set, as on every backend; a latch's row exists only while it is
+ *       armed (the count-down that reaches zero deletes it).</li>
+ *   <li>{@code <table>_permits}: one row per leased permit (semaphore, permit id, fencing token, lease end and start
+ *       on the database's clock in epoch milliseconds, watchdog or fixed). A row whose lease ended counts for nothing
+ *       and is deleted by the next {@code tryLease} of its semaphore or by the client's reaper.</li>
+ * </ul>
+ *
+ * Every decision that reads a time compares against the database's clock ({@link SqlDialect#nowMillis()}), as the
+ * lock rows do. Leased permits take their fencing tokens from the lease table's sequence.
+ */
+final class CountTableSql {
+
+    /** The {@code kind} of a semaphore's row: its free permits. */
+    static final String SEMAPHORE = "semaphore";
+    /** The {@code kind} of a permit-expirable semaphore's row: its permits in total. */
+    static final String PERMITS = "permits";
+    /** The {@code kind} of an armed latch's row: its count. */
+    static final String LATCH = "latch";
+    /** How many expired permit rows one {@link #reapPermits} statement deletes at most. */
+    static final int REAP_BATCH = 1000;
+
+    final SqlDialect dialect;
+    final String counts;
+    final String permits;
+    final String nextTokenQuery;
+
+    final String selectCount;
+    final String selectCountForUpdate;
+    final String insertCount;
+    final String addToCount;
+    final String takeFromCount;
+    final String setCount;
+    final String armIfOpen;
+    final String countDownAboveOne;
+    final String deleteAtOne;
+
+    final String deleteExpiredPermits;
+    final String livePermitsExcept;
+    final String livePermits;
+    final String deletePermit;
+    final String insertPermit;
+    final String releaseLivePermit;
+    final String updateLease;
+    final String renewPermit;
+    final String reapPermits;
+    final String probeCounts;
+    final String probePermits;
+
+    CountTableSql(SqlDialect dialect, String lockTable) {
+        this.dialect = dialect;
+        String table = SqlIdentifiers.qualifiedName("table", lockTable);
+        this.counts = LeaseTableSql.derivedName(table, "_counts");
+        this.permits = LeaseTableSql.derivedName(table, "_permits");
+        this.nextTokenQuery = "SELECT " + dialect.nextValue(LeaseTableSql.sequenceOf(table));
+        String now = dialect.nowMillis();
+        String byName = " WHERE kind = ? AND count_name = ?";
+        selectCount = "SELECT count_value FROM " + counts + byName;
+        selectCountForUpdate = selectCount + " FOR UPDATE";
+        insertCount = "INSERT INTO " + counts + " (kind, count_name, count_value) VALUES (?, ?, ?)";
+        addToCount = "UPDATE " + counts + " SET count_value = count_value + ?" + byName;
+        takeFromCount = "UPDATE " + counts + " SET count_value = count_value - ?" + byName + " AND count_value >= ?";
+        setCount = "UPDATE " + counts + " SET count_value = ?" + byName;
+        armIfOpen = "UPDATE " + counts + " SET count_value = ?" + byName + " AND count_value <= 0";
+        countDownAboveOne = "UPDATE " + counts + " SET count_value = count_value - 1" + byName + " AND count_value > 1";
+        deleteAtOne = "DELETE FROM " + counts + byName + " AND count_value <= 1";
+
+        String bySemaphore = " WHERE semaphore_name = ?";
+        deleteExpiredPermits = "DELETE FROM " + permits + bySemaphore + " AND expires_at <= " + now;
+        livePermitsExcept = "SELECT COUNT(*), MIN(expires_at) - " + now + " FROM " + permits + bySemaphore
+                + " AND expires_at > " + now + " AND permit_id <> ?";
+        livePermits = "SELECT COUNT(*) FROM " + permits + bySemaphore + " AND expires_at > " + now;
+        deletePermit = "DELETE FROM " + permits + bySemaphore + " AND permit_id = ?";
+        insertPermit = "INSERT INTO " + permits
+                + " (semaphore_name, permit_id, token, expires_at, acquired_at, watchdog) VALUES (?, ?, ?, " + now
+                + " + ?, " + now + ", ?)";
+        releaseLivePermit = deletePermit + " AND expires_at > " + now;
+        updateLease = "UPDATE " + permits + " SET expires_at = " + now + " + ?, watchdog = FALSE" + bySemaphore
+                + " AND permit_id = ? AND expires_at > " + now;
+        renewPermit = "UPDATE " + permits + " SET expires_at = " + now + " + ?" + bySemaphore
+                + " AND permit_id = ? AND token = ? AND expires_at > " + now;
+        switch (dialect) {
+            case POSTGRESQL:
+                reapPermits = "DELETE FROM " + permits + " WHERE (semaphore_name, permit_id) IN (SELECT semaphore_name,"
+                        + " permit_id FROM " + permits + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH
+                        + ") AND expires_at <= " + now;
+                break;
+            case MYSQL:
+                reapPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
+                break;
+            case H2:
+            default:
+                reapPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
+                        + " ROWS ONLY";
+                break;
+        }
+        probeCounts = "SELECT kind, count_name, count_value FROM " + counts + " WHERE 1 = 0";
+        probePermits = "SELECT semaphore_name, permit_id, token, expires_at, acquired_at, watchdog FROM " + permits
+                + " WHERE 1 = 0";
+    }
+
+    /** The DDL of the counts table beside the lease table {@code table}. */
+    static String countTableDdl(SqlDialect dialect, String table) {
+        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_counts");
+        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                + "  kind        VARCHAR(16)  NOT NULL,\n"
+                + "  count_name  " + nameColumn(dialect) + " NOT NULL,\n"
+                + "  count_value BIGINT       NOT NULL,\n"
+                + "  PRIMARY KEY (kind, count_name)\n"
+                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+    }
+
+    /** The DDL of the leased-permits table beside the lease table {@code table}. */
+    static String permitTableDdl(SqlDialect dialect, String table) {
+        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_permits");
+        String id = dialect == SqlDialect.MYSQL
+                ? "VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+                : "VARCHAR(100)";
+        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                + "  semaphore_name " + nameColumn(dialect) + " NOT NULL,\n"
+                + "  permit_id      " + id + " NOT NULL,\n"
+                + "  token          BIGINT  NOT NULL,\n"
+                + "  expires_at     BIGINT  NOT NULL,\n"
+                + "  acquired_at    BIGINT  NOT NULL,\n"
+                + "  watchdog       BOOLEAN NOT NULL,\n"
+                + "  PRIMARY KEY (semaphore_name, permit_id)\n"
+                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+    }
+
+    private static String nameColumn(SqlDialect dialect) {
+        return dialect == SqlDialect.MYSQL
+                ? "VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+                : "VARCHAR(650)";
+    }
+}

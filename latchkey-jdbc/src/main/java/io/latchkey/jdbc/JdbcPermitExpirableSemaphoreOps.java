@@ -1,0 +1,224 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.core.Grant;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The remote half of the SQL permit-expirable semaphore: the semaphore's total permits in the counts table (kind
+ * {@value CountTableSql#PERMITS}) and one row per leased permit in the permits table (permit id, fencing token, lease
+ * end on the database's clock, watchdog or fixed).
+ *
+ * <h2>Taking a permit</h2>
+ * One transaction: lock the semaphore's counts row ({@code SELECT … FOR UPDATE}, which orders the takers of one
+ * semaphore), delete its permits whose lease ended, count the live ones, and if fewer than the total insert the new
+ * permit with the next value of the lease table's token sequence. Two clients can therefore never both take the
+ * last permit, and a permit's token is above every earlier permit's of the semaphore (drawn while holding the row
+ * lock, after the previous taker committed).
+ *
+ * <h2>Leases and crashes</h2>
+ * A lease ends at its end on the database's clock; a permit whose lease ended counts for nothing, whoever is alive.
+ * A fixed lease ends {@code leaseMillis} after the statement that took it; a watchdog lease is extended by the
+ * engine's watchdog ({@link #renew}: the exact permit, id and token), so a crashed client's permits return one
+ * watchdog timeout after its last renewal. The end of a lease publishes nothing: a waiter that found no permit is
+ * woken at the earliest lease end it read ({@link CountWakeups#wakeAt}). Rows of ended leases are deleted by the
+ * next take of their semaphore and, every {@value #REAP_INTERVAL_SECONDS} s, by the client's reaper.
+ *
+ * <p>A release that fails while the client is open is retried every {@value #RELEASE_RETRY_MILLIS} ms until the
+ * database answers (the id names one permit; deleting a deleted row is a no-op), so that a permit the engine gives
+ * back is not held until its lease ends.
+ */
+final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
+
+    static final long RELEASE_RETRY_MILLIS = 1_000;
+    static final long REAP_INTERVAL_SECONDS = 60;
+    private static final Logger log = LoggerFactory.getLogger(JdbcPermitExpirableSemaphoreOps.class);
+
+    JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
+                                    CountWakeups wakeups, String namespace, long pollMillis) {
+        super(runner, sql, schema, wakeups, namespace, CountTableSql.PERMITS, pollMillis);
+        try {
+            long first = ThreadLocalRandom.current().nextLong(1, REAP_INTERVAL_SECONDS * 1000);
+            runner.timer().scheduleWithFixedDelay(this::reapQuietly, first, REAP_INTERVAL_SECONDS * 1000,
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the client is closing
+        }
+    }
+
+    @Override
+    public CompletableFuture<Integer> availablePermits(String name) {
+        String key = rowKey(name);
+        return run("read the permits of", name, c -> {
+            Long total = count(c, sql.selectCount, key);
+            if (total == null) {
+                return 0;
+            }
+            return clamp(total - queryLong(c, sql.livePermits, key));
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
+        return setCountOnce(name, permits);
+    }
+
+    @Override
+    public CompletableFuture<Void> addPermits(String name, int delta) {
+        return addToCount("add permits to", name, delta);
+    }
+
+    @Override
+    public boolean renewsPermits() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        long sentAt = System.nanoTime();
+        String key = rowKey(name);
+        long[] wakeIn = {-1};
+        return run("take a permit of", name, c -> inTransaction(c, tx -> {
+            Long total = count(tx, sql.selectCountForUpdate, key);
+            if (total == null) {
+                return null; // never set: no permits
+            }
+            execute(tx, sql.deleteExpiredPermits, key);
+            long live;
+            try (var ps = prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                live = rs.getLong(1);
+                long soonest = rs.getLong(2);
+                wakeIn[0] = rs.wasNull() ? -1 : soonest;
+            }
+            if (live >= total) {
+                return null;
+            }
+            execute(tx, sql.deletePermit, key, permitId); // an id is taken once; a second take replaces the first
+            long token = queryLong(tx, sql.nextTokenQuery);
+            execute(tx, sql.insertPermit, key, permitId, token, leaseMillis, watchdog);
+            return new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null);
+        })).thenApply(grant -> {
+            if (grant == null && wakeIn[0] >= 0) {
+                wakeups.wakeAt(wakeKey(name), wakeIn[0]);
+            }
+            return grant;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(String name, String permitId) {
+        CompletableFuture<Boolean> first = delete(name, permitId);
+        first.whenComplete((ok, e) -> {
+            if (e != null && !runner.isClosed()) {
+                log.warn("releasing permit {} of '{}' on {} failed; retrying every {} ms: {}", permitId, name,
+                        runner.server(), RELEASE_RETRY_MILLIS, e.toString());
+                retryRelease(name, permitId);
+            }
+        });
+        return first;
+    }
+
+    private void retryRelease(String name, String permitId) {
+        try {
+            runner.timer().schedule(() -> delete(name, permitId).whenComplete((ok, e) -> {
+                if (e == null) {
+                    log.info("permit {} of '{}' on {} released on a retry", permitId, name, runner.server());
+                } else if (!runner.isClosed()) {
+                    retryRelease(name, permitId);
+                }
+            }), RELEASE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the client is closing: the permit ends with its lease
+        }
+    }
+
+    private CompletableFuture<Boolean> delete(String name, String permitId) {
+        String key = rowKey(name);
+        return run("release a permit of", name, c -> {
+            if (execute(c, sql.releaseLivePermit, key, permitId) == 1) {
+                wakeups.changed(c, wakeKey(name));
+                return true;
+            }
+            execute(c, sql.deletePermit, key, permitId); // its lease ended: the row counts for nothing; tidy it
+            return false;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+        String key = rowKey(name);
+        return run("update a permit's lease of", name, c -> {
+            boolean held = execute(c, sql.updateLease, leaseMillis, key, permitId) == 1;
+            if (held) {
+                wakeups.changed(c, wakeKey(name)); // a shorter lease: waiters re-arm their lease-end wake-ups
+            }
+            return held;
+        });
+    }
+
+    /** Extends each permit by its own lease, one statement per permit on one connection (no transaction). */
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> all = List.copyOf(grants);
+        return run("renew " + all.size() + " permit(s)", c -> {
+            Set<Grant> lost = new HashSet<>();
+            for (Grant g : all) {
+                if (execute(c, sql.renewPermit, g.leaseMillis(), rowKey(g.name()), g.ownerId(), g.fencingToken())
+                        != 1) {
+                    lost.add(g);
+                }
+            }
+            return lost;
+        });
+    }
+
+    /** Deletes rows of ended leases of every semaphore, in batches; returns how many. */
+    long reapExpired() {
+        return runner.call("delete ended permits of " + sql.permits, this::reap);
+    }
+
+    private long reap(Connection c) throws SQLException {
+        long total = 0;
+        int n;
+        do {
+            n = execute(c, sql.reapPermits);
+            total += n;
+        } while (n == CountTableSql.REAP_BATCH);
+        return total;
+    }
+
+    private void reapQuietly() {
+        if (runner.isClosed() || !schema.isReady()) {
+            return;
+        }
+        try {
+            runner.io().execute(() -> {
+                try {
+                    long n = reapExpired();
+                    if (n > 0) {
+                        log.debug("deleted {} ended permit(s) of {}", n, sql.permits);
+                    }
+                } catch (RuntimeException e) {
+                    log.debug("deleting ended permits of {} failed: {}", sql.permits, e.toString());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing
+        }
+    }
+}
