@@ -9,13 +9,16 @@ import java.util.Optional;
  */
 public interface Candidacy extends AutoCloseable {
 
-    /** The election this candidacy runs in. */
+    /** {@return the election this candidacy runs in} */
     LeaderElection election();
 
-    /** Whether this candidate holds a {@linkplain Leadership#isValid() valid} leadership right now. */
+    /** {@return whether this candidate holds a {@linkplain Leadership#isValid() valid} leadership right now} */
     boolean isLeader();
 
-    /** The current leadership of this candidate, if it holds one (it may turn invalid at any time). */
+    /**
+     * {@return the current leadership of this candidate, or empty if it holds none} A leadership returned may turn
+     * invalid at any time.
+     */
     Optional<Leadership> leadership();
 
     /**

@@ -37,17 +37,17 @@ public final class ClientOptions {
         this.eventListener = b.eventListener;
     }
 
-    /** The default options. */
+    /** {@return the default options} Every setting has its default; the same instance on every call. */
     public static ClientOptions defaults() {
         return DEFAULTS;
     }
 
-    /** A builder with every setting at its default. */
+    /** {@return a new builder with every setting at its default} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder that starts from these options. */
+    /** {@return a new builder that starts from these options} These options are not changed by it. */
     public Builder toBuilder() {
         return new Builder()
                 .watchdogTimeout(watchdogTimeout)
@@ -57,33 +57,37 @@ public final class ClientOptions {
     }
 
     /**
-     * The lease a lock acquired without a lease time gets, and keeps while the watchdog renews it every
-     * {@code watchdogTimeout / 3}. If the client dies, the lock is free again at most this long after the last
-     * renewal.
+     * {@return the lease a lock acquired without a lease time gets} The lock keeps it while the watchdog renews it
+     * every {@code watchdogTimeout / 3}. If the client dies, the lock is free again at most this long after the
+     * last renewal. At least 30 ms; 30 s by default.
      */
     public Duration watchdogTimeout() {
         return watchdogTimeout;
     }
 
-    /** The watchdog's renewal period: a third of {@link #watchdogTimeout()}. */
+    /** {@return the watchdog's renewal period: a third of {@link #watchdogTimeout()}} */
     public Duration renewalInterval() {
         return watchdogTimeout.dividedBy(3);
     }
 
-    /** How long one remote operation may take before it fails with {@link LockUnavailableException}. */
+    /**
+     * {@return how long one remote operation may take before it fails with {@link LockUnavailableException}}
+     * Positive; 5 s by default.
+     */
     public Duration operationTimeout() {
         return operationTimeout;
     }
 
     /**
-     * A prefix for every key, path or row this client creates, so that applications sharing a server do not see
-     * each other's locks. Empty by default (Redis keys then equal lock names, as Redisson's do).
+     * {@return the prefix of every key, path or row this client creates} It keeps applications that share a
+     * server from seeing each other's locks. Never null; empty by default (Redis keys then equal lock names, as
+     * Redisson's do); at most 128 characters.
      */
     public String namespace() {
         return namespace;
     }
 
-    /** Where lock events go; {@link LockEventListener#NONE} by default. */
+    /** {@return where lock events go} Never null; {@link LockEventListener#NONE} by default. */
     public LockEventListener eventListener() {
         return eventListener;
     }
@@ -127,6 +131,9 @@ public final class ClientOptions {
         /**
          * Sets the watchdog lease (default 30 s).
          *
+         * @param watchdogTimeout the lease of watchdog-renewed locks; not null
+         * @return this builder
+         * @throws NullPointerException if {@code watchdogTimeout} is null
          * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it)
          */
         public Builder watchdogTimeout(Duration watchdogTimeout) {
@@ -142,6 +149,9 @@ public final class ClientOptions {
         /**
          * Sets the bound on one remote operation (default 5 s).
          *
+         * @param operationTimeout how long one remote operation may take; not null
+         * @return this builder
+         * @throws NullPointerException if {@code operationTimeout} is null
          * @throws IllegalArgumentException if it is not positive
          */
         public Builder operationTimeout(Duration operationTimeout) {
@@ -157,6 +167,9 @@ public final class ClientOptions {
         /**
          * Sets the prefix of every key, path or row (default empty).
          *
+         * @param namespace the prefix, possibly empty; not null
+         * @return this builder
+         * @throws NullPointerException if {@code namespace} is null
          * @throws IllegalArgumentException if it is longer than 128 characters or has control characters
          */
         public Builder namespace(String namespace) {
@@ -176,13 +189,20 @@ public final class ClientOptions {
             return this;
         }
 
-        /** Sets where lock events go (default: nowhere). */
+        /**
+         * Sets where lock events go (default: nowhere).
+         *
+         * @param eventListener the listener, called on the threads where the events happen; not null (use
+         *        {@link LockEventListener#NONE} for none)
+         * @return this builder
+         * @throws NullPointerException if {@code eventListener} is null
+         */
         public Builder eventListener(LockEventListener eventListener) {
             this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
             return this;
         }
 
-        /** The options as set so far. */
+        /** {@return new options, as set so far} The builder can go on being used. */
         public ClientOptions build() {
             return new ClientOptions(this);
         }

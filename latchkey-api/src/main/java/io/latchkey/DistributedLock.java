@@ -65,7 +65,7 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-    /** The lock's name, as given to the client. */
+    /** {@return the lock's name, as given to the client} */
     String name();
 
     /**
@@ -73,6 +73,7 @@ public interface DistributedLock extends Lock {
      * acquire unless unlocked before. Waits uninterruptibly, like {@link #lock()}. A reentrant call keeps the
      * existing lease and token.
      *
+     * @param leaseTime how long after this acquire the lock expires on the server if not unlocked; positive
      * @throws IllegalArgumentException if {@code leaseTime} is not positive
      */
     void lock(Duration leaseTime);
@@ -81,22 +82,28 @@ public interface DistributedLock extends Lock {
      * Acquires the lock for the current thread if it becomes free within {@code waitTime}, with a fixed lease
      * (or watchdog renewal when {@code leaseTime} is {@code null}).
      *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
+     *        watchdog-renewed hold
      * @return {@code true} if acquired (or already held by this thread), {@code false} if the wait ran out
      * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
 
-    /** Whether any owner, in any client, holds the lock now (a remote query). */
+    /**
+     * {@return whether any owner, in any client, holds the lock now} This is a remote query, and its answer may be
+     * out of date by the time it returns.
+     */
     boolean isLocked();
 
-    /** Whether the current thread holds the lock (a local query, no round trip). */
+    /** {@return whether the current thread holds the lock} A local query, no round trip. */
     boolean isHeldByCurrentThread();
 
-    /** How many times the current thread holds the lock: 0 if it does not. */
+    /** {@return how many times the current thread holds the lock: 0 if it does not} */
     int getHoldCount();
 
-    /** The fencing token of the current thread's hold, or empty if it holds none. */
+    /** {@return the fencing token of the current thread's hold, or empty if it holds none} */
     OptionalLong fencingToken();
 
     /**
@@ -110,6 +117,7 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires a watchdog-renewed lease, waiting as long as needed.
      *
+     * @return the new lease, which the caller must release
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     LockLease acquire() throws InterruptedException;
@@ -117,6 +125,8 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires a lease that expires after {@code leaseTime}, waiting as long as needed.
      *
+     * @param leaseTime how long after the acquire the lock expires on the server; it is never renewed
+     * @return the new lease, which the caller should release before it expires
      * @throws IllegalArgumentException if {@code leaseTime} is not positive
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
@@ -125,6 +135,8 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires a watchdog-renewed lease if the lock becomes free within {@code waitTime} (zero: try once).
      *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @return the new lease, or empty if the lock was still held by another owner when the wait ran out
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     Optional<LockLease> tryAcquire(Duration waitTime) throws InterruptedException;
@@ -133,6 +145,10 @@ public interface DistributedLock extends Lock {
      * Acquires a lease if the lock becomes free within {@code waitTime}; the lease expires after
      * {@code leaseTime}, or is watchdog-renewed when {@code leaseTime} is {@code null}.
      *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
+     *        watchdog-renewed lease
+     * @return the new lease, or empty if the lock was still held by another owner when the wait ran out
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     Optional<LockLease> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
@@ -140,12 +156,20 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires a watchdog-renewed lease without blocking a thread while waiting. Cancelling the future abandons
      * the wait; if the lock was taken concurrently it is released.
+     *
+     * @return a future that completes with the new lease, or fails with {@link LockUnavailableException} if the
+     *         backend cannot be reached or the client closes
      */
     CompletableFuture<LockLease> acquireAsync();
 
     /**
      * Like {@link #tryAcquire(Duration, Duration)} without blocking a thread: completes with an empty optional
      * when {@code waitTime} runs out.
+     *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
+     *        watchdog-renewed lease
+     * @return a future that completes with the new lease, or with an empty optional when the wait runs out
      */
     CompletableFuture<Optional<LockLease>> tryAcquireAsync(Duration waitTime, Duration leaseTime);
 }

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.ReadWriteLock;
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
 
-    /** The name shared by both locks. */
+    /** {@return the name shared by both locks, as given to the client} */
     String name();
 
     @Override

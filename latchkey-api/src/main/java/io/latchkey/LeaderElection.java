@@ -40,22 +40,26 @@ import java.util.Optional;
  */
 public interface LeaderElection {
 
-    /** The election's name, as given to {@link LockClient#leaderElection(String)}. */
+    /** {@return the election's name, as given to {@link LockClient#leaderElection(String)}} */
     String name();
 
-    /** The id this candidate publishes while it leads; {@link LockClient#clientId()} unless one was given. */
+    /**
+     * {@return the id this candidate publishes while it leads} It is {@link LockClient#clientId()} unless one was
+     * given to {@link LockClient#leaderElection(String, String)}.
+     */
     String candidateId();
 
     /**
-     * The name of the lock whose watchdog lease is the leadership ({@code latchkey.election:<name>}), for
-     * administration: {@code latchkey unlock URI <lockName>} (or {@link DistributedLock#forceUnlock()} on it)
-     * revokes the current leader, whose {@link Leadership#onRevoked} listeners then run.
+     * {@return the name of the lock whose watchdog lease is the leadership} It is {@code latchkey.election:<name>}, for
+     * administration: {@code latchkey unlock URI <lockName>} (or {@link DistributedLock#forceUnlock()} on it) revokes
+     * the current leader, whose {@link Leadership#onRevoked} listeners then run.
      */
     String lockName();
 
     /**
      * Campaigns until this candidate is elected.
      *
+     * @return the leadership, valid until it is closed (resigned) or revoked; the caller must close it
      * @throws InterruptedException if the thread is interrupted while waiting; nothing is left on the server
      * @throws LockUnavailableException if the backend cannot be reached or the client is closed
      */
@@ -64,8 +68,9 @@ public interface LeaderElection {
     /**
      * Campaigns for at most {@code waitTime}; {@code Duration.ZERO} makes a single attempt.
      *
-     * @return the leadership, or empty if another candidate still leads when the time is up (nothing is left on the
-     *         server)
+     * @param waitTime how long to campaign at most; zero or positive
+     * @return the leadership, which the caller must close, or empty if another candidate still leads when the time
+     *         is up (nothing is left on the server)
      * @throws IllegalArgumentException if {@code waitTime} is negative
      * @throws InterruptedException if the thread is interrupted while waiting; nothing is left on the server
      * @throws LockUnavailableException if the backend cannot be reached or the client is closed
@@ -78,6 +83,7 @@ public interface LeaderElection {
      * {@code docs/leader-election.md}) and is a snapshot: right after a hand-over it may still show the previous
      * leader for about one round trip, and a leader that crashed is shown until its lease runs out.
      *
+     * @return the current leader's candidate id, term and start, or empty if nobody leads
      * @throws LockUnavailableException if the backend cannot be reached within the operation timeout
      */
     Optional<LeaderInfo> currentLeader();
@@ -85,6 +91,9 @@ public interface LeaderElection {
     /**
      * Starts a candidate that campaigns on its own thread, calls {@code listener} when elected and when revoked, and
      * campaigns again after each loss, until the returned candidacy is closed (or the client is).
+     *
+     * @param listener told of each election and revocation of this candidate, on the candidacy's thread; not null
+     * @return the running candidacy; closing it stops campaigning and resigns a leadership it holds
      */
     Candidacy start(LeadershipListener listener);
 }

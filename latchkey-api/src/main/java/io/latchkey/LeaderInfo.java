@@ -14,7 +14,14 @@ import java.util.Objects;
  */
 public record LeaderInfo(String candidateId, long term, Instant since) {
 
-    /** @throws NullPointerException if a reference is {@code null} */
+    /**
+     * Creates the snapshot of one leadership.
+     *
+     * @param candidateId the leader's candidate id; not null
+     * @param term the leader's term
+     * @param since when the leader learned it was elected; not null
+     * @throws NullPointerException if a reference is {@code null}
+     */
     public LeaderInfo {
         Objects.requireNonNull(candidateId, "candidateId");
         Objects.requireNonNull(since, "since");

@@ -43,29 +43,29 @@ import java.util.concurrent.Callable;
  */
 public interface Leadership extends AutoCloseable {
 
-    /** The name of the election. */
+    /** {@return the name of the election} */
     String electionName();
 
-    /** The candidate id of the leader holding this leadership. */
+    /** {@return the candidate id of the leader holding this leadership} */
     String candidateId();
 
     /**
-     * The fencing token of this leadership: strictly greater than the term of every earlier leadership of this
-     * election name, whoever held it.
+     * {@return the fencing token of this leadership} It is strictly greater than the term of every earlier leadership
+     * of this election name, whoever held it.
      */
     long term();
 
-    /** When this candidate learned it was elected, by this machine's wall clock. */
+    /** {@return when this candidate learned it was elected, by this machine's wall clock} */
     Instant since();
 
     /**
-     * Whether this leadership still holds as far as this client knows: not resigned, not known lost, and confirmed
-     * recently enough — its last successful renewal was sent less than one lease time
-     * ({@link ClientOptions#watchdogTimeout()}) ago. The last condition makes a process that resumes after a long
-     * pause see {@code false} at once, before its watchdog has even asked the server; it turns {@code true} again
-     * if the next renewal confirms the leadership, and the leadership is revoked if it does not. Check it right
-     * before each write that must come from the leader (and fence the write with {@link #term()} all the same:
-     * a pause can also fall between the check and the write).
+     * {@return whether this leadership still holds as far as this client knows} That is: not resigned, not known lost,
+     * and confirmed recently enough — its last successful renewal was sent less than one lease time
+     * ({@link ClientOptions#watchdogTimeout()}) ago. The last condition makes a process that resumes after a long pause
+     * see {@code false} at once, before its watchdog has even asked the server; it turns {@code true} again if the next
+     * renewal confirms the leadership, and the leadership is revoked if it does not. Check it right before each write
+     * that must come from the leader (and fence the write with {@link #term()} all the same: a pause can also fall
+     * between the check and the write).
      */
     boolean isValid();
 
@@ -74,12 +74,16 @@ public interface Leadership extends AutoCloseable {
      * session expired, the election lock was force-unlocked) — never after a resignation with {@link #close()}. A
      * listener registered after the loss runs at once on the calling thread. Listeners run on a Latchkey thread,
      * must not block and must not throw.
+     *
+     * @param listener the action to run on loss; not null
      */
     void onRevoked(Runnable listener);
 
     /**
      * Unregisters a listener given to {@link #onRevoked} (the same instance) that has not run; does nothing otherwise.
      * {@link #runWhileValid} removes its own listener this way when its task returns.
+     *
+     * @param listener the listener to remove, the instance given to {@link #onRevoked}
      */
     default void removeOnRevoked(Runnable listener) {
         // a leadership that keeps no removable listeners: they are dropped with it
@@ -89,6 +93,9 @@ public interface Leadership extends AutoCloseable {
      * Runs {@code task} on the calling thread while this leadership is valid, and interrupts the calling thread the
      * moment the leadership is lost. See {@link LockLease#runWhileValid(Callable)}, which this mirrors.
      *
+     * @param <T> the type of the task's result
+     * @param task the work to run on the calling thread; not null
+     * @return what {@code task} returned, if it completed before the loss was noticed
      * @throws LockLostException if the leadership was lost before or while {@code task} ran (the task's own
      *         exception, if any, is its cause), or was resigned before the call
      * @throws Exception what {@code task} threw while the leadership was valid

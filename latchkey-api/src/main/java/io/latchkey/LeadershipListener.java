@@ -18,6 +18,8 @@ public interface LeadershipListener {
      * This candidate won; {@code leadership} is valid as this method starts (unless it was lost in between, which
      * {@link Leadership#isValid()} tells). Do not {@linkplain Leadership#close() close} it to keep leading; closing it
      * resigns, after which the candidacy calls {@link #revoked} and campaigns again.
+     *
+     * @param leadership the new leadership, owned by the candidacy
      */
     void elected(Leadership leadership);
 
@@ -25,6 +27,8 @@ public interface LeadershipListener {
      * The leadership that {@link #elected} received has ended: it was lost (renewal failed, the lease expired, the
      * session died, someone force-unlocked the election) or resigned ({@link Candidacy#close()}). By the time this
      * runs, {@link Leadership#isValid()} is {@code false}.
+     *
+     * @param leadership the leadership that {@link #elected} received, now invalid
      */
     default void revoked(Leadership leadership) {
     }

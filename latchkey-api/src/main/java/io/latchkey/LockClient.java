@@ -34,6 +34,10 @@ public interface LockClient extends AutoCloseable {
     /**
      * Connects to the backend named by {@code uri} with default options.
      *
+     * @param uri the backend's URI, as for {@link #connect(String, ClientOptions)}; not null
+     * @return a new client, connected; the caller closes it
+     * @throws IllegalArgumentException if no backend on the class path accepts the URI or the URI is malformed
+     * @throws LockUnavailableException if the backend cannot be reached
      * @see #connect(String, ClientOptions)
      */
     static LockClient connect(String uri) {
@@ -46,6 +50,11 @@ public interface LockClient extends AutoCloseable {
      * {@code etcd://…}, {@code file:///directory} or a {@code jdbc:} URL, as far as the matching backend module is on
      * the class path.
      *
+     * @param uri the backend's URI; its scheme (compared ignoring case) selects the backend; not null
+     * @param options the options of the new client (watchdog timeout, operation timeout, namespace, listener); not
+     *        null
+     * @return a new client, connected; the caller closes it
+     * @throws NullPointerException if {@code uri} or {@code options} is null
      * @throws IllegalArgumentException if no backend on the class path accepts the URI (the message lists the
      *         schemes that are supported) or the URI is malformed
      * @throws LockUnavailableException if the backend cannot be reached
@@ -68,7 +77,13 @@ public interface LockClient extends AutoCloseable {
                 scheme.length() > 40 ? scheme.substring(0, 40) + "…" : scheme, known.isEmpty() ? "none" : known));
     }
 
-    /** A reentrant lock, owned by the calling thread or by a {@link LockLease}. */
+    /**
+     * Returns the reentrant lock called {@code name}, owned by the calling thread or by a {@link LockLease}.
+     *
+     * @param name the lock's name (see the class comment)
+     * @return a view of the lock; cheap, and sharing its state with every other view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     */
     DistributedLock lock(String name);
 
     /**
@@ -94,24 +109,59 @@ public interface LockClient extends AutoCloseable {
      * <p>Fairness costs throughput under contention within one client (each hand-over is a release and a grant at
      * the backend, not a local hand-off). Whether a backend offers it: {@link Capability#FAIR_LOCK}; otherwise
      * this throws {@link UnsupportedOperationException} naming the backend.
+     *
+     * @param name the lock's name (see the class comment)
+     * @return a view of the fair lock, sharing its state with every other fair-lock view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#FAIR_LOCK}
      */
     DistributedLock fairLock(String name);
 
-    /** A read-write lock. */
+    /**
+     * Returns the read-write lock called {@code name}: many readers or one writer.
+     *
+     * @param name the lock's name (see the class comment)
+     * @return a view of the read-write lock, sharing its state with every other view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#READ_WRITE_LOCK}
+     */
     DistributedReadWriteLock readWriteLock(String name);
 
-    /** A counting semaphore. */
+    /**
+     * Returns the counting semaphore called {@code name}.
+     *
+     * @param name the semaphore's name (see the class comment)
+     * @return a view of the semaphore, sharing its state with every other view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#SEMAPHORE}
+     */
     DistributedSemaphore semaphore(String name);
 
-    /** A semaphore whose permits are leased and expire. */
+    /**
+     * Returns the semaphore called {@code name} whose permits are leased, identified by an id, and expire.
+     *
+     * @param name the semaphore's name (see the class comment)
+     * @return a view of the semaphore, sharing its state with every other view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#PERMIT_EXPIRABLE_SEMAPHORE}
+     */
     PermitExpirableSemaphore permitExpirableSemaphore(String name);
 
-    /** A count-down latch. */
+    /**
+     * Returns the count-down latch called {@code name}.
+     *
+     * @param name the latch's name (see the class comment)
+     * @return a view of the latch, sharing its state with every other view of the same name
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#COUNT_DOWN_LATCH}
+     */
     DistributedCountDownLatch countDownLatch(String name);
 
     /**
-     * The leader election called {@code name}, in which this client campaigns as {@link #clientId()}.
+     * Returns the leader election called {@code name}, in which this client campaigns as {@link #clientId()}.
      *
+     * @param name the election's name
+     * @return a view of the election; it campaigns only when asked to
      * @throws IllegalArgumentException if the name is invalid (see the class comment; an election name is at most
      *         200 characters)
      * @throws UnsupportedOperationException if the backend does not support leader election
@@ -126,7 +176,9 @@ public interface LockClient extends AutoCloseable {
      * that {@link LeaderElection#currentLeader()} shows while it leads (a host name, a pod name). Candidate ids need
      * not be unique: terms tell leaderships apart. Elections share nothing with locks of the same name.
      *
+     * @param name the election's name (as for locks, at most 200 characters)
      * @param candidateId 1 to 100 characters, no control characters
+     * @return a view of the election; it campaigns only when asked to
      * @throws IllegalArgumentException if the name or candidate id is invalid, with the reason
      * @throws UnsupportedOperationException if the backend does not support leader election
      */
@@ -134,10 +186,13 @@ public interface LockClient extends AutoCloseable {
         throw new UnsupportedOperationException(getClass().getName() + " does not support leader election");
     }
 
-    /** What this backend supports; other primitives throw {@link UnsupportedOperationException}. */
+    /**
+     * {@return what this backend supports} The factory methods of other primitives throw
+     * {@link UnsupportedOperationException} naming the backend.
+     */
     Set<Capability> capabilities();
 
-    /** A UUID that identifies this client instance in lock owner ids. */
+    /** {@return a UUID that identifies this client instance in lock owner ids} Never null; fixed for its life. */
     String clientId();
 
     /**

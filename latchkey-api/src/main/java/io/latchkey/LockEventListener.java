@@ -14,18 +14,42 @@ public interface LockEventListener {
     /** A listener that ignores every event. */
     LockEventListener NONE = new LockEventListener() { };
 
-    /** An owner acquired {@code lockName} after waiting {@code waited} (zero for an immediate acquire). */
+    /**
+     * An owner acquired {@code lockName} after waiting {@code waited}.
+     *
+     * @param lockName the name of the lock (or other primitive)
+     * @param waited how long the acquire waited, on the local monotonic clock; zero for an immediate acquire
+     */
     default void acquired(String lockName, Duration waited) { }
 
-    /** An acquire of {@code lockName} gave up after its wait time. */
+    /**
+     * An acquire of {@code lockName} gave up after its wait time.
+     *
+     * @param lockName the name of the lock
+     * @param waited how long the acquire waited before it gave up
+     */
     default void timedOut(String lockName, Duration waited) { }
 
-    /** An owner released {@code lockName} after holding it for {@code held}. */
+    /**
+     * An owner released {@code lockName} after holding it for {@code held}.
+     *
+     * @param lockName the name of the lock
+     * @param held how long the hold lasted, from acquire to release, on the local monotonic clock
+     */
     default void released(String lockName, Duration held) { }
 
-    /** A held lock was lost (renewal failed, lease ran out, session expired). */
+    /**
+     * A held lock was lost (renewal failed, lease ran out, session expired).
+     *
+     * @param lockName the name of the lock
+     */
     default void lost(String lockName) { }
 
-    /** The watchdog renewed {@code leases} leases in one batch that took {@code took}. */
+    /**
+     * The watchdog renewed {@code leases} leases in one batch that took {@code took}.
+     *
+     * @param leases how many leases the batch renewed
+     * @param took how long the batch's round trip to the backend took
+     */
     default void renewed(int leases, Duration took) { }
 }

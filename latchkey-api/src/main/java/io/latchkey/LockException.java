@@ -7,10 +7,21 @@ package io.latchkey;
 public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates an exception without a cause.
+     *
+     * @param message what failed, for people; may be null
+     */
     public LockException(String message) {
         super(message);
     }
 
+    /**
+     * Creates an exception with the error that caused it.
+     *
+     * @param message what failed, for people; may be null
+     * @param cause the underlying error (usually the driver's), or null if none is known
+     */
     public LockException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -32,19 +32,19 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface LockLease extends AutoCloseable {
 
-    /** The name of the lock this lease holds. */
+    /** {@return the name of the lock this lease holds} */
     String lockName();
 
     /**
-     * The fencing token of this hold: a number that is strictly greater than the token of every earlier hold of
-     * the same lock name, across clients, processes and client restarts. Hand it to the resource you protect so
-     * that it can refuse writes from a holder that has since lost the lock.
+     * {@return the fencing token of this hold} It is strictly greater than the token of every earlier hold of the same
+     * lock name, across clients, processes and client restarts. Hand it to the resource you protect so that it can
+     * refuse writes from a holder that has since lost the lock.
      */
     long fencingToken();
 
     /**
-     * Whether this lease is still held as far as the client knows: not released and not known lost. With a
-     * ZooKeeper backend, a lease whose session is suspended (connection lost, session not yet expired) reports
+     * {@return whether this lease is still held as far as the client knows} That is: not released and not known lost.
+     * With a ZooKeeper backend, a lease whose session is suspended (connection lost, session not yet expired) reports
      * {@code false} until the connection is re-established.
      */
     boolean isValid();
@@ -53,6 +53,8 @@ public interface LockLease extends AutoCloseable {
      * Registers a listener that runs once if this lease is lost (never if it is released first). A listener
      * registered after the loss runs at once on the calling thread. Listeners run on a Latchkey thread, must not
      * block, and must not throw.
+     *
+     * @param listener the action to run on loss; not null
      */
     void onLost(Runnable listener);
 
@@ -60,6 +62,8 @@ public interface LockLease extends AutoCloseable {
      * Unregisters a listener given to {@link #onLost} (the same instance) that has not run; does nothing otherwise.
      * {@link #runWhileValid} removes its own listener this way when its task returns, so that a long-held lease
      * that runs many tasks does not collect one listener per task.
+     *
+     * @param listener the listener to remove, the instance given to {@link #onLost}
      */
     default void removeOnLost(Runnable listener) {
         // a lease that keeps no removable listeners: they are dropped with the lease
@@ -74,7 +78,11 @@ public interface LockLease extends AutoCloseable {
      */
     void release();
 
-    /** Releases the lock without blocking; the future fails as {@link #release()} would throw. */
+    /**
+     * Releases the lock without blocking.
+     *
+     * @return a future that completes when the lock is released, or fails with what {@link #release()} would throw
+     */
     CompletableFuture<Void> releaseAsync();
 
     /**
@@ -125,6 +133,9 @@ public interface LockLease extends AutoCloseable {
      * The reverse nesting works as well: a subtask forked in a scope may call {@code runWhileValid} on a lease
      * that it owns; its interruption is then reported to the scope as a {@link LockLostException} failure.
      *
+     * @param <T> the type of the task's result
+     * @param task the work to run on the calling thread; not null
+     * @return what {@code task} returned, if it completed before the loss was noticed
      * @throws LockLostException if the lease was not valid when called (the task does not run), or was lost while
      *         the task ran
      * @throws Exception what {@code task} threw while the lease was valid

@@ -12,14 +12,21 @@ package io.latchkey;
 public class LockLostException extends IllegalMonitorStateException {
     private static final long serialVersionUID = 1L;
 
+    /** The name of the lost lock, as the application gave it. */
     private final String lockName;
 
+    /**
+     * Creates an exception for the loss of {@code lockName}.
+     *
+     * @param lockName the name of the lock that was lost
+     * @param message how the loss came about, for people
+     */
     public LockLostException(String lockName, String message) {
         super(message);
         this.lockName = lockName;
     }
 
-    /** The name of the lock that was lost. */
+    /** {@return the name of the lock that was lost} */
     public String lockName() {
         return lockName;
     }

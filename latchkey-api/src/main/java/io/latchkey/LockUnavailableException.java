@@ -11,10 +11,21 @@ package io.latchkey;
 public class LockUnavailableException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates an exception without a cause, for a backend that did not answer in time.
+     *
+     * @param message the server and the operation that failed; no passwords
+     */
     public LockUnavailableException(String message) {
         super(message);
     }
 
+    /**
+     * Creates an exception with the driver's error that caused it.
+     *
+     * @param message the server and the operation that failed; no passwords
+     * @param cause the last error the driver reported, or null if none is known
+     */
     public LockUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -66,12 +66,12 @@ public interface RedLock extends DistributedLock {
     @Override
     RedLockLease acquire(Duration leaseTime) throws InterruptedException;
 
-    /** How many parts must be taken: {@code N/2 + 1}. */
+    /** {@return how many of the N parts must be taken: {@code N/2 + 1}} */
     int quorum();
 
     /**
-     * The remaining validity of the current thread's hold (see {@link RedLockLease#validity()}), or
-     * {@link Duration#ZERO} if it holds none.
+     * {@return the remaining validity of the current thread's hold, or {@link Duration#ZERO} if it holds none}
+     * See {@link RedLockLease#validity()}.
      */
     Duration validity();
 }

@@ -28,13 +28,13 @@ import java.time.temporal.ChronoUnit;
 public interface RedLockLease extends LockLease {
 
     /**
-     * The time this lease is still guaranteed by the algorithm: for a lease with a lease time, what is left of
-     * {@code leaseTime − acquisition time − clock drift}, shrinking as time passes; {@link Duration#ZERO} once it
-     * ran out, the lease was released, or it was lost. A watchdog-renewed lease (acquired without a lease time) has
-     * no fixed end: it reports {@link ChronoUnit#FOREVER}'s duration while {@link #isValid() valid} and zero after.
+     * {@return the time this lease is still guaranteed by the algorithm} For a lease with a lease time, what is left of
+     * {@code leaseTime − acquisition time − clock drift}, shrinking as time passes; {@link Duration#ZERO} once it ran
+     * out, the lease was released, or it was lost. A watchdog-renewed lease (acquired without a lease time) has no
+     * fixed end: it reports {@link ChronoUnit#FOREVER}'s duration while {@link #isValid() valid} and zero after.
      */
     Duration validity();
 
-    /** How many parts this lease holds (at least the quorum when it was acquired). */
+    /** {@return how many parts this lease holds} At least the quorum when it was acquired. */
     int heldParts();
 }

@@ -32,13 +32,34 @@ public record LockInfo(String name, String owner, int holdCount, OptionalLong fe
     /** The {@link #owner()} of a synchronizer that nobody owns (a semaphore's permits, a latch's count). */
     public static final String NO_OWNER = "-";
 
-    /** A plain lock ({@link #LOCK}) with no detail. */
+    /**
+     * Describes a plain lock ({@link #LOCK}) with no detail.
+     *
+     * @param name the lock's name as clients gave it
+     * @param owner the holder as the backend records it
+     * @param holdCount how many times the owner holds it, at least 1
+     * @param fencingToken the holder's fencing token, or empty if the backend keeps none
+     * @param remainingLease how long until the lock expires unless renewed, or empty if it has no lease
+     * @param waiters how many owners wait for it, or empty if the backend does not know
+     * @throws NullPointerException if a reference is {@code null}
+     * @throws IllegalArgumentException if {@code holdCount} is not positive or a duration or count is negative
+     */
     public LockInfo(String name, String owner, int holdCount, OptionalLong fencingToken,
                     Optional<Duration> remainingLease, OptionalInt waiters) {
         this(name, owner, holdCount, fencingToken, remainingLease, waiters, LOCK, "");
     }
 
     /**
+     * Describes one held lock, permit or synchronizer.
+     *
+     * @param name the lock's name as clients gave it
+     * @param owner the holder as the backend records it, or {@link #NO_OWNER}
+     * @param holdCount how many times the owner holds it, at least 1
+     * @param fencingToken the holder's fencing token, or empty if the backend keeps none
+     * @param remainingLease how long until the lock expires unless renewed, or empty if it has no lease
+     * @param waiters how many owners wait for it, or empty if the backend does not know
+     * @param kind what is held (see the class comment); not empty
+     * @param detail what else the backend can tell in a few words, or empty
      * @throws NullPointerException if a reference is {@code null}
      * @throws IllegalArgumentException if {@code holdCount} is not positive or a duration or count is negative
      */

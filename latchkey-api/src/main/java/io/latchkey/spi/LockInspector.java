@@ -16,17 +16,22 @@ import java.util.List;
 public interface LockInspector {
 
     /**
-     * The locks held now whose names match {@code pattern}, sorted by name.
+     * Lists the locks held now whose names match {@code pattern}.
      *
      * @param pattern a glob: {@code *} matches any run of characters, {@code ?} one character, everything else
      *        itself; {@code null} or {@code "*"} lists every held lock (see {@link #matches})
+     * @return a snapshot of the matching held locks, sorted by name; empty if none
      * @throws io.latchkey.LockUnavailableException if the backend cannot be reached within the operation timeout
      */
     List<LockInfo> list(String pattern);
 
     /**
-     * Whether {@code name} matches the glob {@code pattern} as {@link #list} defines it; for implementations that
-     * filter on the client side, so that every backend agrees on what a pattern means.
+     * Tells whether {@code name} matches the glob {@code pattern} as {@link #list} defines it; for implementations
+     * that filter on the client side, so that every backend agrees on what a pattern means.
+     *
+     * @param pattern the glob, or {@code null} for one that matches everything
+     * @param name a lock name; not null
+     * @return whether the whole of {@code name} matches {@code pattern}
      */
     static boolean matches(String pattern, String name) {
         if (pattern == null) {

@@ -59,7 +59,11 @@ public abstract class AbstractLockClient implements LockClient {
     private final RemoteCountOps[] countOps = new RemoteCountOps[3];
 
     /**
+     * Creates the engine of a client. Its watchdog thread starts on first use, so a client that never locks starts
+     * none; {@link #close()} stops it.
+     *
      * @param backendName the backend's name in messages and thread names, such as {@code "redis"}
+     * @param options the client's options: watchdog timeout, operation timeout, namespace, event listener
      * @param time the clock of local waits and lease bookkeeping, normally {@link TimeSource#SYSTEM}
      */
     protected AbstractLockClient(String backendName, ClientOptions options, TimeSource time) {
@@ -71,24 +75,34 @@ public abstract class AbstractLockClient implements LockClient {
         this.elections = new Elections(backendName);
     }
 
-    /** The remote half of {@link #lock(String)}. Called once, lazily. */
+    /** {@return the remote half of {@link #lock(String)}} Called once, lazily, under a lock of this client. */
     protected abstract RemoteLockOps lockOps();
 
-    /** The remote half of {@link #fairLock(String)}; unsupported unless overridden. Called once, lazily. */
+    /**
+     * {@return the remote half of {@link #fairLock(String)}} Unsupported unless overridden. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException unless overridden
+     */
     protected RemoteLockOps fairLockOps() {
         throw unsupported("fairLock");
     }
 
     /**
-     * The remote half of {@link #readWriteLock(String)}'s read lock: {@link RemoteLockOps#shared()} must return
-     * {@code true}, and the backend must grant a read request whose owner holds the write lock of the same name
-     * at once (downgrade). Unsupported unless overridden together with {@link #writeLockOps()}.
+     * {@return the remote half of {@link #readWriteLock(String)}'s read lock} {@link RemoteLockOps#shared()} must
+     * return {@code true}, and the backend must grant a read request whose owner holds the write lock of the same name
+     * at once (downgrade). Unsupported unless overridden together with {@link #writeLockOps()}. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException unless overridden
      */
     protected RemoteLockOps readLockOps() {
         throw unsupported("readWriteLock");
     }
 
-    /** The remote half of {@link #readWriteLock(String)}'s write lock; see {@link #readLockOps()}. */
+    /**
+     * {@return the remote half of {@link #readWriteLock(String)}'s write lock} See {@link #readLockOps()}.
+     *
+     * @throws UnsupportedOperationException unless overridden
+     */
     protected RemoteLockOps writeLockOps() {
         throw unsupported("readWriteLock");
     }
@@ -100,6 +114,8 @@ public abstract class AbstractLockClient implements LockClient {
      * {@link io.latchkey.LockLostException}. Does nothing for a grant that is no longer held (released, handed
      * off or already lost).
      *
+     * @param grant the very instance the backend's {@link RemoteLockOps} returned for the hold
+     * @param reason why the hold is gone, in a few words; it becomes part of the {@code LockLostException}'s message
      * @return whether a held lock was marked lost
      */
     protected final boolean grantLost(Grant grant, String reason) {
@@ -107,10 +123,13 @@ public abstract class AbstractLockClient implements LockClient {
     }
 
     /**
-     * Whether a held grant is certain right now; the default is {@code true}. A backend whose holds can be in
+     * Tells whether a held grant is certain right now; the default is {@code true}. A backend whose holds can be in
      * doubt without being lost overrides it (ZooKeeper while its connection is suspended: the session, and with it
      * the lock, may still be alive): {@link io.latchkey.LockLease#isValid()} then reports {@code false} until the
      * doubt clears. Called on the caller's thread of {@code isValid}; must be fast and must not block.
+     *
+     * @param grant a grant that the backend returned and that the engine still counts as held
+     * @return {@code false} while the hold is in doubt
      */
     protected boolean isGrantCertain(Grant grant) {
         return true;
@@ -119,7 +138,12 @@ public abstract class AbstractLockClient implements LockClient {
     /** Releases the backend's connections; called once by {@link #close()} after the engine stopped. */
     protected abstract void closeBackend();
 
-    /** The exception for a primitive this backend does not offer. */
+    /**
+     * {@return a new exception for a primitive this backend does not offer} Its message names the backend, the
+     * primitive and the capabilities. The caller throws it.
+     *
+     * @param primitive the factory method's name, such as {@code "fairLock"}
+     */
     protected final UnsupportedOperationException unsupported(String primitive) {
         return new UnsupportedOperationException(
                 String.format("the %s backend does not support %s (capabilities: %s)", backendName, primitive,
@@ -133,7 +157,7 @@ public abstract class AbstractLockClient implements LockClient {
         }
     }
 
-    /** Whether {@link #close()} was called. */
+    /** {@return whether {@link #close()} was called} */
     protected final boolean isClosed() {
         return closed.get();
     }
@@ -142,20 +166,26 @@ public abstract class AbstractLockClient implements LockClient {
      * Checks a lock or synchronizer name (1 to 512 characters, no control characters); for backends' own
      * primitives.
      *
+     * @param name the name to check
+     * @return {@code name}, unchanged
+     * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException with the reason
      */
     protected static String checkName(String name) {
         return LockEngine.checkName(name);
     }
 
+    /** {@return the backend's name in messages and thread names, such as {@code "redis"}} */
     public final String backendName() {
         return backendName;
     }
 
+    /** {@return the options this client was created with} */
     public final ClientOptions options() {
         return options;
     }
 
+    /** {@return the clock of this client's local waits and lease bookkeeping} */
     public final TimeSource time() {
         return time;
     }
@@ -200,6 +230,9 @@ public abstract class AbstractLockClient implements LockClient {
      * instance per variant, kept for the client's lifetime (a new instance per call would split the waiters of a
      * name).
      *
+     * @param name the lock's name
+     * @param ops the variant's remote half, one instance per variant for the client's lifetime
+     * @return a view of the lock, sharing its state with every other view of the same name and ops
      * @throws IllegalArgumentException if the name is invalid
      * @throws IllegalStateException if the client is closed
      */
@@ -213,6 +246,10 @@ public abstract class AbstractLockClient implements LockClient {
      * A read-write lock on a variant pair of ops (see {@link #lock(String, RemoteLockOps)} and
      * {@link #readLockOps()} for what the pair must do), run by this client's engine.
      *
+     * @param name the lock's name
+     * @param read the remote half of the read lock; {@link RemoteLockOps#shared()} returns {@code true}
+     * @param write the remote half of the write lock
+     * @return a view of the read-write lock, sharing its state with every other view of the same name and ops
      * @throws IllegalArgumentException if the name is invalid
      * @throws IllegalStateException if the client is closed
      */
@@ -258,25 +295,31 @@ public abstract class AbstractLockClient implements LockClient {
     }
 
     /**
-     * The remote half of {@link #semaphore(String)}: {@link RemoteCountOps#tryTake}, {@code give}, the counts.
-     * Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #semaphore(String)}} It implements {@link RemoteCountOps#tryTake},
+     * {@code give} and the counts. Unsupported unless overridden. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException unless overridden
      */
     protected RemoteCountOps semaphoreOps() {
         throw unsupported("semaphore");
     }
 
     /**
-     * The remote half of {@link #permitExpirableSemaphore(String)}: {@link RemoteCountOps#tryLease},
-     * {@code release}, {@code updateLease}, the counts, and {@code renew} if it {@linkplain
-     * RemoteCountOps#renewsPermits() renews permits}. Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #permitExpirableSemaphore(String)}} It implements
+     * {@link RemoteCountOps#tryLease}, {@code release}, {@code updateLease}, the counts, and {@code renew} if it
+     * {@linkplain RemoteCountOps#renewsPermits() renews permits}. Unsupported unless overridden. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException unless overridden
      */
     protected RemoteCountOps permitExpirableSemaphoreOps() {
         throw unsupported("permitExpirableSemaphore");
     }
 
     /**
-     * The remote half of {@link #countDownLatch(String)}: {@link RemoteCountOps#trySetCount}, {@code countDown},
-     * {@code getCount}. Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #countDownLatch(String)}} It implements {@link RemoteCountOps#trySetCount},
+     * {@code countDown} and {@code getCount}. Unsupported unless overridden. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException unless overridden
      */
     protected RemoteCountOps countDownLatchOps() {
         throw unsupported("countDownLatch");

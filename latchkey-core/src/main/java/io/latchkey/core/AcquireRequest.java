@@ -24,12 +24,16 @@ public final class AcquireRequest {
     private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
 
     /**
+     * Creates a request; the engine does, for each attempt it hands to a backend.
+     *
      * @param name the validated lock name (the backend maps it to its key, path or row)
      * @param ownerId who will own the lock: {@code clientId:threadId} or {@code clientId:leaseId}
      * @param leaseMillis the time to live to set on the server: the fixed lease, or the watchdog timeout
      * @param watchdog whether the engine will renew the grant
      * @param deadlineNanos when to give up, on {@code time}'s clock; {@link #NO_DEADLINE} to wait forever; a value
      *        at or before now means a single attempt
+     * @param time the clock of {@code deadlineNanos}
+     * @throws NullPointerException if {@code name}, {@code ownerId} or {@code time} is null
      */
     public AcquireRequest(String name, String ownerId, long leaseMillis, boolean watchdog, long deadlineNanos,
                           TimeSource time) {
@@ -41,31 +45,43 @@ public final class AcquireRequest {
         this.time = Objects.requireNonNull(time, "time");
     }
 
+    /** {@return the validated lock name, as the application gave it} The backend maps it to its key, path or row. */
     public String name() {
         return name;
     }
 
+    /** {@return who will own the lock: {@code clientId:threadId} or {@code clientId:leaseId}} */
     public String ownerId() {
         return ownerId;
     }
 
+    /**
+     * {@return the time to live to set on the server, in milliseconds} It is the fixed lease, or the watchdog
+     * timeout for a grant the engine will renew.
+     */
     public long leaseMillis() {
         return leaseMillis;
     }
 
+    /** {@return whether the engine will renew the grant (no lease time was given)} */
     public boolean watchdog() {
         return watchdog;
     }
 
+    /**
+     * {@return when to give up, on {@link #time()}'s clock in nanoseconds} {@link #NO_DEADLINE} to wait as long as
+     * needed; a value at or before now means a single attempt.
+     */
     public long deadlineNanos() {
         return deadlineNanos;
     }
 
+    /** {@return the clock of {@link #deadlineNanos()}} */
     public TimeSource time() {
         return time;
     }
 
-    /** Nanoseconds left until the deadline (never negative; {@link Long#MAX_VALUE} without a deadline). */
+    /** {@return the nanoseconds left until the deadline: never negative; {@link Long#MAX_VALUE} without one} */
     public long remainingNanos() {
         if (deadlineNanos == NO_DEADLINE) {
             return Long.MAX_VALUE;
@@ -73,20 +89,22 @@ public final class AcquireRequest {
         return Math.max(0, deadlineNanos - time.nanoTime());
     }
 
-    /** Whether the deadline has passed: a busy lock should then be reported as not acquired. */
+    /** {@return whether the deadline has passed} A busy lock should then be reported as not acquired. */
     public boolean isExpired() {
         return deadlineNanos != NO_DEADLINE && deadlineNanos - time.nanoTime() <= 0;
     }
 
     /**
-     * Completes when the caller abandoned the request (interrupt, cancelled future, client closing). A backend
-     * that is waiting must then stop and complete its future with {@code null}. If the lock is taken anyway (a
-     * race the backend cannot always avoid) it may complete with the grant: the engine releases it.
+     * {@return a future that completes when the caller abandoned the request} That happens on an interrupt, a
+     * cancelled future or the client closing. A backend that is waiting must then stop and complete its future
+     * with {@code null}. If the lock is taken anyway (a race the backend cannot always avoid) it may complete with
+     * the grant: the engine releases it.
      */
     public CompletableFuture<Void> cancelled() {
         return cancelled;
     }
 
+    /** {@return whether the caller abandoned the request: whether {@link #cancelled()} is done} */
     public boolean isCancelled() {
         return cancelled.isDone();
     }

@@ -14,9 +14,11 @@ public final class Arguments {
     }
 
     /**
-     * The {@link System#nanoTime()} deadline of a wait of {@code waitTime}: {@link AcquireRequest#NO_DEADLINE}
-     * for waits too long to represent.
+     * Computes the {@link System#nanoTime()} deadline of a wait of {@code waitTime}, starting now.
      *
+     * @param waitTime how long to wait; zero or positive
+     * @return the deadline, or {@link AcquireRequest#NO_DEADLINE} for waits too long to represent
+     * @throws NullPointerException if {@code waitTime} is null
      * @throws IllegalArgumentException if {@code waitTime} is negative
      */
     public static long waitDeadline(Duration waitTime) {
@@ -38,8 +40,11 @@ public final class Arguments {
     }
 
     /**
-     * {@code leaseTime} after checking it is positive.
+     * Checks that {@code leaseTime} is positive.
      *
+     * @param leaseTime the lease to check
+     * @return {@code leaseTime}, unchanged
+     * @throws NullPointerException if {@code leaseTime} is null
      * @throws IllegalArgumentException if it is zero or negative
      */
     public static Duration positiveLease(Duration leaseTime) {
@@ -50,7 +55,14 @@ public final class Arguments {
         return leaseTime;
     }
 
-    /** A positive {@code leaseTime} in nanoseconds, saturated for leases too long to represent. */
+    /**
+     * Converts a positive {@code leaseTime} to nanoseconds.
+     *
+     * @param leaseTime the lease; positive
+     * @return the lease in nanoseconds, or {@code Long.MAX_VALUE / 4} for leases too long to represent
+     * @throws NullPointerException if {@code leaseTime} is null
+     * @throws IllegalArgumentException if it is zero or negative
+     */
     public static long leaseNanos(Duration leaseTime) {
         try {
             return positiveLease(leaseTime).toNanos();
@@ -59,7 +71,14 @@ public final class Arguments {
         }
     }
 
-    /** A positive {@code leaseTime} in milliseconds (at least 1), saturated for leases too long to represent. */
+    /**
+     * Converts a positive {@code leaseTime} to milliseconds, at least 1 (a sub-millisecond lease is not zero).
+     *
+     * @param leaseTime the lease; positive
+     * @return the lease in milliseconds, or {@code Long.MAX_VALUE / 4} for leases too long to represent
+     * @throws NullPointerException if {@code leaseTime} is null
+     * @throws IllegalArgumentException if it is zero or negative
+     */
     public static long leaseMillis(Duration leaseTime) {
         try {
             return Math.max(1, positiveLease(leaseTime).toMillis());
@@ -68,7 +87,14 @@ public final class Arguments {
         }
     }
 
-    /** @throws IllegalArgumentException if {@code value} is not positive, naming {@code what} */
+    /**
+     * Checks that an {@code int} argument is positive.
+     *
+     * @param what the argument's name in the message, such as {@code "permits"}
+     * @param value the argument
+     * @return {@code value}, unchanged
+     * @throws IllegalArgumentException if {@code value} is not positive, naming {@code what}
+     */
     public static int positive(String what, int value) {
         if (value <= 0) {
             throw new IllegalArgumentException(String.format("%s must be positive but was %d", what, value));
@@ -76,7 +102,14 @@ public final class Arguments {
         return value;
     }
 
-    /** @throws IllegalArgumentException if {@code value} is not positive, naming {@code what} */
+    /**
+     * Checks that a {@code long} argument is positive.
+     *
+     * @param what the argument's name in the message, such as {@code "count"}
+     * @param value the argument
+     * @return {@code value}, unchanged
+     * @throws IllegalArgumentException if {@code value} is not positive, naming {@code what}
+     */
     public static long positive(String what, long value) {
         if (value <= 0) {
             throw new IllegalArgumentException(String.format("%s must be positive but was %d", what, value));
@@ -84,7 +117,14 @@ public final class Arguments {
         return value;
     }
 
-    /** @throws IllegalArgumentException if {@code value} is negative, naming {@code what} */
+    /**
+     * Checks that an {@code int} argument is zero or positive.
+     *
+     * @param what the argument's name in the message, such as {@code "permits"}
+     * @param value the argument
+     * @return {@code value}, unchanged
+     * @throws IllegalArgumentException if {@code value} is negative, naming {@code what}
+     */
     public static int notNegative(String what, int value) {
         if (value < 0) {
             throw new IllegalArgumentException(String.format("%s must not be negative but was %d", what, value));

@@ -17,6 +17,8 @@ public final class Grant {
     private final Object backendState;
 
     /**
+     * Creates the grant of {@code request}: name, owner, lease and watchdog flag are taken from it.
+     *
      * @param request the request that was granted
      * @param fencingToken the token of this free-to-held transition
      * @param requestedAtNanos when the successful attempt was <em>sent</em> ({@link TimeSource#nanoTime()}): the
@@ -29,6 +31,20 @@ public final class Grant {
                 requestedAtNanos, backendState);
     }
 
+    /**
+     * Creates a grant from its parts, for a hold the backend granted without an {@link AcquireRequest}: a leased
+     * permit of a permit-expirable semaphore (whose owner is the permit id), or a permit whose lease changed.
+     *
+     * @param name the validated lock or semaphore name
+     * @param ownerId who owns the hold: {@code clientId:threadId}, {@code clientId:leaseId} or a permit id
+     * @param fencingToken the token of the free-to-held transition
+     * @param leaseMillis the time to live set on the server, in milliseconds
+     * @param watchdog whether the engine renews the grant
+     * @param requestedAtNanos when the successful attempt was sent ({@link TimeSource#nanoTime()}); no later than
+     *        the start of the server's lease
+     * @param backendState whatever the backend needs later (a znode path, a row id), or {@code null}
+     * @throws NullPointerException if {@code name} or {@code ownerId} is null
+     */
     public Grant(String name, String ownerId, long fencingToken, long leaseMillis, boolean watchdog,
                  long requestedAtNanos, Object backendState) {
         this.name = Objects.requireNonNull(name, "name");
@@ -40,31 +56,40 @@ public final class Grant {
         this.backendState = backendState;
     }
 
+    /** {@return the validated lock name, as the application gave it} */
     public String name() {
         return name;
     }
 
+    /** {@return who owns the hold: {@code clientId:threadId}, {@code clientId:leaseId} or a permit id} */
     public String ownerId() {
         return ownerId;
     }
 
+    /** {@return the fencing token of the free-to-held transition this grant made} */
     public long fencingToken() {
         return fencingToken;
     }
 
+    /** {@return the time to live set on the server, in milliseconds: the fixed lease or the watchdog timeout} */
     public long leaseMillis() {
         return leaseMillis;
     }
 
+    /** {@return whether the engine renews this grant} */
     public boolean watchdog() {
         return watchdog;
     }
 
+    /**
+     * {@return when the successful attempt was sent, on {@link TimeSource#nanoTime()}'s clock} The server's lease
+     * started no earlier, so {@code requestedAtNanos() + leaseMillis()} is a safe local bound for the lease's end.
+     */
     public long requestedAtNanos() {
         return requestedAtNanos;
     }
 
-    /** The backend's own data for this grant, or {@code null}. */
+    /** {@return the backend's own data for this grant (a znode path, a row id), or {@code null}} */
     public Object backendState() {
         return backendState;
     }

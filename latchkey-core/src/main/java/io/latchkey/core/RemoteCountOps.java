@@ -79,10 +79,17 @@ public interface RemoteCountOps {
      *
      * <p>The engine keeps one subscription per name per client while threads wait for it, and closes it when the
      * last one stops waiting.
+     *
+     * @param name the semaphore's or latch's name
+     * @param changed what to run on each change; fast, never blocking, possibly on a backend's I/O thread
+     * @return a future of the subscription, completed once every later change will be reported
      */
     CompletableFuture<Subscription> subscribe(String name, Runnable changed);
 
-    /** How long the engine waits for a wake-up before it looks again anyway. */
+    /**
+     * {@return how long the engine waits for a wake-up before it looks again anyway, in milliseconds} The default
+     * is {@link #DEFAULT_RECHECK_MILLIS}.
+     */
     default long recheckMillis() {
         return DEFAULT_RECHECK_MILLIS;
     }
@@ -96,21 +103,37 @@ public interface RemoteCountOps {
     // ------------------------------------------------------------------------------------------ permit counts
 
     /**
-     * The permits available now: for a permit-expirable semaphore the total less the permits held and not expired.
-     * A semaphore never set has 0.
+     * Reads the permits available now: for a permit-expirable semaphore the total less the permits held and not
+     * expired. A semaphore never set has 0.
+     *
+     * @param name the semaphore's name
+     * @return a future of the number of available permits
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Integer> availablePermits(String name) {
         throw new UnsupportedOperationException("availablePermits");
     }
 
-    /** Sets the permits to {@code permits} (at least 0) if they were never set; completes with whether it did. */
+    /**
+     * Sets the permits to {@code permits} if they were never set.
+     *
+     * @param name the semaphore's name
+     * @param permits the number of permits, at least 0
+     * @return a future of whether it set them ({@code false}: they had been set before)
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
+     */
     default CompletableFuture<Boolean> trySetPermits(String name, int permits) {
         throw new UnsupportedOperationException("trySetPermits");
     }
 
     /**
      * Adds {@code delta} permits (removes them if negative; a semaphore never set starts from 0) and wakes
-     * subscribers.
+     * subscribers. Sent once, not retried.
+     *
+     * @param name the semaphore's name
+     * @param delta how many permits to add, or to remove if negative
+     * @return a future that completes when the change is made
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Void> addPermits(String name, int delta) {
         throw new UnsupportedOperationException("addPermits");
@@ -119,19 +142,37 @@ public interface RemoteCountOps {
     // -------------------------------------------------------------------------------------------- semaphores
 
     /**
-     * Takes {@code permits} (at least 1) unowned permits of a semaphore if that many are available now, all or
-     * none; completes with whether it took them.
+     * Takes {@code permits} unowned permits of a semaphore if that many are available now, all or none. Looks
+     * once; does not wait.
+     *
+     * @param name the semaphore's name
+     * @param permits how many permits to take, at least 1
+     * @return a future of whether it took them
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Boolean> tryTake(String name, int permits) {
         throw new UnsupportedOperationException("tryTake");
     }
 
-    /** Returns {@code permits} (at least 1) unowned permits to a semaphore and wakes subscribers. */
+    /**
+     * Returns {@code permits} unowned permits to a semaphore and wakes subscribers. Sent once, not retried.
+     *
+     * @param name the semaphore's name
+     * @param permits how many permits to return, at least 1
+     * @return a future that completes when they are returned
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
+     */
     default CompletableFuture<Void> give(String name, int permits) {
         throw new UnsupportedOperationException("give");
     }
 
-    /** Takes every available permit of a semaphore; completes with how many (0 if none). */
+    /**
+     * Takes every available permit of a semaphore.
+     *
+     * @param name the semaphore's name
+     * @return a future of how many permits it took (0 if none)
+     * @throws UnsupportedOperationException unless a semaphore's ops overrides it (the default)
+     */
     default CompletableFuture<Integer> drainPermits(String name) {
         throw new UnsupportedOperationException("drainPermits");
     }
@@ -145,30 +186,47 @@ public interface RemoteCountOps {
      * whose server rounds leases up ends the permit on time itself). Completes with the grant (the permit id as
      * {@link Grant#ownerId()}, a token that grows per name, {@link Grant#requestedAtNanos()} no later than the
      * lease's start) or {@code null} when none is available.
+     *
+     * @param name the semaphore's name
+     * @param permitId the new permit's id, chosen by the engine and unique
+     * @param leaseMillis the permit's lease in milliseconds: the fixed lease, or the watchdog timeout
+     * @param watchdog whether the engine will renew the permit
+     * @return a future of the permit's grant, or of {@code null} if no permit is available now
+     * @throws UnsupportedOperationException unless a permit-expirable semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         throw new UnsupportedOperationException("tryLease");
     }
 
     /**
-     * Returns the permit {@code permitId} (which may have been taken by another client) and wakes subscribers;
-     * completes with {@code false} if it had expired or was already released.
+     * Returns the permit {@code permitId} (which may have been taken by another client) and wakes subscribers.
+     * Retried until the server answers (see the class comment).
+     *
+     * @param name the semaphore's name
+     * @param permitId the permit's id, as {@link #tryLease} was given it
+     * @return a future of {@code false} if the permit had expired or was already released, {@code true} otherwise
+     * @throws UnsupportedOperationException unless a permit-expirable semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Boolean> release(String name, String permitId) {
         throw new UnsupportedOperationException("release");
     }
 
     /**
-     * Gives the permit a fixed lease of {@code leaseMillis} from now (ending any watchdog lease); completes with
-     * {@code false} if it had expired or was released.
+     * Gives the permit a fixed lease of {@code leaseMillis} from now, ending any watchdog lease.
+     *
+     * @param name the semaphore's name
+     * @param permitId the permit's id
+     * @param leaseMillis the new lease in milliseconds, counted from now on the server's clock
+     * @return a future of {@code false} if the permit had expired or was released, {@code true} otherwise
+     * @throws UnsupportedOperationException unless a permit-expirable semaphore's ops overrides it (the default)
      */
     default CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
         throw new UnsupportedOperationException("updateLease");
     }
 
     /**
-     * Whether permits can be renewed by the watchdog ({@code tryLease(…, watchdog = true)} and {@link #renew});
-     * the default is {@code false}.
+     * {@return whether permits can be renewed by the watchdog} That is, whether {@code tryLease(…, watchdog = true)}
+     * and {@link #renew} are supported; the default is {@code false}.
      */
     default boolean renewsPermits() {
         return false;
@@ -178,7 +236,8 @@ public interface RemoteCountOps {
      * Extends every watchdog permit to its {@link Grant#leaseMillis()} from now, in as few round trips as the
      * backend allows; the same promise as {@link RemoteLockOps#renew}: only the exact permit granted is extended.
      *
-     * @return the grants that were no longer held (expired, released by someone else)
+     * @param grants the watchdog permits of this ops that the engine still counts as held
+     * @return a future of the grants that were no longer held (expired, released by someone else)
      */
     default CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         throw new UnsupportedOperationException("renew");
@@ -186,20 +245,37 @@ public interface RemoteCountOps {
 
     // ---------------------------------------------------------------------------------------------- latches
 
-    /** Sets the count to {@code count} (at least 1) if the latch is open (count 0); completes with whether it did. */
+    /**
+     * Sets the count to {@code count} if the latch is open (count 0).
+     *
+     * @param name the latch's name
+     * @param count the new count, at least 1
+     * @return a future of whether it set the count ({@code false}: the latch was armed)
+     * @throws UnsupportedOperationException unless a latch's ops overrides it (the default)
+     */
     default CompletableFuture<Boolean> trySetCount(String name, long count) {
         throw new UnsupportedOperationException("trySetCount");
     }
 
     /**
      * Counts the latch down by one unless it is open already; reaching zero wakes subscribers. Concurrent
-     * count-downs must never be lost (compare-and-set or a server-side script).
+     * count-downs must never be lost (compare-and-set or a server-side script). Sent once, not retried.
+     *
+     * @param name the latch's name
+     * @return a future that completes when the count-down is made
+     * @throws UnsupportedOperationException unless a latch's ops overrides it (the default)
      */
     default CompletableFuture<Void> countDown(String name) {
         throw new UnsupportedOperationException("countDown");
     }
 
-    /** The count now; 0 when the latch is open or was never armed. */
+    /**
+     * Reads the count now.
+     *
+     * @param name the latch's name
+     * @return a future of the count; 0 when the latch is open or was never armed
+     * @throws UnsupportedOperationException unless a latch's ops overrides it (the default)
+     */
     default CompletableFuture<Long> getCount(String name) {
         throw new UnsupportedOperationException("getCount");
     }

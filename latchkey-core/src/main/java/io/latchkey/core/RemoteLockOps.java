@@ -29,13 +29,17 @@ public interface RemoteLockOps {
      * time in a client (a read lock's downgrade aside), so a backend needs one remote waiter per name. For a fair
      * lock every waiting owner of a client calls it at once: each request is its own waiter at the backend, with
      * its own place in line, its own wake-up and its own withdrawal when it is cancelled or its deadline passes.
+     *
+     * @param request the owner, lease, deadline and cancellation signal of this attempt
+     * @return a future of the grant, or of {@code null} if the deadline passed or the request was cancelled
      */
     CompletableFuture<Grant> acquire(AcquireRequest request);
 
     /**
      * Releases the lock if {@code grant} still owns it, and wakes the backend's waiters.
      *
-     * @return {@code true} if it was released, {@code false} if the owner no longer held it (lost)
+     * @param grant the hold to end, as this ops returned it
+     * @return a future of {@code true} if it was released, {@code false} if the owner no longer held it (lost)
      */
     CompletableFuture<Boolean> release(Grant grant);
 
@@ -44,13 +48,12 @@ public interface RemoteLockOps {
      * backend allows (ideally one for the whole batch). A renewal must only extend the exact hold it was issued
      * for: a grant whose owner released and re-acquired the lock (with another token) must not be extended.
      *
-     * @return the grants that were no longer held (lost)
+     * @param grants the watchdog-renewed holds of this ops that the engine still counts as held; not empty
+     * @return a future of the grants that were no longer held (lost), a subset of {@code grants}
      */
     CompletableFuture<Set<Grant>> renew(Collection<Grant> grants);
 
-    /**
-     * Whether {@link #handOff} is implemented. The default is {@code false}.
-     */
+    /** {@return whether {@link #handOff} is implemented} The default is {@code false}. */
     default boolean supportsHandOff() {
         return false;
     }
@@ -60,45 +63,64 @@ public interface RemoteLockOps {
      * token, in one round trip and without freeing it in between; used when another thread of this client waits
      * for a lock this client holds. Completes with the new grant, or {@code null} if {@code from} no longer held
      * the lock (then the engine treats {@code from} as lost and acquires normally).
+     *
+     * @param from the current hold, owned by this client
+     * @param request the waiting owner's request, which receives the lock
+     * @return a future of the new grant, or of {@code null} if {@code from} no longer held the lock
+     * @throws UnsupportedOperationException unless {@link #supportsHandOff()} is {@code true} (the default)
      */
     default CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         throw new UnsupportedOperationException("handOff");
     }
 
     /**
-     * Whether this lock serves its waiters in the order they called {@code lock()}, across clients. The engine then
-     * sends every waiter's {@link #acquire} at once (one remote waiter per owner, not one per name), queues none of
-     * them locally and never {@linkplain #handOff hands off}: a waiter of the client that holds the lock takes its
+     * {@return whether this lock serves its waiters in the order they called {@code lock()}, across clients} The engine
+     * then sends every waiter's {@link #acquire} at once (one remote waiter per owner, not one per name), queues none
+     * of them locally and never {@linkplain #handOff hands off}: a waiter of the client that holds the lock takes its
      * place in the backend's queue when it starts waiting, like any other client's. The backend must keep several
-     * waiters of one client apart (queue entries by owner, each woken on its own). Reentrant acquires are still
-     * counted locally. The default is {@code false}: the engine keeps one remote waiter per name and hands a held
-     * lock to the next local waiter, which is faster but lets this client's threads overtake other clients'.
+     * waiters of one client apart (queue entries by owner, each woken on its own). Reentrant acquires are still counted
+     * locally. The default is {@code false}: the engine keeps one remote waiter per name and hands a held lock to the
+     * next local waiter, which is faster but lets this client's threads overtake other clients'.
      */
     default boolean fair() {
         return false;
     }
 
     /**
-     * Whether several owners may hold this lock at once (the read half of a read-write lock). The engine then lets
-     * local owners hold it side by side, each with its own grant, instead of queueing them behind each other.
-     * The default is {@code false}: an exclusive lock.
+     * {@return whether several owners may hold this lock at once (the read half of a read-write lock)} The engine then
+     * lets local owners hold it side by side, each with its own grant, instead of queueing them behind each other. The
+     * default is {@code false}: an exclusive lock.
      */
     default boolean shared() {
         return false;
     }
 
     /**
-     * Who holds the lock now, for diagnostics (a timed-out wait logs it at debug level): for example
-     * {@code "owner 3f2a…:41, token 17, expires in 2300 ms"}, or {@code null} if it is free or the backend cannot
-     * tell cheaply. The default answers {@code null} without a round trip.
+     * Describes who holds the lock now, for diagnostics (a timed-out wait logs it at debug level). The default
+     * answers {@code null} without a round trip.
+     *
+     * @param name the lock's name
+     * @return a future of a few words such as {@code "owner 3f2a…:41, token 17, expires in 2300 ms"}, or of
+     *         {@code null} if the lock is free or the backend cannot tell cheaply
      */
     default CompletableFuture<String> describeHolder(String name) {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** Whether anyone holds the lock now. */
+    /**
+     * Asks whether anyone, in any client, holds the lock now.
+     *
+     * @param name the lock's name
+     * @return a future of whether the lock is held
+     */
     CompletableFuture<Boolean> isLocked(String name);
 
-    /** Deletes the lock whoever holds it and wakes waiters; completes with whether it was held. */
+    /**
+     * Deletes the lock whoever holds it and wakes waiters. The holder learns of the loss at its next renewal or
+     * release.
+     *
+     * @param name the lock's name
+     * @return a future of whether the lock was held
+     */
     CompletableFuture<Boolean> forceUnlock(String name);
 }

@@ -10,6 +10,6 @@ public interface TimeSource {
     /** {@link System#nanoTime()}. */
     TimeSource SYSTEM = System::nanoTime;
 
-    /** A monotonic time in nanoseconds, as {@link System#nanoTime()}. */
+    /** {@return a monotonic time in nanoseconds, as {@link System#nanoTime()}: only differences mean anything} */
     long nanoTime();
 }

@@ -142,6 +142,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     /**
      * Connects to {@code etcd://[user:password@]host:port[,host:port…]} with default options.
      *
+     * @param uri the members' URI, {@code etcd://} or {@code etcds://} (see {@link #connect(String, ClientOptions)})
+     * @return a new client that owns its jetcd client and closes it with {@link #close()}
      * @throws IllegalArgumentException if the URI is malformed
      * @throws LockUnavailableException if no member answers within the operation timeout
      */
@@ -157,6 +159,9 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
      * operation timeout that a member answers. When TLS is why none answered (an untrusted certificate, a client
      * certificate missing or refused, {@code etcd://} against a member that speaks TLS), the exception says which.
      *
+     * @param uri the members' URI; its password never appears in exception messages
+     * @param options the client's options; the operation timeout also bounds the connection check
+     * @return a new client that owns its jetcd client and closes it with {@link #close()}
      * @throws IllegalArgumentException if the URI is malformed, or names a TLS file that is missing or not PEM
      * @throws LockUnavailableException if no member answers within the operation timeout
      */
@@ -219,15 +224,23 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * A client on an application's own jetcd client, with default options; {@link #close()} does not close it.
+     * Creates a client on an application's own jetcd client, with default options.
+     *
+     * @param client the application's jetcd client, already configured; {@link #close()} does not close it
+     * @return a new client; no round trip is made to check the members
      */
     public static EtcdLockClient create(Client client) {
         return create(client, ClientOptions.defaults());
     }
 
     /**
-     * A client on an application's own jetcd client (its namespace, if any, is honoured); {@link #close()} does not
-     * close it.
+     * Creates a client on an application's own jetcd client.
+     *
+     * @param client the application's jetcd client, already configured (its namespace, if any, is honoured);
+     *        {@link #close()} does not close it
+     * @param options the client's options
+     * @return a new client; no round trip is made to check the members
+     * @throws NullPointerException if an argument is null
      */
     public static EtcdLockClient create(Client client, ClientOptions options) {
         Objects.requireNonNull(client, "client");
@@ -235,14 +248,23 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return new EtcdLockClient(client, false, "(application client)", options);
     }
 
-    /** The key prefix (ending in {@code /}) under which the owners of the lock called {@code name} queue. */
+    /**
+     * Tells under which key prefix the owners of the lock called {@code name} queue, for tools and tests.
+     *
+     * @param name the lock's name
+     * @return the key prefix, ending in {@code /}: {@code latchkey/[<namespace>/]locks/<escaped name>/}
+     * @throws IllegalArgumentException if the name is invalid
+     */
     public String lockPrefix(String name) {
         return base + "locks/" + EtcdKeys.escape(checkName(name)) + "/";
     }
 
     /**
-     * The key prefix (ending in {@code /}) under which the readers and writers of the read-write lock called
-     * {@code name} queue: {@code latchkey/[<namespace>/]rw/<escaped name>/}.
+     * Tells under which key prefix the readers and writers of the read-write lock called {@code name} queue.
+     *
+     * @param name the lock's name
+     * @return the key prefix, ending in {@code /}: {@code latchkey/[<namespace>/]rw/<escaped name>/}
+     * @throws IllegalArgumentException if the name is invalid
      */
     public String readWritePrefix(String name) {
         return base + "rw/" + EtcdKeys.escape(checkName(name)) + "/";

@@ -121,9 +121,12 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * A client on {@code file:///absolute/dir} (also {@code file:/absolute/dir}, {@code file://localhost/…});
+     * Connects to {@code file:///absolute/dir} (also {@code file:/absolute/dir}, {@code file://localhost/…});
      * the directory is created if missing.
      *
+     * @param uri the lock directory's URI
+     * @param options the client's options
+     * @return a new client on the directory, which the caller closes
      * @throws IllegalArgumentException if the URI is malformed or names a remote host
      * @throws LockUnavailableException if the directory cannot be created, read or watched
      */
@@ -131,24 +134,45 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         return create(FileUri.parse(uri), options);
     }
 
-    /** {@link #connect(String, ClientOptions)} with default options. */
+    /**
+     * Connects as {@link #connect(String, ClientOptions)} does, with default options.
+     *
+     * @param uri the lock directory's URI, {@code file:///absolute/dir}
+     * @return a new client on the directory, which the caller closes
+     * @throws IllegalArgumentException if the URI is malformed or names a remote host
+     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     */
     public static FileLockClient connect(String uri) {
         return connect(uri, ClientOptions.defaults());
     }
 
-    /** A client on {@code directory} (created if missing). */
+    /**
+     * Creates a client on {@code directory}, which is created if missing.
+     *
+     * @param directory the lock directory; a relative path is resolved against the working directory
+     * @param options the client's options
+     * @return a new client on the directory, which the caller closes
+     * @throws NullPointerException if an argument is null
+     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     */
     public static FileLockClient create(Path directory, ClientOptions options) {
         Objects.requireNonNull(directory, "directory");
         Objects.requireNonNull(options, "options");
         return new FileLockClient(directory.toAbsolutePath(), options);
     }
 
-    /** A client on {@code directory} (created if missing) with default options. */
+    /**
+     * Creates a client on {@code directory}, which is created if missing, with default options.
+     *
+     * @param directory the lock directory; a relative path is resolved against the working directory
+     * @return a new client on the directory, which the caller closes
+     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     */
     public static FileLockClient create(Path directory) {
         return create(directory, ClientOptions.defaults());
     }
 
-    /** The lock directory (its real path). */
+    /** {@return the lock directory, as its real path} */
     public Path directory() {
         return directory.path();
     }
@@ -157,6 +181,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * The file that exists while the lock called {@code name} (of this client's namespace) is held, for operators
      * ({@code cat} shows holders and the fair queue). Do not open it from a process that uses the directory: when a
      * process closes any descriptor of a file, the kernel drops every POSIX lock that process holds on it.
+     *
+     * @param name the lock's name
+     * @return the lock file's path in the lock directory; the file itself may not exist
+     * @throws IllegalArgumentException if the name is invalid
      */
     public Path lockFile(String name) {
         return directory.path().resolve(FileNames.lockFile(options().namespace(), checkName(name)));
@@ -169,6 +197,9 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * write it.
      *
      * @param kind {@code "semaphore"}, {@code "permits"} or {@code "latch"}
+     * @param name the synchronizer's name
+     * @return the state file's path in the lock directory; the file itself may not exist
+     * @throws IllegalArgumentException if the kind is none of the three or the name is invalid
      */
     public Path stateFile(String kind, String name) {
         CountKind k;

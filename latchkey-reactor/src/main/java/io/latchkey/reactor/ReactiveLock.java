@@ -46,35 +46,59 @@ public final class ReactiveLock {
         this.scheduler = scheduler;
     }
 
-    /** The lock's name. */
+    /** {@return the lock's name, as given to the client} */
     public String name() {
         return lock.name();
     }
 
-    /** The underlying lock (for the thread-owned API or inspection). */
+    /** {@return the underlying lock, for the thread-owned API or inspection} */
     public DistributedLock unwrap() {
         return lock;
     }
 
-    /** A watchdog-renewed lease, waiting as long as needed. */
+    /**
+     * Acquires a watchdog-renewed lease, waiting as long as needed, without blocking a thread.
+     *
+     * @return a Mono of the new lease, which the subscriber must release; it fails with
+     *         {@link io.latchkey.LockUnavailableException} if the backend cannot be reached or the client closes
+     */
     public Mono<LockLease> acquire() {
         return Acquisitions.fromFuture(lock::acquireAsync, ReactiveLock::releaseQuietly).publishOn(scheduler);
     }
 
-    /** A lease of fixed length {@code leaseTime} (not renewed), waiting as long as needed. */
+    /**
+     * Acquires a lease of fixed length {@code leaseTime} (not renewed), waiting as long as needed on a thread of
+     * the scheduler.
+     *
+     * @param leaseTime how long after the acquire the lock expires on the server; positive
+     * @return a Mono of the new lease; it fails with {@link IllegalArgumentException} if {@code leaseTime} is not
+     *         positive
+     * @throws NullPointerException if {@code leaseTime} is null
+     */
     public Mono<LockLease> acquire(Duration leaseTime) {
         Objects.requireNonNull(leaseTime, "leaseTime");
         return Acquisitions.blocking(scheduler, () -> lock.acquire(leaseTime), ReactiveLock::releaseQuietly);
     }
 
-    /** A watchdog-renewed lease if the lock becomes free within {@code waitTime} (zero: try once); else empty. */
+    /**
+     * Acquires a watchdog-renewed lease if the lock becomes free within {@code waitTime}, without blocking a thread.
+     *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @return a Mono of the new lease, or an empty Mono if the lock was still held when the wait ran out
+     * @throws NullPointerException if {@code waitTime} is null
+     */
     public Mono<LockLease> tryAcquire(Duration waitTime) {
         return tryAcquire(waitTime, null);
     }
 
     /**
-     * A lease of {@code leaseTime} ({@code null}: watchdog-renewed) if the lock becomes free within
-     * {@code waitTime}; else empty.
+     * Acquires a lease if the lock becomes free within {@code waitTime}, without blocking a thread.
+     *
+     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
+     *        watchdog-renewed lease
+     * @return a Mono of the new lease, or an empty Mono if the lock was still held when the wait ran out
+     * @throws NullPointerException if {@code waitTime} is null
      */
     public Mono<LockLease> tryAcquire(Duration waitTime, Duration leaseTime) {
         Objects.requireNonNull(waitTime, "waitTime");
@@ -84,25 +108,55 @@ public final class ReactiveLock {
                 .publishOn(scheduler);
     }
 
-    /** Releases {@code lease}; fails with {@link LockLostException} if it had been lost. */
+    /**
+     * Releases {@code lease} when subscribed; releasing an already released lease does nothing.
+     *
+     * @param lease a lease of this lock
+     * @return a Mono that completes when the lock is released, or fails with {@link LockLostException} if the lease
+     *         had been lost
+     * @throws NullPointerException if {@code lease} is null
+     */
     public Mono<Void> release(LockLease lease) {
         Objects.requireNonNull(lease, "lease");
         return Mono.defer(() -> Mono.fromCompletionStage(lease.releaseAsync())).publishOn(scheduler);
     }
 
-    /** Holds a watchdog-renewed lease while the Mono {@code body} returns runs; see the class comment. */
+    /**
+     * Holds a watchdog-renewed lease while the Mono {@code body} returns runs; see the class comment.
+     *
+     * @param <T> the type of the body's value
+     * @param body given the lease, returns the work to run under the lock; called once per subscription
+     * @return a Mono of the body's value; it fails with {@link LockLostException} if the lease was lost meanwhile
+     * @throws NullPointerException if {@code body} is null
+     */
     public <T> Mono<T> withLock(Function<? super LockLease, ? extends Mono<? extends T>> body) {
         Objects.requireNonNull(body, "body");
         return this.<T>withLease(acquire(), lease -> Flux.<T>from(body.apply(lease))).singleOrEmpty();
     }
 
-    /** Holds a watchdog-renewed lease while the Flux (any Publisher) {@code body} returns runs. */
+    /**
+     * Holds a watchdog-renewed lease while the Flux (any Publisher) {@code body} returns runs; see the class
+     * comment.
+     *
+     * @param <T> the type of the body's elements
+     * @param body given the lease, returns the work to run under the lock; called once per subscription
+     * @return a Flux of the body's elements; it fails with {@link LockLostException} if the lease was lost meanwhile
+     * @throws NullPointerException if {@code body} is null
+     */
     public <T> Flux<T> withLockMany(Function<? super LockLease, ? extends Publisher<? extends T>> body) {
         Objects.requireNonNull(body, "body");
         return withLease(acquire(), body);
     }
 
-    /** Like {@link #withLock(Function)} with a lease that {@link #tryAcquire(Duration)} took: empty if it took none. */
+    /**
+     * Runs {@code body} as {@link #withLock(Function)} does, with a lease that {@link #tryAcquire(Duration)} took.
+     *
+     * @param <T> the type of the body's value
+     * @param waitTime how long to wait for the lock at most; zero makes a single attempt
+     * @param body given the lease, returns the work to run under the lock; not called if no lease was taken
+     * @return a Mono of the body's value, or an empty Mono if the lock was still held when the wait ran out
+     * @throws NullPointerException if an argument is null
+     */
     public <T> Mono<T> tryWithLock(Duration waitTime, Function<? super LockLease, ? extends Mono<? extends T>> body) {
         Objects.requireNonNull(body, "body");
         return this.<T>withLease(tryAcquire(waitTime), lease -> Flux.<T>from(body.apply(lease))).singleOrEmpty();

@@ -16,14 +16,17 @@ public final class ReactiveReadWriteLock {
         this.writeLock = new ReactiveLock(lock.writeLock(), scheduler);
     }
 
+    /** {@return the name shared by both locks} */
     public String name() {
         return lock.name();
     }
 
+    /** {@return the read half: shared, held by any number of read leases at once} */
     public ReactiveLock readLock() {
         return readLock;
     }
 
+    /** {@return the write half: exclusive of other writers and of readers} */
     public ReactiveLock writeLock() {
         return writeLock;
     }

@@ -118,9 +118,11 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A lock client on an application's Lettuce client (its default URI), with default options. The client stays
-     * the application's: {@link #close()} does not shut it down.
+     * Creates a lock client on an application's Lettuce client (its default URI), with default options. The client
+     * stays the application's: {@link #close()} does not shut it down.
      *
+     * @param client the application's Lettuce client; its default URI names the server
+     * @return a new lock client, connected, with connections of its own that {@link #close()} closes
      * @throws LockUnavailableException if the server cannot be reached
      */
     public static RedisLockClient create(RedisClient client) {
@@ -128,10 +130,13 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A lock client on an application's Lettuce client (its default URI). The client stays the application's:
-     * {@link #close()} closes only the connections opened here. Commands are bounded by
+     * Creates a lock client on an application's Lettuce client (its default URI). The client stays the
+     * application's: {@link #close()} closes only the connections opened here. Commands are bounded by
      * {@code options.operationTimeout()}.
      *
+     * @param client the application's Lettuce client; its default URI names the server
+     * @param options the lock client's options
+     * @return a new lock client, connected
      * @throws LockUnavailableException if the server cannot be reached
      */
     public static RedisLockClient create(RedisClient client, ClientOptions options) {
@@ -139,9 +144,13 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A lock client on an application's Lettuce client (its default URI, which may be a Sentinel URI) with
+     * Creates a lock client on an application's Lettuce client (its default URI, which may be a Sentinel URI) with
      * Redis-specific options such as replica acknowledgement. The client stays the application's.
      *
+     * @param client the application's Lettuce client; its default URI names the server or the Sentinels
+     * @param options the lock client's options
+     * @param redisOptions the Redis-specific options
+     * @return a new lock client, connected
      * @throws IllegalArgumentException if {@code redisOptions.replicaAckTimeout()} is not shorter than
      *         {@code options.operationTimeout()} while replica acknowledgement is on
      * @throws LockUnavailableException if the server cannot be reached
@@ -151,9 +160,11 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A lock client on an application's Lettuce Redis Cluster client, with default options. The client stays the
-     * application's: {@link #close()} does not shut it down.
+     * Creates a lock client on an application's Lettuce Redis Cluster client, with default options. The client
+     * stays the application's: {@link #close()} does not shut it down.
      *
+     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached
      * @see #create(RedisClusterClient, ClientOptions)
      */
@@ -162,18 +173,21 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * A lock client on an application's Lettuce Redis Cluster client. Every primitive works as on a standalone
-     * server: each lock's or synchronizer's keys share one hash slot (so each operation is still one EVALSHA, on
-     * the slot's master; Lettuce follows MOVED/ASK redirections), watchdog renewals are batched per slot, wake-ups
-     * use sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}, on the slot's master) when the servers are Redis 7
-     * or later and classic pub/sub otherwise, and {@link #list} scans every master. The client stays the
-     * application's: {@link #close()} closes only the two connections opened here. Commands are bounded by
+     * Creates a lock client on an application's Lettuce Redis Cluster client. Every primitive works as on a standalone
+     * server: each lock's or synchronizer's keys share one hash slot (so each operation is still one EVALSHA, on the
+     * slot's master; Lettuce follows MOVED/ASK redirections), watchdog renewals are batched per slot, wake-ups use
+     * sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}, on the slot's master) when the servers are Redis 7 or later
+     * and classic pub/sub otherwise, and {@link #list} scans every master. The client stays the application's:
+     * {@link #close()} closes only the two connections opened here. Commands are bounded by
      * {@code options.operationTimeout()}.
      *
      * <p>What a cluster does not change: a lock lives on one master, so a failover that loses the last writes
      * before the replica took over can lose a lock (as on a standalone server with a replica); fencing tokens
      * are the defence. See {@code docs/redis-topologies.md}.
      *
+     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @param options the lock client's options
+     * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached
      */
     public static RedisLockClient create(RedisClusterClient client, ClientOptions options) {
@@ -231,6 +245,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * Spin locks run on a second lock engine of this client (its own watchdog thread
      * {@code latchkey-redis-spin-watchdog-…}, started on first use, stopped by {@link #close()}).
      *
+     * @param name the lock's name; the same lock as {@link #lock(String)} of that name
+     * @return a view of the spin lock
      * @throws IllegalArgumentException if the name is empty, longer than 512 characters or has control characters
      * @throws IllegalStateException if the client is closed
      */
@@ -246,6 +262,10 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * deadline). Short backoffs take a freed lock sooner and cost the server more attempts. Spin locks of one name
      * exclude each other whatever their backoffs; a client keeps at most 64 distinct backoff pairs.
      *
+     * @param name the lock's name; the same lock as {@link #lock(String)} of that name
+     * @param initialBackoff the first backoff; positive
+     * @param maxBackoff the longest backoff; at least {@code initialBackoff}, at most one day
+     * @return a view of the spin lock
      * @throws NullPointerException if a duration is {@code null}
      * @throws IllegalArgumentException if the name is invalid, {@code initialBackoff} is not positive,
      *         {@code maxBackoff} is shorter than {@code initialBackoff} or longer than a day, or this would be the
@@ -291,6 +311,10 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * exclude each other as usual, but a reader-preference reader does not look at the intents of writer-preference
      * writers. Use one preference per name.
      *
+     * @param name the lock's name
+     * @param writerPreference {@code true} to hold back new readers while a writer waits, {@code false} for reader
+     *        preference
+     * @return a view of the read-write lock
      * @throws IllegalArgumentException if the name is invalid
      * @throws IllegalStateException if the client is closed
      */
@@ -317,7 +341,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return wiring.ackedWriteOps;
     }
 
-    /** The Redis-specific options (replica acknowledgement). */
+    /** {@return the Redis-specific options (replica acknowledgement) this client was created with} */
     public RedisOptions redisOptions() {
         return redisOptions;
     }
@@ -352,8 +376,9 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     /**
-     * {@code host:port} of the server; {@code master 'name' via sentinels host:port,…} for Sentinel;
-     * {@code cluster host:port,host:port…} (the seeds) for a Redis Cluster.
+     * {@return where this client connects, for messages} That is {@code host:port} of the server;
+     * {@code master 'name' via sentinels host:port,…} for Sentinel; {@code cluster host:port,host:port…} (the
+     * seeds) for a Redis Cluster.
      */
     public String address() {
         return address;

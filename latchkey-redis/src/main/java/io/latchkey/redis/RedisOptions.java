@@ -42,22 +42,25 @@ public final class RedisOptions {
         this.replicaAckTimeout = builder.replicaAckTimeout;
     }
 
-    /** No replica acknowledgement. */
+    /** {@return the default options: no replica acknowledgement} The same instance on every call. */
     public static RedisOptions defaults() {
         return DEFAULTS;
     }
 
-    /** A builder starting from the defaults. */
+    /** {@return a new builder starting from the defaults} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** How many replicas must acknowledge each grant; 0 (the default) when off. */
+    /** {@return how many replicas must acknowledge each grant; 0 (the default) when off} */
     public int replicaAcks() {
         return replicaAcks;
     }
 
-    /** How long a grant waits for the replicas' acknowledgement; meaningful only when {@link #replicaAcks()} &gt; 0. */
+    /**
+     * {@return how long a grant waits for the replicas' acknowledgement} Meaningful only when
+     * {@link #replicaAcks()} &gt; 0; 100 ms by default.
+     */
     public Duration replicaAckTimeout() {
         return replicaAckTimeout;
     }
@@ -96,8 +99,10 @@ public final class RedisOptions {
         }
 
         /**
-         * How many replicas must acknowledge each lock grant ({@code WAIT replicas timeout}); 0 turns it off.
+         * Sets how many replicas must acknowledge each lock grant ({@code WAIT replicas timeout}); 0 turns it off.
          *
+         * @param replicas the number of replicas, zero or positive
+         * @return this builder
          * @throws IllegalArgumentException if negative
          */
         public Builder replicaAcks(int replicas) {
@@ -110,10 +115,13 @@ public final class RedisOptions {
         }
 
         /**
-         * How long a grant waits for the replicas' acknowledgement (default 100 ms). Must be shorter than the
+         * Sets how long a grant waits for the replicas' acknowledgement (default 100 ms). Must be shorter than the
          * client's operation timeout, which bounds the {@code WAIT} command itself (checked when the client is
          * created).
          *
+         * @param timeout the bound of each {@code WAIT}, from 1 ms to one day; not null
+         * @return this builder
+         * @throws NullPointerException if {@code timeout} is null
          * @throws IllegalArgumentException if not positive (Redis would read 0 as "wait forever") or longer than
          *         a day
          */
@@ -131,7 +139,7 @@ public final class RedisOptions {
             return this;
         }
 
-        /** The options. */
+        /** {@return new options, as set so far} */
         public RedisOptions build() {
             return new RedisOptions(this);
         }

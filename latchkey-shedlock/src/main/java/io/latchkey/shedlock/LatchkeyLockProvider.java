@@ -73,7 +73,13 @@ public class LatchkeyLockProvider implements ExtensibleLockProvider, AutoCloseab
             AtomicReferenceFieldUpdater.newUpdater(LatchkeyLockProvider.class, ScheduledThreadPoolExecutor.class, "timer");
     private volatile boolean closed;
 
-    /** A provider over {@code client}, which stays the caller's (this provider never closes it). */
+    /**
+     * Creates a provider over {@code client}.
+     *
+     * @param client the lock client whose locks back every ShedLock lock; it stays the caller's (this provider
+     *        never closes it)
+     * @throws NullPointerException if {@code client} is null
+     */
     public LatchkeyLockProvider(LockClient client) {
         this.client = Objects.requireNonNull(client, "client");
     }

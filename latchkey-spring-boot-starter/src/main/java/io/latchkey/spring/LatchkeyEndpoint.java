@@ -24,10 +24,26 @@ public class LatchkeyEndpoint {
 
     private final LockClient client;
 
+    /**
+     * Creates the endpoint of {@code client}.
+     *
+     * @param client the client whose id, capabilities and namespace's locks the endpoint shows
+     * @throws NullPointerException if {@code client} is null
+     */
     public LatchkeyEndpoint(LockClient client) {
         this.client = Objects.requireNonNull(client, "client");
     }
 
+    /**
+     * Reads the client's id and capabilities and, if the backend can list them, the locks held now.
+     *
+     * @param pattern a glob over lock names as {@link LockInspector#list} defines it; {@code null} or empty for
+     *        every held lock
+     * @return a JSON-ready map: {@code clientId}, {@code capabilities} (sorted names), {@code inspect}
+     *         ({@code "supported"} or why not) and, when supported, {@code locks}: one map of plain values per
+     *         {@link LockInfo}
+     * @throws io.latchkey.LockUnavailableException if the backend cannot be reached within the operation timeout
+     */
     @ReadOperation
     public Map<String, Object> locks(@Nullable String pattern) {
         Map<String, Object> body = new LinkedHashMap<>();

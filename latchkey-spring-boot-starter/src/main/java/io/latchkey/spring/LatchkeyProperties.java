@@ -35,54 +35,89 @@ public class LatchkeyProperties {
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
 
+    /** {@return {@code latchkey.uri}: where to connect, or {@code null} to build on the application's own beans} */
     public String getUri() {
         return uri;
     }
 
+    /**
+     * Sets {@code latchkey.uri}.
+     *
+     * @param uri the backend's URI, trimmed; {@code null} or blank to build on the application's own Lettuce,
+     *        Curator or DataSource bean
+     */
     public void setUri(String uri) {
         this.uri = (uri == null || uri.isBlank()) ? null : uri.trim();
     }
 
+    /** {@return {@code latchkey.watchdog-timeout}: the lease of a lock taken without a lease time (default 30 s)} */
     public Duration getWatchdogTimeout() {
         return watchdogTimeout;
     }
 
+    /**
+     * Sets {@code latchkey.watchdog-timeout}.
+     *
+     * @param watchdogTimeout the lease of watchdog-renewed locks, at least 30 ms; renewed every third of it
+     * @throws NullPointerException if {@code watchdogTimeout} is null
+     * @throws IllegalArgumentException if it is shorter than 30 ms
+     */
     public void setWatchdogTimeout(Duration watchdogTimeout) {
         ClientOptions.builder().watchdogTimeout(watchdogTimeout);
         this.watchdogTimeout = watchdogTimeout;
     }
 
+    /** {@return {@code latchkey.operation-timeout}: the bound on one remote operation (default 5 s)} */
     public Duration getOperationTimeout() {
         return operationTimeout;
     }
 
+    /**
+     * Sets {@code latchkey.operation-timeout}.
+     *
+     * @param operationTimeout how long one remote operation may take before it fails with
+     *        {@link io.latchkey.LockUnavailableException}; positive
+     * @throws NullPointerException if {@code operationTimeout} is null
+     * @throws IllegalArgumentException if it is not positive
+     */
     public void setOperationTimeout(Duration operationTimeout) {
         ClientOptions.builder().operationTimeout(operationTimeout);
         this.operationTimeout = operationTimeout;
     }
 
+    /** {@return {@code latchkey.namespace}: the prefix of every key, path or row; empty by default, never null} */
     public String getNamespace() {
         return namespace;
     }
 
+    /**
+     * Sets {@code latchkey.namespace}.
+     *
+     * @param namespace the prefix, at most 128 characters without control characters; {@code null} means empty
+     * @throws IllegalArgumentException if it is longer than 128 characters or has control characters
+     */
     public void setNamespace(String namespace) {
         String value = namespace == null ? "" : namespace;
         ClientOptions.builder().namespace(value);
         this.namespace = value;
     }
 
+    /** {@return the {@code latchkey.jdbc.*} properties} */
     public Jdbc getJdbc() {
         return jdbc;
     }
 
+    /** {@return the {@code latchkey.locked.*} properties} */
     public LockedAnnotation getLocked() {
         return locked;
     }
 
+    /** {@return the {@code latchkey.metrics.*} properties} */
     public Metrics getMetrics() {
         return metrics;
     }
 
+    /** {@return the {@code latchkey.health.*} properties} */
     public Health getHealth() {
         return health;
     }
@@ -106,10 +141,17 @@ public class LatchkeyProperties {
         /** Whether a missing lease table is created at startup. */
         private boolean createTable = true;
 
+        /** {@return {@code latchkey.jdbc.table-name}: the lease table, optionally schema-qualified} */
         public String getTableName() {
             return tableName;
         }
 
+        /**
+         * Sets {@code latchkey.jdbc.table-name}.
+         *
+         * @param tableName the lease table, optionally schema-qualified; trimmed
+         * @throws IllegalArgumentException if it is {@code null} or blank
+         */
         public void setTableName(String tableName) {
             if (tableName == null || tableName.isBlank()) {
                 throw new IllegalArgumentException("latchkey.jdbc.table-name must not be empty");
@@ -117,10 +159,16 @@ public class LatchkeyProperties {
             this.tableName = tableName.trim();
         }
 
+        /** {@return {@code latchkey.jdbc.create-table}: whether a missing lease table is created at startup} */
         public boolean isCreateTable() {
             return createTable;
         }
 
+        /**
+         * Sets {@code latchkey.jdbc.create-table}.
+         *
+         * @param createTable whether a missing lease table is created at startup (default {@code true})
+         */
         public void setCreateTable(boolean createTable) {
             this.createTable = createTable;
         }
@@ -132,10 +180,16 @@ public class LatchkeyProperties {
         /** Whether beans with {@code @Locked} methods are proxied. */
         private boolean enabled = true;
 
+        /** {@return {@code latchkey.locked.enabled}: whether beans with {@code @Locked} methods are proxied} */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets {@code latchkey.locked.enabled}.
+         *
+         * @param enabled whether beans with {@code @Locked} methods are proxied (default {@code true})
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
@@ -153,18 +207,31 @@ public class LatchkeyProperties {
          */
         private boolean nameTag = false;
 
+        /** {@return {@code latchkey.metrics.enabled}: whether meters are recorded when a MeterRegistry bean exists} */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets {@code latchkey.metrics.enabled}.
+         *
+         * @param enabled whether meters are recorded when a MeterRegistry bean exists (default {@code true})
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /** {@return {@code latchkey.metrics.name-tag}: whether meters carry the lock name as tag {@code name}} */
         public boolean isNameTag() {
             return nameTag;
         }
 
+        /**
+         * Sets {@code latchkey.metrics.name-tag}.
+         *
+         * @param nameTag whether meters carry the lock name as tag {@code name} (default {@code false}: one time
+         *        series per distinct name otherwise)
+         */
         public void setNameTag(boolean nameTag) {
             this.nameTag = nameTag;
         }
@@ -176,10 +243,18 @@ public class LatchkeyProperties {
         /** The lock whose isLocked() the health indicator reads: one cheap remote read that changes nothing. */
         private String probeName = "latchkey-health-probe";
 
+        /** {@return {@code latchkey.health.probe-name}: the lock whose {@code isLocked()} the health check reads} */
         public String getProbeName() {
             return probeName;
         }
 
+        /**
+         * Sets {@code latchkey.health.probe-name}.
+         *
+         * @param probeName the name of the lock the health indicator reads (default {@code latchkey-health-probe});
+         *        it is never taken
+         * @throws NullPointerException if {@code probeName} is null
+         */
         public void setProbeName(String probeName) {
             this.probeName = Objects.requireNonNull(probeName, "probeName");
         }

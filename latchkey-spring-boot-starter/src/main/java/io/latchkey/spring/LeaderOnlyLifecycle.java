@@ -44,15 +44,29 @@ public class LeaderOnlyLifecycle implements SmartLifecycle {
     private Candidacy candidacy;
     private volatile Leadership leadership;
 
-    /** Campaigns in {@code election}, telling {@code component} when it leads and when it no longer does. */
+    /**
+     * Creates a lifecycle that, once started, campaigns in {@code election}, telling {@code component} when it leads
+     * and when it no longer does.
+     *
+     * @param election the election to campaign in, under its candidate id
+     * @param component told of each election and revocation, on the election's thread
+     * @throws NullPointerException if an argument is null
+     */
     public LeaderOnlyLifecycle(LeaderElection election, LeadershipListener component) {
         this.election = Objects.requireNonNull(election, "election");
         this.component = Objects.requireNonNull(component, "component");
     }
 
     /**
-     * Campaigns in the election {@code electionName} of {@code client} (as the client's id), running
-     * {@code onElected} when elected and {@code onRevoked} when the leadership ends.
+     * Creates a lifecycle that, once started, campaigns in the election {@code electionName} of {@code client} (as
+     * the client's id), running {@code onElected} when elected and {@code onRevoked} when the leadership ends.
+     *
+     * @param client the client whose {@link LockClient#leaderElection(String) election} to campaign in
+     * @param electionName the election's name
+     * @param onElected run on the election's thread when this instance is elected
+     * @param onRevoked run on the election's thread when the leadership is lost or resigned
+     * @throws NullPointerException if an argument is null
+     * @throws IllegalArgumentException if the election name is invalid
      */
     public LeaderOnlyLifecycle(LockClient client, String electionName, Runnable onElected, Runnable onRevoked) {
         this(Objects.requireNonNull(client, "client").leaderElection(electionName), new LeadershipListener() {
@@ -70,17 +84,21 @@ public class LeaderOnlyLifecycle implements SmartLifecycle {
         Objects.requireNonNull(onRevoked, "onRevoked");
     }
 
-    /** The leadership while this instance leads (and the component runs): its term fences the component's writes. */
+    /**
+     * {@return the leadership while this instance leads (and the component runs), else empty} Its term fences the
+     * component's writes.
+     */
     public Optional<Leadership> currentLeadership() {
         Leadership l = leadership;
         return l != null && l.isValid() ? Optional.of(l) : Optional.empty();
     }
 
-    /** Whether this instance leads right now. */
+    /** {@return whether this instance holds a valid leadership right now} */
     public boolean isLeader() {
         return currentLeadership().isPresent();
     }
 
+    /** {@return the election this lifecycle campaigns in} */
     public LeaderElection election() {
         return election;
     }

@@ -11,14 +11,21 @@ import java.util.Objects;
 public class LockNotAcquiredException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /** The lock's name as the {@link Locked#name()} expression evaluated it. */
     private final String lockName;
+    /** The wait time the annotation allowed. */
     private final Duration waitTime;
+    /** How long the caller waited before giving up. */
     private final Duration waited;
 
     /**
+     * Creates the exception; the message names the lock, the wait time and how long the caller waited.
+     *
      * @param lockName the evaluated lock name
      * @param waitTime how long the annotation allowed
      * @param waited how long the caller actually waited
+     * @param cause the {@link InterruptedException} if the wait was interrupted, else {@code null}
+     * @throws NullPointerException if {@code lockName}, {@code waitTime} or {@code waited} is null
      */
     public LockNotAcquiredException(String lockName, Duration waitTime, Duration waited, Throwable cause) {
         super(String.format("lock '%s' not acquired within %s (waited %d ms)%s", lockName, waitTime,
@@ -28,17 +35,17 @@ public class LockNotAcquiredException extends LockException {
         this.waited = Objects.requireNonNull(waited, "waited");
     }
 
-    /** The lock's name as the expression evaluated it. */
+    /** {@return the lock's name as the expression evaluated it} */
     public String lockName() {
         return lockName;
     }
 
-    /** The wait time the annotation allowed. */
+    /** {@return the wait time the annotation allowed} */
     public Duration waitTime() {
         return waitTime;
     }
 
-    /** How long the caller waited before giving up. */
+    /** {@return how long the caller waited before giving up} */
     public Duration waited() {
         return waited;
     }

@@ -51,21 +51,31 @@ import java.util.concurrent.TimeUnit;
 public @interface Locked {
 
     /**
-     * The lock name, a SpEL expression over the method's parameters ({@code #orderId}, or {@code #p0}/{@code #a0}
-     * when compiled without {@code -parameters}) and beans ({@code @bean}). A constant name needs quotes:
-     * {@code "'nightly-report'"}. It must evaluate to a non-empty value; its {@code toString()} is the name.
+     * {@return the lock name, a SpEL expression over the method's parameters and beans} Parameters are
+     * {@code #orderId}, or {@code #p0}/{@code #a0} when compiled without {@code -parameters}; beans are
+     * {@code @bean}. A constant name needs quotes: {@code "'nightly-report'"}. It must evaluate to a non-empty
+     * value; its {@code toString()} is the name.
      */
     String name();
 
-    /** How long to wait for the lock, in {@link #timeUnit()}: negative waits forever, {@code 0} does not wait. */
+    /**
+     * {@return how long to wait for the lock, in {@link #timeUnit()}} Negative (the default) waits forever,
+     * {@code 0} does not wait.
+     */
     long waitTime() default -1;
 
-    /** The lease, in {@link #timeUnit()}: negative (default) has the watchdog renew it while the method runs. */
+    /**
+     * {@return the lease, in {@link #timeUnit()}} Negative (the default) has the watchdog renew it while the method
+     * runs; a positive lease is fixed.
+     */
     long leaseTime() default -1;
 
-    /** The unit of {@link #waitTime()} and {@link #leaseTime()}. */
+    /** {@return the unit of {@link #waitTime()} and {@link #leaseTime()}; milliseconds by default} */
     TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
 
-    /** Whether a lock found lost at unlock fails the call with {@code LockLostException} (default) or is logged. */
+    /**
+     * {@return whether a lock found lost at unlock fails the call with {@code LockLostException}} {@code true} by
+     * default; {@code false} logs the loss at WARN and returns the method's result.
+     */
     boolean failIfLost() default true;
 }

@@ -23,14 +23,14 @@ public final class LockedRun {
     private LockedRun() {
     }
 
-    /** The lease of the {@code @LockedSchedule} run on this thread; empty outside such a run. */
+    /** {@return the lease of the {@code @LockedSchedule} run on this thread; empty outside such a run} */
     public static Optional<LockLease> currentLease() {
         return Optional.ofNullable(CURRENT.get());
     }
 
     /**
-     * Whether the {@code @LockedSchedule} run on this thread still holds its lock as far as the client knows
-     * ({@link LockLease#isValid()}); {@code false} outside such a run.
+     * {@return whether the {@code @LockedSchedule} run on this thread still holds its lock as far as the client
+     * knows} That is {@link LockLease#isValid()} of its lease; {@code false} outside such a run.
      */
     public static boolean isLockValid() {
         LockLease lease = CURRENT.get();

@@ -50,26 +50,26 @@ import java.lang.annotation.Target;
 public @interface LockedSchedule {
 
     /**
-     * The lock name; {@code ${...}} property placeholders are resolved. Empty (default): the declaring class's simple
-     * name and the method name, {@code ReportJob.report}.
+     * {@return the lock name; {@code ${...}} property placeholders are resolved} Empty (the default): the declaring
+     * class's simple name and the method name, {@code ReportJob.report}.
      */
     String name() default "";
 
     /**
-     * The fixed lease, as {@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601 ({@code PT10M}); a number without a
-     * unit is an error. Empty (default): the watchdog renews the lease while the method runs.
+     * {@return the fixed lease, as {@code 10m}, {@code 30s}, {@code 500ms} or ISO-8601 ({@code PT10M})} A number
+     * without a unit is an error. Empty (the default): the watchdog renews the lease while the method runs.
      */
     String lockAtMostFor() default "";
 
     /**
-     * How long the lock stays held at least, counted from its acquisition, when the method finishes sooner: a node
-     * whose clock or scheduler fires a little later then finds the tick taken. Released by a Latchkey thread when
+     * {@return how long the lock stays held at least, counted from its acquisition, when the method finishes sooner} A
+     * node whose clock or scheduler fires a little later then finds the tick taken. Released by a Latchkey thread when
      * it has passed; on context shutdown, released at once. Same format as {@link #lockAtMostFor()}; at most
-     * {@link #lockAtMostFor()} when that is set.
+     * {@link #lockAtMostFor()} when that is set; {@code 0s} by default.
      */
     String lockAtLeastFor() default "0s";
 
-    /** What a run does when its lock is lost while it runs. */
+    /** {@return what a run does when its lock is lost while it runs; {@link OnLost#FLAG} by default} */
     OnLost onLost() default OnLost.FLAG;
 
     /** What happens to a run whose lock was lost. */

@@ -116,6 +116,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     /**
      * Connects to {@code zookeeper://[user:password@]host:port[,host:port…][/chroot]} with default options.
      *
+     * @param uri the ensemble's URI (see {@link #connect(String, ClientOptions)})
+     * @return a new client that owns its Curator framework and closes it with {@link #close()}
      * @throws IllegalArgumentException if the URI is malformed
      * @throws LockUnavailableException if no server answers within the operation timeout
      */
@@ -127,6 +129,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * Connects to {@code zookeeper://[user:password@]host:port[,host:port…][/chroot]}. The session timeout is the
      * watchdog timeout (bounded by the server to 2–20 ticks).
      *
+     * @param uri the ensemble's URI; with a user and password the client authenticates by digest and its nodes
+     *        get creator-only ACLs
+     * @param options the client's options; the operation timeout also bounds the wait for a connection
+     * @return a new client that owns its Curator framework and closes it with {@link #close()}
      * @throws IllegalArgumentException if the URI is malformed
      * @throws LockUnavailableException if no server answers within the operation timeout
      */
@@ -173,16 +179,24 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * A client on an application's own, started Curator framework, with default options. Nodes get open ACLs;
-     * {@link #close()} does not close the framework.
+     * Creates a client on an application's own, started Curator framework, with default options. Nodes get open
+     * ACLs.
+     *
+     * @param curator the application's framework, started; {@link #close()} does not close it
+     * @return a new client
      */
     public static ZooKeeperLockClient create(CuratorFramework curator) {
         return create(curator, ClientOptions.defaults());
     }
 
     /**
-     * A client on an application's own, started Curator framework; its namespace (if any) is honoured, nodes get
-     * open ACLs, and {@link #close()} does not close the framework.
+     * Creates a client on an application's own, started Curator framework; its namespace (if any) is honoured and
+     * nodes get open ACLs.
+     *
+     * @param curator the application's framework, started; {@link #close()} does not close it
+     * @param options the client's options; the session timeout stays the framework's own
+     * @return a new client
+     * @throws NullPointerException if an argument is null
      */
     public static ZooKeeperLockClient create(CuratorFramework curator, ClientOptions options) {
         Objects.requireNonNull(curator, "curator");
@@ -191,14 +205,24 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * The znode path of the lock (and fair lock) called {@code name}, relative to Curator's namespace and the
+     * Tells where the lock (and fair lock) called {@code name} lives, relative to Curator's namespace and the
      * chroot: point a Curator {@code InterProcessMutex} at it to share the lock with Curator clients.
+     *
+     * @param name the lock's name
+     * @return the znode path, relative to Curator's namespace and the chroot
+     * @throws IllegalArgumentException if the name is invalid
      */
     public String lockPath(String name) {
         return base + "/locks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
     }
 
-    /** The znode path of the read-write lock called {@code name}, laid out like Curator's read-write lock. */
+    /**
+     * Tells where the read-write lock called {@code name} lives, laid out like Curator's read-write lock.
+     *
+     * @param name the lock's name
+     * @return the znode path, relative to Curator's namespace and the chroot
+     * @throws IllegalArgumentException if the name is invalid
+     */
     public String readWriteLockPath(String name) {
         return base + "/rwlocks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
     }

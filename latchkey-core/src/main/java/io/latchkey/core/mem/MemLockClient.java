@@ -41,24 +41,38 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     /**
      * Connects to the in-process server {@code serverName}, creating it on first use.
      *
+     * @param serverName the server's name, the part after {@code mem://}; clients of one name share locks
+     * @param options the client's options
      * @param time the engine's clock (the server keeps its own)
+     * @throws NullPointerException if an argument is null
      */
     public MemLockClient(String serverName, ClientOptions options, TimeSource time) {
         super("mem", options, time);
         this.server = MemServer.attach(Objects.requireNonNull(serverName, "serverName"));
     }
 
-    /** Connects to the in-process server {@code serverName} with default options. */
+    /**
+     * Connects to the in-process server {@code serverName} with default options, creating it on first use.
+     *
+     * @param serverName the server's name; clients of one name share locks
+     * @return a new client, which the caller closes
+     */
     public static MemLockClient create(String serverName) {
         return new MemLockClient(serverName, ClientOptions.defaults(), TimeSource.SYSTEM);
     }
 
-    /** Connects to the in-process server {@code serverName}. */
+    /**
+     * Connects to the in-process server {@code serverName}, creating it on first use.
+     *
+     * @param serverName the server's name; clients of one name share locks
+     * @param options the client's options
+     * @return a new client, which the caller closes
+     */
     public static MemLockClient create(String serverName, ClientOptions options) {
         return new MemLockClient(serverName, options, TimeSource.SYSTEM);
     }
 
-    /** The server name this client is connected to. */
+    /** {@return the name of the in-process server this client is connected to} */
     public String serverName() {
         return server.name();
     }
@@ -67,6 +81,8 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
      * Test hook: takes the shared server down ({@code false}: every operation of every client on it fails with
      * {@link io.latchkey.LockUnavailableException} and current waiters are failed) or brings it back. Locks keep
      * expiring on the server's clock meanwhile.
+     *
+     * @param available {@code false} to take the server down, {@code true} to bring it back
      */
     public void setServerAvailable(boolean available) {
         server.setAvailable(available);

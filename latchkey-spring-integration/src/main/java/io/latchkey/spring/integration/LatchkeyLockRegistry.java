@@ -53,14 +53,24 @@ public class LatchkeyLockRegistry implements ExpirableLockRegistry<DistributedLo
     private final Map<String, LatchkeyIntegrationLock> locks = new ConcurrentHashMap<>();
     private volatile Duration defaultTtl;
 
-    /** A registry over {@code client}, lock names being the keys' {@code toString()}. The client stays the caller's. */
+    /**
+     * Creates a registry over {@code client}, lock names being the keys' {@code toString()}.
+     *
+     * @param client the lock client whose {@link LockClient#lock(String) locks} the registry hands out; it stays
+     *        the caller's to close
+     * @throws NullPointerException if {@code client} is null
+     */
     public LatchkeyLockRegistry(LockClient client) {
         this(client, "");
     }
 
     /**
-     * A registry over {@code client} whose lock names are {@code prefix + key.toString()}, as Spring Integration's
-     * registries take a registry key; the client stays the caller's.
+     * Creates a registry over {@code client} whose lock names are {@code prefix + key.toString()}, as Spring
+     * Integration's registries take a registry key.
+     *
+     * @param client the lock client whose locks the registry hands out; it stays the caller's to close
+     * @param prefix prepended to every key's {@code toString()} to make the lock name; may be empty, not null
+     * @throws NullPointerException if an argument is null
      */
     public LatchkeyLockRegistry(LockClient client, String prefix) {
         this.client = Objects.requireNonNull(client, "client");
@@ -68,8 +78,12 @@ public class LatchkeyLockRegistry implements ExpirableLockRegistry<DistributedLo
     }
 
     /**
-     * The lease of {@code lock()} and {@code tryLock(..)}: {@code null} (default) for a watchdog-renewed lease, or a
-     * positive duration for a fixed one.
+     * Sets the lease of {@code lock()} and {@code tryLock(..)} for locks obtained before or after this call; holds
+     * already taken keep theirs.
+     *
+     * @param defaultTtl {@code null} (the default) for a watchdog-renewed lease, or a positive duration for a fixed
+     *        one
+     * @throws IllegalArgumentException if {@code defaultTtl} is zero or negative
      */
     public void setDefaultTtl(Duration defaultTtl) {
         if (defaultTtl != null && (defaultTtl.isZero() || defaultTtl.isNegative())) {

@@ -49,27 +49,32 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         this.ownsDataDir = ownsDataDir;
     }
 
-    /** Starts a server on a free port with a temporary data directory. */
+    /**
+     * Starts a server on a free port with a temporary data directory, and waits until it accepts connections.
+     *
+     * @return the running server, which the caller closes
+     * @throws UncheckedIOException if the temporary data directory cannot be created
+     */
     public static EmbeddedZooKeeper start() {
         return builder().start();
     }
 
-    /** A builder for a server with a given port, data directory or tick time. */
+    /** {@return a new builder for a server with a given port, data directory or tick time} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The client port. */
+    /** {@return the client port, on the loopback address} */
     public int port() {
         return port;
     }
 
-    /** {@code 127.0.0.1:port}, for ZooKeeper and Curator clients. */
+    /** {@return the connect string {@code 127.0.0.1:port}, for ZooKeeper and Curator clients} */
     public String connectString() {
         return "127.0.0.1:" + port;
     }
 
-    /** {@code zookeeper://127.0.0.1:port}, for {@link io.latchkey.LockClient#connect(String)}. */
+    /** {@return the URI {@code zookeeper://127.0.0.1:port}, for {@link io.latchkey.LockClient#connect(String)}} */
     public String uri() {
         return "zookeeper://" + connectString();
     }
@@ -87,7 +92,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         reaper.checkContainers();
     }
 
-    /** Where the server keeps its snapshots and transaction log. */
+    /** {@return the directory where the server keeps its snapshots and transaction log} */
     public Path dataDir() {
         return dataDir;
     }
@@ -130,7 +135,13 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         private Builder() {
         }
 
-        /** The client port; 0 (the default) picks a free one. */
+        /**
+         * Sets the client port; 0 (the default) lets the server pick a free one when it binds.
+         *
+         * @param port 0 to 65535
+         * @return this builder
+         * @throws IllegalArgumentException if {@code port} is outside 0 to 65535
+         */
         public Builder port(int port) {
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException(String.format("port must be 0-65535 but was %d", port));
@@ -139,15 +150,25 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             return this;
         }
 
-        /** The data directory (kept on close); a temporary one (deleted on close) by default. */
+        /**
+         * Sets the data directory, created if missing and kept on close; by default a temporary one is created and
+         * deleted on close.
+         *
+         * @param dataDir where the server keeps its snapshots and transaction log; not null
+         * @return this builder
+         */
         public Builder dataDir(Path dataDir) {
             this.dataDir = Objects.requireNonNull(dataDir, "dataDir");
             return this;
         }
 
         /**
-         * ZooKeeper's basic time unit (default 2 s): sessions time out after at least two ticks, so tests use a
+         * Sets ZooKeeper's basic time unit (default 2 s): sessions time out after at least two ticks, so tests use a
          * short one.
+         *
+         * @param tickTime the tick, at least 1 ms; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code tickTime} is shorter than 1 ms
          */
         public Builder tickTime(Duration tickTime) {
             Objects.requireNonNull(tickTime, "tickTime");
@@ -158,7 +179,12 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
             return this;
         }
 
-        /** The longest session timeout the server grants (default 60 s). */
+        /**
+         * Sets the longest session timeout the server grants (default 60 s); clients asking for more get this.
+         *
+         * @param maxSessionTimeout the bound; not null
+         * @return this builder
+         */
         public Builder maxSessionTimeout(Duration maxSessionTimeout) {
             this.maxSessionTimeout = Objects.requireNonNull(maxSessionTimeout, "maxSessionTimeout");
             return this;
@@ -167,6 +193,10 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         /**
          * How often the server deletes empty container nodes (the lock paths of free locks): 60 s by default, or
          * the system property {@code znode.container.checkIntervalMs}, as on a real server.
+         *
+         * @param interval the period of the container check, at least 1 ms; not null
+         * @return this builder
+         * @throws IllegalArgumentException if {@code interval} is shorter than 1 ms
          */
         public Builder containerCheckInterval(Duration interval) {
             Objects.requireNonNull(interval, "interval");
@@ -181,6 +211,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         /**
          * Starts the server and waits until it accepts connections.
          *
+         * @return the running server, which the caller closes
          * @throws UncheckedIOException if the port is taken or the data directory cannot be written
          */
         public EmbeddedZooKeeper start() {
