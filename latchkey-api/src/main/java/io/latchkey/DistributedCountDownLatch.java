@@ -34,7 +34,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <h2>Interruption and timeouts</h2>
  * {@link #await()} and {@link #await(Duration)} throw {@link InterruptedException} when the waiting thread is
- * interrupted (the flag is then cleared). A timeout of zero or less looks once. Every call that talks to the server
+ * interrupted (the flag is then cleared). A timeout of zero or less looks once; a positive one always gets the answer
+ * of its first look, even when that round trip is slower than the timeout. Every call that talks to the server
  * answers within the client's {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws
  * {@link LockUnavailableException}.
  *

@@ -44,8 +44,11 @@ import java.util.concurrent.CompletableFuture;
  * {@link #acquire()} and {@link #tryAcquire(int, Duration)} throw {@link InterruptedException} when the waiting thread
  * is interrupted (the flag is then cleared, as in {@code java.util.concurrent}); an interrupted acquire leaves no
  * permits taken: if its grant raced the interrupt, the permits are given back before the exception is thrown. A
- * {@code waitTime} of zero or less tries once without waiting. Every call that talks to the server answers within the
- * client's {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws
+ * {@code waitTime} of zero or less tries once without waiting. A positive {@code waitTime} always gets the answer of
+ * its first look at the server, even when that round trip takes longer than the wait (a cold connection pool, a slow
+ * link): free permits are taken, as {@link java.util.concurrent.Semaphore#tryAcquire(long,
+ * java.util.concurrent.TimeUnit)} takes them whatever the timeout. Every call that talks to the server answers
+ * within the client's {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws
  * {@link LockUnavailableException}.
  *
  * <h2>Memory effects</h2>

@@ -42,8 +42,9 @@ import java.util.Optional;
  * watches), with a bounded re-check as a fallback (an expiry is noticed by the next look). Within one client, waiters
  * wait in FIFO order behind one remote attempt at a time; across clients the order is not kept. An interrupted
  * acquire throws {@link InterruptedException} (the flag is then cleared) and leaves no permit taken: a grant that
- * raced the interrupt is released before the exception is thrown. A {@code waitTime} of zero or less tries once.
- * Every call that talks to the server answers within the client's
+ * raced the interrupt is released before the exception is thrown. A {@code waitTime} of zero or less tries once; a
+ * positive one always gets the answer of its first look at the server, even when that round trip is slower than the
+ * wait. Every call that talks to the server answers within the client's
  * {@link ClientOptions#operationTimeout() operation timeout} per round trip or throws {@link LockUnavailableException}.
  *
  * <h2>Memory effects</h2>

@@ -39,10 +39,15 @@ class CountedEngineTest {
         final AtomicInteger attempts = new AtomicInteger();
         final AtomicInteger subscriptions = new AtomicInteger();
         final AtomicInteger maxSubscriptions = new AtomicInteger();
-        private final Executor later = CompletableFuture.delayedExecutor(5, TimeUnit.MILLISECONDS);
+        private final Executor later;
 
         SlowCountOps(RemoteCountOps delegate) {
+            this(delegate, 5);
+        }
+
+        SlowCountOps(RemoteCountOps delegate, long delayMillis) {
             this.delegate = delegate;
+            this.later = CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS);
         }
 
         private <T> CompletableFuture<T> attempt(CompletableFuture<T> f) {
@@ -286,6 +291,32 @@ class CountedEngineTest {
             Thread.sleep(300); // several re-checks that find the latch armed
             other.countDownLatch("gate").countDown();
             assertThat(opened.get(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void aShortWaitOnAFreeSemaphoreTakesItEvenWhenTheFirstLookIsSlowerThanTheWait() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
+                    @Override
+                    protected RemoteCountOps semaphoreOps() {
+                        return new SlowCountOps(super.semaphoreOps(), 150); // a cold pool, a slow network
+                    }
+                };
+             MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            long start = System.nanoTime();
+            assertThat(client.semaphore("s").tryAcquire(1, Duration.ofMillis(20)))
+                    .as("a free permit, found by a look that answered after the 20 ms wait").isTrue();
+            assertThat(other.semaphore("s").availablePermits()).isZero();
+            assertThat(client.semaphore("s").tryAcquire(1, Duration.ofMillis(20)))
+                    .as("none free: the first look's answer ends the wait").isFalse();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(2_000);
+            assertThat(client.semaphore("s").tryAcquireAsync(1, Duration.ofMillis(20)).get(5, TimeUnit.SECONDS))
+                    .isFalse();
+            client.semaphore("s").release();
+            assertThat(client.semaphore("s").tryAcquireAsync(1, Duration.ofMillis(20)).get(5, TimeUnit.SECONDS))
+                    .isTrue();
         }
     }
 }

@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * <h2>Deadlines, interruption, close</h2>
  * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted
  * ({@link #abandon}) leaves the queue and completes with {@code null}; if an attempt made for it succeeds
- * afterwards, what it took is given back ({@link #undo}). {@link #failAll} (client close) fails every waiter.
+ * afterwards, what it took is given back ({@link #undo}). One exception: a deadline that passes while the
+ * <em>first</em> attempt made for the waiter is still out waits for that attempt's answer (bounded by the
+ * operation timeout), so a short wait on a free resource does not fail because the first round trip was slower
+ * than the wait. {@link #failAll} (client close) fails every waiter.
  *
  * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
  * subscription close is made while it is held.
@@ -59,6 +62,11 @@ final class CountWaiters {
         final boolean waits;
         final CompletableFuture<Object> result = new CompletableFuture<>();
         volatile ScheduledFuture<?> timer;
+        // guarded by the CountWaiters' lock
+        /** An attempt made for this waiter has answered. */
+        private boolean looked;
+        /** The deadline passed while the first attempt made for this waiter was out: its answer decides. */
+        private boolean expired;
 
         Waiter(int permits, long leaseMillis, boolean watchdog, long deadlineNanos, boolean waits) {
             this.permits = permits;
@@ -87,6 +95,8 @@ final class CountWaiters {
     private CompletableFuture<RemoteCountOps.Subscription> subscription;
     private ScheduledFuture<?> recheck;
     private int handOffs;
+    /** The waiter the attempt in flight was made for, or {@code null}. */
+    private Waiter attemptFor;
 
     CountWaiters(LockEngine engine, Key key) {
         this.engine = engine;
@@ -268,6 +278,7 @@ final class CountWaiters {
                 attempting = false;
                 idleLocked();
             }
+            attemptFor = head;
             epoch = changes;
         } finally {
             lock.unlock();
@@ -306,10 +317,12 @@ final class CountWaiters {
         boolean again;
         boolean undo = false;
         CompletableFuture<RemoteCountOps.Subscription> resubscribe = null;
-        // a waiter may give up (deadline, interrupt, close) while the attempt made for it is out: what it took then
-        // goes back
+        // a waiter may give up (interrupt, close, a deadline after its first answer) while the attempt made for it
+        // is out: what it took then goes back
         lock.lock();
         try {
+            attemptFor = null;
+            head.looked = true;
             if (error != null || result != null) {
                 if (error != null && key.kind() != Kind.LATCH || result != null && key.kind() != Kind.LATCH) {
                     if (queue.remove(head)) {
@@ -322,8 +335,8 @@ final class CountWaiters {
                     queue.clear();
                 }
                 again = !queue.isEmpty();
-            } else if (!head.waits && queue.peekFirst() == head) {
-                // a single attempt that found nothing: it is over
+            } else if ((!head.waits || head.expired) && queue.peekFirst() == head) {
+                // a single attempt, or the first look of a waiter whose deadline passed meanwhile, found nothing: over
                 queue.removeFirst();
                 done.add(head);
                 again = !queue.isEmpty();
@@ -391,6 +404,13 @@ final class CountWaiters {
         boolean removed;
         lock.lock();
         try {
+            if (attempting && attemptFor == w && !w.looked) {
+                // its first look is still out (a cold connection, a slow network): that look's answer decides, as
+                // Semaphore.tryAcquire(timeout) takes a free permit whatever the timeout; it stays bounded by the
+                // operation timeout
+                w.expired = true;
+                return;
+            }
             removed = queue.remove(w);
             if (removed && queue.isEmpty() && !attempting) {
                 idleLocked();

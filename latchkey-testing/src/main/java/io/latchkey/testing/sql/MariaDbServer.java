@@ -73,9 +73,12 @@ public final class MariaDbServer extends SqlServerProcess {
         }, "ready for connections", "Address already in use");
     }
 
-    /** {@code jdbc:mariadb://127.0.0.1:<port>/latchkey?user=root}. */
+    /**
+     * {@code jdbc:mariadb://127.0.0.1:<port>/latchkey?user=root&sslMode=disable}: the test server speaks plain TCP,
+     * and MariaDB Connector/J 4 uses TLS unless told otherwise (3.x accepts the parameter too).
+     */
     @Override
     public String jdbcUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER + "&sslMode=disable";
     }
 }
