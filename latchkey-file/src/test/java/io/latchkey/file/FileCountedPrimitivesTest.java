@@ -17,15 +17,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
  * What the file backend adds to the counted primitives' TCKs: state files (names, text, which stay, which go),
- * {@code inspect}, and several real processes — count-downs and permits never lost, a SIGKILLed holder's watchdog
- * permit back after its lease.
+ * {@code inspect}, and three real processes sharing one permit without overlap or loss (killed permit holders and
+ * racing count-downs of several JVMs: {@link FileCountedMultiProcessTckTest}).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class FileCountedPrimitivesTest extends FileDirectoryTest {
@@ -140,69 +139,6 @@ class FileCountedPrimitivesTest extends FileDirectoryTest {
         assertThat(otherNamespace.list("*")).extracting(LockInfo::name, LockInfo::detail)
                 .containsExactly(tuple("sem", "1 permits available"));
         plain.unlock();
-    }
-
-    @Test
-    void aKilledProcesssWatchdogPermitReturnsAfterItsLeaseNotBefore() throws Exception {
-        long watchdogMillis = 1_500;
-        FileLockClient c = open();
-        PermitExpirableSemaphore semaphore = c.permitExpirableSemaphore("slots");
-        assertThat(semaphore.trySetPermits(1)).isTrue();
-        try (ChildJvm holder = ChildJvm.start("permit-holder", CountedMain.class, "permit", uri, "slots",
-                Long.toString(watchdogMillis))) {
-            String id = holder.awaitLine("LEASED", START_UP).substring("LEASED ".length());
-            assertThat(semaphore.availablePermits()).isZero();
-            Thread.sleep(2 * watchdogMillis + watchdogMillis / 6); // the kill then falls between two renewals
-            assertThat(semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)))
-                    .as("the child's permit, renewed by its watchdog beyond one watchdog timeout").isEmpty();
-            assertThat(c.list("slots")).extracting(LockInfo::owner).containsExactly(id);
-            holder.kill();
-            long killed = System.nanoTime();
-            Optional<String> mine = semaphore.tryAcquire(Duration.ofMillis(watchdogMillis).plus(SLACK),
-                    Duration.ofSeconds(30));
-            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
-            System.out.printf("a SIGKILLed holder's watchdog permit (watchdog timeout %d ms) was back after %d ms%n",
-                    watchdogMillis, millis);
-            assertThat(mine).as("the permit after the dead holder's lease").isPresent();
-            assertThat(millis).as("not at once: the lease runs out (renewed every %d ms)", watchdogMillis / 3)
-                    .isGreaterThanOrEqualTo(200);
-            assertThat(semaphore.release(id)).as("the dead holder's permit id").isFalse();
-            assertThat(semaphore.release(mine.get())).isTrue();
-        }
-    }
-
-    @Test
-    void countDownsFromThreeProcessesAreNeverLost() throws Exception {
-        int perChild = 100;
-        FileLockClient c = open();
-        DistributedCountDownLatch latch = c.countDownLatch("batch");
-        DistributedCountDownLatch go = c.countDownLatch("batch:go");
-        assertThat(latch.trySetCount(3L * perChild)).isTrue();
-        assertThat(go.trySetCount(1)).isTrue();
-        List<ChildJvm> children = new ArrayList<>();
-        try {
-            for (int i = 0; i < 3; i++) {
-                children.add(ChildJvm.start("count-down-" + i, CountedMain.class, "countdown", uri, "batch",
-                        Integer.toString(perChild)));
-            }
-            for (ChildJvm child : children) {
-                child.awaitLine("READY", START_UP);
-            }
-            long start = System.nanoTime();
-            go.countDown();
-            assertThat(latch.await(Duration.ofSeconds(60))).as("count %d", latch.getCount()).isTrue();
-            System.out.printf("%d count-downs from 3 JVMs in %d ms%n", 3 * perChild,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-            for (ChildJvm child : children) {
-                child.awaitLine("DONE", SLACK);
-            }
-            assertThat(latch.getCount()).isZero();
-            assertThat(files()).containsExactly("latchkey.state");
-        } finally {
-            for (ChildJvm child : children) {
-                child.close();
-            }
-        }
     }
 
     @Test

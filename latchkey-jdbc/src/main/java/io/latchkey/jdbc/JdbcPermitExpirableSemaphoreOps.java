@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.core.Grant;
+import io.latchkey.core.RetriedRelease;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,13 +48,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
                                     CountWakeups wakeups, String namespace, long pollMillis) {
         super(runner, sql, schema, wakeups, namespace, CountTableSql.PERMITS, pollMillis);
-        try {
-            long first = ThreadLocalRandom.current().nextLong(1, REAP_INTERVAL_SECONDS * 1000);
-            runner.timer().scheduleWithFixedDelay(this::reapQuietly, first, REAP_INTERVAL_SECONDS * 1000,
-                    TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing
-        }
+        runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady, this::reapExpired);
     }
 
     @Override
@@ -119,26 +113,13 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
-        CompletableFuture<Boolean> first = delete(name, permitId);
-        first.whenComplete((ok, e) -> {
-            if (e != null && !runner.isClosed()) {
-                log.warn("releasing permit {} of '{}' on {} failed; retrying every {} ms: {}", permitId, name,
-                        runner.server(), RELEASE_RETRY_MILLIS, e.toString());
-                retryRelease(name, permitId);
-            }
-        });
-        return first;
+        return RetriedRelease.untilDone("permit " + permitId + " of '" + name + "' on " + runner.server(),
+                () -> delete(name, permitId), this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS, log);
     }
 
-    private void retryRelease(String name, String permitId) {
+    private void later(Runnable task, long delayMillis) {
         try {
-            runner.timer().schedule(() -> delete(name, permitId).whenComplete((ok, e) -> {
-                if (e == null) {
-                    log.info("permit {} of '{}' on {} released on a retry", permitId, name, runner.server());
-                } else if (!runner.isClosed()) {
-                    retryRelease(name, permitId);
-                }
-            }), RELEASE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            runner.timer().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // the client is closing: the permit ends with its lease
         }
@@ -200,25 +181,5 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
             total += n;
         } while (n == CountTableSql.REAP_BATCH);
         return total;
-    }
-
-    private void reapQuietly() {
-        if (runner.isClosed() || !schema.isReady()) {
-            return;
-        }
-        try {
-            runner.io().execute(() -> {
-                try {
-                    long n = reapExpired();
-                    if (n > 0) {
-                        log.debug("deleted {} ended permit(s) of {}", n, sql.permits);
-                    }
-                } catch (RuntimeException e) {
-                    log.debug("deleting ended permits of {} failed: {}", sql.permits, e.toString());
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // closing
-        }
     }
 }

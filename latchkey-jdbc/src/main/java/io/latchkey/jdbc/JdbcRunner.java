@@ -11,11 +11,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs blocking JDBC work off the caller's thread, for the engine's asynchronous SPI: a bounded pool of named
@@ -24,6 +30,8 @@ import javax.sql.DataSource;
  * description is built from the metadata URL with its query string and user info removed).
  */
 final class JdbcRunner implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcRunner.class);
 
     private final DataSource dataSource;
     private final String server;
@@ -56,6 +64,40 @@ final class JdbcRunner implements AutoCloseable {
 
     ExecutorService io() {
         return io;
+    }
+
+    /**
+     * Every {@code periodSeconds} (the first time at a random point of the first period, so that many clients spread
+     * their statements out) runs {@code reap} on an I/O thread while {@code active} says so, logging at debug how
+     * many rows it deleted as {@code what}, or why it failed. Stopped by {@link #close()} or by cancelling the
+     * returned future; {@code null} if the runner is closed.
+     */
+    ScheduledFuture<?> every(long periodSeconds, String what, BooleanSupplier active, LongSupplier reap) {
+        long first = ThreadLocalRandom.current().nextLong(1, periodSeconds * 1000);
+        Runnable task = () -> {
+            if (!active.getAsBoolean() || isClosed()) {
+                return;
+            }
+            try {
+                io.execute(() -> {
+                    try {
+                        long n = reap.getAsLong();
+                        if (n > 0) {
+                            log.debug("deleted {} {}", n, what);
+                        }
+                    } catch (RuntimeException e) {
+                        log.debug("deleting {} failed: {}", what, e.toString());
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                // closing
+            }
+        };
+        try {
+            return timer.scheduleWithFixedDelay(task, first, periodSeconds * 1000, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            return null;
+        }
     }
 
     /** Whether {@link #close()} was called: no more work is accepted. */

@@ -9,11 +9,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the lease-table lock: one row per held lock name, decided by single statements on the
@@ -28,7 +24,6 @@ import org.slf4j.LoggerFactory;
  */
 final class LeaseTableLockOps implements RemoteLockOps {
 
-    private static final Logger log = LoggerFactory.getLogger(LeaseTableLockOps.class);
     /** How often each client deletes expired rows ({@link #reapExpired}). */
     static final long REAP_INTERVAL_SECONDS = 60;
 
@@ -56,16 +51,8 @@ final class LeaseTableLockOps implements RemoteLockOps {
             // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
             listener.start();
         }
-        // Every client reclaims, at a random phase so that many clients spread their statements out.
-        long first = java.util.concurrent.ThreadLocalRandom.current().nextLong(1, REAP_INTERVAL_SECONDS * 1000);
-        ScheduledFuture<?> r;
-        try {
-            r = runner.timer().scheduleWithFixedDelay(this::reapQuietly, first, REAP_INTERVAL_SECONDS * 1000,
-                    TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            r = null;
-        }
-        this.reaper = r;
+        this.reaper = runner.every(REAP_INTERVAL_SECONDS, "expired lock rows of " + sql.table, () -> !closed,
+                this::reapExpired);
     }
 
     /** PostgreSQL's release listener of this client (which the counted primitives share); null elsewhere. */
@@ -158,26 +145,6 @@ final class LeaseTableLockOps implements RemoteLockOps {
             }
             return total;
         });
-    }
-
-    private void reapQuietly() {
-        if (closed) {
-            return;
-        }
-        try {
-            runner.io().execute(() -> {
-                try {
-                    long n = reapExpired();
-                    if (n > 0) {
-                        log.debug("reclaimed {} expired lock row(s) of {}", n, sql.table);
-                    }
-                } catch (RuntimeException e) {
-                    log.debug("reclaiming expired rows of {} failed: {}", sql.table, e.toString());
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // closing
-        }
     }
 
     void close() {

@@ -1,6 +1,7 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.Grant;
+import io.latchkey.core.RetriedRelease;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -96,27 +97,9 @@ public final class FilePermitOps extends FileCountOps {
      */
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
-        CompletableFuture<Boolean> first = removeLease(name, permitId);
-        first.whenComplete((ok, e) -> {
-            if (e != null && !directory.isClosed()) {
-                log.warn("releasing permit {} of '{}' in {} failed; retrying every {} ms: {}", permitId, name,
-                        directory.path(), RELEASE_RETRY_MILLIS, e.toString());
-                retryRelease(name, permitId);
-            }
-        });
-        return first;
-    }
-
-    private void retryRelease(String name, String permitId) {
-        directory.later(() -> removeLease(name, permitId).whenComplete((ok, e) -> {
-            if (e != null) {
-                if (!directory.isClosed()) {
-                    retryRelease(name, permitId);
-                }
-            } else {
-                log.info("permit {} of '{}' in {} released on a retry", permitId, name, directory.path());
-            }
-        }), RELEASE_RETRY_MILLIS);
+        return RetriedRelease.untilDone("permit " + permitId + " of '" + name + "' in " + directory.path(),
+                () -> removeLease(name, permitId), directory::later, () -> !directory.isClosed(),
+                RELEASE_RETRY_MILLIS, log);
     }
 
     private CompletableFuture<Boolean> removeLease(String name, String permitId) {
