@@ -17,32 +17,60 @@ public final class CasResult {
         this.version = version;
     }
 
-    /** Whether the update was written. */
+    /**
+     * Whether the update was written: one attempt's compare-and-set succeeded and its transaction (with any
+     * {@link CasUpdate#andThen} work) committed.
+     *
+     * @return {@code true} if the row was updated
+     */
     public boolean applied() {
         return applied;
     }
 
-    /** Whether the computation chose not to write ({@link CasUpdate#abort()}). */
+    /**
+     * Whether the computation chose not to write ({@link CasUpdate#abort()}); nothing was written by any attempt.
+     *
+     * @return {@code true} if the computation returned {@link CasUpdate#abort()}
+     */
     public boolean aborted() {
         return aborted;
     }
 
-    /** Whether every attempt met a concurrent update: the retry limit was reached without writing. */
+    /**
+     * Whether every attempt met a concurrent update: the retry limit ({@link VersionCas.Builder#maxAttempts}) was
+     * reached without writing.
+     *
+     * @return {@code true} if neither {@link #applied()} nor {@link #aborted()}
+     */
     public boolean exhausted() {
         return !applied && !aborted;
     }
 
-    /** How many times the row was read and the computation run. */
+    /**
+     * How many times the row was read and the computation run.
+     *
+     * @return the attempts made, at least 1 and at most the builder's {@code maxAttempts}
+     */
     public int attempts() {
         return attempts;
     }
 
-    /** How many attempts lost the compare-and-set to a concurrent writer. */
+    /**
+     * How many attempts lost the compare-and-set to a concurrent writer.
+     *
+     * @return the conflicting attempts: {@link #attempts()} minus one if applied or aborted, all of them if
+     *         exhausted
+     */
     public int conflicts() {
         return conflicts;
     }
 
-    /** The version the row has after a successful write, or the last version read otherwise. */
+    /**
+     * The row's version as of this result.
+     *
+     * @return the version the write gave the row (the version read plus one) if {@link #applied()}; otherwise the
+     *         version the last attempt read
+     */
     public long version() {
         return version;
     }

@@ -17,7 +17,13 @@ public final class CasRow {
         this.version = version;
     }
 
-    /** The value of {@code column} as the driver returned it. */
+    /**
+     * The value of {@code column} as the driver returned it ({@link java.sql.ResultSet#getObject(int)}).
+     *
+     * @param column a column named in {@link VersionCas.Builder#columns}, in any letter case
+     * @return the value, {@code null} for SQL {@code NULL}
+     * @throws IllegalArgumentException if {@code column} was not read
+     */
     public Object get(String column) {
         if (!values.containsKey(column)) {
             throw new IllegalArgumentException(String.format("column %s was not read; read columns: %s", column,
@@ -26,7 +32,14 @@ public final class CasRow {
         return values.get(column);
     }
 
-    /** The value of a numeric {@code column} as a long. */
+    /**
+     * The value of a numeric {@code column} as a long ({@link Number#longValue()}, which truncates fractions).
+     *
+     * @param column a column named in {@link VersionCas.Builder#columns}, in any letter case
+     * @return the value as a long
+     * @throws IllegalArgumentException if {@code column} was not read, or its value is SQL {@code NULL} or not a
+     *         {@link Number}
+     */
     public long getLong(String column) {
         Object v = get(column);
         if (!(v instanceof Number)) {
@@ -35,7 +48,11 @@ public final class CasRow {
         return ((Number) v).longValue();
     }
 
-    /** The row's version when it was read. */
+    /**
+     * The row's version when it was read: the one the write of this attempt compares against.
+     *
+     * @return the value of the version column
+     */
     public long version() {
         return version;
     }

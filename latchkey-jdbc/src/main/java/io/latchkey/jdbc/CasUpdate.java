@@ -21,18 +21,36 @@ public final class CasUpdate {
     /**
      * Sets {@code column} to {@code value}.
      *
+     * @param column the column to write, a plain SQL identifier (it need not be one the row read)
+     * @param value the new value, bound with {@link java.sql.PreparedStatement#setObject(int, Object)}
+     * @return an update that writes that one column (and the version)
      * @throws IllegalArgumentException if {@code column} is not a plain SQL identifier
+     * @throws NullPointerException if {@code column} is null
      */
     public static CasUpdate set(String column, Object value) {
         return new CasUpdate(new LinkedHashMap<>(), null).and(column, value);
     }
 
-    /** Writes nothing: {@link CasResult#applied()} is then {@code false} and {@link CasResult#aborted()} true. */
+    /**
+     * Writes nothing: {@link VersionCas#update} returns at once, without retrying, with
+     * {@link CasResult#applied()} {@code false} and {@link CasResult#aborted()} {@code true}.
+     *
+     * @return the aborting update, to which {@link #and} and {@link #andThen} cannot add
+     */
     public static CasUpdate abort() {
         return new CasUpdate(null, null);
     }
 
-    /** Also sets {@code column} to {@code value}. */
+    /**
+     * Also sets {@code column} to {@code value}; a column set twice (spelled the same) keeps the later
+     * value. This update is unchanged.
+     *
+     * @param column the column to write, a plain SQL identifier
+     * @param value the new value, bound with {@link java.sql.PreparedStatement#setObject(int, Object)}
+     * @return a new update with this one's columns and work plus {@code column}
+     * @throws IllegalArgumentException if {@code column} is not a plain SQL identifier
+     * @throws IllegalStateException if this is {@link #abort()}
+     */
     public CasUpdate and(String column, Object value) {
         if (values == null) {
             throw new IllegalStateException("an aborted update sets nothing");
@@ -44,7 +62,14 @@ public final class CasUpdate {
 
     /**
      * Runs {@code work} in the transaction of a successful compare-and-set, before it commits: both or neither
-     * happen. Not run for a conflicting attempt.
+     * happen. Not run for a conflicting attempt. If {@code work} throws, the transaction rolls back and
+     * {@link VersionCas#update} throws that exception without retrying. This update is unchanged.
+     *
+     * @param work the extra work, on the write's connection; it must not commit, roll back or close it. Replaces
+     *        work given earlier
+     * @return a new update with this one's columns and {@code work}
+     * @throws IllegalStateException if this is {@link #abort()}
+     * @throws NullPointerException if {@code work} is null
      */
     public CasUpdate andThen(RowCallback<?> work) {
         if (values == null) {

@@ -54,16 +54,31 @@ public final class FencingGuard {
         raise = "UPDATE " + table + " SET token = ? WHERE resource_name = ? AND token <= ?";
     }
 
-    /** A guard on the default fencing table, created if missing. */
+    /**
+     * A guard on the default fencing table {@value JdbcOptions#DEFAULT_FENCING_TABLE}, created if missing. Borrows
+     * one connection for the duration of this call.
+     *
+     * @param dataSource where the guard borrows its connections; the caller keeps ownership
+     * @return the guard
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws SQLException if the database cannot be reached or the table cannot be created
+     */
     public static FencingGuard create(DataSource dataSource) throws SQLException {
         return create(dataSource, JdbcOptions.DEFAULT_FENCING_TABLE, true);
     }
 
     /**
-     * A guard on {@code table}.
+     * A guard on {@code table}. Borrows one connection for the duration of this call to detect the dialect and,
+     * if asked, run {@link SqlDialect#fencingTableDdl(String)}; a missing table is not detected here when
+     * {@code createTable} is off, but fails the first {@link #admit} or {@link #write}.
      *
+     * @param dataSource where the guard borrows its connections; the caller keeps ownership
+     * @param table the fencing table, a plain or schema-qualified SQL identifier
+     * @param createTable whether to create the table if it is missing
+     * @return the guard
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier, or the
      *         database is not supported
+     * @throws SQLException if the database cannot be reached or the table cannot be created
      */
     public static FencingGuard create(DataSource dataSource, String table, boolean createTable) throws SQLException {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -86,8 +101,17 @@ public final class FencingGuard {
      * Inside the caller's transaction on {@code transaction}: records {@code token} for {@code resource} if it is
      * not lower than the highest seen, and locks the resource's fencing row until the transaction ends.
      *
+     * Does not commit or roll back: the caller ends the transaction. Once a token was admitted, concurrent
+     * transactions admitting the same resource wait for this one to end.
+     *
+     * @param transaction the caller's connection, with auto-commit off (with auto-commit on, the check and the
+     *        caller's write do not commit together and the row is not held)
+     * @param resource the protected resource, any string up to 650 characters
+     * @param token the writer's fencing token, such as {@link io.latchkey.LockLease#fencingToken()}
      * @return {@code true} if the write may proceed; {@code false} if the token is stale (the caller should roll
      *         back)
+     * @throws SQLException if a statement fails, such as a lock wait that ran out
+     * @throws NullPointerException if {@code transaction} or {@code resource} is null
      */
     public boolean admit(Connection transaction, String resource, long token) throws SQLException {
         Objects.requireNonNull(transaction, "transaction");
@@ -111,9 +135,17 @@ public final class FencingGuard {
 
     /**
      * Runs {@code write} in a new transaction if {@code token} is not lower than the highest seen for
-     * {@code resource}; commits both the token and the write, or neither.
+     * {@code resource}; commits both the token and the write, or neither. Holds one connection of the data source
+     * for the whole call; writers of the same resource run one after another.
      *
+     * @param <T> the type of the write's result
+     * @param resource the protected resource, any string up to 650 characters
+     * @param token the writer's fencing token, such as {@link io.latchkey.LockLease#fencingToken()}
+     * @param write the write, run on the new transaction after the token was admitted
+     * @return what {@code write} returned, after the transaction committed
      * @throws StaleTokenException if the token is stale; nothing was written
+     * @throws SQLException if the database fails or {@code write} throws it; the transaction was rolled back
+     * @throws NullPointerException if {@code resource} or {@code write} is null
      */
     public <T> T write(String resource, long token, RowCallback<T> write) throws SQLException {
         Objects.requireNonNull(write, "write");

@@ -65,7 +65,14 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         this.ops = new AdvisoryLockOps(dataSource, dialect, options.namespace(), time(), runner, prefix);
     }
 
-    /** A client with default options on {@code dataSource} (which the caller keeps). */
+    /**
+     * A client with default options on {@code dataSource} (which the caller keeps).
+     *
+     * @param dataSource where the client borrows its connections, one per held lock; not closed by {@link #close()}
+     * @return a client, open until {@link #close()}
+     * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
+     * @throws LockUnavailableException if it cannot be reached
+     */
     public static JdbcAdvisoryLockClient create(DataSource dataSource) {
         return create(dataSource, ClientOptions.defaults());
     }
@@ -73,6 +80,9 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
     /**
      * A client on {@code dataSource} (which the caller keeps).
      *
+     * @param dataSource where the client borrows its connections, one per held lock; not closed by {@link #close()}
+     * @param options the backend-neutral options (namespace, watchdog and operation timeouts, event listener)
+     * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
      * @throws LockUnavailableException if it cannot be reached
      */
@@ -93,7 +103,11 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         }
     }
 
-    /** The dialect in use. */
+    /**
+     * The dialect in use, detected from the database when the client was created.
+     *
+     * @return {@link SqlDialect#POSTGRESQL} or {@link SqlDialect#MYSQL}, never {@link SqlDialect#H2}
+     */
     public SqlDialect dialect() {
         return dialect;
     }

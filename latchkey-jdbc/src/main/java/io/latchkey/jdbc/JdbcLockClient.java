@@ -121,22 +121,48 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
     }
 
-    /** A client on {@code dataSource} with default options. The caller keeps ownership of the data source. */
+    /**
+     * A client on {@code dataSource} with default options; the lock table {@value JdbcOptions#DEFAULT_TABLE} and its
+     * sequence are created if missing. The caller keeps ownership of the data source.
+     *
+     * @param dataSource where the client borrows its connections; not closed by {@link #close()}
+     * @return a client, open until {@link #close()}
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws IllegalStateException if the database has no sequences (MySQL)
+     * @throws LockUnavailableException if the database cannot be reached
+     */
     public static JdbcLockClient create(DataSource dataSource) {
         return create(dataSource, ClientOptions.defaults(), JdbcOptions.defaults());
     }
 
-    /** A client on {@code dataSource}; the caller keeps ownership of the data source. */
+    /**
+     * A client on {@code dataSource} with the default {@link JdbcOptions}; the caller keeps ownership of the data
+     * source.
+     *
+     * @param dataSource where the client borrows its connections; not closed by {@link #close()}
+     * @param options the backend-neutral options (namespace, watchdog and operation timeouts, event listener)
+     * @return a client, open until {@link #close()}
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws IllegalStateException if the database has no sequences (MySQL)
+     * @throws LockUnavailableException if the database cannot be reached
+     */
     public static JdbcLockClient create(DataSource dataSource, ClientOptions options) {
         return create(dataSource, options, JdbcOptions.defaults());
     }
 
     /**
-     * A client on {@code dataSource}; the caller keeps ownership of the data source.
+     * A client on {@code dataSource}; the caller keeps ownership of the data source. Checks (or creates) the lock
+     * table and its sequence before returning.
      *
+     * @param dataSource where the client borrows its connections; not closed by {@link #close()}
+     * @param options the backend-neutral options (namespace, watchdog and operation timeouts, event listener)
+     * @param jdbcOptions the table, dialect, polling and I/O threads
+     * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
-     * @throws IllegalStateException if the lock table is missing and {@link JdbcOptions#createTable()} is off
+     * @throws IllegalStateException if the lock table or its sequence is missing and
+     *         {@link JdbcOptions#createTable()} is off, or the database has no sequences (MySQL)
      * @throws LockUnavailableException if the database cannot be reached
+     * @throws NullPointerException if an argument is null
      */
     public static JdbcLockClient create(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions) {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -151,8 +177,16 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      * it. {@code jdbc:mysql:} URLs use MySQL Connector/J when it is on the class path, MariaDB Connector/J
      * otherwise. This is what {@code LockClient.connect("jdbc:…")} calls.
      *
-     * @throws IllegalArgumentException if no driver accepts the URL or the database is not supported (the
-     *         message never contains the password)
+     * @param jdbcUrl the {@code jdbc:} URL, credentials included
+     * @param poolSize the pool's largest number of connections, 2 to 1000
+     * @param options the backend-neutral options; the operation timeout is also the pool's connection timeout
+     *        (at least 250 ms)
+     * @param jdbcOptions the table, dialect, polling and I/O threads
+     * @return a client that closes the pool on {@link #close()}
+     * @throws IllegalArgumentException if {@code poolSize} is out of range, no driver accepts the URL or the
+     *         database is not supported (the message never contains the password)
+     * @throws IllegalStateException if the lock table or its sequence is missing and
+     *         {@link JdbcOptions#createTable()} is off, or the database has no sequences (MySQL)
      * @throws LockUnavailableException if the database cannot be reached
      */
     public static JdbcLockClient create(String jdbcUrl, int poolSize, ClientOptions options, JdbcOptions jdbcOptions) {
@@ -181,17 +215,33 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         }
     }
 
-    /** The dialect in use. */
+    /**
+     * The dialect in use: {@link JdbcOptions#dialect()} if set, otherwise detected from the database when the client
+     * was created.
+     *
+     * @return the dialect
+     */
     public SqlDialect dialect() {
         return dialect;
     }
 
-    /** The lock table. */
+    /**
+     * The lock table, as {@link JdbcOptions#tableName()} gave it.
+     *
+     * @return the table name, optionally schema-qualified
+     */
     public String tableName() {
         return tableName;
     }
 
-    /** The DDL of the default lock table in {@code dialect}, for schema tools; same as {@link SqlDialect#lockTableDdl}. */
+    /**
+     * The DDL of the default lock table in {@code dialect}, for schema tools; same as {@link SqlDialect#lockTableDdl}
+     * with {@value JdbcOptions#DEFAULT_TABLE}. The table also needs its sequence:
+     * {@link SqlDialect#tokenSequenceDdl(String)}.
+     *
+     * @param dialect the database's dialect
+     * @return a {@code CREATE TABLE IF NOT EXISTS} statement
+     */
     public static String ddl(SqlDialect dialect) {
         return dialect.lockTableDdl(JdbcOptions.DEFAULT_TABLE);
     }

@@ -39,16 +39,31 @@ public final class JdbcOptions {
         this.ioThreads = b.ioThreads;
     }
 
-    /** The defaults: table {@value #DEFAULT_TABLE}, created when missing, dialect detected. */
+    /**
+     * The defaults: table {@value #DEFAULT_TABLE}, created when missing, dialect detected, re-checks at most every
+     * 100 ms, 16 I/O threads.
+     *
+     * @return the shared default options
+     */
     public static JdbcOptions defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A builder that starts from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The lock table, optionally schema-qualified. */
+    /**
+     * The lock table, optionally schema-qualified; the sequence {@code <table>_token} and the tables
+     * {@code <table>_counts} and {@code <table>_permits} take their names from it.
+     *
+     * @return the table name, a checked SQL identifier
+     */
     public String tableName() {
         return tableName;
     }
@@ -57,12 +72,18 @@ public final class JdbcOptions {
      * Whether a missing lock table and its token sequence are created (and a table of the earlier counter-per-row
      * layout upgraded with a sequence) on first use ({@code true} by default); when off, a missing one fails the
      * client with the DDL to run.
+     *
+     * @return whether missing schema objects are created
      */
     public boolean createTable() {
         return createTable;
     }
 
-    /** The dialect, or empty to detect it from the connection's metadata. */
+    /**
+     * The dialect, or empty to detect it from the connection's metadata.
+     *
+     * @return the forced dialect, or empty
+     */
     public Optional<SqlDialect> dialect() {
         return Optional.ofNullable(dialect);
     }
@@ -71,12 +92,19 @@ public final class JdbcOptions {
      * The longest pause between two re-checks of a busy lock on databases without notifications (MariaDB,
      * MySQL, H2), and of the fallback re-check on PostgreSQL (where releases are pushed by {@code NOTIFY}).
      * Re-checks back off from 2 ms up to this, and never sleep past the holder's remaining lease.
+     *
+     * @return the longest re-check pause, 2 ms to 1 minute
      */
     public Duration maxPollInterval() {
         return maxPollInterval;
     }
 
-    /** Threads that run blocking JDBC calls for the asynchronous engine. */
+    /**
+     * Threads that run blocking JDBC calls for the asynchronous engine of a {@link JdbcLockClient}: at most this
+     * many of its calls run at once, the rest queue; an idle thread ends after 30 s.
+     *
+     * @return the number of I/O threads, 1 to 1024
+     */
     public int ioThreads() {
         return ioThreads;
     }
@@ -100,22 +128,36 @@ public final class JdbcOptions {
         }
 
         /**
-         * Sets the lock table.
+         * Sets the lock table (default {@value JdbcOptions#DEFAULT_TABLE}).
          *
+         * @param tableName a plain or schema-qualified SQL identifier
+         * @return this builder
          * @throws IllegalArgumentException if it is not a plain or schema-qualified SQL identifier
+         * @throws NullPointerException if it is null
          */
         public Builder tableName(String tableName) {
             this.tableName = SqlIdentifiers.qualifiedName("tableName", tableName);
             return this;
         }
 
-        /** Sets whether a missing lock table is created (default {@code true}). */
+        /**
+         * Sets whether a missing lock table and its sequence are created (default {@code true}).
+         *
+         * @param createTable {@code false} when the schema is managed elsewhere
+         * @return this builder
+         */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
             return this;
         }
 
-        /** Forces a dialect instead of detecting it (default: detected). */
+        /**
+         * Forces a dialect instead of detecting it (default: detected).
+         *
+         * @param dialect the dialect of the database
+         * @return this builder
+         * @throws NullPointerException if it is null
+         */
         public Builder dialect(SqlDialect dialect) {
             this.dialect = Objects.requireNonNull(dialect, "dialect");
             return this;
@@ -124,6 +166,8 @@ public final class JdbcOptions {
         /**
          * Sets the longest pause between re-checks of a busy lock (default 100 ms).
          *
+         * @param maxPollInterval the longest pause, see {@link JdbcOptions#maxPollInterval()}
+         * @return this builder
          * @throws IllegalArgumentException if it is below 2 ms or above 1 minute
          */
         public Builder maxPollInterval(Duration maxPollInterval) {
@@ -139,6 +183,8 @@ public final class JdbcOptions {
         /**
          * Sets the number of threads that run JDBC calls (default 16).
          *
+         * @param ioThreads the number of I/O threads
+         * @return this builder
          * @throws IllegalArgumentException if it is not between 1 and 1024
          */
         public Builder ioThreads(int ioThreads) {
@@ -150,6 +196,11 @@ public final class JdbcOptions {
             return this;
         }
 
+        /**
+         * Builds the options; the builder may be reused.
+         *
+         * @return immutable options with this builder's settings
+         */
         public JdbcOptions build() {
             return new JdbcOptions(this);
         }

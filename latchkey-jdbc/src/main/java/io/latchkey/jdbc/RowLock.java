@@ -56,9 +56,15 @@ public final class RowLock {
     }
 
     /**
-     * Row locks on {@code table}, rows chosen by {@code keyColumn} (normally the primary key).
+     * Row locks on {@code table}, rows chosen by {@code keyColumn} (normally the primary key). Touches no
+     * database: the dialect is read from each call's connection.
      *
+     * @param dataSource where each call borrows its connection; the caller keeps ownership
+     * @param table the table, a plain or schema-qualified SQL identifier
+     * @param keyColumn the column that picks the row, a plain SQL identifier
+     * @return the row locks of that table
      * @throws IllegalArgumentException if {@code table} or {@code keyColumn} is not a plain SQL identifier
+     * @throws NullPointerException if an argument is null
      */
     public static RowLock of(DataSource dataSource, String table, String keyColumn) {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -66,7 +72,20 @@ public final class RowLock {
                 SqlIdentifiers.identifier("keyColumn", keyColumn));
     }
 
-    /** Runs {@code callback} holding the row, waiting for it as long as the database's default allows. */
+    /**
+     * Runs {@code callback} holding the row, waiting for it as long as the database's default lock wait allows
+     * (PostgreSQL waits without limit unless the connection sets {@code lock_timeout}; InnoDB's
+     * {@code innodb_lock_wait_timeout} is 50 s by default).
+     *
+     * @param <T> the type of the callback's result
+     * @param key the value of the key column of the row, bound as a parameter
+     * @param callback the critical section, run on the transaction that holds the row
+     * @return what {@code callback} returned, after the transaction committed
+     * @throws RowNotFoundException if there is no such row; the transaction was rolled back
+     * @throws RowLockTimeoutException if the database's lock wait ran out; the transaction was rolled back
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws SQLException if the database fails or {@code callback} throws it; the transaction was rolled back
+     */
     public <T> T withLockedRow(Object key, RowCallback<T> callback) throws SQLException {
         return run(key, null, false, callback);
     }
@@ -74,8 +93,17 @@ public final class RowLock {
     /**
      * Runs {@code callback} holding the row, waiting for it at most {@code lockTimeout}.
      *
-     * @throws IllegalArgumentException if {@code lockTimeout} is negative
+     * @param <T> the type of the callback's result
+     * @param key the value of the key column of the row, bound as a parameter
+     * @param lockTimeout the longest wait for the row (at least 1 ms; whole seconds, rounded up, on MariaDB and
+     *        MySQL); zero fails at once like {@link #withLockedRowNoWait}
+     * @param callback the critical section, run on the transaction that holds the row
+     * @return what {@code callback} returned, after the transaction committed
+     * @throws IllegalArgumentException if {@code lockTimeout} is negative, or the database is not PostgreSQL,
+     *         MariaDB/MySQL or H2
      * @throws RowLockTimeoutException if the row stayed locked by another transaction for {@code lockTimeout}
+     * @throws RowNotFoundException if there is no such row; the transaction was rolled back
+     * @throws SQLException if the database fails or {@code callback} throws it; the transaction was rolled back
      */
     public <T> T withLockedRow(Object key, Duration lockTimeout, RowCallback<T> callback) throws SQLException {
         Objects.requireNonNull(lockTimeout, "lockTimeout");
@@ -86,9 +114,16 @@ public final class RowLock {
     }
 
     /**
-     * Runs {@code callback} holding the row if it is free now.
+     * Runs {@code callback} holding the row if it is free now ({@code FOR UPDATE NOWAIT}).
      *
+     * @param <T> the type of the callback's result
+     * @param key the value of the key column of the row, bound as a parameter
+     * @param callback the critical section, run on the transaction that holds the row
+     * @return what {@code callback} returned, after the transaction committed
      * @throws RowLockTimeoutException if another transaction holds the row
+     * @throws RowNotFoundException if there is no such row; the transaction was rolled back
+     * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
+     * @throws SQLException if the database fails or {@code callback} throws it; the transaction was rolled back
      */
     public <T> T withLockedRowNoWait(Object key, RowCallback<T> callback) throws SQLException {
         return run(key, null, true, callback);

@@ -6,6 +6,11 @@ import io.latchkey.LockException;
 public class RowNotFoundException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message the detail message, naming the table, the key column and the key
+     */
     public RowNotFoundException(String message) {
         super(message);
     }

@@ -57,7 +57,10 @@ public enum SqlDialect {
     /**
      * The dialect of the database behind {@code metaData}.
      *
+     * @param metaData a connection's metadata; its product name decides, as in {@link #ofProductName(String)}
+     * @return the dialect
      * @throws IllegalArgumentException naming the product if it is none of the supported databases
+     * @throws SQLException if the driver cannot report the product name
      */
     public static SqlDialect of(DatabaseMetaData metaData) throws SQLException {
         return ofProductName(metaData.getDatabaseProductName());
@@ -66,6 +69,10 @@ public enum SqlDialect {
     /**
      * The dialect for a JDBC product name ({@code "PostgreSQL"}, {@code "MariaDB"}, {@code "MySQL"}, {@code "H2"}).
      *
+     * @param productName {@link DatabaseMetaData#getDatabaseProductName()}, in any letter case: a name containing
+     *        {@code postgres} is PostgreSQL, one containing {@code mariadb} or {@code mysql} is MySQL, {@code h2}
+     *        exactly is H2; {@code null} is unsupported
+     * @return the dialect
      * @throws IllegalArgumentException naming the product if it is none of the supported databases
      */
     public static SqlDialect ofProductName(String productName) {
@@ -88,6 +95,8 @@ public enum SqlDialect {
      * themselves; the table also needs its token sequence, {@link #tokenSequenceDdl(String)}. A row exists only while
      * its lock is held (or until an expired one is reclaimed); the fencing tokens come from the sequence.
      *
+     * @param table the lock table, a plain or schema-qualified SQL identifier
+     * @return a {@code CREATE TABLE IF NOT EXISTS} statement
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
     public String lockTableDdl(String table) {
@@ -133,6 +142,9 @@ public enum SqlDialect {
      * clock and the table's highest token, unless {@link JdbcOptions#createTable()} is off. Needs sequences:
      * PostgreSQL, MariaDB 10.3 or later, H2 (MySQL has none).
      *
+     * @param table the lock table, a plain or schema-qualified SQL identifier; the sequence is in its schema, its
+     *        name cut so that it stays within 63 characters
+     * @return a {@code CREATE SEQUENCE IF NOT EXISTS} statement
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
     public String tokenSequenceDdl(String table) {
@@ -176,7 +188,14 @@ public enum SqlDialect {
         return CountTableSql.permitTableDdl(this, table);
     }
 
-    /** The DDL of the fencing table used by {@link FencingGuard}. */
+    /**
+     * The DDL of the fencing table used by {@link FencingGuard}: one row per protected resource with the highest
+     * fencing token seen, for teams that manage schemas themselves.
+     *
+     * @param table the fencing table, a plain or schema-qualified SQL identifier
+     * @return a {@code CREATE TABLE IF NOT EXISTS} statement
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
     public String fencingTableDdl(String table) {
         String t = SqlIdentifiers.qualifiedName("table", table);
         String key = this == MYSQL

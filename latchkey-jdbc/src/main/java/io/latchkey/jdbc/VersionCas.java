@@ -58,7 +58,13 @@ public final class VersionCas {
     /**
      * A builder for rows of {@code table} keyed by {@code keyColumn} with a numeric {@code versionColumn}.
      *
+     * @param dataSource where each attempt borrows its connections; the caller keeps ownership
+     * @param table the table, a plain or schema-qualified SQL identifier
+     * @param keyColumn the column that picks the row, a plain SQL identifier
+     * @param versionColumn the integer column that every write raises by one, a plain SQL identifier
+     * @return a new builder with no columns read, 20 attempts and a backoff from 1 ms to 50 ms
      * @throws IllegalArgumentException if a name is not a plain SQL identifier
+     * @throws NullPointerException if an argument is null
      */
     public static Builder builder(DataSource dataSource, String table, String keyColumn, String versionColumn) {
         return new Builder(dataSource, table, keyColumn, versionColumn);
@@ -66,10 +72,18 @@ public final class VersionCas {
 
     /**
      * Reads the row {@code key}, applies {@code compute} and writes its result if the version is unchanged,
-     * retrying on conflict.
+     * retrying on conflict until a write succeeds, the computation aborts, or the attempts run out.
      *
-     * @throws RowNotFoundException if there is no such row
+     * @param key the value of the key column of the row, bound as a parameter
+     * @param compute the computation: called once per attempt with the row just read, on the calling thread, with
+     *        no connection held; must not return {@code null}
+     * @return the outcome: {@link CasResult#applied() applied}, {@link CasResult#aborted() aborted} or
+     *         {@link CasResult#exhausted() exhausted}, with the attempt and conflict counts
+     * @throws RowNotFoundException if there is no such row (also if it was deleted between attempts)
      * @throws InterruptedException if interrupted while backing off; nothing was written by the pending attempt
+     * @throws SQLException if the database fails or {@link CasUpdate#andThen} work throws it; that attempt's
+     *         transaction was rolled back, earlier attempts wrote nothing
+     * @throws NullPointerException if {@code key} or {@code compute} is null, or {@code compute} returned null
      */
     public CasResult update(Object key, Function<CasRow, CasUpdate> compute) throws SQLException, InterruptedException {
         Objects.requireNonNull(key, "key");
@@ -187,7 +201,13 @@ public final class VersionCas {
             this.versionColumn = SqlIdentifiers.identifier("versionColumn", versionColumn);
         }
 
-        /** The columns the computation reads (the version is always read). */
+        /**
+         * Adds columns the computation reads, in {@link CasRow#get}; the version is always read.
+         *
+         * @param columns plain SQL identifiers
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not a plain SQL identifier
+         */
         public Builder columns(String... columns) {
             for (String c : columns) {
                 this.columns.add(SqlIdentifiers.identifier("column", c));
@@ -198,6 +218,8 @@ public final class VersionCas {
         /**
          * The most attempts per update (default 20).
          *
+         * @param maxAttempts reads-and-computes per {@link VersionCas#update} call before it gives up
+         * @return this builder
          * @throws IllegalArgumentException if not between 1 and 10,000
          */
         public Builder maxAttempts(int maxAttempts) {
@@ -213,6 +235,9 @@ public final class VersionCas {
          * The backoff after a conflict: starts at {@code min}, doubles up to {@code max}, each sleep jittered
          * (default 1 ms to 50 ms). Zero {@code min} retries at once.
          *
+         * @param min the first backoff; each sleep is a random time between half of the current backoff and all of it
+         * @param max the largest backoff
+         * @return this builder
          * @throws IllegalArgumentException if {@code min} is negative or greater than {@code max}
          */
         public Builder backoff(Duration min, Duration max) {
@@ -227,6 +252,11 @@ public final class VersionCas {
             return this;
         }
 
+        /**
+         * Builds the optimistic lock; the builder may be reused.
+         *
+         * @return an immutable, thread-safe {@link VersionCas} with this builder's settings
+         */
         public VersionCas build() {
             return new VersionCas(this);
         }

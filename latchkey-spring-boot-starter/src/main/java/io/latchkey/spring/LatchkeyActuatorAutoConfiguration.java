@@ -20,6 +20,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(LockClient.class)
 public class LatchkeyActuatorAutoConfiguration {
 
+    /** Creates the auto-configuration; Spring calls it. */
+    public LatchkeyActuatorAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnAvailableEndpoint(endpoint = LatchkeyEndpoint.class)

@@ -34,6 +34,10 @@ import org.springframework.context.annotation.Role;
 @EnableConfigurationProperties(LatchkeyProperties.class)
 public class LatchkeyAutoConfiguration {
 
+    /** Creates the auto-configuration; Spring calls it. */
+    public LatchkeyAutoConfiguration() {
+    }
+
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean(LockClient.class)
     LockClient latchkeyLockClient(LatchkeyProperties properties, ObjectProvider<LockEventListener> listeners,

@@ -19,6 +19,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("latchkey")
 public class LatchkeyHealthAutoConfiguration {
 
+    /** Creates the auto-configuration; Spring calls it. */
+    public LatchkeyHealthAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean(name = "latchkeyHealthIndicator")
     LatchkeyHealthIndicator latchkeyHealthIndicator(LockClient client, LatchkeyProperties properties) {

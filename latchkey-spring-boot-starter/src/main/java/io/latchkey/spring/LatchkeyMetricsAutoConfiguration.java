@@ -28,6 +28,10 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(LatchkeyProperties.class)
 public class LatchkeyMetricsAutoConfiguration {
 
+    /** Creates the auto-configuration; Spring calls it. */
+    public LatchkeyMetricsAutoConfiguration() {
+    }
+
     @Bean
     MicrometerLockEventListener latchkeyMicrometerLockEventListener(MeterRegistry registry,
                                                                     LatchkeyProperties properties) {

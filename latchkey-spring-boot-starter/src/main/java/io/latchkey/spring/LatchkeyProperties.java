@@ -35,6 +35,10 @@ public class LatchkeyProperties {
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
 
+    /** Creates the properties with their defaults; Spring binds {@code latchkey.*} onto them. */
+    public LatchkeyProperties() {
+    }
+
     /** {@return {@code latchkey.uri}: where to connect, or {@code null} to build on the application's own beans} */
     public String getUri() {
         return uri;
@@ -141,6 +145,10 @@ public class LatchkeyProperties {
         /** Whether a missing lease table is created at startup. */
         private boolean createTable = true;
 
+        /** Creates the {@code latchkey.jdbc.*} properties with their defaults; Spring binds them. */
+        public Jdbc() {
+        }
+
         /** {@return {@code latchkey.jdbc.table-name}: the lease table, optionally schema-qualified} */
         public String getTableName() {
             return tableName;
@@ -180,6 +188,10 @@ public class LatchkeyProperties {
         /** Whether beans with {@code @Locked} methods are proxied. */
         private boolean enabled = true;
 
+        /** Creates the {@code latchkey.locked.*} properties with their defaults; Spring binds them. */
+        public LockedAnnotation() {
+        }
+
         /** {@return {@code latchkey.locked.enabled}: whether beans with {@code @Locked} methods are proxied} */
         public boolean isEnabled() {
             return enabled;
@@ -206,6 +218,10 @@ public class LatchkeyProperties {
          * {@code order:<id>} would create one time series per order.
          */
         private boolean nameTag = false;
+
+        /** Creates the {@code latchkey.metrics.*} properties with their defaults; Spring binds them. */
+        public Metrics() {
+        }
 
         /** {@return {@code latchkey.metrics.enabled}: whether meters are recorded when a MeterRegistry bean exists} */
         public boolean isEnabled() {
@@ -242,6 +258,10 @@ public class LatchkeyProperties {
 
         /** The lock whose isLocked() the health indicator reads: one cheap remote read that changes nothing. */
         private String probeName = "latchkey-health-probe";
+
+        /** Creates the {@code latchkey.health.*} properties with their defaults; Spring binds them. */
+        public Health() {
+        }
 
         /** {@return {@code latchkey.health.probe-name}: the lock whose {@code isLocked()} the health check reads} */
         public String getProbeName() {

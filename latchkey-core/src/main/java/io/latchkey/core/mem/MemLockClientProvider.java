@@ -14,6 +14,10 @@ public final class MemLockClientProvider implements LockClientProvider {
 
     static final String PREFIX = "mem://";
 
+    /** Creates the provider; {@link java.util.ServiceLoader} calls it. */
+    public MemLockClientProvider() {
+    }
+
     @Override
     public List<String> uriPrefixes() {
         return List.of(PREFIX);

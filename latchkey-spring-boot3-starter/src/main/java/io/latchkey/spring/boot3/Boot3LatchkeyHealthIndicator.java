@@ -16,6 +16,13 @@ public class Boot3LatchkeyHealthIndicator implements HealthIndicator {
     private final LockClient client;
     private final String probeName;
 
+    /**
+     * Creates the indicator of {@code client}.
+     *
+     * @param client the client whose backend is checked; the caller keeps ownership
+     * @param probeName the name of the lock whose {@code isLocked()} each check reads; it is never taken
+     * @throws NullPointerException if an argument is null
+     */
     public Boot3LatchkeyHealthIndicator(LockClient client, String probeName) {
         this.client = Objects.requireNonNull(client, "client");
         this.probeName = Objects.requireNonNull(probeName, "probeName");

@@ -22,6 +22,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("latchkey")
 public class LatchkeyBoot3HealthAutoConfiguration {
 
+    /** Creates the auto-configuration; Spring calls it. */
+    public LatchkeyBoot3HealthAutoConfiguration() {
+    }
+
     @Bean
     @ConditionalOnMissingBean(name = "latchkeyHealthIndicator")
     Boot3LatchkeyHealthIndicator latchkeyHealthIndicator(LockClient client, LatchkeyProperties properties) {
