@@ -58,7 +58,7 @@ final class AdvisoryLockOps implements RemoteLockOps {
     }
 
     private String key(String name) {
-        return namespace.isEmpty() ? name : namespace + '\u001f' + name;
+        return LeaseTableRows.keyPrefix(namespace) + name;
     }
 
     private void bindKey(PreparedStatement ps, int index, String name) throws SQLException {

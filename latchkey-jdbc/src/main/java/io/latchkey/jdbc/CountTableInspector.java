@@ -1,7 +1,6 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.spi.LockInfo;
-import io.latchkey.spi.LockInspector;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +24,10 @@ import java.util.OptionalLong;
  * ({@link LeaseTableInspector}); nothing when the tables were never created.
  */
 final class CountTableInspector {
+
+    /** One live leased permit. */
+    private record Leased(String permitId, long token, long remainingMillis) {
+    }
 
     private final JdbcRunner runner;
     private final CountTableSql sql;
@@ -44,58 +48,56 @@ final class CountTableInspector {
     }
 
     List<LockInfo> list(String pattern) {
-        String keyPrefix = namespace.isEmpty() ? "" : namespace + '\u001f';
-        String like = LeaseTableInspector.escapeLike(keyPrefix + LeaseTableInspector.literalPrefix(pattern)) + '%';
+        String keyPrefix = LeaseTableRows.keyPrefix(namespace);
+        String like = LeaseTableInspector.like(keyPrefix, pattern);
         return runner.call("inspect semaphores and latches", c -> {
             if (!LeaseTableSchema.usable(c, sql.probeCounts)) {
                 return List.of(); // never used: the tables are created on first use
             }
-            Map<String, long[]> leased = new HashMap<>(); // permit semaphore -> {live permits}
-            List<Object[]> permitData = new ArrayList<>();
-            if (LeaseTableSchema.usable(c, sql.probePermits)) {
-                try (ResultSet rs = query(c, permits, like)) {
-                    while (rs.next()) {
-                        String name = nameOf(rs.getString(1), keyPrefix, pattern);
-                        if (name != null) {
-                            leased.computeIfAbsent(name, n -> new long[1])[0]++;
-                            permitData.add(new Object[] {name, rs.getString(2), rs.getLong(3), rs.getLong(4)});
-                        }
-                    }
-                }
-            }
             List<LockInfo> result = new ArrayList<>();
+            Map<String, Long> permitTotals = new LinkedHashMap<>();
             try (ResultSet rs = query(c, counts, like)) {
                 while (rs.next()) {
-                    String name = nameOf(rs.getString(2), keyPrefix, pattern);
+                    String name = LeaseTableInspector.nameOf(rs.getString(2), keyPrefix, pattern);
+                    long value = rs.getLong(3);
                     if (name == null) {
                         continue;
                     }
-                    String kind = rs.getString(1);
-                    long value = rs.getLong(3);
-                    switch (kind) {
+                    switch (rs.getString(1)) {
                         case CountTableSql.SEMAPHORE -> result.add(unowned(name, "semaphore",
                                 value + " permits available"));
                         case CountTableSql.LATCH -> result.add(unowned(name, "latch", "count " + value));
-                        case CountTableSql.PERMITS -> {
-                            long out = leased.getOrDefault(name, new long[1])[0];
-                            String detail = String.format("%d of %d permits available", value - out, value);
-                            if (out == 0) {
-                                result.add(unowned(name, "permit-semaphore", detail));
-                            }
-                            for (Object[] p : permitData) {
-                                if (p[0].equals(name)) {
-                                    result.add(new LockInfo(name, (String) p[1], 1, OptionalLong.of((Long) p[2]),
-                                            Optional.of(Duration.ofMillis(Math.max(0, (Long) p[3]))),
-                                            OptionalInt.empty(), "permit", detail));
-                                }
-                            }
-                        }
+                        case CountTableSql.PERMITS -> permitTotals.put(name, value);
                         default -> {
                             // a kind of a later version: not shown
                         }
                     }
                 }
             }
+            Map<String, List<Leased>> leased = new HashMap<>();
+            if (!permitTotals.isEmpty() && LeaseTableSchema.usable(c, sql.probePermits)) {
+                try (ResultSet rs = query(c, permits, like)) {
+                    while (rs.next()) {
+                        String name = LeaseTableInspector.nameOf(rs.getString(1), keyPrefix, pattern);
+                        if (name != null) {
+                            leased.computeIfAbsent(name, n -> new ArrayList<>())
+                                    .add(new Leased(rs.getString(2), rs.getLong(3), rs.getLong(4)));
+                        }
+                    }
+                }
+            }
+            permitTotals.forEach((name, total) -> {
+                List<Leased> out = leased.getOrDefault(name, List.of());
+                String detail = String.format("%d of %d permits available", total - out.size(), total);
+                if (out.isEmpty()) {
+                    result.add(unowned(name, "permit-semaphore", detail));
+                }
+                for (Leased p : out) {
+                    result.add(new LockInfo(name, p.permitId(), 1, OptionalLong.of(p.token()),
+                            Optional.of(Duration.ofMillis(Math.max(0, p.remainingMillis()))), OptionalInt.empty(),
+                            "permit", detail));
+                }
+            });
             if (!c.getAutoCommit()) {
                 c.commit();
             }
@@ -109,13 +111,6 @@ final class CountTableInspector {
         ps.setString(1, like);
         ps.closeOnCompletion();
         return ps.executeQuery();
-    }
-
-    /** The name of a row key of this namespace that matches {@code pattern}, or {@code null}. */
-    private static String nameOf(String key, String keyPrefix, String pattern) {
-        String name = key.substring(keyPrefix.length());
-        // Without a namespace, keys holding U+001F belong to some namespace (names cannot hold it).
-        return name.indexOf('\u001f') >= 0 || !LockInspector.matches(pattern, name) ? null : name;
     }
 
     private static LockInfo unowned(String name, String kind, String detail) {

@@ -68,16 +68,13 @@ final class CountTableSchema {
                     + "(or lacks the expected columns) in %s and createTable is off; create it with:%n%s", table,
                     runner.server(), ddl));
         }
-        try (java.sql.Statement s = c.createStatement()) {
-            s.execute(ddl);
+        try {
+            LeaseTableSchema.execute(c, ddl);
         } catch (java.sql.SQLException e) {
             // Another client created it at the same moment (PostgreSQL can report a duplicate despite IF NOT EXISTS).
             if (!LeaseTableSchema.usable(c, probe)) {
                 throw e;
             }
-        }
-        if (!c.getAutoCommit()) {
-            c.commit();
         }
     }
 }

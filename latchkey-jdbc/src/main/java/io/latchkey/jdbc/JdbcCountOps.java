@@ -42,9 +42,9 @@ abstract class JdbcCountOps implements RemoteCountOps {
         this.pollMillis = pollMillis;
     }
 
-    /** The row key of {@code name}: as the lock rows' ({@link LeaseTableRows#key}). */
+    /** The row key of {@code name}: as the lock rows' ({@link LeaseTableRows#keyPrefix}). */
     final String rowKey(String name) {
-        return namespace.isEmpty() ? name : namespace + '\u001f' + name;
+        return LeaseTableRows.keyPrefix(namespace) + name;
     }
 
     /** The key of {@code name}'s wake-ups. */
@@ -107,16 +107,16 @@ abstract class JdbcCountOps implements RemoteCountOps {
         }
     }
 
-    /** Inserts the counts row; {@code false} if it exists (a unique-key violation, any dialect). */
+    /**
+     * Inserts the counts row; {@code false} if it exists (a unique-key violation, any dialect). Only outside a
+     * transaction: on PostgreSQL the violation would abort it.
+     */
     final boolean insertCount(Connection c, String key, long value) throws SQLException {
         try {
             execute(c, sql.insertCount, kind, key, value);
             return true;
         } catch (SQLException e) {
             if (isDuplicate(e)) {
-                if (!c.getAutoCommit()) {
-                    c.rollback();
-                }
                 return false;
             }
             throw e;

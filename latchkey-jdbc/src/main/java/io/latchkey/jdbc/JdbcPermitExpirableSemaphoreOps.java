@@ -82,33 +82,27 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
         String key = rowKey(name);
-        long[] wakeIn = {-1};
         return run("take a permit of", name, c -> inTransaction(c, tx -> {
             Long total = count(tx, sql.selectCountForUpdate, key);
             if (total == null) {
                 return null; // never set: no permits
             }
             execute(tx, sql.deleteExpiredPermits, key);
-            long live;
             try (var ps = prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
                 rs.next();
-                live = rs.getLong(1);
-                long soonest = rs.getLong(2);
-                wakeIn[0] = rs.wasNull() ? -1 : soonest;
-            }
-            if (live >= total) {
-                return null;
+                if (rs.getLong(1) >= total) {
+                    long soonest = rs.getLong(2);
+                    if (!rs.wasNull()) {
+                        wakeups.wakeAt(wakeKey(name), soonest); // a lease end publishes nothing: look again then
+                    }
+                    return null;
+                }
             }
             execute(tx, sql.deletePermit, key, permitId); // an id is taken once; a second take replaces the first
             long token = queryLong(tx, sql.nextTokenQuery);
             execute(tx, sql.insertPermit, key, permitId, token, leaseMillis, watchdog);
             return new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null);
-        })).thenApply(grant -> {
-            if (grant == null && wakeIn[0] >= 0) {
-                wakeups.wakeAt(wakeKey(name), wakeIn[0]);
-            }
-            return grant;
-        });
+        }));
     }
 
     @Override

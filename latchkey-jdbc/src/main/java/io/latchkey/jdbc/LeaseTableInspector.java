@@ -43,8 +43,8 @@ final class LeaseTableInspector {
     }
 
     List<LockInfo> list(String pattern) {
-        String keyPrefix = namespace.isEmpty() ? "" : namespace + '\u001f';
-        String like = escapeLike(keyPrefix + literalPrefix(pattern)) + '%';
+        String keyPrefix = LeaseTableRows.keyPrefix(namespace);
+        String like = like(keyPrefix, pattern);
         return runner.call("inspect locks", c -> {
             List<LockInfo> result = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(select)) {
@@ -52,9 +52,8 @@ final class LeaseTableInspector {
                 ps.setString(1, like);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        String name = rs.getString(1).substring(keyPrefix.length());
-                        // Without a namespace, keys holding U+001F belong to some namespace (names cannot hold it).
-                        if (name.indexOf('\u001f') >= 0 || !LockInspector.matches(pattern, name)) {
+                        String name = nameOf(rs.getString(1), keyPrefix, pattern);
+                        if (name == null) {
                             continue;
                         }
                         result.add(new LockInfo(name, rs.getString(2), Math.max(1, rs.getInt(3)),
@@ -68,6 +67,18 @@ final class LeaseTableInspector {
             }
             return result;
         });
+    }
+
+    /** The {@code LIKE} argument that narrows a SELECT to the row keys under {@code keyPrefix} that may match. */
+    static String like(String keyPrefix, String pattern) {
+        return escapeLike(keyPrefix + literalPrefix(pattern)) + '%';
+    }
+
+    /** The name of a row key under {@code keyPrefix} that matches {@code pattern}, or {@code null}. */
+    static String nameOf(String key, String keyPrefix, String pattern) {
+        String name = key.substring(keyPrefix.length());
+        // Without a namespace, keys holding U+001F belong to some namespace (names cannot hold it).
+        return name.indexOf('\u001f') >= 0 || !LockInspector.matches(pattern, name) ? null : name;
     }
 
     /** What every name matching {@code pattern} starts with: the pattern up to its first wildcard. */

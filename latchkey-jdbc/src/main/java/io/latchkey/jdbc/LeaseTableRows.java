@@ -49,7 +49,16 @@ final class LeaseTableRows {
      * not {@code "" + "a/x"}); U+001F rather than NUL because PostgreSQL text cannot hold NUL.
      */
     String key(String name) {
-        return namespace.isEmpty() ? name : namespace + '\u001f' + name;
+        return keyPrefix(namespace) + name;
+    }
+
+    /**
+     * What every row key of {@code namespace} starts with: empty for no namespace, else the namespace and U+001F;
+     * the key of a name is this prefix and the name. Every table of the backend (locks, counts, permits) and the
+     * advisory-lock keys use it.
+     */
+    static String keyPrefix(String namespace) {
+        return namespace.isEmpty() ? "" : namespace + '\u001f';
     }
 
     /**

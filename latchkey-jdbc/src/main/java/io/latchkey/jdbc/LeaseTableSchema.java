@@ -78,7 +78,8 @@ final class LeaseTableSchema {
         }
     }
 
-    private static void execute(Connection c, String ddl) throws SQLException {
+    /** Runs {@code ddl} and commits it if the connection is in a transaction. */
+    static void execute(Connection c, String ddl) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute(ddl);
         }
