@@ -20,5 +20,7 @@ public enum Capability {
     /** Waiters are woken by the backend (pub/sub, watches, notifications) rather than by polling. */
     PUSH_WAKEUP,
     /** Lock state survives in the backend so that {@code latchkey inspect} can list holders. */
-    INSPECT
+    INSPECT,
+    /** {@link LockClient#fencedStore(String)}: keys in the lock's server whose writes are checked against the hold. */
+    FENCED_STORE
 }

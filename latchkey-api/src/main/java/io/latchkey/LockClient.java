@@ -187,6 +187,19 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
+     * Returns the fenced store of the lock called {@code lockName}: keys and values kept in the lock's own server
+     * whose writes are applied only while the writer's lease is the lock's current hold (see {@link FencedStore}).
+     *
+     * @param lockName the name of the lock that guards the store (see the class comment)
+     * @return a view of the store, sharing its data with every other view of the same lock name on this server
+     * @throws IllegalArgumentException if the name is invalid, with the reason
+     * @throws UnsupportedOperationException if the backend has no {@link Capability#FENCED_STORE}
+     */
+    default FencedStore fencedStore(String lockName) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not support fencedStore");
+    }
+
+    /**
      * {@return what this backend supports} The factory methods of other primitives throw
      * {@link UnsupportedOperationException} naming the backend.
      */

@@ -34,7 +34,7 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
             Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
             Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
-            Capability.INSPECT));
+            Capability.INSPECT, Capability.FENCED_STORE));
 
     private final MemServer server;
 
@@ -121,6 +121,18 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     @Override
     protected RemoteCountOps countDownLatchOps() {
         return new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name));
+    }
+
+    /**
+     * The fenced store of lock {@code lockName}: its data lives on the in-process server beside the locks, checked
+     * against the lock's hold under the server's lock.
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName,
+                new MemFencedStoreOps(server, options().namespace()), options().operationTimeout());
     }
 
     /** Each kind has its own key space; the NUL keeps namespace and name apart (see {@link MemLockOps}). */

@@ -503,6 +503,68 @@ final class MemServer {
         after.forEach(Runnable::run);
     }
 
+    /** The fenced stores' data: lock key, NUL, store key → value. Guarded by {@link #lock}; never expires. */
+    private final Map<String, byte[]> fencedData = new HashMap<>();
+
+    /** {@link MemFencedStoreOps#get}: the value of {@code storeKey}, under the server's lock. */
+    CompletableFuture<java.util.Optional<byte[]>> fencedGet(String lockKey, String storeKey) {
+        lock.lock();
+        try {
+            if (!available) {
+                return CompletableFuture.failedFuture(unavailable("fenced store get", lockKey));
+            }
+            byte[] v = fencedData.get(lockKey + '\u0000' + storeKey);
+            return CompletableFuture.completedFuture(java.util.Optional.ofNullable(v == null ? null : v.clone()));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link MemFencedStoreOps#write}: under the server's one lock, checks that {@code lockKey} has an unexpired
+     * exclusive hold with {@code token}, then applies the write — one atomic step.
+     */
+    CompletableFuture<io.latchkey.core.FencedWrite.Outcome> fencedWrite(String lockKey, long token,
+                                                                         io.latchkey.core.FencedWrite w) {
+        List<Runnable> after = new ArrayList<>();
+        io.latchkey.core.FencedWrite.Outcome outcome;
+        lock.lock();
+        try {
+            if (!available) {
+                return CompletableFuture.failedFuture(unavailable("fenced store " + w.kind(), lockKey));
+            }
+            Entry e = entries.get(lockKey);
+            boolean current = false;
+            if (e != null) {
+                expire(e, clock.nanoTime(), after);
+                for (MemHold h : e.holds) {
+                    current |= !h.shared && h.token == token;
+                }
+                removeIfIdle(e);
+            }
+            if (!current) {
+                outcome = io.latchkey.core.FencedWrite.Outcome.STALE;
+            } else {
+                String k = lockKey + '\u0000' + w.key();
+                byte[] now = fencedData.get(k);
+                if (!w.matches(now)) {
+                    outcome = io.latchkey.core.FencedWrite.Outcome.UNCHANGED;
+                } else {
+                    if (w.kind() == io.latchkey.core.FencedWrite.Kind.DELETE) {
+                        fencedData.remove(k);
+                    } else {
+                        fencedData.put(k, w.value().clone());
+                    }
+                    outcome = io.latchkey.core.FencedWrite.Outcome.APPLIED;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        after.forEach(Runnable::run);
+        return CompletableFuture.completedFuture(outcome);
+    }
+
     private void removeIfIdle(Entry e) {
         if (e.isIdle()) {
             cancelWake(e);
