@@ -36,6 +36,7 @@ final class RedisClientWiring {
     final RemoteLockOps ackedReadOps;
     final RemoteLockOps ackedWriteOps;
     final UnaryOperator<RemoteLockOps> spinOpsWrapper;
+    final RedisFencedStoreOps fencedStoreOps;
 
     /**
      * Opens the connections by {@code connect} and wires the primitives on them.
@@ -80,6 +81,7 @@ final class RedisClientWiring {
         this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
         this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
         this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
+        this.fencedStoreOps = new RedisFencedStoreOps(options.namespace(), executor, redisOptions);
     }
 
     /** After a reconnect of the pub/sub connection, every waiter re-checks once. */

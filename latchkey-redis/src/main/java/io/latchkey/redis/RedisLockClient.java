@@ -99,7 +99,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     private static final Set<Capability> CAPABILITIES =
             Set.copyOf(EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP, Capability.INSPECT,
                     Capability.READ_WRITE_LOCK, Capability.FAIR_LOCK, Capability.SEMAPHORE,
-                    Capability.COUNT_DOWN_LATCH, Capability.PERMIT_EXPIRABLE_SEMAPHORE));
+                    Capability.COUNT_DOWN_LATCH, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
+                    Capability.FENCED_STORE));
 
     private final String address;
     private final RedisOptions redisOptions;
@@ -207,6 +208,18 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     @Override
     protected RemoteLockOps lockOps() {
         return wiring.ackedLockOps;
+    }
+
+    /**
+     * The fenced store of the lock {@code lockName} ({@link RedisFencedStoreOps}): one script checks the lock hash's
+     * token and writes a string key in the lock's hash slot.
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, wiring.fencedStoreOps,
+                options().operationTimeout());
     }
 
     /**
