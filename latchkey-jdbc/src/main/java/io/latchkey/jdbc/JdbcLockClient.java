@@ -92,6 +92,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final CountTableSchema countSchema;
     private final CountWakeups countWakeups;
     private final CountTableInspector countInspector;
+    private final JdbcFencedStoreOps fencedStoreOps;
     private final long pollMillis;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
@@ -119,6 +120,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.countWakeups = new CountWakeups(runner, LeaseTableLockOps.channelOf(sql.table), ops.listener());
         this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
         this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
+        this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),
+                jdbcOptions.createTable());
     }
 
     /**
@@ -292,10 +295,22 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         return all;
     }
 
+    /**
+     * The fenced store of the lock {@code lockName}: rows of {@code <table>_store} written in one transaction with a
+     * {@code SELECT … FOR UPDATE} of the lock's lease row ({@code JdbcFencedStoreOps}).
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
+                options().operationTimeout());
+    }
+
     @Override
     public Set<Capability> capabilities() {
         Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
-                Capability.COUNT_DOWN_LATCH, Capability.INSPECT);
+                Capability.COUNT_DOWN_LATCH, Capability.INSPECT, Capability.FENCED_STORE);
         if (dialect == SqlDialect.POSTGRESQL) {
             c.add(Capability.PUSH_WAKEUP);
         }

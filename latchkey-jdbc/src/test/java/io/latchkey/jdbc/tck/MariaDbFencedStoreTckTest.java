@@ -1,0 +1,25 @@
+package io.latchkey.jdbc.tck;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import java.time.Duration;
+import io.latchkey.tck.FencedStoreTck;
+
+/** The TCK's {@link FencedStoreTck} on the MariaDb lease table, each client on its own pool from a {@code jdbc:} URI. */
+class MariaDbFencedStoreTckTest extends FencedStoreTck {
+
+    @Override
+    protected LockClient newClient(ClientOptions options) {
+        return LockClient.connect(JdbcTckDatabases.mariaDb(), options);
+    }
+
+    @Override
+    protected String backendName() {
+        return "jdbc";
+    }
+
+    @Override
+    protected Duration watchdogTimeout() {
+        return JdbcTckDatabases.WATCHDOG;
+    }
+}
