@@ -172,6 +172,26 @@ public abstract class FencedStoreTck extends TckBase {
     }
 
     @Test
+    void aLockPassedToAnotherWaiterOfTheClientFencesTheFormerHolder() throws Exception {
+        String name = newName();
+        FencedStore store = client().fencedStore(name);
+        LockLease first = client().lock(name).acquire();
+        store.put(first, "k", b("first"));
+        Forked<LockLease> waiter = fork("next-holder", () -> client().lock(name).acquire());
+        awaitBlocked(waiter);
+        first.release();
+        LockLease next = waiter.get(slack());
+        try {
+            assertThatThrownBy(() -> store.put(first, "k", b("stale"))).isInstanceOf(StaleLeaseException.class);
+            assertThat(s(store.get("k"))).isEqualTo("first");
+            store.put(next, "k", b("next"));
+            assertThat(s(store.get("k"))).isEqualTo("next");
+        } finally {
+            next.release();
+        }
+    }
+
+    @Test
     void aLeaseOfAnotherLockIsRejected() throws Exception {
         String name = newName();
         String otherName = newName();

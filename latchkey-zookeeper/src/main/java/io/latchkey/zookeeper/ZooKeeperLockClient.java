@@ -12,6 +12,7 @@ import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
+import io.latchkey.zookeeper.internal.ZkFencedStoreOps;
 import io.latchkey.zookeeper.internal.SequentialLockOps;
 import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
 import io.latchkey.zookeeper.internal.ZNodeNames;
@@ -83,6 +84,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final ZkSession session;
     private final boolean owns;
     private final HeldNodes held = new HeldNodes();
+    private final ZkFencedStoreOps fencedStoreOps;
     private final String base;
     private final SequentialLockOps lockOps;
     private final SequentialLockOps fairLockOps;
@@ -105,6 +107,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
         this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
+        this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
+                n -> full(base + "/stores/" + ZNodeNames.escape(n)));
         ZkWatches watches = new ZkWatches(session);
         this.semaphoreOps = new ZkSemaphoreOps(session, watches,
                 n -> full(base + "/semaphores/" + ZNodeNames.escape(n)));
@@ -263,6 +267,19 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         return writeOps;
     }
 
+    /**
+     * The fenced store of the lock {@code lockName}: persistent nodes under {@code <base>/stores/<name>}, each write
+     * one {@code multi} with a {@code check} of the holder's lock node ({@code ZkFencedStoreOps}). It accepts the
+     * leases of this client.
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
+                options().operationTimeout());
+    }
+
     @Override
     protected RemoteLockOps lockOps() {
         return lockOps;
@@ -322,7 +339,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
                 Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
-                Capability.INSPECT);
+                Capability.INSPECT, Capability.FENCED_STORE);
     }
 
     /**
