@@ -105,6 +105,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     static final String ROOT = "latchkey/";
 
     private final EtcdSession session;
+    private final io.latchkey.etcd.internal.EtcdFencedStoreOps fencedStoreOps;
     private final String base;
     private final EtcdLockOps lockOps;
     private final EtcdLockOps fairLockOps;
@@ -137,6 +138,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
                 name -> base + "permits/" + EtcdKeys.escape(name) + "/");
         this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
         this.inspector = new EtcdInspector(session, base, List.of(lockOps, fairLockOps));
+        this.fencedStoreOps = new io.latchkey.etcd.internal.EtcdFencedStoreOps(session, List.of(lockOps, fairLockOps),
+                name -> base + "stores/" + EtcdKeys.escape(name) + "/");
     }
 
     /**
@@ -249,6 +252,19 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
+     * The fenced store of the lock {@code lockName}: keys under {@code latchkey/[<namespace>/]stores/<name>/}, each
+     * write one transaction comparing the holder's key's create revision ({@code EtcdFencedStoreOps}). It accepts
+     * the leases of this client.
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
+                options().operationTimeout());
+    }
+
+    /**
      * Tells under which key prefix the owners of the lock called {@code name} queue, for tools and tests.
      *
      * @param name the lock's name
@@ -322,7 +338,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK,
                 Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH,
-                Capability.PUSH_WAKEUP, Capability.INSPECT);
+                Capability.PUSH_WAKEUP, Capability.INSPECT, Capability.FENCED_STORE);
     }
 
     /**

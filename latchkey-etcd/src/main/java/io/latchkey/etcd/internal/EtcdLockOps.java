@@ -143,6 +143,19 @@ public final class EtcdLockOps implements RemoteLockOps {
         return attempt.result;
     }
 
+    /**
+     * {@return the grant this client holds on {@code name} with {@code token}, or {@code null}} For the fenced
+     * store, which checks the very key of that hold.
+     */
+    public Grant heldGrant(String name, long token) {
+        for (Grant g : held.values()) {
+            if (g.fencingToken() == token && g.name().equals(name)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
     /** Called by an attempt once it holds: remember the key, arm the end of a fixed lease. */
     void granted(Grant grant) {
         EtcdHold hold = (EtcdHold) grant.backendState();
