@@ -96,10 +96,11 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(Capability.LOCK,
             Capability.FAIR_LOCK, Capability.READ_WRITE_LOCK, Capability.SEMAPHORE,
             Capability.PERMIT_EXPIRABLE_SEMAPHORE, Capability.COUNT_DOWN_LATCH, Capability.PUSH_WAKEUP,
-            Capability.INSPECT));
+            Capability.INSPECT, Capability.FENCED_STORE));
 
     private final LockDirectory directory;
     private final FileLockOps lockOps;
+    private final io.latchkey.file.internal.FileFencedStoreOps fencedStoreOps;
     private final FileLockOps fairLockOps;
     private final FileLockOps readLockOps;
     private final FileLockOps writeLockOps;
@@ -118,6 +119,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         this.semaphoreOps = new FileSemaphoreOps(directory, ns);
         this.permitOps = new FilePermitOps(directory, ns);
         this.latchOps = new FileLatchOps(directory, ns);
+        this.fencedStoreOps = new io.latchkey.file.internal.FileFencedStoreOps(directory, ns);
     }
 
     /**
@@ -238,6 +240,18 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     @Override
     protected RemoteCountOps countDownLatchOps() {
         return latchOps;
+    }
+
+    /**
+     * The fenced store of the lock {@code lockName}: one file per key under {@code stores/} in the directory, written
+     * under the directory's lock while this JVM holds the lock with the writer's token ({@code FileFencedStoreOps}).
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkName(lockName);
+        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
+                options().operationTimeout());
     }
 
     @Override

@@ -991,6 +991,33 @@ public final class LockDirectory {
         return submit(op, task);
     }
 
+    /**
+     * Runs {@code task} on the directory's thread, inside one directory section, only if lock {@code name} of
+     * {@code namespace} has an exclusive hold of this JVM with {@code token} that has not expired; otherwise
+     * completes with {@code stale} and runs nothing. For the fenced store: holds end only on this thread and no other
+     * process can lock the file while ours holds, so the hold stays current until the task returns.
+     */
+    <T> CompletableFuture<T> whileHeld(String namespace, String name, long token, Task<T> task, T stale) {
+        String file = FileNames.lockFile(namespace, name);
+        return submit("fenced store write", (s, after) -> {
+            LockEntry e = entries.get(file);
+            if (e == null) {
+                return stale;
+            }
+            pump(e, s, after);
+            boolean held = false;
+            for (Hold h : e.holds) {
+                held |= h.token() == token && !h.kind.shared;
+            }
+            removeIfIdle(e);
+            if (!held) {
+                return stale;
+            }
+            s.enter();
+            return task.run(s, after);
+        });
+    }
+
     /** The counted primitives' state files of this directory. */
     CountFiles counts() {
         return counts;
