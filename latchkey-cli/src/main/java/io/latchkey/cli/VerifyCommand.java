@@ -57,6 +57,11 @@ final class VerifyCommand implements Callable<Integer> {
             + "register (default: an H2 database hosted by the verifier).")
     String resource;
 
+    @Option(names = "--register", paramLabel = "WHERE", description = "With --faults: where the fenced register "
+            + "lives: 'database' (default: the --resource database, through FencingGuard) or 'store' (in the lock's "
+            + "own fenced store, client.fencedStore: the lock's server refuses a stale holder's write itself).")
+    String register;
+
     @Option(names = "--workers", paramLabel = "N", defaultValue = "3",
             description = "With --faults: worker processes (default: ${DEFAULT-VALUE}).")
     int workers;
@@ -100,7 +105,7 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (faults || embedded != null || resource != null || report != null) {
+        if (faults || embedded != null || resource != null || register != null || report != null) {
             return VerifyFaults.run(this);
         }
         if (uri == null) {

@@ -14,7 +14,7 @@ final class VerifyFaults {
 
     static int run(VerifyCommand c) throws InterruptedException {
         if (!c.faults) {
-            throw new CliException(CliException.USAGE, "--embedded, --resource and --report go with --faults");
+            throw new CliException(CliException.USAGE, "--embedded, --resource, --register and --report go with --faults");
         }
         boolean leaseGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--lease");
         boolean durationGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--duration");
@@ -23,7 +23,19 @@ final class VerifyFaults {
             if (c.uri != null) {
                 Connector.checkScheme(c.uri);
             }
-            options = new FaultRun.Options(c.uri, c.embedded, c.resource, c.workers,
+            String resource = c.resource;
+            if (c.register != null && !c.register.equals("database")) {
+                if (!c.register.equals(FaultRun.STORE_REGISTER)) {
+                    throw new IllegalArgumentException(String.format(
+                            "--register must be 'database' or 'store' but was '%s'", c.register));
+                }
+                if (c.resource != null) {
+                    throw new IllegalArgumentException("--register store keeps the register in the lock's own "
+                            + "server; it takes no --resource");
+                }
+                resource = FaultRun.STORE_REGISTER;
+            }
+            options = new FaultRun.Options(c.uri, c.embedded, resource, c.workers,
                     leaseGiven ? c.lease : DEFAULT_LEASE, durationGiven ? c.duration : Duration.ZERO, c.report,
                     java.util.Set.of());
         } catch (IllegalArgumentException e) {

@@ -41,6 +41,13 @@ public final class FaultRun {
     static final String FENCING_TABLE = "latchkey_fault_fencing";
     /** The register table: one row per run, {@code name}, {@code val}. */
     static final String REGISTER_TABLE = "latchkey_fault_register";
+    /**
+     * The {@code resource} that keeps the register in the lock's own fenced store ({@code --register store}): key
+     * {@value #STORE_KEY} of the store of the run's lock, absent (0) at the start.
+     */
+    public static final String STORE_REGISTER = "store";
+    /** The register's key in the lock's fenced store. */
+    static final String STORE_KEY = "register";
 
     /**
      * What to run.
@@ -76,7 +83,7 @@ public final class FaultRun {
                         "--lease must be between 500ms and 5m for --faults but was %dms", lease.toMillis()));
             }
             Objects.requireNonNull(duration, "duration");
-            if (resource != null && !resource.startsWith("jdbc:")) {
+            if (resource != null && !resource.startsWith("jdbc:") && !resource.equals(STORE_REGISTER)) {
                 throw new IllegalArgumentException(String.format(
                         "--resource must be a JDBC URL (jdbc:postgresql://…, jdbc:mariadb://…, jdbc:h2:…) but was '%s'",
                         resource));
@@ -137,16 +144,20 @@ public final class FaultRun {
             dir = Files.createTempDirectory("latchkey-faults-");
             server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease())
                     : ServerControl.external(options.uri());
+            boolean inStore = STORE_REGISTER.equals(options.resource());
             if (options.resource() != null) {
                 registerUrl = options.resource();
             } else {
                 h2 = startH2();
             }
-            prepareRegister();
+            if (!inStore) {
+                prepareRegister();
+            }
             FaultSchedule schedule = FaultSchedule.plan(server, options.lease(), options.duration(), options.skip());
             out.printf("fault run on %s: %d worker processes on lock %s, lease %s, fenced register in %s%n",
                     server.description(), options.workers(), name, FaultSchedule.seconds(options.lease()),
-                    options.resource() != null ? ProxiedUri.backend(registerUrl) + " (--resource)"
+                    inStore ? "the lock's own fenced store (--register store)"
+                            : options.resource() != null ? ProxiedUri.backend(registerUrl) + " (--resource)"
                             : "an H2 database hosted by the verifier");
             if (server.serverFaults().isEmpty()) {
                 out.println("only client-side faults run: the verifier did not start this server");
@@ -160,7 +171,7 @@ public final class FaultRun {
             awaitStarted();
             long runEnd = inject(schedule);
             stopWorkers();
-            long finalValue = readRegister();
+            long finalValue = inStore ? readStoreRegister() : readRegister();
             Duration wait = workerWait();
             Duration stuckBound = wait.plus(workerTimeout().multipliedBy(2)).plus(options.lease()).plusSeconds(5);
             List<FaultRow> rows = new HistoryChecker(server.backend(), options.lease(), stuckBound, stalls::stalledNanos)
@@ -441,6 +452,15 @@ public final class FaultRun {
         } catch (SQLException e) {
             throw new IllegalStateException("could not prepare the register at "
                     + ProxiedUri.backend(registerUrl) + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The register kept in the lock's fenced store: its value, 0 if no write was ever applied. */
+    private long readStoreRegister() {
+        try (io.latchkey.LockClient client = io.latchkey.LockClient.connect(server.uri())) {
+            return client.fencedStore(name).getString(STORE_KEY).map(Long::parseLong).orElse(0L);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("could not read the register in the lock's store: " + e.getMessage(), e);
         }
     }
 

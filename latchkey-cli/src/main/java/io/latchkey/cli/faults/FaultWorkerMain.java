@@ -95,6 +95,10 @@ public final class FaultWorkerMain {
         String name = a.get("name");
         String table = a.get("table");
         watchStandardInput();
+        if (FaultRun.STORE_REGISTER.equals(a.get("register"))) {
+            runOnStore(a, lease, wait, timeout, hold, name);
+            return;
+        }
         HikariConfig pool = new HikariConfig();
         pool.setJdbcUrl(a.get("register"));
         pool.setMaximumPoolSize(2);
@@ -128,6 +132,63 @@ public final class FaultWorkerMain {
                 release(held, token);
                 Thread.sleep(ThreadLocalRandom.current().nextLong(1, Math.max(2, hold / 2)));
             }
+        }
+    }
+
+    /** The same loop with the register in the lock's own fenced store ({@code --register store}). */
+    private void runOnStore(Map<String, String> a, Duration lease, Duration wait, Duration timeout, long hold,
+                            String name) throws InterruptedException {
+        try (LockClient client = connect(a.get("uri"), lease, timeout)) {
+            io.latchkey.FencedStore store = client.fencedStore(name);
+            DistributedLock lock = client.lock(name);
+            log(HistoryEvent.Type.START, -1, -1, ProcessHandle.current().pid() + "");
+            while (!stopping.get()) {
+                Optional<LockLease> granted;
+                try {
+                    granted = lock.tryAcquire(wait);
+                } catch (RuntimeException e) {
+                    log(HistoryEvent.Type.ERROR, -1, -1, "acquire: " + describe(e));
+                    Thread.sleep(100);
+                    continue;
+                }
+                if (granted.isEmpty()) {
+                    log(HistoryEvent.Type.TIMEOUT, -1, -1, "");
+                    continue;
+                }
+                LockLease held = granted.get();
+                long token = held.fencingToken();
+                log(HistoryEvent.Type.ACQUIRED, token, -1, "");
+                held.onLost(() -> log(HistoryEvent.Type.LOST, token, -1, ""));
+                workOnStore(store, held, token, hold);
+                release(held, token);
+                Thread.sleep(ThreadLocalRandom.current().nextLong(1, Math.max(2, hold / 2)));
+            }
+        }
+    }
+
+    /**
+     * Read (no lease needed), the "work" of {@code hold} ms, then a fenced put of the value read plus one: the lock's
+     * server refuses it with {@link io.latchkey.StaleLeaseException} unless the lease is still the current hold.
+     */
+    private void workOnStore(io.latchkey.FencedStore store, LockLease held, long token, long hold)
+            throws InterruptedException {
+        long value;
+        try {
+            value = store.getString(FaultRun.STORE_KEY).map(Long::parseLong).orElse(0L);
+        } catch (RuntimeException e) {
+            log(HistoryEvent.Type.ERROR, token, -1, "read: " + describe(e));
+            return;
+        }
+        log(HistoryEvent.Type.READ, token, value, "");
+        Thread.sleep(hold);
+        long next = value + 1;
+        try {
+            store.putString(held, FaultRun.STORE_KEY, Long.toString(next));
+            log(HistoryEvent.Type.WRITE_OK, token, next, "");
+        } catch (io.latchkey.StaleLeaseException e) {
+            log(HistoryEvent.Type.WRITE_REFUSED, token, next, "");
+        } catch (RuntimeException e) {
+            log(HistoryEvent.Type.ERROR, token, next, "write: " + describe(e));
         }
     }
 
