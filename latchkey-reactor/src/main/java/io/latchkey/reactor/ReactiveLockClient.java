@@ -58,6 +58,18 @@ public final class ReactiveLockClient {
     }
 
     /**
+     * Returns the reactive view of {@link LockClient#fencedStore(String) client.fencedStore(lockName)}.
+     *
+     * @param lockName the name of the lock that guards the store
+     * @return a view of the store
+     * @throws IllegalArgumentException if the name is invalid
+     * @throws UnsupportedOperationException if the backend has no fenced store
+     */
+    public ReactiveFencedStore fencedStore(String lockName) {
+        return new ReactiveFencedStore(client.fencedStore(lockName));
+    }
+
+    /**
      * Returns the reactive view of {@link LockClient#lock(String) client.lock(name)}.
      *
      * @param name the lock's name
