@@ -60,7 +60,7 @@ final class DemoCommand implements Callable<Integer> {
     boolean noEmbedded;
 
     @Option(names = "--strategies", split = ",", paramLabel = "NAME",
-            description = "Run only these: none, db-pessimistic, db-optimistic, lock, segmented (default: all).")
+            description = "Run only these: none, db-pessimistic, db-optimistic, lock, segmented, store (default: all).")
     List<String> only;
 
     @Option(names = "--segments", paramLabel = "K", defaultValue = "4",
@@ -184,10 +184,10 @@ final class DemoCommand implements Callable<Integer> {
         }
         if (only != null) {
             for (String s : only) {
-                if (!List.of("none", "db-pessimistic", "db-optimistic", "lock", "segmented")
+                if (!List.of("none", "db-pessimistic", "db-optimistic", "lock", "segmented", "store")
                         .contains(s.toLowerCase(Locale.ROOT))) {
                     throw new CliException(CliException.USAGE, String.format(
-                            "--strategies takes none, db-pessimistic, db-optimistic, lock, segmented but had '%s'", s));
+                            "--strategies takes none, db-pessimistic, db-optimistic, lock, segmented, store but had '%s'", s));
                 }
             }
         }
@@ -222,6 +222,11 @@ final class DemoCommand implements Callable<Integer> {
         for (LockBackend backend : env.backends()) {
             if (wanted("segmented")) {
                 list.add(new SegmentedLockStrategy(backend, lockPrefix, segments, pause, waitTime));
+            }
+        }
+        for (LockBackend backend : env.backends()) {
+            if (wanted("store") && FencedStoreStrategy.supported(backend)) {
+                list.add(new FencedStoreStrategy(backend, lockPrefix, stock, pause, waitTime));
             }
         }
         return list;

@@ -77,8 +77,10 @@ final class SaleRunner {
             long elapsed = System.nanoTime() - start;
             Latencies all = Latencies.merge(latencies);
             Throwable error = firstError.get();
+            java.util.OptionalInt kept = strategy.finalStock(goodId);
+            int finalStock = kept.isPresent() ? kept.getAsInt() : db.stock(goodId, strategy.segmented());
             return new SaleResult(strategy.name(), strategy.description(), stock, buyers, db.orders(goodId),
-                    db.stock(goodId, strategy.segmented()), failedAttempts.get(), gaveUp.get(), elapsed,
+                    finalStock, failedAttempts.get(), gaveUp.get(), elapsed,
                     all.percentile(0.50), all.percentile(0.99),
                     error == null ? null : Secrets.mask(Connector.firstLine(String.valueOf(error))));
         } finally {

@@ -28,6 +28,14 @@ interface SaleStrategy {
         return true;
     }
 
+    /**
+     * {@return the stock left after the run, if the strategy keeps it outside the database} Empty (the default): the
+     * database's stock is the one to judge.
+     */
+    default java.util.OptionalInt finalStock(long goodId) {
+        return java.util.OptionalInt.empty();
+    }
+
     /** Opens the resources of simulated client number {@code index} (e.g. connects a lock client). */
     Node openNode(int index, long goodId) throws Exception;
 

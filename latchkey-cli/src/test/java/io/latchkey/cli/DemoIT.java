@@ -25,7 +25,7 @@ class DemoIT {
         assertThat(result.exitCode()).as(result.toString()).isZero();
         Map<String, DemoTableParser.Row> rows = DemoTableParser.parse(result.stdout());
         assertThat(rows).as(result.toString()).containsOnlyKeys("none", "db-pessimistic", "db-optimistic",
-                "lock:zookeeper", "lock:h2", "segmented:zookeeper", "segmented:h2");
+                "lock:zookeeper", "lock:h2", "segmented:zookeeper", "segmented:h2", "store:zookeeper", "store:h2");
         assertThat(result.stdout()).contains("embedded ZooKeeper server at 127.0.0.1:").doesNotContain("note:");
         assertThat(rows.get("none").oversold()).as(result.toString()).isPositive();
         rows.values().stream().filter(r -> !r.strategy().equals("none")).forEach(r -> {
