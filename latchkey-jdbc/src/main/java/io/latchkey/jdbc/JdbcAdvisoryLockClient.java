@@ -117,6 +117,17 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         return ops;
     }
 
+    /**
+     * Unsupported: an advisory lock leaves no row for a store's write to check in its transaction (use the lease
+     * table, {@link JdbcLockClient}, or {@link FencingGuard}).
+     *
+     * @throws UnsupportedOperationException always, naming the backend
+     */
+    @Override
+    public io.latchkey.FencedStore fencedStore(String lockName) {
+        throw unsupported("fencedStore");
+    }
+
     @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.LOCK, Capability.PUSH_WAKEUP);
