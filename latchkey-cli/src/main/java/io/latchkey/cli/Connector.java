@@ -154,12 +154,17 @@ final class Connector {
      * the time a server has to answer starts when the client is ready to ask. A cold JVM on a busy 2-core machine
      * spends seconds loading Netty, gRPC or Curator, which is not the server's time; a warm JVM (or a driver that
      * waits for a silent server) loads next to nothing, and the deadline stays the timeout plus {@link #GRACE}.
+     *
+     * <p>Only the warm-up counts: once a slice passes with hardly any class loaded, the driver is talking to the
+     * server, and classes it loads later (the PostgreSQL driver's retry without TLS after its first attempt timed
+     * out against a server of another kind, an exception's stack) do not move the deadline again.
      */
     private static LockClient await(CompletableFuture<LockClient> task, Duration timeout, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
         java.lang.management.ClassLoadingMXBean classes = java.lang.management.ManagementFactory.getClassLoadingMXBean();
         long cap = deadline + MAX_WARM_UP.toNanos();
         long loaded = classes.getTotalLoadedClassCount();
+        boolean warming = true;
         while (true) {
             long now = System.nanoTime();
             if (now >= deadline) {
@@ -169,9 +174,11 @@ final class Connector {
                 return task.get(Math.min(deadline - now, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException slice) {
                 long nowLoaded = classes.getTotalLoadedClassCount();
-                if (nowLoaded - loaded >= WARMING_CLASSES) {
+                if (warming && nowLoaded - loaded >= WARMING_CLASSES) {
                     // still loading classes: the clock for the server starts (again) now
                     deadline = Math.min(cap, Math.max(deadline, System.nanoTime() + timeout.toNanos() + GRACE.toNanos()));
+                } else {
+                    warming = false;
                 }
                 loaded = nowLoaded;
             }
@@ -234,6 +241,9 @@ final class Connector {
             return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials (%s)",
                     backendName(uri), hosts(uri), why), failure);
         }
+        if (reached && isWrongProtocol(failure)) {
+            return wrongKind(uri, why, failure);
+        }
         if (isTimeout(failure)) {
             return silent(uri, Endpoints.of(uri), timeout, failure);
         }
@@ -260,6 +270,44 @@ final class Connector {
         return new CliException(CliException.UNAVAILABLE, String.format(
                 "reached %s, but no %s server answered there within %s (is it %s %s server?)", hosts(uri), kind,
                 Durations.format(timeout), "aeiou".indexOf(kind.charAt(0)) >= 0 ? "an" : "a", kind), cause);
+    }
+
+    /** The host answered, but in another protocol (an HTTP server, a Redis server behind a PostgreSQL URI, …). */
+    private static CliException wrongKind(String uri, String why, Throwable cause) {
+        String kind = kind(uri);
+        return new CliException(CliException.UNAVAILABLE, String.format(
+                "reached %s, but no %s server answered there: it speaks another protocol (is it %s %s server? the "
+                        + "driver said: %s)", hosts(uri), kind, article(kind), kind, why), cause);
+    }
+
+    /**
+     * What drivers throw when the bytes that came back are not their protocol: Lettuce's decoder on an HTTP reply
+     * ({@code Invalid first byte: 60 (<)}), the JDBC drivers on an unexpected first message (SQLSTATE {@code 08P01}), gRPC
+     * (etcd) on an HTTP/1.x reply, ZooKeeper on a length that no ZooKeeper frame has.
+     */
+    private static final java.util.regex.Pattern WRONG_PROTOCOL = java.util.regex.Pattern.compile(
+            "(?i)RedisProtocolException|Invalid first byte|protocol error|unexpected packet|expected authentication "
+                    + "request|HTTP/1\\.|Http2Exception|first received frame was not SETTINGS|"
+                    + "Unreasonable length|Packet len -?\\d+ is out of range");
+
+    private static boolean isWrongProtocol(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException && "08P01".equals(((java.sql.SQLException) t).getSQLState())) {
+                return true; // SQLSTATE protocol_violation: e.g. PostgreSQL's reply to its TLS request was not one
+            }
+            if (WRONG_PROTOCOL.matcher(t.getClass().getName() + " " + t.getMessage()).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String kind(String uri) {
+        return backendName(uri).replace("rediss", "redis").replaceAll("-(sentinel|cluster)$", "");
+    }
+
+    private static String article(String kind) {
+        return "aeiou".indexOf(kind.charAt(0)) >= 0 ? "an" : "a";
     }
 
     private static final java.util.regex.Pattern TIMEOUT = java.util.regex.Pattern.compile(
