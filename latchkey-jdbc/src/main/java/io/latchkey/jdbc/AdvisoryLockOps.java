@@ -127,7 +127,7 @@ final class AdvisoryLockOps implements RemoteLockOps {
             throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
         } finally {
             if (cancelFired[0] && !keep) {
-                retire(c); // the cancel may still be on its way to this session
+                retire(c); // the cancel may still be on its way to this database session
             } else if (!keep) {
                 closeQuietly(c);
             }

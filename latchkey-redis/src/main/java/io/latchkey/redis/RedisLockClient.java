@@ -163,7 +163,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * Creates a lock client on an application's Lettuce Redis Cluster client, with default options. The client
      * stays the application's: {@link #close()} does not shut it down.
      *
-     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @param client the application's Lettuce cluster client; its URIs are the seed nodes
      * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached
      * @see #create(RedisClusterClient, ClientOptions)
@@ -185,7 +185,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * before the replica took over can lose a lock (as on a standalone server with a replica); fencing tokens
      * are the defence. See {@code docs/redis-topologies.md}.
      *
-     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @param client the application's Lettuce cluster client; its URIs are the seed nodes
      * @param options the lock client's options
      * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached

@@ -174,7 +174,7 @@ final class ZkLockAttempt {
         });
     }
 
-    /** The create's reply was lost: find our node by its protection id, adopt it only if this session owns it. */
+    /** The create's reply was lost: find our node by its protection id, adopt it only if this client's ZooKeeper session owns it. */
     private void recoverProtected() {
         String uuid = protectionId;
         ZooKeeper zk;
