@@ -111,7 +111,7 @@ final class Connector {
         CompletableFuture<LockClient> task = new CompletableFuture<>();
         Thread connecting = new Thread(() -> {
             try {
-                LockClient client = LockClient.connect(uri, options);
+                LockClient client = LockClient.connect(withDriverTimeouts(uri, timeout), options);
                 try {
                     client.lock(PROBE_LOCK).isLocked();
                 } catch (RuntimeException e) {
@@ -143,6 +143,22 @@ final class Connector {
         }
     }
 
+    /**
+     * {@code uri} with the PostgreSQL driver's {@code loginTimeout} set to the timeout (whole seconds, rounded up)
+     * unless the URI sets it. Without it the driver's connect has no bound of its own: against a server of another
+     * kind its TLS request waits for a reply, times out, and the driver tries again without TLS, loading classes that
+     * look like a cold JVM's warm-up to {@link #await} (11.3–11.9 s with a 5 s timeout). With it the driver gives up
+     * within the timeout.
+     */
+    static String withDriverTimeouts(String uri, Duration timeout) {
+        if (!uri.regionMatches(true, 0, "jdbc:postgresql:", 0, "jdbc:postgresql:".length())
+                || uri.toLowerCase(Locale.ROOT).contains("logintimeout=")) {
+            return uri;
+        }
+        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        return uri + (uri.indexOf('?') >= 0 ? "&" : "?") + "loginTimeout=" + seconds;
+    }
+
     /** Room beyond the timeout for the answer to reach the user. */
     static final Duration GRACE = Duration.ofMillis(250);
 
@@ -154,17 +170,12 @@ final class Connector {
      * the time a server has to answer starts when the client is ready to ask. A cold JVM on a busy 2-core machine
      * spends seconds loading Netty, gRPC or Curator, which is not the server's time; a warm JVM (or a driver that
      * waits for a silent server) loads next to nothing, and the deadline stays the timeout plus {@link #GRACE}.
-     *
-     * <p>Only the warm-up counts: once a slice passes with hardly any class loaded, the driver is talking to the
-     * server, and classes it loads later (the PostgreSQL driver's retry without TLS after its first attempt timed
-     * out against a server of another kind, an exception's stack) do not move the deadline again.
      */
     private static LockClient await(CompletableFuture<LockClient> task, Duration timeout, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
         java.lang.management.ClassLoadingMXBean classes = java.lang.management.ManagementFactory.getClassLoadingMXBean();
         long cap = deadline + MAX_WARM_UP.toNanos();
         long loaded = classes.getTotalLoadedClassCount();
-        boolean warming = true;
         while (true) {
             long now = System.nanoTime();
             if (now >= deadline) {
@@ -174,11 +185,9 @@ final class Connector {
                 return task.get(Math.min(deadline - now, TimeUnit.MILLISECONDS.toNanos(100)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException slice) {
                 long nowLoaded = classes.getTotalLoadedClassCount();
-                if (warming && nowLoaded - loaded >= WARMING_CLASSES) {
+                if (nowLoaded - loaded >= WARMING_CLASSES) {
                     // still loading classes: the clock for the server starts (again) now
                     deadline = Math.min(cap, Math.max(deadline, System.nanoTime() + timeout.toNanos() + GRACE.toNanos()));
-                } else {
-                    warming = false;
                 }
                 loaded = nowLoaded;
             }
