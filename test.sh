@@ -13,6 +13,7 @@ rerun=-Dsurefire.rerunFailingTestsCount=2
 
 # -P release: the same verify, plus sources and javadoc jars and the published modules staged into
 # target/staging-deploy, which the examples below are built from
+rm -rf target/staging-deploy
 ./mvnw -B -ntp -P release verify "$rerun" "$@"
 
 # The examples/ projects, built from the staged artifacts (not the reactor) and run against real servers
