@@ -11,7 +11,14 @@ scripts/install-test-servers.sh
 # every time fails the build. Flakes are bugs to chase, listed in the issue notes.
 rerun=-Dsurefire.rerunFailingTestsCount=2
 
-./mvnw -B -ntp verify "$rerun" "$@"
+# -P release: the same verify, plus sources and javadoc jars and the published modules staged into
+# target/staging-deploy, which the examples below are built from
+rm -rf target/staging-deploy
+./mvnw -B -ntp -P release verify "$rerun" "$@"
+
+# The examples/ projects, built from the staged artifacts (not the reactor) and run against real servers
+echo "== examples from the staged artifacts"
+scripts/examples-smoke.sh --staged
 
 # The starter on the other current Boot line (4.1; the build is on 4.0): its own tests again, about a minute.
 echo "== Spring Boot starter again on Boot 4.1"
