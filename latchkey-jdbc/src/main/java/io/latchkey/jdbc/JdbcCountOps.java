@@ -10,10 +10,11 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * What the SQL counted primitives share: one kind ({@link CountKind}, its label in the {@code kind} column) of one
- * namespace in the counts table beside the client's lease table. Every operation is one task on the client's I/O pool with one pooled connection, under the client's operation timeout, after the
- * tables were checked once ({@link CountTableSchema}); the caller's thread never runs a statement. Each decision is
- * one conditional statement or, where it reads more than one row (a leased permit, draining), one short transaction
- * that locks the name's counts row first. Wake-ups: {@link CountWakeups}.
+ * namespace in the counts table beside the client's lease table. Every operation is one task on the client's I/O pool
+ * with one pooled connection, under the client's operation timeout, after the tables were checked once ({@link
+ * CountTableSchema}); the caller's thread never runs a statement. Each decision is one conditional statement or, where
+ * it reads more than one row (a leased permit, draining), one short transaction that locks the name's counts row first.
+ * Wake-ups: {@link CountWakeups}.
  */
 abstract class JdbcCountOps implements RemoteCountOps {
 

@@ -14,14 +14,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * The lease-table lock's acquire state machine (what Redis calls {@code RedisLockAcquire}, etcd
- * {@code EtcdLockAcquire}, ZooKeeper {@code ZkLockAcquire}): the pending acquires of one client and when each
- * tries again. A busy acquire parks no thread: it tries again when {@link #released} is told of its row (by PostgreSQL's notification through
- * {@link PgReleaseListener}, or by this client's own release elsewhere), when {@link #wakeAll} is called (the
- * listener reconnected, expired rows were reclaimed), and otherwise after a bounded pause: with a listener the
- * holder's remaining lease capped at a second (a fallback for a lost notification), without one a backoff from
- * 2 ms up to the poll interval, never past the holder's remaining lease or the deadline. Attempts run on the
- * runner's I/O pool, at most one per waiter at a time.
+ * The lease-table lock's acquire state machine (what Redis calls {@code RedisLockAcquire}, etcd {@code
+ * EtcdLockAcquire}, ZooKeeper {@code ZkLockAcquire}): the pending acquires of one client and when each tries again. A
+ * busy acquire parks no thread: it tries again when {@link #released} is told of its row (by PostgreSQL's notification
+ * through {@link PgReleaseListener}, or by this client's own release elsewhere), when {@link #wakeAll} is called (the
+ * listener reconnected, expired rows were reclaimed), and otherwise after a bounded pause: with a listener the holder's
+ * remaining lease capped at a second (a fallback for a lost notification), without one a backoff from 2 ms up to the
+ * poll interval, never past the holder's remaining lease or the deadline. Attempts run on the runner's I/O pool, at
+ * most one per waiter at a time.
  */
 final class JdbcLockAcquires {
 

@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,13 +48,14 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermitExpirableSemaphoreOps.class);
 
     private final RetriedRemoval releases;
+    /** Whether the reaper runs: from the first lease on (a client that leases no permit starts none). */
+    private final AtomicBoolean reaping = new AtomicBoolean();
 
     JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
                                     CountWakeups wakeups, String namespace, long pollMillis) {
         super(runner, sql, schema, wakeups, namespace, CountKind.PERMITS, pollMillis);
         this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
                 RELEASE_RETRY_MILLIS, log);
-        runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady, this::reapExpired);
     }
 
     @Override
@@ -85,6 +87,10 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        if (reaping.compareAndSet(false, true)) {
+            runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady,
+                    this::reapExpired);
+        }
         long sentAt = System.nanoTime();
         String key = rowKey(name);
         return run("take a permit of", name, c -> inTransaction(c, tx -> {

@@ -1,22 +1,17 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.AcquireRequest;
-import io.latchkey.core.Grant;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,17 +23,17 @@ import org.slf4j.LoggerFactory;
  * memory (as {@code mem://} does), and holds one OS lock per file — exclusive for a plain, fair or write hold,
  * shared for read holds — while any of its clients holds the name.
  *
- * <p>This class is the directory's face and lifecycle: the per-JVM registry ({@link #attach}, {@link #detach()}), the
- * wiring of its parts and the operations the recipes call. The parts, one job each: {@link DirectoryThread} (the one
- * thread every task runs on), {@link LockArbiter} (this JVM's grants and waiters per name, and their timers),
- * {@link LockFiles} (lock files and OS locks), {@link LockInspection} (is-locked, holders, listing, force-unlock),
- * {@link CountFiles} (the counted primitives' state files) and {@link DirectoryWatcher} (change events).
+ * <p>This class is the directory's face and lifecycle: the per-JVM registry ({@link #attach}, {@link #detach()}) and
+ * the wiring of its parts, one job each: {@link DirectoryThread} (the one thread every task runs on),
+ * {@link LockArbiter} (this JVM's grants and waiters per name, and their timers), {@link LockFiles} (lock files and
+ * OS locks), {@link LockInspection} (is-locked, holders, listing, force-unlock), {@link CountFiles} (the counted
+ * primitives' state files) and {@link DirectoryWatcher} (change events).
  *
  * <h2>Threads</h2>
  * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
  * timer and file access (a few system calls each). The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link LockEntry.GrantState}) on the engine's watchdog thread, so that a renewal never waits behind
- * slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
+ * (compare-and-set, see {@link LockEntry.GrantState}) on the engine's watchdog thread, so that a renewal never waits
+ * behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
  * {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the directory's
  * change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the last
  * {@link #detach()} (the last client's {@code close()}).
@@ -46,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Waiting</h2>
  * A waiter of this JVM is woken at once by a release in this JVM. For a release in another process: that process
  * deletes or rewrites the lock file, and the watch event wakes the waiter, which retries {@code tryLock}; as the
- * fallback (a SIGKILLed holder changes no file: the kernel just drops its lock; watch services that poll, as on
- * macOS) the waiter re-checks after 20 ms, doubling to at most {@value LockArbiter#MAX_RECHECK_MILLIS} ms, so a dead holder's
+ * fallback (a SIGKILLed holder changes no file: the kernel just drops its lock; watch services that poll, as on macOS)
+ * the waiter re-checks after 20 ms, doubling to at most {@value LockArbiter#MAX_RECHECK_MILLIS} ms, so a dead holder's
  * lock is taken over within about 200 ms. Nothing blocks in {@code FileChannel.lock()} except the short directory
  * section ({@link DirectorySection}).
  *
@@ -227,35 +222,14 @@ public final class LockDirectory {
 
     // ----------------------------------------------------------------------------------------------- operations
 
-    CompletableFuture<Grant> acquire(String namespace, LockKind kind, AcquireRequest request,
-                                     BiConsumer<Grant, String> onLost) {
-        return arbiter.acquire(namespace, kind, request, onLost);
+    /** This JVM's arbitration of the directory's locks (acquire, release, hand-off, renewal). */
+    LockArbiter locks() {
+        return arbiter;
     }
 
-    CompletableFuture<Boolean> release(String namespace, Grant grant) {
-        return arbiter.release(namespace, grant);
-    }
-
-    CompletableFuture<Grant> handOff(String namespace, Grant from, AcquireRequest request,
-                                     BiConsumer<Grant, String> onLost) {
-        return arbiter.handOff(namespace, from, request, onLost);
-    }
-
-    /** Extends the grants' leases on the caller's thread (see {@link LockArbiter#renew}). */
-    CompletableFuture<Set<Grant>> renew(String namespace, Collection<Grant> grants) {
-        return arbiter.renew(namespace, grants);
-    }
-
-    CompletableFuture<Boolean> isLocked(String namespace, String name) {
-        return inspection.isLocked(namespace, name);
-    }
-
-    CompletableFuture<Boolean> forceUnlock(String namespace, String name) {
-        return inspection.forceUnlock(namespace, name);
-    }
-
-    CompletableFuture<String> describeHolder(String namespace, String name) {
-        return inspection.describeHolder(namespace, name);
+    /** Is-locked, holders and force-unlock of the directory's locks. */
+    LockInspection inspection() {
+        return inspection;
     }
 
     /**

@@ -88,9 +88,10 @@ final class LockEntry {
 
     /**
      * The directory's state of one grant in this JVM (the engine keeps its own hold of it). Its lease end is the one
-     * field shared with other threads: a renewal extends it on the caller's thread (so that renewals never wait
-     * behind file I/O on the directory's thread), the directory's thread ends it. Both go through compare-and-set on {@link #deadline}, and {@link #DEAD} is final: a renewal that
-     * loses the race to the end reports the hold lost, an end that loses to a renewal does not happen.
+     * field shared with other threads: a renewal extends it on the caller's thread (so that renewals never wait behind
+     * file I/O on the directory's thread), the directory's thread ends it. Both go through compare-and-set on {@link
+     * #deadline}, and {@link #DEAD} is final: a renewal that loses the race to the end reports the hold lost, an end
+     * that loses to a renewal does not happen.
      */
     static final class GrantState {
         static final long DEAD = Long.MIN_VALUE;

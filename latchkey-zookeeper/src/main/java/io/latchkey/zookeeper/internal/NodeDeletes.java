@@ -72,7 +72,8 @@ final class NodeDeletes {
                 // After a lost reply our own earlier try may be the one that deleted it.
                 case NONODE -> answer.complete(retried);
                 case SESSIONEXPIRED -> answer.complete(false);
-                case CONNECTIONLOSS, OPERATIONTIMEOUT -> answer.completeExceptionally(new NotThrough(code.name(), null));
+                case CONNECTIONLOSS, OPERATIONTIMEOUT ->
+                        answer.completeExceptionally(new NotThrough(code.name(), null));
                 default -> answer.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
             }
         }, null);
