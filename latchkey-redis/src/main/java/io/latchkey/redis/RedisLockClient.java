@@ -7,8 +7,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -204,36 +203,24 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return RedisLockClientFactory.connectCluster(uriText, options, allowSharded);
     }
 
-    @Override
-    protected RemoteLockOps lockOps() {
-        return wiring.ackedLockOps;
-    }
-
     /**
-     * The remote half of {@link #semaphore}: the permits are one integer key in the name's hash slot; waiters are
-     * woken by pub/sub when permits are released or added, with a bounded re-check ({@link RedisSemaphoreOps}).
+     * The remote halves, each with replica acknowledgement when configured ({@link RedisReplicaAckedLockOps}): a
+     * semaphore's permits are one integer key in the name's hash slot, waiters woken by pub/sub when permits are
+     * released or added ({@link RedisSemaphoreOps}); a latch's count is one integer key, reaching zero wakes every
+     * waiter of every client by one pub/sub message ({@link RedisCountDownLatchOps}); each leased permit id of a
+     * permit-expirable semaphore is scored by its expiry in server time, so a crashed holder's permit returns on the
+     * server's clock ({@link RedisPermitExpirableSemaphoreOps}).
      */
     @Override
-    protected RemoteCountOps semaphoreOps() {
-        return wiring.synchronizers.semaphoreOps();
-    }
-
-    /**
-     * The remote half of {@link #countDownLatch}: the count is one integer key in the name's hash slot; reaching
-     * zero wakes every waiter of every client by one pub/sub message ({@link RedisCountDownLatchOps}).
-     */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return wiring.synchronizers.countDownLatchOps();
-    }
-
-    /**
-     * The remote half of {@link #permitExpirableSemaphore}: each leased permit id is scored by its expiry in server
-     * time, so a crashed holder's permit returns on the server's clock ({@link RedisPermitExpirableSemaphoreOps}).
-     */
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return wiring.synchronizers.permitExpirableSemaphoreOps();
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(wiring.ackedLockOps)
+                .fairLock(wiring.ackedFairOps)
+                .readWriteLock(wiring.ackedReadOps, wiring.ackedWriteOps)
+                .semaphore(wiring.synchronizers.semaphoreOps())
+                .permitExpirableSemaphore(wiring.synchronizers.permitExpirableSemaphoreOps())
+                .countDownLatch(wiring.synchronizers.countDownLatchOps())
+                .build();
     }
 
     /**
@@ -324,21 +311,6 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         return readWriteLock(name, wiring.synchronizers.readerPreferenceReadOps(),
                 wiring.synchronizers.readerPreferenceWriteOps());
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return wiring.ackedFairOps;
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return wiring.ackedReadOps;
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return wiring.ackedWriteOps;
     }
 
     /** {@return the Redis-specific options (replica acknowledgement) this client was created with} */

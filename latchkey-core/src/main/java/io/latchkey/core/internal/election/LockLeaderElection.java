@@ -75,7 +75,7 @@ public final class LockLeaderElection implements LeaderElection {
     /** Wraps a fresh lease of the election lock and publishes the leader record. */
     private LockLeadership elected(LockLease lease) throws InterruptedException {
         LockLeadership leadership = new LockLeadership(name, candidateId, lease, Instant.now(),
-                client instanceof AbstractLockClient engineClient ? engineClient.time().nanoTime()
+                client instanceof AbstractLockClient engineClient ? engineClient.nanoTime()
                         : System.nanoTime());
         String recordName = ElectionNames.record(name, new LeaderInfo(candidateId, lease.fencingToken(),
                 leadership.since()));

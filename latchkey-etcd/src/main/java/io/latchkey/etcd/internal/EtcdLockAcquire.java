@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@link #RECHECK_MILLIS} (and whenever a keep-alive of the shared lease failed) is the fallback for a lost watch.
  * Giving up (deadline, cancellation, error) deletes our key, then completes.
  */
-final class EtcdLockAttempt {
+final class EtcdLockAcquire {
 
     /** The fallback re-check of a waiter whose watch stayed silent. */
     static final long RECHECK_MILLIS = 10_000;
@@ -58,7 +58,7 @@ final class EtcdLockAttempt {
     /** Incremented by every check, so that a stale watch or timer of an earlier check does nothing. */
     private final AtomicLong generation = new AtomicLong();
 
-    EtcdLockAttempt(EtcdLockOps ops, AcquireRequest request, String prefix, EtcdLockOps.Kind kind) {
+    EtcdLockAcquire(EtcdLockOps ops, AcquireRequest request, String prefix, EtcdLockOps.Kind kind) {
         this.kind = kind;
         this.blockers = kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
         this.ops = ops;
@@ -276,7 +276,7 @@ final class EtcdLockAttempt {
                     key = null;
                     create();
                 } else if (complete(new Grant(request, token, Math.min(sentAt, ttlStart),
-                        new EtcdHold(k, rev, lease, false))) && token != rev) {
+                        new EtcdGrantState(k, rev, lease, false))) && token != rev) {
                     recordToken(k, rev, lease, token);
                 }
             });
@@ -304,7 +304,7 @@ final class EtcdLockAttempt {
                     } else if (lease == 0L) {
                         key = null;
                         create();
-                    } else if (!complete(new Grant(request, token, sentAt, new EtcdHold(k, rev, lease, true)))) {
+                    } else if (!complete(new Grant(request, token, sentAt, new EtcdGrantState(k, rev, lease, true)))) {
                         session.revoke(lease);
                     }
                 });

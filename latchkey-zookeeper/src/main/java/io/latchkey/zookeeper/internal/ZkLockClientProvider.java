@@ -7,11 +7,11 @@ import io.latchkey.zookeeper.ZooKeeperLockClient;
 import java.util.List;
 
 /** Registers {@code zookeeper://} with {@link LockClient#connect(String, ClientOptions)}. */
-public final class ZooKeeperLockClientProvider implements LockClientProvider {
+public final class ZkLockClientProvider implements LockClientProvider {
 
     @Override
     public List<String> uriPrefixes() {
-        return List.of(ZooKeeperUri.PREFIX);
+        return List.of(ZkUri.PREFIX);
     }
 
     @Override

@@ -17,14 +17,14 @@ import java.util.concurrent.CompletableFuture;
  * that finds the lock busy would also block the shared connection for up to the timeout whenever a replica lags,
  * to save one round trip on the grant. Hand-off is declined, so that every grant passes through here.
  */
-final class ReplicaAckedOps implements RemoteLockOps {
+final class RedisReplicaAckedLockOps implements RemoteLockOps {
 
     private final RemoteLockOps delegate;
     private final ScriptExecutor executor;
     private final int replicas;
     private final long timeoutMillis;
 
-    private ReplicaAckedOps(RemoteLockOps delegate, ScriptExecutor executor, RedisOptions options) {
+    private RedisReplicaAckedLockOps(RemoteLockOps delegate, ScriptExecutor executor, RedisOptions options) {
         this.delegate = delegate;
         this.executor = executor;
         this.replicas = options.replicaAcks();
@@ -33,7 +33,7 @@ final class ReplicaAckedOps implements RemoteLockOps {
 
     /** {@code ops} itself when acknowledgement is off, otherwise {@code ops} with it. */
     static RemoteLockOps wrap(RemoteLockOps ops, ScriptExecutor executor, RedisOptions options) {
-        return options.replicaAcks() == 0 ? ops : new ReplicaAckedOps(ops, executor, options);
+        return options.replicaAcks() == 0 ? ops : new RedisReplicaAckedLockOps(ops, executor, options);
     }
 
     @Override

@@ -14,16 +14,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * The lease-table lock's acquire state machine (what Redis calls {@code RedisLockAttempt}, etcd
- * {@code EtcdLockAttempt}, ZooKeeper {@code ZkLockAttempt}): the pending attempts of one client and when each
- * tries again. A busy acquire parks no thread: its attempt re-checks when {@link #released} is told of its row (by PostgreSQL's notification through
- * {@link PgReleaseListener}, or by this client's own release elsewhere), when {@link #wakeAll} is called (the
- * listener reconnected, expired rows were reclaimed), and otherwise after a bounded pause: with a listener the
- * holder's remaining lease capped at a second (a fallback for a lost notification), without one a backoff from
- * 2 ms up to the poll interval, never past the holder's remaining lease or the deadline. Attempts run on the
- * runner's I/O pool, at most one per waiter at a time.
+ * The lease-table lock's acquire state machine (what Redis calls {@code RedisLockAcquire}, etcd {@code
+ * EtcdLockAcquire}, ZooKeeper {@code ZkLockAcquire}): the pending acquires of one client and when each tries again. A
+ * busy acquire parks no thread: it tries again when {@link #released} is told of its row (by PostgreSQL's notification
+ * through {@link PgReleaseListener}, or by this client's own release elsewhere), when {@link #wakeAll} is called (the
+ * listener reconnected, expired rows were reclaimed), and otherwise after a bounded pause: with a listener the holder's
+ * remaining lease capped at a second (a fallback for a lost notification), without one a backoff from 2 ms up to the
+ * poll interval, never past the holder's remaining lease or the deadline. Attempts run on the runner's I/O pool, at
+ * most one per waiter at a time.
  */
-final class JdbcLockAttempts {
+final class JdbcLockAcquires {
 
     private static final long PG_FALLBACK_MILLIS = 1_000;
 
@@ -31,13 +31,13 @@ final class JdbcLockAttempts {
     private final LeaseTableRows rows;
     private final long maxPollMillis;
     private final Consumer<Grant> giveBack;
-    private final Map<String, Set<Attempt>> waiters = new ConcurrentHashMap<>();
+    private final Map<String, Set<Acquire>> waiters = new ConcurrentHashMap<>();
     private volatile PgReleaseListener listener;
 
     /**
      * @param giveBack releases a grant whose acquire was abandoned while its statement ran
      */
-    JdbcLockAttempts(JdbcRunner runner, LeaseTableRows rows, long maxPollMillis, Consumer<Grant> giveBack) {
+    JdbcLockAcquires(JdbcRunner runner, LeaseTableRows rows, long maxPollMillis, Consumer<Grant> giveBack) {
         this.runner = runner;
         this.rows = rows;
         this.maxPollMillis = maxPollMillis;
@@ -51,7 +51,7 @@ final class JdbcLockAttempts {
 
     /** Registers an acquire of {@code request} and makes its first attempt; the future completes as the request. */
     CompletableFuture<Grant> acquire(AcquireRequest request) {
-        Attempt w = new Attempt(request, rows.key(request.name()));
+        Acquire w = new Acquire(request, rows.key(request.name()));
         waiters.computeIfAbsent(w.key, k -> ConcurrentHashMap.newKeySet()).add(w);
         request.cancelled().thenRun(() -> finish(w, null, null));
         wake(w);
@@ -60,7 +60,7 @@ final class JdbcLockAttempts {
 
     /** Row {@code key} was released: its waiters re-check. */
     void released(String key) {
-        Set<Attempt> ws = waiters.get(key);
+        Set<Acquire> ws = waiters.get(key);
         if (ws != null) {
             ws.forEach(this::wake);
         }
@@ -76,7 +76,7 @@ final class JdbcLockAttempts {
         waiters.values().forEach(ws -> ws.forEach(w -> finish(w, null, error)));
     }
 
-    private void wake(Attempt w) {
+    private void wake(Acquire w) {
         w.dirty = true;
         if (w.result.isDone() || !w.running.compareAndSet(false, true)) {
             return;
@@ -86,13 +86,13 @@ final class JdbcLockAttempts {
             t.cancel(false);
         }
         try {
-            runner.io().execute(() -> attempt(w));
+            runner.io().execute(() -> tryOnce(w));
         } catch (RejectedExecutionException e) {
             finish(w, null, new LockUnavailableException("the JDBC lock client is closed", e));
         }
     }
 
-    private void attempt(Attempt w) {
+    private void tryOnce(Acquire w) {
         w.dirty = false;
         AcquireRequest req = w.request;
         if (w.result.isDone() || req.isCancelled()) {
@@ -125,7 +125,7 @@ final class JdbcLockAttempts {
         }
     }
 
-    private void schedule(Attempt w, long holderRemainingMillis) {
+    private void schedule(Acquire w, long holderRemainingMillis) {
         long delay;
         PgReleaseListener l = listener;
         if (l != null) {
@@ -152,8 +152,8 @@ final class JdbcLockAttempts {
     }
 
     /** Completes the waiter; returns {@code false} if it was already complete. */
-    private boolean finish(Attempt w, Grant grant, Throwable error) {
-        Set<Attempt> ws = waiters.get(w.key);
+    private boolean finish(Acquire w, Grant grant, Throwable error) {
+        Set<Acquire> ws = waiters.get(w.key);
         if (ws != null) {
             ws.remove(w);
             if (ws.isEmpty()) {
@@ -168,7 +168,7 @@ final class JdbcLockAttempts {
     }
 
     /** One pending acquire: its request, its row key, its result and its next re-check. */
-    private static final class Attempt {
+    private static final class Acquire {
         final AcquireRequest request;
         final String key;
         final CompletableFuture<Grant> result = new CompletableFuture<>();
@@ -178,7 +178,7 @@ final class JdbcLockAttempts {
         volatile long backoffMillis = 2;
         volatile boolean listenerStarted;
 
-        Attempt(AcquireRequest request, String key) {
+        Acquire(AcquireRequest request, String key) {
             this.request = request;
             this.key = key;
         }

@@ -16,13 +16,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The lease-table statements against a real database, below the engine: one subclass per database. */
-abstract class LeaseTableLockOpsTest {
+abstract class JdbcLockOpsTest {
 
     abstract SqlDialect dialect();
 
     HikariDataSource ds;
     JdbcRunner runner;
-    LeaseTableLockOps ops;
+    JdbcLockOps ops;
 
     @BeforeEach
     void setUp() {
@@ -31,7 +31,7 @@ abstract class LeaseTableLockOpsTest {
         table = TestDatabases.table("ops");
         LeaseTableSql sql = new LeaseTableSql(dialect(), table);
         LeaseTableSchema.ensure(runner, sql, true);
-        ops = new LeaseTableLockOps(runner, sql, "ns:", TimeSource.SYSTEM, 50, "test-jdbc");
+        ops = new JdbcLockOps(runner, sql, "ns:", TimeSource.SYSTEM, 50, "test-jdbc");
     }
 
     String table;
@@ -155,7 +155,7 @@ abstract class LeaseTableLockOpsTest {
         LeaseTableSql sql = new LeaseTableSql(dialect(), old);
         LeaseTableSchema.ensure(runner, sql, true);
         LeaseTableSchema.ensure(runner, sql, true); // idempotent
-        LeaseTableLockOps upgraded = new LeaseTableLockOps(runner, sql, "ns:", TimeSource.SYSTEM, 50, "test-old");
+        JdbcLockOps upgraded = new JdbcLockOps(runner, sql, "ns:", TimeSource.SYSTEM, 50, "test-old");
         try {
             Grant b = await(upgraded.acquire(request("b", "A", 10_000, Duration.ZERO)));
             assertThat(b.fencingToken()).as("above every counter of the old rows").isGreaterThan(high);
@@ -248,7 +248,7 @@ abstract class LeaseTableLockOpsTest {
     void tokensStrictlyIncreaseInGrantOrderUnderContention() throws Exception {
         LeaseTableSql sql = new LeaseTableSql(dialect(), table);
         LeaseTableRows rows = new LeaseTableRows(runner, sql, "race", TimeSource.SYSTEM,
-                LeaseTableLockOps.channelOf(table));
+                JdbcLockOps.channelOf(table));
         int threads = 6;
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
         List<Long> granted = java.util.Collections.synchronizedList(new java.util.ArrayList<>());

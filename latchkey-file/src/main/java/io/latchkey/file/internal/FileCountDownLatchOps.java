@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -8,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
  * counts as 0). Every count-down is a read-modify-write inside the directory section: concurrent count-downs from
  * any process are never lost. The file has no lease: an armed latch stays armed however long its clients are gone.
  */
-public final class FileLatchOps extends FileCountOps {
+public final class FileCountDownLatchOps extends FileCountOps {
 
-    public FileLatchOps(LockDirectory directory, String namespace) {
+    public FileCountDownLatchOps(LockDirectory directory, String namespace) {
         super(directory, namespace, CountKind.LATCH);
     }
 

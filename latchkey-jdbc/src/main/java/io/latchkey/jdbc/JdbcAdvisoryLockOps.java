@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
  * next holder reads its token after the previous one released.
  */
-final class AdvisoryLockOps implements RemoteLockOps {
+final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
-    private static final Logger log = LoggerFactory.getLogger(AdvisoryLockOps.class);
+    private static final Logger log = LoggerFactory.getLogger(JdbcAdvisoryLockOps.class);
 
     private final DataSource dataSource;
     private final boolean postgres;
@@ -47,7 +47,7 @@ final class AdvisoryLockOps implements RemoteLockOps {
     private final JdbcRunner runner;
     private final ExecutorService waiters;
 
-    AdvisoryLockOps(DataSource dataSource, SqlDialect dialect, String namespace, TimeSource time, JdbcRunner runner,
+    JdbcAdvisoryLockOps(DataSource dataSource, SqlDialect dialect, String namespace, TimeSource time, JdbcRunner runner,
                     String threadPrefix) {
         this.dataSource = dataSource;
         this.postgres = dialect == SqlDialect.POSTGRESQL;

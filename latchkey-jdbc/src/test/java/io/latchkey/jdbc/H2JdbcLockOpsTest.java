@@ -1,6 +1,6 @@
 package io.latchkey.jdbc;
 
-class H2LeaseTableLockOpsTest extends LeaseTableLockOpsTest {
+class H2JdbcLockOpsTest extends JdbcLockOpsTest {
     @Override
     SqlDialect dialect() {
         return SqlDialect.H2;

@@ -1,6 +1,6 @@
 package io.latchkey.jdbc;
 
-class MariaDbLeaseTableLockOpsTest extends LeaseTableLockOpsTest {
+class MariaDbJdbcLockOpsTest extends JdbcLockOpsTest {
     @Override
     SqlDialect dialect() {
         return SqlDialect.MYSQL;

@@ -16,13 +16,13 @@ import java.util.concurrent.ScheduledFuture;
  * database's clock ({@link LeaseTableRows}, {@link LeaseTableSql}). Releasing deletes the row; every
  * {@value #REAP_INTERVAL_SECONDS} s (at a random phase) the client deletes expired rows on its I/O pool.
  *
- * <p>Waiting ({@link JdbcLockAttempts}): a busy acquire parks no thread. Its waiter re-checks when PostgreSQL
+ * <p>Waiting ({@link JdbcLockAcquires}): a busy acquire parks no thread. Its waiter re-checks when PostgreSQL
  * notifies a release of its name (through the client's one {@link PgReleaseListener}), and otherwise after a
  * bounded pause: on PostgreSQL the holder's remaining lease capped at a second (a fallback for a lost
  * notification), elsewhere a backoff from 2 ms up to {@link JdbcOptions#maxPollInterval()}, never past the holder's
  * remaining lease or the deadline.
  */
-final class LeaseTableLockOps implements RemoteLockOps {
+final class JdbcLockOps implements RemoteLockOps {
 
     /** How often each client deletes expired rows ({@link #reapExpired}). */
     static final long REAP_INTERVAL_SECONDS = 60;
@@ -30,18 +30,18 @@ final class LeaseTableLockOps implements RemoteLockOps {
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
     private final LeaseTableRows rows;
-    private final JdbcLockAttempts waiters;
+    private final JdbcLockAcquires waiters;
     private final PgReleaseListener listener;
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
 
-    LeaseTableLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
+    JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
                       String threadPrefix) {
         this.runner = runner;
         this.sql = sql;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.waiters = new JdbcLockAttempts(runner, rows, maxPollMillis, this::release);
+        this.waiters = new JdbcLockAcquires(runner, rows, maxPollMillis, this::release);
         this.listener = sql.dialect == SqlDialect.POSTGRESQL
                 ? new PgReleaseListener(runner.dataSource(), channel, threadPrefix + "-listen", waiters::released,
                         waiters::wakeAll)

@@ -27,7 +27,7 @@ import java.util.function.Function;
  * lock) the channel stays subscribed for a while after the outcome, and a next wait that finds it subscribed takes it
  * before its first attempt, which saves an attempt and a SUBSCRIBE/UNSUBSCRIBE pair per contended wait.
  */
-final class RedisLockAttempt implements Runnable {
+final class RedisLockAcquire implements Runnable {
 
     /** One attempt; the argument says whether the caller will wait if refused (so the server may queue it). */
     interface Attempt extends Function<Boolean, CompletableFuture<Long>> {
@@ -51,7 +51,7 @@ final class RedisLockAttempt implements Runnable {
     private java.util.function.Consumer<Throwable> onSubscriptionRefused = e -> { };
     private volatile ScheduledFuture<?> timer;
 
-    RedisLockAttempt(UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, AcquireRequest request,
+    RedisLockAcquire(UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, AcquireRequest request,
                    String channelName, Attempt attempt, Runnable onAbandon, long maxRecheckMillis,
                    Object backendState) {
         this.subscriptions = subscriptions;
@@ -65,7 +65,7 @@ final class RedisLockAttempt implements Runnable {
     }
 
     /** Keeps the channel subscribed {@code millis} after this wait (see the class comment); before {@link #start}. */
-    RedisLockAttempt lingerChannel(long millis) {
+    RedisLockAcquire lingerChannel(long millis) {
         this.lingerMillis = millis;
         return this;
     }
@@ -75,13 +75,13 @@ final class RedisLockAttempt implements Runnable {
      * (not capped by {@code maxRecheckMillis}, a lost unlock message costs at most the lease); a holder without an
      * expiry (not one of ours or Redisson's) is re-checked every {@code maxRecheckMillis}. Before {@link #start}.
      */
-    RedisLockAttempt recheckAtHolderExpiry() {
+    RedisLockAcquire recheckAtHolderExpiry() {
         this.holderExpiry = true;
         return this;
     }
 
     /** Told once per refused SUBSCRIBE (an ACL without channel access) before the wait falls back to re-checks. */
-    RedisLockAttempt onSubscriptionRefused(java.util.function.Consumer<Throwable> listener) {
+    RedisLockAcquire onSubscriptionRefused(java.util.function.Consumer<Throwable> listener) {
         this.onSubscriptionRefused = listener;
         return this;
     }

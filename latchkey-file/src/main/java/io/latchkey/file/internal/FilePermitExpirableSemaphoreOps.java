@@ -1,7 +1,8 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
-import io.latchkey.core.RetriedRelease;
+import io.latchkey.core.RetriedRemoval;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -33,13 +34,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The file stays while the semaphore is set (one file per semaphore ever set); waiters write nothing.
  */
-public final class FilePermitOps extends FileCountOps {
+public final class FilePermitExpirableSemaphoreOps extends FileCountOps {
 
     static final long RELEASE_RETRY_MILLIS = 1_000;
-    private static final Logger log = LoggerFactory.getLogger(FilePermitOps.class);
+    private static final Logger log = LoggerFactory.getLogger(FilePermitExpirableSemaphoreOps.class);
 
-    public FilePermitOps(LockDirectory directory, String namespace) {
+    private final RetriedRemoval releases;
+
+    public FilePermitExpirableSemaphoreOps(LockDirectory directory, String namespace) {
         super(directory, namespace, CountKind.PERMITS);
+        this.releases = new RetriedRemoval(directory::later, () -> !directory.isClosed(), RELEASE_RETRY_MILLIS,
+                RELEASE_RETRY_MILLIS, log);
     }
 
     @Override
@@ -97,9 +102,8 @@ public final class FilePermitOps extends FileCountOps {
      */
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
-        return RetriedRelease.untilDone("permit " + permitId + " of '" + name + "' in " + directory.path(),
-                () -> removeLease(name, permitId), directory::later, () -> !directory.isClosed(),
-                RELEASE_RETRY_MILLIS, log);
+        return releases.release("release of permit " + permitId + " of '" + name + "' in " + directory.path(),
+                () -> removeLease(name, permitId));
     }
 
     private CompletableFuture<Boolean> removeLease(String name, String permitId) {

@@ -34,12 +34,12 @@ import org.apache.zookeeper.ZooKeeper;
  * then wakes the waiters, who look again.
  *
  * <h2>Deletes</h2>
- * Every delete of our own node goes through {@link RetriedDelete}: the node is ephemeral, but this client keeps its
+ * Every delete of our own node goes through {@link NodeDeletes}: the node is ephemeral, but this client keeps its
  * session alive, so a delete lost to a connection loss would otherwise hold a permit for the client's lifetime. A
  * create whose answer was lost leaves nodes we do not know of; they are found by their protected id once the
  * connection is back and deleted the same way.
  */
-abstract class PermitNodes implements RemoteCountOps {
+abstract class ZkPermitNodeOps implements RemoteCountOps {
 
     static final String PERMIT = "permit-";
 
@@ -53,16 +53,16 @@ abstract class PermitNodes implements RemoteCountOps {
     final ZkSession session;
     final ZkAsync calls;
     final ZkCounter counter;
-    final RetriedDelete deletes;
+    final NodeDeletes deletes;
     final Function<String, String> pathOf;
     private final ZkWatches watches;
 
     /** @param pathOf maps a semaphore name to its node's full path */
-    PermitNodes(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
+    ZkPermitNodeOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
         this.session = session;
         this.calls = new ZkAsync(session);
         this.counter = new ZkCounter(calls);
-        this.deletes = new RetriedDelete(session);
+        this.deletes = new NodeDeletes(session);
         this.pathOf = pathOf;
         this.watches = watches;
     }

@@ -44,7 +44,7 @@ import org.apache.zookeeper.ZooKeeper;
  * sees that deletion, so tokens grow strictly per lock path with no extra round trip. A plain czxid would not:
  * a waiter queued before a hand-off has a smaller czxid than the hand-off's token.
  */
-public final class SequentialLockOps implements RemoteLockOps {
+public final class ZkLockOps implements RemoteLockOps {
 
     /** Which child names this instance creates and how it decides it holds. */
     public enum Kind {
@@ -58,13 +58,13 @@ public final class SequentialLockOps implements RemoteLockOps {
     }
 
     final ZkSession session;
-    private final RetriedDelete deletes;
+    private final NodeDeletes deletes;
     final Function<String, String> pathOf;
     final Kind kind;
     private final boolean fair;
     final HeldNodes held;
     private final Consumer<Grant> lostSink;
-    private final Set<ZkLockAttempt> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<ZkLockAcquire> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
 
@@ -76,25 +76,25 @@ public final class SequentialLockOps implements RemoteLockOps {
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
      * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
      */
-    public SequentialLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
+    public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                              HeldNodes held, Consumer<Grant> lostSink) {
         if (fair && kind != Kind.EXCLUSIVE) {
             throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
         }
         this.session = session;
-        this.deletes = new RetriedDelete(session);
+        this.deletes = new NodeDeletes(session);
         this.pathOf = pathOf;
         this.kind = kind;
         this.fair = fair;
         this.held = held;
         this.lostSink = lostSink;
-        session.onReconnected(() -> waiting.forEach(ZkLockAttempt::relist));
+        session.onReconnected(() -> waiting.forEach(ZkLockAcquire::relist));
         session.onSessionLost(this::sessionLost);
     }
 
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        ZkLockAttempt attempt = new ZkLockAttempt(this, request, pathOf.apply(request.name()));
+        ZkLockAcquire attempt = new ZkLockAcquire(this, request, pathOf.apply(request.name()));
         waiting.add(attempt);
         attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
         attempt.start();
@@ -103,7 +103,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     /** Called by an attempt once it holds: remember the node, arm the fixed lease. */
     void granted(Grant grant) {
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         held.put(hold.path(), grant);
         if (!grant.watchdog()) {
             armLease(grant);
@@ -111,7 +111,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     }
 
     private void armLease(Grant grant) {
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         long delay = grant.leaseMillis();
         ScheduledFuture<?> timer = session.scheduler().schedule(() -> leaseRanOut(grant), delay,
                 TimeUnit.MILLISECONDS);
@@ -122,7 +122,7 @@ public final class SequentialLockOps implements RemoteLockOps {
     }
 
     private void leaseRanOut(Grant grant) {
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         leaseTimers.remove(hold.path());
         // ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the fixed lease
         // is over (a crashed holder's node goes with its session instead).
@@ -134,7 +134,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
         if (timer != null) {
             timer.cancel(false);
@@ -163,7 +163,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     /** Deletes the node of a grant this client still holds (client close); forgets it once deleted. */
     public CompletableFuture<Boolean> deleteHeld(Grant grant) {
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         return deleteNode(hold.path(), hold.sessionId()).whenComplete((ok, e) -> held.remove(hold.path(), grant));
     }
 
@@ -190,7 +190,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        ZkHold hold = (ZkHold) from.backendState();
+        ZkGrantState hold = (ZkGrantState) from.backendState();
         CompletableFuture<Grant> result = new CompletableFuture<>();
         long sentAt = request.time().nanoTime();
         ZooKeeper zk;
@@ -204,7 +204,7 @@ public final class SequentialLockOps implements RemoteLockOps {
         zk.setData(hold.path(), nodeData(request.ownerId(), zk.getSessionTimeout(), -1), -1, (rc, path, ctx, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
-                ZkHold next = new ZkHold(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
+                ZkGrantState next = new ZkGrantState(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
                         hold.sessionId(), false);
                 Grant grant = new Grant(request, stat.getMzxid(), sentAt, next);
                 ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
@@ -297,7 +297,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     /**
      * Deletes a node, retrying across connection losses until the server confirms it is gone or the session that
-     * owned it has ended ({@link RetriedDelete}).
+     * owned it has ended ({@link NodeDeletes}).
      */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
         return deletes.delete(path, sessionId, null);
@@ -310,7 +310,7 @@ public final class SequentialLockOps implements RemoteLockOps {
 
     private void sessionLost(long sessionId) {
         for (Grant g : held.grantsOfSession(sessionId)) {
-            ZkHold hold = (ZkHold) g.backendState();
+            ZkGrantState hold = (ZkGrantState) g.backendState();
             if (held.remove(hold.path(), g)) {
                 ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
                 if (timer != null) {

@@ -18,14 +18,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The remote half alone, against a real embedded server: queueing, tokens, waking, giving up, hand-off. */
-class SequentialLockOpsTest {
+class ZkLockOpsTest {
 
     private CuratorFramework c1;
     private CuratorFramework c2;
     private ZkSession s1;
     private ZkSession s2;
-    private SequentialLockOps ops1;
-    private SequentialLockOps ops2;
+    private ZkLockOps ops1;
+    private ZkLockOps ops2;
     private final String base = "/ops-test/" + UUID.randomUUID();
 
     @BeforeEach
@@ -34,9 +34,9 @@ class SequentialLockOpsTest {
         c2 = SharedZooKeeper.curator();
         s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
-        ops1 = new SequentialLockOps(s1, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, false,
+        ops1 = new ZkLockOps(s1, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
                 new HeldNodes(), g -> { });
-        ops2 = new SequentialLockOps(s2, n -> base + "/" + n, SequentialLockOps.Kind.EXCLUSIVE, false,
+        ops2 = new ZkLockOps(s2, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
                 new HeldNodes(), g -> { });
     }
 

@@ -6,7 +6,7 @@ package io.latchkey.etcd.internal;
  * @param key the owner's key under the lock's prefix
  * @param createRevision the key's create revision, also the fencing token
  * @param leaseId the etcd lease the key is attached to
- * @param ownLease whether that lease belongs to this hold alone (a fixed lease), to be revoked with it
+ * @param ownLease whether that lease belongs to this grant alone (a fixed lease), to be revoked with it
  */
-record EtcdHold(String key, long createRevision, long leaseId, boolean ownLease) {
+record EtcdGrantState(String key, long createRevision, long leaseId, boolean ownLease) {
 }

@@ -1,6 +1,6 @@
 package io.latchkey.jdbc;
 
-class PostgresLeaseTableLockOpsTest extends LeaseTableLockOpsTest {
+class PostgresJdbcLockOpsTest extends JdbcLockOpsTest {
     @Override
     SqlDialect dialect() {
         return SqlDialect.POSTGRESQL;

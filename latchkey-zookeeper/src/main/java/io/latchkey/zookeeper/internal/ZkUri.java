@@ -11,11 +11,11 @@ import java.nio.charset.StandardCharsets;
  * @param user the digest user, or {@code null}
  * @param password the digest password, or {@code null}
  */
-public record ZooKeeperUri(String connectString, String user, String password) {
+public record ZkUri(String connectString, String user, String password) {
 
     public static final String PREFIX = "zookeeper://";
 
-    public static ZooKeeperUri parse(String uri) {
+    public static ZkUri parse(String uri) {
         if (uri == null || !uri.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
             throw new IllegalArgumentException("a ZooKeeper URI must start with " + PREFIX);
         }
@@ -64,7 +64,7 @@ public record ZooKeeperUri(String connectString, String user, String password) {
                 || chroot.endsWith("/.")) {
             throw new IllegalArgumentException(String.format("ZooKeeper URI has an invalid chroot '%s'", chroot));
         }
-        return new ZooKeeperUri(hosts + chroot, user, password);
+        return new ZkUri(hosts + chroot, user, password);
     }
 
     private static String decode(String s) {
@@ -90,6 +90,6 @@ public record ZooKeeperUri(String connectString, String user, String password) {
 
     @Override
     public String toString() {
-        return "ZooKeeperUri{" + (user == null ? "" : user + ":****@") + connectString + "}";
+        return "ZkUri{" + (user == null ? "" : user + ":****@") + connectString + "}";
     }
 }

@@ -27,11 +27,11 @@ import org.apache.zookeeper.data.Stat;
  * is lost, the queue is listed after reconnecting and the node with that UUID is adopted only if the current
  * session owns it; a node left by an earlier, expired session is deleted, never trusted.
  */
-final class ZkLockAttempt {
+final class ZkLockAcquire {
 
     final CompletableFuture<Grant> result = new CompletableFuture<>();
 
-    private final SequentialLockOps ops;
+    private final ZkLockOps ops;
     private final AcquireRequest request;
     private final String lockPath;
     private final AtomicBoolean finished = new AtomicBoolean();
@@ -44,7 +44,7 @@ final class ZkLockAttempt {
     private volatile String protectionId;
     private volatile int epoch;
 
-    ZkLockAttempt(SequentialLockOps ops, AcquireRequest request, String lockPath) {
+    ZkLockAcquire(ZkLockOps ops, AcquireRequest request, String lockPath) {
         this.ops = ops;
         this.request = request;
         this.lockPath = lockPath;
@@ -81,10 +81,10 @@ final class ZkLockAttempt {
         node = null;
         sentAt = request.time().nanoTime();
         long sessionId = zk.getSessionId();
-        long expected = ops.kind == SequentialLockOps.Kind.EXCLUSIVE
+        long expected = ops.kind == ZkLockOps.Kind.EXCLUSIVE
                 ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
-        zk.create(prefix, SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
+        zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
                 CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId, expected), null);
         if (expected < 0) {
@@ -282,13 +282,13 @@ final class ZkLockAttempt {
     }
 
     private void grant(String ours, long fencing, boolean alone) {
-        ZkHold hold = new ZkHold(lockPath, ours, token, fencing, nodeSession, alone);
+        ZkGrantState hold = new ZkGrantState(lockPath, ours, token, fencing, nodeSession, alone);
         Grant grant = new Grant(request, fencing, sentAt, hold);
         if (finished.compareAndSet(false, true)) {
             cancelTimer();
             ops.granted(grant);
             result.complete(grant);
-            if (fencing != token && ops.kind == SequentialLockOps.Kind.EXCLUSIVE) {
+            if (fencing != token && ops.kind == ZkLockOps.Kind.EXCLUSIVE) {
                 recordToken(hold, fencing);
             }
         } else {
@@ -301,10 +301,10 @@ final class ZkLockAttempt {
      * it depends on the listing that granted it). Sent after the grant, never waited for: only if the node is
      * still unmodified (version 0), so a hand-off that rewrote it meanwhile is never overwritten.
      */
-    private void recordToken(ZkHold hold, long fencing) {
+    private void recordToken(ZkGrantState hold, long fencing) {
         try {
             ZooKeeper zk = ops.session.zk();
-            zk.setData(hold.path(), SequentialLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), fencing), 0,
+            zk.setData(hold.path(), ZkLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), fencing), 0,
                     (rc, path, ctx, stat) -> { }, null);
         } catch (RuntimeException e) {
             // best effort: inspect then shows the node's czxid
