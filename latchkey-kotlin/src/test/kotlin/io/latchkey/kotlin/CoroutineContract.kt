@@ -1,5 +1,6 @@
 package io.latchkey.kotlin
 
+import io.latchkey.Capability
 import io.latchkey.LockClient
 import io.latchkey.LockLease
 import io.latchkey.LockLostException
@@ -34,6 +35,7 @@ import kotlinx.coroutines.yield
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assumptions
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 
@@ -228,7 +230,9 @@ abstract class CoroutineContract {
 
     @Test
     fun readersShareAndWritersExclude(): Unit = runBlocking(Dispatchers.Default) {
-        val rw = client().readWriteLock(newName())
+        val c = client()
+        Assumptions.assumeTrue(Capability.READ_WRITE_LOCK in c.capabilities(), "no read-write lock on this backend")
+        val rw = c.readWriteLock(newName())
         val readersInside = AtomicInteger()
         val bothReading = CompletableDeferred<Unit>()
         val readers = List(2) {
