@@ -21,6 +21,7 @@ import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.asCoroutineDispatcher
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitCancellation
@@ -381,6 +382,52 @@ abstract class CoroutineContract {
         withContext(Dispatchers.IO) { leader.close() }
         val next = withTimeout(30.seconds) { client().leaderElection(electionName, "next").whileLeader { it.term() } }
         assertThat(next).isGreaterThan(leader.term())
+    }
+
+    @Test
+    fun aLeadershipThatRacesTheCancelIsResigned() {
+        val electionName = newName().replace(':', '-')
+        val leader = client().leaderElection(electionName, "leader").awaitLeadership()
+        val dispatcher = ManualDispatcher()
+        val won = AtomicReference<io.latchkey.Leadership?>()
+        val job = CoroutineScope(dispatcher).launch {
+            won.set(client().leaderElection(electionName, "raced").awaitLeadershipSuspending())
+        }
+        dispatcher.runReady()
+        leader.close() // the campaign wins; its resumption is queued on the dispatcher
+        val resumption = dispatcher.next(20.seconds)
+        assertThat(resumption).`as`("the leadership arrived").isNotNull
+        job.cancel()
+        resumption!!.run()
+        dispatcher.runReady()
+        assertThat(won.get()).isNull()
+        runBlocking {
+            val next = withTimeout(30.seconds) {
+                client().leaderElection(electionName, "next").whileLeader { it.term() }
+            }
+            assertThat(next).isGreaterThan(leader.term())
+        }
+    }
+
+    @Test
+    fun cancelledCampaignsRacingResignationsNeverLeaveALeader(): Unit = runBlocking(Dispatchers.Default) {
+        val electionName = newName().replace(':', '-')
+        val a = client().leaderElection(electionName, "a")
+        val b = client().leaderElection(electionName, "b")
+        repeat(30) { i ->
+            val leadership = a.awaitLeadershipSuspending()
+            val campaign = launch {
+                val won = b.awaitLeadershipSuspending()
+                withContext(NonCancellable + Dispatchers.IO) { won.close() }
+            }
+            if (i % 2 == 0) yield() else delay((i % 4).toLong())
+            val resign = async(Dispatchers.IO) { leadership.close() }
+            if (i % 3 == 0) yield()
+            campaign.cancel()
+            resign.await()
+            campaign.join()
+        }
+        withTimeout(30.seconds) { client().leaderElection(electionName, "last").whileLeader { it.term() } }
     }
 }
 
