@@ -267,11 +267,16 @@ abstract class CoroutineContract {
         assertThat(semaphore.trySetPermits(3)).isTrue()
         val inside = AtomicInteger()
         val maxInside = AtomicInteger()
+        val entries = AtomicInteger()
+        val threeInside = CompletableDeferred<Unit>()
         List(30) {
             launch {
                 semaphore.withPermits {
-                    maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max)
-                    delay(10)
+                    val now = inside.incrementAndGet()
+                    maxInside.accumulateAndGet(now, Math::max)
+                    if (now == 3) threeInside.complete(Unit)
+                    // the first three entrants stay until all three permits are in use at once
+                    if (entries.incrementAndGet() <= 3) withTimeout(20.seconds) { threeInside.await() } else delay(2)
                     inside.decrementAndGet()
                 }
             }
