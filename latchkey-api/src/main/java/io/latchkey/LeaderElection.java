@@ -2,6 +2,7 @@ package io.latchkey;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A named election among any number of candidates in any number of clients and processes, obtained from
@@ -76,6 +77,21 @@ public interface LeaderElection {
      * @throws LockUnavailableException if the backend cannot be reached or the client is closed
      */
     Optional<Leadership> tryAwaitLeadership(Duration waitTime) throws InterruptedException;
+
+    /**
+     * {@link #awaitLeadership()} without blocking a thread: campaigns until this candidate is elected.
+     *
+     * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
+     * an executor of your own for work that blocks). Cancelling it before it completes withdraws the candidate; a
+     * leadership won in a race with the cancellation is resigned, so nothing is left on the server.
+     *
+     * @return a future that completes with the leadership, which the caller must close, or fails with
+     *         {@link LockUnavailableException} if the backend cannot be reached or the client closes
+     * @throws UnsupportedOperationException if this election does not offer asynchronous campaigns
+     */
+    default CompletableFuture<Leadership> awaitLeadershipAsync() {
+        throw new UnsupportedOperationException("awaitLeadershipAsync is not offered by " + this);
+    }
 
     /**
      * Who leads now, for observers that do not campaign: the candidate id, term and start of the current

@@ -79,7 +79,7 @@ class RedisBenchSmokeTest {
 
         String md = report.markdown();
         assertThat(report.failed()).as(md).isFalse();
-        assertThat(md).contains("### Scale: Latchkey vs Redisson on Redis (issue 11)")
+        assertThat(md).contains("### Scale: Latchkey vs Redisson on Redis")
                 .containsPattern("\\| Latchkey \\| [0-9,]+ \\| 1 \\| 1 \\|")
                 .containsPattern("\\| Redisson RFencedLock \\| [0-9,]+ \\| [0-9,]+ \\| 300 \\|")
                 .contains("| Latchkey | 0 of 300 |")

@@ -111,7 +111,7 @@ final class Connector {
         CompletableFuture<LockClient> task = new CompletableFuture<>();
         Thread connecting = new Thread(() -> {
             try {
-                LockClient client = LockClient.connect(uri, options);
+                LockClient client = LockClient.connect(withDriverTimeouts(uri, timeout), options);
                 try {
                     client.lock(PROBE_LOCK).isLocked();
                 } catch (RuntimeException e) {
@@ -141,6 +141,22 @@ final class Connector {
         } catch (ExecutionException e) {
             throw translate(uri, timeout, e.getCause(), !hosts.isEmpty());
         }
+    }
+
+    /**
+     * {@code uri} with the PostgreSQL driver's {@code loginTimeout} set to the timeout (whole seconds, rounded up)
+     * unless the URI sets it. Without it the driver's connect has no bound of its own: against a server of another
+     * kind its TLS request waits for a reply, times out, and the driver tries again without TLS, loading classes that
+     * look like a cold JVM's warm-up to {@link #await} (11.3–11.9 s with a 5 s timeout). With it the driver gives up
+     * within the timeout.
+     */
+    static String withDriverTimeouts(String uri, Duration timeout) {
+        if (!uri.regionMatches(true, 0, "jdbc:postgresql:", 0, "jdbc:postgresql:".length())
+                || uri.toLowerCase(Locale.ROOT).contains("logintimeout=")) {
+            return uri;
+        }
+        long seconds = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        return uri + (uri.indexOf('?') >= 0 ? "&" : "?") + "loginTimeout=" + seconds;
     }
 
     /** Room beyond the timeout for the answer to reach the user. */
@@ -234,6 +250,9 @@ final class Connector {
             return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials (%s)",
                     backendName(uri), hosts(uri), why), failure);
         }
+        if (reached && isWrongProtocol(failure)) {
+            return wrongKind(uri, why, failure);
+        }
         if (isTimeout(failure)) {
             return silent(uri, Endpoints.of(uri), timeout, failure);
         }
@@ -260,6 +279,44 @@ final class Connector {
         return new CliException(CliException.UNAVAILABLE, String.format(
                 "reached %s, but no %s server answered there within %s (is it %s %s server?)", hosts(uri), kind,
                 Durations.format(timeout), "aeiou".indexOf(kind.charAt(0)) >= 0 ? "an" : "a", kind), cause);
+    }
+
+    /** The host answered, but in another protocol (an HTTP server, a Redis server behind a PostgreSQL URI, …). */
+    private static CliException wrongKind(String uri, String why, Throwable cause) {
+        String kind = kind(uri);
+        return new CliException(CliException.UNAVAILABLE, String.format(
+                "reached %s, but no %s server answered there: it speaks another protocol (is it %s %s server? the "
+                        + "driver said: %s)", hosts(uri), kind, article(kind), kind, why), cause);
+    }
+
+    /**
+     * What drivers throw when the bytes that came back are not their protocol: Lettuce's decoder on an HTTP reply
+     * ({@code Invalid first byte: 60 (<)}), the JDBC drivers on an unexpected first message (SQLSTATE {@code 08P01}), gRPC
+     * (etcd) on an HTTP/1.x reply, ZooKeeper on a length that no ZooKeeper frame has.
+     */
+    private static final java.util.regex.Pattern WRONG_PROTOCOL = java.util.regex.Pattern.compile(
+            "(?i)RedisProtocolException|Invalid first byte|protocol error|unexpected packet|expected authentication "
+                    + "request|HTTP/1\\.|Http2Exception|first received frame was not SETTINGS|"
+                    + "Unreasonable length|Packet len -?\\d+ is out of range");
+
+    private static boolean isWrongProtocol(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException && "08P01".equals(((java.sql.SQLException) t).getSQLState())) {
+                return true; // SQLSTATE protocol_violation: e.g. PostgreSQL's reply to its TLS request was not one
+            }
+            if (WRONG_PROTOCOL.matcher(t.getClass().getName() + " " + t.getMessage()).find()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String kind(String uri) {
+        return backendName(uri).replace("rediss", "redis").replaceAll("-(sentinel|cluster)$", "");
+    }
+
+    private static String article(String kind) {
+        return "aeiou".indexOf(kind.charAt(0)) >= 0 ? "an" : "a";
     }
 
     private static final java.util.regex.Pattern TIMEOUT = java.util.regex.Pattern.compile(

@@ -91,8 +91,19 @@ final class ContentionCheck {
         }
         start.countDown();
         // join() publishes every worker's log to this thread
-        for (Thread w : workers) {
-            w.join();
+        try {
+            for (Thread w : workers) {
+                w.join();
+            }
+        } catch (InterruptedException e) {
+            // Ctrl-C: every worker ends its wait or releases its hold, then the caller cleans up
+            for (Thread w : workers) {
+                w.interrupt();
+            }
+            for (Thread w : workers) {
+                w.join(waitBound.toMillis() + 1_000);
+            }
+            throw e;
         }
         return new Outcome(mutualExclusionResult(), fencingResult());
     }

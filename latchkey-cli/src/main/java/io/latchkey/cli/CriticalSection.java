@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 
 /**
- * The purchase that locks protect, as the seeds write it: read the stock, create the order, write the new stock.
+ * The purchase that locks protect, as flash-sale code usually writes it: read the stock, create the order, write the new stock.
  * The pause between reading and writing stands for the work a real service does there (pricing, a call to the
  * payment service); it is what makes the race visible.
  */

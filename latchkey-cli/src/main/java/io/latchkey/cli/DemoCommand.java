@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code latchkey demo}: the seeds' flash sale ("seckill") under every strategy, side by side. With no arguments it
+ * {@code latchkey demo}: a flash sale ("seckill") under every strategy, side by side. With no arguments it
  * needs no server (embedded ZooKeeper and H2); {@code --backend} adds real ones.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,

@@ -8,11 +8,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * The seeds' flash-sale tables: {@code seckill_good(id, stockCount, version)}, {@code seckill_order} and, for the
+ * The flash-sale tables: {@code seckill_good(id, stockCount, version)}, {@code seckill_order} and, for the
  * segmented strategy, {@code seckill_good_segment}. Every strategy run sells its own good (a fresh id), so runs do
  * not reset each other's rows and a shared database keeps whatever else it holds.
  *
- * <p>The statements are the plain ones from the seeds, portable across H2, PostgreSQL and MariaDB.
+ * <p>The statements are plain ones, portable across H2, PostgreSQL and MariaDB.
  */
 final class FlashSaleDatabase {
 
@@ -155,7 +155,7 @@ final class FlashSaleDatabase {
         }
     }
 
-    /** The seeds' compare-and-set: true if nobody changed the row since we read {@code version}. */
+    /** The compare-and-set: true if nobody changed the row since we read {@code version}. */
     static boolean decrementIfVersion(Connection c, long goodId, long version) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("update seckill_good set stockCount = stockCount - 1, "
                 + "version = version + 1 where id = ? and version = ? and stockCount > 0")) {

@@ -4,7 +4,14 @@ import io.latchkey.LockClient;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -12,11 +19,15 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code latchkey inspect URI [PATTERN]}: the locks held now. */
+/**
+ * {@code latchkey inspect URI [PATTERN]}: the locks held now, and the leader elections with their leader and term
+ * (an election's own locks, {@code latchkey.election:…} and {@code latchkey.leader:…}, are shown as the election,
+ * not as held locks).
+ */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = "List the locks held in a backend: name, kind (lock, fair-lock, read-lock, write-lock, "
                 + "permit, semaphore, latch), owner, hold count, fencing token, remaining lease, detail and "
-                + "waiters (where the backend knows them).")
+                + "waiters (where the backend knows them); then the leader elections: name, leader, term, since.")
 final class InspectCommand implements Callable<Integer> {
 
     @Mixin
@@ -32,6 +43,12 @@ final class InspectCommand implements Callable<Integer> {
             description = "Glob over lock names: * any run, ? one character (default: all).")
     String pattern;
 
+    /** The lock an election's leader holds: its fencing token is the term (see {@code LeaderElection}). */
+    static final String ELECTION_LOCK = "latchkey.election:";
+
+    /** The leader record: {@code latchkey.leader:<length of name>:<name>/<term>/<since ms>/<candidate id>}. */
+    static final String LEADER_RECORD = "latchkey.leader:";
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -41,28 +58,150 @@ final class InspectCommand implements Callable<Integer> {
                         "this backend does not support inspection (%s); 'latchkey unlock' still works by name",
                         Connector.describe(uri)));
             }
-            List<LockInfo> locks;
-            try {
-                locks = ((LockInspector) client).list(pattern);
-            } catch (RuntimeException e) {
-                throw Connector.translate(uri, global.timeout, e);
+            LockInspector inspector = (LockInspector) client;
+            List<LockInfo> found = new ArrayList<>(list(inspector, pattern));
+            if (!pattern.startsWith("latchkey.") && !pattern.equals("*")) {
+                // an election's locks are named after it under reserved prefixes: match the pattern on its name
+                found.addAll(list(inspector, ELECTION_LOCK + pattern));
+                Pattern electionName = glob(pattern);
+                for (LockInfo record : list(inspector, LEADER_RECORD + "*")) {
+                    Election e = Election.ofRecord(record.name());
+                    if (e != null && electionName.matcher(e.name).matches()) {
+                        found.add(record);
+                    }
+                }
             }
-            if (locks.isEmpty()) {
-                out.printf("no held locks match '%s' on %s%n", pattern, Connector.describe(uri));
-                return 0;
+            List<LockInfo> locks = new ArrayList<>();
+            Map<String, Election> elections = new TreeMap<>();
+            for (LockInfo lock : found) {
+                if (lock.name().startsWith(ELECTION_LOCK)) {
+                    String name = lock.name().substring(ELECTION_LOCK.length());
+                    Election e = elections.computeIfAbsent(name, Election::new);
+                    e.lockTerm = lock.fencingToken().isPresent() ? lock.fencingToken().getAsLong() : -1;
+                    e.lease = lock.remainingLease().orElse(null);
+                    e.held = true;
+                } else if (lock.name().startsWith(LEADER_RECORD) && Election.ofRecord(lock.name()) != null) {
+                    Election r = Election.ofRecord(lock.name());
+                    Election e = elections.computeIfAbsent(r.name, Election::new);
+                    if (r.recordTerm > e.recordTerm) {
+                        e.recordTerm = r.recordTerm;
+                        e.candidate = r.candidate;
+                        e.since = r.since;
+                    }
+                } else {
+                    locks.add(lock);
+                }
             }
-            TextTable table = new TextTable("name", "kind", "owner", "holds", "token", "lease left", "detail",
-                    "waiters").alignRight(3, 4, 5, 7);
-            for (LockInfo lock : locks) {
-                table.row(lock.name(), lock.kind(), Secrets.mask(lock.owner()), String.valueOf(lock.holdCount()),
-                        lock.fencingToken().isPresent() ? String.valueOf(lock.fencingToken().getAsLong()) : "-",
-                        lock.remainingLease().map(d -> Durations.latency(d.toNanos())).orElse("-"),
-                        lock.detail().isEmpty() ? "-" : lock.detail(),
-                        lock.waiters().isPresent() ? String.valueOf(lock.waiters().getAsInt()) : "-");
+            printLocks(out, locks);
+            if (!elections.isEmpty()) {
+                printElections(out, elections.values());
             }
-            out.print(table.render());
-            out.printf("%d held lock%s on %s%n", locks.size(), locks.size() == 1 ? "" : "s", Connector.describe(uri));
             return 0;
+        }
+    }
+
+    private List<LockInfo> list(LockInspector inspector, String glob) {
+        try {
+            return inspector.list(glob);
+        } catch (RuntimeException e) {
+            throw Connector.translate(uri, global.timeout, e);
+        }
+    }
+
+    private void printLocks(PrintWriter out, List<LockInfo> locks) {
+        if (locks.isEmpty()) {
+            out.printf("no held locks match '%s' on %s%n", pattern, Connector.describe(uri));
+            return;
+        }
+        TextTable table = new TextTable("name", "kind", "owner", "holds", "token", "lease left", "detail",
+                "waiters").alignRight(3, 4, 5, 7);
+        for (LockInfo lock : locks) {
+            table.row(lock.name(), lock.kind(), Secrets.mask(lock.owner()), String.valueOf(lock.holdCount()),
+                    lock.fencingToken().isPresent() ? String.valueOf(lock.fencingToken().getAsLong()) : "-",
+                    lock.remainingLease().map(d -> Durations.latency(d.toNanos())).orElse("-"),
+                    lock.detail().isEmpty() ? "-" : lock.detail(),
+                    lock.waiters().isPresent() ? String.valueOf(lock.waiters().getAsInt()) : "-");
+        }
+        out.print(table.render());
+        out.printf("%d held lock%s on %s%n", locks.size(), locks.size() == 1 ? "" : "s", Connector.describe(uri));
+    }
+
+    /**
+     * One row per election: its name, the leader's candidate id, the term (the election lock's fencing token) and
+     * since when. An election whose lock is free but whose last leader record is still there (a leader that was
+     * paused or is handing over) shows no leader and the last term.
+     */
+    private void printElections(PrintWriter out, Iterable<Election> elections) {
+        out.println();
+        TextTable table = new TextTable("election", "leader", "term", "since", "lease left").alignRight(2, 4);
+        int n = 0;
+        Instant now = Instant.now();
+        for (Election e : elections) {
+            n++;
+            boolean recordIsCurrent = e.held && e.recordTerm == e.lockTerm;
+            long term = e.held ? e.lockTerm : e.recordTerm;
+            table.row(e.name, recordIsCurrent ? e.candidate : e.held ? "(being elected)" : "(none)",
+                    term < 0 ? "-" : String.valueOf(term),
+                    recordIsCurrent ? e.since.truncatedTo(ChronoUnit.MILLIS) + " ("
+                            + Durations.format(Duration.between(e.since, now).truncatedTo(ChronoUnit.SECONDS)
+                                    .abs()) + " ago)" : "-",
+                    e.lease == null ? "-" : Durations.latency(e.lease.toNanos()));
+        }
+        out.print(table.render());
+        out.printf("%d leader election%s on %s%n", n, n == 1 ? "" : "s", Connector.describe(uri));
+    }
+
+    /** A glob ({@code *} any run, {@code ?} one character) as a regular expression over whole names. */
+    static Pattern glob(String glob) {
+        StringBuilder re = new StringBuilder();
+        for (char c : glob.toCharArray()) {
+            re.append(c == '*' ? ".*" : c == '?' ? "." : Pattern.quote(String.valueOf(c)));
+        }
+        return Pattern.compile(re.toString(), Pattern.DOTALL);
+    }
+
+    /** What the election lock and the leader records of one election say. */
+    static final class Election {
+        final String name;
+        boolean held;
+        long lockTerm = -1;
+        Duration lease;
+        long recordTerm = -1;
+        String candidate;
+        Instant since;
+
+        Election(String name) {
+            this.name = name;
+        }
+
+        /** The election named in a leader record, or null if {@code lockName} is not a well-formed one. */
+        static Election ofRecord(String lockName) {
+            if (!lockName.startsWith(LEADER_RECORD)) {
+                return null;
+            }
+            int colon = lockName.indexOf(':', LEADER_RECORD.length());
+            if (colon < 0) {
+                return null;
+            }
+            try {
+                int length = Integer.parseInt(lockName.substring(LEADER_RECORD.length(), colon));
+                int nameEnd = colon + 1 + length;
+                if (length < 1 || nameEnd >= lockName.length() || lockName.charAt(nameEnd) != '/') {
+                    return null;
+                }
+                int termEnd = lockName.indexOf('/', nameEnd + 1);
+                int sinceEnd = termEnd < 0 ? -1 : lockName.indexOf('/', termEnd + 1);
+                if (sinceEnd < 0) {
+                    return null;
+                }
+                Election e = new Election(lockName.substring(colon + 1, nameEnd));
+                e.recordTerm = Long.parseLong(lockName.substring(nameEnd + 1, termEnd));
+                e.since = Instant.ofEpochMilli(Long.parseLong(lockName.substring(termEnd + 1, sinceEnd)));
+                e.candidate = lockName.substring(sinceEnd + 1);
+                return e;
+            } catch (NumberFormatException e) {
+                return null;
+            }
         }
     }
 }

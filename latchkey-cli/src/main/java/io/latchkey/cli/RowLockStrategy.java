@@ -8,7 +8,7 @@ import java.sql.Connection;
 import java.time.Duration;
 
 /**
- * The seeds' pessimistic lock through the SQL backend's {@link RowLock}: inside a transaction,
+ * The pessimistic lock through the SQL backend's {@link RowLock}: inside a transaction,
  * {@code select … for update} locks the good's row until commit, so buyers queue on the database. Each purchase
  * holds a pooled connection (and the database lock) for its whole critical section.
  */

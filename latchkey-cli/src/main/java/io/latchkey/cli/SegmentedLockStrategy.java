@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * The seeds' segmented lock (分段锁) for a hot item: the stock is split into K rows, each with its own lock, and
+ * A segmented lock (分段锁) for a hot item: the stock is split into K rows, each with its own lock, and
  * buyers are spread over them, so K purchases proceed at once instead of one. A buyer whose segment is sold out
  * moves on to the next one, so the sale ends only when every segment is empty.
  */

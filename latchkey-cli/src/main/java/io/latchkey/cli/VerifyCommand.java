@@ -87,7 +87,8 @@ final class VerifyCommand implements Callable<Integer> {
     int nameCount;
 
     @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "1s",
-            description = "The fixed lease of the expiry check (default: ${DEFAULT-VALUE}).")
+            description = "The fixed lease of the expiry check (default: ${DEFAULT-VALUE}). With --faults: the "
+                    + "workers' watchdog timeout, on ZooKeeper their session timeout (default there: 2s).")
     Duration lease;
 
     @Option(names = "--watchdog", paramLabel = "DURATION", defaultValue = "1500ms",
@@ -114,28 +115,92 @@ final class VerifyCommand implements Callable<Integer> {
         checkArguments();
         String prefix = namesPrefix != null ? namesPrefix : "latchkey-verify-" + UUID.randomUUID().toString().substring(0, 8);
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
         List<LockClient> clients = new ArrayList<>();
         List<String> used = new ArrayList<>();
+        List<CheckResult> results = new ArrayList<>();
+        runner = Thread.currentThread();
+        Thread hook = new Thread(this::stop, "latchkey-verify-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
-            for (int i = 0; i < clientCount; i++) {
-                clients.add(Connector.open(uri, global.timeout, ClientOptions.builder().watchdogTimeout(watchdog)));
+            try {
+                for (int i = 0; i < clientCount; i++) {
+                    clients.add(Connector.open(uri, global.timeout, ClientOptions.builder().watchdogTimeout(watchdog)));
+                }
+                out.printf("verifying %s: %d clients x %d threads, lock names %s-*%n", Connector.describe(uri),
+                        clientCount, threads, prefix);
+                out.flush();
+                runChecks(clients, prefix, used, results);
+            } catch (InterruptedException | CliException e) {
+                if (!stopping) {
+                    throw e;
+                }
+            } finally {
+                // the clean-up talks to the backend: after Ctrl-C this thread's interrupt must not cut it short
+                boolean interrupted = Thread.interrupted();
+                cleanUp(clients, used);
+                if (interrupted && !stopping) {
+                    Thread.currentThread().interrupt();
+                }
             }
-            out.printf("verifying %s: %d clients x %d threads, lock names %s-*%n", Connector.describe(uri),
-                    clientCount, threads, prefix);
-            out.flush();
-            List<CheckResult> results = runChecks(clients, prefix, used);
-            TextTable table = new TextTable("check", "result", "evidence");
             boolean failed = false;
-            for (CheckResult r : results) {
-                table.row(r.check(), r.status().name(), Secrets.mask(r.evidence()));
-                failed |= r.status() == CheckResult.Status.FAIL;
+            if (!results.isEmpty()) {
+                TextTable table = new TextTable("check", "result", "evidence");
+                for (CheckResult r : results) {
+                    table.row(r.check(), r.status().name(), Secrets.mask(r.evidence()));
+                    failed |= r.status() == CheckResult.Status.FAIL;
+                }
+                out.print(table.render());
             }
-            out.print(table.render());
+            if (stopping) {
+                out.flush();
+                err.printf("interrupted after %d of %d checks; every lock this run used is released%n",
+                        results.size(), CHECKS);
+                err.flush();
+                return BenchCommand.INTERRUPTED;
+            }
             out.println(failed ? "FAILED: the backend broke a promised property (see the rows marked FAIL)"
                     : "all checks passed");
             return failed ? 1 : 0;
         } finally {
-            cleanUp(clients, used);
+            out.flush();
+            finished.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it waits for 'finished', counted down above
+            }
+        }
+    }
+
+    /** How many checks a full run makes (one row each). */
+    private static final int CHECKS = 6;
+
+    /** Set by {@link #stop()} (Ctrl-C, SIGTERM): the running check is interrupted, the rest are skipped. */
+    private volatile boolean stopping;
+
+    /** The thread running {@link #call()}, interrupted by {@link #stop()}. */
+    private volatile Thread runner;
+
+    /** Counted down once {@link #call()} has cleaned up and printed. */
+    private final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+
+    /**
+     * What Ctrl-C (SIGINT) and SIGTERM run, as a JVM shutdown hook: interrupt the running check (its worker threads
+     * end their current hold), then wait (bounded) until {@link #call} has force-released every lock name of this
+     * run, closed its clients and printed the rows of the checks done so far, so that no
+     * {@code latchkey-verify-…} lock stays held until its lease runs out.
+     */
+    void stop() {
+        stopping = true;
+        Thread t = runner;
+        if (t != null) {
+            t.interrupt();
+        }
+        try {
+            finished.await(global.timeout.toMillis() * 2 + 10_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -161,9 +226,9 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    private List<CheckResult> runChecks(List<LockClient> clients, String prefix, List<String> used)
+    /** Runs the checks in order, adding each row to {@code results} as it ends (Ctrl-C prints those done). */
+    private void runChecks(List<LockClient> clients, String prefix, List<String> used, List<CheckResult> results)
             throws InterruptedException {
-        List<CheckResult> results = new ArrayList<>();
         LockClient a = clients.get(0);
         LockClient b = clients.get(1);
         if (!a.capabilities().contains(Capability.LOCK)) {
@@ -172,7 +237,7 @@ final class VerifyCommand implements Callable<Integer> {
                     WakeUpLatencyCheck.WAKE_UP)) {
                 results.add(CheckResult.skip(check, "the backend has no LOCK capability"));
             }
-            return results;
+            return;
         }
         List<String> names = new ArrayList<>();
         for (int i = 0; i < nameCount; i++) {
@@ -188,27 +253,38 @@ final class VerifyCommand implements Callable<Integer> {
             ContentionCheck.Outcome o = new ContentionCheck(factories, names, threads, duration, waitBound).run();
             results.add(o.mutualExclusion());
             results.add(o.fencing());
+            checkStopping();
         } catch (RuntimeException e) {
             results.add(CheckResult.fromFailure(ContentionCheck.MUTUAL_EXCLUSION, e));
             results.add(CheckResult.fromFailure(ContentionCheck.FENCING, e));
         }
         String expiry = used(used, prefix + "-expiry");
+        checkStopping();
         results.add(guarded(LeaseChecks.LEASE_EXPIRY,
                 () -> LeaseChecks.leaseExpiry(a.lock(expiry), b.lock(expiry), lease)));
         String lost = used(used, prefix + "-lost");
+        checkStopping();
         results.add(guarded(LeaseChecks.LOST_SIGNAL,
                 () -> LeaseChecks.lostSignal(a.lock(lost), b.lock(lost), watchdog)));
         String interrupt = used(used, prefix + "-interrupt");
+        checkStopping();
         results.add(guarded(InterruptionCheck.INTERRUPTION,
                 () -> InterruptionCheck.run(a.lock(interrupt), b.lock(interrupt), rounds)));
         String wake = used(used, prefix + "-wake-up");
+        checkStopping();
         List<DistributedLock> wakeLocks = new ArrayList<>();
         for (LockClient c : clients) {
             wakeLocks.add(c.lock(wake));
         }
         results.add(guarded(WakeUpLatencyCheck.WAKE_UP, () -> WakeUpLatencyCheck.run(wakeLocks, rounds,
                 a.capabilities().contains(Capability.PUSH_WAKEUP))));
-        return results;
+    }
+
+    /** A check that swallowed the interrupt (it reports a row instead) must not let the next one start. */
+    private void checkStopping() throws InterruptedException {
+        if (stopping) {
+            throw new InterruptedException("stopped");
+        }
     }
 
     private static String used(List<String> used, String name) {

@@ -9,10 +9,10 @@ import java.sql.Connection;
 import java.time.Duration;
 
 /**
- * The seeds' optimistic lock through the SQL backend's {@link VersionCas}: read stock and version, and write
+ * The optimistic lock through the SQL backend's {@link VersionCas}: read stock and version, and write
  * {@code … version = version + 1 where id = ? and version = ?} with the order inserted in the same transaction;
  * a conflict retries with jittered backoff. The version only grows, so there is no ABA. Under heavy contention
- * most attempts fail, which is the seeds' warning about this strategy.
+ * most attempts fail, which is the known weakness of this strategy under contention.
  */
 final class VersionCasStrategy implements SaleStrategy {
 

@@ -27,4 +27,17 @@ class ConnectorTest {
                 .hasMessageContaining("redis://")
                 .hasMessageNotContaining("secret99");
     }
+
+    /** The PostgreSQL driver gets a login timeout of its own, so that it gives up within the command's timeout. */
+    @Test
+    void thePostgresqlDriverGetsTheTimeoutAsItsLoginTimeout() {
+        java.time.Duration five = java.time.Duration.ofSeconds(5);
+        assertThat(Connector.withDriverTimeouts("jdbc:postgresql://h/db", five))
+                .isEqualTo("jdbc:postgresql://h/db?loginTimeout=5");
+        assertThat(Connector.withDriverTimeouts("jdbc:postgresql://h/db?user=app", java.time.Duration.ofMillis(1500)))
+                .isEqualTo("jdbc:postgresql://h/db?user=app&loginTimeout=2");
+        assertThat(Connector.withDriverTimeouts("jdbc:postgresql://h/db?loginTimeout=30", five))
+                .isEqualTo("jdbc:postgresql://h/db?loginTimeout=30");
+        assertThat(Connector.withDriverTimeouts("redis://h:6379", five)).isEqualTo("redis://h:6379");
+    }
 }

@@ -19,12 +19,19 @@ final class ImpostorServer implements AutoCloseable {
 
     private final ServerSocket socket;
     private final boolean answers;
+    private final String reply;
     private final List<Socket> connections = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
 
     private ImpostorServer(boolean answers) throws IOException {
+        this(answers, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n"
+                + "Connection: close\r\n\r\nBad Request");
+    }
+
+    private ImpostorServer(boolean answers, String reply) throws IOException {
         this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.answers = answers;
+        this.reply = reply;
         this.acceptor = new Thread(this::acceptLoop, "impostor-accept-" + socket.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -38,6 +45,15 @@ final class ImpostorServer implements AutoCloseable {
         return new ImpostorServer(true);
     }
 
+    /**
+     * A web server that answers a request line it cannot parse with a bare HTML error page and no status line, as
+     * Python's {@code http.server} answers an HTTP/0.9-style request: the reply starts with {@code <}.
+     */
+    static ImpostorServer html() throws IOException {
+        return new ImpostorServer(true, "<!DOCTYPE HTML>\n<html><head><title>Error response</title></head>"
+                + "<body><h1>Error response</h1><p>Error code: 400</p></body></html>\n");
+    }
+
     int port() {
         return socket.getLocalPort();
     }
@@ -48,7 +64,7 @@ final class ImpostorServer implements AutoCloseable {
                 Socket c = socket.accept();
                 connections.add(c);
                 if (answers) {
-                    Thread t = new Thread(() -> answer(c), "impostor-answer-" + socket.getLocalPort());
+                    Thread t = new Thread(() -> answer(c, reply), "impostor-answer-" + socket.getLocalPort());
                     t.setDaemon(true);
                     t.start();
                 }
@@ -58,12 +74,11 @@ final class ImpostorServer implements AutoCloseable {
         }
     }
 
-    private static void answer(Socket c) {
+    private static void answer(Socket c, String reply) {
         try (InputStream in = c.getInputStream(); OutputStream out = c.getOutputStream()) {
             byte[] buf = new byte[4096];
             while (in.read(buf) > 0) {
-                out.write(("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n"
-                        + "Connection: close\r\n\r\nBad Request").getBytes(StandardCharsets.US_ASCII));
+                out.write(reply.getBytes(StandardCharsets.US_ASCII));
                 out.flush();
             }
         } catch (IOException e) {

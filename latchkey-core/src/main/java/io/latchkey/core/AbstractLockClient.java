@@ -27,15 +27,17 @@ import org.slf4j.LoggerFactory;
  * checks, owner ids, reentrancy, leases and loss signals, the batched watchdog, one remote waiter per name, the
  * synchronous, interruptible and asynchronous forms of every call.
  *
- * <p>Subclasses override the {@code …Ops()} factory of each primitive they support and list it in
- * {@link #capabilities()}; the others throw {@link UnsupportedOperationException} naming the backend. Each
- * factory is called at most once, on first use, and its result is kept for the client's lifetime (the engine
- * keys its per-name state by the ops instance).
+ * <p>Subclasses hand the engine their remote halves as one value, {@link #recipes()}, and list the primitives in
+ * {@link #capabilities()}; a primitive left out throws {@link UnsupportedOperationException} naming the backend.
+ * {@link #recipes()} is called once, on first use, and its ops are kept for the client's lifetime (the engine keys
+ * its per-name state by the ops instance). The per-primitive factories ({@link #lockOps()} and the others) read it;
+ * a client may override one of them instead (the {@code mem://} client and tests that wrap an ops do).
  *
  * <h2>Threads</h2>
- * The engine starts exactly one thread per client, named {@code latchkey-<backend>-watchdog-<first 8 characters
- * of the client id>}, a daemon, stopped by {@link #close()}: it renews watchdog leases (one
- * {@link RemoteLockOps#renew} per ops per tick), expires fixed leases locally and enforces wait deadlines.
+ * The engine starts one thread per client on its first lease or wait, named {@code latchkey-<backend>-watchdog-<first
+ * 8 characters of the client id>}, a daemon, stopped by {@link #close()}: it renews watchdog leases (one
+ * {@link RemoteLockOps#renew} per ops per tick), expires fixed leases locally and enforces wait deadlines. Backends
+ * start their own I/O threads besides (see {@code docs/concurrency.md} for every thread by name).
  * Futures returned by {@link RemoteLockOps} may complete on any thread (including the caller's); the engine then
  * runs its bookkeeping and completes the caller's future on that thread, so backends must not complete futures
  * while holding their own locks.
@@ -57,6 +59,8 @@ public abstract class AbstractLockClient implements LockClient {
     private RemoteLockOps writeLockOps;
     /** Guarded by opsLock: the semaphore, permit-expirable semaphore and latch ops, created on first use. */
     private final RemoteCountOps[] countOps = new RemoteCountOps[3];
+    /** Guarded by opsLock: {@link #recipes()}, once called. */
+    private Recipes recipes;
 
     /**
      * Creates the engine of a client. Its watchdog thread starts on first use, so a client that never locks starts
@@ -75,36 +79,70 @@ public abstract class AbstractLockClient implements LockClient {
         this.elections = new Elections(backendName);
     }
 
-    /** {@return the remote half of {@link #lock(String)}} Called once, lazily, under a lock of this client. */
-    protected abstract RemoteLockOps lockOps();
-
     /**
-     * {@return the remote half of {@link #fairLock(String)}} Unsupported unless overridden. Called once, lazily.
-     *
-     * @throws UnsupportedOperationException unless overridden
+     * {@return the backend's remote halves, one per primitive it offers} Called once, on first use, under a lock of
+     * this client; the ops are kept for the client's lifetime. The default offers none (for a client that overrides
+     * the per-primitive factories instead).
      */
-    protected RemoteLockOps fairLockOps() {
-        throw unsupported("fairLock");
+    protected Recipes recipes() {
+        return Recipes.NONE;
     }
 
     /**
-     * {@return the remote half of {@link #readWriteLock(String)}'s read lock} {@link RemoteLockOps#shared()} must
-     * return {@code true}, and the backend must grant a read request whose owner holds the write lock of the same name
-     * at once (downgrade). Unsupported unless overridden together with {@link #writeLockOps()}. Called once, lazily.
+     * {@return the remote half of {@link #lock(String)}} From {@link #recipes()} unless overridden. Called once,
+     * lazily, under a lock of this client.
      *
-     * @throws UnsupportedOperationException unless overridden
+     * @throws UnsupportedOperationException if the backend offers none
+     */
+    protected RemoteLockOps lockOps() {
+        return recipe(recipes -> recipes.lock(), "lock");
+    }
+
+    /**
+     * {@return the remote half of {@link #fairLock(String)}} From {@link #recipes()} unless overridden. Called once,
+     * lazily.
+     *
+     * @throws UnsupportedOperationException if the backend offers none
+     */
+    protected RemoteLockOps fairLockOps() {
+        return recipe(recipes -> recipes.fairLock(), "fairLock");
+    }
+
+    /**
+     * {@return the remote half of {@link #readWriteLock(String)}'s read lock} See
+     * {@link Recipes.Builder#readWriteLock}. From {@link #recipes()} unless overridden together with
+     * {@link #writeLockOps()}. Called once, lazily.
+     *
+     * @throws UnsupportedOperationException if the backend offers none
      */
     protected RemoteLockOps readLockOps() {
-        throw unsupported("readWriteLock");
+        return recipe(recipes -> recipes.readLock(), "readWriteLock");
     }
 
     /**
      * {@return the remote half of {@link #readWriteLock(String)}'s write lock} See {@link #readLockOps()}.
      *
-     * @throws UnsupportedOperationException unless overridden
+     * @throws UnsupportedOperationException if the backend offers none
      */
     protected RemoteLockOps writeLockOps() {
-        throw unsupported("readWriteLock");
+        return recipe(recipes -> recipes.writeLock(), "readWriteLock");
+    }
+
+    /** One ops of {@link #recipes()} (asked once), or the unsupported exception naming {@code primitive}. */
+    private <T> T recipe(java.util.function.Function<Recipes, T> pick, String primitive) {
+        opsLock.lock();
+        try {
+            if (recipes == null) {
+                recipes = Objects.requireNonNull(recipes(), "recipes() returned null");
+            }
+            T ops = pick.apply(recipes);
+            if (ops == null) {
+                throw unsupported(primitive);
+            }
+            return ops;
+        } finally {
+            opsLock.unlock();
+        }
     }
 
     /**
@@ -185,9 +223,17 @@ public abstract class AbstractLockClient implements LockClient {
         return options;
     }
 
-    /** {@return the clock of this client's local waits and lease bookkeeping} */
-    public final TimeSource time() {
+    /**
+     * {@return the clock of this client's local waits and lease bookkeeping} Protected: its type is the engine's, which
+     * users of the backend modules cannot name; {@link #nanoTime()} reads it.
+     */
+    protected final TimeSource time() {
         return time;
+    }
+
+    /** {@return now on the clock of this client's local waits and lease bookkeeping, in nanoseconds} */
+    public final long nanoTime() {
+        return time.nanoTime();
     }
 
     @Override
@@ -295,34 +341,34 @@ public abstract class AbstractLockClient implements LockClient {
     }
 
     /**
-     * {@return the remote half of {@link #semaphore(String)}} It implements {@link RemoteCountOps#tryTake},
-     * {@code give} and the counts. Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #semaphore(String)}} See {@link Recipes.Builder#semaphore}. From
+     * {@link #recipes()} unless overridden. Called once, lazily.
      *
-     * @throws UnsupportedOperationException unless overridden
+     * @throws UnsupportedOperationException if the backend offers none
      */
     protected RemoteCountOps semaphoreOps() {
-        throw unsupported("semaphore");
+        return recipe(recipes -> recipes.semaphore(), "semaphore");
     }
 
     /**
-     * {@return the remote half of {@link #permitExpirableSemaphore(String)}} It implements
-     * {@link RemoteCountOps#tryLease}, {@code release}, {@code updateLease}, the counts, and {@code renew} if it
-     * {@linkplain RemoteCountOps#renewsPermits() renews permits}. Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #permitExpirableSemaphore(String)}} See
+     * {@link Recipes.Builder#permitExpirableSemaphore}. From {@link #recipes()} unless overridden. Called once,
+     * lazily.
      *
-     * @throws UnsupportedOperationException unless overridden
+     * @throws UnsupportedOperationException if the backend offers none
      */
     protected RemoteCountOps permitExpirableSemaphoreOps() {
-        throw unsupported("permitExpirableSemaphore");
+        return recipe(recipes -> recipes.permitExpirableSemaphore(), "permitExpirableSemaphore");
     }
 
     /**
-     * {@return the remote half of {@link #countDownLatch(String)}} It implements {@link RemoteCountOps#trySetCount},
-     * {@code countDown} and {@code getCount}. Unsupported unless overridden. Called once, lazily.
+     * {@return the remote half of {@link #countDownLatch(String)}} See {@link Recipes.Builder#countDownLatch}. From
+     * {@link #recipes()} unless overridden. Called once, lazily.
      *
-     * @throws UnsupportedOperationException unless overridden
+     * @throws UnsupportedOperationException if the backend offers none
      */
     protected RemoteCountOps countDownLatchOps() {
-        throw unsupported("countDownLatch");
+        return recipe(recipes -> recipes.countDownLatch(), "countDownLatch");
     }
 
     private RemoteCountOps countOps(int index, Supplier<RemoteCountOps> factory) {

@@ -1,90 +1,12 @@
 package io.latchkey.core;
 
-import java.time.Duration;
-import java.util.Objects;
-
 /**
- * Argument checks shared by every backend's synchronizers (semaphores, latches), so that each rejects bad input
- * with the same {@link IllegalArgumentException} message ("leaseTime must be positive but was PT0S"), which the
- * TCK checks.
+ * Argument checks shared by the engine's synchronizers (semaphores, latches), so that each rejects bad input with
+ * the same {@link IllegalArgumentException} message ("permits must be positive but was 0"), which the TCK checks.
  */
 public final class Arguments {
 
     private Arguments() {
-    }
-
-    /**
-     * Computes the {@link System#nanoTime()} deadline of a wait of {@code waitTime}, starting now.
-     *
-     * @param waitTime how long to wait; zero or positive
-     * @return the deadline, or {@link AcquireRequest#NO_DEADLINE} for waits too long to represent
-     * @throws NullPointerException if {@code waitTime} is null
-     * @throws IllegalArgumentException if {@code waitTime} is negative
-     */
-    public static long waitDeadline(Duration waitTime) {
-        Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
-        long nanos;
-        try {
-            nanos = waitTime.toNanos();
-        } catch (ArithmeticException e) {
-            return AcquireRequest.NO_DEADLINE;
-        }
-        if (nanos >= Long.MAX_VALUE / 4) {
-            return AcquireRequest.NO_DEADLINE;
-        }
-        long deadline = System.nanoTime() + nanos;
-        return deadline == AcquireRequest.NO_DEADLINE ? deadline - 1 : deadline;
-    }
-
-    /**
-     * Checks that {@code leaseTime} is positive.
-     *
-     * @param leaseTime the lease to check
-     * @return {@code leaseTime}, unchanged
-     * @throws NullPointerException if {@code leaseTime} is null
-     * @throws IllegalArgumentException if it is zero or negative
-     */
-    public static Duration positiveLease(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.isNegative() || leaseTime.isZero()) {
-            throw new IllegalArgumentException(String.format("leaseTime must be positive but was %s", leaseTime));
-        }
-        return leaseTime;
-    }
-
-    /**
-     * Converts a positive {@code leaseTime} to nanoseconds.
-     *
-     * @param leaseTime the lease; positive
-     * @return the lease in nanoseconds, or {@code Long.MAX_VALUE / 4} for leases too long to represent
-     * @throws NullPointerException if {@code leaseTime} is null
-     * @throws IllegalArgumentException if it is zero or negative
-     */
-    public static long leaseNanos(Duration leaseTime) {
-        try {
-            return positiveLease(leaseTime).toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
-        }
-    }
-
-    /**
-     * Converts a positive {@code leaseTime} to milliseconds, at least 1 (a sub-millisecond lease is not zero).
-     *
-     * @param leaseTime the lease; positive
-     * @return the lease in milliseconds, or {@code Long.MAX_VALUE / 4} for leases too long to represent
-     * @throws NullPointerException if {@code leaseTime} is null
-     * @throws IllegalArgumentException if it is zero or negative
-     */
-    public static long leaseMillis(Duration leaseTime) {
-        try {
-            return Math.max(1, positiveLease(leaseTime).toMillis());
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE / 4;
-        }
     }
 
     /**

@@ -8,8 +8,8 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.etcd.internal.EtcdCountDownLatchOps;
 import io.latchkey.etcd.internal.EtcdHandshakeProbe;
@@ -287,51 +287,23 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * The remote half of {@link #semaphore}: the key {@code latchkey/[<namespace>/]semaphores/<escaped name>} holds
-     * the free permits (see {@code EtcdSemaphoreOps}).
+     * The remote halves: {@code EtcdLockOps} for the four locks (plain and fair share one queue per name); the
+     * semaphore's key {@code latchkey/[<namespace>/]semaphores/<escaped name>} holds the free permits
+     * ({@code EtcdSemaphoreOps}); a permit-expirable semaphore is a {@code total} key and one leased key per held
+     * permit under {@code latchkey/[<namespace>/]permits/<escaped name>/} ({@code EtcdPermitExpirableSemaphoreOps});
+     * the key {@code latchkey/[<namespace>/]latches/<escaped name>} holds a latch's count while it is armed and is
+     * deleted by the count-down that reaches zero ({@code EtcdCountDownLatchOps}).
      */
     @Override
-    protected RemoteCountOps semaphoreOps() {
-        return semaphoreOps;
-    }
-
-    /**
-     * The remote half of {@link #permitExpirableSemaphore}: a {@code total} key and one leased key per held permit
-     * under {@code latchkey/[<namespace>/]permits/<escaped name>/} (see {@code EtcdPermitExpirableSemaphoreOps}).
-     */
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return permitOps;
-    }
-
-    /**
-     * The remote half of {@link #countDownLatch}: the key {@code latchkey/[<namespace>/]latches/<escaped name>}
-     * holds the count while the latch is armed and is deleted by the count-down that reaches zero (see
-     * {@code EtcdCountDownLatchOps}).
-     */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return latchOps;
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return readOps;
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return writeOps;
-    }
-
-    @Override
-    protected RemoteLockOps lockOps() {
-        return lockOps;
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return fairLockOps;
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(lockOps)
+                .fairLock(fairLockOps)
+                .readWriteLock(readOps, writeOps)
+                .semaphore(semaphoreOps)
+                .permitExpirableSemaphore(permitOps)
+                .countDownLatch(latchOps)
+                .build();
     }
 
     @Override

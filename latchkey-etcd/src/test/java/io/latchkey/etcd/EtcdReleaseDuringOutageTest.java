@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue #9's first bug: a release that cannot reach etcd (the server is down) must not leave the holder's key behind
+ * A release that cannot reach etcd (the server is down) must not leave the holder's key behind
  * on the client's shared lease, which the same client keeps alive for its other keys. Before the fix the dead hold's
  * key stayed the lowest create revision after etcd came back, and every waiter timed out for as long as the client
  * lived.

@@ -5,14 +5,13 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
-import io.latchkey.file.internal.CountKind;
-import io.latchkey.file.internal.FileLatchOps;
+import io.latchkey.core.CountKind;
+import io.latchkey.file.internal.FileCountDownLatchOps;
 import io.latchkey.file.internal.FileLockOps;
 import io.latchkey.file.internal.FileNames;
-import io.latchkey.file.internal.FilePermitOps;
+import io.latchkey.file.internal.FilePermitExpirableSemaphoreOps;
 import io.latchkey.file.internal.FileSemaphoreOps;
 import io.latchkey.file.internal.FileUri;
 import io.latchkey.file.internal.LockDirectory;
@@ -99,26 +98,22 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
             Capability.INSPECT, Capability.FENCED_STORE));
 
     private final LockDirectory directory;
-    private final FileLockOps lockOps;
+    private final Recipes recipes;
     private final io.latchkey.file.internal.FileFencedStoreOps fencedStoreOps;
-    private final FileLockOps fairLockOps;
-    private final FileLockOps readLockOps;
-    private final FileLockOps writeLockOps;
-    private final FileSemaphoreOps semaphoreOps;
-    private final FilePermitOps permitOps;
-    private final FileLatchOps latchOps;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
         this.directory = LockDirectory.attach(dir);
         String ns = options.namespace();
-        this.lockOps = new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost);
-        this.fairLockOps = new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost);
-        this.readLockOps = new FileLockOps(directory, ns, LockKind.READ, this::grantLost);
-        this.writeLockOps = new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost);
-        this.semaphoreOps = new FileSemaphoreOps(directory, ns);
-        this.permitOps = new FilePermitOps(directory, ns);
-        this.latchOps = new FileLatchOps(directory, ns);
+        this.recipes = Recipes.builder()
+                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost))
+                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost))
+                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost),
+                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost))
+                .semaphore(new FileSemaphoreOps(directory, ns))
+                .permitExpirableSemaphore(new FilePermitExpirableSemaphoreOps(directory, ns))
+                .countDownLatch(new FileCountDownLatchOps(directory, ns))
+                .build();
         this.fencedStoreOps = new io.latchkey.file.internal.FileFencedStoreOps(directory, ns);
     }
 
@@ -216,30 +211,14 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * The remote half of {@link #semaphore}: the state file {@code lk-<hash>.semaphore} holds the available permits
-     * (see {@code FileSemaphoreOps}).
+     * The remote halves: {@code FileLockOps} for the four locks (one lock file each, {@code lk-<hash>.lock}); the
+     * state files {@code lk-<hash>.semaphore} (available permits, see {@code FileSemaphoreOps}),
+     * {@code lk-<hash>.permits} (total and one lease line per held permit, see {@code FilePermitExpirableSemaphoreOps}) and
+     * {@code lk-<hash>.latch} (the count while armed, see {@code FileCountDownLatchOps}).
      */
     @Override
-    protected RemoteCountOps semaphoreOps() {
-        return semaphoreOps;
-    }
-
-    /**
-     * The remote half of {@link #permitExpirableSemaphore}: the state file {@code lk-<hash>.permits} holds the
-     * total and one lease line per held permit (see {@code FilePermitOps}).
-     */
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return permitOps;
-    }
-
-    /**
-     * The remote half of {@link #countDownLatch}: the state file {@code lk-<hash>.latch} holds the count while the
-     * latch is armed (see {@code FileLatchOps}).
-     */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return latchOps;
+    protected Recipes recipes() {
+        return recipes;
     }
 
     /**
@@ -252,26 +231,6 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         checkName(lockName);
         return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
                 options().operationTimeout());
-    }
-
-    @Override
-    protected RemoteLockOps lockOps() {
-        return lockOps;
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return fairLockOps;
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return readLockOps;
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return writeLockOps;
     }
 
     /**

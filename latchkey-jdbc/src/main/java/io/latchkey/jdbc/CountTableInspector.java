@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.spi.LockInfo;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -63,14 +64,14 @@ final class CountTableInspector {
                     if (name == null) {
                         continue;
                     }
-                    switch (rs.getString(1)) {
-                        case CountTableSql.SEMAPHORE -> result.add(unowned(name, "semaphore",
-                                value + " permits available"));
-                        case CountTableSql.LATCH -> result.add(unowned(name, "latch", "count " + value));
-                        case CountTableSql.PERMITS -> permitTotals.put(name, value);
-                        default -> {
-                            // a kind of a later version: not shown
-                        }
+                    CountKind kind = CountKind.ofLabel(rs.getString(1));
+                    if (kind == null) {
+                        continue; // a kind of a later version: not shown
+                    }
+                    switch (kind) {
+                        case SEMAPHORE -> result.add(unowned(name, "semaphore", value + " permits available"));
+                        case LATCH -> result.add(unowned(name, "latch", "count " + value));
+                        case PERMITS -> permitTotals.put(name, value);
                     }
                 }
             }

@@ -1,12 +1,15 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
+
 /**
  * The tables and statements of the SQL counted primitives (semaphores, permit-expirable semaphores, count-down
  * latches) beside one lease table {@code <table>}:
  *
  * <ul>
- *   <li>{@code <table>_counts}: one row per (kind, name) — a semaphore's free permits ({@value #SEMAPHORE}), a
- *       permit-expirable semaphore's total ({@value #PERMITS}), an armed latch's count ({@value #LATCH}). A
+ *   <li>{@code <table>_counts}: one row per (kind, name), the kind being {@link CountKind#label()} — a semaphore's
+ *       free permits ({@code semaphore}), a permit-expirable semaphore's total ({@code permits}), an armed latch's
+ *       count ({@code latch}). A
  *       semaphore's row stays once its permits are set, as on every backend; a latch's row exists only while it is
  *       armed (the count-down that reaches zero deletes it).</li>
  *   <li>{@code <table>_permits}: one row per leased permit (semaphore, permit id, fencing token, lease end and start
@@ -19,12 +22,6 @@ package io.latchkey.jdbc;
  */
 final class CountTableSql {
 
-    /** The {@code kind} of a semaphore's row: its free permits. */
-    static final String SEMAPHORE = "semaphore";
-    /** The {@code kind} of a permit-expirable semaphore's row: its permits in total. */
-    static final String PERMITS = "permits";
-    /** The {@code kind} of an armed latch's row: its count. */
-    static final String LATCH = "latch";
     /** How many expired permit rows one {@link #reapPermits} statement deletes at most. */
     static final int REAP_BATCH = 1000;
 

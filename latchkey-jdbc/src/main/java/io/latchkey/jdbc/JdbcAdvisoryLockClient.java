@@ -4,7 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -55,14 +55,14 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
 
     private final SqlDialect dialect;
     private final JdbcRunner runner;
-    private final AdvisoryLockOps ops;
+    private final JdbcAdvisoryLockOps ops;
 
     private JdbcAdvisoryLockClient(DataSource dataSource, ClientOptions options, SqlDialect dialect, String server) {
         super("jdbc-advisory", options, TimeSource.SYSTEM);
         this.dialect = dialect;
         String prefix = "latchkey-jdbc-" + clientId().substring(0, 8);
         this.runner = new JdbcRunner(dataSource, server, options.operationTimeout(), 4, prefix);
-        this.ops = new AdvisoryLockOps(dataSource, dialect, options.namespace(), time(), runner, prefix);
+        this.ops = new JdbcAdvisoryLockOps(dataSource, dialect, options.namespace(), time(), runner, prefix);
     }
 
     /**
@@ -112,9 +112,12 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         return dialect;
     }
 
+    /** The remote halves of the primitives this backend offers (see the class comment). */
     @Override
-    protected RemoteLockOps lockOps() {
-        return ops;
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(ops)
+                .build();
     }
 
     /**

@@ -1,9 +1,10 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The remote half of the SQL count-down latch: a row of the counts table (kind {@value CountTableSql#LATCH}) exists
+ * The remote half of the SQL count-down latch: a row of the counts table (kind {@code latch}) exists
  * while the latch is armed and holds its count; an open latch has no row, so opened latches leave nothing behind.
  * Arming is an {@code INSERT} (a unique-key violation means it is armed already). A count-down is one conditional
  * statement: {@code UPDATE … SET count_value = count_value - 1 WHERE … AND count_value > 1}, or, when the count is
@@ -15,7 +16,7 @@ final class JdbcCountDownLatchOps extends JdbcCountOps {
 
     JdbcCountDownLatchOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
                           String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountTableSql.LATCH, pollMillis);
+        super(runner, sql, schema, wakeups, namespace, CountKind.LATCH, pollMillis);
     }
 
     @Override

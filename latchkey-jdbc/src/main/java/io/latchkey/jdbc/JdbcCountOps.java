@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,12 +9,12 @@ import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the SQL counted primitives share: one kind ({@link CountTableSql#SEMAPHORE}, {@link CountTableSql#PERMITS},
- * {@link CountTableSql#LATCH}) of one namespace in the counts table beside the client's lease table. Every operation
- * is one task on the client's I/O pool with one pooled connection, under the client's operation timeout, after the
- * tables were checked once ({@link CountTableSchema}); the caller's thread never runs a statement. Each decision is
- * one conditional statement or, where it reads more than one row (a leased permit, draining), one short transaction
- * that locks the name's counts row first. Wake-ups: {@link CountWakeups}.
+ * What the SQL counted primitives share: one kind ({@link CountKind}, its label in the {@code kind} column) of one
+ * namespace in the counts table beside the client's lease table. Every operation is one task on the client's I/O pool
+ * with one pooled connection, under the client's operation timeout, after the tables were checked once ({@link
+ * CountTableSchema}); the caller's thread never runs a statement. Each decision is one conditional statement or, where
+ * it reads more than one row (a leased permit, draining), one short transaction that locks the name's counts row first.
+ * Wake-ups: {@link CountWakeups}.
  */
 abstract class JdbcCountOps implements RemoteCountOps {
 
@@ -32,13 +33,13 @@ abstract class JdbcCountOps implements RemoteCountOps {
      * @param pollMillis the re-check interval on databases that push nothing ({@link JdbcOptions#maxPollInterval()})
      */
     JdbcCountOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups, String namespace,
-                 String kind, long pollMillis) {
+                 CountKind kind, long pollMillis) {
         this.runner = runner;
         this.sql = sql;
         this.schema = schema;
         this.wakeups = wakeups;
         this.namespace = namespace;
-        this.kind = kind;
+        this.kind = kind.label();
         this.pollMillis = pollMillis;
     }
 

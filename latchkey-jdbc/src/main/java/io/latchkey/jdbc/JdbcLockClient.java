@@ -4,8 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -85,7 +84,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final SqlDialect dialect;
     private final String tableName;
     private final JdbcRunner runner;
-    private final LeaseTableLockOps ops;
+    private final JdbcLockOps ops;
     private final LeaseTableInspector inspector;
     private final AutoCloseable ownedDataSource;
     private final CountTableSql countSql;
@@ -112,12 +111,12 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             runner.close();
             throw e;
         }
-        this.ops = new LeaseTableLockOps(runner, sql, options.namespace(), time(),
+        this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
         this.countSql = new CountTableSql(dialect, tableName);
         this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
-        this.countWakeups = new CountWakeups(runner, LeaseTableLockOps.channelOf(sql.table), ops.listener());
+        this.countWakeups = new CountWakeups(runner, JdbcLockOps.channelOf(sql.table), ops.listener());
         this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
         this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
         this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),
@@ -249,32 +248,24 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         return dialect.lockTableDdl(JdbcOptions.DEFAULT_TABLE);
     }
 
-    @Override
-    protected RemoteLockOps lockOps() {
-        return ops;
-    }
-
-    /** Semaphores: one row of free permits each in {@code <table>_counts} (see {@code JdbcSemaphoreOps}). */
-    @Override
-    protected RemoteCountOps semaphoreOps() {
-        return new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, options().namespace(), pollMillis);
-    }
-
     /**
-     * Permit-expirable semaphores: the total in {@code <table>_counts}, one row per leased permit in
-     * {@code <table>_permits} (see {@code JdbcPermitExpirableSemaphoreOps}).
+     * The remote halves: the lease-table lock ({@code JdbcLockOps}); semaphores, one row of free permits each in
+     * {@code <table>_counts} ({@code JdbcSemaphoreOps}); permit-expirable semaphores, the total in
+     * {@code <table>_counts} and one row per leased permit in {@code <table>_permits}
+     * ({@code JdbcPermitExpirableSemaphoreOps}); count-down latches, one row in {@code <table>_counts} while armed
+     * ({@code JdbcCountDownLatchOps}).
      */
     @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema, countWakeups, options().namespace(),
-                pollMillis);
-    }
-
-    /** Count-down latches: one row in {@code <table>_counts} while armed (see {@code JdbcCountDownLatchOps}). */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, options().namespace(),
-                pollMillis);
+    protected Recipes recipes() {
+        String ns = options().namespace();
+        return Recipes.builder()
+                .lock(ops)
+                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis))
+                .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema,
+                        countWakeups, ns, pollMillis))
+                .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,
+                        pollMillis))
+                .build();
     }
 
     /**

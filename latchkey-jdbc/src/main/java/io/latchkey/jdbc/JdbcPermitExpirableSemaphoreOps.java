@@ -1,7 +1,8 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
-import io.latchkey.core.RetriedRelease;
+import io.latchkey.core.RetriedRemoval;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,12 +13,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the SQL permit-expirable semaphore: the semaphore's total permits in the counts table (kind
- * {@value CountTableSql#PERMITS}) and one row per leased permit in the permits table (permit id, fencing token, lease
+ * {@code permits}) and one row per leased permit in the permits table (permit id, fencing token, lease
  * end on the database's clock, watchdog or fixed).
  *
  * <h2>Taking a permit</h2>
@@ -45,10 +47,15 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     static final long REAP_INTERVAL_SECONDS = 60;
     private static final Logger log = LoggerFactory.getLogger(JdbcPermitExpirableSemaphoreOps.class);
 
+    private final RetriedRemoval releases;
+    /** Whether the reaper runs: from the first lease on (a client that leases no permit starts none). */
+    private final AtomicBoolean reaping = new AtomicBoolean();
+
     JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
                                     CountWakeups wakeups, String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountTableSql.PERMITS, pollMillis);
-        runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady, this::reapExpired);
+        super(runner, sql, schema, wakeups, namespace, CountKind.PERMITS, pollMillis);
+        this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
+                RELEASE_RETRY_MILLIS, log);
     }
 
     @Override
@@ -80,6 +87,10 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        if (reaping.compareAndSet(false, true)) {
+            runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady,
+                    this::reapExpired);
+        }
         long sentAt = System.nanoTime();
         String key = rowKey(name);
         return run("take a permit of", name, c -> inTransaction(c, tx -> {
@@ -107,8 +118,8 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
-        return RetriedRelease.untilDone("permit " + permitId + " of '" + name + "' on " + runner.server(),
-                () -> delete(name, permitId), this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS, log);
+        return releases.release("release of permit " + permitId + " of '" + name + "' on " + runner.server(),
+                () -> delete(name, permitId));
     }
 
     private void later(Runnable task, long delayMillis) {

@@ -1,10 +1,11 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.core.CountKind;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The remote half of the SQL semaphore: one row of the counts table per semaphore (kind
- * {@value CountTableSql#SEMAPHORE}) holding its free permits. Taking is one conditional {@code UPDATE}
+ * {@code semaphore}) holding its free permits. Taking is one conditional {@code UPDATE}
  * ({@code … SET count_value = count_value - n WHERE … AND count_value >= n}): all or none, decided by the database
  * on the row's latest committed value, so concurrent takers never over-draw. Giving and adding are one
  * {@code UPDATE} (or an {@code INSERT} for a semaphore never set); draining is one short transaction that locks the
@@ -15,7 +16,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
 
     JdbcSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
                      String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountTableSql.SEMAPHORE, pollMillis);
+        super(runner, sql, schema, wakeups, namespace, CountKind.SEMAPHORE, pollMillis);
     }
 
     @Override

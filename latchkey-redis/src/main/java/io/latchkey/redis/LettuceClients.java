@@ -76,10 +76,10 @@ final class LettuceClients {
                 .build();
     }
 
-    /** The seeds of an application's cluster client, or an empty list if Lettuce's internals changed. */
+    /** The seed node URIs of an application's cluster client, or an empty list if Lettuce's internals changed. */
     @SuppressWarnings("unchecked")
     static List<RedisURI> seedUris(RedisClusterClient client) {
-        // Lettuce does not expose the seeds either; they only name the cluster in our messages.
+        // Lettuce does not expose the seed nodes either; they only name the cluster in our messages.
         try {
             Field field = RedisClusterClient.class.getDeclaredField("initialUris");
             field.setAccessible(true);

@@ -76,11 +76,11 @@ final class RedisClientWiring {
                 clientId);
         this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
                 options.operationTimeout());
-        this.ackedLockOps = ReplicaAckedOps.wrap(lockOps, executor, redisOptions);
-        this.ackedFairOps = ReplicaAckedOps.wrap(synchronizers.fairOps(), executor, redisOptions);
-        this.ackedReadOps = ReplicaAckedOps.wrap(synchronizers.readOps(), executor, redisOptions);
-        this.ackedWriteOps = ReplicaAckedOps.wrap(synchronizers.writeOps(), executor, redisOptions);
-        this.spinOpsWrapper = ops -> ReplicaAckedOps.wrap(ops, executor, redisOptions);
+        this.ackedLockOps = RedisReplicaAckedLockOps.wrap(lockOps, executor, redisOptions);
+        this.ackedFairOps = RedisReplicaAckedLockOps.wrap(synchronizers.fairOps(), executor, redisOptions);
+        this.ackedReadOps = RedisReplicaAckedLockOps.wrap(synchronizers.readOps(), executor, redisOptions);
+        this.ackedWriteOps = RedisReplicaAckedLockOps.wrap(synchronizers.writeOps(), executor, redisOptions);
+        this.spinOpsWrapper = ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions);
         this.fencedStoreOps = new RedisFencedStoreOps(options.namespace(), executor, redisOptions);
     }
 

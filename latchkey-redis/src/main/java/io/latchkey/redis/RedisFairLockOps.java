@@ -104,13 +104,13 @@ final class RedisFairLockOps implements RemoteLockOps {
         String owner = request.ownerId();
         String lease = Long.toString(request.leaseMillis());
         String heartbeat = Long.toString(heartbeatMillis);
-        RedisLockAttempt.Attempt attempt = willWait -> executor.run(FairLockScripts.ACQUIRE,
+        RedisLockAcquire.Attempt attempt = willWait -> executor.run(FairLockScripts.ACQUIRE,
                 ScriptOutputType.INTEGER, keys.acquire, owner, lease, willWait ? "1" : "0", heartbeat,
                 keys.channelPrefix);
         Runnable withdraw = () -> executor.run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER,
                 keys.lockQueueTimeouts, owner, keys.channelPrefix);
         // The owner's channel lingers for a heartbeat: a thread that takes the lock again soon finds it subscribed.
-        return new RedisLockAttempt(subscriptions, scheduler, request, keys.channelPrefix + owner, attempt, withdraw,
+        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channelPrefix + owner, attempt, withdraw,
                 Math.max(1, heartbeatMillis / 3), keys).lingerChannel(heartbeatMillis).start();
     }
 

@@ -7,8 +7,7 @@ import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -164,7 +163,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * Creates a lock client on an application's Lettuce Redis Cluster client, with default options. The client
      * stays the application's: {@link #close()} does not shut it down.
      *
-     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @param client the application's Lettuce cluster client; its URIs are the seed nodes
      * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached
      * @see #create(RedisClusterClient, ClientOptions)
@@ -186,7 +185,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * before the replica took over can lose a lock (as on a standalone server with a replica); fencing tokens
      * are the defence. See {@code docs/redis-topologies.md}.
      *
-     * @param client the application's Lettuce cluster client; its URIs are the seeds
+     * @param client the application's Lettuce cluster client; its URIs are the seed nodes
      * @param options the lock client's options
      * @return a new lock client, connected
      * @throws LockUnavailableException if the cluster cannot be reached
@@ -205,9 +204,24 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return RedisLockClientFactory.connectCluster(uriText, options, allowSharded);
     }
 
+    /**
+     * The remote halves, each with replica acknowledgement when configured ({@link RedisReplicaAckedLockOps}): a
+     * semaphore's permits are one integer key in the name's hash slot, waiters woken by pub/sub when permits are
+     * released or added ({@link RedisSemaphoreOps}); a latch's count is one integer key, reaching zero wakes every
+     * waiter of every client by one pub/sub message ({@link RedisCountDownLatchOps}); each leased permit id of a
+     * permit-expirable semaphore is scored by its expiry in server time, so a crashed holder's permit returns on the
+     * server's clock ({@link RedisPermitExpirableSemaphoreOps}).
+     */
     @Override
-    protected RemoteLockOps lockOps() {
-        return wiring.ackedLockOps;
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(wiring.ackedLockOps)
+                .fairLock(wiring.ackedFairOps)
+                .readWriteLock(wiring.ackedReadOps, wiring.ackedWriteOps)
+                .semaphore(wiring.synchronizers.semaphoreOps())
+                .permitExpirableSemaphore(wiring.synchronizers.permitExpirableSemaphoreOps())
+                .countDownLatch(wiring.synchronizers.countDownLatchOps())
+                .build();
     }
 
     /**
@@ -220,33 +234,6 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         checkName(lockName);
         return new io.latchkey.core.EngineFencedStore(backendName(), lockName, wiring.fencedStoreOps,
                 options().operationTimeout());
-    }
-
-    /**
-     * The remote half of {@link #semaphore}: the permits are one integer key in the name's hash slot; waiters are
-     * woken by pub/sub when permits are released or added, with a bounded re-check ({@link RedisSemaphoreOps}).
-     */
-    @Override
-    protected RemoteCountOps semaphoreOps() {
-        return wiring.synchronizers.semaphoreOps();
-    }
-
-    /**
-     * The remote half of {@link #countDownLatch}: the count is one integer key in the name's hash slot; reaching
-     * zero wakes every waiter of every client by one pub/sub message ({@link RedisCountDownLatchOps}).
-     */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return wiring.synchronizers.countDownLatchOps();
-    }
-
-    /**
-     * The remote half of {@link #permitExpirableSemaphore}: each leased permit id is scored by its expiry in server
-     * time, so a crashed holder's permit returns on the server's clock ({@link RedisPermitExpirableSemaphoreOps}).
-     */
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return wiring.synchronizers.permitExpirableSemaphoreOps();
     }
 
     /**
@@ -337,21 +324,6 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         return readWriteLock(name, wiring.synchronizers.readerPreferenceReadOps(),
                 wiring.synchronizers.readerPreferenceWriteOps());
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return wiring.ackedFairOps;
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return wiring.ackedReadOps;
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return wiring.ackedWriteOps;
     }
 
     /** {@return the Redis-specific options (replica acknowledgement) this client was created with} */

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the Redis reentrant lock: one EVALSHA per acquire attempt, release, hand-off and renewal
- * batch (see {@link LockScripts}), waiting by pub/sub (see {@link RedisLockAttempt}).
+ * batch (see {@link LockScripts}), waiting by pub/sub (see {@link RedisLockAcquire}).
  */
 final class RedisLockOps implements RemoteLockOps {
 
@@ -67,7 +67,7 @@ final class RedisLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
         LockKeys keys = keys(request.name());
         // an attempt answers the token or minus the holder's remaining lease: re-check when that lease ends
-        return new RedisLockAttempt(subscriptions, scheduler, request, keys.channel, willWait -> tryAcquire(keys, request),
+        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channel, willWait -> tryAcquire(keys, request),
                 null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(noTtlRecheckNanos)), keys)
                 .recheckAtHolderExpiry()
                 .onSubscriptionRefused(e -> subscriptionRefused(keys.channel, e))

@@ -111,7 +111,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
         Keys keys = keys(request.name());
         String lease = Long.toString(request.leaseMillis());
-        RedisLockAttempt.Attempt attempt = read
+        RedisLockAcquire.Attempt attempt = read
                 ? willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER,
                         keys.acquire, request.ownerId(), lease, writerPreference ? "1" : "0")
                 : willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER,
@@ -120,7 +120,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         Runnable withdraw = read || !writerPreference ? null : () -> executor.run(ReadWriteLockScripts.WITHDRAW_WRITER,
                 ScriptOutputType.INTEGER, new String[] {keys.writers, keys.write, keys.channel}, request.ownerId());
         // A writer refreshes its intent well before the server forgets it; readers re-check at the same bound.
-        return new RedisLockAttempt(subscriptions, scheduler, request, keys.channel, attempt, withdraw,
+        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channel, attempt, withdraw,
                 Math.max(1, heartbeatMillis / 3), keys).start();
     }
 

@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.util.Set;
@@ -22,9 +23,12 @@ final class SpinLockEngine extends AbstractLockClient {
         this.ops = ops;
     }
 
+    /** The remote halves of the primitives this backend offers (see the class comment). */
     @Override
-    protected RemoteLockOps lockOps() {
-        return ops;
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(ops)
+                .build();
     }
 
     /** A spin lock on other backoff ops (one instance per backoff pair, kept by the caller). */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Redis fencing tokens ({@link FencingTokens}): {@code max(last + 1, server µs)} per namespace, kept with the
- * hold, surviving a restart without persistence (issue 9), carried over from the previous layout's per-name
+ * hold, surviving a restart without persistence, carried over from the previous layout's per-name
  * counters (upgrade), and increasing while the server's clock is behind the last token.
  */
 class RedisFencingTokensTest {
@@ -94,7 +94,7 @@ class RedisFencingTokensTest {
             assertThat(after).as("every token after the restart exceeds every token before (%d)", highest)
                     .allSatisfy(token -> assertThat(token).isGreaterThan(highest));
             assertThat(after).isSorted().doesNotHaveDuplicates();
-            assertThat(register.refused).as("fenced writes refused after the restart (issue 9 saw 449 of 449)")
+            assertThat(register.refused).as("fenced writes refused after the restart (the old per-name counter had 449 of 449 refused)")
                     .isZero();
             assertThat(register.accepted).isEqualTo(251);
         }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK's {@link ServerStateTck} through Sentinel: server objects are the master's keys, and losing the data is
  * a failover to a replica that was cut off before the test's writes (SIGSTOP, replication link closed), so the
- * promoted replica has neither the holds nor the namespace's latest token: the un-acknowledged failover of issue 9.
+ * promoted replica has neither the holds nor the namespace's latest token: an un-acknowledged failover.
  */
 class RedisSentinelServerStateTckTest extends ServerStateTck {
 

@@ -15,8 +15,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class LatchkeyProperties {
 
     /**
-     * Where to connect, e.g. {@code redis://host:6379}, {@code zookeeper://host:2181}, {@code jdbc:postgresql://…},
-     * {@code mem://name}. When unset, the client is built on the application's own Lettuce, Curator or DataSource
+     * Where to connect, e.g. {@code redis://host:6379}, {@code zookeeper://host:2181}, {@code etcd://host:2379},
+     * {@code jdbc:postgresql://…}, {@code file:///var/lib/app/locks}, {@code mem://name}. When unset, the client is built on the application's own Lettuce, Curator or DataSource
      * bean.
      */
     private String uri;

@@ -10,17 +10,26 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the annotated method of a Spring bean while holding the distributed lock {@link #name()} of the application's
- * {@link io.latchkey.LockClient}: {@code lock; try { method } finally { unlock }}.
+ * {@link io.latchkey.LockClient}: {@code acquire; try { method } finally { release }}.
  *
  * <pre>{@code
  * @Locked(name = "'order:' + #orderId", waitTime = 2, leaseTime = -1, timeUnit = TimeUnit.SECONDS)
- * public void ship(long orderId) { ... }
+ * public void ship(long orderId) {
+ *     long token = LockedRun.currentLease().orElseThrow().fencingToken();
+ *     orders.markShipped(orderId, token); // the store refuses a token older than the last one it saw
+ * }
  * }</pre>
  *
- * <p><b>Ownership.</b> The lock is the thread-owned, reentrant {@link io.latchkey.DistributedLock}: a
- * {@code @Locked} method that calls another one on the same name holds it twice and releases it once per call.
- * The method must return on the thread that called it (a {@code CompletableFuture} or reactive return value is not
- * awaited: the lock is released when the method returns the future).
+ * <p><b>Ownership and fencing.</b> The call holds a {@link io.latchkey.LockLease} of the lock
+ * ({@link io.latchkey.DistributedLock#acquire()}), which {@link LockedRun#currentLease()} returns inside the method:
+ * its {@link io.latchkey.LockLease#fencingToken() fencing token} goes with the method's writes, so that a store can
+ * refuse the late write of a holder that lost the lock (see {@code FencingGuard} in latchkey-jdbc), and
+ * {@link LockedRun#isLockValid()} tells a long method whether it still holds the lock. A {@code @Locked} method that
+ * calls another one on the same name on the same thread reenters: the inner call runs under the outer lease. The
+ * lease is not the thread-owned {@link io.latchkey.DistributedLock#lock()}: code inside the method that calls
+ * {@code lock()} on the same name waits for the method's own lease like any other owner. The method must return on
+ * the thread that called it (a {@code CompletableFuture} or reactive return value is not awaited: the lock is
+ * released when the method returns the future).
  *
  * <p><b>Waiting</b> follows {@code java.util.concurrent.locks.Lock}: {@link #waitTime()} {@code < 0} (the default)
  * waits as long as it takes, like {@code lock()}, and is not interruptible; {@code 0} tries once, like
@@ -33,13 +42,13 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Lease.</b> {@link #leaseTime()} {@code < 0} (the default) keeps the lock for as long as the method runs: the
  * client's watchdog renews it. A positive lease is fixed: if the method outlives it the lock expires under it.
  *
- * <p><b>A lost lock</b> (renewal failed, lease ran out, session expired) is reported at the end: unlocking throws
+ * <p><b>A lost lock</b> (renewal failed, lease ran out, session expired) is reported at the end: releasing throws
  * {@link io.latchkey.LockLostException}, which the caller gets instead of the method's result, because the work ran
  * partly unprotected. With {@link #failIfLost()} {@code false} it is logged at WARN and the result returned. If the
  * method itself threw, its exception propagates with the {@code LockLostException} added as suppressed.
  *
- * <p><b>Memory effects</b> are those of the lock: what a call did before its unlock happens-before what the next
- * holder's call does after its lock (on the same backend, which orders the two).
+ * <p><b>Memory effects</b> are those of the lock: what a call did before its release happens-before what the next
+ * holder's call does after its acquire (on the same backend, which orders the two).
  *
  * <p>Named {@code Locked} rather than {@code DistributedLock} so that it never clashes with the
  * {@link io.latchkey.DistributedLock} interface in the same source file.

@@ -2,14 +2,15 @@ package io.latchkey.spring;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -27,7 +28,11 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
-/** The advice behind {@link Locked}: evaluates the name, takes the lock, runs the method, releases the lock. */
+/**
+ * The advice behind {@link Locked}: evaluates the name, takes a lease on the lock, runs the method with the lease as
+ * {@link LockedRun#currentLease()}, releases the lease. A nested {@code @Locked} call on a name this thread already
+ * holds through {@code @Locked} runs under the outer lease.
+ */
 final class LockedMethodInterceptor implements MethodInterceptor {
 
     private static final Logger LOG = LoggerFactory.getLogger(LockedMethodInterceptor.class);
@@ -59,10 +64,21 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         String name = operation.name(method, invocation.getArguments(), invocation.getThis());
+        LockLease held = LockedRun.heldByLocked(name);
+        if (held != null) {
+            // a @Locked method calling another one on the same name on this thread: it already holds the lock
+            LockLease previous = LockedRun.enter(held);
+            try {
+                return invocation.proceed();
+            } finally {
+                LockedRun.exit(previous);
+            }
+        }
         DistributedLock lock = client.get().lock(name);
         Observation acquire = observations.startAcquire(name, "locked");
+        LockLease lease;
         try {
-            acquire(lock, operation, method);
+            lease = acquire(lock, operation, method);
         } catch (LockNotAcquiredException e) {
             LockObservations.endAcquire(acquire, "timeout", null);
             throw e;
@@ -71,9 +87,9 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             throw t;
         }
         LockObservations.endAcquire(acquire, "acquired", null);
-        Observation hold = observations.startHold(name, "locked", lock.fencingToken().orElse(-1));
+        Observation hold = observations.startHold(name, "locked", lease.fencingToken());
         try {
-            return proceedAndUnlock(invocation, lock, operation, method, name, hold);
+            return proceedAndRelease(invocation, lease, operation, method, name, hold);
         } catch (Throwable t) {
             hold.error(t);
             throw t;
@@ -82,23 +98,26 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         }
     }
 
-    private static Object proceedAndUnlock(MethodInvocation invocation, DistributedLock lock,
-                                           LockedOperation operation, Method method, String name, Observation hold)
+    private static Object proceedAndRelease(MethodInvocation invocation, LockLease lease,
+                                            LockedOperation operation, Method method, String name, Observation hold)
             throws Throwable {
         Object result;
+        LockLease previous = LockedRun.enterLocked(lease);
         try (Observation.Scope scope = hold.openScope()) {
             result = invocation.proceed();
         } catch (Throwable t) {
+            LockedRun.exitLocked(lease, previous);
             try {
-                lock.unlock();
-            } catch (RuntimeException unlockFailure) {
+                lease.release();
+            } catch (RuntimeException releaseFailure) {
                 // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(unlockFailure);
+                t.addSuppressed(releaseFailure);
             }
             throw t;
         }
+        LockedRun.exitLocked(lease, previous);
         try {
-            lock.unlock();
+            lease.release();
         } catch (LockLostException lost) {
             if (operation.failIfLost) {
                 throw lost;
@@ -109,22 +128,17 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         return result;
     }
 
-    private static void acquire(DistributedLock lock, LockedOperation operation, Method method)
+    private static LockLease acquire(DistributedLock lock, LockedOperation operation, Method method)
             throws InterruptedException {
         if (operation.waitTime.isNegative()) {
-            if (operation.leaseTime.isNegative()) {
-                lock.lock();
-            } else {
-                lock.lock(operation.leaseTime);
-            }
-            return;
+            return lockUninterruptibly(lock, operation);
         }
         long start = System.nanoTime();
-        boolean acquired;
+        Optional<LockLease> acquired;
         try {
             acquired = operation.leaseTime.isNegative()
-                    ? lock.tryLock(operation.waitTime.toNanos(), TimeUnit.NANOSECONDS)
-                    : lock.tryLock(operation.waitTime, operation.leaseTime);
+                    ? lock.tryAcquire(operation.waitTime)
+                    : lock.tryAcquire(operation.waitTime, operation.leaseTime);
         } catch (InterruptedException e) {
             if (Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class)) {
                 throw e;
@@ -133,9 +147,31 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(lock.name(), operation.waitTime,
                     Duration.ofNanos(System.nanoTime() - start), e);
         }
-        if (!acquired) {
+        if (acquired.isEmpty()) {
             throw new LockNotAcquiredException(lock.name(), operation.waitTime,
                     Duration.ofNanos(System.nanoTime() - start), null);
+        }
+        return acquired.get();
+    }
+
+    /**
+     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
+     * the lock is held.
+     */
+    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation operation) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return operation.leaseTime.isNegative() ? lock.acquire() : lock.acquire(operation.leaseTime);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

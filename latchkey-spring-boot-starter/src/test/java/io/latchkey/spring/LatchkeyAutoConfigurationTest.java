@@ -119,7 +119,8 @@ class LatchkeyAutoConfigurationTest {
                     .hasMessageContaining("DataSource");
             FailureAnalysis analysis = new LockClientNotConfiguredFailureAnalyzer().analyze(context.getStartupFailure());
             assertThat(analysis).isNotNull();
-            assertThat(analysis.getAction()).contains("latchkey.uri");
+            assertThat(analysis.getAction()).contains("latchkey.uri", "redis://", "zookeeper://", "etcd://",
+                    "jdbc:postgresql://", "file://", "mem://", "latchkey-etcd");
         });
     }
 

@@ -119,6 +119,27 @@ class LockedTest {
         });
     }
 
+    /** The fencing token of a {@code @Locked} call: its lease is {@code LockedRun.currentLease()} inside it. */
+    @Test
+    void theLeaseAndItsFencingTokenAreAvailableInsideTheMethod() {
+        runner.run(context -> {
+            LockedTestService service = context.getBean(LockedTestService.class);
+            assertThat(LockedRun.currentLease()).isEmpty();
+            LockedTestService.Seen first = service.fenced("a");
+            LockedTestService.Seen second = service.fenced("a");
+            assertThat(first.name()).isEqualTo("fenced:a");
+            assertThat(first.valid()).isTrue();
+            assertThat(second.token()).as("a later hold of the name has a greater token").isGreaterThan(first.token());
+
+            LockedTestService.Seen[] nested = service.fencedNested("b", service);
+            assertThat(nested[0].token()).as("the nested call runs under the outer lease").isEqualTo(nested[1].token());
+            assertThat(nested[1].valid()).isTrue();
+
+            assertThat(LockedRun.currentLease()).as("nothing current after the calls").isEmpty();
+            assertThat(context.getBean(LockClient.class).lock("fenced:b").isLocked()).isFalse();
+        });
+    }
+
     @Test
     void theLockIsReleasedWhenTheMethodThrows() {
         runner.run(context -> {

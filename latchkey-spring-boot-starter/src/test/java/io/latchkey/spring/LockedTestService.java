@@ -58,6 +58,24 @@ public class LockedTestService {
         return "inner " + key;
     }
 
+    /** What {@link LockedRun} shows inside a {@code @Locked} method: name, token, validity. */
+    public record Seen(String name, long token, boolean valid, boolean heldAfterwardsByLockApi) {
+    }
+
+    @Locked(name = "'fenced:' + #key")
+    public Seen fenced(String key) {
+        io.latchkey.LockLease lease = LockedRun.currentLease().orElseThrow();
+        return new Seen(lease.lockName(), lease.fencingToken(), LockedRun.isLockValid(), false);
+    }
+
+    /** The outer call's lease, then the nested call's: the same lease on the same name. */
+    @Locked(name = "'fenced:' + #key")
+    public Seen[] fencedNested(String key, LockedTestService self) {
+        Seen outer = self.fenced(key);
+        io.latchkey.LockLease lease = LockedRun.currentLease().orElseThrow();
+        return new Seen[] {outer, new Seen(lease.lockName(), lease.fencingToken(), LockedRun.isLockValid(), false)};
+    }
+
     @Locked(name = "'failing'")
     public void fails() {
         throw new UnsupportedOperationException("boom");

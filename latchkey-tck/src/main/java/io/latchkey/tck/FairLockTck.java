@@ -87,7 +87,7 @@ public abstract class FairLockTck extends TckBase {
     }
 
     /**
-     * The case of issue #12: client A holds the lock; ten threads queue 150 ms apart, alternating between A and
+     * Waiters of the holder's own client keep their place: client A holds the lock; ten threads queue 150 ms apart, alternating between A and
      * B. A's own waiters must not wait behind B's because A holds the lock (they were served 1, 0, 3, 2 …).
      */
     @Test

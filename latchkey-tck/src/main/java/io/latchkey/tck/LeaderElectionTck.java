@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -190,6 +191,29 @@ public abstract class LeaderElectionTck extends TckBase {
         next.get().close();
         assertThat(other.currentLeader()).isEmpty();
         assertThat(client().lock(other.lockName()).isLocked()).isFalse();
+    }
+
+    @Test
+    void asyncCampaignWinsWithoutAThreadAndItsCancellationLeavesNothingBehind() throws Exception {
+        String name = newName();
+        Leadership leader = client().leaderElection(name, "leader").awaitLeadership();
+        LeaderElection cancelled = openClient().leaderElection(name, "cancelled");
+        CompletableFuture<Leadership> campaign = cancelled.awaitLeadershipAsync();
+        Thread.sleep(200);
+        assertThat(campaign).as("the campaign waits while another candidate leads").isNotDone();
+        assertThat(campaign.cancel(false)).isTrue();
+
+        LeaderElection next = openClient().leaderElection(name, "next");
+        CompletableFuture<Leadership> waiting = next.awaitLeadershipAsync();
+        leader.close();
+        Leadership won = waiting.get(slack().toMillis(), TimeUnit.MILLISECONDS);
+        assertThat(won.candidateId()).as("the cancelled candidate left no entry").isEqualTo("next");
+        assertThat(won.term()).isGreaterThan(leader.term());
+        awaitValid(won);
+        await().atMost(slack()).until(() -> next.currentLeader().map(LeaderInfo::candidateId),
+                candidate -> candidate.equals(Optional.of("next")));
+        won.close();
+        assertThat(client().lock(next.lockName()).isLocked()).isFalse();
     }
 
     @Test

@@ -5,23 +5,22 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.Grant;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.ZkFencedStoreOps;
-import io.latchkey.zookeeper.internal.SequentialLockOps;
-import io.latchkey.zookeeper.internal.SequentialLockOps.Kind;
+import io.latchkey.zookeeper.internal.ZkLockOps;
+import io.latchkey.zookeeper.internal.ZkLockOps.Kind;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkCountDownLatchOps;
 import io.latchkey.zookeeper.internal.ZkWatches;
 import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
-import io.latchkey.zookeeper.internal.ZooKeeperUri;
+import io.latchkey.zookeeper.internal.ZkUri;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.List;
@@ -86,10 +85,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final HeldNodes held = new HeldNodes();
     private final ZkFencedStoreOps fencedStoreOps;
     private final String base;
-    private final SequentialLockOps lockOps;
-    private final SequentialLockOps fairLockOps;
-    private final SequentialLockOps readOps;
-    private final SequentialLockOps writeOps;
+    private final ZkLockOps lockOps;
+    private final ZkLockOps fairLockOps;
+    private final ZkLockOps readOps;
+    private final ZkLockOps writeOps;
     private final ZooKeeperLockInspector inspector;
     private final ZkSemaphoreOps semaphoreOps;
     private final ZkPermitExpirableSemaphoreOps permitOps;
@@ -101,11 +100,11 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
-        this.lockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
-        this.fairLockOps = new SequentialLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
+        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
+        this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
                 this::lost);
-        this.readOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
-        this.writeOps = new SequentialLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
+        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
+        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
@@ -142,7 +141,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      */
     public static ZooKeeperLockClient connect(String uri, ClientOptions options) {
         Objects.requireNonNull(options, "options");
-        ZooKeeperUri parsed = ZooKeeperUri.parse(uri);
+        ZkUri parsed = ZkUri.parse(uri);
         int opMillis = (int) Math.min(Integer.MAX_VALUE, options.operationTimeout().toMillis());
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
                 .connectString(parsed.connectString())
@@ -245,7 +244,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
 
     private void lost(Grant grant) {
         grantLost(grant, "its ZooKeeper session expired or its lease ran out, so its node "
-                + ((io.latchkey.zookeeper.internal.ZkHold) grant.backendState()).path() + " is gone");
+                + ((io.latchkey.zookeeper.internal.ZkGrantState) grant.backendState()).path() + " is gone");
     }
 
     /**
@@ -255,16 +254,6 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     @Override
     protected boolean isGrantCertain(Grant grant) {
         return !session.isSuspended();
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return readOps;
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return writeOps;
     }
 
     /**
@@ -280,44 +269,25 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 options().operationTimeout());
     }
 
-    @Override
-    protected RemoteLockOps lockOps() {
-        return lockOps;
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return fairLockOps;
-    }
-
     /**
-     * The remote half of {@link #semaphore}: the node {@code /latchkey[/<ns>]/semaphores/<escaped name>} holds the
-     * permits, each permit taken is an ephemeral child of the taker's session, and a release deletes this client's
-     * own nodes first (see {@code ZkSemaphoreOps}).
+     * The remote halves: {@code ZkLockOps} for the four locks; the node {@code /latchkey[/<ns>]/semaphores/<escaped
+     * name>} holds a semaphore's permits, each permit taken is an ephemeral child of the taker's session, and a
+     * release deletes this client's own nodes first ({@code ZkSemaphoreOps}); the node
+     * {@code /latchkey[/<ns>]/permits/<escaped name>} holds a permit-expirable semaphore's permits and each held permit
+     * is an ephemeral child named after its id; this client ends fixed leases, the session keeps watchdog permits
+     * ({@code ZkPermitExpirableSemaphoreOps}); the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds a latch's
+     * count while it is armed and is deleted by the count-down that reaches zero ({@code ZkCountDownLatchOps}).
      */
     @Override
-    protected RemoteCountOps semaphoreOps() {
-        return semaphoreOps;
-    }
-
-    /**
-     * The remote half of {@link #permitExpirableSemaphore}: the node {@code /latchkey[/<ns>]/permits/<escaped name>}
-     * holds the permits and each held permit is an ephemeral child named after its id; this client ends fixed
-     * leases, the session keeps watchdog permits (see {@code ZkPermitExpirableSemaphoreOps}).
-     */
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return permitOps;
-    }
-
-    /**
-     * The remote half of {@link #countDownLatch}: the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds the
-     * count while the latch is armed and is deleted by the count-down that reaches zero (see
-     * {@code ZkCountDownLatchOps}).
-     */
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return latchOps;
+    protected Recipes recipes() {
+        return Recipes.builder()
+                .lock(lockOps)
+                .fairLock(fairLockOps)
+                .readWriteLock(readOps, writeOps)
+                .semaphore(semaphoreOps)
+                .permitExpirableSemaphore(permitOps)
+                .countDownLatch(latchOps)
+                .build();
     }
 
     /**

@@ -7,9 +7,9 @@ import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.LockNodes;
 import io.latchkey.zookeeper.internal.ZNodeNames;
-import io.latchkey.zookeeper.internal.ZkHold;
+import io.latchkey.zookeeper.internal.ZkGrantState;
 import io.latchkey.zookeeper.internal.ZkSession;
-import io.latchkey.zookeeper.internal.SequentialLockOps;
+import io.latchkey.zookeeper.internal.ZkLockOps;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,7 +93,7 @@ final class ZooKeeperLockInspector {
         }
         Map<String, Grant> ours = new HashMap<>();
         for (Grant g : held.all()) {
-            ours.put(((ZkHold) g.backendState()).path(), g);
+            ours.put(((ZkGrantState) g.backendState()).path(), g);
         }
         List<LockInfo> result = new ArrayList<>(heldNames.size());
         for (int i = 0; i < heldNames.size(); i++) {
@@ -103,12 +103,12 @@ final class ZooKeeperLockInspector {
             }
             Grant mine = ours.get(holders.get(i));
             String[] lines = lines(node);
-            long written = field(lines, SequentialLockOps.TOKEN);
+            long written = field(lines, ZkLockOps.TOKEN);
             OptionalLong token = mine != null ? OptionalLong.of(mine.fencingToken())
                     : written >= 0 ? OptionalLong.of(written)
                     : node.stat.getMzxid() != node.stat.getCzxid() ? OptionalLong.of(node.stat.getMzxid())
                     : OptionalLong.of(node.stat.getCzxid());
-            long sessionMs = field(lines, SequentialLockOps.SESSION_TIMEOUT);
+            long sessionMs = field(lines, ZkLockOps.SESSION_TIMEOUT);
             Optional<Duration> lease = sessionMs > 0 ? Optional.of(Duration.ofMillis(sessionMs)) : Optional.empty();
             result.add(new LockInfo(heldNames.get(i), owner(node, lines), 1, token, lease,
                     OptionalInt.of(waiters.get(i)), LockInfo.LOCK,

@@ -7,7 +7,7 @@ import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.zookeeper.internal.ZooKeeperUri;
+import io.latchkey.zookeeper.internal.ZkUri;
 import java.time.Duration;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
@@ -21,17 +21,17 @@ class SecurityAndUriTest {
 
     @Test
     void parsesHostsChrootAndCredentialsWithoutShowingThePassword() {
-        ZooKeeperUri uri = ZooKeeperUri.parse("zookeeper://alice:s3cr%40t@h1:2181,h2:2182/apps/locks/");
+        ZkUri uri = ZkUri.parse("zookeeper://alice:s3cr%40t@h1:2181,h2:2182/apps/locks/");
         assertThat(uri.connectString()).isEqualTo("h1:2181,h2:2182/apps/locks");
         assertThat(uri.user()).isEqualTo("alice");
         assertThat(uri.password()).isEqualTo("s3cr@t");
         assertThat(uri.toString()).doesNotContain("s3cr");
-        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://alice:hunter2@h1"))
+        assertThatThrownBy(() -> ZkUri.parse("zookeeper://alice:hunter2@h1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageNotContaining("hunter2");
-        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://h1:99999")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper:///chroot")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://h:1/a/../b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ZkUri.parse("zookeeper://h1:99999")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ZkUri.parse("zookeeper:///chroot")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ZkUri.parse("zookeeper://h:1/a/../b")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

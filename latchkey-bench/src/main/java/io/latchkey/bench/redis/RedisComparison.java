@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  */
 public final class RedisComparison implements ComparisonSuite {
 
-    /** From issue 2: uncontended ≥ 3× Redisson and ≥ 85 % of the limit, contended ≥ 2× Redisson. */
+    /** The targets: uncontended ≥ 3× Redisson and ≥ 85 % of the limit, contended ≥ 2× Redisson. */
     static final SideBySide.Targets TARGETS = new SideBySide.Targets(3, 0.85, 2);
 
     @Override

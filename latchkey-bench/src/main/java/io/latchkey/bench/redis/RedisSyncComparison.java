@@ -15,7 +15,7 @@ import java.util.List;
  */
 public final class RedisSyncComparison implements ComparisonSuite {
 
-    /** From issue 5: every row at least 2× Redisson. */
+    /** The target: every row at least 2× Redisson. */
     static final SideBySide.Targets TARGETS = new SideBySide.Targets(2, 0, 2);
 
     @Override
@@ -55,7 +55,7 @@ public final class RedisSyncComparison implements ComparisonSuite {
                 + "`release(acquire(%s s lease))` on one semaphore of 1 permit per thread; a **count-down latch** "
                 + "cycle `trySetCount(1)` + `countDown()` + `await()`. The **limit** (two raw `EVALSHA` round trips per "
                 + "cycle) bounds every uncontended row that costs two round trips (all but the latch, which costs "
-                + "three on both sides). Targets: ≥ 2× Redisson on every row (issue 5).%n", permits(new Scenario(Primitive.SEMAPHORE, options.threads(), true, LeaseMode.NONE)),
+                + "three on both sides). Targets: ≥ 2× Redisson on every row.%n", permits(new Scenario(Primitive.SEMAPHORE, options.threads(), true, LeaseMode.NONE)),
                 options.lease().toSeconds());
         return RedisComparison.run(options, new RedisComparison.Rows("Redis synchronizers: Latchkey vs Redisson",
                 "cycles", scenarios(options.threads()), TARGETS, true, notes));

@@ -81,7 +81,7 @@ public final class FaultReport {
     }
 
     /**
-     * The README's "Safety under faults" table: one line per backend × fault with what the rules measured, in
+     * The "Results" table of docs/faults.md: one line per backend × fault with what the rules measured, in
      * Markdown. The {@code whole run} rows give the lost updates.
      */
     public static String markdown(List<FaultRow> rows) {

@@ -27,7 +27,7 @@ class FaultSuiteTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
     private static final List<FaultRow> ALL_ROWS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** The README's "Safety under faults" table from this run's rows: target/faults/safety-under-faults.md. */
+    /** The "Results" table of docs/faults.md from this run's rows: target/faults/safety-under-faults.md. */
     @AfterAll
     static void writeSummary() throws IOException {
         Files.createDirectories(Path.of("target", "faults"));
@@ -39,7 +39,7 @@ class FaultSuiteTest {
         assertRulesHold(run("redis", EnumSet.of(FaultKind.SERVER_RESTART)), "redis");
     }
 
-    /** Issue #9's first bug: after a restart without persistence Redis tokens started again at 1. */
+    /** A bug this suite found: after a restart without persistence Redis tokens started again at 1. */
     @Test
     void redisServerRestart() throws InterruptedException {
         assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "redis");
@@ -61,13 +61,13 @@ class FaultSuiteTest {
         assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
     }
 
-    /** With the leader's kill: issue #9's second bug (a release that failed during the election left the lock stuck). */
+    /** With the leader's kill: a bug this suite found (a release that failed during the election left the lock stuck). */
     @Test
     void etcdCluster() throws InterruptedException {
         assertRulesHold(run("etcd-cluster", Set.of()), "etcd-cluster");
     }
 
-    /** Issue #9's second bug as reported: a release that failed while etcd was down left the lock stuck. */
+    /** A bug this suite found, as first seen: a release that failed while etcd was down left the lock stuck. */
     @Test
     void etcdServerRestart() throws InterruptedException {
         assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");

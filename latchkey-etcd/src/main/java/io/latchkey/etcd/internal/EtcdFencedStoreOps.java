@@ -72,7 +72,7 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
         if (grant == null) {
             return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
         }
-        EtcdHold hold = (EtcdHold) grant.backendState();
+        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
         String operation = "fenced store " + write.kind() + " of lock " + lockName;
         Grant g = grant;
         return session.bounded(session.client().getKVClient().get(bytes(hold.key())), operation)
@@ -80,12 +80,12 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
                         dataKey(lockName, write.key()), write, operation, 0));
     }
 
-    private boolean stillOurs(Grant grant, EtcdHold hold, KeyValue kv) {
+    private boolean stillOurs(Grant grant, EtcdGrantState hold, KeyValue kv) {
         return kv != null && kv.getCreateRevision() == hold.createRevision()
                 && grant.ownerId().equals(EtcdKeys.owner(kv));
     }
 
-    private CompletableFuture<FencedWrite.Outcome> round(Grant grant, EtcdHold hold, KeyValue lockKv, String dataKey,
+    private CompletableFuture<FencedWrite.Outcome> round(Grant grant, EtcdGrantState hold, KeyValue lockKv, String dataKey,
                                                          FencedWrite write, String operation, int round) {
         if (!stillOurs(grant, hold, lockKv)) {
             return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);

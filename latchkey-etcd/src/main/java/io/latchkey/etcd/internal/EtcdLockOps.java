@@ -64,7 +64,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Function<String, String> prefixOf;
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
-    private final Set<EtcdLockAttempt> waiting = ConcurrentHashMap.newKeySet();
+    private final Set<EtcdLockAcquire> waiting = ConcurrentHashMap.newKeySet();
     /** Held grants by key, for losses the session reports (an expired shared lease). */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
@@ -104,7 +104,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         this.clientId = clientId;
         this.lostSink = lostSink;
         session.onSharedLeaseLost(this::sharedLeaseLost);
-        session.onKeeperFailure(() -> waiting.forEach(EtcdLockAttempt::recheckNow));
+        session.onKeeperFailure(() -> waiting.forEach(EtcdLockAcquire::recheckNow));
         session.keepAliveWhile(() -> !waiting.isEmpty());
     }
 
@@ -124,7 +124,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     /** Whether {@code ownerId} holds this half's lock whose key prefix is {@code prefix}. */
     private boolean holdsUnder(String prefix, String ownerId) {
         for (Grant g : held.values()) {
-            if (g.ownerId().equals(ownerId) && ((EtcdHold) g.backendState()).key().startsWith(prefix)) {
+            if (g.ownerId().equals(ownerId) && ((EtcdGrantState) g.backendState()).key().startsWith(prefix)) {
                 return true;
             }
         }
@@ -136,7 +136,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         String prefix = prefixOf.apply(request.name());
         EtcdLockOps write = writeHalf;
         Kind as = write != null && write.holdsUnder(prefix, request.ownerId()) ? Kind.DOWNGRADE : kind;
-        EtcdLockAttempt attempt = new EtcdLockAttempt(this, request, prefix, as);
+        EtcdLockAcquire attempt = new EtcdLockAcquire(this, request, prefix, as);
         waiting.add(attempt);
         attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
         attempt.start();
@@ -158,7 +158,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /** Called by an attempt once it holds: remember the key, arm the end of a fixed lease. */
     void granted(Grant grant) {
-        EtcdHold hold = (EtcdHold) grant.backendState();
+        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
         held.put(hold.key(), grant);
         if (!grant.watchdog()) {
             long delayNanos = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis())
@@ -178,7 +178,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      * crashed holder's key goes with its lease's rounded-up TTL instead.
      */
     private void leaseRanOut(Grant grant) {
-        EtcdHold hold = (EtcdHold) grant.backendState();
+        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
         leaseTimers.remove(hold.key());
         if (held.remove(hold.key(), grant)) {
             lostSink.accept(grant, "its fixed lease of " + grant.leaseMillis() + " ms ran out");
@@ -194,17 +194,17 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     private void sharedLeaseLost(long leaseId) {
         for (Grant g : List.copyOf(held.values())) {
-            EtcdHold hold = (EtcdHold) g.backendState();
+            EtcdGrantState hold = (EtcdGrantState) g.backendState();
             if (hold.leaseId() == leaseId && held.remove(hold.key(), g)) {
                 lostSink.accept(g, "its etcd lease " + Long.toHexString(leaseId) + " expired");
             }
         }
-        waiting.forEach(EtcdLockAttempt::recheckNow);
+        waiting.forEach(EtcdLockAcquire::recheckNow);
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        EtcdHold hold = (EtcdHold) grant.backendState();
+        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
         ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
         if (timer != null) {
             timer.cancel(false);
@@ -226,7 +226,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      * be there, on a lease this client may keep alive for its other keys, so it is deleted again until etcd answers
      * ({@link StrandedKeys}). The caller still hears of the failure.
      */
-    private void strand(EtcdHold hold) {
+    private void strand(EtcdGrantState hold) {
         session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
@@ -235,7 +235,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      * serves); called when the client closes, before its lease is revoked.
      */
     public void close() {
-        for (EtcdLockAttempt attempt : List.copyOf(waiting)) {
+        for (EtcdLockAcquire attempt : List.copyOf(waiting)) {
             attempt.giveUp(new io.latchkey.LockUnavailableException("the etcd lock client was closed"));
         }
     }
@@ -263,7 +263,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      */
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        EtcdHold hold = (EtcdHold) from.backendState();
+        EtcdGrantState hold = (EtcdGrantState) from.backendState();
         long sentAt = request.time().nanoTime();
         CompletableFuture<Long> lease = request.watchdog() ? session.sharedLease()
                 : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(request.leaseMillis())),
@@ -289,7 +289,7 @@ public final class EtcdLockOps implements RemoteLockOps {
                         session.revoke(hold.leaseId());
                     }
                     long token = t.getHeader().getRevision();
-                    EtcdHold next = new EtcdHold(hold.key(), hold.createRevision(), leaseId, !request.watchdog());
+                    EtcdGrantState next = new EtcdGrantState(hold.key(), hold.createRevision(), leaseId, !request.watchdog());
                     CompletableFuture<Long> startedAt = request.watchdog() ? session.ttlStartedAt(leaseId)
                             : CompletableFuture.completedFuture(sentAt);
                     return startedAt.thenApply(ttlStart -> {
@@ -325,7 +325,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldKeys.renew(session, grants, "lock keys").thenApply(lost -> {
-            lost.forEach(g -> held.remove(((EtcdHold) g.backendState()).key(), g));
+            lost.forEach(g -> held.remove(((EtcdGrantState) g.backendState()).key(), g));
             return lost;
         });
     }

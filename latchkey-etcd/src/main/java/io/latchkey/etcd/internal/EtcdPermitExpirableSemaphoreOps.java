@@ -52,7 +52,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     private final Function<String, String> prefixOf;
     private final EtcdCounter counter;
     /** Permits this client took, by key: their own leases, for the timers and for revoking at release. */
-    private final Map<String, EtcdHold> held = new ConcurrentHashMap<>();
+    private final Map<String, EtcdGrantState> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
 
     /** @param prefixOf maps a semaphore name to its key prefix (ending in {@code /}) */
@@ -149,7 +149,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 // the put may still land: delete it until etcd answers, or a watchdog permit would stay forever
                 sent.whenComplete((late, e2) -> {
                     if (late != null && late.isSucceeded()) {
-                        strand(new EtcdHold(key, late.getHeader().getRevision(), leaseId, !watchdog));
+                        strand(new EtcdGrantState(key, late.getHeader().getRevision(), leaseId, !watchdog));
                     } else if (!watchdog) {
                         session.revoke(leaseId);
                     }
@@ -167,7 +167,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 return tryLeaseAgain(name, permitId, leaseMillis, watchdog);
             }
             long revision = t.getHeader().getRevision();
-            EtcdHold hold = new EtcdHold(key, revision, leaseId, !watchdog);
+            EtcdGrantState hold = new EtcdGrantState(key, revision, leaseId, !watchdog);
             CompletableFuture<Long> startedAt = watchdog ? session.ttlStartedAt(leaseId)
                     : CompletableFuture.completedFuture(sentAt);
             return startedAt.thenApply(ttlStart -> {
@@ -190,7 +190,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     }
 
     /** Deletes a fixed permit's key at the exact end of its lease (etcd's TTL is rounded up to whole seconds). */
-    private void armExpiry(String name, EtcdHold hold, long startNanos, long leaseMillis) {
+    private void armExpiry(String name, EtcdGrantState hold, long startNanos, long leaseMillis) {
         long delay = startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - System.nanoTime();
         try {
             ScheduledFuture<?> previous = leaseTimers.put(hold.key(), session.scheduler().schedule(
@@ -203,7 +203,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         }
     }
 
-    private void expire(EtcdHold hold) {
+    private void expire(EtcdGrantState hold) {
         if (held.remove(hold.key(), hold)) {
             leaseTimers.remove(hold.key());
             session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
@@ -216,7 +216,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         }
     }
 
-    private void strand(EtcdHold hold) {
+    private void strand(EtcdGrantState hold) {
         session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
@@ -235,7 +235,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
         String key = permitKey(name, permitId);
-        EtcdHold hold = held.remove(key);
+        EtcdGrantState hold = held.remove(key);
         forget(key);
         if (hold == null) {
             return session.bounded(session.client().getKVClient().delete(bytes(key)), "release permit " + permitId)
@@ -261,7 +261,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         return session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
                 "grant a lease").thenCompose(g -> {
                     long leaseId = g.getID();
-                    EtcdHold before = held.get(key);
+                    EtcdGrantState before = held.get(key);
                     Cmp present = before != null
                             ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(before.createRevision()))
                             : new Cmp(bytes(key), Cmp.Op.GREATER, CmpTarget.version(0));
@@ -274,8 +274,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                                     return false;
                                 }
                                 KeyValue kv = t.getGetResponses().get(0).getKvs().get(0);
-                                EtcdHold now = new EtcdHold(key, kv.getCreateRevision(), leaseId, true);
-                                EtcdHold old = before != null ? before : held.get(key);
+                                EtcdGrantState now = new EtcdGrantState(key, kv.getCreateRevision(), leaseId, true);
+                                EtcdGrantState old = before != null ? before : held.get(key);
                                 held.put(key, now);
                                 if (old != null && old.ownLease()) {
                                     session.revoke(old.leaseId());
@@ -291,7 +291,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldKeys.renew(session, grants, "permit keys").thenApply(lost -> {
             lost.forEach(g -> {
-                EtcdHold hold = (EtcdHold) g.backendState();
+                EtcdGrantState hold = (EtcdGrantState) g.backendState();
                 held.remove(hold.key(), hold);
             });
             return lost;

@@ -124,7 +124,7 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Asks this session to keep the shared lease alive while {@code condition} holds (keys are waiting). Held keys
+     * Asks this etcd session to keep the shared lease alive while {@code condition} holds (keys are waiting). Held keys
      * are kept alive by the engine's renewals; with neither, the lease lapses, so a key a lost reply left behind
      * cannot block its lock for longer than the TTL.
      */
@@ -350,7 +350,7 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * Stops the timers; revokes the shared lease (so the keys of locks still held go at once rather than at the
-     * end of their TTL: the engine has already marked them lost), and closes the jetcd client if this session
+     * end of their TTL: the engine has already marked them lost), and closes the jetcd client if this etcd session
      * created it.
      */
     @Override

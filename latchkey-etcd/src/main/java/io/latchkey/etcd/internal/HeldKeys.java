@@ -17,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One renewal batch of held keys ({@link EtcdHold}s: lock holds and leased permits alike): one keep-alive per lease
+ * One renewal batch of held keys ({@link EtcdGrantState}s: lock holds and leased permits alike): one keep-alive per lease
  * they are on, plus one transaction reading every key. A key is still held if it exists with its create revision,
  * on its lease, and that lease is alive.
  */
@@ -27,7 +27,7 @@ final class HeldKeys {
     }
 
     /**
-     * Renews {@code grants} (whose backend state is an {@link EtcdHold}); completes with those no longer held.
+     * Renews {@code grants} (whose backend state is an {@link EtcdGrantState}); completes with those no longer held.
      *
      * @param what what the keys are, for the timeout message ({@code "lock keys"}, {@code "permit keys"})
      */
@@ -39,7 +39,7 @@ final class HeldKeys {
         Set<Long> leases = new HashSet<>();
         Op[] reads = new Op[list.size()];
         for (int i = 0; i < list.size(); i++) {
-            EtcdHold hold = (EtcdHold) list.get(i).backendState();
+            EtcdGrantState hold = (EtcdGrantState) list.get(i).backendState();
             leases.add(hold.leaseId());
             reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
         }
@@ -54,7 +54,7 @@ final class HeldKeys {
                     Set<Grant> lost = new HashSet<>();
                     for (int i = 0; i < list.size(); i++) {
                         Grant g = list.get(i);
-                        EtcdHold hold = (EtcdHold) g.backendState();
+                        EtcdGrantState hold = (EtcdGrantState) g.backendState();
                         List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
                         boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
                                 && kvs.get(0).getLease() == hold.leaseId();

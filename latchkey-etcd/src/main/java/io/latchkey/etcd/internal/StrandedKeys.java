@@ -1,14 +1,15 @@
 package io.latchkey.etcd.internal;
 
+import io.latchkey.core.RetriedRemoval;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keys whose release (or hand-off) did not reach etcd, deleted again and again until etcd answers.
+ * Keys whose release (or hand-off) did not reach etcd, deleted again through the engine's {@link RetriedRemoval}
+ * until etcd answers.
  *
  * <p>A watchdog hold's key lives on the client's shared lease, which this client keeps alive for as long as it has
  * other keys (held or waiting). A release that failed because the server was down would otherwise leave that key
@@ -29,14 +30,16 @@ final class StrandedKeys {
     static final long MAX_DELAY_MILLIS = 1000;
 
     private final EtcdSession session;
-    private final long maxDelayMillis;
+    private final RetriedRemoval removals;
     /** Key → its create revision, while a retry is pending. */
     private final Map<String, Long> pending = new ConcurrentHashMap<>();
 
     StrandedKeys(EtcdSession session) {
         this.session = session;
-        this.maxDelayMillis = Math.max(FIRST_DELAY_MILLIS,
-                Math.min(MAX_DELAY_MILLIS, session.sharedTtlMillis() / 4));
+        long maxDelayMillis = Math.max(FIRST_DELAY_MILLIS, Math.min(MAX_DELAY_MILLIS, session.sharedTtlMillis() / 4));
+        this.removals = new RetriedRemoval(
+                (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+                () -> !session.scheduler().isShutdown(), FIRST_DELAY_MILLIS, maxDelayMillis, log);
     }
 
     /**
@@ -47,37 +50,21 @@ final class StrandedKeys {
         if (pending.putIfAbsent(key, createRevision) != null) {
             return; // one retry per key is enough: each compares the same create revision
         }
-        log.debug("release of etcd key {} did not reach {}; retrying until it does", key, session.endpoints());
-        schedule(key, createRevision, ownLeaseId, FIRST_DELAY_MILLIS);
+        removals.afterFailure("release of etcd key " + key + " on " + session.endpoints(),
+                retry -> session.deleteIfCreatedAt(key, createRevision), e -> !EtcdSession.isLeaseNotFound(e), null)
+                .whenComplete((deleted, e) -> {
+                    pending.remove(key, createRevision);
+                    if (deleted != null) {
+                        log.debug("stranded etcd key {} {}", key, deleted ? "deleted" : "was already gone");
+                        if (ownLeaseId != 0) {
+                            session.revoke(ownLeaseId);
+                        }
+                    }
+                });
     }
 
     /** How many keys wait for their delete to reach etcd; for tests and inspection. */
     int size() {
         return pending.size();
-    }
-
-    private void schedule(String key, long createRevision, long ownLeaseId, long delayMillis) {
-        try {
-            session.scheduler().schedule(() -> attempt(key, createRevision, ownLeaseId, delayMillis), delayMillis,
-                    TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            pending.remove(key, createRevision); // closing: the revoked shared lease takes the key
-        }
-    }
-
-    private void attempt(String key, long createRevision, long ownLeaseId, long delayMillis) {
-        session.deleteIfCreatedAt(key, createRevision).whenComplete((deleted, e) -> {
-            if (e == null) {
-                pending.remove(key, createRevision);
-                log.debug("stranded etcd key {} {}", key, deleted ? "deleted" : "was already gone");
-                if (ownLeaseId != 0) {
-                    session.revoke(ownLeaseId);
-                }
-            } else if (EtcdSession.isLeaseNotFound(e)) {
-                pending.remove(key, createRevision);
-            } else {
-                schedule(key, createRevision, ownLeaseId, Math.min(maxDelayMillis, delayMillis * 2));
-            }
-        });
     }
 }

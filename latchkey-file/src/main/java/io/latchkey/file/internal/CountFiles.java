@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
@@ -119,7 +120,7 @@ final class CountFiles {
         CountRecord r = CountRecord.read(path);
         if (r != null && (r.kind != kind || !r.namespace.equals(namespace) || !r.name.equals(name))) {
             throw new IOException(String.format("state file %s names %s '%s' of namespace '%s', not %s '%s'", path,
-                    r.kind.label, r.name, r.namespace, kind.label, name));
+                    r.kind.label(), r.name, r.namespace, kind.label(), name));
         }
         long now = System.currentTimeMillis();
         if (r != null && kind == CountKind.PERMITS) {

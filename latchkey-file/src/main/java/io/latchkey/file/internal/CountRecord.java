@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -140,7 +141,7 @@ final class CountRecord {
 
     byte[] format() {
         StringBuilder b = new StringBuilder(128 + 64 * leases.size()).append(MAGIC).append('\n');
-        b.append("kind ").append(kind.label).append('\n');
+        b.append("kind ").append(kind.label()).append('\n');
         b.append("namespace ").append(namespace).append('\n');
         b.append("name ").append(name).append('\n');
         b.append("count ").append(count).append('\n');

@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.util.concurrent.CompletableFuture;
 
@@ -33,7 +34,7 @@ abstract class FileCountOps implements RemoteCountOps {
 
     /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */
     final <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
-        return directory.run(op + " " + kind.label + " '" + name + "'", (s, after) -> {
+        return directory.run(op + " " + kind.label() + " '" + name + "'", (s, after) -> {
             CountFiles.Loaded loaded = directory.counts().load(s, namespace, name, kind);
             T result = change.apply(loaded, s);
             directory.counts().store(s, loaded, after);

@@ -8,7 +8,10 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
-/** The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory}. */
+/**
+ * The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory} (its
+ * {@link LockArbiter} for the locks, its {@link LockInspection} for the operator's calls).
+ */
 public final class FileLockOps implements RemoteLockOps {
 
     private final LockDirectory directory;
@@ -29,17 +32,17 @@ public final class FileLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return directory.acquire(namespace, kind, request, onLost);
+        return directory.locks().acquire(namespace, kind, request, onLost);
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        return directory.release(namespace, grant);
+        return directory.locks().release(namespace, grant);
     }
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return directory.renew(namespace, grants);
+        return directory.locks().renew(namespace, grants);
     }
 
     @Override
@@ -52,7 +55,7 @@ public final class FileLockOps implements RemoteLockOps {
         if (!kind.handOff) {
             throw new UnsupportedOperationException("handOff");
         }
-        return directory.handOff(namespace, from, request, onLost);
+        return directory.locks().handOff(namespace, from, request, onLost);
     }
 
     /** The fair lock: every waiter takes its own ticket in the lock file when it starts waiting (strict FIFO). */
@@ -68,17 +71,17 @@ public final class FileLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<String> describeHolder(String name) {
-        return directory.describeHolder(namespace, name);
+        return directory.inspection().describeHolder(namespace, name);
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return directory.isLocked(namespace, name);
+        return directory.inspection().isLocked(namespace, name);
     }
 
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return directory.forceUnlock(namespace, name);
+        return directory.inspection().forceUnlock(namespace, name);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -35,14 +36,19 @@ public final class FileNames {
 
     /** The state file of the counted primitive {@code name} of {@code kind} in {@code namespace}. */
     public static String countFile(String namespace, String name, CountKind kind) {
-        return PREFIX + hash(namespace, name) + kind.suffix;
+        return PREFIX + hash(namespace, name) + suffix(kind);
     }
 
     /** The kind of the counted primitive whose state file is {@code fileName}, or {@code null} if it is none. */
+    /** The state file suffix of {@code kind}: {@code .semaphore}, {@code .permits} or {@code .latch}. */
+    static String suffix(CountKind kind) {
+        return "." + kind.label();
+    }
+
     static CountKind countKind(String fileName) {
         for (CountKind kind : CountKind.values()) {
-            if (fileName.length() == PREFIX.length() + 64 + kind.suffix.length() && fileName.startsWith(PREFIX)
-                    && fileName.endsWith(kind.suffix)) {
+            if (fileName.length() == PREFIX.length() + 64 + suffix(kind).length() && fileName.startsWith(PREFIX)
+                    && fileName.endsWith(suffix(kind))) {
                 return kind;
             }
         }

@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.CountKind;
 import java.util.concurrent.CompletableFuture;
 
 /**

@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 /**
- * What this JVM knows about one lock file: its holds in this JVM (of any client), the OS lock that backs them, and
+ * What this JVM knows about one lock file: its grants in this JVM (of any client), the OS lock that backs them, and
  * this JVM's waiters. Exists while the name is held or waited for in this JVM; confined to the directory's thread.
- * Invariant: {@link #osLock} is held exactly while {@link #holds} is not empty (between two steps of that thread).
+ * Invariant: {@link #osLock} is held exactly while {@link #grants} is not empty (between two steps of that thread).
  */
 final class LockEntry {
 
@@ -27,13 +27,13 @@ final class LockEntry {
     /** Open while this JVM holds the file's OS lock (and only the directory thread uses it). */
     FileChannel channel;
     FileLock osLock;
-    final List<Hold> holds = new ArrayList<>(2);
+    final List<GrantState> grants = new ArrayList<>(2);
     final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Whether the head waiter could not get the OS lock: another process holds it or queues before it. */
     boolean blockedRemotely;
     ScheduledFuture<?> recheck;
     long recheckAtNanos;
-    long backoffMillis = LockDirectory.MIN_RECHECK_MILLIS;
+    long backoffMillis = LockArbiter.MIN_RECHECK_MILLIS;
     ScheduledFuture<?> expiry;
     long expiryAtNanos;
     /** When this JVM's wait lines were last written (epoch ms), to refresh them before they turn stale. */
@@ -47,11 +47,11 @@ final class LockEntry {
     }
 
     boolean idle() {
-        return holds.isEmpty() && waiters.isEmpty() && channel == null;
+        return grants.isEmpty() && waiters.isEmpty() && channel == null;
     }
 
-    Hold find(String owner, long token) {
-        for (Hold h : holds) {
+    GrantState find(String owner, long token) {
+        for (GrantState h : grants) {
             if (h.owner().equals(owner) && h.token() == token) {
                 return h;
             }
@@ -60,7 +60,7 @@ final class LockEntry {
     }
 
     String exclusiveOwner() {
-        for (Hold h : holds) {
+        for (GrantState h : grants) {
             if (!h.kind.shared) {
                 return h.owner();
             }
@@ -69,7 +69,7 @@ final class LockEntry {
     }
 
     boolean allShared() {
-        for (Hold h : holds) {
+        for (GrantState h : grants) {
             if (!h.kind.shared) {
                 return false;
             }
@@ -87,12 +87,13 @@ final class LockEntry {
     }
 
     /**
-     * One hold in this JVM. Its lease end is the one field shared with other threads: a renewal extends it on the
-     * caller's thread (so that renewals never wait behind file I/O on the directory's thread), the directory's thread
-     * ends it. Both go through compare-and-set on {@link #deadline}, and {@link #DEAD} is final: a renewal that
-     * loses the race to the end reports the hold lost, an end that loses to a renewal does not happen.
+     * The directory's state of one grant in this JVM (the engine keeps its own hold of it). Its lease end is the one
+     * field shared with other threads: a renewal extends it on the caller's thread (so that renewals never wait behind
+     * file I/O on the directory's thread), the directory's thread ends it. Both go through compare-and-set on {@link
+     * #deadline}, and {@link #DEAD} is final: a renewal that loses the race to the end reports the hold lost, an end
+     * that loses to a renewal does not happen.
      */
-    static final class Hold {
+    static final class GrantState {
         static final long DEAD = Long.MIN_VALUE;
 
         final Grant grant;
@@ -104,7 +105,7 @@ final class LockEntry {
         /** The lease end on the wall clock, for the lock file (other processes' inspect). */
         volatile long leaseEndMillis;
 
-        Hold(Grant grant, LockKind kind, BiConsumer<Grant, String> onLost) {
+        GrantState(Grant grant, LockKind kind, BiConsumer<Grant, String> onLost) {
             this.grant = grant;
             this.kind = kind;
             this.onLost = onLost;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.LockClient;
 import io.latchkey.spring.LatchkeyEndpoint;
 import io.latchkey.spring.Locked;
+import io.latchkey.spring.LockedRun;
 import io.latchkey.spring.LockedSchedule;
 import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -89,6 +90,16 @@ class Boot3ApplicationTest {
     }
 
     @Test
+    void theFencingTokenIsAvailableInsideLockedMethodsAndGrowsAcrossNodes() {
+        long first = nodeA.getBean(Shipping.class).fencingToken(9);
+        long second = nodeB.getBean(Shipping.class).fencingToken(9);
+        long third = nodeA.getBean(Shipping.class).fencingToken(9);
+        assertThat(second).isGreaterThan(first);
+        assertThat(third).isGreaterThan(second);
+        assertThat(LockedRun.currentLease()).isEmpty();
+    }
+
+    @Test
     void eachScheduledTickRunsOnExactlyOneNode() {
         await().atMost(Duration.ofSeconds(30)).until(() -> TICKS.size() >= 3);
         TICKS.forEach((second, nodes) -> assertThat(nodes).as("tick %d", second).hasSize(1));
@@ -137,7 +148,13 @@ class Boot3ApplicationTest {
 
         @Locked(name = "'order:' + #orderId", waitTime = 5000)
         public boolean ship(long orderId) {
-            return client.lock("order:" + orderId).isHeldByCurrentThread();
+            return LockedRun.isLockValid() && LockedRun.currentLease().orElseThrow().lockName().equals("order:" + orderId);
+        }
+
+        /** The fencing token of the call's lease, as a store that refuses older tokens would get it. */
+        @Locked(name = "'order:' + #orderId", waitTime = 5000)
+        public long fencingToken(long orderId) {
+            return LockedRun.currentLease().orElseThrow().fencingToken();
         }
     }
 

@@ -11,7 +11,7 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The watchdog's "renewal" of ephemeral nodes ({@link ZkHold} grants of locks and of watchdog permits): the session
+ * The watchdog's "renewal" of ephemeral nodes ({@link ZkGrantState} grants of locks and of watchdog permits): the session
  * keeps them alive, so renewing means checking that each node is still the very node granted (same czxid, owned by
  * the same session). All {@code exists} calls go out together and cost one round trip for the whole batch.
  */
@@ -41,7 +41,7 @@ final class HeldChecks {
         Set<Grant> lost = ConcurrentHashMap.newKeySet();
         AtomicInteger pending = new AtomicInteger(grants.size());
         for (Grant g : grants) {
-            ZkHold hold = (ZkHold) g.backendState();
+            ZkGrantState hold = (ZkGrantState) g.backendState();
             zk.exists(hold.path(), false, (rc, path, ctx, stat) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK) {
@@ -59,7 +59,7 @@ final class HeldChecks {
             }, null);
         }
         if (sessionId != 0) {
-            grants.stream().filter(g -> ((ZkHold) g.backendState()).sessionId() != sessionId).forEach(lost::add);
+            grants.stream().filter(g -> ((ZkGrantState) g.backendState()).sessionId() != sessionId).forEach(lost::add);
         }
         return session.bounded(result, "check " + grants.size() + " " + what);
     }

@@ -30,7 +30,7 @@ public final class HeldNodes {
     List<Grant> grantsOfSession(long sessionId) {
         List<Grant> result = new ArrayList<>();
         for (Grant g : byPath.values()) {
-            if (((ZkHold) g.backendState()).sessionId() == sessionId) {
+            if (((ZkGrantState) g.backendState()).sessionId() == sessionId) {
                 result.add(g);
             }
         }

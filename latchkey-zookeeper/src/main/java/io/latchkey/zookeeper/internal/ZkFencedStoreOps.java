@@ -70,7 +70,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
         String lockPath = lockPathOf.apply(lockName);
         Grant grant = null;
         for (Grant g : held.all()) {
-            if (g.fencingToken() == token && g.backendState() instanceof ZkHold h && h.lockPath().equals(lockPath)) {
+            if (g.fencingToken() == token && g.backendState() instanceof ZkGrantState h && h.lockPath().equals(lockPath)) {
                 grant = g;
             }
         }
@@ -87,7 +87,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
             return CompletableFuture.failedFuture(session.unavailable(operation + ": the key kept changing under "
                     + "concurrent writes of the same hold (" + MAX_ROUNDS + " tries)", null));
         }
-        ZkHold hold = (ZkHold) grant.backendState();
+        ZkGrantState hold = (ZkGrantState) grant.backendState();
         return async.retrying(operation, zk -> async.read(zk, hold.path())).thenCompose(lockNode -> {
             if (lockNode == null || lockNode.stat().getEphemeralOwner() != hold.sessionId()
                     || !grant.ownerId().equals(firstLine(lockNode.data()))) {

@@ -15,7 +15,7 @@ import java.util.function.Function;
 import org.apache.zookeeper.KeeperException.Code;
 
 /**
- * The remote half of the ZooKeeper permit-expirable semaphore, on the {@link PermitNodes} layout
+ * The remote half of the ZooKeeper permit-expirable semaphore, on the {@link ZkPermitNodeOps} layout
  * ({@code /latchkey[/<ns>]/permits/<escaped name>}, data = permits): each held permit is one ephemeral sequential
  * child {@code _c_<escaped permit id>-permit-<seq>} whose data is its lease in milliseconds. The permit id is the
  * engine's; the fencing token of a grant is its node's czxid, which never repeats and grows with every node created
@@ -27,13 +27,13 @@ import org.apache.zookeeper.KeeperException.Code;
  * the one granted ({@link HeldChecks}), and a crashed client's permits go with its session (the watchdog timeout
  * for clients created from a URI). A fixed lease is ended by this client: a timer on the session's scheduler
  * thread deletes the node at the lease's end (a crashed holder's node goes with its session instead, possibly
- * later). Every delete of our node is retried until the server answers ({@link RetriedDelete}).
+ * later). Every delete of our node is retried until the server answers ({@link NodeDeletes}).
  *
  * <p>{@link #release} of a permit another client took finds its node by the permit id and deletes it (that
  * client's timer and renewals then find it gone); {@link #updateLease} works only on permits this client holds,
  * whose timers it can move.
  */
-public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
+public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
 
     private record Key(String path, String permitId) {
     }
@@ -61,7 +61,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
                     if (taken == null) {
                         return null;
                     }
-                    ZkHold hold = new ZkHold(path, taken.names().get(0), taken.czxid(), taken.czxid(),
+                    ZkGrantState hold = new ZkGrantState(path, taken.names().get(0), taken.czxid(), taken.czxid(),
                             taken.sessionId(), false);
                     Grant grant = new Grant(name, permitId, taken.czxid(), leaseMillis, watchdog, sentAt, hold);
                     Key key = new Key(path, permitId);
@@ -90,7 +90,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
     private void expire(Key key, Grant grant) {
         if (held.remove(key, grant)) {
             timers.remove(key);
-            ZkHold hold = (ZkHold) grant.backendState();
+            ZkGrantState hold = (ZkGrantState) grant.backendState();
             deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(e -> false);
         }
     }
@@ -110,7 +110,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
         forget(key);
         String operation = "release permit " + permitId + " of semaphore " + name;
         if (grant != null) {
-            ZkHold hold = (ZkHold) grant.backendState();
+            ZkGrantState hold = (ZkGrantState) grant.backendState();
             return deleteNode(hold.path(), hold.sessionId(), operation);
         }
         String prefix = LockNodes.protectedName(ZNodeNames.escape(permitId), PERMIT);
@@ -133,7 +133,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
         if (before == null) {
             return CompletableFuture.completedFuture(false); // expired, released, or another client's
         }
-        ZkHold hold = (ZkHold) before.backendState();
+        ZkGrantState hold = (ZkGrantState) before.backendState();
         long sentAt = System.nanoTime();
         return calls.retrying("update the lease of permit " + permitId,
                 zk -> calls.write(zk, hold.path(), ZkCounter.bytes(leaseMillis), -1)).thenApply(code -> {
@@ -156,7 +156,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldChecks.lost(session, grants, "permit nodes").thenApply(lost -> {
             for (Grant g : lost) {
-                held.remove(new Key(((ZkHold) g.backendState()).lockPath(), g.ownerId()), g);
+                held.remove(new Key(((ZkGrantState) g.backendState()).lockPath(), g.ownerId()), g);
             }
             return lost;
         });
@@ -173,7 +173,7 @@ public final class ZkPermitExpirableSemaphoreOps extends PermitNodes {
         List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
         for (Map.Entry<Key, Grant> e : held.entrySet()) {
             if (held.remove(e.getKey(), e.getValue())) {
-                ZkHold hold = (ZkHold) e.getValue().backendState();
+                ZkGrantState hold = (ZkGrantState) e.getValue().backendState();
                 deleted.add(deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(x -> false));
             }
         }

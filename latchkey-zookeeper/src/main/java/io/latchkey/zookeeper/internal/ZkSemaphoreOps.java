@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
- * The remote half of the ZooKeeper semaphore, on the {@link PermitNodes} layout
+ * The remote half of the ZooKeeper semaphore, on the {@link ZkPermitNodeOps} layout
  * ({@code /latchkey[/<ns>]/semaphores/<escaped name>}, data = permits, one ephemeral child per permit taken).
  *
  * <h2>Ownership</h2>
@@ -19,10 +19,10 @@ import java.util.function.Function;
  * name (the most recent first; this client's table of them is shared by every view of the name and by all its
  * threads), and only for permits beyond those adds permits to the node's count, as
  * {@link java.util.concurrent.Semaphore#release(int)} would. A delete that does not reach the server is retried
- * until it does ({@link RetriedDelete}); the caller still hears of the failure within the operation timeout.
+ * until it does ({@link NodeDeletes}); the caller still hears of the failure within the operation timeout.
  * {@link #drainPermits} takes the free permits as nodes of its own, like any acquire.
  */
-public final class ZkSemaphoreOps extends PermitNodes {
+public final class ZkSemaphoreOps extends ZkPermitNodeOps {
 
     /** This client's permit nodes by semaphore path (full node paths); changed only inside the map's compute. */
     private final Map<String, ArrayDeque<String>> mine = new ConcurrentHashMap<>();

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.UUID;
 
 /**
- * The scale suite ({@code --suites redis-scale}, issue 11): what Latchkey's Redis locks cost when services lock per
+ * The scale suite ({@code --suites redis-scale}): what Latchkey's Redis locks cost when services lock per
  * entity (many names, many held locks, many waiters), side by side with Redisson on one {@code redis-server}:
  *
  * <ol>
@@ -45,7 +45,7 @@ public final class RedisScaleComparison implements ComparisonSuite {
         String run = UUID.randomUUID().toString().substring(0, 8);
         int threads = CLIENTS * THREADS_PER_CLIENT;
         int waiterClients = waiterClients(options.waiters());
-        StringBuilder md = new StringBuilder("### Scale: Latchkey vs Redisson on Redis (issue 11)\n\n");
+        StringBuilder md = new StringBuilder("### Scale: Latchkey vs Redisson on Redis\n\n");
         boolean met = true;
         try (ScaleServer server = new ScaleServer(options.redisUri())) {
             md.append(String.format("redis-server %s on %s, no persistence; a fresh key prefix per side; Redisson "

@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,13 +74,62 @@ public final class LockLeaderElection implements LeaderElection {
         return lease.isPresent() ? Optional.of(elected(lease.get())) : Optional.empty();
     }
 
+    @Override
+    public CompletableFuture<Leadership> awaitLeadershipAsync() {
+        CompletableFuture<LockLease> acquiring = lock.acquireAsync();
+        CompletableFuture<Leadership> user = new CompletableFuture<>();
+        acquiring.whenComplete((lease, error) -> {
+            if (error != null) {
+                user.completeExceptionally(error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+                return;
+            }
+            LockLeadership leadership = newLeadership(lease);
+            CompletableFuture<Optional<LockLease>> record;
+            try {
+                record = client.lock(recordName(leadership)).tryAcquireAsync(Duration.ZERO, null);
+            } catch (RuntimeException e) {
+                record = CompletableFuture.failedFuture(e);
+            }
+            record.whenComplete((recordLease, recordError) -> {
+                if (recordError != null) {
+                    // The leadership stands: the record only serves observers.
+                    log.warn("could not publish the leader record of election '{}' (term {}): {}", name,
+                            lease.fencingToken(), recordError.toString());
+                } else if (recordLease.isPresent()) {
+                    leadership.record(recordLease.get());
+                } else {
+                    log.warn("leader record '{}' is held by someone else; currentLeader() may not show this leader",
+                            recordName(leadership));
+                }
+                if (!user.complete(leadership)) {
+                    // the caller cancelled while the leadership was on its way: resign it
+                    leadership.resignAsync();
+                }
+            });
+        });
+        user.whenComplete((r, e) -> {
+            if (user.isCancelled()) {
+                acquiring.cancel(false); // the engine withdraws the waiter, or releases a grant that raced
+            }
+        });
+        return user;
+    }
+
+    private LockLeadership newLeadership(LockLease lease) {
+        return new LockLeadership(name, candidateId, lease, Instant.now(),
+                client instanceof AbstractLockClient engineClient ? engineClient.nanoTime()
+                        : System.nanoTime());
+    }
+
+    private String recordName(LockLeadership leadership) {
+        return ElectionNames.record(name, new LeaderInfo(candidateId, leadership.term(), leadership.since()));
+    }
+
     /** Wraps a fresh lease of the election lock and publishes the leader record. */
     private LockLeadership elected(LockLease lease) throws InterruptedException {
-        LockLeadership leadership = new LockLeadership(name, candidateId, lease, Instant.now(),
-                client instanceof AbstractLockClient engineClient ? engineClient.time().nanoTime()
-                        : System.nanoTime());
-        String recordName = ElectionNames.record(name, new LeaderInfo(candidateId, lease.fencingToken(),
-                leadership.since()));
+        LockLeadership leadership = newLeadership(lease);
+        String recordName = recordName(leadership);
         try {
             Optional<LockLease> record = client.lock(recordName).tryAcquire(Duration.ZERO);
             if (record.isPresent()) {

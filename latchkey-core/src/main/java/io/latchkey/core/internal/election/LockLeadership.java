@@ -143,6 +143,22 @@ final class LockLeadership implements Leadership {
         }
     }
 
+    /**
+     * {@link #close()} without blocking a thread, for a leadership nobody will see (its campaign was cancelled while
+     * it was won).
+     */
+    void resignAsync() {
+        if (!resigned.compareAndSet(false, true)) {
+            return;
+        }
+        lease.releaseAsync().whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("resigning a leadership of election '{}' failed (it ends with its lease)", election, e);
+            }
+            end();
+        });
+    }
+
     @Override
     public String toString() {
         return "Leadership{election='" + election + "', candidate=" + candidateId + ", term=" + lease.fencingToken()

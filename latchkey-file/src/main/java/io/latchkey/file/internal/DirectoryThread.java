@@ -1,0 +1,177 @@
+package io.latchkey.file.internal;
+
+import io.latchkey.LockUnavailableException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one thread of a lock directory, {@code latchkey-file-<8 hex of the directory>}: every operation, timer and file
+ * access of the directory runs on it, each task inside one directory section ({@link DirectorySection}), with the
+ * futures it completes run after the section is left. Holds nothing else: what the tasks do lives in
+ * {@link LockArbiter} (locks), {@link LockFiles} (lock files and OS locks) and {@link CountFiles} (counted
+ * primitives). A daemon; started by the directory's constructor, stopped by {@link #shutdownNow()} from
+ * {@link LockDirectory#detach()}.
+ */
+final class DirectoryThread {
+    private static final Logger log = LoggerFactory.getLogger(DirectoryThread.class);
+
+    /** Work on the directory's thread in one directory section; {@code after} runs once the section is left. */
+    @FunctionalInterface
+    interface Task<T> {
+        T run(DirectorySection s, List<Runnable> after) throws IOException;
+    }
+
+    private final Path dir;
+    private final Path stateFile;
+    private final ScheduledThreadPoolExecutor executor;
+    /** The thread, once started (the executor never replaces it: its tasks do not throw). */
+    private volatile Thread thread;
+    /** Set by the close task; confined to the thread. Later tasks fail instead of running. */
+    private boolean stopped;
+
+    DirectoryThread(Path dir, String label) {
+        this.dir = dir;
+        this.stateFile = dir.resolve(FileNames.STATE_FILE);
+        this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "latchkey-file-" + label);
+            t.setDaemon(true);
+            thread = t;
+            return t;
+        });
+        executor.setRemoveOnCancelPolicy(true);
+        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    /** The executor, for {@link CountFiles}' timers. */
+    ScheduledExecutorService executor() {
+        return executor;
+    }
+
+    /** Whether the caller runs on this thread. */
+    boolean isCurrent() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** Whether the thread is stopped or stopping. */
+    boolean isShutdown() {
+        return executor.isShutdown();
+    }
+
+    /** Marks the directory stopped; on this thread (the close task). */
+    void markStopped() {
+        stopped = true;
+    }
+
+    void shutdownNow() {
+        executor.shutdownNow();
+    }
+
+    void awaitTermination(long seconds) {
+        try {
+            executor.awaitTermination(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Runs {@code task} on this thread after {@code delayMillis} (never if the directory closes first). */
+    void later(Runnable task, long delayMillis) {
+        try {
+            executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            // closed: nothing left to do
+        }
+    }
+
+    /** Schedules a timer on this thread; throws {@link RejectedExecutionException} once the directory is closed. */
+    ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
+        return executor.schedule(task, delay, unit);
+    }
+
+    /**
+     * Runs {@code task} on this thread; the result fails with {@link LockUnavailableException} if it throws or the
+     * directory is closed.
+     */
+    <T> CompletableFuture<T> submit(String op, Task<T> task) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            executor.execute(() -> {
+                if (stopped) {
+                    result.completeExceptionally(new LockUnavailableException(
+                            String.format("lock directory %s closed (%s)", dir, op)));
+                    return;
+                }
+                runNow(op, task, result);
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new LockUnavailableException(
+                    String.format("lock directory %s closed (%s)", dir, op), e));
+        }
+        return result;
+    }
+
+    /** Runs {@code r} on this thread, or drops it if the directory is closing (its waiters fail at shutdown). */
+    void execute(Runnable r) {
+        try {
+            executor.execute(r);
+        } catch (RejectedExecutionException closing) {
+            // the directory is closing; its waiters are failed by the close task
+        }
+    }
+
+    /** Runs {@code task} now, on the caller's thread (which must be this one), discarding its result. */
+    <T> void runNow(String op, Task<T> task) {
+        runNow(op, task, new CompletableFuture<>());
+    }
+
+    /** Runs {@code task} now in one directory section; completions run after the section. */
+    private <T> void runNow(String op, Task<T> task, CompletableFuture<T> result) {
+        List<Runnable> after = new ArrayList<>();
+        T value = null;
+        Throwable failure = null;
+        DirectorySection s = new DirectorySection(stateFile);
+        try {
+            value = task.run(s, after);
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+        } finally {
+            try {
+                s.close();
+            } catch (IOException e) {
+                log.debug("leaving the directory section of {} failed", dir, e);
+            }
+        }
+        for (Runnable r : after) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.warn("completion after {} in {} failed", op, dir, e);
+            }
+        }
+        if (failure != null) {
+            log.debug("{} in {} failed", op, dir, failure);
+            result.completeExceptionally(failure instanceof LockUnavailableException ? failure
+                    : new LockUnavailableException(String.format("lock directory %s: %s failed: %s", dir, op,
+                            failure), failure));
+        } else {
+            result.complete(value);
+        }
+    }
+
+    static void cancel(Future<?> f) {
+        if (f != null) {
+            f.cancel(false);
+        }
+    }
+}

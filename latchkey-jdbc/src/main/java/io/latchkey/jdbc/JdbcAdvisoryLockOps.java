@@ -1,0 +1,407 @@
+package io.latchkey.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.TimeSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The remote half of the advisory-lock mode: a session-level advisory lock (PostgreSQL
+ * {@code pg_advisory_lock}, MySQL/MariaDB {@code GET_LOCK}) on a connection dedicated to the hold, borrowed when
+ * the lock is taken and given back after it is released. The database queues the waiters and wakes the next one
+ * itself; a waiting acquire blocks one thread of the client's waiter pool in the driver until then, and is
+ * ended by the database's own timeout at its deadline, and cancelled ({@code Statement.cancel}) only when abandoned.
+ *
+ * <p>Fencing tokens: PostgreSQL's transaction id ({@code pg_current_xact_id()}, 64-bit, never reused, growing
+ * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
+ * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
+ * next holder reads its token after the previous one released.
+ */
+final class JdbcAdvisoryLockOps implements RemoteLockOps {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcAdvisoryLockOps.class);
+
+    private final DataSource dataSource;
+    private final boolean postgres;
+    private final String namespace;
+    private final TimeSource time;
+    private final JdbcRunner runner;
+    private final ExecutorService waiters;
+
+    JdbcAdvisoryLockOps(DataSource dataSource, SqlDialect dialect, String namespace, TimeSource time, JdbcRunner runner,
+                    String threadPrefix) {
+        this.dataSource = dataSource;
+        this.postgres = dialect == SqlDialect.POSTGRESQL;
+        this.namespace = namespace;
+        this.time = time;
+        this.runner = runner;
+        this.waiters = Executors.newCachedThreadPool(new NamedThreads(threadPrefix + "-advisory-wait"));
+    }
+
+    private String key(String name) {
+        return LeaseTableRows.keyPrefix(namespace) + name;
+    }
+
+    private void bindKey(PreparedStatement ps, int index, String name) throws SQLException {
+        if (postgres) {
+            ps.setLong(index, AdvisoryKeys.postgresKey(key(name)));
+        } else {
+            ps.setString(index, AdvisoryKeys.mysqlKey(key(name)));
+        }
+    }
+
+    @Override
+    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+        CompletableFuture<Grant> result = new CompletableFuture<>();
+        try {
+            waiters.execute(() -> {
+                try {
+                    Grant g = acquireBlocking(request);
+                    if (g != null && !result.complete(g)) {
+                        release(g);
+                    } else if (g == null) {
+                        result.complete(null);
+                    }
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new LockUnavailableException("the JDBC advisory lock client is closed", e));
+        }
+        return result;
+    }
+
+    private Grant acquireBlocking(AcquireRequest request) {
+        Connection c;
+        try {
+            c = dataSource.getConnection();
+            c.setAutoCommit(true);
+        } catch (SQLException e) {
+            throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
+        }
+        boolean keep = false;
+        boolean[] cancelFired = {false};
+        try {
+            long sentAt = time.nanoTime();
+            boolean got = tryOnce(c, request.name());
+            while (!got && !request.isExpired() && !request.isCancelled()) {
+                // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
+                got = waitFor(c, request, cancelFired);
+                if (postgres) {
+                    break;
+                }
+            }
+            if (!got) {
+                return null;
+            }
+            long token = token(c);
+            Held held = new Held(c, request.name());
+            keep = true;
+            Grant grant = new Grant(request, token, sentAt, held);
+            if (!request.watchdog()) {
+                // The database knows no lease: the client ends a fixed lease itself, on time.
+                held.expiry = runner.timer().schedule(() -> expire(held), request.leaseMillis(), TimeUnit.MILLISECONDS);
+            }
+            return grant;
+        } catch (SQLException e) {
+            throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
+        } finally {
+            if (cancelFired[0] && !keep) {
+                retire(c); // the cancel may still be on its way to this database session
+            } else if (!keep) {
+                closeQuietly(c);
+            }
+        }
+    }
+
+    private boolean tryOnce(Connection c, String name) throws SQLException {
+        String sql = postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)";
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            bindKey(ps, 1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return postgres ? rs.getBoolean(1) : rs.getInt(1) == 1;
+            }
+        }
+    }
+
+    /**
+     * Blocks in the database's own queue until granted, the deadline, or cancellation. The deadline is the
+     * database's own timeout ({@code GET_LOCK}'s argument, PostgreSQL's {@code lock_timeout} set for this one
+     * statement), never a timer-driven {@code Statement.cancel}: a cancel travels out of band and may land on
+     * whatever statement the session runs next (a pooled connection's next borrower, even). Cancels are kept for
+     * abandonment, and a session one was fired at is never reused (see {@link #retire}).
+     */
+    private boolean waitFor(Connection c, AcquireRequest request, boolean[] cancelFired) throws SQLException {
+        long remainingNanos = request.remainingNanos();
+        boolean bounded = remainingNanos != Long.MAX_VALUE;
+        String sql;
+        if (postgres) {
+            sql = bounded ? "SELECT set_config('lock_timeout', ?, true), pg_advisory_lock(?)"
+                    : "SELECT pg_advisory_lock(?)";
+        } else {
+            sql = "SELECT GET_LOCK(?, ?)";
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            if (postgres && bounded) {
+                // Transaction-local, and each autocommit statement is its own transaction: nothing outlives it.
+                ps.setString(1, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)) + "ms");
+                bindKey(ps, 2, request.name());
+            } else {
+                bindKey(ps, 1, request.name());
+            }
+            if (!postgres) {
+                ps.setDouble(2, Math.min(3600, Math.max(0.001, remainingNanos / 1e9)));
+            }
+            CompletableFuture<Void> onCancel = request.cancelled().thenRun(() -> {
+                cancelFired[0] = true;
+                cancel(ps);
+            });
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return postgres || rs.getInt(1) == 1;
+            } catch (SQLException e) {
+                if (postgres && "55P03".equals(e.getSQLState())) {
+                    return false; // lock_timeout: the deadline passed in the database's queue
+                }
+                if (cancelFired[0] || request.isCancelled()) {
+                    return false; // our own cancel: the wait ended without the lock
+                }
+                throw e;
+            } finally {
+                onCancel.cancel(false);
+            }
+        }
+    }
+
+    private static void cancel(PreparedStatement ps) {
+        try {
+            ps.cancel();
+        } catch (SQLException e) {
+            log.debug("cancelling an advisory lock wait failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * Gives back a connection that a cancel was fired at without letting anyone reuse it: the cancel may still be
+     * on its way and would interrupt the next borrower's statement.
+     */
+    private void retire(Connection c) {
+        if (dataSource instanceof HikariDataSource pool) {
+            pool.evictConnection(c);
+        } else {
+            abortQuietly(c);
+        }
+        closeQuietly(c);
+    }
+
+    private long token(Connection c) throws SQLException {
+        String sql = postgres ? "SELECT pg_current_xact_id()::text::bigint" : "SELECT UUID_SHORT()";
+        try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return postgres ? rs.getLong(1) : rs.getBigDecimal(1).longValue();
+        }
+    }
+
+    private void expire(Held held) {
+        runner.io().execute(() -> {
+            if (held.end(false)) {
+                unlockAndClose(held);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> release(Grant grant) {
+        Held held = (Held) grant.backendState();
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        try {
+            runner.io().execute(() -> {
+                if (!held.end(true)) {
+                    result.complete(false);
+                    return;
+                }
+                result.complete(unlockAndClose(held));
+            });
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new LockUnavailableException("the JDBC advisory lock client is closed", e));
+        }
+        return result;
+    }
+
+    /** Unlocks on the hold's own session and gives the connection back; {@code false} if the session was gone. */
+    private boolean unlockAndClose(Held held) {
+        held.lock.lock();
+        try {
+            String sql = postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)";
+            try (PreparedStatement ps = held.connection.prepareStatement(sql)) {
+                runner.limit(ps);
+                bindKey(ps, 1, held.name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return postgres ? rs.getBoolean(1) : rs.getInt(1) == 1;
+                }
+            } catch (SQLException e) {
+                // The session is gone, and the lock with it: make sure the pool does not reuse the connection.
+                retire(held.connection);
+                return false;
+            }
+        } finally {
+            closeQuietly(held.connection);
+            held.lock.unlock();
+        }
+    }
+
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        Set<Grant> all = Set.copyOf(grants);
+        return CompletableFuture.supplyAsync(() -> {
+            Set<Grant> lost = new HashSet<>();
+            for (Grant g : all) {
+                Held held = (Held) g.backendState();
+                held.lock.lock();
+                try {
+                    // A session-level lock lives exactly as long as its session: a live session still holds it.
+                    if (held.ended || !held.connection.isValid(2)) {
+                        lost.add(g);
+                    }
+                } catch (SQLException e) {
+                    lost.add(g);
+                } finally {
+                    held.lock.unlock();
+                }
+            }
+            return lost;
+        }, runner.io());
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(String name) {
+        String sql = postgres
+                ? "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
+                        + " AND classid::text::bigint = ? AND objid::text::bigint = ?"
+                : "SELECT COUNT(*) FROM (SELECT IS_USED_LOCK(?) AS holder) h WHERE holder IS NOT NULL";
+        return runner.async("isLocked '" + name + "'", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                bindLocator(ps, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getLong(1) > 0;
+                }
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        // An advisory lock belongs to its session: the only way to free it from outside is to end that session.
+        String find = postgres
+                ? "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
+                        + " AND classid::text::bigint = ? AND objid::text::bigint = ?"
+                : "SELECT IS_USED_LOCK(?)";
+        return runner.async("forceUnlock '" + name + "'", c -> {
+            Long session = null;
+            try (PreparedStatement ps = c.prepareStatement(find)) {
+                bindLocator(ps, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next()) {
+                        long v = rs.getLong(1);
+                        session = rs.wasNull() ? null : v;
+                    }
+                }
+            }
+            if (session == null) {
+                return false;
+            }
+            String kill = postgres ? "SELECT pg_terminate_backend(?)" : "KILL CONNECTION " + session.longValue();
+            try (PreparedStatement ps = c.prepareStatement(kill)) {
+                if (postgres) {
+                    ps.setInt(1, session.intValue());
+                }
+                ps.execute();
+            }
+            return true;
+        });
+    }
+
+    private void bindLocator(PreparedStatement ps, String name) throws SQLException {
+        if (postgres) {
+            long k = AdvisoryKeys.postgresKey(key(name));
+            ps.setLong(1, (k >>> 32) & 0xffffffffL);
+            ps.setLong(2, k & 0xffffffffL);
+        } else {
+            ps.setString(1, AdvisoryKeys.mysqlKey(key(name)));
+        }
+    }
+
+    void close() {
+        waiters.shutdownNow();
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            // Nothing to do: the connection is unusable either way.
+        }
+    }
+
+    private static void abortQuietly(Connection c) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            // Same.
+        }
+    }
+
+    /** One hold: its dedicated session. */
+    private static final class Held {
+        final Connection connection;
+        final String name;
+        final ReentrantLock lock = new ReentrantLock();
+        volatile boolean ended;
+        volatile ScheduledFuture<?> expiry;
+
+        Held(Connection connection, String name) {
+            this.connection = connection;
+            this.name = name;
+        }
+
+        /** Marks the hold ended once; {@code false} if it already was (released, or its fixed lease ran out). */
+        boolean end(boolean byRelease) {
+            lock.lock();
+            try {
+                if (ended) {
+                    return false;
+                }
+                ended = true;
+                ScheduledFuture<?> e = expiry;
+                if (byRelease && e != null) {
+                    e.cancel(false);
+                }
+                return true;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+}

@@ -1,8 +1,0 @@
-package io.latchkey.jdbc;
-
-class H2LeaseTableLockOpsTest extends LeaseTableLockOpsTest {
-    @Override
-    SqlDialect dialect() {
-        return SqlDialect.H2;
-    }
-}

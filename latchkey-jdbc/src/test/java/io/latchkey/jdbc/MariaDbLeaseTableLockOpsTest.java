@@ -1,8 +1,0 @@
-package io.latchkey.jdbc;
-
-class MariaDbLeaseTableLockOpsTest extends LeaseTableLockOpsTest {
-    @Override
-    SqlDialect dialect() {
-        return SqlDialect.MYSQL;
-    }
-}

@@ -1,8 +1,0 @@
-package io.latchkey.jdbc;
-
-class PostgresLeaseTableLockOpsTest extends LeaseTableLockOpsTest {
-    @Override
-    SqlDialect dialect() {
-        return SqlDialect.POSTGRESQL;
-    }
-}

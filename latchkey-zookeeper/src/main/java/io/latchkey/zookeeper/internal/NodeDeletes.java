@@ -1,0 +1,82 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.core.RetriedRemoval;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes of our own nodes that must reach the server, through the engine's {@link RetriedRemoval}: a lock's or a
+ * semaphore's ephemeral node lives as long as its session, which this client keeps alive for its other nodes, so a
+ * delete lost to a connection loss (a leader election, a server restart) would otherwise keep the lock taken or the
+ * permit used for the client's lifetime.
+ *
+ * <p>This class is the ZooKeeper half: one delete try and what its answer means. A connection loss (or no connection
+ * at all) is tried again every {@value #RETRY_MILLIS} ms on the session's scheduler, each retry once the session is
+ * connected again, until the server confirms the node gone (deleted now, or already) or the session that owned it has
+ * ended (then ZooKeeper removed it). Closing the session ends the retries (its end removes the nodes).
+ */
+final class NodeDeletes {
+    private static final Logger log = LoggerFactory.getLogger(NodeDeletes.class);
+    static final long RETRY_MILLIS = 50;
+
+    /** A try that did not reach the server; tried again. */
+    private static final class NotThrough extends RuntimeException {
+        NotThrough(String message, Throwable cause) {
+            super(message, cause, false, false);
+        }
+    }
+
+    private final ZkSession session;
+    private final RetriedRemoval removals;
+
+    NodeDeletes(ZkSession session) {
+        this.session = session;
+        this.removals = new RetriedRemoval(
+                (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+                () -> !session.scheduler().isShutdown(), RETRY_MILLIS, RETRY_MILLIS, log);
+    }
+
+    /**
+     * Deletes {@code path}; completes at the first definitive answer with whether this delete removed it
+     * (exceptionally only for an error other than a connection loss, such as a missing permission).
+     *
+     * @param sessionId the session that owns the node; 0 means "not ours, no session check"
+     * @param onFirstRetry run once when the first try failed (may be {@code null})
+     */
+    CompletableFuture<Boolean> delete(String path, long sessionId, Runnable onFirstRetry) {
+        return removals.now("delete of " + path, retry -> retry == 0 ? deleteOnce(path, sessionId, false)
+                        : session.whenConnected("delete " + path).handle((v, e) -> null)
+                                .thenCompose(v -> deleteOnce(path, sessionId, true)),
+                e -> e instanceof NotThrough, false, onFirstRetry);
+    }
+
+    private CompletableFuture<Boolean> deleteOnce(String path, long sessionId, boolean retried) {
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new NotThrough("no connection", e));
+        }
+        if (sessionId != 0 && zk.getSessionId() != sessionId) {
+            return CompletableFuture.completedFuture(false);
+        }
+        CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        zk.delete(path, -1, (rc, p, ctx) -> {
+            Code code = Code.get(rc);
+            switch (code) {
+                case OK -> answer.complete(true);
+                // After a lost reply our own earlier try may be the one that deleted it.
+                case NONODE -> answer.complete(retried);
+                case SESSIONEXPIRED -> answer.complete(false);
+                case CONNECTIONLOSS, OPERATIONTIMEOUT ->
+                        answer.completeExceptionally(new NotThrough(code.name(), null));
+                default -> answer.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
+            }
+        }, null);
+        return answer;
+    }
+}

@@ -1,0 +1,272 @@
+package io.latchkey.zookeeper.internal;
+
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.RemoteCountOps;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+
+/**
+ * The ZooKeeper layout shared by both semaphores, and their shared remote calls: a persistent node whose data is the
+ * number of permits (no data: never set), and one ephemeral sequential child per permit taken,
+ * {@code _c_<id>-permit-<seq>}. In sequence order the first {@code permits} children hold. A crashed holder's
+ * children go with its session, so its permits come back by themselves.
+ *
+ * <h2>One attempt</h2>
+ * {@link #attempt} first reads the permits and the children (sent back to back: one round trip) and answers "none"
+ * at once if fewer than the permits asked for are free, so a waiter's look changes nothing on the server (and
+ * wakes nobody, itself included). Otherwise it sends the create (one multi for several permits) and the same two
+ * reads back to back: ZooKeeper serves one session's requests in order, so the listing already holds the new nodes
+ * (two round trips in all). The nodes are kept if all of them are among the first {@code permits} children;
+ * otherwise they are deleted again and the attempt answers "none". Waiters keep no nodes on the server:
+ * waiting is the engine's, woken by a persistent watch on the semaphore's node ({@link ZkWatches}), which sees
+ * every permit returned (a delete, an expired session) and every change of the permits. A node that another
+ * attempt created and is about to delete may make an attempt answer "none" although a permit is free; its delete
+ * then wakes the waiters, who look again.
+ *
+ * <h2>Deletes</h2>
+ * Every delete of our own node goes through {@link NodeDeletes}: the node is ephemeral, but this client keeps its
+ * session alive, so a delete lost to a connection loss would otherwise hold a permit for the client's lifetime. A
+ * create whose answer was lost leaves nodes we do not know of; they are found by their protected id once the
+ * connection is back and deleted the same way.
+ */
+abstract class ZkPermitNodeOps implements RemoteCountOps {
+
+    static final String PERMIT = "permit-";
+
+    /** What an attempt created and kept: node names under {@code path}, the first node's czxid, the session. */
+    record Taken(String path, List<String> names, long czxid, long sessionId) {
+        String node(int i) {
+            return path + "/" + names.get(i);
+        }
+    }
+
+    final ZkSession session;
+    final ZkAsync calls;
+    final ZkCounter counter;
+    final NodeDeletes deletes;
+    final Function<String, String> pathOf;
+    private final ZkWatches watches;
+
+    /** @param pathOf maps a semaphore name to its node's full path */
+    ZkPermitNodeOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
+        this.session = session;
+        this.calls = new ZkAsync(session);
+        this.counter = new ZkCounter(calls);
+        this.deletes = new NodeDeletes(session);
+        this.pathOf = pathOf;
+        this.watches = watches;
+    }
+
+    @Override
+    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+        return watches.subscribe(pathOf.apply(name), changed);
+    }
+
+    /** The permits less the children (permits taken), read back to back. */
+    @Override
+    public CompletableFuture<Integer> availablePermits(String name) {
+        return free(pathOf.apply(name), "read semaphore " + name);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
+        return counter.update(pathOf.apply(name), "set permits of semaphore " + name,
+                v -> v == null ? ZkCounter.Change.put(permits, true) : ZkCounter.Change.none(false));
+    }
+
+    /** Never below zero (as before the counted contract): the permits are the node's data, not a balance. */
+    @Override
+    public CompletableFuture<Void> addPermits(String name, int delta) {
+        return counter.update(pathOf.apply(name), "add permits to semaphore " + name,
+                v -> ZkCounter.Change.put(Math.max(0, (v == null ? 0 : v) + delta), (Void) null));
+    }
+
+    /**
+     * One attempt to take {@code count} permits (see the class comment).
+     *
+     * @param protectedId the {@code <id>} of the nodes' names: unique per attempt, so that nodes whose create
+     *        answer was lost can be found
+     * @return what was taken, or {@code null} if not enough permits were free (nothing is left behind)
+     */
+    CompletableFuture<Taken> attempt(String path, String protectedId, int count, byte[] data, String operation) {
+        return free(path, operation).thenCompose(free -> free < count ? CompletableFuture.completedFuture(null)
+                : createAndCheck(path, protectedId, count, data, operation));
+    }
+
+    /** The permits less the children, read back to back. */
+    private CompletableFuture<Integer> free(String path, String operation) {
+        return calls.retrying(operation, zk -> calls.read(zk, path)
+                .thenCombine(calls.children(zk, path), (node, children) -> {
+                    Long permits = node == null ? null : ZkCounter.parse(node.data());
+                    return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (permits == null ? 0 : permits))
+                            - children.size());
+                }));
+    }
+
+    private CompletableFuture<Taken> createAndCheck(String path, String protectedId, int count, byte[] data,
+                                                    String operation) {
+        ZooKeeper zk;
+        try {
+            zk = session.zk();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        long sessionId = zk.getSessionId();
+        String prefix = LockNodes.protectedName(protectedId, PERMIT);
+        CompletableFuture<Taken> created = create(zk, path, prefix, count, data, sessionId);
+        CompletableFuture<Integer> permits = calls.read(zk, path).thenApply(node -> {
+            Long p = node == null ? null : ZkCounter.parse(node.data());
+            return p == null ? 0 : (int) Math.min(Integer.MAX_VALUE, p);
+        });
+        CompletableFuture<List<String>> children = calls.children(zk, path);
+        CompletableFuture<Taken> result = new CompletableFuture<>();
+        created.whenComplete((taken, e) -> {
+            if (e != null) {
+                if (ZkAsync.isTransient(e)) {
+                    dropStrays(path, prefix, sessionId);
+                }
+                result.completeExceptionally(unavailable(operation, e));
+            } else if (taken == null) {
+                result.complete(null); // never set: no node, no permits
+            } else {
+                permits.thenCombine(children, (p, c) -> holds(taken, p, c)).whenComplete((held, e2) -> {
+                    if (e2 != null || !held) {
+                        deleteAll(taken);
+                    }
+                    if (e2 != null) {
+                        result.completeExceptionally(unavailable(operation, e2));
+                    } else if (!result.complete(held ? taken : null) && held) {
+                        deleteAll(taken); // the caller gave up on the operation timeout meanwhile
+                    }
+                });
+            }
+        });
+        return session.bounded(result, operation);
+    }
+
+    private static boolean holds(Taken taken, int permits, List<String> children) {
+        List<String> sorted = LockNodes.sorted(children);
+        for (String n : taken.names()) {
+            int i = sorted.indexOf(n);
+            if (i < 0 || i >= permits) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The created nodes; {@code null} when the semaphore's node does not exist. */
+    private CompletableFuture<Taken> create(ZooKeeper zk, String path, String prefix, int count, byte[] data,
+                                            long sessionId) {
+        CompletableFuture<Taken> f = new CompletableFuture<>();
+        if (count == 1) {
+            zk.create(path + "/" + prefix, data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                    (rc, p, ctx, name, stat) -> {
+                        Code code = Code.get(rc);
+                        if (code == Code.OK) {
+                            f.complete(new Taken(path, List.of(name.substring(name.lastIndexOf('/') + 1)),
+                                    stat.getCzxid(), sessionId));
+                        } else {
+                            createFailed(f, code, p);
+                        }
+                    }, null);
+            return f;
+        }
+        List<Op> ops = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            ops.add(Op.create(path + "/" + prefix, data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL));
+        }
+        zk.multi(ops, (rc, p, ctx, results) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK) {
+                List<String> names = new ArrayList<>(count);
+                for (OpResult r : results) {
+                    String created = ((OpResult.CreateResult) r).getPath();
+                    names.add(created.substring(created.lastIndexOf('/') + 1));
+                }
+                f.complete(new Taken(path, names, 0, sessionId));
+            } else {
+                createFailed(f, code, path);
+            }
+        }, null);
+        return f;
+    }
+
+    private void createFailed(CompletableFuture<Taken> f, Code code, String path) {
+        if (code == Code.NONODE) {
+            f.complete(null);
+        } else if (ZkAsync.isTransient(code)) {
+            f.completeExceptionally(new ZkAsync.Transient(path, code));
+        } else {
+            f.completeExceptionally(session.unavailable("create permits under " + path + " (" + code + ")", null));
+        }
+    }
+
+    /** Deletes every node of {@code taken}, retried until the server answers. */
+    void deleteAll(Taken taken) {
+        for (int i = 0; i < taken.names().size(); i++) {
+            deletes.delete(taken.node(i), taken.sessionId(), null).exceptionally(e -> false);
+        }
+    }
+
+    /**
+     * After a create whose answer was lost: once connected, lists the children and deletes the nodes named with
+     * {@code prefix}, if the session that may have created them still lives (otherwise they went with it). Tried
+     * again every second until a listing succeeds; ends when the client closes.
+     */
+    private void dropStrays(String path, String prefix, long sessionId) {
+        try {
+            session.scheduler().schedule(() -> session.whenConnected("list " + path).thenCompose(v -> {
+                if (session.sessionId() != sessionId) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                return calls.retrying("list " + path, zk -> calls.children(zk, path)).thenAccept(children -> {
+                    for (String c : children) {
+                        if (c.startsWith(prefix)) {
+                            deletes.delete(path + "/" + c, sessionId, null).exceptionally(e -> false);
+                        }
+                    }
+                });
+            }).whenComplete((v, e) -> {
+                if (e != null) {
+                    dropStrays(path, prefix, sessionId);
+                }
+            }), 1, TimeUnit.SECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: the session's end removes the nodes
+        }
+    }
+
+    /** {@code error} as the {@link LockUnavailableException} the caller hears of. */
+    LockUnavailableException unavailable(String operation, Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof LockUnavailableException u ? u : session.unavailable(operation, e);
+    }
+
+    /**
+     * Deletes {@code node} (ours, or another client's with {@code sessionId} 0) and answers whether this delete
+     * removed it; if the first try fails, the answer fails within the operation timeout while the delete goes on
+     * until the server answers.
+     */
+    CompletableFuture<Boolean> deleteNode(String node, long sessionId, String operation) {
+        CompletableFuture<Boolean> answer = new CompletableFuture<>();
+        deletes.delete(node, sessionId, () -> session.bounded(answer, operation)).whenComplete((ok, e) -> {
+            if (e != null) {
+                answer.completeExceptionally(e);
+            } else {
+                answer.complete(ok);
+            }
+        });
+        return answer;
+    }
+}
