@@ -117,7 +117,9 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
                     }
                     Code check = codes.get(0);
                     if (check != Code.OK && check != Code.RUNTIMEINCONSISTENCY) {
-                        return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
+                        // the lock node changed or went: the next round's read tells a stale hold (node gone, or
+                        // handed to another owner) from our own token being recorded in it after the grant
+                        return round(grant, dataPath, write, operation, round + 1);
                     }
                     Code op = codes.get(1);
                     if (op == Code.NONODE && applies && dataNode == null) {
