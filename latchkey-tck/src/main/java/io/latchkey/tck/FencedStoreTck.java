@@ -192,6 +192,26 @@ public abstract class FencedStoreTck extends TckBase {
     }
 
     @Test
+    void aWaiterOfAnotherClientWritesAtOnceWhenItGetsTheLock() throws Exception {
+        String name = newName();
+        LockClient other = openClient();
+        FencedStore store = other.fencedStore(name);
+        for (int round = 0; round < 5; round++) {
+            LockLease first = client().lock(name).acquire();
+            Forked<LockLease> waiter = fork("queued-" + round, () -> other.lock(name).acquire());
+            awaitBlocked(waiter);
+            first.release();
+            LockLease next = waiter.get(slack());
+            try {
+                store.put(next, "k", b("round " + round));   // right after a queued grant, no pause
+                assertThat(s(store.get("k"))).isEqualTo("round " + round);
+            } finally {
+                next.release();
+            }
+        }
+    }
+
+    @Test
     void aLeaseOfAnotherLockIsRejected() throws Exception {
         String name = newName();
         String otherName = newName();
