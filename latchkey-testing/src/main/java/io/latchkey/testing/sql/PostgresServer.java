@@ -89,7 +89,8 @@ public final class PostgresServer extends SqlServerProcess {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
     }
 
-    private static List<String> asServiceUser(boolean root, List<String> command) {
+    /** {@code command}, run as the {@code postgres} system user (with {@code setpriv}) when the tests run as root. */
+    static List<String> asServiceUser(boolean root, List<String> command) {
         if (!root) {
             return command;
         }
@@ -114,6 +115,11 @@ public final class PostgresServer extends SqlServerProcess {
 
     private static String group(String user) {
         return "postgres".equals(user) ? "postgres" : "nogroup";
+    }
+
+    /** Hands {@code dir} to the system user the servers run as when the tests run as root. */
+    static void handTo(Path dir) {
+        handTo(dir, serviceUser());
     }
 
     private static void handTo(Path dir, String user) {
