@@ -136,6 +136,14 @@ class PgBouncerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown parameter latchkey.poolMode");
         try (HikariDataSource ds = TestDatabases.pool(TestDatabases.jdbcUrl(SqlDialect.H2), 2)) {
+            // Elsewhere than on PostgreSQL a transaction pooler changes nothing the client does.
+            try (JdbcLockClient h2 = JdbcLockClient.create(ds, ClientOptions.defaults(),
+                    JdbcOptions.builder().pooling(JdbcOptions.Pooling.TRANSACTION).build())) {
+                for (int i = 0; i < 8; i++) {
+                    assertThat(h2.lock("x").tryLock()).isTrue();
+                    h2.lock("x").unlock();
+                }
+            }
             assertThatThrownBy(() -> JdbcLockClient.create(ds, ClientOptions.defaults(),
                     JdbcOptions.builder().listenUrl(direct()).build()))
                     .isInstanceOf(IllegalArgumentException.class)
