@@ -53,6 +53,14 @@ final class VerifyCommand implements Callable<Integer> {
             + "server faults run too.")
     String embedded;
 
+    @Option(names = "--fault", paramLabel = "NAME", description = "With --faults: run only this fault (repeatable). "
+            + "Every backend: pause-holder, kill-holder, partition-holder (URIs whose addresses the verifier can "
+            + "proxy). With --embedded: server-restart (redis, zookeeper, etcd, postgresql, mariadb), failover "
+            + "(redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster), clock-jump (postgresql, mariadb), "
+            + "partition-server (redis, etcd, postgresql: the server in a network namespace of its own, its link cut for "
+            + "2.5 leases; needs root). Default: every fault the backend has.")
+    java.util.List<String> onlyFaults;
+
     @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "
             + "register (default: an H2 database hosted by the verifier).")
     String resource;
@@ -100,7 +108,7 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (faults || embedded != null || resource != null || report != null) {
+        if (faults || embedded != null || resource != null || report != null || onlyFaults != null) {
             return VerifyFaults.run(this);
         }
         if (uri == null) {

@@ -35,6 +35,44 @@ class FaultsCliTest {
         assertThat(o.err).contains("redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb");
     }
 
+    @Test
+    void anUnknownFaultNamesTheKnownOnes() {
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "meteor"));
+        assertThat(o.code).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("--fault must be one of pause-holder, kill-holder, partition-holder, server-restart, "
+                + "failover, clock-jump, partition-server but was 'meteor'");
+    }
+
+    @Test
+    void aFaultTheBackendDoesNotHaveIsAUsageErrorSayingWhy() {
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "failover"));
+        assertThat(o.code).as(o.err).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("--fault failover does not run on redis");
+    }
+
+    @Test
+    void helpListsTheFaultsPerKind() {
+        Output o = capture(() -> Main.run("verify", "--help"));
+        assertThat(o.out.replaceAll("\\s+", " ")).contains("--fault=NAME").contains("partition-server (redis, etcd, postgresql")
+                .contains("failover (redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster)");
+    }
+
+    /** Without root the partition fails naming what is missing; it is not skipped. */
+    @Test
+    void aServerPartitionWithoutRootFailsNamingIt() {
+        String user = System.getProperty("user.name");
+        System.setProperty("user.name", "nobody");
+        try {
+            Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault",
+                    "partition-server"));
+            assertThat(o.code).as(o.err).isEqualTo(CliException.UNAVAILABLE);
+            assertThat(o.err).contains("the partition-server fault needs root")
+                    .contains("Linux network namespaces and veth links");
+        } finally {
+            System.setProperty("user.name", user);
+        }
+    }
+
     /**
      * The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0; with a jump of the
      * server's clock (libfaketime), which the run must not leave out.

@@ -2,6 +2,7 @@ package io.latchkey.cli.faults;
 
 import io.latchkey.testing.EtcdServer;
 import io.latchkey.testing.FakeClock;
+import io.latchkey.testing.NetworkNamespace;
 import io.latchkey.testing.RedisClusterSetup;
 import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
@@ -29,6 +30,9 @@ final class EmbeddedServers {
     static final List<String> KINDS = List.of("redis", "redis-sentinel", "redis-cluster", "zookeeper",
             "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb");
 
+    /** The kinds whose server runs in a network namespace of its own, so that {@code partition-server} runs. */
+    static final List<String> PARTITIONABLE = List.of("redis", "etcd", "postgresql");
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     private EmbeddedServers() {
@@ -41,9 +45,35 @@ final class EmbeddedServers {
      * @throws IllegalStateException if its binary is missing (naming the install command) or it does not start
      */
     static ServerControl start(String kind, Path dir, Duration lease) {
-        switch (kind.toLowerCase(Locale.ROOT)) {
+        return start(kind, dir, lease, false);
+    }
+
+    /**
+     * Starts a server of {@code kind}; with {@code partitions} a kind of {@link #PARTITIONABLE} runs in a Linux network
+     * namespace of its own (deleted by the control's {@code close()}), so that {@code partition-server} can cut it off.
+     *
+     * @throws IllegalStateException also if {@code partitions} and namespaces cannot be made (not root, no {@code ip}),
+     *         naming what is missing
+     */
+    static ServerControl start(String kind, Path dir, Duration lease, boolean partitions) {
+        String k = kind.toLowerCase(Locale.ROOT);
+        if (partitions && PARTITIONABLE.contains(k)) {
+            NetworkNamespace ns = NetworkNamespace.create("the partition-server fault");
+            try {
+                return namespaced(start(k, dir, lease, ns), ns);
+            } catch (RuntimeException e) {
+                ns.close();
+                throw e;
+            }
+        }
+        return start(k, dir, lease, null);
+    }
+
+    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns) {
+        switch (kind) {
             case "redis":
-                return redis(RedisServer.standalone().start());
+                return redis(ns == null ? RedisServer.standalone().start()
+                        : RedisServer.standalone().inNamespace(ns).start());
             case "redis-sentinel":
                 // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
                 return sentinel(new RedisSentinelSetup().start());
@@ -56,9 +86,12 @@ final class EmbeddedServers {
             case "etcd-cluster":
                 return EtcdClusterControl.start(dir.resolve("etcd-cluster"));
             case "etcd":
-                return etcd(EtcdServer.started());
+                return etcd(ns == null ? EtcdServer.started() : new EtcdServer().inNamespace(ns).start());
             case "postgresql": {
                 PostgresServer pg = new PostgresServer();
+                if (ns != null) {
+                    pg.inNamespace(ns);
+                }
                 // now() times the leases: a server under libfaketime lets the run jump its clock
                 FakeClock clock = startOnFakeClock(pg);
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
@@ -88,6 +121,85 @@ final class EmbeddedServers {
         } catch (SQLException e) {
             throw new IllegalStateException("could not make the embedded PostgreSQL commit durably: " + e, e);
         }
+    }
+
+    /** {@code server}, which runs in {@code ns}, with the partition-server fault; closing it deletes {@code ns}. */
+    private static ServerControl namespaced(ServerControl server, NetworkNamespace ns) {
+        java.util.EnumSet<FaultKind> faults = java.util.EnumSet.of(FaultKind.PARTITION_SERVER);
+        faults.addAll(server.serverFaults());
+        return new ServerControl() {
+            @Override
+            public String backend() {
+                return server.backend();
+            }
+
+            @Override
+            public String uri() {
+                return server.uri();
+            }
+
+            @Override
+            public String description() {
+                return server.description() + ", in network namespace " + ns.name() + " (veth link to the host)";
+            }
+
+            @Override
+            public Set<FaultKind> serverFaults() {
+                return faults;
+            }
+
+            @Override
+            public boolean proxiable() {
+                return server.proxiable();
+            }
+
+            @Override
+            public void crash() {
+                server.crash();
+            }
+
+            @Override
+            public void restart() {
+                server.restart();
+            }
+
+            @Override
+            public void failover() {
+                server.failover();
+            }
+
+            @Override
+            public void jumpClock(Duration by) {
+                server.jumpClock(by);
+            }
+
+            @Override
+            public String whyNoClockJump() {
+                return server.whyNoClockJump();
+            }
+
+            @Override
+            public void partition() {
+                ns.cut();
+            }
+
+            @Override
+            public void heal() {
+                ns.heal();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    if (ns.isCut()) {
+                        ns.heal();
+                    }
+                    server.close();
+                } finally {
+                    ns.close();
+                }
+            }
+        };
     }
 
     private static ServerControl redis(RedisServer server) {

@@ -55,6 +55,16 @@ interface ServerControl extends AutoCloseable {
                 + "libfaketime); docs/faults.md says why the other servers do not need or allow it";
     }
 
+    /** Cuts the server off from every worker (its network namespace's link goes down) until {@link #heal()}. */
+    default void partition() {
+        throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
+    }
+
+    /** Ends {@link #partition()}. */
+    default void heal() {
+        throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
+    }
+
     /** Stops what the verifier started. */
     @Override
     void close();

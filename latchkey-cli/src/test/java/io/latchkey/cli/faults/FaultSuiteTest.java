@@ -34,15 +34,20 @@ class FaultSuiteTest {
         Files.writeString(Path.of("target", "faults", "safety-under-faults.md"), FaultReport.markdown(ALL_ROWS));
     }
 
+    /** With the server partitioned from every worker (its network namespace's link cut) for longer than the lease. */
     @Test
-    void redisClientFaults() throws InterruptedException {
-        assertRulesHold(run("redis", EnumSet.of(FaultKind.SERVER_RESTART)), "redis");
+    void redisClientFaultsAndServerPartition() throws InterruptedException {
+        Run run = run("redis", EnumSet.of(FaultKind.SERVER_RESTART));
+        assertRulesHold(run, "redis");
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** Issue #9's first bug: after a restart without persistence Redis tokens started again at 1. */
     @Test
     void redisServerRestart() throws InterruptedException {
-        assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "redis");
+        assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION,
+                FaultKind.PARTITION_SERVER)), "redis");
     }
 
     @Test
@@ -67,15 +72,22 @@ class FaultSuiteTest {
         assertRulesHold(run("etcd-cluster", Set.of()), "etcd-cluster");
     }
 
-    /** Issue #9's second bug as reported: a release that failed while etcd was down left the lock stuck. */
+    /**
+     * Issue #9's second bug as reported: a release that failed while etcd was down left the lock stuck. And the server
+     * partitioned from every worker for longer than the lease.
+     */
     @Test
-    void etcdServerRestart() throws InterruptedException {
-        assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");
+    void etcdServerRestartAndPartition() throws InterruptedException {
+        Run run = run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION));
+        assertRulesHold(run, "etcd");
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /**
      * With a jump of the server's wall clock an hour forward: PostgreSQL's {@code now()} times the leases, so every
-     * lease ends at once; the holder is told at its next renewal and the fence refuses its late write.
+     * lease ends at once; the holder is told at its next renewal and the fence refuses its late write. And with the
+     * server partitioned from every worker for longer than the lease.
      */
     @Test
     void postgresql() throws InterruptedException {
@@ -85,6 +97,8 @@ class FaultSuiteTest {
         assertRulesHold(run, "postgresql");
         assertThat(run.result().rows()).as("the run jumped the server's clock")
                 .anyMatch(r -> r.fault().equals(FaultKind.CLOCK_JUMP.label()));
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {
@@ -114,7 +128,8 @@ class FaultSuiteTest {
         assertThat(whole.accepted()).as("the workers made progress").isGreaterThan(10);
         for (FaultRow r : rows) {
             if (r.fault().equals(FaultKind.SERVER_RESTART.label()) || r.fault().equals(FaultKind.FAILOVER.label())
-                    || r.fault().equals(FaultKind.CLOCK_JUMP.label())) {
+                    || r.fault().equals(FaultKind.CLOCK_JUMP.label())
+                    || r.fault().equals(FaultKind.PARTITION_SERVER.label())) {
                 assertThat(r.recoveryMillis()).as("%s: writes accepted again after %s", backend, r.fault())
                         .isLessThan(Long.MAX_VALUE);
             }

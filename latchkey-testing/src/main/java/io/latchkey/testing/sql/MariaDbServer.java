@@ -61,7 +61,7 @@ public final class MariaDbServer extends SqlServerProcess {
         }
         startOnFreePort("mariadbd", port -> {
             List<String> cmd = new ArrayList<>(List.of(mariadbd.toString(), "--no-defaults",
-                    "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1",
+                    "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=" + host(),
                     "--socket=" + dir.resolve("mysqld.sock"), "--pid-file=" + dir.resolve("mysqld.pid"),
                     "--tmpdir=" + dir, "--init-file=" + dir.resolve("init.sql"), "--skip-name-resolve",
                     "--skip-log-bin", "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
@@ -79,6 +79,6 @@ public final class MariaDbServer extends SqlServerProcess {
      */
     @Override
     public String jdbcUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER + "&sslMode=disable";
+        return "jdbc:mariadb://" + host() + ":" + port + "/" + DATABASE + "?user=" + USER + "&sslMode=disable";
     }
 }
