@@ -8,6 +8,7 @@ import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
 import io.latchkey.testing.sql.MariaDbServer;
+import io.latchkey.testing.sql.PgBouncerServer;
 import io.latchkey.testing.sql.PostgresServer;
 import io.latchkey.testing.sql.SqlServerProcess;
 import java.nio.file.Path;
@@ -28,7 +29,7 @@ final class EmbeddedServers {
 
     /** The kinds {@code --embedded} accepts. */
     static final List<String> KINDS = List.of("redis", "redis-sentinel", "redis-cluster", "zookeeper",
-            "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb");
+            "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb", "postgresql-pgbouncer");
 
     /** The kinds whose server runs in a network namespace of its own, so that {@code partition-server} runs. */
     static final List<String> PARTITIONABLE = List.of("redis", "etcd", "postgresql");
@@ -97,6 +98,27 @@ final class EmbeddedServers {
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
                         () -> pg.start(), () -> pg.close(), clock);
+            }
+            case "postgresql-pgbouncer": {
+                // PostgreSQL behind PgBouncer in transaction pooling mode: the workers' URI names the pooler; a server
+                // restart kills PostgreSQL, which PgBouncer reconnects to.
+                PostgresServer pg = new PostgresServer();
+                FakeClock clock = startOnFakeClock(pg);
+                durableCommits(pg.jdbcUrl(), PostgresServer.USER);
+                PgBouncerServer bouncer = new PgBouncerServer(pg, 20);
+                try {
+                    bouncer.start();
+                } catch (RuntimeException e) {
+                    pg.close();
+                    throw e;
+                }
+                return sql("postgresql-pgbouncer", bouncer.jdbcUrl() + "&latchkey.pooling=transaction",
+                        bouncer.host() + ":" + bouncer.port() + " (PgBouncer, pool_mode = transaction) in front of "
+                                + "postgresql at " + pg.host() + ":" + pg.port(), () -> pg.kill(), () -> pg.start(),
+                        () -> {
+                            bouncer.close();
+                            pg.close();
+                        }, clock);
             }
             case "mariadb": {
                 MariaDbServer m = new MariaDbServer();

@@ -101,6 +101,18 @@ class FaultSuiteTest {
                 .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
+    /**
+     * PostgreSQL behind PgBouncer in transaction pooling mode: the lease table without a session (the workers' URI
+     * names the pooler), PostgreSQL restarted behind it, its clock jumped.
+     */
+    @Test
+    void postgresqlBehindPgBouncer() throws InterruptedException {
+        Run run = run("postgresql-pgbouncer", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL));
+        assertRulesHold(run, "postgresql-pgbouncer");
+        assertThat(run.result().rows()).as("the run restarted PostgreSQL behind the pooler")
+                .anyMatch(r -> r.fault().equals(FaultKind.SERVER_RESTART.label()) && r.passed());
+    }
+
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {
         StringWriter out = new StringWriter();
         // The timeline and the raw history stay in target/faults for a look after a failure.
