@@ -40,7 +40,7 @@ class FaultsCliTest {
         Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "meteor"));
         assertThat(o.code).isEqualTo(CliException.USAGE);
         assertThat(o.err).contains("--fault must be one of pause-holder, kill-holder, partition-holder, server-restart, "
-                + "failover, clock-jump, partition-server but was 'meteor'");
+                + "failover, clock-jump, partition-server, partition-leader but was 'meteor'");
     }
 
     @Test

@@ -155,7 +155,7 @@ public final class NetworkNamespace implements AutoCloseable {
         return "NetworkNamespace{" + name + ", " + address + (cut ? ", cut" : "") + "}";
     }
 
-    private static String run(List<String> command, boolean check) {
+    static String run(List<String> command, boolean check) {
         try {
             Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

@@ -61,16 +61,17 @@ final class EmbeddedServers {
         if (partitions && PARTITIONABLE.contains(k)) {
             NetworkNamespace ns = NetworkNamespace.create("the partition-server fault");
             try {
-                return namespaced(start(k, dir, lease, ns), ns);
+                return namespaced(start(k, dir, lease, ns, true), ns);
             } catch (RuntimeException e) {
                 ns.close();
                 throw e;
             }
         }
-        return start(k, dir, lease, null);
+        return start(k, dir, lease, null, partitions);
     }
 
-    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns) {
+    /** @param partitions whether a deployment of several members runs them in namespaces (etcd-cluster) */
+    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns, boolean partitions) {
         switch (kind) {
             case "redis":
                 return redis(ns == null ? RedisServer.standalone().start()
@@ -85,7 +86,7 @@ final class EmbeddedServers {
             case "zookeeper-ensemble":
                 return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease);
             case "etcd-cluster":
-                return EtcdClusterControl.start(dir.resolve("etcd-cluster"));
+                return EtcdClusterControl.start(dir.resolve("etcd-cluster"), partitions);
             case "etcd":
                 return etcd(ns == null ? EtcdServer.started() : new EtcdServer().inNamespace(ns).start());
             case "postgresql": {

@@ -25,7 +25,12 @@ public enum FaultKind {
      * of its own joined to the host by a veth link, and the link goes down (packets are dropped, connections stay
      * open) and up again. Needs root.
      */
-    PARTITION_SERVER("partition server", true);
+    PARTITION_SERVER("partition server", true),
+    /**
+     * Cut the leader of a replicated deployment off from the other members and every worker (its network namespace's
+     * link down) until the majority has elected a new leader and 2.5 leases have passed, then heal. Needs root.
+     */
+    PARTITION_LEADER("partition leader", true);
 
     private final String label;
     private final boolean serverSide;
@@ -63,7 +68,7 @@ public enum FaultKind {
 
     /** Whether the fault lasts a fault length (2.5 leases) before it is undone. */
     boolean lasts() {
-        return this == PAUSE || this == PARTITION || this == PARTITION_SERVER;
+        return this == PAUSE || this == PARTITION || this == PARTITION_SERVER || this == PARTITION_LEADER;
     }
 
     /** Whether the fault needs a server the verifier started itself ({@code --embedded}). */

@@ -149,7 +149,8 @@ public final class FaultRun {
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
             server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease(),
-                    options.wants(FaultKind.PARTITION_SERVER)) : ServerControl.external(options.uri());
+                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER))
+                    : ServerControl.external(options.uri());
             if (options.resource() != null) {
                 registerUrl = options.resource();
             } else {
@@ -275,11 +276,16 @@ public final class FaultRun {
                 long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
-            case PARTITION_SERVER: {
+            case PARTITION_SERVER:
+            case PARTITION_LEADER: {
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
                 String problem = "";
                 try {
-                    server.partition();
+                    if (kind == FaultKind.PARTITION_LEADER) {
+                        server.isolateLeader();
+                    } else {
+                        server.partition();
+                    }
                     try {
                         Thread.sleep(length.toMillis());
                     } finally {

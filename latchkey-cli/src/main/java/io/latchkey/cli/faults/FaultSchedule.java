@@ -38,7 +38,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         Set<FaultKind> serverFaults = server.serverFaults();
         for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP,
-                FaultKind.PARTITION_SERVER)) {
+                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER)) {
             if (serverFaults.contains(k)) {
                 steps.add(k);
             }
@@ -52,7 +52,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         if (!serverFaults.contains(FaultKind.PARTITION_SERVER) && !serverFaults.isEmpty()) {
             notes.add("partition server: not run (the verifier runs only the servers of --embedded "
-                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + " in a network namespace of their own)");
+                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + " and etcd-cluster in network namespaces of their "
+                    + "own)");
         }
         for (FaultKind k : only) {
             if (!steps.contains(k)) {
@@ -100,6 +101,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                         + " min forward (libfaketime) and leave it there";
                 case PARTITION_SERVER -> "cut the server's network namespace off from every worker for "
                         + seconds(faultLength) + " (veth link down), then heal";
+                case PARTITION_LEADER -> "cut the leader's network namespace off from the other members and every "
+                        + "worker until a new leader is elected and " + seconds(faultLength) + " passed, then heal";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));

@@ -60,7 +60,15 @@ interface ServerControl extends AutoCloseable {
         throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
     }
 
-    /** Ends {@link #partition()}. */
+    /**
+     * Cuts the leader off from the other members and from every worker, and returns once the others elected a new
+     * leader; {@link #heal()} ends it.
+     */
+    default void isolateLeader() {
+        throw new UnsupportedOperationException(backend() + " has no leader the verifier can isolate");
+    }
+
+    /** Ends {@link #partition()} or {@link #isolateLeader()}. */
     default void heal() {
         throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
     }

@@ -66,10 +66,17 @@ class FaultSuiteTest {
         assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
     }
 
-    /** With the leader's kill: issue #9's second bug (a release that failed during the election left the lock stuck). */
+    /**
+     * With the leader's kill: issue #9's second bug (a release that failed during the election left the lock stuck).
+     * And the leader cut off from the other members and every worker (each member in a network namespace of its own)
+     * until a new one is elected.
+     */
     @Test
     void etcdCluster() throws InterruptedException {
-        assertRulesHold(run("etcd-cluster", Set.of()), "etcd-cluster");
+        Run run = run("etcd-cluster", EnumSet.of(FaultKind.PARTITION_SERVER));
+        assertRulesHold(run, "etcd-cluster");
+        assertThat(run.result().rows()).as("the run isolated the leader")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_LEADER.label()) && r.passed());
     }
 
     /**
@@ -141,7 +148,8 @@ class FaultSuiteTest {
         for (FaultRow r : rows) {
             if (r.fault().equals(FaultKind.SERVER_RESTART.label()) || r.fault().equals(FaultKind.FAILOVER.label())
                     || r.fault().equals(FaultKind.CLOCK_JUMP.label())
-                    || r.fault().equals(FaultKind.PARTITION_SERVER.label())) {
+                    || r.fault().equals(FaultKind.PARTITION_SERVER.label())
+                    || r.fault().equals(FaultKind.PARTITION_LEADER.label())) {
                 assertThat(r.recoveryMillis()).as("%s: writes accepted again after %s", backend, r.fault())
                         .isLessThan(Long.MAX_VALUE);
             }
