@@ -84,7 +84,7 @@ final class EmbeddedServers {
             case "zookeeper":
                 return zooKeeper(dir.resolve("zookeeper"), lease);
             case "zookeeper-ensemble":
-                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease);
+                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease, partitions);
             case "etcd-cluster":
                 return EtcdClusterControl.start(dir.resolve("etcd-cluster"), partitions);
             case "etcd":

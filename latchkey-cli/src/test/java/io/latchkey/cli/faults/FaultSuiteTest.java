@@ -61,9 +61,13 @@ class FaultSuiteTest {
         assertRulesHold(run("redis-cluster", EnumSet.of(FaultKind.PAUSE)), "redis-cluster");
     }
 
+    /** With the leader's kill, and the leader cut off from the other members and every worker until a new one leads. */
     @Test
     void zooKeeperEnsemble() throws InterruptedException {
-        assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
+        Run run = run("zookeeper-ensemble", EnumSet.of(FaultKind.PARTITION_SERVER));
+        assertRulesHold(run, "zookeeper-ensemble");
+        assertThat(run.result().rows()).as("the run isolated the leader")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_LEADER.label()) && r.passed());
     }
 
     /**
