@@ -53,7 +53,7 @@ class FaultsCliTest {
     @Test
     void helpListsTheFaultsPerKind() {
         Output o = capture(() -> Main.run("verify", "--help"));
-        assertThat(o.out.replaceAll("\\s+", " ")).contains("--fault=NAME").contains("partition-server (redis, etcd, postgresql")
+        assertThat(o.out.replaceAll("\\s+", " ")).contains("--fault=NAME").contains("partition-server (redis, zookeeper, etcd, postgresql, mariadb")
                 .contains("failover (redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster)");
     }
 
@@ -73,9 +73,23 @@ class FaultsCliTest {
         }
     }
 
+    /** {@code --fault} end to end: only the server partition, on the CLI's zero-setup ZooKeeper in a namespace. */
+    @Test
+    void onlyTheNamedFaultRuns() throws Exception {
+        Path csv = Path.of("target", "faults", "zookeeper-partition-server-cli.csv");
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "zookeeper", "--fault", "partition-server",
+                "--report", csv.toString()));
+        assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
+        assertThat(o.out).contains("in network namespace").contains("partition server done")
+                .doesNotContain("pause holder").contains("all fault rules held");
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.subList(1, rows.size())).hasSize(3).allSatisfy(r -> assertThat(r).contains(",PASS,"));
+        assertThat(rows.get(2)).startsWith("zookeeper,partition server,");
+    }
+
     /**
      * The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0; with a jump of the
-     * server's clock (libfaketime), which the run must not leave out.
+     * server's clock (libfaketime), which the run must not leave out, and a partition of the server.
      */
     @Test
     void embeddedMariaDbRunPassesEveryRule() throws Exception {
@@ -83,10 +97,10 @@ class FaultsCliTest {
         Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "mariadb", "--report", csv.toString()));
         assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
         assertThat(o.out).contains("schedule:").contains("pause holder").contains("server restart")
-                .contains("clock jump done").contains("all fault rules held");
+                .contains("clock jump done").contains("partition server done").contains("all fault rules held");
         List<String> rows = Files.readAllLines(csv);
         assertThat(rows.get(0)).startsWith("backend,fault,target,");
-        assertThat(rows.subList(1, rows.size())).hasSize(7).allSatisfy(r -> assertThat(r).contains(",PASS,"));
+        assertThat(rows.subList(1, rows.size())).hasSize(8).allSatisfy(r -> assertThat(r).contains(",PASS,"));
     }
 
     private record Output(int code, String out, String err) {

@@ -32,7 +32,7 @@ final class EmbeddedServers {
             "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb", "postgresql-pgbouncer");
 
     /** The kinds whose server runs in a network namespace of its own, so that {@code partition-server} runs. */
-    static final List<String> PARTITIONABLE = List.of("redis", "etcd", "postgresql");
+    static final List<String> PARTITIONABLE = List.of("redis", "zookeeper", "etcd", "postgresql", "mariadb");
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
@@ -82,7 +82,7 @@ final class EmbeddedServers {
             case "redis-cluster":
                 return cluster(RedisClusterSetup.startWithReplicas());
             case "zookeeper":
-                return zooKeeper(dir.resolve("zookeeper"), lease);
+                return zooKeeper(dir.resolve("zookeeper"), lease, ns);
             case "zookeeper-ensemble":
                 return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease, partitions);
             case "etcd-cluster":
@@ -123,6 +123,9 @@ final class EmbeddedServers {
             }
             case "mariadb": {
                 MariaDbServer m = new MariaDbServer();
+                if (ns != null) {
+                    m.inNamespace(ns);
+                }
                 FakeClock clock = startOnFakeClock(m);
                 return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
                         () -> m.close(), clock);
@@ -342,13 +345,17 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl zooKeeper(Path dataDir, Duration lease) {
+    /** @param ns the network namespace to run the server in, or {@code null} for loopback */
+    private static ServerControl zooKeeper(Path dataDir, Duration lease, NetworkNamespace ns) {
         int port = TestFiles.freePort();
         // Sessions expire on tick boundaries and last at least two ticks: a tick well below the lease.
         long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
-        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class,
-                List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))).start(START_TIMEOUT);
-        return new Base("zookeeper", "zookeeper://127.0.0.1:" + port, "ZooKeeper at 127.0.0.1:" + port
+        String host = ns == null ? "127.0.0.1" : ns.address();
+        List<String> args = ns == null ? List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))
+                : List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick), host);
+        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class, args,
+                ns == null ? List.of() : ns.wrap(List.of())).start(START_TIMEOUT);
+        return new Base("zookeeper", "zookeeper://" + host + ":" + port, "ZooKeeper at " + host + ":" + port
                 + " (its own JVM, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
             @Override
             public void crash() {

@@ -54,7 +54,13 @@ public final class MariaDbServer extends SqlServerProcess {
             }
             Binaries.run(install, dir, 120);
             try {
-                Files.writeString(dir.resolve("init.sql"), "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n");
+                String init = "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n";
+                if (!"127.0.0.1".equals(host())) {
+                    // In a network namespace clients come from the host's end of its link.
+                    init += "CREATE USER IF NOT EXISTS '" + USER + "'@'10.213.%';\n"
+                            + "GRANT ALL PRIVILEGES ON *.* TO '" + USER + "'@'10.213.%' WITH GRANT OPTION;\n";
+                }
+                Files.writeString(dir.resolve("init.sql"), init);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
