@@ -32,7 +32,8 @@ final class EmbeddedServers {
             "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb", "postgresql-pgbouncer");
 
     /** The kinds whose server runs in a network namespace of its own, so that {@code partition-server} runs. */
-    static final List<String> PARTITIONABLE = List.of("redis", "zookeeper", "etcd", "postgresql", "mariadb");
+    static final List<String> PARTITIONABLE = List.of("redis", "zookeeper", "etcd", "postgresql", "mariadb",
+            "postgresql-pgbouncer");
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
@@ -102,8 +103,12 @@ final class EmbeddedServers {
             }
             case "postgresql-pgbouncer": {
                 // PostgreSQL behind PgBouncer in transaction pooling mode: the workers' URI names the pooler; a server
-                // restart kills PostgreSQL, which PgBouncer reconnects to.
+                // restart kills PostgreSQL, which PgBouncer reconnects to; a partition cuts PostgreSQL (in its
+                // namespace) off from PgBouncer (on the host).
                 PostgresServer pg = new PostgresServer();
+                if (ns != null) {
+                    pg.inNamespace(ns);
+                }
                 FakeClock clock = startOnFakeClock(pg);
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 PgBouncerServer bouncer = new PgBouncerServer(pg, 20);

@@ -114,7 +114,8 @@ class FaultSuiteTest {
 
     /**
      * PostgreSQL behind PgBouncer in transaction pooling mode: the lease table without a session (the workers' URI
-     * names the pooler), PostgreSQL restarted behind it, its clock jumped.
+     * names the pooler), PostgreSQL restarted behind it, its clock jumped, and cut off from it (PostgreSQL in a network
+     * namespace of its own, PgBouncer on the host) for longer than the lease.
      */
     @Test
     void postgresqlBehindPgBouncer() throws InterruptedException {
@@ -122,6 +123,8 @@ class FaultSuiteTest {
         assertRulesHold(run, "postgresql-pgbouncer");
         assertThat(run.result().rows()).as("the run restarted PostgreSQL behind the pooler")
                 .anyMatch(r -> r.fault().equals(FaultKind.SERVER_RESTART.label()) && r.passed());
+        assertThat(run.result().rows()).as("the run cut PostgreSQL off from the pooler")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {

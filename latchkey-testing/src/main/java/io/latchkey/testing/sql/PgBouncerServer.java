@@ -76,7 +76,7 @@ public final class PgBouncerServer extends SqlServerProcess {
     private Path writeConfig(int port) {
         String ini = String.join("\n",
                 "[databases]",
-                "* = host=127.0.0.1 port=" + postgres.port(),
+                "* = host=" + postgres.host() + " port=" + postgres.port(),
                 "[pgbouncer]",
                 "listen_addr = 127.0.0.1",
                 "listen_port = " + port,
