@@ -58,8 +58,8 @@ final class VerifyCommand implements Callable<Integer> {
             + "Every backend: pause-holder, kill-holder, partition-holder (URIs whose addresses the verifier can "
             + "proxy). With --embedded: server-restart (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer), failover "
             + "(redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster), clock-jump (postgresql, mariadb, postgresql-pgbouncer), "
-            + "partition-server (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer, zookeeper-ensemble, "
-            + "etcd-cluster: the server in a network namespace of its own, its "
+            + "partition-server (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer, redis-sentinel, "
+            + "zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, its "
             + "link cut for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
             + "new leader is elected; needs root). Default: every fault the backend has.")
     java.util.List<String> onlyFaults;

@@ -3,6 +3,7 @@ package io.latchkey.cli.faults;
 import io.latchkey.testing.EtcdServer;
 import io.latchkey.testing.FakeClock;
 import io.latchkey.testing.NetworkNamespace;
+import io.latchkey.testing.NetworkSegment;
 import io.latchkey.testing.RedisClusterSetup;
 import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
@@ -77,9 +78,19 @@ final class EmbeddedServers {
             case "redis":
                 return redis(ns == null ? RedisServer.standalone().start()
                         : RedisServer.standalone().inNamespace(ns).start());
-            case "redis-sentinel":
+            case "redis-sentinel": {
                 // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
-                return sentinel(new RedisSentinelSetup().start());
+                if (!partitions) {
+                    return sentinel(new RedisSentinelSetup().start(), null);
+                }
+                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-sentinel", 5);
+                try {
+                    return sentinel(new RedisSentinelSetup().inNetwork(segment).start(), segment);
+                } catch (RuntimeException e) {
+                    segment.close();
+                    throw e;
+                }
+            }
             case "redis-cluster":
                 return cluster(RedisClusterSetup.startWithReplicas());
             case "zookeeper":
@@ -269,17 +280,43 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl sentinel(RedisSentinelSetup setup) {
+    /** @param segment the network its five processes run in (closed with it), or {@code null} for loopback */
+    private static ServerControl sentinel(RedisSentinelSetup setup, NetworkSegment segment) {
         return new Base("redis-sentinel", setup.uri(), "Redis master, replica and three sentinels (master "
-                + setup.masterPort() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+                + setup.masterPort() + ", asynchronous replication" + (segment == null ? ""
+                : "; each in a network namespace of its own on one bridge") + ")", segment == null
+                ? Set.of(FaultKind.FAILOVER) : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER), false) {
             @Override
             public void failover() {
                 setup.failover();
             }
 
+            /** Cuts all five processes off (each one's link down). */
+            @Override
+            public void partition() {
+                for (int i = 0; i < segment.members(); i++) {
+                    segment.cut(i);
+                }
+            }
+
+            @Override
+            public void heal() {
+                for (int i = 0; i < segment.members(); i++) {
+                    if (segment.isCut(i)) {
+                        segment.heal(i);
+                    }
+                }
+            }
+
             @Override
             public void close() {
-                setup.close();
+                try {
+                    setup.close();
+                } finally {
+                    if (segment != null) {
+                        segment.close();
+                    }
+                }
             }
         };
     }

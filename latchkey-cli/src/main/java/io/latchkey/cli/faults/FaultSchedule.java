@@ -52,8 +52,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         if (!serverFaults.contains(FaultKind.PARTITION_SERVER) && !serverFaults.isEmpty()) {
             notes.add("partition server: not run (the verifier runs only the servers of --embedded "
-                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + ", zookeeper-ensemble and etcd-cluster in network "
-                    + "namespaces of their own)");
+                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + ", redis-sentinel, zookeeper-ensemble and "
+                    + "etcd-cluster in network namespaces of their own)");
         }
         for (FaultKind k : only) {
             if (!steps.contains(k)) {

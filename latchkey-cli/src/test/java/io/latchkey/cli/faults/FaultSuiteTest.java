@@ -51,8 +51,11 @@ class FaultSuiteTest {
     }
 
     @Test
-    void redisSentinelFailover() throws InterruptedException {
-        assertRulesHold(run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION)), "redis-sentinel");
+    void redisSentinelFailoverAndPartition() throws InterruptedException {
+        Run run = run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION));
+        assertRulesHold(run, "redis-sentinel");
+        assertThat(run.result().rows()).as("the run partitioned the deployment")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
