@@ -13,6 +13,8 @@ command -v kill >/dev/null 2>&1 || [ -x /bin/kill ] || need+=(procps)
 command -v initdb >/dev/null 2>&1 || [ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
 # MariaDB for latchkey-jdbc: mariadb-install-db + mariadbd (in /usr/sbin, which may be off the PATH).
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
+# PgBouncer (transaction pooling) in front of PostgreSQL for latchkey-jdbc (PgBouncerServer in latchkey-testing).
+command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || need+=(pgbouncer)
 # etcd 3.4 for latchkey-etcd (the EtcdServer fixture runs /usr/bin/etcd).
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 # libfaketime lets the fault suite jump the embedded PostgreSQL server's wall clock (FakeClock in latchkey-testing).
@@ -29,6 +31,6 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 # The packages' own services are not wanted: the tests start their own servers on free ports.
-for svc in redis-server postgresql mariadb etcd; do
+for svc in redis-server postgresql mariadb etcd pgbouncer; do
   $SUDO service "$svc" stop >/dev/null 2>&1 || true
 done

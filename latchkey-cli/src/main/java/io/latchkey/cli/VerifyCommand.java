@@ -49,9 +49,20 @@ final class VerifyCommand implements Callable<Integer> {
     boolean faults;
 
     @Option(names = "--embedded", paramLabel = "KIND", description = "With --faults: start the server itself "
-            + "(redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb) so that "
+            + "(redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb, "
+            + "postgresql-pgbouncer) so that "
             + "server faults run too.")
     String embedded;
+
+    @Option(names = "--fault", paramLabel = "NAME", description = "With --faults: run only this fault (repeatable). "
+            + "Every backend: pause-holder, kill-holder, partition-holder (URIs whose addresses the verifier can "
+            + "proxy). With --embedded: server-restart (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer), failover "
+            + "(redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster), clock-jump (postgresql, mariadb, postgresql-pgbouncer), "
+            + "partition-server (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer, redis-sentinel, "
+            + "zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, its "
+            + "link cut for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
+            + "new leader is elected; needs root). Default: every fault the backend has.")
+    java.util.List<String> onlyFaults;
 
     @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "
             + "register (default: an H2 database hosted by the verifier).")
@@ -106,7 +117,8 @@ final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (faults || embedded != null || resource != null || register != null || report != null) {
+        if (faults || embedded != null || resource != null || register != null || report != null
+                || onlyFaults != null) {
             return VerifyFaults.run(this);
         }
         if (uri == null) {

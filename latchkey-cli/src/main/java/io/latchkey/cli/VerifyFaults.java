@@ -1,5 +1,6 @@
 package io.latchkey.cli;
 
+import io.latchkey.cli.faults.FaultKind;
 import io.latchkey.cli.faults.FaultRun;
 import java.time.Duration;
 
@@ -12,9 +13,21 @@ final class VerifyFaults {
     private VerifyFaults() {
     }
 
+    /** The faults named by {@code --fault} (none when it is not given: then every fault runs). */
+    static java.util.Set<FaultKind> only(java.util.List<String> names) {
+        java.util.Set<FaultKind> only = java.util.EnumSet.noneOf(FaultKind.class);
+        if (names != null) {
+            for (String n : names) {
+                only.add(FaultKind.ofCliName(n));
+            }
+        }
+        return only;
+    }
+
     static int run(VerifyCommand c) throws InterruptedException {
         if (!c.faults) {
-            throw new CliException(CliException.USAGE, "--embedded, --resource, --register and --report go with --faults");
+            throw new CliException(CliException.USAGE,
+                    "--embedded, --fault, --resource, --register and --report go with --faults");
         }
         boolean leaseGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--lease");
         boolean durationGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--duration");
@@ -37,7 +50,7 @@ final class VerifyFaults {
             }
             options = new FaultRun.Options(c.uri, c.embedded, resource, c.workers,
                     leaseGiven ? c.lease : DEFAULT_LEASE, durationGiven ? c.duration : Duration.ZERO, c.report,
-                    java.util.Set.of());
+                    java.util.Set.of(), only(c.onlyFaults));
         } catch (IllegalArgumentException e) {
             throw new CliException(CliException.USAGE, e.getMessage(), e);
         }

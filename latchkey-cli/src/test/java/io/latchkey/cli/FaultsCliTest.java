@@ -35,9 +35,61 @@ class FaultsCliTest {
         assertThat(o.err).contains("redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb");
     }
 
+    @Test
+    void anUnknownFaultNamesTheKnownOnes() {
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "meteor"));
+        assertThat(o.code).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("--fault must be one of pause-holder, kill-holder, partition-holder, server-restart, "
+                + "failover, clock-jump, partition-server, partition-leader but was 'meteor'");
+    }
+
+    @Test
+    void aFaultTheBackendDoesNotHaveIsAUsageErrorSayingWhy() {
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "failover"));
+        assertThat(o.code).as(o.err).isEqualTo(CliException.USAGE);
+        assertThat(o.err).contains("--fault failover does not run on redis");
+    }
+
+    @Test
+    void helpListsTheFaultsPerKind() {
+        Output o = capture(() -> Main.run("verify", "--help"));
+        assertThat(o.out.replaceAll("\\s+", " ")).contains("--fault=NAME").contains("partition-server (redis, zookeeper, etcd, postgresql, mariadb")
+                .contains("failover (redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster)");
+    }
+
+    /** Without root the partition fails naming what is missing; it is not skipped. */
+    @Test
+    void aServerPartitionWithoutRootFailsNamingIt() {
+        String user = System.getProperty("user.name");
+        System.setProperty("user.name", "nobody");
+        try {
+            Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault",
+                    "partition-server"));
+            assertThat(o.code).as(o.err).isEqualTo(CliException.UNAVAILABLE);
+            assertThat(o.err).contains("the partition-server fault needs root")
+                    .contains("Linux network namespaces and veth links");
+        } finally {
+            System.setProperty("user.name", user);
+        }
+    }
+
+    /** {@code --fault} end to end: only the server partition, on the CLI's zero-setup ZooKeeper in a namespace. */
+    @Test
+    void onlyTheNamedFaultRuns() throws Exception {
+        Path csv = Path.of("target", "faults", "zookeeper-partition-server-cli.csv");
+        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "zookeeper", "--fault", "partition-server",
+                "--report", csv.toString()));
+        assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
+        assertThat(o.out).contains("in network namespace").contains("partition server done")
+                .doesNotContain("pause holder").contains("all fault rules held");
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.subList(1, rows.size())).hasSize(3).allSatisfy(r -> assertThat(r).contains(",PASS,"));
+        assertThat(rows.get(2)).startsWith("zookeeper,partition server,");
+    }
+
     /**
      * The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0; with a jump of the
-     * server's clock (libfaketime), which the run must not leave out.
+     * server's clock (libfaketime), which the run must not leave out, and a partition of the server.
      */
     @Test
     void embeddedMariaDbRunPassesEveryRule() throws Exception {
@@ -45,10 +97,10 @@ class FaultsCliTest {
         Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "mariadb", "--report", csv.toString()));
         assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
         assertThat(o.out).contains("schedule:").contains("pause holder").contains("server restart")
-                .contains("clock jump done").contains("all fault rules held");
+                .contains("clock jump done").contains("partition server done").contains("all fault rules held");
         List<String> rows = Files.readAllLines(csv);
         assertThat(rows.get(0)).startsWith("backend,fault,target,");
-        assertThat(rows.subList(1, rows.size())).hasSize(7).allSatisfy(r -> assertThat(r).contains(",PASS,"));
+        assertThat(rows.subList(1, rows.size())).hasSize(8).allSatisfy(r -> assertThat(r).contains(",PASS,"));
     }
 
     private record Output(int code, String out, String err) {

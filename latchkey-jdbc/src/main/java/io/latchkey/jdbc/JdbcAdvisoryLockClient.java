@@ -50,6 +50,12 @@ import javax.sql.DataSource;
  * <h2>Administration</h2>
  * {@code forceUnlock} ends the holder's session ({@code pg_terminate_backend} / {@code KILL CONNECTION}), which
  * needs the corresponding privilege.
+ *
+ * <h2>Connection poolers</h2>
+ * Advisory locks need the data source's connections to be sessions: directly to the database or through a pooler
+ * in session mode. On PostgreSQL, {@link #create} checks that a notification sent on one connection arrives on
+ * another (a few milliseconds) and refuses a pooler in transaction mode (PgBouncer's {@code pool_mode =
+ * transaction}), where the lock would stay on a server connection that the next client gets.
  */
 public final class JdbcAdvisoryLockClient extends AbstractLockClient {
 
@@ -84,6 +90,8 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
      * @param options the backend-neutral options (namespace, watchdog and operation timeouts, event listener)
      * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
+     * @throws IllegalStateException if PostgreSQL's connections go through a pooler in transaction mode (such as
+     *         PgBouncer with {@code pool_mode = transaction}), where a session does not outlive a transaction
      * @throws LockUnavailableException if it cannot be reached
      */
     public static JdbcAdvisoryLockClient create(DataSource dataSource, ClientOptions options) {
@@ -95,6 +103,14 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
             if (dialect == SqlDialect.H2) {
                 throw new IllegalArgumentException(
                         "advisory locks need PostgreSQL or MariaDB/MySQL; H2 has none (use JdbcLockClient)");
+            }
+            if (dialect == SqlDialect.POSTGRESQL && !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT)) {
+                throw new IllegalStateException(String.format("advisory locks belong to a database session, but the "
+                        + "connections to %s go through %s, which hands the session to another client after each "
+                        + "transaction (a notification sent on one connection did not arrive on another): locks would "
+                        + "be held by whoever gets that server connection next. Use JdbcLockClient (the lease table "
+                        + "works through such a pooler), a pooler in session mode, or a direct URL",
+                        JdbcUrls.redact(md.getURL()), SessionProbe.POOLER));
             }
             return new JdbcAdvisoryLockClient(dataSource, options, dialect, JdbcUrls.redact(md.getURL()));
         } catch (SQLException e) {

@@ -62,6 +62,14 @@ import javax.sql.DataSource;
  * re-check with a backoff from 2 ms to {@link JdbcOptions#maxPollInterval()}, never sleeping past the holder's
  * remaining lease. Threads of one JVM waiting on one name share one remote waiter.
  *
+ * <h2>Connection poolers</h2>
+ * Behind a pooler in transaction mode (PgBouncer's {@code pool_mode = transaction}) no session survives a
+ * transaction, so {@code LISTEN} on the data source hears nothing. {@link JdbcOptions#pooling()} detects this when
+ * the client is created (or is told), the listener then connects to {@link JdbcOptions#listenUrl()} (a direct URL)
+ * when one is set, and waiters poll with a short backoff (20 ms per waiting name, at most
+ * {@link JdbcOptions#maxPollInterval()}) otherwise; PgJDBC's server-side prepared statements are turned off on each
+ * borrowed connection. See {@link #sessionless()}.
+ *
  * <h2>Semaphores, permit-expirable semaphores, count-down latches</h2>
  * Beside the lease table, in {@code <table>_counts} (a semaphore's free permits, a permit-expirable semaphore's
  * total, an armed latch's count: one row each) and {@code <table>_permits} (one row per leased permit, its lease on
@@ -81,6 +89,8 @@ import javax.sql.DataSource;
  */
 public final class JdbcLockClient extends AbstractLockClient implements LockInspector {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(JdbcLockClient.class);
+
     private final SqlDialect dialect;
     private final String tableName;
     private final JdbcRunner runner;
@@ -93,6 +103,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final CountTableInspector countInspector;
     private final JdbcFencedStoreOps fencedStoreOps;
     private final long pollMillis;
+    private final boolean sessionless;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
                            AutoCloseable ownedDataSource) {
@@ -102,8 +113,9 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         String threadPrefix = "latchkey-jdbc-" + clientId().substring(0, 8);
         Detected d = detect(dataSource, jdbcOptions);
         this.dialect = d.dialect;
+        this.sessionless = d.sessionless;
         this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
-                threadPrefix);
+                threadPrefix, d.sessionless && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
             LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
@@ -112,7 +124,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             throw e;
         }
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
-                jdbcOptions.maxPollInterval().toMillis(), threadPrefix);
+                jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
         this.countSql = new CountTableSql(dialect, tableName);
         this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
@@ -177,7 +189,10 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      * A client on a small connection pool (HikariCP, at most {@code poolSize} connections) for {@code jdbcUrl},
      * such as {@code jdbc:postgresql://db:5432/app?user=app&password=…}; the client owns the pool and closes
      * it. {@code jdbc:mysql:} URLs use MySQL Connector/J when it is on the class path, MariaDB Connector/J
-     * otherwise. This is what {@code LockClient.connect("jdbc:…")} calls.
+     * otherwise. This is what {@code LockClient.connect("jdbc:…")} calls. A {@code jdbc:postgresql:} URL may carry
+     * the client's own parameters, which override {@code jdbcOptions} and are not passed to the driver:
+     * {@code latchkey.pooling=detect|session|transaction} ({@link JdbcOptions#pooling()}) and
+     * {@code latchkey.listenUrl=} a URL-encoded direct {@code jdbc:postgresql:} URL ({@link JdbcOptions#listenUrl()}).
      *
      * @param jdbcUrl the {@code jdbc:} URL, credentials included
      * @param poolSize the pool's largest number of connections, 2 to 1000
@@ -185,8 +200,9 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      *        (at least 250 ms)
      * @param jdbcOptions the table, dialect, polling and I/O threads
      * @return a client that closes the pool on {@link #close()}
-     * @throws IllegalArgumentException if {@code poolSize} is out of range, no driver accepts the URL or the
-     *         database is not supported (the message never contains the password)
+     * @throws IllegalArgumentException if {@code poolSize} is out of range, no driver accepts the URL, a
+     *         {@code latchkey.} parameter is unknown or bad, or the database is not supported (the message never
+     *         contains the password)
      * @throws IllegalStateException if the lock table or its sequence is missing and
      *         {@link JdbcOptions#createTable()} is off, or the database has no sequences (MySQL)
      * @throws LockUnavailableException if the database cannot be reached
@@ -198,8 +214,10 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         if (poolSize < 2 || poolSize > 1000) {
             throw new IllegalArgumentException(String.format("poolSize must be between 2 and 1000 but was %d", poolSize));
         }
-        com.zaxxer.hikari.HikariDataSource pool = PooledDataSources.open(jdbcUrl, poolSize, options.operationTimeout());
-        return createOwning(pool, pool, options, jdbcOptions);
+        JdbcOptions effective = JdbcUrls.applyParams(jdbcUrl, jdbcOptions);
+        com.zaxxer.hikari.HikariDataSource pool = PooledDataSources.open(JdbcUrls.withoutParams(jdbcUrl), poolSize,
+                options.operationTimeout());
+        return createOwning(pool, pool, options, effective);
     }
 
     /** For {@code jdbc:} URIs: the client owns {@code pool} and closes it. */
@@ -302,7 +320,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     public Set<Capability> capabilities() {
         Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
                 Capability.COUNT_DOWN_LATCH, Capability.INSPECT, Capability.FENCED_STORE);
-        if (dialect == SqlDialect.POSTGRESQL) {
+        if (ops.listener() != null) {
             c.add(Capability.PUSH_WAKEUP);
         }
         return c;
@@ -321,31 +339,93 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         }
     }
 
+    /**
+     * Whether the client treats its connections as going through a transaction pooler ({@link JdbcOptions#pooling()}
+     * said so, or detection found that notifications do not arrive on them): no statement relies on a session, and
+     * waiters are woken through {@link JdbcOptions#listenUrl()} when one is set, by short polling otherwise.
+     *
+     * @return whether the connections are session-less
+     */
+    public boolean sessionless() {
+        return sessionless;
+    }
+
     @Override
     public String toString() {
-        return "JdbcLockClient{" + runner.server() + ", dialect=" + dialect + ", table=" + tableName + ", id="
-                + clientId() + "}";
+        return "JdbcLockClient{" + runner.server() + ", dialect=" + dialect + ", table=" + tableName
+                + (sessionless ? ", transaction pooler" : "") + ", id=" + clientId() + "}";
     }
 
     private static Detected detect(DataSource dataSource, JdbcOptions jdbcOptions) {
+        SqlDialect dialect;
+        String server;
+        boolean sessionless;
         try (Connection c = dataSource.getConnection()) {
             DatabaseMetaData md = c.getMetaData();
-            String server = JdbcUrls.redact(md.getURL());
-            SqlDialect dialect = jdbcOptions.dialect().isPresent() ? jdbcOptions.dialect().get() : SqlDialect.of(md);
-            return new Detected(dialect, server);
+            server = JdbcUrls.redact(md.getURL());
+            dialect = jdbcOptions.dialect().isPresent() ? jdbcOptions.dialect().get() : SqlDialect.of(md);
+            if (dialect != SqlDialect.POSTGRESQL) {
+                if (jdbcOptions.listenUrl().isPresent()) {
+                    throw new IllegalArgumentException(String.format("listenUrl is for PostgreSQL (LISTEN), but %s is %s",
+                            server, dialect));
+                }
+                return new Detected(dialect, server, jdbcOptions.pooling() == JdbcOptions.Pooling.TRANSACTION, null);
+            }
+            switch (jdbcOptions.pooling()) {
+                case SESSION:
+                    sessionless = false;
+                    break;
+                case TRANSACTION:
+                    sessionless = true;
+                    break;
+                default:
+                    sessionless = !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT);
+                    if (sessionless) {
+                        log.info("{}: notifications do not arrive on its connections, which go through {}; {}", server,
+                                SessionProbe.POOLER, jdbcOptions.listenUrl().isPresent()
+                                        ? "releases are pushed through listenUrl"
+                                        : "waiters poll (set JdbcOptions.listenUrl to a direct URL to have releases "
+                                                + "pushed, and pooling(TRANSACTION) to skip this 1 s check)");
+                    }
+            }
         } catch (SQLException e) {
             throw new LockUnavailableException(String.format("could not connect to the lock database: %s (SQLState %s)",
                     e.getMessage(), e.getSQLState()), e);
+        }
+        if (jdbcOptions.listenUrl().isPresent()) {
+            String listenUrl = jdbcOptions.listenUrl().get();
+            checkListenUrl(listenUrl, dataSource);
+            return new Detected(dialect, server, sessionless, () -> java.sql.DriverManager.getConnection(listenUrl));
+        }
+        return new Detected(dialect, server, sessionless, sessionless ? null : dataSource::getConnection);
+    }
+
+    /** Fails unless a notification sent through {@code dataSource} arrives on a connection to {@code listenUrl}. */
+    private static void checkListenUrl(String listenUrl, DataSource dataSource) {
+        try (Connection listen = java.sql.DriverManager.getConnection(listenUrl)) {
+            if (!SessionProbe.notificationsArrive(listen, dataSource, SessionProbe.WAIT)) {
+                throw new IllegalArgumentException(String.format("listenUrl %s must name the PostgreSQL server directly: "
+                        + "a notification sent through the data source did not arrive on it within %d ms (does it go "
+                        + "through %s too, or to another database?)", JdbcUrls.redact(listenUrl),
+                        SessionProbe.WAIT.toMillis(), SessionProbe.POOLER));
+            }
+        } catch (SQLException e) {
+            throw new LockUnavailableException(String.format("could not connect to listenUrl %s: %s (SQLState %s)",
+                    JdbcUrls.redact(listenUrl), e.getMessage(), e.getSQLState()), e);
         }
     }
 
     private static final class Detected {
         final SqlDialect dialect;
         final String server;
+        final boolean sessionless;
+        final PgReleaseListener.Connections listenOn;
 
-        Detected(SqlDialect dialect, String server) {
+        Detected(SqlDialect dialect, String server, boolean sessionless, PgReleaseListener.Connections listenOn) {
             this.dialect = dialect;
             this.server = server;
+            this.sessionless = sessionless;
+            this.listenOn = listenOn;
         }
     }
 }

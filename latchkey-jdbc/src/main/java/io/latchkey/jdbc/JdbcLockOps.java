@@ -35,15 +35,27 @@ final class JdbcLockOps implements RemoteLockOps {
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
 
+    /** On PostgreSQL listening on a connection of the runner's data source (a session), elsewhere polling. */
     JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
                       String threadPrefix) {
+        this(runner, sql, namespace, time, maxPollMillis, threadPrefix,
+                sql.dialect == SqlDialect.POSTGRESQL ? runner.dataSource()::getConnection : null, false);
+    }
+
+    /**
+     * @param listenOn where PostgreSQL's release listener opens its connection, or {@code null} for none (other
+     *        databases, or PostgreSQL behind a transaction pooler without a direct listen URL: waiters then poll)
+     * @param shortPoll whether polling waiters keep their re-checks short ({@link JdbcLockAcquires})
+     */
+    JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
+                      String threadPrefix, PgReleaseListener.Connections listenOn, boolean shortPoll) {
         this.runner = runner;
         this.sql = sql;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.waiters = new JdbcLockAcquires(runner, rows, maxPollMillis, this::release);
-        this.listener = sql.dialect == SqlDialect.POSTGRESQL
-                ? new PgReleaseListener(runner.dataSource(), channel, threadPrefix + "-listen", waiters::released,
+        this.waiters = new JdbcLockAcquires(runner, rows, maxPollMillis, this::release, shortPoll);
+        this.listener = listenOn != null
+                ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen", waiters::released,
                         waiters::wakeAll)
                 : null;
         if (listener != null) {

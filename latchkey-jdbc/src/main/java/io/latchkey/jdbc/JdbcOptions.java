@@ -30,8 +30,12 @@ public final class JdbcOptions {
     private final SqlDialect dialect;
     private final Duration maxPollInterval;
     private final int ioThreads;
+    private final Pooling pooling;
+    private final String listenUrl;
 
     private JdbcOptions(Builder b) {
+        this.pooling = b.pooling;
+        this.listenUrl = b.listenUrl;
         this.tableName = b.tableName;
         this.createTable = b.createTable;
         this.dialect = b.dialect;
@@ -109,11 +113,58 @@ public final class JdbcOptions {
         return ioThreads;
     }
 
+    /**
+     * What the connections of the data source are: {@link Pooling#DETECT} (the default) finds out when the client is
+     * created, on PostgreSQL, whether they keep a session (see {@link Pooling}).
+     *
+     * @return how the client treats its connections
+     */
+    public Pooling pooling() {
+        return pooling;
+    }
+
+    /**
+     * A direct PostgreSQL JDBC URL (not through the pooler) on which the client keeps its one {@code LISTEN}
+     * connection when its data source goes through a transaction-pooling proxy such as PgBouncer: releases are then
+     * pushed as they are on a direct connection. Empty by default: behind such a pooler waiters then poll.
+     *
+     * @return the URL of the listener connection, or empty
+     */
+    public Optional<String> listenUrl() {
+        return Optional.ofNullable(listenUrl);
+    }
+
     @Override
     public String toString() {
         return "JdbcOptions{tableName=" + tableName + ", createTable=" + createTable + ", dialect="
                 + (dialect == null ? "auto" : dialect) + ", maxPollInterval=" + maxPollInterval + ", ioThreads="
-                + ioThreads + "}";
+                + ioThreads + ", pooling=" + pooling
+                + (listenUrl == null ? "" : ", listenUrl=" + JdbcUrls.redact(listenUrl)) + "}";
+    }
+
+    /**
+     * Whether the data source's connections are database sessions, or go through a pooler that hands a server
+     * connection to a client for one transaction only (PgBouncer's {@code pool_mode = transaction}, and the like),
+     * where nothing of a session survives between transactions: {@code LISTEN}, session advisory locks, session
+     * settings, named server-side prepared statements.
+     */
+    public enum Pooling {
+        /**
+         * Find out when the client is created (PostgreSQL only; elsewhere {@link #SESSION}): one {@code LISTEN} on a
+         * connection of the data source and one {@code NOTIFY} from another; when the notification does not arrive
+         * within a second, the connections are treated as {@link #TRANSACTION}. Costs a few milliseconds on a
+         * direct connection, a second behind a transaction pooler (set {@link #TRANSACTION} to skip it).
+         */
+        DETECT,
+        /** The connections are sessions (direct, or a pooler in session mode): {@code LISTEN} on one of them. */
+        SESSION,
+        /**
+         * The connections go through a transaction pooler: no statement relies on a session (PgJDBC's server-side
+         * prepared statements are turned off on each borrowed connection), releases are pushed through
+         * {@link JdbcOptions#listenUrl()} when one is set and polled for otherwise, and
+         * {@link JdbcAdvisoryLockClient} refuses to start.
+         */
+        TRANSACTION
     }
 
     /** Builds {@link JdbcOptions}; not thread-safe. */
@@ -123,8 +174,54 @@ public final class JdbcOptions {
         private SqlDialect dialect;
         private Duration maxPollInterval = Duration.ofMillis(100);
         private int ioThreads = 16;
+        private Pooling pooling = Pooling.DETECT;
+        private String listenUrl;
 
         private Builder() {
+        }
+
+        /** A builder that starts from {@code o}. */
+        static Builder from(JdbcOptions o) {
+            Builder b = new Builder();
+            b.tableName = o.tableName;
+            b.createTable = o.createTable;
+            b.dialect = o.dialect;
+            b.maxPollInterval = o.maxPollInterval;
+            b.ioThreads = o.ioThreads;
+            b.pooling = o.pooling;
+            b.listenUrl = o.listenUrl;
+            return b;
+        }
+
+        /**
+         * Says what the data source's connections are (default {@link Pooling#DETECT}).
+         *
+         * @param pooling sessions, a transaction pooler, or detect it
+         * @return this builder
+         * @throws NullPointerException if it is null
+         */
+        public Builder pooling(Pooling pooling) {
+            this.pooling = Objects.requireNonNull(pooling, "pooling");
+            return this;
+        }
+
+        /**
+         * Sets a direct PostgreSQL URL for the client's {@code LISTEN} connection (default: none, the listener uses
+         * the data source), for data sources behind a transaction pooler; {@code null} removes it. The client opens
+         * this one connection with {@link java.sql.DriverManager} and keeps it while open.
+         *
+         * @param listenUrl a {@code jdbc:postgresql:} URL, credentials included, or {@code null}
+         * @return this builder
+         * @throws IllegalArgumentException if it is not a {@code jdbc:postgresql:} URL
+         */
+        public Builder listenUrl(String listenUrl) {
+            if (listenUrl != null && !listenUrl.startsWith("jdbc:postgresql:")) {
+                throw new IllegalArgumentException(String.format(
+                        "listenUrl must be a jdbc:postgresql: URL (LISTEN is PostgreSQL's) but was %s",
+                        JdbcUrls.redact(listenUrl)));
+            }
+            this.listenUrl = listenUrl;
+            return this;
         }
 
         /**

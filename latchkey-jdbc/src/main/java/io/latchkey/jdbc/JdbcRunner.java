@@ -39,7 +39,19 @@ final class JdbcRunner implements AutoCloseable {
     private final ThreadPoolExecutor io;
     private final ScheduledThreadPoolExecutor timer;
 
+    private final boolean sessionless;
+
     JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix) {
+        this(dataSource, server, operationTimeout, ioThreads, threadPrefix, false);
+    }
+
+    /**
+     * @param sessionless the connections go through a transaction pooler: PgJDBC's named server-side prepared
+     *        statements, which live in a session, are turned off on every connection borrowed
+     */
+    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
+               boolean sessionless) {
+        this.sessionless = sessionless;
         this.dataSource = dataSource;
         this.server = server;
         this.operationTimeout = operationTimeout;
@@ -142,6 +154,9 @@ final class JdbcRunner implements AutoCloseable {
     /** Runs {@code work} on the calling thread on a pooled connection, mapping driver errors. */
     <T> T call(String operation, SqlWork<T> work) {
         try (Connection c = dataSource.getConnection()) {
+            if (sessionless) {
+                c.unwrap(org.postgresql.PGConnection.class).setPrepareThreshold(0);
+            }
             return work.run(c);
         } catch (SQLException e) {
             throw unavailable(operation, e);

@@ -8,7 +8,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import javax.sql.DataSource;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -28,7 +27,7 @@ final class PgReleaseListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgReleaseListener.class);
     private static final int POLL_MILLIS = 250;
 
-    private final DataSource dataSource;
+    private final Connections connections;
     private final String channel;
     private final String threadName;
     private final List<Consumer<String>> onRelease = new CopyOnWriteArrayList<>();
@@ -38,9 +37,15 @@ final class PgReleaseListener implements AutoCloseable {
     private volatile boolean running;
     private Thread thread;
 
-    PgReleaseListener(DataSource dataSource, String channel, String threadName, Consumer<String> onRelease,
+    /** Where the listener opens its connection: the client's data source, or a direct URL past a pooler. */
+    @FunctionalInterface
+    interface Connections {
+        Connection open() throws SQLException;
+    }
+
+    PgReleaseListener(Connections connections, String channel, String threadName, Consumer<String> onRelease,
                       Runnable onResync) {
-        this.dataSource = dataSource;
+        this.connections = connections;
         this.channel = channel;
         this.threadName = threadName;
         addTarget(onRelease, onResync);
@@ -77,7 +82,7 @@ final class PgReleaseListener implements AutoCloseable {
     private void run() {
         long backoff = 50;
         while (running) {
-            try (Connection c = dataSource.getConnection()) {
+            try (Connection c = connections.open()) {
                 c.setAutoCommit(true);
                 try (Statement s = c.createStatement()) {
                     s.execute("LISTEN \"" + channel + "\"");

@@ -25,7 +25,6 @@ public final class EtcdServer implements AutoCloseable {
     /** The install command named when {@code etcd} is missing. */
     public static final String INSTALL_HINT = "sudo apt-get install etcd-server";
 
-    private static final String HOST = "127.0.0.1";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private Path dir;
@@ -35,6 +34,8 @@ public final class EtcdServer implements AutoCloseable {
     private int metricsPort;
     private TestCertificates tls;
     private boolean clientCertAuth;
+    private String host = "127.0.0.1";
+    private NetworkNamespace namespace;
 
     /** A server that is not started yet; call {@link #start()}. */
     public EtcdServer() {
@@ -51,6 +52,20 @@ public final class EtcdServer implements AutoCloseable {
         }
         this.tls = certificates;
         this.clientCertAuth = clientCertAuth;
+        return this;
+    }
+
+    /**
+     * Runs the server inside {@code namespace}, listening on its {@link NetworkNamespace#address()} instead of
+     * 127.0.0.1, so that cutting the namespace's link partitions it from every client. Call before the first
+     * {@link #start()}; the caller closes the namespace after this server.
+     */
+    public synchronized EtcdServer inNamespace(NetworkNamespace namespace) {
+        if (clientPort != 0) {
+            throw new IllegalStateException("inNamespace must come before the first start()");
+        }
+        this.namespace = namespace;
+        this.host = namespace.address();
         return this;
     }
 
@@ -89,8 +104,8 @@ public final class EtcdServer implements AutoCloseable {
                     } while (metricsPort == clientPort || metricsPort == peerPort);
                 }
             }
-            String client = (tls == null ? "http://" : "https://") + HOST + ":" + clientPort;
-            String peer = "http://" + HOST + ":" + peerPort;
+            String client = (tls == null ? "http://" : "https://") + host + ":" + clientPort;
+            String peer = "http://" + host + ":" + peerPort;
             List<String> command = new java.util.ArrayList<>(List.of(binary.toString(),
                     "--name", "latchkey",
                     "--data-dir", dir.resolve("data").toAbsolutePath().toString(),
@@ -104,12 +119,13 @@ public final class EtcdServer implements AutoCloseable {
             if (tls != null) {
                 command.addAll(List.of("--cert-file", tls.serverCertificate().toString(),
                         "--key-file", tls.serverKey().toString(),
-                        "--listen-metrics-urls", "http://" + HOST + ":" + metricsPort));
+                        "--listen-metrics-urls", "http://" + host + ":" + metricsPort));
                 if (clientCertAuth) {
                     command.addAll(List.of("--client-cert-auth", "--trusted-ca-file", tls.caCertificate().toString()));
                 }
             }
-            process = new ServerProcess("etcd-" + clientPort, command, dir);
+            process = new ServerProcess("etcd-" + clientPort, namespace == null ? command : namespace.wrap(command),
+                    dir);
             try {
                 process.start(this::healthy, START_TIMEOUT);
                 return this;
@@ -144,7 +160,7 @@ public final class EtcdServer implements AutoCloseable {
 
     private boolean healthy() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + HOST + ":" + (tls == null ? clientPort : metricsPort) + "/health")
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + (tls == null ? clientPort : metricsPort) + "/health")
                     .toURL().openConnection();
             c.setConnectTimeout(200);
             c.setReadTimeout(1000);
@@ -191,7 +207,7 @@ public final class EtcdServer implements AutoCloseable {
      * {@code Client.builder().endpoints(…)} takes.
      */
     public String endpoint() {
-        return (tls == null ? "http://" : "https://") + HOST + ":" + clientPort;
+        return (tls == null ? "http://" : "https://") + host + ":" + clientPort;
     }
 
     /**
@@ -199,11 +215,11 @@ public final class EtcdServer implements AutoCloseable {
      * {@code etcds://127.0.0.1:<client port>} without the query that names the CA and client certificate.
      */
     public String uri() {
-        return (tls == null ? "etcd://" : "etcds://") + HOST + ":" + clientPort;
+        return (tls == null ? "etcd://" : "etcds://") + host + ":" + clientPort;
     }
 
     public String host() {
-        return HOST;
+        return host;
     }
 
     public int port() {

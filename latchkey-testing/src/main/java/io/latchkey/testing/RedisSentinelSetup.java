@@ -29,7 +29,6 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private static final long FAILOVER_TIMEOUT_MILLIS = 4000;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
-    private static final String HOST = "127.0.0.1";
 
     private final List<Node> sentinels = new ArrayList<>();
     private Path binary;
@@ -37,6 +36,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private Node replica;
     private boolean replicaFrozen;
     private final long downAfterMillis;
+    private NetworkSegment segment;
 
     /** An unstarted setup whose sentinels wait 5 s before they consider a node down; call {@link #start()}. */
     public RedisSentinelSetup() {
@@ -58,6 +58,25 @@ public final class RedisSentinelSetup implements AutoCloseable {
     }
 
     /**
+     * Runs each of the five processes in a network namespace of its own on {@code segment} (master 0, replica 1,
+     * sentinels 2 to 4), listening on its member address, so that links can be cut. Call before {@link #start()}; the
+     * caller closes the segment after this setup.
+     *
+     * @throws IllegalArgumentException if the segment has fewer than five members
+     */
+    public RedisSentinelSetup inNetwork(NetworkSegment segment) {
+        if (segment.members() < 5) {
+            throw new IllegalArgumentException("a Sentinel deployment needs five members but the segment has "
+                    + segment.members());
+        }
+        if (master != null) {
+            throw new IllegalStateException("inNetwork must come before start()");
+        }
+        this.segment = segment;
+        return this;
+    }
+
+    /**
      * Starts the five processes and waits until the deployment is ready (see the class comment).
      *
      * @throws IllegalStateException if {@code redis-server} is missing (naming the install command), a process
@@ -69,13 +88,13 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }
         binary = ServerProcess.requireBinary("redis-server", RedisServer.INSTALL_HINT);
         try {
-            master = new Node("redis-master");
+            master = new Node("redis-master", 0);
             master.startData(null);
-            replica = new Node("redis-replica");
+            replica = new Node("redis-replica", 1);
             replica.startData(master);
             awaitInSync();
             for (int i = 0; i < 3; i++) {
-                Node sentinel = new Node("redis-sentinel");
+                Node sentinel = new Node("redis-sentinel", 2 + i);
                 sentinel.startSentinel(master);
                 sentinels.add(sentinel);
             }
@@ -97,7 +116,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}. */
     public String sentinelAddresses() {
-        return sentinels.stream().map(n -> HOST + ":" + n.port).collect(Collectors.joining(","));
+        return sentinels.stream().map(n -> n.host + ":" + n.port).collect(Collectors.joining(","));
     }
 
     /** The sentinels' ports. */
@@ -107,7 +126,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     /** {@code redis://127.0.0.1:port} of the current master. */
     public String masterUri() {
-        return "redis://" + HOST + ":" + master.port;
+        return "redis://" + master.host + ":" + master.port;
     }
 
     /** The current master's port. */
@@ -326,8 +345,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedisSentinelSetup{master " + (master == null ? "-" : HOST + ":" + master.port) + ", replica "
-                + (replica == null ? "-" : HOST + ":" + replica.port) + ", sentinels "
+        return "RedisSentinelSetup{master " + (master == null ? "-" : master.host + ":" + master.port) + ", replica "
+                + (replica == null ? "-" : replica.host + ":" + replica.port) + ", sentinels "
                 + (sentinels.isEmpty() ? "-" : sentinelAddresses()) + "}";
     }
 
@@ -335,11 +354,15 @@ public final class RedisSentinelSetup implements AutoCloseable {
     private final class Node {
         private final String kind;
         private final Path dir;
+        private final int index;
+        private final String host;
         private int port;
         private ServerProcess process;
 
-        Node(String kind) {
+        Node(String kind, int index) {
             this.kind = kind;
+            this.index = index;
+            this.host = segment == null ? "127.0.0.1" : segment.address(index);
             this.dir = TestFiles.createTempDir("latchkey-" + kind + "-");
         }
 
@@ -347,7 +370,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
             StringBuilder conf = common();
             conf.append("save \"\"\nappendonly no\n");
             if (masterNode != null) {
-                conf.append("replicaof ").append(HOST).append(' ').append(masterNode.port).append('\n');
+                conf.append("replicaof ").append(masterNode.host).append(' ').append(masterNode.port).append('\n');
             }
             start(conf, List.of(binary.toString(), "redis.conf"));
         }
@@ -355,7 +378,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         void startSentinel(Node masterNode) {
             StringBuilder conf = common();
             conf.append("sentinel resolve-hostnames no\n");
-            conf.append("sentinel monitor ").append(MASTER_NAME).append(' ').append(HOST).append(' ')
+            conf.append("sentinel monitor ").append(MASTER_NAME).append(' ').append(masterNode.host).append(' ')
                     .append(masterNode.port).append(" 2\n");
             conf.append("sentinel down-after-milliseconds ").append(MASTER_NAME).append(' ')
                     .append(downAfterMillis).append('\n');
@@ -367,7 +390,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
         private StringBuilder common() {
             return new StringBuilder()
-                    .append("bind ").append(HOST).append('\n')
+                    .append("bind ").append(host).append('\n')
                     .append("protected-mode no\n")
                     .append("daemonize no\n")
                     .append("dir ").append(dir.toAbsolutePath()).append('\n')
@@ -388,7 +411,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
                 } catch (IOException e) {
                     throw new UncheckedIOException("could not write " + kind + " config", e);
                 }
-                process = new ServerProcess(kind + "-" + port, command, dir);
+                process = new ServerProcess(kind + "-" + port, segment == null ? command : segment.wrap(index, command),
+                        dir);
                 try {
                     process.start(this::answersPing, START_TIMEOUT);
                     return;
@@ -408,7 +432,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
         /** The reply, or {@code null} if the node cannot be reached or answers an error. */
         Object tryExecute(String... command) {
-            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 1_000)) {
+            try (RespConnection c = new RespConnection(host, port, null, null, null, 1_000)) {
                 return c.execute(command);
             } catch (IOException | RuntimeException e) {
                 return null;
@@ -416,7 +440,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }
 
         Object execute(String... command) {
-            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 5_000)) {
+            try (RespConnection c = new RespConnection(host, port, null, null, null, 5_000)) {
                 return c.execute(command);
             } catch (IOException e) {
                 throw new UncheckedIOException("could not run " + command[0] + " on " + this, e);
@@ -444,7 +468,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
 
         @Override
         public String toString() {
-            return kind + " " + HOST + ":" + port;
+            return kind + " " + host + ":" + port;
         }
     }
 }

@@ -21,7 +21,6 @@ public final class RedisServer implements AutoCloseable {
     /** The install command named when {@code redis-server} is missing. */
     public static final String INSTALL_HINT = "sudo apt-get install redis-server";
 
-    private static final String HOST = "127.0.0.1";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private final RedisServerConfig config;
@@ -29,9 +28,25 @@ public final class RedisServer implements AutoCloseable {
     private TestCertificates certificates;
     private ServerProcess process;
     private int port;
+    private String host = "127.0.0.1";
+    private NetworkNamespace namespace;
 
     RedisServer(RedisServerConfig config) {
         this.config = config;
+    }
+
+    /**
+     * Runs the server inside {@code namespace}, listening on its {@link NetworkNamespace#address()} instead of
+     * 127.0.0.1 (so that cutting the namespace's link partitions it from every client). Call before the first
+     * {@link #start()}; the caller closes the namespace after this server.
+     */
+    public synchronized RedisServer inNamespace(NetworkNamespace namespace) {
+        if (port != 0) {
+            throw new IllegalStateException("inNamespace must be called before the first start()");
+        }
+        this.namespace = namespace;
+        this.host = namespace.address();
+        return this;
     }
 
     /** A plain server: no password, no TLS, no persistence. Call {@link #start()}. */
@@ -69,7 +84,7 @@ public final class RedisServer implements AutoCloseable {
                 port = TestFiles.freePort();
             }
             writeConfig();
-            process = new ServerProcess("redis-server-" + port, List.of(binary.toString(), "redis.conf"), dir);
+            process = new ServerProcess("redis-server-" + port, command(List.of(binary.toString(), "redis.conf")), dir);
             try {
                 process.start(this::answersPing, START_TIMEOUT);
                 return this;
@@ -85,9 +100,13 @@ public final class RedisServer implements AutoCloseable {
         throw last;
     }
 
+    private List<String> command(List<String> command) {
+        return namespace == null ? command : namespace.wrap(command);
+    }
+
     private void writeConfig() {
         StringBuilder conf = new StringBuilder();
-        conf.append("bind ").append(HOST).append('\n');
+        conf.append("bind ").append(host).append('\n');
         conf.append("protected-mode no\n");
         conf.append("daemonize no\n");
         conf.append("dir ").append(dir.toAbsolutePath()).append('\n');
@@ -131,7 +150,7 @@ public final class RedisServer implements AutoCloseable {
         SSLContext tls = certificates == null ? null : certificates.sslContext();
         String user = config.aclUser();
         String password = user != null ? config.aclPassword() : config.requirePass();
-        return new RespConnection(HOST, port, tls, user, password, timeoutMillis);
+        return new RespConnection(host, port, tls, user, password, timeoutMillis);
     }
 
     /** Stops the server gracefully (SIGTERM); its port stays reserved for {@link #start()}. Idempotent. */
@@ -173,7 +192,7 @@ public final class RedisServer implements AutoCloseable {
         try (RespConnection c = connect(5_000)) {
             return c.execute(command);
         } catch (IOException e) {
-            throw new UncheckedIOException("could not run " + command[0] + " on redis-server at " + HOST + ":" + port,
+            throw new UncheckedIOException("could not run " + command[0] + " on redis-server at " + host + ":" + port,
                     e);
         }
     }
@@ -190,7 +209,7 @@ public final class RedisServer implements AutoCloseable {
 
     /** 127.0.0.1. */
     public String host() {
-        return HOST;
+        return host;
     }
 
     /** The port (the TLS port for a TLS server); 0 before the first start. */
@@ -209,7 +228,7 @@ public final class RedisServer implements AutoCloseable {
         } else if (config.requirePass() != null) {
             uri.append(':').append(config.requirePass()).append('@');
         }
-        return uri.append(HOST).append(':').append(port).toString();
+        return uri.append(host).append(':').append(port).toString();
     }
 
     /** The ACL user, or {@code null}. */
@@ -260,7 +279,7 @@ public final class RedisServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedisServer{" + HOST + ":" + port + (config.tls() ? ", tls" : "")
+        return "RedisServer{" + host + ":" + port + (config.tls() ? ", tls" : "")
                 + (config.aclUser() != null ? ", acl user " + config.aclUser() : "") + "}";
     }
 }

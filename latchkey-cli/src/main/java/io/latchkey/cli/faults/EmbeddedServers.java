@@ -2,11 +2,14 @@ package io.latchkey.cli.faults;
 
 import io.latchkey.testing.EtcdServer;
 import io.latchkey.testing.FakeClock;
+import io.latchkey.testing.NetworkNamespace;
+import io.latchkey.testing.NetworkSegment;
 import io.latchkey.testing.RedisClusterSetup;
 import io.latchkey.testing.RedisSentinelSetup;
 import io.latchkey.testing.RedisServer;
 import io.latchkey.testing.TestFiles;
 import io.latchkey.testing.sql.MariaDbServer;
+import io.latchkey.testing.sql.PgBouncerServer;
 import io.latchkey.testing.sql.PostgresServer;
 import io.latchkey.testing.sql.SqlServerProcess;
 import java.nio.file.Path;
@@ -27,7 +30,11 @@ final class EmbeddedServers {
 
     /** The kinds {@code --embedded} accepts. */
     static final List<String> KINDS = List.of("redis", "redis-sentinel", "redis-cluster", "zookeeper",
-            "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb");
+            "zookeeper-ensemble", "etcd", "etcd-cluster", "postgresql", "mariadb", "postgresql-pgbouncer");
+
+    /** The kinds whose server runs in a network namespace of its own, so that {@code partition-server} runs. */
+    static final List<String> PARTITIONABLE = List.of("redis", "zookeeper", "etcd", "postgresql", "mariadb",
+            "postgresql-pgbouncer");
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
@@ -41,32 +48,100 @@ final class EmbeddedServers {
      * @throws IllegalStateException if its binary is missing (naming the install command) or it does not start
      */
     static ServerControl start(String kind, Path dir, Duration lease) {
-        switch (kind.toLowerCase(Locale.ROOT)) {
+        return start(kind, dir, lease, false);
+    }
+
+    /**
+     * Starts a server of {@code kind}; with {@code partitions} a kind of {@link #PARTITIONABLE} runs in a Linux network
+     * namespace of its own (deleted by the control's {@code close()}), so that {@code partition-server} can cut it off.
+     *
+     * @throws IllegalStateException also if {@code partitions} and namespaces cannot be made (not root, no {@code ip}),
+     *         naming what is missing
+     */
+    static ServerControl start(String kind, Path dir, Duration lease, boolean partitions) {
+        String k = kind.toLowerCase(Locale.ROOT);
+        if (partitions && PARTITIONABLE.contains(k)) {
+            NetworkNamespace ns = NetworkNamespace.create("the partition-server fault");
+            try {
+                return namespaced(start(k, dir, lease, ns, true), ns);
+            } catch (RuntimeException e) {
+                ns.close();
+                throw e;
+            }
+        }
+        return start(k, dir, lease, null, partitions);
+    }
+
+    /** @param partitions whether a deployment of several members runs them in namespaces (etcd-cluster) */
+    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns, boolean partitions) {
+        switch (kind) {
             case "redis":
-                return redis(RedisServer.standalone().start());
-            case "redis-sentinel":
+                return redis(ns == null ? RedisServer.standalone().start()
+                        : RedisServer.standalone().inNamespace(ns).start());
+            case "redis-sentinel": {
                 // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
-                return sentinel(new RedisSentinelSetup().start());
+                if (!partitions) {
+                    return sentinel(new RedisSentinelSetup().start(), null);
+                }
+                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-sentinel", 5);
+                try {
+                    return sentinel(new RedisSentinelSetup().inNetwork(segment).start(), segment);
+                } catch (RuntimeException e) {
+                    segment.close();
+                    throw e;
+                }
+            }
             case "redis-cluster":
                 return cluster(RedisClusterSetup.startWithReplicas());
             case "zookeeper":
-                return zooKeeper(dir.resolve("zookeeper"), lease);
+                return zooKeeper(dir.resolve("zookeeper"), lease, ns);
             case "zookeeper-ensemble":
-                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease);
+                return ZooKeeperEnsembleControl.start(dir.resolve("zookeeper-ensemble"), lease, partitions);
             case "etcd-cluster":
-                return EtcdClusterControl.start(dir.resolve("etcd-cluster"));
+                return EtcdClusterControl.start(dir.resolve("etcd-cluster"), partitions);
             case "etcd":
-                return etcd(EtcdServer.started());
+                return etcd(ns == null ? EtcdServer.started() : new EtcdServer().inNamespace(ns).start());
             case "postgresql": {
                 PostgresServer pg = new PostgresServer();
+                if (ns != null) {
+                    pg.inNamespace(ns);
+                }
                 // now() times the leases: a server under libfaketime lets the run jump its clock
                 FakeClock clock = startOnFakeClock(pg);
                 durableCommits(pg.jdbcUrl(), PostgresServer.USER);
                 return sql("postgresql", pg.jdbcUrl(), pg.host() + ":" + pg.port(), () -> pg.kill(),
                         () -> pg.start(), () -> pg.close(), clock);
             }
+            case "postgresql-pgbouncer": {
+                // PostgreSQL behind PgBouncer in transaction pooling mode: the workers' URI names the pooler; a server
+                // restart kills PostgreSQL, which PgBouncer reconnects to; a partition cuts PostgreSQL (in its
+                // namespace) off from PgBouncer (on the host).
+                PostgresServer pg = new PostgresServer();
+                if (ns != null) {
+                    pg.inNamespace(ns);
+                }
+                FakeClock clock = startOnFakeClock(pg);
+                durableCommits(pg.jdbcUrl(), PostgresServer.USER);
+                PgBouncerServer bouncer = new PgBouncerServer(pg, 20);
+                try {
+                    bouncer.start();
+                } catch (RuntimeException e) {
+                    pg.close();
+                    throw e;
+                }
+                return sql("postgresql-pgbouncer", bouncer.jdbcUrl() + "&latchkey.pooling=transaction",
+                        bouncer.host() + ":" + bouncer.port() + " (PgBouncer, pool_mode = transaction) in front of "
+                                + "postgresql at " + pg.host() + ":" + pg.port(), () -> pg.kill(), () -> pg.start(),
+                        () -> {
+                            bouncer.close();
+                            pg.close();
+                        }, clock);
+            }
             case "mariadb": {
                 MariaDbServer m = new MariaDbServer();
+                if (ns != null) {
+                    m.inNamespace(ns);
+                }
                 FakeClock clock = startOnFakeClock(m);
                 return sql("mariadb", m.jdbcUrl(), m.host() + ":" + m.port(), () -> m.kill(), () -> m.start(),
                         () -> m.close(), clock);
@@ -88,6 +163,85 @@ final class EmbeddedServers {
         } catch (SQLException e) {
             throw new IllegalStateException("could not make the embedded PostgreSQL commit durably: " + e, e);
         }
+    }
+
+    /** {@code server}, which runs in {@code ns}, with the partition-server fault; closing it deletes {@code ns}. */
+    private static ServerControl namespaced(ServerControl server, NetworkNamespace ns) {
+        java.util.EnumSet<FaultKind> faults = java.util.EnumSet.of(FaultKind.PARTITION_SERVER);
+        faults.addAll(server.serverFaults());
+        return new ServerControl() {
+            @Override
+            public String backend() {
+                return server.backend();
+            }
+
+            @Override
+            public String uri() {
+                return server.uri();
+            }
+
+            @Override
+            public String description() {
+                return server.description() + ", in network namespace " + ns.name() + " (veth link to the host)";
+            }
+
+            @Override
+            public Set<FaultKind> serverFaults() {
+                return faults;
+            }
+
+            @Override
+            public boolean proxiable() {
+                return server.proxiable();
+            }
+
+            @Override
+            public void crash() {
+                server.crash();
+            }
+
+            @Override
+            public void restart() {
+                server.restart();
+            }
+
+            @Override
+            public void failover() {
+                server.failover();
+            }
+
+            @Override
+            public void jumpClock(Duration by) {
+                server.jumpClock(by);
+            }
+
+            @Override
+            public String whyNoClockJump() {
+                return server.whyNoClockJump();
+            }
+
+            @Override
+            public void partition() {
+                ns.cut();
+            }
+
+            @Override
+            public void heal() {
+                ns.heal();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    if (ns.isCut()) {
+                        ns.heal();
+                    }
+                    server.close();
+                } finally {
+                    ns.close();
+                }
+            }
+        };
     }
 
     private static ServerControl redis(RedisServer server) {
@@ -126,17 +280,43 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl sentinel(RedisSentinelSetup setup) {
+    /** @param segment the network its five processes run in (closed with it), or {@code null} for loopback */
+    private static ServerControl sentinel(RedisSentinelSetup setup, NetworkSegment segment) {
         return new Base("redis-sentinel", setup.uri(), "Redis master, replica and three sentinels (master "
-                + setup.masterPort() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+                + setup.masterPort() + ", asynchronous replication" + (segment == null ? ""
+                : "; each in a network namespace of its own on one bridge") + ")", segment == null
+                ? Set.of(FaultKind.FAILOVER) : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER), false) {
             @Override
             public void failover() {
                 setup.failover();
             }
 
+            /** Cuts all five processes off (each one's link down). */
+            @Override
+            public void partition() {
+                for (int i = 0; i < segment.members(); i++) {
+                    segment.cut(i);
+                }
+            }
+
+            @Override
+            public void heal() {
+                for (int i = 0; i < segment.members(); i++) {
+                    if (segment.isCut(i)) {
+                        segment.heal(i);
+                    }
+                }
+            }
+
             @Override
             public void close() {
-                setup.close();
+                try {
+                    setup.close();
+                } finally {
+                    if (segment != null) {
+                        segment.close();
+                    }
+                }
             }
         };
     }
@@ -207,13 +387,17 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl zooKeeper(Path dataDir, Duration lease) {
+    /** @param ns the network namespace to run the server in, or {@code null} for loopback */
+    private static ServerControl zooKeeper(Path dataDir, Duration lease, NetworkNamespace ns) {
         int port = TestFiles.freePort();
         // Sessions expire on tick boundaries and last at least two ticks: a tick well below the lease.
         long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
-        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class,
-                List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))).start(START_TIMEOUT);
-        return new Base("zookeeper", "zookeeper://127.0.0.1:" + port, "ZooKeeper at 127.0.0.1:" + port
+        String host = ns == null ? "127.0.0.1" : ns.address();
+        List<String> args = ns == null ? List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick))
+                : List.of(Integer.toString(port), dataDir.toString(), Long.toString(tick), host);
+        ServerJvm zk = new ServerJvm("zookeeper-" + port, ZooKeeperServerMain.class, args,
+                ns == null ? List.of() : ns.wrap(List.of())).start(START_TIMEOUT);
+        return new Base("zookeeper", "zookeeper://" + host + ":" + port, "ZooKeeper at " + host + ":" + port
                 + " (its own JVM, data kept across restarts)", Set.of(FaultKind.SERVER_RESTART), true) {
             @Override
             public void crash() {

@@ -1,6 +1,7 @@
 package io.latchkey.cli.faults;
 
 import io.latchkey.testing.EtcdServer;
+import io.latchkey.testing.NetworkSegment;
 import io.latchkey.testing.ServerProcess;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
@@ -23,7 +24,10 @@ import java.util.regex.Pattern;
 /**
  * {@code --embedded etcd-cluster}: three etcd members (Debian's {@code etcd-server}) on loopback ports, data in
  * {@code /dev/shm} where available. The failover fault kills the leader with SIGKILL, waits until the other two have
- * elected a new one, then starts the killed member again on its data (it rejoins).
+ * elected a new one, then starts the killed member again on its data (it rejoins). With the partition faults each member
+ * runs in a network namespace of its own on one bridge ({@link NetworkSegment}): partition-leader cuts the leader's
+ * link (it loses the other members and every worker) until the other two have elected a new leader and the fault's
+ * length has passed; partition-server cuts every member's.
  */
 final class EtcdClusterControl extends EmbeddedServers.Base {
 
@@ -34,43 +38,72 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
 
     private final List<ServerProcess> members;
     private final int[] clientPorts;
+    private final String[] addresses;
     private final Path dir;
+    private final NetworkSegment segment;
 
-    private EtcdClusterControl(String uri, List<ServerProcess> members, int[] clientPorts, Path dir) {
-        super("etcd-cluster", uri, "etcd cluster of three members at " + uri.substring("etcd://".length()),
-                Set.of(FaultKind.FAILOVER), true);
+    private EtcdClusterControl(String uri, List<ServerProcess> members, int[] clientPorts, String[] addresses, Path dir,
+                               NetworkSegment segment) {
+        super("etcd-cluster", uri, "etcd cluster of three members at " + uri.substring("etcd://".length())
+                + (segment == null ? "" : ", each in a network namespace of its own on one bridge"), segment == null
+                ? Set.of(FaultKind.FAILOVER)
+                : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_LEADER, FaultKind.PARTITION_SERVER), true);
         this.members = members;
         this.clientPorts = clientPorts;
+        this.addresses = addresses;
         this.dir = dir;
+        this.segment = segment;
     }
 
     static EtcdClusterControl start(Path base) {
+        return start(base, false);
+    }
+
+    /**
+     * @param partitions run each member in a network namespace of its own on one bridge (needs root), so that the
+     *        leader can be cut off from the others and from the workers
+     */
+    static EtcdClusterControl start(Path base, boolean partitions) {
         Path binary = ServerProcess.requireBinary("etcd", EtcdServer.INSTALL_HINT);
-        Path dir = dataDir(base);
+        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of etcd-cluster", SIZE)
+                : null;
+        Path dir;
+        try {
+            dir = dataDir(base);
+        } catch (RuntimeException e) {
+            if (segment != null) {
+                segment.close();
+            }
+            throw e;
+        }
         int[] client = new int[SIZE];
         int[] peer = new int[SIZE];
+        String[] address = new String[SIZE];
         StringJoiner cluster = new StringJoiner(",");
         StringJoiner hosts = new StringJoiner(",");
         for (int i = 0; i < SIZE; i++) {
+            address[i] = segment == null ? "127.0.0.1" : segment.address(i);
             client[i] = TestFiles.freePort();
             peer[i] = TestFiles.freePort();
-            cluster.add("m" + (i + 1) + "=http://127.0.0.1:" + peer[i]);
-            hosts.add("127.0.0.1:" + client[i]);
+            cluster.add("m" + (i + 1) + "=http://" + address[i] + ":" + peer[i]);
+            hosts.add(address[i] + ":" + client[i]);
         }
         List<ServerProcess> members = new ArrayList<>();
         for (int i = 0; i < SIZE; i++) {
-            String c = "http://127.0.0.1:" + client[i];
-            String p = "http://127.0.0.1:" + peer[i];
-            members.add(new ServerProcess("etcd-m" + (i + 1), List.of(binary.toString(), "--name", "m" + (i + 1),
+            String c = "http://" + address[i] + ":" + client[i];
+            String p = "http://" + address[i] + ":" + peer[i];
+            List<String> command = List.of(binary.toString(), "--name", "m" + (i + 1),
                     "--data-dir", dir.resolve("m" + (i + 1)).toString(),
                     "--listen-client-urls", c, "--advertise-client-urls", c,
                     "--listen-peer-urls", p, "--initial-advertise-peer-urls", p,
                     "--initial-cluster", cluster.toString(), "--initial-cluster-state", "new",
                     "--initial-cluster-token", "latchkey-faults",
                     "--heartbeat-interval", "100", "--election-timeout", "1000",
-                    "--log-level", "warn"), dir));
+                    "--log-level", "warn");
+            members.add(new ServerProcess("etcd-m" + (i + 1), segment == null ? command : segment.wrap(i, command),
+                    dir));
         }
-        EtcdClusterControl control = new EtcdClusterControl("etcd://" + hosts, members, client, dir);
+        EtcdClusterControl control = new EtcdClusterControl("etcd://" + hosts, members, client, address, dir, segment);
         // A member is healthy only with a quorum: start all three, then wait.
         try {
             List<Thread> starters = new ArrayList<>();
@@ -79,7 +112,7 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
                 int m = i;
                 Thread t = new Thread(() -> {
                     try {
-                        members.get(m).start(() -> healthy(client[m]), START_TIMEOUT);
+                        members.get(m).start(() -> healthy(address[m], client[m]), START_TIMEOUT);
                     } catch (RuntimeException e) {
                         failures.add(e);
                     }
@@ -122,7 +155,33 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
         members.get(leader).kill();
         awaitLeader(leader);
         int port = clientPorts[leader];
-        members.get(leader).start(() -> healthy(port), START_TIMEOUT);
+        String host = addresses[leader];
+        members.get(leader).start(() -> healthy(host, port), START_TIMEOUT);
+    }
+
+    /** Cuts every member off (each one's link down). */
+    @Override
+    public void partition() {
+        for (int i = 0; i < SIZE; i++) {
+            segment.cut(i);
+        }
+    }
+
+    /** Cuts the leader off from the other members and every worker, and returns once the other two elected one. */
+    @Override
+    public void isolateLeader() {
+        int leader = awaitLeader(-1);
+        segment.cut(leader);
+        awaitLeader(leader);
+    }
+
+    @Override
+    public void heal() {
+        for (int i = 0; i < SIZE; i++) {
+            if (segment.isCut(i)) {
+                segment.heal(i);
+            }
+        }
     }
 
     /** The index of the member that leads, as the members other than {@code excluded} see it. */
@@ -133,7 +192,10 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
                 if (i == excluded || !members.get(i).isAlive()) {
                     continue;
                 }
-                String status = status(clientPorts[i]);
+                if (segment != null && segment.isCut(i)) {
+                    continue;
+                }
+                String status = status(addresses[i], clientPorts[i]);
                 Matcher member = MEMBER.matcher(status);
                 Matcher leader = LEADER.matcher(status);
                 if (member.find() && leader.find() && member.group(1).equals(leader.group(1))) {
@@ -150,9 +212,9 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
         throw new IllegalStateException("the etcd cluster elected no leader within 60s");
     }
 
-    private static String status(int port) {
+    private static String status(String host, int port) {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port
                     + "/v3/maintenance/status").toURL().openConnection();
             c.setConnectTimeout(500);
             c.setReadTimeout(2000);
@@ -171,9 +233,9 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
         }
     }
 
-    private static boolean healthy(int port) {
+    private static boolean healthy(String host, int port) {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/health").toURL()
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://" + host + ":" + port + "/health").toURL()
                     .openConnection();
             c.setConnectTimeout(200);
             c.setReadTimeout(1000);
@@ -190,9 +252,15 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
 
     @Override
     public void close() {
-        for (ServerProcess m : members) {
-            m.kill();
+        try {
+            for (ServerProcess m : members) {
+                m.kill();
+            }
+            TestFiles.deleteRecursively(dir);
+        } finally {
+            if (segment != null) {
+                segment.close();
+            }
         }
-        TestFiles.deleteRecursively(dir);
     }
 }

@@ -19,7 +19,18 @@ public enum FaultKind {
      * VM resumed on another host or an operator's {@code date -s} does. A server that times leases by its wall clock
      * (SQL {@code now()}) then sees every lease as expired at once.
      */
-    CLOCK_JUMP("clock jump", true);
+    CLOCK_JUMP("clock jump", true),
+    /**
+     * Cut the server off from every worker for 2.5 leases, then heal: the server runs in a Linux network namespace
+     * of its own joined to the host by a veth link, and the link goes down (packets are dropped, connections stay
+     * open) and up again. Needs root.
+     */
+    PARTITION_SERVER("partition server", true),
+    /**
+     * Cut the leader of a replicated deployment off from the other members and every worker (its network namespace's
+     * link down) until the majority has elected a new leader and 2.5 leases have passed, then heal. Needs root.
+     */
+    PARTITION_LEADER("partition leader", true);
 
     private final String label;
     private final boolean serverSide;
@@ -32,6 +43,32 @@ public enum FaultKind {
     /** The name in schedules and tables. */
     public String label() {
         return label;
+    }
+
+    /** The name {@code verify --faults --fault NAME} takes: the label with dashes ({@code partition-server}). */
+    public String cliName() {
+        return label.replace(' ', '-');
+    }
+
+    /**
+     * The fault named {@code name} on the command line.
+     *
+     * @throws IllegalArgumentException naming every fault if there is none of that name
+     */
+    public static FaultKind ofCliName(String name) {
+        for (FaultKind k : values()) {
+            if (k != NONE && k.cliName().equals(name)) {
+                return k;
+            }
+        }
+        throw new IllegalArgumentException(String.format("--fault must be one of %s but was '%s'",
+                String.join(", ", java.util.Arrays.stream(values()).filter(k -> k != NONE).map(FaultKind::cliName)
+                        .toList()), name));
+    }
+
+    /** Whether the fault lasts a fault length (2.5 leases) before it is undone. */
+    boolean lasts() {
+        return this == PAUSE || this == PARTITION || this == PARTITION_SERVER || this == PARTITION_LEADER;
     }
 
     /** Whether the fault needs a server the verifier started itself ({@code --embedded}). */

@@ -60,12 +60,25 @@ public final class FaultRun {
      * @param duration the least length of the run; the schedule may need longer
      * @param report a {@code .html} or {@code .csv} file to write, or {@code null}
      * @param skip faults of the schedule not to run (none from the command line)
+     * @param only when not empty, the only faults to run ({@code --fault}): each must be one the backend has
      */
     public record Options(String uri, String embedded, String resource, int workers, Duration lease,
-                          Duration duration, Path report, Set<FaultKind> skip) {
+                          Duration duration, Path report, Set<FaultKind> skip, Set<FaultKind> only) {
+
+        /** Every fault of the schedule but {@code skip}. */
+        public Options(String uri, String embedded, String resource, int workers, Duration lease, Duration duration,
+                       Path report, Set<FaultKind> skip) {
+            this(uri, embedded, resource, workers, lease, duration, report, skip, Set.of());
+        }
+
+        /** Whether the schedule may have {@code kind}. */
+        boolean wants(FaultKind kind) {
+            return only.isEmpty() ? !skip.contains(kind) : only.contains(kind);
+        }
 
         public Options {
             skip = skip == null ? Set.of() : Set.copyOf(skip);
+            only = only == null ? Set.of() : Set.copyOf(only);
             if ((uri == null) == (embedded == null)) {
                 throw new IllegalArgumentException("give either a URI or --embedded KIND, not both or neither");
             }
@@ -142,7 +155,8 @@ public final class FaultRun {
         StallMonitor stalls = new StallMonitor();
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
-            server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease())
+            server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease(),
+                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER))
                     : ServerControl.external(options.uri());
             boolean inStore = STORE_REGISTER.equals(options.resource());
             if (options.resource() != null) {
@@ -153,7 +167,8 @@ public final class FaultRun {
             if (!inStore) {
                 prepareRegister();
             }
-            FaultSchedule schedule = FaultSchedule.plan(server, options.lease(), options.duration(), options.skip());
+            FaultSchedule schedule = FaultSchedule.plan(server, options.lease(), options.duration(), options.skip(),
+                    options.only());
             out.printf("fault run on %s: %d worker processes on lock %s, lease %s, fenced register in %s%n",
                     server.description(), options.workers(), name, FaultSchedule.seconds(options.lease()),
                     inStore ? "the lock's own fenced store (--register store)"
@@ -228,8 +243,8 @@ public final class FaultRun {
                 awaitRecovery(faultStart);
             }
             long elapsed = System.nanoTime() - faultStart;
-            long rest = schedule.settle().toNanos() + (kind == FaultKind.PAUSE || kind == FaultKind.PARTITION
-                    ? schedule.faultLength().toNanos() : 0) - elapsed;
+            long rest = schedule.settle().toNanos() + (kind.lasts() ? schedule.faultLength().toNanos() : 0)
+                    - elapsed;
             Thread.sleep(Math.max(schedule.settle().toMillis(), TimeUnit.NANOSECONDS.toMillis(Math.max(0, rest))));
         }
         long end = System.nanoTime();
@@ -271,6 +286,28 @@ public final class FaultRun {
                 proxies.get(target.id()).forEach(TcpProxy::heal);
                 long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
+            }
+            case PARTITION_SERVER:
+            case PARTITION_LEADER: {
+                long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
+                String problem = "";
+                try {
+                    if (kind == FaultKind.PARTITION_LEADER) {
+                        server.isolateLeader();
+                    } else {
+                        server.partition();
+                    }
+                    try {
+                        Thread.sleep(length.toMillis());
+                    } finally {
+                        server.heal();
+                    }
+                } catch (RuntimeException e) {
+                    problem = e.getMessage() == null ? e.toString() : e.getMessage().strip().lines().findFirst()
+                            .orElse("");
+                }
+                long end = mark(HistoryEvent.Type.FAULT_END, kind, "");
+                return new FaultWindow(kind, "", -1, start, end, 0, problem);
             }
             case SERVER_RESTART:
             case FAILOVER:

@@ -19,6 +19,15 @@ import java.util.Set;
 record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settle, List<String> notes) {
 
     static FaultSchedule plan(ServerControl server, Duration lease, Duration duration, Set<FaultKind> skip) {
+        return plan(server, lease, duration, skip, Set.of());
+    }
+
+    /**
+     * @param only when not empty, the only faults to run
+     * @throws IllegalArgumentException if {@code only} names a fault this server does not have, saying why
+     */
+    static FaultSchedule plan(ServerControl server, Duration lease, Duration duration, Set<FaultKind> skip,
+                              Set<FaultKind> only) {
         List<FaultKind> steps = new ArrayList<>(List.of(FaultKind.PAUSE, FaultKind.KILL));
         List<String> notes = new ArrayList<>();
         if (server.proxiable()) {
@@ -28,7 +37,8 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                     + " cannot all go through the verifier's proxy)");
         }
         Set<FaultKind> serverFaults = server.serverFaults();
-        for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP)) {
+        for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP,
+                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER)) {
             if (serverFaults.contains(k)) {
                 steps.add(k);
             }
@@ -39,6 +49,23 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         if (!serverFaults.contains(FaultKind.CLOCK_JUMP)) {
             notes.add("clock jump: not run (" + server.whyNoClockJump() + ")");
+        }
+        if (!serverFaults.contains(FaultKind.PARTITION_SERVER) && !serverFaults.isEmpty()) {
+            notes.add("partition server: not run (the verifier runs only the servers of --embedded "
+                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + ", redis-sentinel, zookeeper-ensemble and "
+                    + "etcd-cluster in network namespaces of their own)");
+        }
+        for (FaultKind k : only) {
+            if (!steps.contains(k)) {
+                throw new IllegalArgumentException(String.format("--fault %s does not run on %s: %s", k.cliName(),
+                        server.backend(), notes.stream().filter(n -> n.startsWith(k.label() + ":")
+                                || k.serverSide() && n.startsWith("server restart and failover:")).findFirst()
+                                .orElse("not one of its faults (see --help)")));
+            }
+        }
+        if (!only.isEmpty()) {
+            steps.retainAll(only);
+            notes.clear();
         }
         steps.removeAll(skip);
         Duration faultLength = lease.multipliedBy(5).dividedBy(2);
@@ -72,10 +99,14 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                         + "leader), wait for a new one, restart the old member";
                 case CLOCK_JUMP -> "move the server's wall clock " + FaultRun.CLOCK_JUMP.toMinutes()
                         + " min forward (libfaketime) and leave it there";
+                case PARTITION_SERVER -> "cut the server's network namespace off from every worker for "
+                        + seconds(faultLength) + " (veth link down), then heal";
+                case PARTITION_LEADER -> "cut the leader's network namespace off from the other members and every "
+                        + "worker until a new leader is elected and " + seconds(faultLength) + " passed, then heal";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));
-            at += settle.toMillis() + (k == FaultKind.PAUSE || k == FaultKind.PARTITION ? faultLength.toMillis() : 0);
+            at += settle.toMillis() + (k.lasts() ? faultLength.toMillis() : 0);
         }
         for (String n : notes) {
             lines.add("  " + n);

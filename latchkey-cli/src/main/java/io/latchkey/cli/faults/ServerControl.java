@@ -55,6 +55,24 @@ interface ServerControl extends AutoCloseable {
                 + "libfaketime); docs/faults.md says why the other servers do not need or allow it";
     }
 
+    /** Cuts the server off from every worker (its network namespace's link goes down) until {@link #heal()}. */
+    default void partition() {
+        throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
+    }
+
+    /**
+     * Cuts the leader off from the other members and from every worker, and returns once the others elected a new
+     * leader; {@link #heal()} ends it.
+     */
+    default void isolateLeader() {
+        throw new UnsupportedOperationException(backend() + " has no leader the verifier can isolate");
+    }
+
+    /** Ends {@link #partition()} or {@link #isolateLeader()}. */
+    default void heal() {
+        throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
+    }
+
     /** Stops what the verifier started. */
     @Override
     void close();

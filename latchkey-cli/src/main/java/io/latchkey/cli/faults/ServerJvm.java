@@ -20,17 +20,26 @@ final class ServerJvm {
     private final String name;
     private final Class<?> main;
     private final List<String> args;
+    private final List<String> prefix;
     private Process process;
 
     ServerJvm(String name, Class<?> main, List<String> args) {
+        this(name, main, args, List.of());
+    }
+
+    /** @param prefix what runs the JVM's command, such as {@code ip netns exec NAME}; empty for nothing */
+    ServerJvm(String name, Class<?> main, List<String> args, List<String> prefix) {
         this.name = name;
         this.main = main;
         this.args = List.copyOf(args);
+        this.prefix = List.copyOf(prefix);
     }
 
     /** Starts the JVM and returns once it printed {@code READY}; fails if it exits first or after {@code timeout}. */
     ServerJvm start(Duration timeout) {
-        ProcessBuilder b = new ProcessBuilder(JavaCommand.of(main, args)).redirectError(ProcessBuilder.Redirect.DISCARD);
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.addAll(JavaCommand.of(main, args));
+        ProcessBuilder b = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
         try {
             process = b.start();
         } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.latchkey.cli.faults;
 
+import io.latchkey.testing.NetworkSegment;
 import io.latchkey.testing.TestFiles;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -29,23 +30,43 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
 
     private final List<ServerJvm> members;
     private final int[] clientPorts;
+    private final String[] addresses;
     private final Path dir;
+    private final NetworkSegment segment;
 
-    private ZooKeeperEnsembleControl(String uri, List<ServerJvm> members, int[] clientPorts, Path dir) {
-        super("zookeeper-ensemble", uri, "ZooKeeper ensemble of three members (JVMs of their own) at "
-                + uri.substring("zookeeper://".length()), Set.of(FaultKind.FAILOVER), true);
+    private ZooKeeperEnsembleControl(String uri, List<ServerJvm> members, int[] clientPorts, String[] addresses,
+                                     Path dir, NetworkSegment segment) {
+        super("zookeeper-ensemble", uri, "ZooKeeper ensemble of three members (JVMs of their own"
+                + (segment == null ? "" : ", each in a network namespace of its own on one bridge") + ") at "
+                + uri.substring("zookeeper://".length()), segment == null ? Set.of(FaultKind.FAILOVER)
+                : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_LEADER, FaultKind.PARTITION_SERVER), true);
         this.members = members;
         this.clientPorts = clientPorts;
+        this.addresses = addresses;
         this.dir = dir;
+        this.segment = segment;
     }
 
     static ZooKeeperEnsembleControl start(Path dir, Duration lease) {
+        return start(dir, lease, false);
+    }
+
+    /**
+     * @param partitions run each member in a network namespace of its own on one bridge (needs root), so that the
+     *        leader can be cut off from the others and from the workers
+     */
+    static ZooKeeperEnsembleControl start(Path dir, Duration lease, boolean partitions) {
+        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of zookeeper-ensemble", SIZE)
+                : null;
         long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
         int[] client = new int[SIZE];
+        String[] address = new String[SIZE];
         List<String> triples = new ArrayList<>();
         for (int i = 0; i < SIZE; i++) {
             client[i] = TestFiles.freePort();
-            triples.add(client[i] + ":" + TestFiles.freePort() + ":" + TestFiles.freePort());
+            address[i] = segment == null ? "127.0.0.1" : segment.address(i);
+            triples.add((segment == null ? "" : address[i] + ":") + client[i] + ":" + TestFiles.freePort() + ":"
+                    + TestFiles.freePort());
         }
         List<ServerJvm> members = new ArrayList<>();
         StringJoiner hosts = new StringJoiner(",");
@@ -53,8 +74,9 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
             List<String> args = new ArrayList<>(List.of(Integer.toString(i + 1), dir.resolve("m" + (i + 1)).toString(),
                     Long.toString(tick)));
             args.addAll(triples);
-            members.add(new ServerJvm("zookeeper-member-" + (i + 1), ZooKeeperMemberMain.class, args));
-            hosts.add("127.0.0.1:" + client[i]);
+            members.add(new ServerJvm("zookeeper-member-" + (i + 1), ZooKeeperMemberMain.class, args,
+                    segment == null ? List.of() : segment.wrap(i, List.of())));
+            hosts.add(address[i] + ":" + client[i]);
         }
         // A member serves only with a quorum: start them side by side.
         List<Thread> starters = new ArrayList<>();
@@ -77,7 +99,8 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        ZooKeeperEnsembleControl control = new ZooKeeperEnsembleControl("zookeeper://" + hosts, members, client, dir);
+        ZooKeeperEnsembleControl control = new ZooKeeperEnsembleControl("zookeeper://" + hosts, members, client,
+                address, dir, segment);
         if (!failures.isEmpty()) {
             control.close();
             throw failures.get(0);
@@ -94,11 +117,37 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
         members.get(leader).start(START_TIMEOUT);
     }
 
+    /** Cuts every member off (each one's link down). */
+    @Override
+    public void partition() {
+        for (int i = 0; i < SIZE; i++) {
+            segment.cut(i);
+        }
+    }
+
+    /** Cuts the leader off from the other members and every worker, and returns once the other two elected one. */
+    @Override
+    public void isolateLeader() {
+        int leader = awaitLeader(-1);
+        segment.cut(leader);
+        awaitLeader(leader);
+    }
+
+    @Override
+    public void heal() {
+        for (int i = 0; i < SIZE; i++) {
+            if (segment.isCut(i)) {
+                segment.heal(i);
+            }
+        }
+    }
+
     private int awaitLeader(int excluded) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() - deadline < 0) {
             for (int i = 0; i < SIZE; i++) {
-                if (i != excluded && members.get(i).isAlive() && srvr(clientPorts[i]).contains("Mode: leader")) {
+                if (i != excluded && members.get(i).isAlive() && (segment == null || !segment.isCut(i))
+                        && srvr(addresses[i], clientPorts[i]).contains("Mode: leader")) {
                     return i;
                 }
             }
@@ -113,9 +162,9 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
     }
 
     /** The {@code srvr} four-letter word's answer, or "" if the member does not answer. */
-    private static String srvr(int port) {
+    private static String srvr(String host, int port) {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            s.connect(new InetSocketAddress(InetAddress.getByName(host), port), 1000);
             s.setSoTimeout(2000);
             OutputStream out = s.getOutputStream();
             out.write("srvr".getBytes(StandardCharsets.US_ASCII));
@@ -135,9 +184,15 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
 
     @Override
     public void close() {
-        for (ServerJvm m : members) {
-            m.kill();
+        try {
+            for (ServerJvm m : members) {
+                m.kill();
+            }
+            TestFiles.deleteRecursively(dir);
+        } finally {
+            if (segment != null) {
+                segment.close();
+            }
         }
-        TestFiles.deleteRecursively(dir);
     }
 }

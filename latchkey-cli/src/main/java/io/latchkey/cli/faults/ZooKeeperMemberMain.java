@@ -31,12 +31,15 @@ public final class ZooKeeperMemberMain {
         p.setProperty("4lw.commands.whitelist", "srvr");
         p.setProperty("admin.enableServer", "false");
         for (int i = 3; i < args.length; i++) {
-            String[] ports = args[i].split(":");
+            // client:peer:election on 127.0.0.1, or host:client:peer:election
+            String[] parts = args[i].split(":");
+            String host = parts.length == 4 ? parts[0] : "127.0.0.1";
+            String[] ports = parts.length == 4 ? java.util.Arrays.copyOfRange(parts, 1, 4) : parts;
             if (i - 2 == myid) {
                 p.setProperty("clientPort", ports[0]);
-                p.setProperty("clientPortAddress", "127.0.0.1");
+                p.setProperty("clientPortAddress", host);
             }
-            p.setProperty("server." + (i - 2), "127.0.0.1:" + ports[1] + ":" + ports[2]);
+            p.setProperty("server." + (i - 2), host + ":" + ports[1] + ":" + ports[2]);
         }
         Files.createDirectories(base.resolve("data"));
         Files.writeString(base.resolve("data").resolve("myid"), Integer.toString(myid));

@@ -34,20 +34,28 @@ class FaultSuiteTest {
         Files.writeString(Path.of("target", "faults", "safety-under-faults.md"), FaultReport.markdown(ALL_ROWS));
     }
 
+    /** With the server partitioned from every worker (its network namespace's link cut) for longer than the lease. */
     @Test
-    void redisClientFaults() throws InterruptedException {
-        assertRulesHold(run("redis", EnumSet.of(FaultKind.SERVER_RESTART)), "redis");
+    void redisClientFaultsAndServerPartition() throws InterruptedException {
+        Run run = run("redis", EnumSet.of(FaultKind.SERVER_RESTART));
+        assertRulesHold(run, "redis");
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** A bug this suite found: after a restart without persistence Redis tokens started again at 1. */
     @Test
     void redisServerRestart() throws InterruptedException {
-        assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "redis");
+        assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION,
+                FaultKind.PARTITION_SERVER)), "redis");
     }
 
     @Test
-    void redisSentinelFailover() throws InterruptedException {
-        assertRulesHold(run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION)), "redis-sentinel");
+    void redisSentinelFailoverAndPartition() throws InterruptedException {
+        Run run = run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION));
+        assertRulesHold(run, "redis-sentinel");
+        assertThat(run.result().rows()).as("the run partitioned the deployment")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
@@ -56,26 +64,44 @@ class FaultSuiteTest {
         assertRulesHold(run("redis-cluster", EnumSet.of(FaultKind.PAUSE)), "redis-cluster");
     }
 
+    /** With the leader's kill, and the leader cut off from the other members and every worker until a new one leads. */
     @Test
     void zooKeeperEnsemble() throws InterruptedException {
-        assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
+        Run run = run("zookeeper-ensemble", EnumSet.of(FaultKind.PARTITION_SERVER));
+        assertRulesHold(run, "zookeeper-ensemble");
+        assertThat(run.result().rows()).as("the run isolated the leader")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_LEADER.label()) && r.passed());
     }
 
-    /** With the leader's kill: a bug this suite found (a release that failed during the election left the lock stuck). */
+    /**
+     * With the leader's kill: a bug this suite found (a release that failed during the election left the lock stuck).
+     * And the leader cut off from the other members and every worker (each member in a network namespace of its own)
+     * until a new one is elected.
+     */
     @Test
     void etcdCluster() throws InterruptedException {
-        assertRulesHold(run("etcd-cluster", Set.of()), "etcd-cluster");
+        Run run = run("etcd-cluster", EnumSet.of(FaultKind.PARTITION_SERVER));
+        assertRulesHold(run, "etcd-cluster");
+        assertThat(run.result().rows()).as("the run isolated the leader")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_LEADER.label()) && r.passed());
     }
 
-    /** A bug this suite found, as first seen: a release that failed while etcd was down left the lock stuck. */
+    /**
+     * A bug this suite found, as first seen: a release that failed while etcd was down left the lock stuck. And the server
+     * partitioned from every worker for longer than the lease.
+     */
     @Test
-    void etcdServerRestart() throws InterruptedException {
-        assertRulesHold(run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION)), "etcd");
+    void etcdServerRestartAndPartition() throws InterruptedException {
+        Run run = run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION));
+        assertRulesHold(run, "etcd");
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /**
      * With a jump of the server's wall clock an hour forward: PostgreSQL's {@code now()} times the leases, so every
-     * lease ends at once; the holder is told at its next renewal and the fence refuses its late write.
+     * lease ends at once; the holder is told at its next renewal and the fence refuses its late write. And with the
+     * server partitioned from every worker for longer than the lease.
      */
     @Test
     void postgresql() throws InterruptedException {
@@ -85,6 +111,23 @@ class FaultSuiteTest {
         assertRulesHold(run, "postgresql");
         assertThat(run.result().rows()).as("the run jumped the server's clock")
                 .anyMatch(r -> r.fault().equals(FaultKind.CLOCK_JUMP.label()));
+        assertThat(run.result().rows()).as("the run partitioned the server")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
+    }
+
+    /**
+     * PostgreSQL behind PgBouncer in transaction pooling mode: the lease table without a session (the workers' URI
+     * names the pooler), PostgreSQL restarted behind it, its clock jumped, and cut off from it (PostgreSQL in a network
+     * namespace of its own, PgBouncer on the host) for longer than the lease.
+     */
+    @Test
+    void postgresqlBehindPgBouncer() throws InterruptedException {
+        Run run = run("postgresql-pgbouncer", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL));
+        assertRulesHold(run, "postgresql-pgbouncer");
+        assertThat(run.result().rows()).as("the run restarted PostgreSQL behind the pooler")
+                .anyMatch(r -> r.fault().equals(FaultKind.SERVER_RESTART.label()) && r.passed());
+        assertThat(run.result().rows()).as("the run cut PostgreSQL off from the pooler")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     private static Run run(String embedded, Set<FaultKind> skip) throws InterruptedException {
@@ -114,7 +157,9 @@ class FaultSuiteTest {
         assertThat(whole.accepted()).as("the workers made progress").isGreaterThan(10);
         for (FaultRow r : rows) {
             if (r.fault().equals(FaultKind.SERVER_RESTART.label()) || r.fault().equals(FaultKind.FAILOVER.label())
-                    || r.fault().equals(FaultKind.CLOCK_JUMP.label())) {
+                    || r.fault().equals(FaultKind.CLOCK_JUMP.label())
+                    || r.fault().equals(FaultKind.PARTITION_SERVER.label())
+                    || r.fault().equals(FaultKind.PARTITION_LEADER.label())) {
                 assertThat(r.recoveryMillis()).as("%s: writes accepted again after %s", backend, r.fault())
                         .isLessThan(Long.MAX_VALUE);
             }

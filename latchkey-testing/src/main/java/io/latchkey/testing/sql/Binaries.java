@@ -68,8 +68,13 @@ final class Binaries {
 
     /** Whether something accepts TCP connections on 127.0.0.1:{@code port}. */
     static boolean listening(int port) {
+        return listening("127.0.0.1", port);
+    }
+
+    /** Whether something accepts TCP connections on {@code host}:{@code port}. */
+    static boolean listening(String host, int port) {
         try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+            s.connect(new java.net.InetSocketAddress(host, port), 200);
             return true;
         } catch (java.io.IOException e) {
             return false;

@@ -54,14 +54,20 @@ public final class MariaDbServer extends SqlServerProcess {
             }
             Binaries.run(install, dir, 120);
             try {
-                Files.writeString(dir.resolve("init.sql"), "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n");
+                String init = "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n";
+                if (!"127.0.0.1".equals(host())) {
+                    // In a network namespace clients come from the host's end of its link.
+                    init += "CREATE USER IF NOT EXISTS '" + USER + "'@'10.213.%';\n"
+                            + "GRANT ALL PRIVILEGES ON *.* TO '" + USER + "'@'10.213.%' WITH GRANT OPTION;\n";
+                }
+                Files.writeString(dir.resolve("init.sql"), init);
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
         }
         startOnFreePort("mariadbd", port -> {
             List<String> cmd = new ArrayList<>(List.of(mariadbd.toString(), "--no-defaults",
-                    "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=127.0.0.1",
+                    "--datadir=" + dir.resolve("data"), "--port=" + port, "--bind-address=" + host(),
                     "--socket=" + dir.resolve("mysqld.sock"), "--pid-file=" + dir.resolve("mysqld.pid"),
                     "--tmpdir=" + dir, "--init-file=" + dir.resolve("init.sql"), "--skip-name-resolve",
                     "--skip-log-bin", "--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M",
@@ -79,6 +85,6 @@ public final class MariaDbServer extends SqlServerProcess {
      */
     @Override
     public String jdbcUrl() {
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER + "&sslMode=disable";
+        return "jdbc:mariadb://" + host() + ":" + port + "/" + DATABASE + "?user=" + USER + "&sslMode=disable";
     }
 }

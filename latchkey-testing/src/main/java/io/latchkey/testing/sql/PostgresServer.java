@@ -62,9 +62,18 @@ public final class PostgresServer extends SqlServerProcess {
             List<String> init = asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
                     "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
             Binaries.run(init, dir, 120);
+            if (!"127.0.0.1".equals(host())) {
+                // In a network namespace clients come from the host's end of its link.
+                try {
+                    java.nio.file.Files.writeString(dir.resolve("data").resolve("pg_hba.conf"),
+                            "host all all 10.213.0.0/16 trust\n", java.nio.file.StandardOpenOption.APPEND);
+                } catch (IOException e) {
+                    throw new UncheckedIOException("could not write pg_hba.conf in " + dir, e);
+                }
+            }
         }
         startOnFreePort("postgres", port -> asServiceUser(root, onClock(List.of(postgres.toString(), "-D",
-                dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
+                dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=" + host(),
                 "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
                 "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"))),
                 "ready to accept connections", "could not bind");
@@ -86,10 +95,11 @@ public final class PostgresServer extends SqlServerProcess {
     /** {@code jdbc:postgresql://127.0.0.1:<port>/postgres?user=latchkey}. */
     @Override
     public String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE + "?user=" + USER;
+        return "jdbc:postgresql://" + host() + ":" + port + "/" + DATABASE + "?user=" + USER;
     }
 
-    private static List<String> asServiceUser(boolean root, List<String> command) {
+    /** {@code command}, run as the {@code postgres} system user (with {@code setpriv}) when the tests run as root. */
+    static List<String> asServiceUser(boolean root, List<String> command) {
         if (!root) {
             return command;
         }
@@ -114,6 +124,11 @@ public final class PostgresServer extends SqlServerProcess {
 
     private static String group(String user) {
         return "postgres".equals(user) ? "postgres" : "nogroup";
+    }
+
+    /** Hands {@code dir} to the system user the servers run as when the tests run as root. */
+    static void handTo(Path dir) {
+        handTo(dir, serviceUser());
     }
 
     private static void handTo(Path dir, String user) {

@@ -20,6 +20,21 @@ public abstract class SqlServerProcess implements AutoCloseable {
     ServerProcess process;
     private boolean fakeClock;
     private FakeClock clock;
+    private io.latchkey.testing.NetworkNamespace namespace;
+    private String host = "127.0.0.1";
+
+    /**
+     * Runs the server inside {@code namespace}, listening on its {@link io.latchkey.testing.NetworkNamespace#address()}
+     * instead of 127.0.0.1, so that cutting the namespace's link partitions it from every client. Call before
+     * {@link #start()}; the caller closes the namespace after the server.
+     */
+    public void inNamespace(io.latchkey.testing.NetworkNamespace namespace) {
+        if (process != null) {
+            throw new IllegalStateException("inNamespace must be called before start()");
+        }
+        this.namespace = namespace;
+        this.host = namespace.address();
+    }
 
     /**
      * Runs the server under a {@link FakeClock} from its next start on, so that a test can jump its wall clock (and
@@ -70,11 +85,12 @@ public abstract class SqlServerProcess implements AutoCloseable {
         RuntimeException last = null;
         for (int attempt = 0; attempt < 3; attempt++) {
             port = port == 0 || attempt > 0 ? TestFiles.freePort() : port;
-            process = new ServerProcess(processName + ":" + port, command.apply(port), dir);
+            List<String> c = command.apply(port);
+            process = new ServerProcess(processName + ":" + port, namespace == null ? c : namespace.wrap(c), dir);
             ServerProcess p = process;
             int listening = port;
             try {
-                p.start(() -> p.recentOutput().contains(readyLine) && Binaries.listening(listening),
+                p.start(() -> p.recentOutput().contains(readyLine) && Binaries.listening(host, listening),
                         Duration.ofSeconds(60));
                 return;
             } catch (IllegalStateException e) {
@@ -101,8 +117,9 @@ public abstract class SqlServerProcess implements AutoCloseable {
         dir = null;
     }
 
+    /** 127.0.0.1, or the namespace's address when the server runs {@link #inNamespace in one}. */
     public String host() {
-        return "127.0.0.1";
+        return host;
     }
 
     public int port() {

@@ -1,0 +1,186 @@
+package io.latchkey.testing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Several test servers, each in a Linux network namespace of its own, on one switched segment: a bridge in a namespace
+ * of its own joins one veth link per member and one to the host, on a {@code /24} of {@code 10.213.0.0/16} (the host
+ * is {@code .1}, member {@code i} is {@code .(i + 2)}). {@link #cut(int)} takes member {@code i}'s end of its link
+ * down: it loses the host and every other member at once (a leader isolated from the majority and from its clients),
+ * until {@link #heal(int)}.
+ *
+ * <p>Needs root and {@code ip}: {@link #create(String, int)} fails naming what is missing. Names are unique per process
+ * and call; a blackhole route on the subnet keeps packets from leaving the host by the default route.
+ * {@link #close()} (also a shutdown hook) deletes the links, the route and the namespaces.
+ */
+public final class NetworkSegment implements AutoCloseable {
+
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private final String base;
+    private final int members;
+    private final int net;
+    private final boolean[] cut;
+    private final Thread cleanup;
+    private boolean closed;
+
+    private NetworkSegment(String base, int members, int net) {
+        this.base = base;
+        this.members = members;
+        this.net = net;
+        this.cut = new boolean[members];
+        this.cleanup = new Thread(this::deleteQuietly, "latchkey-netns-cleanup-" + base);
+    }
+
+    /**
+     * Creates the segment with {@code members} member namespaces, every link up.
+     *
+     * @throws IllegalStateException if not running as root, {@code ip} is missing or the kernel refuses namespaces or
+     *         bridges, naming what is missing
+     */
+    public static NetworkSegment create(String purpose, int members) {
+        if (members < 1 || members > 9) {
+            throw new IllegalArgumentException("members must be 1..9 but was " + members);
+        }
+        if (!"root".equals(System.getProperty("user.name"))) {
+            throw new IllegalStateException(purpose + " needs root (it creates Linux network namespaces, veth links "
+                    + "and a bridge with `ip netns` and `ip link`); this runs as " + System.getProperty("user.name"));
+        }
+        ServerProcess.requireBinary("ip", NetworkNamespace.INSTALL_HINT);
+        String base = String.format(Locale.ROOT, "lk%xg%x", ProcessHandle.current().pid() & 0xffffff,
+                COUNTER.getAndIncrement() & 0xff);
+        String used = NetworkNamespace.run(List.of("ip", "-o", "-4", "addr", "show"), false)
+                + NetworkNamespace.run(List.of("ip", "-4", "route"), false);
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int net = ThreadLocalRandom.current().nextInt(256);
+            if (used.contains("10.213." + net + ".")) {
+                continue;
+            }
+            NetworkSegment s = new NetworkSegment(base, members, net);
+            Runtime.getRuntime().addShutdownHook(s.cleanup);
+            try {
+                s.setUp();
+                return s;
+            } catch (RuntimeException e) {
+                s.close();
+                throw new IllegalStateException(purpose + " could not create its network (Linux network namespaces, "
+                        + "veth links, a bridge): " + e.getMessage(), e);
+            }
+        }
+        throw new IllegalStateException(purpose + ": no free /24 in 10.213.0.0/16 for its network");
+    }
+
+    private String switchNs() {
+        return base + "s";
+    }
+
+    private String memberNs(int i) {
+        return base + "m" + i;
+    }
+
+    private void setUp() {
+        String sw = switchNs();
+        run("ip", "netns", "add", sw);
+        run("ip", "-n", sw, "link", "add", "br0", "type", "bridge");
+        run("ip", "-n", sw, "link", "set", "br0", "up");
+        attach(null, base + "h", base + "hs", "10.213." + net + ".1");
+        for (int i = 0; i < members; i++) {
+            run("ip", "netns", "add", memberNs(i));
+            attach(memberNs(i), base + "m" + i + "n", base + "m" + i + "s", address(i));
+            run("ip", "-n", memberNs(i), "link", "set", "lo", "up");
+        }
+        run("ip", "route", "add", "blackhole", "10.213." + net + ".0/24", "metric", "4000");
+    }
+
+    /** A veth pair: {@code inner} in {@code ns} (the host's namespace if null) with {@code address}, {@code outer} on the bridge. */
+    private void attach(String ns, String inner, String outer, String address) {
+        run("ip", "link", "add", inner, "type", "veth", "peer", "name", outer);
+        run("ip", "link", "set", outer, "netns", switchNs());
+        run("ip", "-n", switchNs(), "link", "set", outer, "master", "br0");
+        run("ip", "-n", switchNs(), "link", "set", outer, "up");
+        if (ns != null) {
+            run("ip", "link", "set", inner, "netns", ns);
+            run("ip", "-n", ns, "addr", "add", address + "/24", "dev", inner);
+            run("ip", "-n", ns, "link", "set", inner, "up");
+        } else {
+            run("ip", "addr", "add", address + "/24", "dev", inner);
+            run("ip", "link", "set", inner, "up");
+        }
+    }
+
+    /** How many members the segment has. */
+    public int members() {
+        return members;
+    }
+
+    /** Member {@code i}'s address. */
+    public String address(int i) {
+        return "10.213." + net + "." + (i + 2);
+    }
+
+    /** {@code command} run in member {@code i}'s namespace. */
+    public List<String> wrap(int i, List<String> command) {
+        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", memberNs(i)));
+        c.addAll(command);
+        return c;
+    }
+
+    /** Member {@code i}'s namespace name. */
+    public String name(int i) {
+        return memberNs(i);
+    }
+
+    /** Takes member {@code i}'s end of its link down: it reaches nobody and nobody reaches it. */
+    public synchronized void cut(int i) {
+        run("ip", "-n", memberNs(i), "link", "set", base + "m" + i + "n", "down");
+        cut[i] = true;
+    }
+
+    /** Brings member {@code i}'s link up again. */
+    public synchronized void heal(int i) {
+        run("ip", "-n", memberNs(i), "link", "set", base + "m" + i + "n", "up");
+        cut[i] = false;
+    }
+
+    /** Whether member {@code i}'s link is cut. */
+    public synchronized boolean isCut(int i) {
+        return cut[i];
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        deleteQuietly();
+        try {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // shutting down, or never added
+        }
+    }
+
+    private void deleteQuietly() {
+        NetworkNamespace.run(List.of("ip", "link", "del", base + "h"), false);
+        NetworkNamespace.run(List.of("ip", "route", "del", "blackhole", "10.213." + net + ".0/24", "metric", "4000"),
+                false);
+        for (int i = 0; i < members; i++) {
+            NetworkNamespace.run(List.of("ip", "netns", "del", memberNs(i)), false);
+        }
+        NetworkNamespace.run(List.of("ip", "netns", "del", switchNs()), false);
+    }
+
+    @Override
+    public String toString() {
+        return "NetworkSegment{" + base + ", 10.213." + net + ".0/24, " + members + " members}";
+    }
+
+    private static void run(String... command) {
+        NetworkNamespace.run(List.of(command), true);
+    }
+}
