@@ -51,7 +51,7 @@ public final class LockEngine {
     final Events events;
     final Watchdog watchdog;
     /** Where completions continue when they nest too deep on one stack ({@link Trampoline}); threads on demand. */
-    final ThreadPoolExecutor callbacks;
+    final java.util.concurrent.ExecutorService callbacks;
     final long watchdogMillis;
     final ConcurrentHashMap<NameState.NameKey, NameState> nameStates = new ConcurrentHashMap<>();
     /** How many nameStates in {@link #nameStates} are idle, kept for reuse. */
@@ -71,6 +71,18 @@ public final class LockEngine {
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
     public LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time) {
+        this(backendName, clientId, options, time, null, null, null);
+    }
+
+    /**
+     * The seam through which a deterministic simulation owns all time and scheduling: {@code timer} runs the
+     * watchdog's tick, fixed-lease expiries, deadlines and re-checks on {@code timerClock}; {@code callbacks} runs
+     * completions that nest too deep ({@link Trampoline}). With {@code null}s the engine starts its own watchdog
+     * thread (on {@link System#nanoTime()}) and callback pool, as the public constructor does.
+     */
+    LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time,
+               java.util.concurrent.ScheduledExecutorService timer, TimeSource timerClock,
+               java.util.concurrent.ExecutorService callbacks) {
         this.backendName = Objects.requireNonNull(backendName, "backendName");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
         this.options = Objects.requireNonNull(options, "options");
@@ -78,7 +90,12 @@ public final class LockEngine {
         this.events = new Events(options.eventListener());
         this.watchdogMillis = options.watchdogTimeout().toMillis();
         String shortId = clientId.length() > 8 ? clientId.substring(0, 8) : clientId;
-        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId));
+        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId), timer,
+                timerClock == null ? TimeSource.SYSTEM : timerClock);
+        if (callbacks != null) {
+            this.callbacks = callbacks;
+            return;
+        }
         AtomicLong callbackThreads = new AtomicLong();
         this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> {
