@@ -360,6 +360,37 @@ final class SimBackend {
         }
 
         @Override
+        public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+            long sentAt = sched.nanoTime();
+            return call("tryLease " + permitId, false, false, () -> server.tryLease(name, permitId, leaseMillis))
+                    .thenApply(ok -> ok ? new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt, null) : null);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String name, String permitId) {
+            return call("release " + permitId, false, false, () -> server.releaseLease(name, permitId));
+        }
+
+        @Override
+        public boolean renewsPermits() {
+            return true;
+        }
+
+        @Override
+        public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+            List<Grant> copy = new ArrayList<>(grants);
+            return call("renew permits", false, false, () -> {
+                Set<Grant> lost = new HashSet<>();
+                for (Grant g : copy) {
+                    if (!server.renewLease(g.name(), g.ownerId(), g.leaseMillis())) {
+                        lost.add(g);
+                    }
+                }
+                return lost;
+            });
+        }
+
+        @Override
         public CompletableFuture<Void> countDown(String name) {
             return call("countDown", false, false, () -> {
                 server.countDown(name);

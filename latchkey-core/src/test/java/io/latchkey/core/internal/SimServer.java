@@ -191,6 +191,55 @@ final class SimServer {
         }
     }
 
+    /** Leased permits of permit-expirable semaphores: name → permit id → expiry. */
+    final Map<String, Map<String, Long>> leased = new HashMap<>();
+    final Map<String, Integer> leaseCapacity = new HashMap<>();
+
+    /** Leased permits of {@code name} that are live now (expiring the ones that ran out). */
+    Map<String, Long> leasesOf(String name) {
+        Map<String, Long> m = leased.computeIfAbsent(name, k -> new LinkedHashMap<>());
+        boolean freed = false;
+        for (Iterator<Map.Entry<String, Long>> it = m.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Long> e = it.next();
+            if (e.getValue() - now() <= 0) {
+                it.remove();
+                expiryListener.on(name, e.getKey(), 0);
+                freed = true;
+            }
+        }
+        if (freed) {
+            changed(name);
+        }
+        return m;
+    }
+
+    boolean tryLease(String name, String id, long leaseMillis) {
+        Map<String, Long> m = leasesOf(name);
+        if (m.size() >= leaseCapacity.getOrDefault(name, 0)) {
+            return false;
+        }
+        m.put(id, now() + leaseMillis * 1_000_000L);
+        taken.accept(name);
+        return true;
+    }
+
+    boolean releaseLease(String name, String id) {
+        if (leasesOf(name).remove(id) == null) {
+            return false;
+        }
+        changed(name);
+        return true;
+    }
+
+    boolean renewLease(String name, String id, long leaseMillis) {
+        Map<String, Long> m = leasesOf(name);
+        if (!m.containsKey(id)) {
+            return false;
+        }
+        m.put(id, now() + leaseMillis * 1_000_000L);
+        return true;
+    }
+
     long getCount(String name) {
         return latches.getOrDefault(name, 0L);
     }
