@@ -54,6 +54,8 @@ final class NameState {
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
+    /** The ops answers single attempts: this nameState waits, re-checks and withdraws itself (see {@link #attempt}). */
+    final boolean single;
     final ReentrantLock lock = new ReentrantLock();
 
     // everything below is guarded by lock
@@ -75,6 +77,10 @@ final class NameState {
     boolean idle;
     /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
     boolean idleSeen;
+    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend. */
+    CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscription;
+    /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
+    long changes;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
@@ -83,6 +89,7 @@ final class NameState {
         this.key = key;
         this.shared = ops.shared();
         this.fair = ops.fair();
+        this.single = ops.singleAttempts();
     }
 
     // ---------------------------------------------------------------------------------------------- acquire
@@ -104,7 +111,8 @@ final class NameState {
         if (w.bypass || fair) {
             w.state = Waiter.State.INFLIGHT;
             if (bypassing == null) {
-                bypassing = new HashSet<>(2);
+                // in arrival order: a push wakes a fair lock's waiters in the order they called
+                bypassing = new java.util.LinkedHashSet<>(4);
             }
             bypassing.add(w);
             return w;
@@ -204,9 +212,21 @@ final class NameState {
         }
     }
 
+    /** Under the lock: {@code w} (between attempts) is no longer at the backend. */
+    private void leaveBackendLocked(Waiter w) {
+        if (inflight == w) {
+            inflight = null;
+        }
+        removeBypassingLocked(w);
+    }
+
     /** Sends {@code w}'s acquire to the backend; must be called without holding the lock. */
     void send(Waiter w) {
         if (w == null) {
+            return;
+        }
+        if (single) {
+            attempt(w);
             return;
         }
         CompletableFuture<Grant> f;
@@ -298,6 +318,225 @@ final class NameState {
         send(next);
     }
 
+    // ------------------------------------------------------------------------------------- single attempts
+
+    /**
+     * One attempt for {@code w} (the head at the backend, or any waiter of a fair lock), unless one is out already or
+     * {@code w} is no longer waiting at the backend. Must be called without holding the lock.
+     */
+    private void attempt(Waiter w) {
+        long epoch;
+        String entry;
+        lock.lock();
+        try {
+            if (w.state != Waiter.State.INFLIGHT || w.attempting) {
+                return;
+            }
+            w.attempting = true;
+            epoch = changes;
+            entry = w.entry;
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture<RemoteLockOps.Attempt> f;
+        try {
+            f = ops.tryAcquire(w.request, entry);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
+        // trampoline's bound
+        f.whenComplete((a, e) -> Trampoline.run(engine.callbacks, () -> attempted(w, epoch, a, e)));
+    }
+
+    /** The backend answered an attempt for {@code w}. */
+    private void attempted(Waiter w, long epoch, RemoteLockOps.Attempt a, Throwable e) {
+        boolean again = false;
+        boolean over = false;
+        lock.lock();
+        try {
+            w.attempting = false;
+            if (e == null && a != null && !a.isGranted()) {
+                if (a.entry() != null) {
+                    w.entry = a.entry();
+                }
+                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()) {
+                    // cancelled, abandoned, or its deadline passed: this attempt was its last
+                    over = true;
+                } else if (changes != epoch) {
+                    again = true;
+                } else {
+                    long hint = a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
+                            : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS);
+                    w.recheck = engine.watchdog.schedule(() -> attempt(w), Math.max(MIN_RECHECK_NANOS, hint));
+                    if (subscription == null) {
+                        subscription = new CompletableFuture<>();
+                        subscribeLater = subscription;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> sub = takeSubscribeLater();
+        if (sub != null) {
+            subscribe(sub);
+        }
+        if (again) {
+            attempt(w);
+            return;
+        }
+        if (e != null || a == null || a.isGranted()) {
+            if (e != null || a == null) {
+                // a failed attempt may have made an entry the engine never learned of: a fair lock withdraws anyway
+                withdraw(w, fair);
+            }
+            onGrantResult(w, a == null ? null : a.grant(), e != null ? e
+                    : a == null ? new IllegalStateException("backend answered no attempt") : null, false);
+            closeUnusedSubscription();
+        } else if (over) {
+            withdraw(w, false);
+            onGrantResult(w, null, null, false);
+            closeUnusedSubscription();
+        }
+    }
+
+    /** Single attempts: at most this long between looks without a push (the engine's bound on a backend's hint). */
+    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Guarded by the lock: a subscription placeholder to send once the lock is released. */
+    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeLater;
+
+    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> takeSubscribeLater() {
+        lock.lock();
+        try {
+            CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s = subscribeLater;
+            subscribeLater = null;
+            return s;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void subscribe(CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> placeholder) {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> f;
+        try {
+            f = ops.subscribe(name, this::changed);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((sub, e) -> {
+            boolean close;
+            lock.lock();
+            try {
+                close = subscription != placeholder;
+                if (!close && e != null) {
+                    subscription = null; // the re-checks cover; the next busy answer subscribes again
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (e != null) {
+                log.debug("subscribing to changes of lock '{}' failed; re-checking instead: {}", name,
+                        LockEngine.unwrap(e).toString());
+            } else if (close) {
+                if (sub != null) {
+                    sub.close();
+                }
+            } else {
+                placeholder.complete(sub);
+                changed(); // a change before the subscription took effect is looked for now
+            }
+        });
+    }
+
+    /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
+    void changed() {
+        List<Waiter> wake = new ArrayList<>(2);
+        lock.lock();
+        try {
+            changes++;
+            if (inflight != null && inflight.state == Waiter.State.INFLIGHT && !inflight.attempting) {
+                wake.add(inflight);
+            }
+            if (bypassing != null) {
+                for (Waiter w : bypassing) {
+                    if (w.state == Waiter.State.INFLIGHT && !w.attempting) {
+                        wake.add(w);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter w : wake) {
+            ScheduledFuture<?> r = w.recheck;
+            if (r != null) {
+                r.cancel(false);
+            }
+            attempt(w);
+        }
+    }
+
+    /** Closes the subscription once no waiter of this name is at the backend; outside the lock. */
+    private void closeUnusedSubscription() {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s;
+        lock.lock();
+        try {
+            if (subscription == null || inflight != null || bypassing != null && !bypassing.isEmpty()) {
+                return;
+            }
+            s = subscription;
+            subscription = null;
+        } finally {
+            lock.unlock();
+        }
+        if (s.isDone() && !s.isCompletedExceptionally()) {
+            s.join().close();
+        }
+    }
+
+    /**
+     * Gives up {@code w}'s place in the server's queue, if it has one (best effort: the backend retries); with
+     * {@code unknown}, also when the engine knows of none (an attempt failed: it may have made one).
+     */
+    private void withdraw(Waiter w, boolean unknown) {
+        String entry;
+        lock.lock();
+        try {
+            entry = w.entry;
+            w.entry = null;
+        } finally {
+            lock.unlock();
+        }
+        ScheduledFuture<?> r = w.recheck;
+        if (r != null) {
+            r.cancel(false);
+        }
+        if (entry == null && !unknown) {
+            return;
+        }
+        CompletableFuture<Void> f;
+        try {
+            f = ops.withdraw(w.request, entry);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        if (f != null) {
+            f.whenComplete((v, e) -> {
+                if (e != null) {
+                    log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, name, e);
+                }
+            });
+        }
+    }
+
     /** A grant for a waiter nobody waits for any more: give it back so that no lock is left behind. */
     private void releaseLateGrant(Waiter w, Grant g) {
         boolean counted = w.state == Waiter.State.CANCELLED && !shared;
@@ -332,12 +571,20 @@ final class NameState {
     void onDeadline(Waiter w) {
         boolean timedOut = false;
         boolean backstop = false;
+        Waiter next = null;
         lock.lock();
         try {
             if (w.state == Waiter.State.QUEUED) {
                 queue.remove(w);
                 w.state = Waiter.State.TIMED_OUT;
                 timedOut = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting) {
+                // waiting between attempts: over now (an attempt that is out decides instead, bounded below)
+                w.state = Waiter.State.TIMED_OUT;
+                leaveBackendLocked(w);
+                timedOut = true;
+                next = pumpLocked();
                 idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 backstop = true;
@@ -346,8 +593,13 @@ final class NameState {
             lock.unlock();
         }
         if (timedOut) {
+            if (single) {
+                withdraw(w, false);
+                closeUnusedSubscription();
+            }
             engine.timedOut(ops, name, engine.time.nanoTime() - w.startNanos);
             w.future.complete(null);
+            send(next);
         } else if (backstop) {
             w.timer = engine.watchdog.schedule(() -> onNoAnswer(w), engine.remoteTimeoutNanos());
         }
@@ -388,12 +640,20 @@ final class NameState {
     void cancel(Waiter w) {
         boolean removed = false;
         boolean remote = false;
+        Waiter next = null;
         lock.lock();
         try {
             if (w.state == Waiter.State.QUEUED) {
                 queue.remove(w);
                 w.state = Waiter.State.CANCELLED;
                 removed = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting) {
+                // waiting between attempts: leaves now (an attempt that is out decides instead: a grant goes back)
+                w.state = Waiter.State.CANCELLED;
+                leaveBackendLocked(w);
+                removed = true;
+                next = pumpLocked();
                 idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 w.state = Waiter.State.CANCELLED;
@@ -404,7 +664,12 @@ final class NameState {
         }
         if (removed) {
             w.cancelTimer();
+            if (single) {
+                withdraw(w, false);
+                closeUnusedSubscription();
+            }
             w.future.complete(null);
+            send(next);
         } else if (remote) {
             w.request.cancel();
         }
@@ -443,7 +708,13 @@ final class NameState {
         for (Waiter w : failed) {
             w.cancelTimer();
             w.request.cancel();
+            if (single && !w.attempting) {
+                withdraw(w, false); // one that is looking now withdraws when its answer comes
+            }
             w.future.completeExceptionally(failure);
+        }
+        if (single) {
+            closeUnusedSubscription();
         }
     }
 
@@ -471,6 +742,8 @@ final class NameState {
                     && inflight == null && releasing == 0 && !queueEmptyLocked()) {
                 next = queue.poll();
                 next.state = Waiter.State.INFLIGHT;
+                // the hand-off is its attempt: its deadline or a cancel waits for the answer
+                next.attempting = true;
                 inflight = next;
                 handOffStreak++;
             } else {
@@ -531,6 +804,12 @@ final class NameState {
         }
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((g, e) -> {
+            lock.lock();
+            try {
+                next.attempting = false;
+            } finally {
+                lock.unlock();
+            }
             if (e == null && g != null) {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);

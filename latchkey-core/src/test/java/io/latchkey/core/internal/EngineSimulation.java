@@ -50,6 +50,8 @@ final class EngineSimulation {
     boolean stopping;
     /** Whether the network or server misbehave in this run; without faults no lease may run out. */
     final boolean faulty;
+    /** Whether the lock ops answer single attempts (the engine waits) or wait themselves. */
+    final boolean singleAttempts;
     /** Clients were closed: their holds are no longer renewed and run out on the server. */
     boolean closed;
     String failure;
@@ -75,6 +77,8 @@ final class EngineSimulation {
         options = ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3))
                 .operationTimeout(Duration.ofSeconds(1)).build();
         runFor = (2 + rng.nextInt(4)) * 1000 * MS;
+        singleAttempts = Boolean.parseBoolean(System.getProperty("latchkey.sim.single",
+                Boolean.toString(rng.nextBoolean())));
         closeEarly = rng.nextInt(4) == 0;
         int clientCount = 1 + rng.nextInt(3);
         server.permits.put(SEM, PERMITS);
@@ -107,8 +111,9 @@ final class EngineSimulation {
 
     /** Runs the seed; returns {@code null} if every property held, else the failure report. */
     String run() {
-        trace(String.format("seed %d: %d clients, %d owners, faults %s, run %d ms%s", seed, clients.size(),
-                actors.size(), faults, runFor / MS, closeEarly ? ", clients closed while busy" : ""));
+        trace(String.format("seed %d: %d clients, %d owners, %s, faults %s, run %d ms%s", seed, clients.size(),
+                actors.size(), singleAttempts ? "single attempts" : "waiting acquires", faults, runFor / MS,
+                closeEarly ? ", clients closed while busy" : ""));
         for (Actor a : actors) {
             sched.at(a.rng.nextInt(20) * MS, a::next);
         }
@@ -315,8 +320,8 @@ final class EngineSimulation {
             this.backend = new SimBackend(server, "c" + id, new Random(seed * 7919L + id), faults,
                     options.operationTimeout().toNanos(), trace);
             this.engine = new LockEngine("sim", "c" + id, options, sched, sched.timers(), sched, sched.timers());
-            this.plainOps = backend.new LockOps(false);
-            this.fairOps = backend.new LockOps(true);
+            this.plainOps = backend.new LockOps(false, singleAttempts);
+            this.fairOps = backend.new LockOps(true, singleAttempts);
             this.countOps = backend.new CountOps();
             this.lock = engine.lock(plainOps, LOCK);
             this.fair = engine.lock(fairOps, FAIR);

@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import io.latchkey.core.RemoteCountOps.Subscription;
 
 /**
  * One client's view of the {@link SimServer}: a network with random delays (FIFO per direction unless reordering is
@@ -143,10 +144,44 @@ final class SimBackend {
 
     final class LockOps implements RemoteLockOps {
         final boolean fair;
+        /** Answers single attempts (the engine waits) instead of waiting in {@link #acquire}. */
+        final boolean single;
         final int id = nextOpsId++;
 
-        LockOps(boolean fair) {
+        LockOps(boolean fair, boolean single) {
             this.fair = fair;
+            this.single = single;
+        }
+
+        @Override
+        public boolean singleAttempts() {
+            return single;
+        }
+
+        @Override
+        public CompletableFuture<Attempt> tryAcquire(AcquireRequest req, String entry) {
+            long sentAt = sched.nanoTime();
+            return call("try " + req.name() + " for " + req.ownerId(), true, fair,
+                    () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair))
+                    .thenApply(t -> t >= 0 ? Attempt.granted(new Grant(req, t, sentAt, null))
+                            : fair ? Attempt.queued(req.ownerId(), Math.min(RECHECK_NANOS, -t - 1))
+                            : Attempt.busy(Math.min(RECHECK_NANOS, -t - 1)));
+        }
+
+        @Override
+        public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
+            return call("subscribe " + name, false, fair, () -> {
+                watch(name, changed);
+                return (Subscription) () -> unwatch(name, changed);
+            });
+        }
+
+        @Override
+        public CompletableFuture<Void> withdraw(AcquireRequest req, String entry) {
+            return call("withdraw " + entry, false, true, () -> {
+                server.withdraw(req.name(), entry != null ? entry : req.ownerId());
+                return null;
+            });
         }
 
         @Override
@@ -171,6 +206,9 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Grant> acquire(AcquireRequest request) {
+            if (single) {
+                throw new AssertionError("the engine waits itself for single-attempt ops");
+            }
             return new Acquire(this, request).start();
         }
 
