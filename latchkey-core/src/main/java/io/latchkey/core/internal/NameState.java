@@ -359,6 +359,7 @@ final class NameState {
         lock.lock();
         try {
             w.attempting = false;
+            w.looked = true;
             if (e == null && a != null && !a.isGranted()) {
                 if (a.entry() != null) {
                     w.entry = a.entry();
@@ -579,8 +580,9 @@ final class NameState {
                 w.state = Waiter.State.TIMED_OUT;
                 timedOut = true;
                 idleCheckLocked();
-            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting) {
-                // waiting between attempts: over now (an attempt that is out decides instead, bounded below)
+            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting && w.looked) {
+                // waiting between attempts: over now (an attempt that is out decides instead, bounded below; so
+                // does the first one, about to be sent: a wait never ends without one look)
                 w.state = Waiter.State.TIMED_OUT;
                 leaveBackendLocked(w);
                 timedOut = true;

@@ -39,6 +39,8 @@ final class Waiter {
     // single attempts (RemoteLockOps#singleAttempts), guarded by the nameState's lock
     /** An attempt for this waiter is at the backend. */
     boolean attempting;
+    /** An attempt for this waiter has answered: before that, its deadline waits for the first answer. */
+    boolean looked;
     /** The waiter's place in the server's queue, from its last queued answer. */
     String entry;
     /** The re-check of a busy answer. */

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class EngineSimulationTest {
 
-    private static final int DEFAULT_SEEDS = 600;
+    private static final int DEFAULT_SEEDS = 400;
 
     @Test
     void seeds() {
