@@ -70,6 +70,8 @@ final class EngineSimulation {
         this.seed = seed;
         this.rng = new Random(seed);
         faulty = rng.nextInt(3) != 0;
+        Random inline = new Random(seed ^ 0x5DEECE66DL);
+        sched.inlineDue = inline::nextBoolean;
         faults = faulty
                 ? new SimBackend.Faults((1 + rng.nextInt(40)) * MS, rng.nextBoolean(), 0.02 * rng.nextInt(3),
                         0.3 * rng.nextInt(3), 0.05 * rng.nextInt(2))
@@ -426,6 +428,32 @@ final class EngineSimulation {
             }
         }
 
+        /** Whether this client's local state lets a new waiter of {@code name} go to the backend at once. */
+        boolean aloneHere(String name) {
+            NameState ns = client.engine.nameStates.get(
+                    new NameState.NameKey(name.equals(FAIR) ? client.fairOps : client.plainOps, name));
+            if (ns == null) {
+                return true;
+            }
+            ns.lock.lock();
+            try {
+                return ns.canSendNowLocked();
+            } finally {
+                ns.lock.unlock();
+            }
+        }
+
+        /** A lock wait that ran out while nothing of this client stood in its way must have looked once. */
+        void checkLooked(String name) {
+            if (!cancelled && alone && client.backend.attempts.getOrDefault(name, 0) == attemptsAtCall
+                    && !client.engine.isClosed()) {
+                fail(String.format("%s's wait for %s ended without one attempt", this, name));
+            }
+        }
+
+        boolean alone;
+        int attemptsAtCall;
+
         private void started(CompletableFuture<?> f, CompletableFuture<?> cancelTarget, String name, long wait) {
             pending = f;
             callSeq = ++calls;
@@ -498,6 +526,8 @@ final class EngineSimulation {
             Duration leaseTime = rng.nextBoolean() ? null : Duration.ofMillis(2000 + rng.nextInt(2000));
             t(String.format("%s.tryAcquireAsync(%s, %s)", name, wait < 0 ? "forever" : wait / MS + " ms",
                     leaseTime == null ? "watchdog" : leaseTime.toMillis() + " ms"));
+            alone = aloneHere(name);
+            attemptsAtCall = client.backend.attempts.getOrDefault(name, 0);
             CompletableFuture<?> raw = wait < 0 ? view.acquireAsync()
                     : view.tryAcquireAsync(Duration.ofNanos(wait), leaseTime);
             @SuppressWarnings("unchecked")
@@ -512,6 +542,9 @@ final class EngineSimulation {
                 ended(name);
                 if (e != null || l.isEmpty()) {
                     t(name + " not acquired: " + (e != null ? LockEngine.unwrap(e) : "timed out"));
+                    if (e == null) {
+                        checkLooked(name);
+                    }
                     next();
                     return;
                 }
@@ -546,6 +579,8 @@ final class EngineSimulation {
             long wait = pickWait();
             NameState.NameKey key = new NameState.NameKey(client.plainOps, LOCK);
             t(String.format("L.lock as thread (%s)", wait < 0 ? "forever" : wait / MS + " ms"));
+            alone = aloneHere(LOCK);
+            attemptsAtCall = client.backend.attempts.getOrDefault(LOCK, 0);
             Object s;
             try {
                 s = client.engine.start(key, threadOwner, true, client.engine.watchdogMillis, true, wait, false);
@@ -590,6 +625,9 @@ final class EngineSimulation {
                 }
                 if (e != null || h == null) {
                     t("L (thread) not acquired: " + (e != null ? LockEngine.unwrap(e) : "timed out"));
+                    if (e == null) {
+                        checkLooked(LOCK);
+                    }
                     next();
                     return;
                 }

@@ -136,6 +136,9 @@ final class SimBackend {
         }
     }
 
+    /** Attempts sent per lock name, for the "a wait never ends without one look" property. */
+    final Map<String, Integer> attempts = new HashMap<>();
+
     int subscriptions() {
         return wakers.size();
     }
@@ -161,6 +164,7 @@ final class SimBackend {
         @Override
         public CompletableFuture<Attempt> tryAcquire(AcquireRequest req, String entry) {
             long sentAt = sched.nanoTime();
+            attempts.merge(req.name(), 1, Integer::sum);
             return call("try " + req.name() + " for " + req.ownerId(), true, fair,
                     () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair))
                     .thenApply(t -> t >= 0 ? Attempt.granted(new Grant(req, t, sentAt, null))
@@ -300,6 +304,7 @@ final class SimBackend {
         }
 
         void attempt() {
+            attempts.merge(req.name(), 1, Integer::sum);
             inFlight = true;
             again = false;
             long sentAt = sched.nanoTime();

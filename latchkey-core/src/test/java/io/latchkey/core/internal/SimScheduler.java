@@ -23,6 +23,8 @@ final class SimScheduler implements TimeSource {
     private long now = 1_000_000_000L;
     private long seq;
     private long executed;
+    /** Whether a task due at once runs inline, inside the call that schedules it (a seeded choice). */
+    java.util.function.BooleanSupplier inlineDue = () -> false;
 
     @Override
     public long nanoTime() {
@@ -85,6 +87,12 @@ final class SimScheduler implements TimeSource {
 
         @Override
         public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            if (delay <= 0 && !shut && inlineDue.getAsBoolean()) {
+                // the timer thread may run a task that is due at once before the scheduling thread goes on
+                Event e = new Event(now, seq++, command, 0);
+                e.fire();
+                return e;
+            }
             return track(at(unit.toNanos(delay), command));
         }
 
