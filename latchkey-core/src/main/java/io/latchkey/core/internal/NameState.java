@@ -23,6 +23,22 @@ import org.slf4j.LoggerFactory;
  * The local state of one lock name of one {@link RemoteLockOps} in one client: who holds it here, who waits here,
  * and which requests are at the backend.
  *
+ * <h2>Waiting</h2>
+ * With an ops that answers {@linkplain RemoteLockOps#singleAttempts() single attempts} this class does the waiting: the
+ * waiter at the backend ({@link #inflight}, or each of {@link #bypassing}) has at most one attempt out at a time
+ * ({@link Waiter#attempting}). A busy or queued answer keeps the waiter there with a re-check timer at the backend's
+ * hint (at most {@link #RECHECK_FALLBACK_NANOS}) and the name's one {@linkplain RemoteLockOps#subscribe subscription}
+ * (taken on the first busy answer, closed when no waiter of the name is at the backend). What wakes a waiter: a push
+ * from the subscription (or the subscription taking effect), its re-check, or, when the attempt that was out overlapped
+ * a push, that attempt's answer (it looks again at once); a local release pumps the next local waiter or hands the
+ * lock to it. Its one deadline timer ({@link Waiter#timer}) ends a waiter between attempts at once; one whose attempt
+ * is out (or whose first attempt has not answered yet) ends with that attempt's answer, bounded by the operation
+ * timeout ({@link #onNoAnswer}). A cancel or an interrupt does the same, and a grant that answers an abandoned waiter
+ * is given back ({@link #releaseLateGrant}). A waiter that leaves withdraws its place in the server's queue
+ * ({@link RemoteLockOps#withdraw}); a fair waiter also after a failed attempt, which may have made one. With an ops
+ * that waits itself ({@link RemoteLockOps#acquire}), the request goes to the backend once and the backend does all
+ * this; only the deadline's backstop and the give-back stay here.
+ *
  * <h2>Rules</h2>
  * <ul>
  * <li>At most one queued waiter (the head) has a remote acquire in flight ({@link #inflight}); the others wait
@@ -680,6 +696,7 @@ final class NameState {
     /** Client close: every waiter fails with {@code failure}; requests at the backend are cancelled. */
     void failAll(RuntimeException failure) {
         List<Waiter> failed = new ArrayList<>();
+        List<Waiter> looking = new ArrayList<>(1);
         lock.lock();
         try {
             if (queue != null) {
@@ -703,6 +720,11 @@ final class NameState {
                 }
                 bypassing.clear();
             }
+            for (Waiter w : failed) {
+                if (w.attempting) {
+                    looking.add(w);
+                }
+            }
             idleCheckLocked();
         } finally {
             lock.unlock();
@@ -710,7 +732,7 @@ final class NameState {
         for (Waiter w : failed) {
             w.cancelTimer();
             w.request.cancel();
-            if (single && !w.attempting) {
+            if (single && !looking.contains(w)) {
                 withdraw(w, false); // one that is looking now withdraws when its answer comes
             }
             w.future.completeExceptionally(failure);
