@@ -312,6 +312,8 @@ final class NameState {
                     done = null;
                     break;
                 default:
+                    // already ended (timed out): a grant nobody will own goes back
+                    lateGrant = g;
                     done = null;
             }
             next = pumpLocked();
@@ -374,9 +376,11 @@ final class NameState {
         boolean over = false;
         lock.lock();
         try {
-            w.attempting = false;
             w.looked = true;
             if (e == null && a != null && !a.isGranted()) {
+                // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
+                // deadline cannot end it in between and drop the grant
+                w.attempting = false;
                 if (a.entry() != null) {
                     w.entry = a.entry();
                 }
