@@ -30,10 +30,104 @@ public interface RemoteLockOps {
      * lock every waiting owner of a client calls it at once: each request is its own waiter at the backend, with
      * its own place in line, its own wake-up and its own withdrawal when it is cancelled or its deadline passes.
      *
+     * <p>Not called for an ops that answers {@linkplain #singleAttempts() single attempts}; the default throws.
+     *
      * @param request the owner, lease, deadline and cancellation signal of this attempt
      * @return a future of the grant, or of {@code null} if the deadline passed or the request was cancelled
      */
-    CompletableFuture<Grant> acquire(AcquireRequest request);
+    default CompletableFuture<Grant> acquire(AcquireRequest request) {
+        throw new UnsupportedOperationException("acquire: " + this + " answers single attempts");
+    }
+
+    // ------------------------------------------------------------------------------------- single attempts
+
+    /**
+     * {@return whether this ops answers single attempts ({@link #tryAcquire}, {@link #subscribe}, {@link #withdraw})}
+     * The engine then waits itself and never calls {@link #acquire}: it keeps one attempt in flight per name (per
+     * waiter for a {@linkplain #fair() fair} lock), re-checks at the {@linkplain Attempt#recheckNanos() hint} of a
+     * busy answer or when a subscription reports a change, arms the one deadline timer of each waiter, and handles
+     * interrupts, cancellation and the give-back of a grant that raced them. The default is {@code false}: the
+     * backend waits in {@link #acquire} (the form recipes that block inside the server, such as
+     * {@code pg_advisory_lock}, keep).
+     */
+    default boolean singleAttempts() {
+        return false;
+    }
+
+    /**
+     * Looks once: takes the lock for {@code request.ownerId()} if it can, and answers at once. Never waits, never
+     * arms a timer, never looks at the request's deadline or cancellation: the engine does.
+     *
+     * @param request the owner and lease of the waiter
+     * @param entry the waiter's place in the server's queue from its previous {@linkplain Attempt#queued queued}
+     *        answer, or {@code null} on its first attempt (and always for a lock that keeps no server queue)
+     * @return a future of the answer: {@linkplain Attempt#granted granted}, {@linkplain Attempt#busy busy} or
+     *         {@linkplain Attempt#queued queued}
+     * @throws UnsupportedOperationException unless {@link #singleAttempts()}
+     */
+    default CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        throw new UnsupportedOperationException("tryAcquire");
+    }
+
+    /**
+     * Starts telling {@code changed} about every change of {@code name} that can let a waiter in (a release, an
+     * expiry, a forced unlock, a withdrawn queue entry). A lost push only delays a waiter until its re-check. The engine
+     * keeps at most one subscription per name and client, while anyone of the client waits for it.
+     *
+     * @param name the lock's name
+     * @param changed what to run on a change; may run on any thread, must not be called under a backend lock
+     * @return a future of the subscription, complete once it takes effect
+     * @throws UnsupportedOperationException unless {@link #singleAttempts()}
+     */
+    default CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        throw new UnsupportedOperationException("subscribe");
+    }
+
+    /**
+     * Gives up a waiter's place in the server's queue (its deadline passed, it was cancelled or interrupted, its
+     * client closed). A backend whose withdrawal fails on a live session retries it until the server answers, so
+     * that no entry blocks the queue. The default does nothing: a lock without a server queue has nothing to withdraw.
+     *
+     * @param request the waiter's request
+     * @param entry the entry of its last {@linkplain Attempt#queued queued} answer; {@code null} after an attempt of a
+     *        {@linkplain #fair() fair} lock failed before the engine learned its entry: the backend then finds the
+     *        request's entry, if the attempt made one, by its owner
+     * @return a future that completes once withdrawn
+     */
+    default CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The answer to one {@linkplain #tryAcquire attempt}: the grant, or when to look again.
+     *
+     * @param grant the grant, or {@code null} if the lock was not taken
+     * @param recheckNanos when not granted: when to look again at the latest even without a push (such as the holder's
+     *        remaining lease); the engine bounds it
+     * @param entry when not granted: the waiter's place in the server's queue, or {@code null} if none is kept
+     */
+    record Attempt(Grant grant, long recheckNanos, String entry) {
+
+        /** {@return the answer of an attempt that took the lock} */
+        public static Attempt granted(Grant grant) {
+            return new Attempt(java.util.Objects.requireNonNull(grant, "grant"), 0, null);
+        }
+
+        /** {@return the answer of an attempt that found the lock busy: look again within {@code recheckNanos}} */
+        public static Attempt busy(long recheckNanos) {
+            return new Attempt(null, recheckNanos, null);
+        }
+
+        /** {@return the answer of an attempt that keeps its place {@code entry} in the server's queue} */
+        public static Attempt queued(String entry, long recheckNanos) {
+            return new Attempt(null, recheckNanos, java.util.Objects.requireNonNull(entry, "entry"));
+        }
+
+        /** {@return whether the lock was taken} */
+        public boolean isGranted() {
+            return grant != null;
+        }
+    }
 
     /**
      * Releases the lock if {@code grant} still owns it, and wakes the backend's waiters.

@@ -28,6 +28,44 @@ final class CountingOps implements RemoteLockOps {
     }
 
     @Override
+    public boolean singleAttempts() {
+        return delegate.singleAttempts();
+    }
+
+    /**
+     * With single attempts, a remote waiter is an owner between its first attempt and its grant or withdrawal: its
+     * first attempt counts as the acquire, the ones after it (re-checks, wake-ups) do not.
+     */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        String owner = request.ownerId();
+        if (waitingOwners.add(owner)) {
+            acquires.incrementAndGet();
+            maxInFlightAcquires.accumulateAndGet(inFlightAcquires.incrementAndGet(), Math::max);
+        }
+        return delegate.tryAcquire(request, entry).whenComplete((a, e) -> {
+            if ((e != null || a.isGranted()) && waitingOwners.remove(owner)) {
+                inFlightAcquires.decrementAndGet();
+            }
+        });
+    }
+
+    private final java.util.Set<String> waitingOwners = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return delegate.subscribe(name, changed);
+    }
+
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        if (waitingOwners.remove(request.ownerId())) {
+            inFlightAcquires.decrementAndGet();
+        }
+        return delegate.withdraw(request, entry);
+    }
+
+    @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         releases.incrementAndGet();
         return delegate.release(grant);

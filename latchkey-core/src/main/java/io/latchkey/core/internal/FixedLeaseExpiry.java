@@ -14,7 +14,7 @@ import java.util.function.BiFunction;
  * insert into an intrusive heap ({@link Hold#expiryIndex}) and untracking an O(log n) removal, and the timer is
  * only re-armed when a hold expires earlier than the armed time.
  *
- * <p>Deadlines are in {@link System#nanoTime()} (the watchdog's schedule runs on real time), computed from the
+ * <p>Deadlines are on the scheduler's clock ({@link System#nanoTime()}: the watchdog's schedule runs on real time), computed from the
  * client's {@code TimeSource} at tracking time exactly as the per-hold task's delay was. A hold is marked lost
  * when its deadline has passed; the timer never fires early, so none is marked lost before its bound.
  */
@@ -31,13 +31,17 @@ final class FixedLeaseExpiry {
     private long armedAt;
     private ScheduledFuture<?> timer;
 
-    FixedLeaseExpiry(BiFunction<Runnable, Long, ScheduledFuture<?>> scheduler) {
+    /** The clock of {@link #scheduler}'s delays: {@link System#nanoTime()} unless a simulation runs the timers. */
+    private final io.latchkey.core.TimeSource clock;
+
+    FixedLeaseExpiry(BiFunction<Runnable, Long, ScheduledFuture<?>> scheduler, io.latchkey.core.TimeSource clock) {
         this.scheduler = scheduler;
+        this.clock = clock;
     }
 
     /** Starts watching {@code h}, whose lease runs out {@code delayNanos} from now. */
     void track(Hold h, long delayNanos) {
-        long deadline = System.nanoTime() + Math.max(0, delayNanos);
+        long deadline = clock.nanoTime() + Math.max(0, delayNanos);
         lock.lock();
         try {
             if (h.expiryIndex >= 0) {
@@ -118,7 +122,7 @@ final class FixedLeaseExpiry {
         try {
             armed = false;
             timer = null;
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             while (size > 0 && heap[0].expiryDeadline - now <= 0) {
                 Hold h = heap[0];
                 untrackTopLocked();
@@ -157,7 +161,7 @@ final class FixedLeaseExpiry {
         if (old != null) {
             old.cancel(false);
         }
-        timer = scheduler.apply(fire, Math.max(0, deadline - System.nanoTime()));
+        timer = scheduler.apply(fire, Math.max(0, deadline - clock.nanoTime()));
         armed = timer != null;
         armedAt = deadline;
     }

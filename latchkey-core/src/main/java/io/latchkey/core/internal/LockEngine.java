@@ -28,8 +28,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * The local half of every lock of one client: per-name nameStates (local owners and waiters), the watchdog, owner ids,
  * close. {@link io.latchkey.core.AbstractLockClient} delegates to it; nothing else should use it.
  *
- * <p>Consecutive local hand-offs per name are bounded by {@link #MAX_LOCAL_HAND_OFFS}: after that many, the
- * lock is released at the backend for real, so that waiters of other clients get a chance.
+ * <h2>Ownership</h2>
+ * A thread-owned hold belongs to {@code clientId:threadId} and is reentrant (counted here, never at the server); a
+ * lease belongs to its own {@code clientId:lease-N} and is not. Holds live in their name's {@link NameState} and in the
+ * watchdog until released or lost.
+ *
+ * <h2>What wakes a waiter</h2>
+ * Waiters of one name and client wait in one local FIFO; one of them (every one, for a fair lock) is at the backend.
+ * It is woken by the backend's push, its re-check, a local release (hand-off, at most {@link #MAX_LOCAL_HAND_OFFS} in a
+ * row, then a real release so that other clients' waiters get a chance), its deadline, a cancel or an interrupt, or
+ * {@link #close()} (see {@link NameState} for locks and {@link CountWaiters} for semaphores and latches).
+ *
+ * <h2>Interruption and timeouts</h2>
+ * An interrupt or a cancelled future withdraws the waiter; a grant that raced it is given back before the interrupt
+ * is reported, so an interrupted acquire holds nothing. A timed wait ends by its deadline plus at most the attempt
+ * that was out then (bounded by the operation timeout); a wait never ends without one look at the backend unless its
+ * own client holds or waits for the name already. Every timer (renewal tick, fixed-lease expiry, deadlines,
+ * re-checks) runs on the one watchdog thread; completions that nest too deep continue on the callback pool.
+ *
+ * <h2>Memory effects</h2>
+ * Actions of a thread before it releases a lock happen-before actions of the thread that acquires it next through
+ * this engine (the hand-over goes through the nameState's lock and a completed future), as with
+ * {@link java.util.concurrent.locks.Lock}; across clients the backend's round trip orders them.
+ *
+ * <p>The package-private constructor takes the timer, its clock and the callback executor, so that a deterministic
+ * simulation ({@code EngineSimulationTest}) owns all time and scheduling.
  */
 public final class LockEngine {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LockEngine.class);
@@ -51,7 +74,7 @@ public final class LockEngine {
     final Events events;
     final Watchdog watchdog;
     /** Where completions continue when they nest too deep on one stack ({@link Trampoline}); threads on demand. */
-    final ThreadPoolExecutor callbacks;
+    final java.util.concurrent.ExecutorService callbacks;
     final long watchdogMillis;
     final ConcurrentHashMap<NameState.NameKey, NameState> nameStates = new ConcurrentHashMap<>();
     /** How many nameStates in {@link #nameStates} are idle, kept for reuse. */
@@ -71,6 +94,18 @@ public final class LockEngine {
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
     public LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time) {
+        this(backendName, clientId, options, time, null, null, null);
+    }
+
+    /**
+     * The seam through which a deterministic simulation owns all time and scheduling: {@code timer} runs the
+     * watchdog's tick, fixed-lease expiries, deadlines and re-checks on {@code timerClock}; {@code callbacks} runs
+     * completions that nest too deep ({@link Trampoline}). With {@code null}s the engine starts its own watchdog
+     * thread (on {@link System#nanoTime()}) and callback pool, as the public constructor does.
+     */
+    LockEngine(String backendName, String clientId, ClientOptions options, TimeSource time,
+               java.util.concurrent.ScheduledExecutorService timer, TimeSource timerClock,
+               java.util.concurrent.ExecutorService callbacks) {
         this.backendName = Objects.requireNonNull(backendName, "backendName");
         this.clientId = Objects.requireNonNull(clientId, "clientId");
         this.options = Objects.requireNonNull(options, "options");
@@ -78,7 +113,12 @@ public final class LockEngine {
         this.events = new Events(options.eventListener());
         this.watchdogMillis = options.watchdogTimeout().toMillis();
         String shortId = clientId.length() > 8 ? clientId.substring(0, 8) : clientId;
-        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId));
+        this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId), timer,
+                timerClock == null ? TimeSource.SYSTEM : timerClock);
+        if (callbacks != null) {
+            this.callbacks = callbacks;
+            return;
+        }
         AtomicLong callbackThreads = new AtomicLong();
         this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> {

@@ -23,6 +23,22 @@ import org.slf4j.LoggerFactory;
  * The local state of one lock name of one {@link RemoteLockOps} in one client: who holds it here, who waits here,
  * and which requests are at the backend.
  *
+ * <h2>Waiting</h2>
+ * With an ops that answers {@linkplain RemoteLockOps#singleAttempts() single attempts} this class does the waiting: the
+ * waiter at the backend ({@link #inflight}, or each of {@link #bypassing}) has at most one attempt out at a time
+ * ({@link Waiter#attempting}). A busy or queued answer keeps the waiter there with a re-check timer at the backend's
+ * hint (at most {@link #RECHECK_FALLBACK_NANOS}) and the name's one {@linkplain RemoteLockOps#subscribe subscription}
+ * (taken on the first busy answer, closed when no waiter of the name is at the backend). What wakes a waiter: a push
+ * from the subscription (or the subscription taking effect), its re-check, or, when the attempt that was out overlapped
+ * a push, that attempt's answer (it looks again at once); a local release pumps the next local waiter or hands the
+ * lock to it. Its one deadline timer ({@link Waiter#timer}) ends a waiter between attempts at once; one whose attempt
+ * is out (or whose first attempt has not answered yet) ends with that attempt's answer, bounded by the operation
+ * timeout ({@link #onNoAnswer}). A cancel or an interrupt does the same, and a grant that answers an abandoned waiter
+ * is given back ({@link #releaseLateGrant}). A waiter that leaves withdraws its place in the server's queue
+ * ({@link RemoteLockOps#withdraw}); a fair waiter also after a failed attempt, which may have made one. With an ops
+ * that waits itself ({@link RemoteLockOps#acquire}), the request goes to the backend once and the backend does all
+ * this; only the deadline's backstop and the give-back stay here.
+ *
  * <h2>Rules</h2>
  * <ul>
  * <li>At most one queued waiter (the head) has a remote acquire in flight ({@link #inflight}); the others wait
@@ -54,6 +70,8 @@ final class NameState {
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
+    /** The ops answers single attempts: this nameState waits, re-checks and withdraws itself (see {@link #attempt}). */
+    final boolean single;
     final ReentrantLock lock = new ReentrantLock();
 
     // everything below is guarded by lock
@@ -75,6 +93,10 @@ final class NameState {
     boolean idle;
     /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
     boolean idleSeen;
+    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend. */
+    CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscription;
+    /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
+    long changes;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
@@ -83,6 +105,7 @@ final class NameState {
         this.key = key;
         this.shared = ops.shared();
         this.fair = ops.fair();
+        this.single = ops.singleAttempts();
     }
 
     // ---------------------------------------------------------------------------------------------- acquire
@@ -104,7 +127,8 @@ final class NameState {
         if (w.bypass || fair) {
             w.state = Waiter.State.INFLIGHT;
             if (bypassing == null) {
-                bypassing = new HashSet<>(2);
+                // in arrival order: a push wakes a fair lock's waiters in the order they called
+                bypassing = new java.util.LinkedHashSet<>(4);
             }
             bypassing.add(w);
             return w;
@@ -204,9 +228,21 @@ final class NameState {
         }
     }
 
+    /** Under the lock: {@code w} (between attempts) is no longer at the backend. */
+    private void leaveBackendLocked(Waiter w) {
+        if (inflight == w) {
+            inflight = null;
+        }
+        removeBypassingLocked(w);
+    }
+
     /** Sends {@code w}'s acquire to the backend; must be called without holding the lock. */
     void send(Waiter w) {
         if (w == null) {
+            return;
+        }
+        if (single) {
+            attempt(w);
             return;
         }
         CompletableFuture<Grant> f;
@@ -276,6 +312,8 @@ final class NameState {
                     done = null;
                     break;
                 default:
+                    // already ended (timed out): a grant nobody will own goes back
+                    lateGrant = g;
                     done = null;
             }
             next = pumpLocked();
@@ -296,6 +334,228 @@ final class NameState {
             Trampoline.run(engine.callbacks, done);
         }
         send(next);
+    }
+
+    // ------------------------------------------------------------------------------------- single attempts
+
+    /**
+     * One attempt for {@code w} (the head at the backend, or any waiter of a fair lock), unless one is out already or
+     * {@code w} is no longer waiting at the backend. Must be called without holding the lock.
+     */
+    private void attempt(Waiter w) {
+        long epoch;
+        String entry;
+        lock.lock();
+        try {
+            if (w.state != Waiter.State.INFLIGHT || w.attempting) {
+                return;
+            }
+            w.attempting = true;
+            epoch = changes;
+            entry = w.entry;
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture<RemoteLockOps.Attempt> f;
+        try {
+            f = ops.tryAcquire(w.request, entry);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
+        // trampoline's bound
+        f.whenComplete((a, e) -> Trampoline.run(engine.callbacks, () -> attempted(w, epoch, a, e)));
+    }
+
+    /** The backend answered an attempt for {@code w}. */
+    private void attempted(Waiter w, long epoch, RemoteLockOps.Attempt a, Throwable e) {
+        boolean again = false;
+        boolean over = false;
+        lock.lock();
+        try {
+            w.looked = true;
+            if (e == null && a != null && !a.isGranted()) {
+                // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
+                // deadline cannot end it in between and drop the grant
+                w.attempting = false;
+                if (a.entry() != null) {
+                    w.entry = a.entry();
+                }
+                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()) {
+                    // cancelled, abandoned, or its deadline passed: this attempt was its last
+                    over = true;
+                } else if (changes != epoch) {
+                    again = true;
+                } else {
+                    long hint = a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
+                            : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS);
+                    w.recheck = engine.watchdog.schedule(() -> attempt(w), Math.max(MIN_RECHECK_NANOS, hint));
+                    if (subscription == null) {
+                        subscription = new CompletableFuture<>();
+                        subscribeLater = subscription;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> sub = takeSubscribeLater();
+        if (sub != null) {
+            subscribe(sub);
+        }
+        if (again) {
+            attempt(w);
+            return;
+        }
+        if (e != null || a == null || a.isGranted()) {
+            if (e != null || a == null) {
+                // a failed attempt may have made an entry the engine never learned of: a fair lock withdraws anyway
+                withdraw(w, fair);
+            }
+            onGrantResult(w, a == null ? null : a.grant(), e != null ? e
+                    : a == null ? new IllegalStateException("backend answered no attempt") : null, false);
+            closeUnusedSubscription();
+        } else if (over) {
+            withdraw(w, false);
+            onGrantResult(w, null, null, false);
+            closeUnusedSubscription();
+        }
+    }
+
+    /** Single attempts: at most this long between looks without a push (the engine's bound on a backend's hint). */
+    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Guarded by the lock: a subscription placeholder to send once the lock is released. */
+    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeLater;
+
+    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> takeSubscribeLater() {
+        lock.lock();
+        try {
+            CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s = subscribeLater;
+            subscribeLater = null;
+            return s;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void subscribe(CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> placeholder) {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> f;
+        try {
+            f = ops.subscribe(name, this::changed);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((sub, e) -> {
+            boolean close;
+            lock.lock();
+            try {
+                close = subscription != placeholder;
+                if (!close && e != null) {
+                    subscription = null; // the re-checks cover; the next busy answer subscribes again
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (e != null) {
+                log.debug("subscribing to changes of lock '{}' failed; re-checking instead: {}", name,
+                        LockEngine.unwrap(e).toString());
+            } else if (close) {
+                if (sub != null) {
+                    sub.close();
+                }
+            } else {
+                placeholder.complete(sub);
+                changed(); // a change before the subscription took effect is looked for now
+            }
+        });
+    }
+
+    /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
+    void changed() {
+        List<Waiter> wake = new ArrayList<>(2);
+        lock.lock();
+        try {
+            changes++;
+            if (inflight != null && inflight.state == Waiter.State.INFLIGHT && !inflight.attempting) {
+                wake.add(inflight);
+            }
+            if (bypassing != null) {
+                for (Waiter w : bypassing) {
+                    if (w.state == Waiter.State.INFLIGHT && !w.attempting) {
+                        wake.add(w);
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Waiter w : wake) {
+            ScheduledFuture<?> r = w.recheck;
+            if (r != null) {
+                r.cancel(false);
+            }
+            attempt(w);
+        }
+    }
+
+    /** Closes the subscription once no waiter of this name is at the backend; outside the lock. */
+    private void closeUnusedSubscription() {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s;
+        lock.lock();
+        try {
+            if (subscription == null || inflight != null || bypassing != null && !bypassing.isEmpty()) {
+                return;
+            }
+            s = subscription;
+            subscription = null;
+        } finally {
+            lock.unlock();
+        }
+        if (s.isDone() && !s.isCompletedExceptionally()) {
+            s.join().close();
+        }
+    }
+
+    /**
+     * Gives up {@code w}'s place in the server's queue, if it has one (best effort: the backend retries); with
+     * {@code unknown}, also when the engine knows of none (an attempt failed: it may have made one).
+     */
+    private void withdraw(Waiter w, boolean unknown) {
+        String entry;
+        lock.lock();
+        try {
+            entry = w.entry;
+            w.entry = null;
+        } finally {
+            lock.unlock();
+        }
+        ScheduledFuture<?> r = w.recheck;
+        if (r != null) {
+            r.cancel(false);
+        }
+        if (entry == null && !unknown) {
+            return;
+        }
+        CompletableFuture<Void> f;
+        try {
+            f = ops.withdraw(w.request, entry);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        if (f != null) {
+            f.whenComplete((v, e) -> {
+                if (e != null) {
+                    log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, name, e);
+                }
+            });
+        }
     }
 
     /** A grant for a waiter nobody waits for any more: give it back so that no lock is left behind. */
@@ -332,12 +592,21 @@ final class NameState {
     void onDeadline(Waiter w) {
         boolean timedOut = false;
         boolean backstop = false;
+        Waiter next = null;
         lock.lock();
         try {
             if (w.state == Waiter.State.QUEUED) {
                 queue.remove(w);
                 w.state = Waiter.State.TIMED_OUT;
                 timedOut = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting && w.looked) {
+                // waiting between attempts: over now (an attempt that is out decides instead, bounded below; so
+                // does the first one, about to be sent: a wait never ends without one look)
+                w.state = Waiter.State.TIMED_OUT;
+                leaveBackendLocked(w);
+                timedOut = true;
+                next = pumpLocked();
                 idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 backstop = true;
@@ -346,8 +615,13 @@ final class NameState {
             lock.unlock();
         }
         if (timedOut) {
+            if (single) {
+                withdraw(w, false);
+                closeUnusedSubscription();
+            }
             engine.timedOut(ops, name, engine.time.nanoTime() - w.startNanos);
             w.future.complete(null);
+            send(next);
         } else if (backstop) {
             w.timer = engine.watchdog.schedule(() -> onNoAnswer(w), engine.remoteTimeoutNanos());
         }
@@ -388,12 +662,20 @@ final class NameState {
     void cancel(Waiter w) {
         boolean removed = false;
         boolean remote = false;
+        Waiter next = null;
         lock.lock();
         try {
             if (w.state == Waiter.State.QUEUED) {
                 queue.remove(w);
                 w.state = Waiter.State.CANCELLED;
                 removed = true;
+                idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && single && !w.attempting) {
+                // waiting between attempts: leaves now (an attempt that is out decides instead: a grant goes back)
+                w.state = Waiter.State.CANCELLED;
+                leaveBackendLocked(w);
+                removed = true;
+                next = pumpLocked();
                 idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 w.state = Waiter.State.CANCELLED;
@@ -404,7 +686,12 @@ final class NameState {
         }
         if (removed) {
             w.cancelTimer();
+            if (single) {
+                withdraw(w, false);
+                closeUnusedSubscription();
+            }
             w.future.complete(null);
+            send(next);
         } else if (remote) {
             w.request.cancel();
         }
@@ -413,6 +700,7 @@ final class NameState {
     /** Client close: every waiter fails with {@code failure}; requests at the backend are cancelled. */
     void failAll(RuntimeException failure) {
         List<Waiter> failed = new ArrayList<>();
+        List<Waiter> looking = new ArrayList<>(1);
         lock.lock();
         try {
             if (queue != null) {
@@ -436,6 +724,11 @@ final class NameState {
                 }
                 bypassing.clear();
             }
+            for (Waiter w : failed) {
+                if (w.attempting) {
+                    looking.add(w);
+                }
+            }
             idleCheckLocked();
         } finally {
             lock.unlock();
@@ -443,7 +736,13 @@ final class NameState {
         for (Waiter w : failed) {
             w.cancelTimer();
             w.request.cancel();
+            if (single && !looking.contains(w)) {
+                withdraw(w, false); // one that is looking now withdraws when its answer comes
+            }
             w.future.completeExceptionally(failure);
+        }
+        if (single) {
+            closeUnusedSubscription();
         }
     }
 
@@ -471,6 +770,8 @@ final class NameState {
                     && inflight == null && releasing == 0 && !queueEmptyLocked()) {
                 next = queue.poll();
                 next.state = Waiter.State.INFLIGHT;
+                // the hand-off is its attempt: its deadline or a cancel waits for the answer
+                next.attempting = true;
                 inflight = next;
                 handOffStreak++;
             } else {
@@ -531,6 +832,12 @@ final class NameState {
         }
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((g, e) -> {
+            lock.lock();
+            try {
+                next.attempting = false;
+            } finally {
+                lock.unlock();
+            }
             if (e == null && g != null) {
                 h.state.set(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);

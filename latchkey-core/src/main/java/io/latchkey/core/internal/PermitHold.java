@@ -83,4 +83,18 @@ final class PermitHold implements Renewable {
         log.warn("permit {} of semaphore '{}' was lost: {}", grant.ownerId(), grant.name(), lostReason);
         engine.events.lost(grant.name());
     }
+
+    /**
+     * From the grant, not the identity: sets of holds then iterate in the same order in every run of a deterministic
+     * simulation. Equality stays identity.
+     */
+    @Override
+    public int hashCode() {
+        return key.hashCode();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o == this;
+    }
 }

@@ -36,6 +36,15 @@ final class Waiter {
     /** Guarded by the nameState's lock. */
     State state = State.QUEUED;
     volatile ScheduledFuture<?> timer;
+    // single attempts (RemoteLockOps#singleAttempts), guarded by the nameState's lock
+    /** An attempt for this waiter is at the backend. */
+    boolean attempting;
+    /** An attempt for this waiter has answered: before that, its deadline waits for the first answer. */
+    boolean looked;
+    /** The waiter's place in the server's queue, from its last queued answer. */
+    String entry;
+    /** The re-check of a busy answer. */
+    ScheduledFuture<?> recheck;
 
     Waiter(NameState nameState, String ownerId, boolean threadOwned, boolean bypass, long startNanos, AcquireRequest request) {
         this.nameState = nameState;
@@ -54,6 +63,10 @@ final class Waiter {
         ScheduledFuture<?> t = timer;
         if (t != null) {
             t.cancel(false);
+        }
+        ScheduledFuture<?> r = recheck;
+        if (r != null) {
+            r.cancel(false);
         }
     }
 

@@ -33,27 +33,39 @@ final class Watchdog {
     private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
     private final LockEngine engine;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final java.util.concurrent.ScheduledExecutorService scheduler;
     private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
-    private final FixedLeaseExpiry fixedLeases = new FixedLeaseExpiry(this::schedule);
+    private final FixedLeaseExpiry fixedLeases;
     final String threadName;
     private volatile Thread thread;
     private volatile boolean started;
     private final java.util.concurrent.atomic.AtomicBoolean startedFlag = new java.util.concurrent.atomic.AtomicBoolean();
 
-    Watchdog(LockEngine engine, String threadName) {
+    /**
+     * @param scheduler where timed tasks run, or {@code null} for the client's own watchdog thread
+     * @param schedulerClock the clock {@code scheduler}'s delays are measured on ({@link TimeSource#SYSTEM} for the
+     *        watchdog thread)
+     */
+    Watchdog(LockEngine engine, String threadName, java.util.concurrent.ScheduledExecutorService scheduler,
+             io.latchkey.core.TimeSource schedulerClock) {
         this.engine = engine;
         this.threadName = threadName;
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+        this.fixedLeases = new FixedLeaseExpiry(this::schedule, schedulerClock);
+        if (scheduler != null) {
+            this.scheduler = scheduler;
+            return;
+        }
+        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
             thread = t;
             return t;
         });
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        scheduler.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        own.setRemoveOnCancelPolicy(true);
+        own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        own.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+        this.scheduler = own;
     }
 
     /**

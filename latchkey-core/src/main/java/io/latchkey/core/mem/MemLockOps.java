@@ -51,8 +51,23 @@ final class MemLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return server.acquire(key(request.name()), kind.shared, request);
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        return server.tryAcquire(key(request.name()), kind.shared, request);
+    }
+
+    @Override
+    public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return server.subscribe(key(name), changed);
+    }
+
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        return server.withdraw(key(request.name()), entry != null ? entry : request.ownerId());
     }
 
     @Override

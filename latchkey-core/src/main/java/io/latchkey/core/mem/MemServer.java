@@ -3,15 +3,17 @@ package io.latchkey.core.mem;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,13 +32,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * reference implementation of the backend contract.
  *
  * <p>Each key has a list of holds (one exclusive, or any number of shared ones) with expiry times on the server's
- * clock, and a FIFO of waiters. A waiter is granted as soon as it is first in line and compatible with the holds
- * (release, expiry, force-unlock, cancel all re-run the queue), so the server is fair, readers do not starve a
- * waiting writer, and nothing polls. Fencing counters live per key, outside the lock state, and are never reset
- * for the life of the JVM.
+ * clock, and a FIFO of waiting owners' entries. The server answers single attempts
+ * ({@link io.latchkey.core.RemoteLockOps#singleAttempts()}): an attempt is granted when the holds allow it and no entry
+ * ahead of its owner's blocks it, else it keeps its entry and is told when to look again; the engine does the
+ * waiting. Every change that can let a waiter in (release, expiry, force-unlock, a withdrawn entry) is pushed to the
+ * key's subscribers. So the server is fair, readers do not starve a waiting writer, and nothing polls. Fencing
+ * counters live per key, outside the lock state, and are never reset for the life of the JVM.
  *
  * <p>Everything is guarded by one {@link ReentrantLock}; futures are completed after it is released, because
- * the engine reacts on the completing thread. Expiry wake-ups and waiters' deadlines run on one daemon thread per
+ * the engine reacts on the completing thread. Expiry wake-ups run on one daemon thread per
  * server ({@code latchkey-mem-server-<name>}), started by the first client and stopped by the last one's close;
  * locks left behind meanwhile expire lazily on the next access.
  */
@@ -50,6 +54,8 @@ final class MemServer {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Entry> entries = new HashMap<>();
     private final Map<String, Long> fencing = new HashMap<>();
+    /** Lock subscribers by key ({@link #subscribe}); apart from the entries, so that a subscription is no state. */
+    private final Map<String, List<Runnable>> watchers = new HashMap<>();
     private volatile boolean available = true;
     /** Guarded by REGISTRY_LOCK. */
     private int clients;
@@ -104,20 +110,23 @@ final class MemServer {
 
     // ---------------------------------------------------------------------------------------------- test hook
 
-    /** Makes every operation fail with {@link LockUnavailableException} (and fails current waiters), or heals. */
+    /**
+     * Makes every operation fail with {@link LockUnavailableException} (the queues are lost and every subscriber is
+     * told, so current waiters look again and fail), or heals.
+     */
     void setAvailable(boolean up) {
         List<Runnable> after = new ArrayList<>();
         lock.lock();
         try {
             available = up;
             if (!up) {
+                // the queues are lost with the server; every waiter looks again now and learns of the outage
                 for (Entry e : entries.values()) {
-                    for (MemWaiter w : e.waiters) {
-                        w.cancelTimeout();
-                        after.add(() -> w.future.completeExceptionally(unavailable("acquire", e.key)));
-                    }
-                    e.waiters.clear();
+                    e.queue.clear();
                     cancelWake(e);
+                }
+                for (List<Runnable> l : watchers.values()) {
+                    after.addAll(l);
                 }
                 entries.values().removeIf(Entry::isIdle);
             }
@@ -142,47 +151,81 @@ final class MemServer {
 
     // ---------------------------------------------------------------------------------------------- operations
 
-    CompletableFuture<Grant> acquire(String key, boolean shared, AcquireRequest request) {
-        CompletableFuture<Grant> f = new CompletableFuture<>();
+    /**
+     * One attempt ({@link io.latchkey.core.RemoteLockOps#tryAcquire}): grants at once if the holds allow it and no
+     * entry ahead in the key's queue blocks it (for a reader: no writer ahead; a downgrade never waits), else keeps
+     * (or adds) the owner's entry in the queue and answers when to look again: at the earliest hold expiry.
+     */
+    CompletableFuture<RemoteLockOps.Attempt> tryAcquire(String key, boolean shared, AcquireRequest request) {
         List<Runnable> after = new ArrayList<>();
-        MemWaiter queued = null;
+        RemoteLockOps.Attempt answer;
         lock.lock();
         try {
             if (!available) {
                 return CompletableFuture.failedFuture(unavailable("acquire", key));
             }
-            if (request.isCancelled()) {
-                return CompletableFuture.completedFuture(null);
-            }
             Entry e = entries.computeIfAbsent(key, Entry::new);
             long now = clock.nanoTime();
             expire(e, now, after);
-            boolean downgrade = shared && e.exclusiveOwner() != null
-                    && e.exclusiveOwner().equals(request.ownerId());
-            if (compatible(e, request.ownerId(), shared) && (e.waiters.isEmpty() || downgrade)) {
-                Grant g = grant(e, request, shared, now);
-                after.add(() -> f.complete(g));
-            } else if (request.isExpired()) {
-                after.add(() -> f.complete(null));
-                removeIfIdle(e);
-            } else {
-                queued = new MemWaiter(request, shared, f);
-                e.waiters.add(queued);
-                if (request.deadlineNanos() != AcquireRequest.NO_DEADLINE) {
-                    MemWaiter w = queued;
-                    queued.timeout = schedule(() -> dropWaiter(key, w), request.remainingNanos());
+            String owner = request.ownerId();
+            boolean downgrade = shared && owner.equals(e.exclusiveOwner());
+            if (compatible(e, owner, shared) && (downgrade || first(e, owner, shared))) {
+                e.queue.remove(owner);
+                answer = RemoteLockOps.Attempt.granted(grant(e, request, shared, now));
+                if (shared && !e.queue.isEmpty()) {
+                    changed(e, now, after); // readers behind may come in as well
                 }
+            } else {
+                e.queue.putIfAbsent(owner, shared);
                 ensureWake(e, now);
+                answer = RemoteLockOps.Attempt.queued(owner, recheckNanos(e, now));
             }
         } finally {
             lock.unlock();
         }
         after.forEach(Runnable::run);
-        if (queued != null) {
-            MemWaiter w = queued;
-            request.cancelled().thenRun(() -> dropWaiter(key, w));
+        return CompletableFuture.completedFuture(answer);
+    }
+
+    /** Removes {@code owner}'s entry from the key's queue; those behind it are told. */
+    CompletableFuture<Void> withdraw(String key, String owner) {
+        List<Runnable> after = new ArrayList<>();
+        lock.lock();
+        try {
+            if (!available) {
+                return CompletableFuture.failedFuture(unavailable("withdraw", key));
+            }
+            Entry e = entries.get(key);
+            if (e != null && e.queue.remove(owner) != null) {
+                changed(e, clock.nanoTime(), after);
+                removeIfIdle(e);
+            }
+        } finally {
+            lock.unlock();
         }
-        return f;
+        after.forEach(Runnable::run);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Runs {@code changed} after every change of {@code key} that can let a waiter in, until closed. */
+    CompletableFuture<RemoteCountOps.Subscription> subscribe(String key, Runnable changed) {
+        lock.lock();
+        try {
+            watchers.computeIfAbsent(key, k -> new ArrayList<>(2)).add(changed);
+        } finally {
+            lock.unlock();
+        }
+        return CompletableFuture.completedFuture(() -> {
+            lock.lock();
+            try {
+                List<Runnable> l = watchers.get(key);
+                if (l != null && l.remove(changed) && l.isEmpty()) {
+                    watchers.remove(key);
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
     }
 
     CompletableFuture<Boolean> release(String key, Grant grant) {
@@ -201,7 +244,7 @@ final class MemServer {
                 if (h != null) {
                     e.holds.remove(h);
                     released = true;
-                    grantWaiters(e, now, after);
+                    changed(e, now, after);
                 }
                 removeIfIdle(e);
             }
@@ -307,7 +350,7 @@ final class MemServer {
                 expire(e, now, after);
                 held = !e.holds.isEmpty();
                 e.holds.clear();
-                grantWaiters(e, now, after);
+                changed(e, now, after);
                 removeIfIdle(e);
             }
         } finally {
@@ -331,8 +374,8 @@ final class MemServer {
                                 h.owner, h.token, TimeUnit.NANOSECONDS.toMillis(h.expiresAt - now)));
                     }
                 }
-                if (!e.waiters.isEmpty()) {
-                    owners.add(e.waiters.size() + " waiter(s) queued");
+                if (!e.queue.isEmpty()) {
+                    owners.add(e.queue.size() + " waiter(s) queued");
                 }
             }
             return owners.isEmpty() ? null : String.join(", ", owners);
@@ -365,7 +408,7 @@ final class MemServer {
                     if (left > 0) {
                         result.add(new LockInfo(e.key.substring(prefix.length()), h.owner, 1,
                                 OptionalLong.of(h.token), Optional.of(Duration.ofNanos(left)),
-                                OptionalInt.of(e.waiters.size())));
+                                OptionalInt.of(e.queue.size())));
                     }
                 }
             }
@@ -411,53 +454,44 @@ final class MemServer {
     private void expire(Entry e, long now, List<Runnable> after) {
         boolean removed = e.holds.removeIf(h -> h.expiresAt - now <= 0);
         if (removed) {
-            grantWaiters(e, now, after);
+            changed(e, now, after);
         }
     }
 
-    /** Grants waiters in FIFO order while the first one is compatible; drops cancelled ones. */
-    private void grantWaiters(Entry e, long now, List<Runnable> after) {
-        while (!e.waiters.isEmpty()) {
-            MemWaiter w = e.waiters.peek();
-            if (w.request.isCancelled()) {
-                e.waiters.poll();
-                w.cancelTimeout();
-                after.add(() -> w.future.complete(null));
-                continue;
-            }
-            if (!compatible(e, w.request.ownerId(), w.shared)) {
-                break;
-            }
-            e.waiters.poll();
-            w.cancelTimeout();
-            Grant g = grant(e, w.request, w.shared, now);
-            after.add(() -> w.future.complete(g));
+    /** Tells the key's subscribers (after the lock is released) and keeps the expiry wake-up. */
+    private void changed(Entry e, long now, List<Runnable> after) {
+        List<Runnable> l = watchers.get(e.key);
+        if (l != null) {
+            after.addAll(l);
         }
         ensureWake(e, now);
     }
 
-    private void dropWaiter(String key, MemWaiter w) {
-        List<Runnable> after = new ArrayList<>();
-        lock.lock();
-        try {
-            Entry e = entries.get(key);
-            if (e != null && e.waiters.remove(w)) {
-                w.cancelTimeout();
-                after.add(() -> w.future.complete(null));
-                long now = clock.nanoTime();
-                // the dropped waiter may have blocked compatible ones behind it
-                grantWaiters(e, now, after);
-                removeIfIdle(e);
+    /** Whether no entry ahead of {@code owner}'s (all of them, if it has none) blocks it: for a reader, no writer. */
+    private static boolean first(Entry e, String owner, boolean shared) {
+        for (Map.Entry<String, Boolean> q : e.queue.entrySet()) {
+            if (q.getKey().equals(owner)) {
+                return true;
             }
-        } finally {
-            lock.unlock();
+            if (!shared || !q.getValue()) {
+                return false;
+            }
         }
-        after.forEach(Runnable::run);
+        return true;
+    }
+
+    /** When a queued owner should look again without a push: at the earliest hold expiry, else in a second. */
+    private static long recheckNanos(Entry e, long now) {
+        long earliest = Long.MAX_VALUE;
+        for (MemHold h : e.holds) {
+            earliest = Math.min(earliest, h.expiresAt - now);
+        }
+        return earliest == Long.MAX_VALUE ? TimeUnit.SECONDS.toNanos(1) : Math.max(1, earliest);
     }
 
     /** Keeps one wake-up scheduled at the earliest hold expiry while anyone waits. */
     private void ensureWake(Entry e, long now) {
-        if (e.waiters.isEmpty() || e.holds.isEmpty()) {
+        if (e.queue.isEmpty() || e.holds.isEmpty()) {
             cancelWake(e);
             return;
         }
@@ -588,7 +622,8 @@ final class MemServer {
     private static final class Entry {
         final String key;
         final List<MemHold> holds = new ArrayList<>(2);
-        final ArrayDeque<MemWaiter> waiters = new ArrayDeque<>();
+        /** Waiting owners in arrival order, and whether each wants the lock shared. */
+        final LinkedHashMap<String, Boolean> queue = new LinkedHashMap<>(4);
         ScheduledFuture<?> wake;
         long wakeAt;
 
@@ -597,7 +632,7 @@ final class MemServer {
         }
 
         boolean isIdle() {
-            return holds.isEmpty() && waiters.isEmpty();
+            return holds.isEmpty() && queue.isEmpty();
         }
 
         String exclusiveOwner() {
@@ -632,25 +667,6 @@ final class MemServer {
             this.token = token;
             this.shared = shared;
             this.expiresAt = expiresAt;
-        }
-    }
-
-    private static final class MemWaiter {
-        final AcquireRequest request;
-        final boolean shared;
-        final CompletableFuture<Grant> future;
-        ScheduledFuture<?> timeout;
-
-        MemWaiter(AcquireRequest request, boolean shared, CompletableFuture<Grant> future) {
-            this.request = request;
-            this.shared = shared;
-            this.future = future;
-        }
-
-        void cancelTimeout() {
-            if (timeout != null) {
-                timeout.cancel(false);
-            }
         }
     }
 }

@@ -1,0 +1,69 @@
+package io.latchkey.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Deterministic simulation of the engine ({@link EngineSimulation}): many seeds, each a different mix of clients,
+ * owners, operations and faults, all on a virtual clock. Checked after every event or at the end of each run: mutual
+ * exclusion (from the owners' point of view) and growing fencing tokens; fair locks served in call order across
+ * clients; no lost wake-up (a free lock or permits with waiters are taken within one re-check, plus the round trips
+ * and the operation timeout of an answer the network lost); a timed wait ends by its deadline plus one attempt; a
+ * grant that raced a cancel or an interrupt is given back (without faults no lease may run out on the server);
+ * permits are conserved; a latch never opens early; nothing waits, stays queued, stays subscribed or stays held after
+ * everyone finished or the clients closed. A failing seed prints itself and its last events; run it
+ * alone with {@code -Dlatchkey.sim.seed=N}. {@code -Dlatchkey.sim.seeds=N} sets how many seeds a run tries (from
+ * {@code -Dlatchkey.sim.from}, default 1).
+ */
+class EngineSimulationTest {
+
+    private static final int DEFAULT_SEEDS = 400;
+
+    @Test
+    void seeds() {
+        String one = System.getProperty("latchkey.sim.seed");
+        if (one != null) {
+            String failure = new EngineSimulation(Long.parseLong(one)).run();
+            assertThat(failure).as("seed " + one).isNull();
+            return;
+        }
+        long from = Long.getLong("latchkey.sim.from", 1);
+        int count = Integer.getInteger("latchkey.sim.seeds", DEFAULT_SEEDS);
+        List<String> failures = new ArrayList<>();
+        for (long seed = from; seed < from + count && failures.size() < 3; seed++) {
+            String failure = new EngineSimulation(seed).run();
+            if (failure != null) {
+                failures.add(failure);
+            }
+        }
+        assertThat(failures).as("failing seeds").isEmpty();
+    }
+
+    /**
+     * Seeds that once failed, kept as they are: 11, 174, 256 (a deadline that passed during a local hand-off let the
+     * waiter time out and the handed-off lock ran out on the server), 309, 567, 662 (a fair waiter whose attempt got
+     * no answer left its queue entry at the head until it expired), 64 (waking fair waiters in hash order made a run
+     * depend on identity hash codes), 5 (a zero-wait attempt whose deadline timer ran before the attempt was sent ended
+     * without looking).
+     */
+    @Test
+    void regressionSeeds() {
+        for (long seed : new long[] {11, 174, 256, 309, 567, 662, 64, 5}) {
+            assertThat(new EngineSimulation(seed).run()).as("seed " + seed).isNull();
+        }
+    }
+
+    @Test
+    void aSeedReplaysExactly() {
+        for (long seed : new long[] {7, 42, 1234}) {
+            EngineSimulation a = new EngineSimulation(seed);
+            EngineSimulation b = new EngineSimulation(seed);
+            assertThat(a.run()).isEqualTo(b.run());
+            assertThat(a.sched.executed()).as("events of seed " + seed).isEqualTo(b.sched.executed());
+            assertThat(String.join("\n", a.trace)).isEqualTo(String.join("\n", b.trace));
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package io.latchkey.core.internal;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The simulated server: the single truth about who holds what, on the scheduler's clock. Lock leases expire on it;
+ * fair locks keep a FIFO queue of owners (an entry not refreshed for {@link #ENTRY_TTL_NANOS} is dropped, as a crashed
+ * waiter's entry would be); semaphores and latches are plain counters. Every change that can let a waiter in is
+ * pushed to the subscribers of the name (the network may lose the push). A restart forgets every lock and queue but
+ * keeps the fencing counter and the counted resources (which the simulation keeps fault-free so that permits can be
+ * counted).
+ */
+final class SimServer {
+
+    static final long ENTRY_TTL_NANOS = 3_000_000_000L;
+
+    record LockRec(String owner, long token, long expiresAt) {
+    }
+
+    final SimScheduler sched;
+    final Map<String, LockRec> locks = new HashMap<>();
+    final Map<String, LinkedHashMap<String, Long>> fairQueues = new HashMap<>();
+    final Map<String, Integer> permits = new HashMap<>();
+    final Map<String, Long> latches = new HashMap<>();
+    final Map<String, List<Consumer<String>>> subscribers = new HashMap<>();
+    long tokens;
+    int restarts;
+    /** Called for each grant the server makes: (name, owner, token). */
+    Grantee grantListener = (n, o, t) -> { };
+    /** Called when a lease runs out on the server: (name, owner, token). */
+    Grantee expiryListener = (n, o, t) -> { };
+    /** Called when the network loses an answer: the waiter it was for is stuck until the operation timeout. */
+    Runnable answerLost = () -> { };
+    /** Called when permits are taken. */
+    java.util.function.Consumer<String> taken = n -> { };
+
+    interface Grantee {
+        void on(String name, String owner, long token);
+    }
+
+    SimServer(SimScheduler sched) {
+        this.sched = sched;
+    }
+
+    long now() {
+        return sched.nanoTime();
+    }
+
+    /** The live holder of {@code name}, expiring a lease that ran out. */
+    LockRec holder(String name) {
+        LockRec r = locks.get(name);
+        if (r != null && r.expiresAt - now() <= 0) {
+            locks.remove(name);
+            expiryListener.on(name, r.owner, r.token);
+            changed(name);
+            return null;
+        }
+        return r;
+    }
+
+    /** One attempt: the grant's token, or -(remaining lease in ns + 1) when busy. */
+    long tryLock(String name, String owner, long leaseMillis, boolean fair) {
+        LockRec r = holder(name);
+        if (fair) {
+            LinkedHashMap<String, Long> q = fairQueues.computeIfAbsent(name, k -> new LinkedHashMap<>());
+            q.put(owner, now());
+            dropStaleEntries(q);
+            if (r == null && q.keySet().iterator().next().equals(owner)) {
+                q.remove(owner);
+                if (q.isEmpty()) {
+                    fairQueues.remove(name);
+                }
+                return grant(name, owner, leaseMillis);
+            }
+            return r == null ? -ENTRY_TTL_NANOS / 10 - 1 : -(r.expiresAt - now()) - 1;
+        }
+        if (r == null) {
+            return grant(name, owner, leaseMillis);
+        }
+        if (r.owner.equals(owner)) {
+            // a retried attempt whose first answer was lost: the same hold
+            return r.token;
+        }
+        return -(r.expiresAt - now()) - 1;
+    }
+
+    private void dropStaleEntries(LinkedHashMap<String, Long> q) {
+        for (Iterator<Map.Entry<String, Long>> it = q.entrySet().iterator(); it.hasNext(); ) {
+            if (now() - it.next().getValue() > ENTRY_TTL_NANOS) {
+                it.remove();
+            }
+        }
+    }
+
+    void withdraw(String name, String owner) {
+        LinkedHashMap<String, Long> q = fairQueues.get(name);
+        if (q != null && q.remove(owner) != null) {
+            if (q.isEmpty()) {
+                fairQueues.remove(name);
+            }
+            changed(name);
+        }
+    }
+
+    private long grant(String name, String owner, long leaseMillis) {
+        long token = ++tokens;
+        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        grantListener.on(name, owner, token);
+        return token;
+    }
+
+    boolean release(String name, String owner, long token) {
+        LockRec r = holder(name);
+        if (r == null || !r.owner.equals(owner) || r.token != token) {
+            return false;
+        }
+        locks.remove(name);
+        changed(name);
+        return true;
+    }
+
+    boolean renew(String name, String owner, long token, long leaseMillis) {
+        LockRec r = holder(name);
+        if (r == null || !r.owner.equals(owner) || r.token != token) {
+            return false;
+        }
+        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        return true;
+    }
+
+    /** Passes a held lock to {@code to} with a new token; -1 if {@code owner} no longer held it. */
+    long handOff(String name, String owner, long token, String to, long leaseMillis) {
+        LockRec r = holder(name);
+        if (r == null || !r.owner.equals(owner) || r.token != token) {
+            return -1;
+        }
+        return grant(name, to, leaseMillis);
+    }
+
+    boolean forceUnlock(String name) {
+        if (holder(name) == null) {
+            return false;
+        }
+        locks.remove(name);
+        changed(name);
+        return true;
+    }
+
+    /** A restart without persistence: locks and queues are gone; the fencing counter survives (it is durable). */
+    void restart() {
+        restarts++;
+        List<String> names = new ArrayList<>(locks.keySet());
+        locks.clear();
+        fairQueues.clear();
+        for (String n : names) {
+            changed(n);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- counted
+
+    boolean tryTake(String name, int n) {
+        int p = permits.getOrDefault(name, 0);
+        if (p < n) {
+            return false;
+        }
+        permits.put(name, p - n);
+        taken.accept(name);
+        return true;
+    }
+
+    void give(String name, int n) {
+        permits.merge(name, n, Integer::sum);
+        changed(name);
+    }
+
+    void countDown(String name) {
+        Long c = latches.get(name);
+        if (c != null && c > 0) {
+            latches.put(name, c - 1);
+            if (c == 1) {
+                changed(name);
+            }
+        }
+    }
+
+    /** Leased permits of permit-expirable semaphores: name → permit id → expiry. */
+    final Map<String, Map<String, Long>> leased = new HashMap<>();
+    final Map<String, Integer> leaseCapacity = new HashMap<>();
+
+    /** Leased permits of {@code name} that are live now (expiring the ones that ran out). */
+    Map<String, Long> leasesOf(String name) {
+        Map<String, Long> m = leased.computeIfAbsent(name, k -> new LinkedHashMap<>());
+        boolean freed = false;
+        for (Iterator<Map.Entry<String, Long>> it = m.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, Long> e = it.next();
+            if (e.getValue() - now() <= 0) {
+                it.remove();
+                expiryListener.on(name, e.getKey(), 0);
+                freed = true;
+            }
+        }
+        if (freed) {
+            changed(name);
+        }
+        return m;
+    }
+
+    boolean tryLease(String name, String id, long leaseMillis) {
+        Map<String, Long> m = leasesOf(name);
+        if (m.size() >= leaseCapacity.getOrDefault(name, 0)) {
+            return false;
+        }
+        m.put(id, now() + leaseMillis * 1_000_000L);
+        taken.accept(name);
+        return true;
+    }
+
+    boolean releaseLease(String name, String id) {
+        if (leasesOf(name).remove(id) == null) {
+            return false;
+        }
+        changed(name);
+        return true;
+    }
+
+    boolean renewLease(String name, String id, long leaseMillis) {
+        Map<String, Long> m = leasesOf(name);
+        if (!m.containsKey(id)) {
+            return false;
+        }
+        m.put(id, now() + leaseMillis * 1_000_000L);
+        return true;
+    }
+
+    long getCount(String name) {
+        return latches.getOrDefault(name, 0L);
+    }
+
+    // ---------------------------------------------------------------------------------------------- pushes
+
+    Runnable subscribe(String name, Consumer<String> push) {
+        subscribers.computeIfAbsent(name, k -> new ArrayList<>()).add(push);
+        return () -> {
+            List<Consumer<String>> l = subscribers.get(name);
+            if (l != null) {
+                l.remove(push);
+                if (l.isEmpty()) {
+                    subscribers.remove(name);
+                }
+            }
+        };
+    }
+
+    void changed(String name) {
+        List<Consumer<String>> l = subscribers.get(name);
+        if (l != null) {
+            for (Consumer<String> c : new ArrayList<>(l)) {
+                c.accept(name);
+            }
+        }
+    }
+
+    /** Names with live lock holders now (expiring the ones that ran out). */
+    List<String> heldLocks() {
+        List<String> held = new ArrayList<>();
+        for (String n : new ArrayList<>(locks.keySet())) {
+            if (holder(n) != null) {
+                held.add(n);
+            }
+        }
+        return held;
+    }
+
+    ArrayDeque<String> queueOf(String name) {
+        LinkedHashMap<String, Long> q = fairQueues.get(name);
+        return q == null ? new ArrayDeque<>() : new ArrayDeque<>(q.keySet());
+    }
+}
