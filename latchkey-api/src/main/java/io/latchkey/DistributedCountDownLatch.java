@@ -85,8 +85,8 @@ public interface DistributedCountDownLatch {
      * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
      * an executor of your own for work that blocks). Cancelling it before it completes withdraws the
      * waiter. It fails with {@link LockUnavailableException} if the server
-     * does not answer within the operation timeout. Offered by the backends whose latches run on Latchkey's engine
-     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     * does not answer within the operation timeout. Offered by every backend of this project
+     * (all run their latches on Latchkey's engine); a backend that does not throws {@link UnsupportedOperationException}.
      *
      * @param timeout how long to wait; zero or negative looks once
      * @return a future completing with whether the count reached zero in time

@@ -94,8 +94,8 @@ public interface DistributedSemaphore {
      * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
      * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
      * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
-     * does not answer within the operation timeout. Offered by the backends whose semaphores run on Latchkey's engine
-     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     * does not answer within the operation timeout. Offered by every backend of this project
+     * (all run their semaphores on Latchkey's engine); a backend that does not throws {@link UnsupportedOperationException}.
      *
      * @param permits how many, at least 1
      * @return a future completing when the permits are taken
@@ -112,8 +112,8 @@ public interface DistributedSemaphore {
      * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
      * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
      * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
-     * does not answer within the operation timeout. Offered by the backends whose semaphores run on Latchkey's engine
-     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     * does not answer within the operation timeout. Offered by every backend of this project
+     * (all run their semaphores on Latchkey's engine); a backend that does not throws {@link UnsupportedOperationException}.
      *
      * @param permits how many, at least 1
      * @param waitTime how long to wait; zero or negative tries once

@@ -122,8 +122,9 @@ public interface PermitExpirableSemaphore {
      * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
      * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
      * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
-     * does not answer within the operation timeout. Offered by the backends whose permit semaphores run on Latchkey's engine
-     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     * does not answer within the operation timeout. Offered by every backend of this project
+     * (all run their permit semaphores on Latchkey's engine); a backend that does not throws
+     * {@link UnsupportedOperationException}.
      *
      * @param leaseTime how long the permit lives unless released or extended; positive
      * @return a future completing with the permit's id
@@ -140,8 +141,9 @@ public interface PermitExpirableSemaphore {
      * <p>Asynchronous: no thread waits. The future completes on a Latchkey thread (use the {@code *Async} stages with
      * an executor of your own for work that blocks). Cancelling it before it completes withdraws the waiter; if a grant
      * raced the cancellation, what it took is given back. It fails with {@link LockUnavailableException} if the server
-     * does not answer within the operation timeout. Offered by the backends whose permit semaphores run on Latchkey's engine
-     * ({@code mem://}, etcd); the others throw {@link UnsupportedOperationException} until they move onto it.
+     * does not answer within the operation timeout. Offered by every backend of this project
+     * (all run their permit semaphores on Latchkey's engine); a backend that does not throws
+     * {@link UnsupportedOperationException}.
      *
      * @param waitTime how long to wait; zero or negative tries once
      * @param leaseTime how long the permit lives unless released or extended; positive
