@@ -162,41 +162,9 @@ abstract class JdbcCountOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * Runs {@code work} in one transaction on {@code c} (rolled back if it throws) at READ COMMITTED or weaker where
-     * the dialect needs it: a statement after a {@code SELECT … FOR UPDATE} must see what the transaction that held
-     * the lock committed. (MariaDB's REPEATABLE READ takes its snapshot at the first plain read, which comes after
-     * the locking one, so it is left alone.)
-     */
+    /** {@link SqlWork#inTransaction} in this table's dialect. */
     final <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        int isolation = c.getTransactionIsolation();
-        boolean weaken = sql.dialect != SqlDialect.MYSQL && isolation > Connection.TRANSACTION_READ_COMMITTED;
-        if (auto) {
-            c.setAutoCommit(false);
-        }
-        if (weaken) {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        }
-        try {
-            T result = work.run(c);
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            if (weaken) {
-                c.setTransactionIsolation(isolation);
-            }
-            if (auto) {
-                c.setAutoCommit(true);
-            }
-        }
+        return SqlWork.inTransaction(sql.dialect, c, work);
     }
 
     /** An int count, clamped. */

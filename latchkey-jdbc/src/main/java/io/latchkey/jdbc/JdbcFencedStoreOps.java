@@ -152,7 +152,7 @@ final class JdbcFencedStoreOps implements RemoteFencedStoreOps {
         String row = LeaseTableRows.keyPrefix(namespace) + lockName;
         String hash = keyHash(write.key());
         return ready().thenCompose(v -> runner.async("fenced store " + write.kind() + " of lock " + lockName,
-                c -> inTransaction(c, tx -> apply(tx, row, token, hash, write))));
+                c -> SqlWork.inTransaction(dialect, c, tx -> apply(tx, row, token, hash, write))));
     }
 
     private FencedWrite.Outcome apply(Connection c, String row, long token, String hash, FencedWrite write)
@@ -205,37 +205,5 @@ final class JdbcFencedStoreOps implements RemoteFencedStoreOps {
             }
         }
         return FencedWrite.Outcome.APPLIED;
-    }
-
-    /** One transaction at READ COMMITTED or weaker outside MariaDB (as the counted primitives run theirs). */
-    private <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
-        boolean auto = c.getAutoCommit();
-        int isolation = c.getTransactionIsolation();
-        boolean weaken = dialect != SqlDialect.MYSQL && isolation > Connection.TRANSACTION_READ_COMMITTED;
-        if (auto) {
-            c.setAutoCommit(false);
-        }
-        if (weaken) {
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-        }
-        try {
-            T result = work.run(c);
-            c.commit();
-            return result;
-        } catch (SQLException | RuntimeException e) {
-            try {
-                c.rollback();
-            } catch (SQLException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
-        } finally {
-            if (weaken) {
-                c.setTransactionIsolation(isolation);
-            }
-            if (auto) {
-                c.setAutoCommit(true);
-            }
-        }
     }
 }
