@@ -109,29 +109,7 @@ public final class FaultWorkerMain {
         try (HikariDataSource register = new HikariDataSource(pool);
              LockClient client = connect(a.get("uri"), lease, timeout)) {
             FencingGuard guard = guard(register);
-            DistributedLock lock = client.lock(name);
-            log(HistoryEvent.Type.START, -1, -1, ProcessHandle.current().pid() + "");
-            while (!stopping.get()) {
-                Optional<LockLease> granted;
-                try {
-                    granted = lock.tryAcquire(wait);
-                } catch (RuntimeException e) {
-                    log(HistoryEvent.Type.ERROR, -1, -1, "acquire: " + describe(e));
-                    Thread.sleep(100);
-                    continue;
-                }
-                if (granted.isEmpty()) {
-                    log(HistoryEvent.Type.TIMEOUT, -1, -1, "");
-                    continue;
-                }
-                LockLease held = granted.get();
-                long token = held.fencingToken();
-                log(HistoryEvent.Type.ACQUIRED, token, -1, "");
-                held.onLost(() -> log(HistoryEvent.Type.LOST, token, -1, ""));
-                work(guard, table, name, token, hold);
-                release(held, token);
-                Thread.sleep(ThreadLocalRandom.current().nextLong(1, Math.max(2, hold / 2)));
-            }
+            contend(client, name, wait, hold, (held, token) -> work(guard, table, name, token, hold));
         }
     }
 
@@ -140,29 +118,44 @@ public final class FaultWorkerMain {
                             String name) throws InterruptedException {
         try (LockClient client = connect(a.get("uri"), lease, timeout)) {
             io.latchkey.FencedStore store = client.fencedStore(name);
-            DistributedLock lock = client.lock(name);
-            log(HistoryEvent.Type.START, -1, -1, ProcessHandle.current().pid() + "");
-            while (!stopping.get()) {
-                Optional<LockLease> granted;
-                try {
-                    granted = lock.tryAcquire(wait);
-                } catch (RuntimeException e) {
-                    log(HistoryEvent.Type.ERROR, -1, -1, "acquire: " + describe(e));
-                    Thread.sleep(100);
-                    continue;
-                }
-                if (granted.isEmpty()) {
-                    log(HistoryEvent.Type.TIMEOUT, -1, -1, "");
-                    continue;
-                }
-                LockLease held = granted.get();
-                long token = held.fencingToken();
-                log(HistoryEvent.Type.ACQUIRED, token, -1, "");
-                held.onLost(() -> log(HistoryEvent.Type.LOST, token, -1, ""));
-                workOnStore(store, held, token, hold);
-                release(held, token);
-                Thread.sleep(ThreadLocalRandom.current().nextLong(1, Math.max(2, hold / 2)));
+            contend(client, name, wait, hold, (held, token) -> workOnStore(store, held, token, hold));
+        }
+    }
+
+    /** What a worker does while it holds the lock, before it releases it. */
+    @FunctionalInterface
+    private interface Hold {
+        void run(LockLease held, long token) throws InterruptedException;
+    }
+
+    /**
+     * The worker's loop until standard input closes: try to acquire {@code name} for {@code wait}, and when granted
+     * log it, run {@code work}, release, and pause up to half a hold before the next try.
+     */
+    private void contend(LockClient client, String name, Duration wait, long hold, Hold work)
+            throws InterruptedException {
+        DistributedLock lock = client.lock(name);
+        log(HistoryEvent.Type.START, -1, -1, ProcessHandle.current().pid() + "");
+        while (!stopping.get()) {
+            Optional<LockLease> granted;
+            try {
+                granted = lock.tryAcquire(wait);
+            } catch (RuntimeException e) {
+                log(HistoryEvent.Type.ERROR, -1, -1, "acquire: " + describe(e));
+                Thread.sleep(100);
+                continue;
             }
+            if (granted.isEmpty()) {
+                log(HistoryEvent.Type.TIMEOUT, -1, -1, "");
+                continue;
+            }
+            LockLease held = granted.get();
+            long token = held.fencingToken();
+            log(HistoryEvent.Type.ACQUIRED, token, -1, "");
+            held.onLost(() -> log(HistoryEvent.Type.LOST, token, -1, ""));
+            work.run(held, token);
+            release(held, token);
+            Thread.sleep(ThreadLocalRandom.current().nextLong(1, Math.max(2, hold / 2)));
         }
     }
 
