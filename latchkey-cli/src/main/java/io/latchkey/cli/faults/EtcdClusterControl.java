@@ -15,9 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.StringJoiner;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,30 +27,24 @@ import java.util.regex.Pattern;
  * link (it loses the other members and every worker) until the other two have elected a new leader and the fault's
  * length has passed; partition-server cuts every member's.
  */
-final class EtcdClusterControl extends EmbeddedServers.Base {
+final class EtcdClusterControl extends MemberCluster {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Pattern MEMBER = Pattern.compile("\"member_id\":\"(\\d+)\"");
     private static final Pattern LEADER = Pattern.compile("\"leader\":\"(\\d+)\"");
-    private static final int SIZE = 3;
 
     private final List<ServerProcess> members;
     private final int[] clientPorts;
     private final String[] addresses;
-    private final Path dir;
-    private final NetworkSegment segment;
 
     private EtcdClusterControl(String uri, List<ServerProcess> members, int[] clientPorts, String[] addresses, Path dir,
                                NetworkSegment segment) {
         super("etcd-cluster", uri, "etcd cluster of three members at " + uri.substring("etcd://".length())
-                + (segment == null ? "" : ", each in a network namespace of its own on one bridge"), segment == null
-                ? Set.of(FaultKind.FAILOVER)
-                : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_LEADER, FaultKind.PARTITION_SERVER), true);
+                + (segment == null ? "" : ", each in a network namespace of its own on one bridge"),
+                "the etcd cluster", "an etcd leader", dir, segment);
         this.members = members;
         this.clientPorts = clientPorts;
         this.addresses = addresses;
-        this.dir = dir;
-        this.segment = segment;
     }
 
     static EtcdClusterControl start(Path base) {
@@ -159,57 +151,22 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
         members.get(leader).start(() -> healthy(host, port), START_TIMEOUT);
     }
 
-    /** Cuts every member off (each one's link down). */
     @Override
-    public void partition() {
-        for (int i = 0; i < SIZE; i++) {
-            segment.cut(i);
-        }
-    }
-
-    /** Cuts the leader off from the other members and every worker, and returns once the other two elected one. */
-    @Override
-    public void isolateLeader() {
-        int leader = awaitLeader(-1);
-        segment.cut(leader);
-        awaitLeader(leader);
+    boolean isAlive(int i) {
+        return members.get(i).isAlive();
     }
 
     @Override
-    public void heal() {
-        for (int i = 0; i < SIZE; i++) {
-            if (segment.isCut(i)) {
-                segment.heal(i);
-            }
-        }
+    boolean leads(int i) {
+        String status = status(addresses[i], clientPorts[i]);
+        Matcher member = MEMBER.matcher(status);
+        Matcher leader = LEADER.matcher(status);
+        return member.find() && leader.find() && member.group(1).equals(leader.group(1));
     }
 
-    /** The index of the member that leads, as the members other than {@code excluded} see it. */
-    private int awaitLeader(int excluded) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - deadline < 0) {
-            for (int i = 0; i < SIZE; i++) {
-                if (i == excluded || !members.get(i).isAlive()) {
-                    continue;
-                }
-                if (segment != null && segment.isCut(i)) {
-                    continue;
-                }
-                String status = status(addresses[i], clientPorts[i]);
-                Matcher member = MEMBER.matcher(status);
-                Matcher leader = LEADER.matcher(status);
-                if (member.find() && leader.find() && member.group(1).equals(leader.group(1))) {
-                    return i;
-                }
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for an etcd leader", e);
-            }
-        }
-        throw new IllegalStateException("the etcd cluster elected no leader within 60s");
+    @Override
+    void kill(int i) {
+        members.get(i).kill();
     }
 
     private static String status(String host, int port) {
@@ -247,20 +204,6 @@ final class EtcdClusterControl extends EmbeddedServers.Base {
             }
         } catch (IOException | RuntimeException e) {
             return false;
-        }
-    }
-
-    @Override
-    public void close() {
-        try {
-            for (ServerProcess m : members) {
-                m.kill();
-            }
-            TestFiles.deleteRecursively(dir);
-        } finally {
-            if (segment != null) {
-                segment.close();
-            }
         }
     }
 }

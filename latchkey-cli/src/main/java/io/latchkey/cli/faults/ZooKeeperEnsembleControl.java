@@ -14,37 +14,30 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.StringJoiner;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code --embedded zookeeper-ensemble}: three ZooKeeper members, each in a JVM of its own
  * ({@link ZooKeeperMemberMain}), so that the failover fault can kill the leader with SIGKILL. The remaining two
  * elect a new leader; the killed member is then started again and rejoins.
  */
-final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
+final class ZooKeeperEnsembleControl extends MemberCluster {
 
     private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
-    private static final int SIZE = 3;
 
     private final List<ServerJvm> members;
     private final int[] clientPorts;
     private final String[] addresses;
-    private final Path dir;
-    private final NetworkSegment segment;
 
     private ZooKeeperEnsembleControl(String uri, List<ServerJvm> members, int[] clientPorts, String[] addresses,
                                      Path dir, NetworkSegment segment) {
         super("zookeeper-ensemble", uri, "ZooKeeper ensemble of three members (JVMs of their own"
                 + (segment == null ? "" : ", each in a network namespace of its own on one bridge") + ") at "
-                + uri.substring("zookeeper://".length()), segment == null ? Set.of(FaultKind.FAILOVER)
-                : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_LEADER, FaultKind.PARTITION_SERVER), true);
+                + uri.substring("zookeeper://".length()), "the ZooKeeper ensemble", "a ZooKeeper leader", dir,
+                segment);
         this.members = members;
         this.clientPorts = clientPorts;
         this.addresses = addresses;
-        this.dir = dir;
-        this.segment = segment;
     }
 
     static ZooKeeperEnsembleControl start(Path dir, Duration lease) {
@@ -117,48 +110,19 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
         members.get(leader).start(START_TIMEOUT);
     }
 
-    /** Cuts every member off (each one's link down). */
     @Override
-    public void partition() {
-        for (int i = 0; i < SIZE; i++) {
-            segment.cut(i);
-        }
-    }
-
-    /** Cuts the leader off from the other members and every worker, and returns once the other two elected one. */
-    @Override
-    public void isolateLeader() {
-        int leader = awaitLeader(-1);
-        segment.cut(leader);
-        awaitLeader(leader);
+    boolean isAlive(int i) {
+        return members.get(i).isAlive();
     }
 
     @Override
-    public void heal() {
-        for (int i = 0; i < SIZE; i++) {
-            if (segment.isCut(i)) {
-                segment.heal(i);
-            }
-        }
+    boolean leads(int i) {
+        return srvr(addresses[i], clientPorts[i]).contains("Mode: leader");
     }
 
-    private int awaitLeader(int excluded) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() - deadline < 0) {
-            for (int i = 0; i < SIZE; i++) {
-                if (i != excluded && members.get(i).isAlive() && (segment == null || !segment.isCut(i))
-                        && srvr(addresses[i], clientPorts[i]).contains("Mode: leader")) {
-                    return i;
-                }
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for a ZooKeeper leader", e);
-            }
-        }
-        throw new IllegalStateException("the ZooKeeper ensemble elected no leader within 60s");
+    @Override
+    void kill(int i) {
+        members.get(i).kill();
     }
 
     /** The {@code srvr} four-letter word's answer, or "" if the member does not answer. */
@@ -179,20 +143,6 @@ final class ZooKeeperEnsembleControl extends EmbeddedServers.Base {
             return sb.toString();
         } catch (IOException e) {
             return "";
-        }
-    }
-
-    @Override
-    public void close() {
-        try {
-            for (ServerJvm m : members) {
-                m.kill();
-            }
-            TestFiles.deleteRecursively(dir);
-        } finally {
-            if (segment != null) {
-                segment.close();
-            }
         }
     }
 }
