@@ -34,9 +34,8 @@ public final class NetworkNamespace implements AutoCloseable {
     private final String subnet;
     private final String hostAddress;
     private final String address;
-    private final Thread cleanup;
+    private final NetnsCleanup cleanup;
     private volatile boolean cut;
-    private boolean closed;
 
     private NetworkNamespace(String name, int a, int b) {
         this.name = name;
@@ -45,7 +44,7 @@ public final class NetworkNamespace implements AutoCloseable {
         this.subnet = "10.213." + a + "." + b + "/30";
         this.hostAddress = "10.213." + a + "." + (b + 1);
         this.address = "10.213." + a + "." + (b + 2);
-        this.cleanup = new Thread(this::deleteQuietly, "latchkey-netns-cleanup-" + name);
+        this.cleanup = new NetnsCleanup(name, this::deleteQuietly);
     }
 
     /**
@@ -55,14 +54,10 @@ public final class NetworkNamespace implements AutoCloseable {
      *         naming what is missing
      */
     public static NetworkNamespace create(String purpose) {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException(purpose + " needs root (it creates Linux network namespaces and veth "
-                    + "links with `ip netns` and `ip link`); this runs as " + System.getProperty("user.name"));
-        }
-        ServerProcess.requireBinary("ip", INSTALL_HINT);
+        requireRootAndIp(purpose, "Linux network namespaces and veth links");
         String name = String.format(Locale.ROOT, "lk%xx%x", ProcessHandle.current().pid() & 0xffffff,
                 COUNTER.getAndIncrement() & 0xfff);
-        String used = run(List.of("ip", "-o", "-4", "addr", "show"), false) + run(List.of("ip", "-4", "route"), false);
+        String used = usedAddresses();
         for (int attempt = 0; attempt < 50; attempt++) {
             int a = ThreadLocalRandom.current().nextInt(256);
             int b = ThreadLocalRandom.current().nextInt(64) * 4;
@@ -70,7 +65,7 @@ public final class NetworkNamespace implements AutoCloseable {
             if (used.contains("10.213." + a + "." + b + "/") || used.contains(" " + ns.hostAddress + "/")) {
                 continue;
             }
-            Runtime.getRuntime().addShutdownHook(ns.cleanup);
+            ns.cleanup.addShutdownHook();
             try {
                 ns.setUp();
                 return ns;
@@ -132,16 +127,7 @@ public final class NetworkNamespace implements AutoCloseable {
     /** Deletes the link, the route and the namespace; safe to call twice. */
     @Override
     public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        deleteQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // the JVM is shutting down (the hook runs or ran), or it was never added
-        }
+        cleanup.run();
     }
 
     private void deleteQuietly() {
@@ -153,6 +139,24 @@ public final class NetworkNamespace implements AutoCloseable {
     @Override
     public String toString() {
         return "NetworkNamespace{" + name + ", " + address + (cut ? ", cut" : "") + "}";
+    }
+
+    /**
+     * Fails unless this runs as root with {@code ip} installed.
+     *
+     * @param creates what {@code purpose} creates, for the message
+     */
+    static void requireRootAndIp(String purpose, String creates) {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            throw new IllegalStateException(purpose + " needs root (it creates " + creates + " with `ip netns` and "
+                    + "`ip link`); this runs as " + System.getProperty("user.name"));
+        }
+        ServerProcess.requireBinary("ip", INSTALL_HINT);
+    }
+
+    /** The host's IPv4 addresses and routes, as {@code ip} prints them, to pick a subnet in none of them. */
+    static String usedAddresses() {
+        return run(List.of("ip", "-o", "-4", "addr", "show"), false) + run(List.of("ip", "-4", "route"), false);
     }
 
     static String run(List<String> command, boolean check) {

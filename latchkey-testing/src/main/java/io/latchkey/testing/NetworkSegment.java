@@ -25,15 +25,14 @@ public final class NetworkSegment implements AutoCloseable {
     private final int members;
     private final int net;
     private final boolean[] cut;
-    private final Thread cleanup;
-    private boolean closed;
+    private final NetnsCleanup cleanup;
 
     private NetworkSegment(String base, int members, int net) {
         this.base = base;
         this.members = members;
         this.net = net;
         this.cut = new boolean[members];
-        this.cleanup = new Thread(this::deleteQuietly, "latchkey-netns-cleanup-" + base);
+        this.cleanup = new NetnsCleanup(base, this::deleteQuietly);
     }
 
     /**
@@ -46,22 +45,17 @@ public final class NetworkSegment implements AutoCloseable {
         if (members < 1 || members > 9) {
             throw new IllegalArgumentException("members must be 1..9 but was " + members);
         }
-        if (!"root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException(purpose + " needs root (it creates Linux network namespaces, veth links "
-                    + "and a bridge with `ip netns` and `ip link`); this runs as " + System.getProperty("user.name"));
-        }
-        ServerProcess.requireBinary("ip", NetworkNamespace.INSTALL_HINT);
+        NetworkNamespace.requireRootAndIp(purpose, "Linux network namespaces, veth links and a bridge");
         String base = String.format(Locale.ROOT, "lk%xg%x", ProcessHandle.current().pid() & 0xffffff,
                 COUNTER.getAndIncrement() & 0xff);
-        String used = NetworkNamespace.run(List.of("ip", "-o", "-4", "addr", "show"), false)
-                + NetworkNamespace.run(List.of("ip", "-4", "route"), false);
+        String used = NetworkNamespace.usedAddresses();
         for (int attempt = 0; attempt < 50; attempt++) {
             int net = ThreadLocalRandom.current().nextInt(256);
             if (used.contains("10.213." + net + ".")) {
                 continue;
             }
             NetworkSegment s = new NetworkSegment(base, members, net);
-            Runtime.getRuntime().addShutdownHook(s.cleanup);
+            s.cleanup.addShutdownHook();
             try {
                 s.setUp();
                 return s;
@@ -151,18 +145,10 @@ public final class NetworkSegment implements AutoCloseable {
         return cut[i];
     }
 
+    /** Deletes the links, the route and the namespaces; safe to call twice. */
     @Override
     public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        deleteQuietly();
-        try {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            // shutting down, or never added
-        }
+        cleanup.run();
     }
 
     private void deleteQuietly() {
