@@ -62,4 +62,5 @@ run spring-boot4 com.example.ExampleApplication --latchkey.uri="$redis" --loggin
 run spring-boot3 com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN
 run shedlock com.example.ShedLockExample "$redis" 2>&1
 run spring-integration com.example.SpringIntegrationExample "$redis" 2>&1
+run kotlin-coroutines com.example.KotlinCoroutinesExampleKt "$redis" --once 2>&1
 echo "== examples smoke passed in $(( $(date +%s) - start )) s"
