@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * <p>Subclasses hand the engine their remote halves as one value, {@link #recipes()}, and list the primitives in
  * {@link #capabilities()}; a primitive left out throws {@link UnsupportedOperationException} naming the backend.
  * {@link #recipes()} is called once, on first use, and its ops are kept for the client's lifetime (the engine keys
- * its per-name state by the ops instance). The per-primitive factories ({@link #lockOps()} and the others) read it;
- * a client may override one of them instead (the {@code mem://} client and tests that wrap an ops do).
+ * its per-name state by the ops instance). It is the only way a backend hands over its ops; a test that wraps one
+ * overrides it and wraps what {@code super.recipes()} returns.
  *
  * <h2>Threads</h2>
  * The engine starts one thread per client on its first lease or wait, named {@code latchkey-<backend>-watchdog-<first
@@ -53,12 +52,6 @@ public abstract class AbstractLockClient implements LockClient {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Elections elections;
     private final ReentrantLock opsLock = new ReentrantLock();
-    private RemoteLockOps lockOps;
-    private RemoteLockOps fairLockOps;
-    private RemoteLockOps readLockOps;
-    private RemoteLockOps writeLockOps;
-    /** Guarded by opsLock: the semaphore, permit-expirable semaphore and latch ops, created on first use. */
-    private final RemoteCountOps[] countOps = new RemoteCountOps[3];
     /** Guarded by opsLock: {@link #recipes()}, once called. */
     private Recipes recipes;
 
@@ -81,51 +74,10 @@ public abstract class AbstractLockClient implements LockClient {
 
     /**
      * {@return the backend's remote halves, one per primitive it offers} Called once, on first use, under a lock of
-     * this client; the ops are kept for the client's lifetime. The default offers none (for a client that overrides
-     * the per-primitive factories instead).
+     * this client; the ops are kept for the client's lifetime. The default offers none.
      */
     protected Recipes recipes() {
         return Recipes.NONE;
-    }
-
-    /**
-     * {@return the remote half of {@link #lock(String)}} From {@link #recipes()} unless overridden. Called once,
-     * lazily, under a lock of this client.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteLockOps lockOps() {
-        return recipe(recipes -> recipes.lock(), "lock");
-    }
-
-    /**
-     * {@return the remote half of {@link #fairLock(String)}} From {@link #recipes()} unless overridden. Called once,
-     * lazily.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteLockOps fairLockOps() {
-        return recipe(recipes -> recipes.fairLock(), "fairLock");
-    }
-
-    /**
-     * {@return the remote half of {@link #readWriteLock(String)}'s read lock} See
-     * {@link Recipes.Builder#readWriteLock}. From {@link #recipes()} unless overridden together with
-     * {@link #writeLockOps()}. Called once, lazily.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteLockOps readLockOps() {
-        return recipe(recipes -> recipes.readLock(), "readWriteLock");
-    }
-
-    /**
-     * {@return the remote half of {@link #readWriteLock(String)}'s write lock} See {@link #readLockOps()}.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteLockOps writeLockOps() {
-        return recipe(recipes -> recipes.writeLock(), "readWriteLock");
     }
 
     /** One ops of {@link #recipes()} (asked once), or the unsupported exception naming {@code primitive}. */
@@ -250,22 +202,22 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedLock lock(String name) {
         checkOpen();
         checkName(name);
-        return engine.lock(ops(() -> lockOps, o -> lockOps = o, this::lockOps), name);
+        return engine.lock(recipe(Recipes::lock, "lock"), name);
     }
 
     @Override
     public DistributedLock fairLock(String name) {
         checkOpen();
         checkName(name);
-        return engine.lock(ops(() -> fairLockOps, o -> fairLockOps = o, this::fairLockOps), name);
+        return engine.lock(recipe(Recipes::fairLock, "fairLock"), name);
     }
 
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
         checkOpen();
         checkName(name);
-        RemoteLockOps read = ops(() -> readLockOps, o -> readLockOps = o, this::readLockOps);
-        RemoteLockOps write = ops(() -> writeLockOps, o -> writeLockOps = o, this::writeLockOps);
+        RemoteLockOps read = recipe(Recipes::readLock, "readWriteLock");
+        RemoteLockOps write = recipe(Recipes::writeLock, "readWriteLock");
         return engine.readWriteLock(read, write, name);
     }
 
@@ -290,7 +242,7 @@ public abstract class AbstractLockClient implements LockClient {
 
     /**
      * A read-write lock on a variant pair of ops (see {@link #lock(String, RemoteLockOps)} and
-     * {@link #readLockOps()} for what the pair must do), run by this client's engine.
+     * {@link Recipes.Builder#readWriteLock} for what the pair must do), run by this client's engine.
      *
      * @param name the lock's name
      * @param read the remote half of the read lock; {@link RemoteLockOps#shared()} returns {@code true}
@@ -317,72 +269,31 @@ public abstract class AbstractLockClient implements LockClient {
     }
 
     /**
-     * A semaphore on {@link #semaphoreOps()}: the engine waits, the backend only tries. Unsupported unless the
-     * backend overrides {@link #semaphoreOps()} (or this method, as backends written before the counted contract do).
+     * A semaphore on the {@linkplain Recipes.Builder#semaphore semaphore ops} of {@link #recipes()}: the engine
+     * waits, the backend only tries. Unsupported unless the backend offers those ops.
      */
     @Override
     public DistributedSemaphore semaphore(String name) {
         checkOpen();
-        return engine.semaphore(countOps(0, this::semaphoreOps), name);
+        return engine.semaphore(recipe(Recipes::semaphore, "semaphore"), name);
     }
 
-    /** A permit-expirable semaphore on {@link #permitExpirableSemaphoreOps()}; see {@link #semaphore}. */
+    /**
+     * A permit-expirable semaphore on the backend's {@link Recipes.Builder#permitExpirableSemaphore} ops; see
+     * {@link #semaphore}.
+     */
     @Override
     public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
         checkOpen();
-        return engine.permitExpirableSemaphore(countOps(1, this::permitExpirableSemaphoreOps), name);
+        return engine.permitExpirableSemaphore(
+                recipe(Recipes::permitExpirableSemaphore, "permitExpirableSemaphore"), name);
     }
 
-    /** A count-down latch on {@link #countDownLatchOps()}; see {@link #semaphore}. */
+    /** A count-down latch on the backend's {@link Recipes.Builder#countDownLatch} ops; see {@link #semaphore}. */
     @Override
     public DistributedCountDownLatch countDownLatch(String name) {
         checkOpen();
-        return engine.countDownLatch(countOps(2, this::countDownLatchOps), name);
-    }
-
-    /**
-     * {@return the remote half of {@link #semaphore(String)}} See {@link Recipes.Builder#semaphore}. From
-     * {@link #recipes()} unless overridden. Called once, lazily.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteCountOps semaphoreOps() {
-        return recipe(recipes -> recipes.semaphore(), "semaphore");
-    }
-
-    /**
-     * {@return the remote half of {@link #permitExpirableSemaphore(String)}} See
-     * {@link Recipes.Builder#permitExpirableSemaphore}. From {@link #recipes()} unless overridden. Called once,
-     * lazily.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return recipe(recipes -> recipes.permitExpirableSemaphore(), "permitExpirableSemaphore");
-    }
-
-    /**
-     * {@return the remote half of {@link #countDownLatch(String)}} See {@link Recipes.Builder#countDownLatch}. From
-     * {@link #recipes()} unless overridden. Called once, lazily.
-     *
-     * @throws UnsupportedOperationException if the backend offers none
-     */
-    protected RemoteCountOps countDownLatchOps() {
-        return recipe(recipes -> recipes.countDownLatch(), "countDownLatch");
-    }
-
-    private RemoteCountOps countOps(int index, Supplier<RemoteCountOps> factory) {
-        opsLock.lock();
-        try {
-            RemoteCountOps ops = countOps[index];
-            if (ops == null) {
-                ops = Objects.requireNonNull(factory.get(), "ops factory returned null");
-                countOps[index] = ops;
-            }
-            return ops;
-        } finally {
-            opsLock.unlock();
-        }
+        return engine.countDownLatch(recipe(Recipes::countDownLatch, "countDownLatch"), name);
     }
 
     @Override
@@ -408,21 +319,6 @@ public abstract class AbstractLockClient implements LockClient {
             } catch (RuntimeException e) {
                 log.warn("closing the {} backend failed", backendName, e);
             }
-        }
-    }
-
-    private RemoteLockOps ops(Supplier<RemoteLockOps> get, java.util.function.Consumer<RemoteLockOps> set,
-                              Supplier<RemoteLockOps> factory) {
-        opsLock.lock();
-        try {
-            RemoteLockOps ops = get.get();
-            if (ops == null) {
-                ops = Objects.requireNonNull(factory.get(), "ops factory returned null");
-                set.accept(ops);
-            }
-            return ops;
-        } finally {
-            opsLock.unlock();
         }
     }
 

@@ -1,8 +1,9 @@
 package io.latchkey.core;
 
 /**
- * The counted primitives, as backends that keep all three in one store name them: the file backend's state files
- * ({@code lk-<hash>.semaphore}, {@code .permits}, {@code .latch}) and the SQL backend's {@code kind} column. A
+ * The counted primitives, defined once: the engine keys its waiting queues by them, and backends that keep all three
+ * in one store name them by {@link #label()} (the file backend's state files ({@code lk-<hash>.semaphore},
+ * {@code .permits}, {@code .latch}) and the SQL backend's {@code kind} column). A
  * semaphore, a permit-expirable semaphore and a latch of one name are independent of each other and of the lock of
  * that name.
  */

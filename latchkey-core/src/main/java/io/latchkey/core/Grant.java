@@ -89,9 +89,24 @@ public final class Grant {
         return requestedAtNanos;
     }
 
-    /** {@return the backend's own data for this grant (a znode path, a row id), or {@code null}} */
+    /**
+     * {@return the backend's own data for this grant (a znode path, a row id), or {@code null}} A backend that knows
+     * the type it stored reads it with {@link #backendState(Class)}; this form is for a test of it
+     * ({@code instanceof}) or for copying it into a new grant.
+     */
     public Object backendState() {
         return backendState;
+    }
+
+    /**
+     * {@return the backend's own data for this grant as the type the backend stored, or {@code null}}
+     *
+     * @param type the class of the state the backend passed to the constructor
+     * @param <S> the state's type
+     * @throws ClassCastException if the state is not a {@code type}: a grant of another backend's ops
+     */
+    public <S> S backendState(Class<S> type) {
+        return type.cast(backendState);
     }
 
     @Override

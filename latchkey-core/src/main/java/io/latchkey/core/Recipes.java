@@ -43,6 +43,19 @@ public final class Recipes {
         return new Builder();
     }
 
+    /** {@return a builder holding these recipes, for a test that wraps one of them} */
+    Builder toBuilder() {
+        Builder b = new Builder();
+        b.lock = lock;
+        b.fairLock = fairLock;
+        b.readLock = readLock;
+        b.writeLock = writeLock;
+        b.semaphore = semaphore;
+        b.permitExpirableSemaphore = permitExpirableSemaphore;
+        b.countDownLatch = countDownLatch;
+        return b;
+    }
+
     RemoteLockOps lock() {
         return lock;
     }

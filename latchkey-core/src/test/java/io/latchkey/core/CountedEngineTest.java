@@ -124,6 +124,7 @@ class CountedEngineTest {
     static final class SlowClient extends MemLockClient {
         private SlowCountOps semaphores;
         private SlowCountOps latches;
+        private Recipes recipes;
 
         SlowClient(String server) {
             super(server, ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(1))
@@ -131,19 +132,14 @@ class CountedEngineTest {
         }
 
         @Override
-        protected synchronized RemoteCountOps semaphoreOps() {
-            if (semaphores == null) {
-                semaphores = new SlowCountOps(super.semaphoreOps());
+        protected synchronized Recipes recipes() {
+            if (recipes == null) {
+                Recipes mem = super.recipes();
+                semaphores = new SlowCountOps(mem.semaphore());
+                latches = new SlowCountOps(mem.countDownLatch());
+                recipes = mem.toBuilder().semaphore(semaphores).countDownLatch(latches).build();
             }
-            return semaphores;
-        }
-
-        @Override
-        protected synchronized RemoteCountOps countDownLatchOps() {
-            if (latches == null) {
-                latches = new SlowCountOps(super.countDownLatchOps());
-            }
-            return latches;
+            return recipes;
         }
 
         LockEngine engineForTest() {
@@ -252,9 +248,10 @@ class CountedEngineTest {
         }
 
         @Override
-        protected RemoteCountOps countDownLatchOps() {
-            RemoteCountOps mem = super.countDownLatchOps();
-            return new RemoteCountOps() {
+        protected Recipes recipes() {
+            Recipes recipes = super.recipes();
+            RemoteCountOps mem = recipes.countDownLatch();
+            return recipes.toBuilder().countDownLatch(new RemoteCountOps() {
                 @Override
                 public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
                     return CompletableFuture.completedFuture(() -> { });
@@ -269,7 +266,7 @@ class CountedEngineTest {
                 public CompletableFuture<Long> getCount(String name) {
                     return mem.getCount(name);
                 }
-            };
+            }).build();
         }
     }
 
@@ -299,8 +296,10 @@ class CountedEngineTest {
         String server = CountingMemClient.newServer();
         try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
                     @Override
-                    protected RemoteCountOps semaphoreOps() {
-                        return new SlowCountOps(super.semaphoreOps(), 150); // a cold pool, a slow network
+                    protected Recipes recipes() {
+                        Recipes mem = super.recipes();
+                        return mem.toBuilder() // a cold pool, a slow network
+                                .semaphore(new SlowCountOps(mem.semaphore(), 150)).build();
                     }
                 };
              MemLockClient other = MemLockClient.create(server)) {

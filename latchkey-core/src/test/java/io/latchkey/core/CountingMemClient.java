@@ -10,6 +10,7 @@ import java.util.UUID;
 final class CountingMemClient extends MemLockClient {
     private CountingOps ops;
     private CountingOps fairOps;
+    private Recipes recipes;
 
     CountingMemClient(String server, ClientOptions options) {
         super(server, options, TimeSource.SYSTEM);
@@ -24,28 +25,26 @@ final class CountingMemClient extends MemLockClient {
                 .operationTimeout(Duration.ofSeconds(2)).build();
     }
 
+    /** Wraps mem's plain and fair lock ops once; the engine asks once, {@link #counting()} any time. */
     @Override
-    protected synchronized RemoteLockOps lockOps() {
+    protected synchronized Recipes recipes() {
         if (ops == null) {
-            ops = new CountingOps(super.lockOps());
+            Recipes mem = super.recipes();
+            ops = new CountingOps(mem.lock());
+            fairOps = new CountingOps(mem.fairLock());
+            recipes = mem.toBuilder().lock(ops).fairLock(fairOps).build();
         }
-        return ops;
+        return recipes;
     }
 
     synchronized CountingOps counting() {
-        return (CountingOps) lockOps();
-    }
-
-    @Override
-    protected synchronized RemoteLockOps fairLockOps() {
-        if (fairOps == null) {
-            fairOps = new CountingOps(super.fairLockOps());
-        }
-        return fairOps;
+        recipes();
+        return ops;
     }
 
     synchronized CountingOps countingFair() {
-        return (CountingOps) fairLockOps();
+        recipes();
+        return fairOps;
     }
 
     LockEngine engineForTest() {

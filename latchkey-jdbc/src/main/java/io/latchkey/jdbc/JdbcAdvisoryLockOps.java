@@ -233,7 +233,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        Held held = (Held) grant.backendState();
+        Held held = grant.backendState(Held.class);
         CompletableFuture<Boolean> result = new CompletableFuture<>();
         try {
             runner.io().execute(() -> {
@@ -278,7 +278,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         return CompletableFuture.supplyAsync(() -> {
             Set<Grant> lost = new HashSet<>();
             for (Grant g : all) {
-                Held held = (Held) g.backendState();
+                Held held = g.backendState(Held.class);
                 held.lock.lock();
                 try {
                     // A session-level lock lives exactly as long as its session: a live session still holds it.

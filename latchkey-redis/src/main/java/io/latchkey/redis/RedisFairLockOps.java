@@ -87,7 +87,7 @@ final class RedisFairLockOps implements RemoteLockOps {
     }
 
     private Keys keys(Grant grant) {
-        return grant.backendState() instanceof Keys ? (Keys) grant.backendState() : keys(grant.name());
+        return grant.backendState() instanceof Keys k ? k : keys(grant.name());
     }
 
     private static String member(Grant grant) {

@@ -50,8 +50,7 @@ final class RedisLockOps implements RemoteLockOps {
     }
 
     private LockKeys keys(Grant grant) {
-        Object state = grant.backendState();
-        return state instanceof LockKeys ? (LockKeys) state : keys(grant.name());
+        return grant.backendState() instanceof LockKeys k ? k : keys(grant.name());
     }
 
     /** Logs, once per client, that waiters cannot be woken by messages and re-check at the holder's lease. */

@@ -144,7 +144,7 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
         List<CompletableFuture<Set<Grant>>> rounds = new ArrayList<>();
         for (Map.Entry<Long, List<Grant>> e : byLease.entrySet()) {
             for (List<Grant> batch : RenewBatches.split(e.getValue(), RENEW_BATCH, executor.cluster(),
-                    g -> (String) g.backendState())) {
+                    g -> g.backendState(String.class))) {
                 rounds.add(renewBatch(e.getKey(), batch));
             }
         }
@@ -163,7 +163,7 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
         String[] args = new String[n + 1];
         args[0] = Long.toString(leaseMillis);
         for (int i = 0; i < n; i++) {
-            keys[i] = (String) batch.get(i).backendState();
+            keys[i] = batch.get(i).backendState(String.class);
             args[i + 1] = batch.get(i).ownerId();
         }
         return executor.<List<Object>>run(PermitSemaphoreScripts.RENEW, ScriptOutputType.MULTI, keys, args)

@@ -95,7 +95,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     }
 
     private Keys keys(Grant grant) {
-        return grant.backendState() instanceof Keys ? (Keys) grant.backendState() : keys(grant.name());
+        return grant.backendState() instanceof Keys k ? k : keys(grant.name());
     }
 
     private static String member(Grant grant) {

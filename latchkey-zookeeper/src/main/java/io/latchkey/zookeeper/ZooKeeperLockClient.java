@@ -244,7 +244,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
 
     private void lost(Grant grant) {
         grantLost(grant, "its ZooKeeper session expired or its lease ran out, so its node "
-                + ((io.latchkey.zookeeper.internal.ZkGrantState) grant.backendState()).path() + " is gone");
+                + grant.backendState(io.latchkey.zookeeper.internal.ZkGrantState.class).path() + " is gone");
     }
 
     /**

@@ -93,7 +93,7 @@ final class ZooKeeperLockInspector {
         }
         Map<String, Grant> ours = new HashMap<>();
         for (Grant g : held.all()) {
-            ours.put(((ZkGrantState) g.backendState()).path(), g);
+            ours.put(g.backendState(ZkGrantState.class).path(), g);
         }
         List<LockInfo> result = new ArrayList<>(heldNames.size());
         for (int i = 0; i < heldNames.size(); i++) {

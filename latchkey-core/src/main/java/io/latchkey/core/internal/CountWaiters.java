@@ -1,5 +1,6 @@
 package io.latchkey.core.internal;
 
+import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import java.util.ArrayDeque;
@@ -40,17 +41,13 @@ import org.slf4j.LoggerFactory;
 final class CountWaiters {
     private static final Logger log = LoggerFactory.getLogger(CountWaiters.class);
 
-    /** What an attempt does and what its success means. */
-    enum Kind {
-        /** {@link RemoteCountOps#tryTake}; the result is {@code Boolean.TRUE}. */
-        SEMAPHORE,
-        /** {@link RemoteCountOps#tryLease}; the result is the {@link Grant}. */
-        PERMITS,
-        /** {@link RemoteCountOps#getCount} is 0; the result is {@code Boolean.TRUE} for every waiter. */
-        LATCH
-    }
-
-    record Key(RemoteCountOps ops, String name, Kind kind) {
+    /**
+     * One queue's key. The kind says what an attempt does and what its success means: {@link CountKind#SEMAPHORE},
+     * {@link RemoteCountOps#tryTake}, the result is {@code Boolean.TRUE}; {@link CountKind#PERMITS},
+     * {@link RemoteCountOps#tryLease}, the result is the {@link Grant}; {@link CountKind#LATCH},
+     * {@link RemoteCountOps#getCount} is 0, the result is {@code Boolean.TRUE} for every waiter.
+     */
+    record Key(RemoteCountOps ops, String name, CountKind kind) {
     }
 
     /** One waiting call. Its {@link #result} completes with the attempt's result, {@code null}, or exceptionally. */
@@ -324,7 +321,7 @@ final class CountWaiters {
             attemptFor = null;
             head.looked = true;
             if (error != null || result != null) {
-                if (error != null && key.kind() != Kind.LATCH || result != null && key.kind() != Kind.LATCH) {
+                if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
                     if (queue.remove(head)) {
                         done.add(head);
                     } else {
@@ -461,7 +458,7 @@ final class CountWaiters {
         int left = permits;
         lock.lock();
         try {
-            if (key.kind() != Kind.SEMAPHORE || dead) {
+            if (key.kind() != CountKind.SEMAPHORE || dead) {
                 return permits;
             }
             if (handOffs >= LockEngine.MAX_LOCAL_HAND_OFFS) {
@@ -519,7 +516,7 @@ final class CountWaiters {
         String what;
         if (result instanceof Grant g) {
             what = "permit " + g.ownerId();
-        } else if (key.kind() == Kind.SEMAPHORE && result != null) {
+        } else if (key.kind() == CountKind.SEMAPHORE && result != null) {
             what = w.permits + " permit(s)";
         } else {
             return CompletableFuture.completedFuture(null);

@@ -2,6 +2,7 @@ package io.latchkey.core.internal;
 
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.core.Arguments;
+import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +27,7 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
         this.engine = engine;
         this.ops = ops;
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.LATCH);
+        this.key = new CountWaiters.Key(ops, name, CountKind.LATCH);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.latchkey.core.internal;
 
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.Arguments;
+import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
@@ -33,7 +34,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.PERMITS);
+        this.key = new CountWaiters.Key(ops, name, CountKind.PERMITS);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.latchkey.core.internal;
 
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.core.Arguments;
+import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -33,7 +34,7 @@ final class EngineSemaphore implements DistributedSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountWaiters.Kind.SEMAPHORE);
+        this.key = new CountWaiters.Key(ops, name, CountKind.SEMAPHORE);
     }
 
     @Override

@@ -194,11 +194,6 @@ public final class LockEngine {
         return closed.get();
     }
 
-    /** The name of the client's only thread. */
-    public String watchdogThreadName() {
-        return watchdog.threadName;
-    }
-
     /**
      * How many lock names have local state now (held, waited for or in flight); for leak tests. Idle nameStates kept
      * for reuse are not counted: see {@link #nameStateCount()}.

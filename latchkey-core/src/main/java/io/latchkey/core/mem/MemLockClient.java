@@ -4,8 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
-import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -89,38 +88,18 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     }
 
     @Override
-    protected RemoteLockOps lockOps() {
-        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.LOCK);
-    }
-
-    @Override
-    protected RemoteLockOps fairLockOps() {
-        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.FAIR);
-    }
-
-    @Override
-    protected RemoteLockOps readLockOps() {
-        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.READ);
-    }
-
-    @Override
-    protected RemoteLockOps writeLockOps() {
-        return new MemLockOps(server, options().namespace(), MemLockOps.Kind.WRITE);
-    }
-
-    @Override
-    protected RemoteCountOps semaphoreOps() {
-        return new MemCountOps(server.synchronizers, name -> synchronizerKey("semaphore", name));
-    }
-
-    @Override
-    protected RemoteCountOps permitExpirableSemaphoreOps() {
-        return new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name));
-    }
-
-    @Override
-    protected RemoteCountOps countDownLatchOps() {
-        return new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name));
+    protected Recipes recipes() {
+        String namespace = options().namespace();
+        return Recipes.builder()
+                .lock(new MemLockOps(server, namespace, MemLockOps.Kind.LOCK))
+                .fairLock(new MemLockOps(server, namespace, MemLockOps.Kind.FAIR))
+                .readWriteLock(new MemLockOps(server, namespace, MemLockOps.Kind.READ),
+                        new MemLockOps(server, namespace, MemLockOps.Kind.WRITE))
+                .semaphore(new MemCountOps(server.synchronizers, name -> synchronizerKey("semaphore", name)))
+                .permitExpirableSemaphore(
+                        new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name)))
+                .countDownLatch(new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name)))
+                .build();
     }
 
     /**

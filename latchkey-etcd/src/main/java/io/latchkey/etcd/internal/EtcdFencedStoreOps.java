@@ -72,7 +72,7 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
         if (grant == null) {
             return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
         }
-        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
+        EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         String operation = "fenced store " + write.kind() + " of lock " + lockName;
         Grant g = grant;
         return session.bounded(session.client().getKVClient().get(bytes(hold.key())), operation)

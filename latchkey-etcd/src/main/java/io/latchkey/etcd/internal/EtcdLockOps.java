@@ -124,7 +124,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     /** Whether {@code ownerId} holds this half's lock whose key prefix is {@code prefix}. */
     private boolean holdsUnder(String prefix, String ownerId) {
         for (Grant g : held.values()) {
-            if (g.ownerId().equals(ownerId) && ((EtcdGrantState) g.backendState()).key().startsWith(prefix)) {
+            if (g.ownerId().equals(ownerId) && g.backendState(EtcdGrantState.class).key().startsWith(prefix)) {
                 return true;
             }
         }
@@ -158,7 +158,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /** Called by an attempt once it holds: remember the key, arm the end of a fixed lease. */
     void granted(Grant grant) {
-        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
+        EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         held.put(hold.key(), grant);
         if (!grant.watchdog()) {
             long delayNanos = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis())
@@ -178,7 +178,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      * crashed holder's key goes with its lease's rounded-up TTL instead.
      */
     private void leaseRanOut(Grant grant) {
-        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
+        EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         leaseTimers.remove(hold.key());
         if (held.remove(hold.key(), grant)) {
             lostSink.accept(grant, "its fixed lease of " + grant.leaseMillis() + " ms ran out");
@@ -194,7 +194,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     private void sharedLeaseLost(long leaseId) {
         for (Grant g : List.copyOf(held.values())) {
-            EtcdGrantState hold = (EtcdGrantState) g.backendState();
+            EtcdGrantState hold = g.backendState(EtcdGrantState.class);
             if (hold.leaseId() == leaseId && held.remove(hold.key(), g)) {
                 lostSink.accept(g, "its etcd lease " + Long.toHexString(leaseId) + " expired");
             }
@@ -204,7 +204,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        EtcdGrantState hold = (EtcdGrantState) grant.backendState();
+        EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
         if (timer != null) {
             timer.cancel(false);
@@ -263,7 +263,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      */
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        EtcdGrantState hold = (EtcdGrantState) from.backendState();
+        EtcdGrantState hold = from.backendState(EtcdGrantState.class);
         long sentAt = request.time().nanoTime();
         CompletableFuture<Long> lease = request.watchdog() ? session.sharedLease()
                 : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(request.leaseMillis())),
@@ -325,7 +325,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldKeys.renew(session, grants, "lock keys").thenApply(lost -> {
-            lost.forEach(g -> held.remove(((EtcdGrantState) g.backendState()).key(), g));
+            lost.forEach(g -> held.remove(g.backendState(EtcdGrantState.class).key(), g));
             return lost;
         });
     }

@@ -291,7 +291,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldKeys.renew(session, grants, "permit keys").thenApply(lost -> {
             lost.forEach(g -> {
-                EtcdGrantState hold = (EtcdGrantState) g.backendState();
+                EtcdGrantState hold = g.backendState(EtcdGrantState.class);
                 held.remove(hold.key(), hold);
             });
             return lost;

@@ -39,7 +39,7 @@ final class HeldKeys {
         Set<Long> leases = new HashSet<>();
         Op[] reads = new Op[list.size()];
         for (int i = 0; i < list.size(); i++) {
-            EtcdGrantState hold = (EtcdGrantState) list.get(i).backendState();
+            EtcdGrantState hold = list.get(i).backendState(EtcdGrantState.class);
             leases.add(hold.leaseId());
             reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
         }
@@ -54,7 +54,7 @@ final class HeldKeys {
                     Set<Grant> lost = new HashSet<>();
                     for (int i = 0; i < list.size(); i++) {
                         Grant g = list.get(i);
-                        EtcdGrantState hold = (EtcdGrantState) g.backendState();
+                        EtcdGrantState hold = g.backendState(EtcdGrantState.class);
                         List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
                         boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
                                 && kvs.get(0).getLease() == hold.leaseId();

@@ -41,7 +41,7 @@ final class HeldChecks {
         Set<Grant> lost = ConcurrentHashMap.newKeySet();
         AtomicInteger pending = new AtomicInteger(grants.size());
         for (Grant g : grants) {
-            ZkGrantState hold = (ZkGrantState) g.backendState();
+            ZkGrantState hold = g.backendState(ZkGrantState.class);
             zk.exists(hold.path(), false, (rc, path, ctx, stat) -> {
                 Code code = Code.get(rc);
                 if (code == Code.OK) {
@@ -59,7 +59,7 @@ final class HeldChecks {
             }, null);
         }
         if (sessionId != 0) {
-            grants.stream().filter(g -> ((ZkGrantState) g.backendState()).sessionId() != sessionId).forEach(lost::add);
+            grants.stream().filter(g -> g.backendState(ZkGrantState.class).sessionId() != sessionId).forEach(lost::add);
         }
         return session.bounded(result, "check " + grants.size() + " " + what);
     }

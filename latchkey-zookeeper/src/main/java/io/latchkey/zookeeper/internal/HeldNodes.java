@@ -30,7 +30,7 @@ public final class HeldNodes {
     List<Grant> grantsOfSession(long sessionId) {
         List<Grant> result = new ArrayList<>();
         for (Grant g : byPath.values()) {
-            if (((ZkGrantState) g.backendState()).sessionId() == sessionId) {
+            if (g.backendState(ZkGrantState.class).sessionId() == sessionId) {
                 result.add(g);
             }
         }

@@ -87,7 +87,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
             return CompletableFuture.failedFuture(session.unavailable(operation + ": the key kept changing under "
                     + "concurrent writes of the same hold (" + MAX_ROUNDS + " tries)", null));
         }
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         return async.retrying(operation, zk -> async.read(zk, hold.path())).thenCompose(lockNode -> {
             if (lockNode == null || lockNode.stat().getEphemeralOwner() != hold.sessionId()
                     || !grant.ownerId().equals(firstLine(lockNode.data()))) {

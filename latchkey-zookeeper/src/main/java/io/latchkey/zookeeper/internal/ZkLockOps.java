@@ -103,7 +103,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     /** Called by an attempt once it holds: remember the node, arm the fixed lease. */
     void granted(Grant grant) {
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         held.put(hold.path(), grant);
         if (!grant.watchdog()) {
             armLease(grant);
@@ -111,7 +111,7 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     private void armLease(Grant grant) {
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         long delay = grant.leaseMillis();
         ScheduledFuture<?> timer = session.scheduler().schedule(() -> leaseRanOut(grant), delay,
                 TimeUnit.MILLISECONDS);
@@ -122,7 +122,7 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     private void leaseRanOut(Grant grant) {
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         leaseTimers.remove(hold.path());
         // ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the fixed lease
         // is over (a crashed holder's node goes with its session instead).
@@ -134,7 +134,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
         if (timer != null) {
             timer.cancel(false);
@@ -163,7 +163,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     /** Deletes the node of a grant this client still holds (client close); forgets it once deleted. */
     public CompletableFuture<Boolean> deleteHeld(Grant grant) {
-        ZkGrantState hold = (ZkGrantState) grant.backendState();
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
         return deleteNode(hold.path(), hold.sessionId()).whenComplete((ok, e) -> held.remove(hold.path(), grant));
     }
 
@@ -190,7 +190,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        ZkGrantState hold = (ZkGrantState) from.backendState();
+        ZkGrantState hold = from.backendState(ZkGrantState.class);
         CompletableFuture<Grant> result = new CompletableFuture<>();
         long sentAt = request.time().nanoTime();
         ZooKeeper zk;
@@ -310,7 +310,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     private void sessionLost(long sessionId) {
         for (Grant g : held.grantsOfSession(sessionId)) {
-            ZkGrantState hold = (ZkGrantState) g.backendState();
+            ZkGrantState hold = g.backendState(ZkGrantState.class);
             if (held.remove(hold.path(), g)) {
                 ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
                 if (timer != null) {

@@ -90,7 +90,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     private void expire(Key key, Grant grant) {
         if (held.remove(key, grant)) {
             timers.remove(key);
-            ZkGrantState hold = (ZkGrantState) grant.backendState();
+            ZkGrantState hold = grant.backendState(ZkGrantState.class);
             deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(e -> false);
         }
     }
@@ -110,7 +110,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         forget(key);
         String operation = "release permit " + permitId + " of semaphore " + name;
         if (grant != null) {
-            ZkGrantState hold = (ZkGrantState) grant.backendState();
+            ZkGrantState hold = grant.backendState(ZkGrantState.class);
             return deleteNode(hold.path(), hold.sessionId(), operation);
         }
         String prefix = LockNodes.protectedName(ZNodeNames.escape(permitId), PERMIT);
@@ -133,7 +133,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         if (before == null) {
             return CompletableFuture.completedFuture(false); // expired, released, or another client's
         }
-        ZkGrantState hold = (ZkGrantState) before.backendState();
+        ZkGrantState hold = before.backendState(ZkGrantState.class);
         long sentAt = System.nanoTime();
         return calls.retrying("update the lease of permit " + permitId,
                 zk -> calls.write(zk, hold.path(), ZkCounter.bytes(leaseMillis), -1)).thenApply(code -> {
@@ -156,7 +156,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return HeldChecks.lost(session, grants, "permit nodes").thenApply(lost -> {
             for (Grant g : lost) {
-                held.remove(new Key(((ZkGrantState) g.backendState()).lockPath(), g.ownerId()), g);
+                held.remove(new Key(g.backendState(ZkGrantState.class).lockPath(), g.ownerId()), g);
             }
             return lost;
         });
@@ -173,7 +173,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
         for (Map.Entry<Key, Grant> e : held.entrySet()) {
             if (held.remove(e.getKey(), e.getValue())) {
-                ZkGrantState hold = (ZkGrantState) e.getValue().backendState();
+                ZkGrantState hold = e.getValue().backendState(ZkGrantState.class);
                 deleted.add(deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(x -> false));
             }
         }
