@@ -10,7 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +25,7 @@ class BenchInterruptIT {
     @Test
     void sigintReleasesEveryLockAndPrintsThePartialTable() throws Exception {
         String uri = "redis://127.0.0.1:" + REDIS.port();
-        Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", CliProcess.jar().toString(), "bench", uri, "--threads", "1,16", "--names", "shared",
+        Process p = CliProcess.javaJarTakingSigint("bench", uri, "--threads", "1,16", "--names", "shared",
                 "--duration", "4s", "--warmup", "0ms").start();
         StringBuilder err = new StringBuilder();
         CountDownLatch secondRow = new CountDownLatch(1);

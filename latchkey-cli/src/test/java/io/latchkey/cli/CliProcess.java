@@ -39,6 +39,20 @@ final class CliProcess {
         return jar;
     }
 
+    /**
+     * A {@code java -Xmx512m -jar latchkey …} command line whose JVM takes SIGINT as Ctrl-C, however this test was
+     * started: a build started in the background of a shell without job control runs with SIGINT ignored, the JVM
+     * inherits that and then installs no handler, so {@code kill -INT} would do nothing. {@code env
+     * --default-signal=INT} (GNU coreutils) restores the default before the JVM starts.
+     */
+    static ProcessBuilder javaJarTakingSigint(String... args) {
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT",
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
+                jar().toString()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command);
+    }
+
     static Result run(String... args) {
         return runWithInput(null, Duration.ofSeconds(90), args);
     }

@@ -21,7 +21,7 @@ class PostgresBackendIT {
         assertThat(r.exitCode()).as(r.toString()).isZero();
         Map<String, DemoTableParser.Row> rows = DemoTableParser.parse(r.stdout());
         assertThat(rows).as(r.toString()).containsOnlyKeys("none", "db-pessimistic", "db-optimistic",
-                "lock:postgresql", "segmented:postgresql");
+                "lock:postgresql", "segmented:postgresql", "store:postgresql");
         assertThat(rows.get("none").oversold()).as(r.toString()).isPositive();
         rows.values().stream().filter(row -> !row.strategy().equals("none")).forEach(row -> {
             assertThat(row.oversold()).as(row.strategy() + "\n" + r).isZero();

@@ -8,7 +8,6 @@ import io.latchkey.testing.RedisServerExtension;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -26,8 +25,7 @@ class VerifyInterruptIT {
     @Test
     void sigintDuringTheContentionCheckReleasesEveryLockAndSaysSo() throws Exception {
         String uri = "redis://127.0.0.1:" + REDIS.port();
-        Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-jar", CliProcess.jar().toString(), "verify", uri, "--duration", "60s",
+        Process p = CliProcess.javaJarTakingSigint("verify", uri, "--duration", "60s",
                 "--names-prefix", "latchkey-verify-it").start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
