@@ -128,7 +128,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
         this.countSql = new CountTableSql(dialect, tableName);
         this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
-        this.countWakeups = new CountWakeups(runner, JdbcLockOps.channelOf(sql.table), ops.listener());
+        this.countWakeups = ops.wakeups();
         this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
         this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
         this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),

@@ -5,33 +5,52 @@ import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import io.latchkey.core.RemoteCountOps;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The remote half of the lease-table lock: one row per held lock name, decided by single statements on the
  * database's clock ({@link LeaseTableRows}, {@link LeaseTableSql}). Releasing deletes the row; every
  * {@value #REAP_INTERVAL_SECONDS} s (at a random phase) the client deletes expired rows on its I/O pool.
  *
- * <p>Waiting ({@link JdbcLockAcquires}): a busy acquire parks no thread. Its waiter re-checks when PostgreSQL
- * notifies a release of its name (through the client's one {@link PgReleaseListener}), and otherwise after a
- * bounded pause: on PostgreSQL the holder's remaining lease capped at a second (a fallback for a lost
- * notification), elsewhere a backoff from 2 ms up to {@link JdbcOptions#maxPollInterval()}, never past the holder's
- * remaining lease or the deadline.
+ * <p>An attempt is one conditional statement ({@link LeaseTableRows#tryAcquire}); the engine does the waiting. A busy
+ * attempt answers when to look again: on PostgreSQL, where releases are pushed ({@link #subscribe}: {@code NOTIFY}
+ * through the client's one {@link PgReleaseListener}, by way of {@link CountWakeups}, which the counted primitives
+ * share), the holder's remaining lease capped at a second (a fallback for a lost notification); elsewhere, and behind
+ * a transaction pooler without a listen URL, a poll that starts at {@value #MIN_POLL_MILLIS} ms and grows with the
+ * time the client has waited for the name (a doubling backoff without per-waiter state) up to
+ * {@link JdbcOptions#maxPollInterval()}, or with short polling up to {@value #SHORT_POLL_STEP_MILLIS} ms per name the
+ * client waits for; never past the holder's remaining lease. A release or forced unlock by this client wakes its own
+ * waiters at once where nothing is pushed.
  */
 final class JdbcLockOps implements RemoteLockOps {
 
     /** How often each client deletes expired rows ({@link #reapExpired}). */
     static final long REAP_INTERVAL_SECONDS = 60;
+    /** With notifications: the longest re-check hint, the fallback for a lost one. */
+    static final long PUSHED_RECHECK_MILLIS = 1_000;
+    /** Without notifications: the first re-check hint. */
+    static final long MIN_POLL_MILLIS = 2;
+    /** Short polling: each waiting name of the client adds this much to the longest re-check hint. */
+    static final long SHORT_POLL_STEP_MILLIS = 20;
 
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
     private final LeaseTableRows rows;
-    private final JdbcLockAcquires waiters;
     private final PgReleaseListener listener;
+    private final CountWakeups wakeups;
+    private final long maxPollMillis;
+    private final boolean shortPoll;
+    /** Row key of each name this client waits for (has a subscription to), and since when (nanoTime). */
+    private final Map<String, Long> waitingSince = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
 
@@ -45,26 +64,31 @@ final class JdbcLockOps implements RemoteLockOps {
     /**
      * @param listenOn where PostgreSQL's release listener opens its connection, or {@code null} for none (other
      *        databases, or PostgreSQL behind a transaction pooler without a direct listen URL: waiters then poll)
-     * @param shortPoll whether polling waiters keep their re-checks short ({@link JdbcLockAcquires})
+     * @param shortPoll whether polling keeps the re-check hints short: at most {@value #SHORT_POLL_STEP_MILLIS} ms per
+     *        name this client waits for (and at most the poll interval), so that one waiter re-checks about every
+     *        20 ms and the client's polling stays near 50 statements a second however many names it waits for
      */
     JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
                       String threadPrefix, PgReleaseListener.Connections listenOn, boolean shortPoll) {
         this.runner = runner;
         this.sql = sql;
+        this.maxPollMillis = maxPollMillis;
+        this.shortPoll = shortPoll;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.waiters = new JdbcLockAcquires(runner, rows, maxPollMillis, this::release, shortPoll);
-        this.listener = listenOn != null
-                ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen", waiters::released,
-                        waiters::wakeAll)
-                : null;
+        this.listener = listenOn != null ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen") : null;
+        this.wakeups = new CountWakeups(runner, channel, listener);
         if (listener != null) {
-            waiters.listenTo(listener);
             // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
             listener.start();
         }
         this.reaper = runner.every(REAP_INTERVAL_SECONDS, "expired lock rows of " + sql.table, () -> !closed,
                 this::reapExpired);
+    }
+
+    /** The wake-ups of this client: lock rows' and counted resources' subscribers, on the one listener. */
+    CountWakeups wakeups() {
+        return wakeups;
     }
 
     /** PostgreSQL's release listener of this client (which the counted primitives share); null elsewhere. */
@@ -79,11 +103,62 @@ final class JdbcLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         if (closed) {
             return CompletableFuture.failedFuture(new LockUnavailableException("the JDBC lock client is closed"));
         }
-        return waiters.acquire(request);
+        String key = rows.key(request.name());
+        return runner.async("acquire '" + request.name() + "'", c -> {
+            LeaseTableRows.Outcome a = rows.tryAcquire(c, key, request);
+            if (a.token >= 0) {
+                return Attempt.granted(new Grant(request, a.token, a.sentAt, null));
+            }
+            // retryNow: the row changed between two statements of the attempt; look again after the shortest pause
+            long millis = a.retryNow ? 1 : recheckMillis(key, a.holderRemainingMillis);
+            return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(millis));
+        });
+    }
+
+    /** When a busy attempt of row {@code key} looks again at the latest (see the class comment). */
+    private long recheckMillis(String key, long holderRemainingMillis) {
+        long delay;
+        if (wakeups.pushes()) {
+            delay = Math.max(PUSHED_RECHECK_MILLIS, maxPollMillis);
+        } else {
+            Long since = waitingSince.get(key);
+            long waited = since == null ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
+            long cap = shortPoll ? Math.min(maxPollMillis, SHORT_POLL_STEP_MILLIS * Math.max(1, waitingSince.size()))
+                    : maxPollMillis;
+            delay = Math.min(Math.max(MIN_POLL_MILLIS, waited), cap);
+        }
+        return Math.max(1, Math.min(delay, holderRemainingMillis + 1));
+    }
+
+    /**
+     * Tells {@code changed} of releases, forced unlocks and reclaimed rows of {@code name}: pushed by PostgreSQL's
+     * {@code NOTIFY} (complete once {@code LISTEN} is in effect), elsewhere only this client's own changes.
+     */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        String key = rows.key(name);
+        Long since = System.nanoTime();
+        waitingSince.put(key, since);
+        Runnable done = () -> waitingSince.remove(key, since);
+        return wakeups.subscribe(key, changed).handle((sub, e) -> {
+            if (e != null) {
+                done.run();
+                throw e instanceof CompletionException ce ? ce : new CompletionException(e);
+            }
+            return () -> {
+                done.run();
+                sub.close();
+            };
+        });
     }
 
     @Override
@@ -91,8 +166,8 @@ final class JdbcLockOps implements RemoteLockOps {
         String key = rows.key(grant.name());
         return runner.async("release '" + grant.name() + "'", c -> {
             boolean released = rows.release(c, key, grant);
-            if (released && listener == null) {
-                waiters.released(key); // no notifications here: at least this client's waiters need not wait for a poll
+            if (released && !wakeups.pushes()) {
+                wakeups.changed(key); // no notifications here: at least this client's waiters need not wait for a poll
             }
             return released;
         });
@@ -129,8 +204,8 @@ final class JdbcLockOps implements RemoteLockOps {
         String key = rows.key(name);
         return runner.async("forceUnlock '" + name + "'", c -> {
             boolean released = rows.forceUnlock(c, key);
-            if (released && listener == null) {
-                waiters.released(key);
+            if (released && !wakeups.pushes()) {
+                wakeups.changed(key);
             }
             return released;
         });
@@ -152,8 +227,8 @@ final class JdbcLockOps implements RemoteLockOps {
     long reapExpired() {
         return runner.call("reclaim expired rows of " + sql.table, c -> {
             long total = rows.reapExpired(c);
-            if (total > 0 && listener == null) {
-                waiters.wakeAll();
+            if (total > 0 && !wakeups.pushes()) {
+                wakeups.changedAll();
             }
             return total;
         });
@@ -168,6 +243,5 @@ final class JdbcLockOps implements RemoteLockOps {
         if (listener != null) {
             listener.close();
         }
-        waiters.failAll(new LockUnavailableException("the JDBC lock client was closed"));
     }
 }

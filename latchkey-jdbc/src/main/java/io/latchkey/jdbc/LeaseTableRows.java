@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The SQL of the lease-table lock: each method runs the statements of one operation on a connection it is given
  * (see {@link LeaseTableSql} for the statements, all decided on the database's clock), binds the parameters and
- * reads the results. No waiting, no threads: {@link JdbcLockAcquires} decides when to try, {@link JdbcLockOps}
- * on which connection.
+ * reads the results. No waiting, no threads: the engine decides when to try, {@link JdbcLockOps} on which
+ * connection.
  */
 final class LeaseTableRows {
 

@@ -43,12 +43,11 @@ final class PgReleaseListener implements AutoCloseable {
         Connection open() throws SQLException;
     }
 
-    PgReleaseListener(Connections connections, String channel, String threadName, Consumer<String> onRelease,
-                      Runnable onResync) {
+    /** A listener with no receiver yet ({@link #addTarget}); nothing runs until {@link #start()}. */
+    PgReleaseListener(Connections connections, String channel, String threadName) {
         this.connections = connections;
         this.channel = channel;
         this.threadName = threadName;
-        addTarget(onRelease, onResync);
     }
 
     /**

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -83,19 +86,37 @@ abstract class JdbcLockOpsTest {
         return new AcquireRequest(name, owner, leaseMillis, false, deadline, TimeSource.SYSTEM);
     }
 
+    /**
+     * Attempts until granted or {@code r}'s deadline passed, pausing for each busy answer's re-check hint (what the
+     * engine does, without the pushes); {@code null} if not granted in time.
+     */
+    static Grant acquire(JdbcLockOps o, AcquireRequest r) throws Exception {
+        while (true) {
+            RemoteLockOps.Attempt a = await(o.tryAcquire(r, null));
+            if (a.isGranted()) {
+                return a.grant();
+            }
+            long left = r.remainingNanos();
+            if (left <= 0) {
+                return null;
+            }
+            Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(left, a.recheckNanos()))));
+        }
+    }
+
     static <T> T await(CompletableFuture<T> f) throws Exception {
         return f.get(10, TimeUnit.SECONDS);
     }
 
     @Test
     void excludesOtherOwnersAndCountsTokensAcrossReleases() throws Exception {
-        Grant a = await(ops.acquire(request("l1", "A", 10_000, Duration.ZERO)));
+        Grant a = acquire(ops, request("l1", "A", 10_000, Duration.ZERO));
         assertThat(a).isNotNull();
         assertThat(a.fencingToken()).as("from the sequence, which starts at the clock in µs")
                 .isGreaterThan(1_600_000_000_000_000L);
         assertThat(await(ops.isLocked("l1"))).isTrue();
-        assertThat(await(ops.acquire(request("l1", "B", 10_000, Duration.ZERO)))).isNull();
-        assertThat(await(ops.acquire(request("l1", "B", 10_000, Duration.ofMillis(150))))).isNull();
+        assertThat(acquire(ops, request("l1", "B", 10_000, Duration.ZERO))).isNull();
+        assertThat(acquire(ops, request("l1", "B", 10_000, Duration.ofMillis(150)))).isNull();
 
         Grant stale = new Grant("l1", "A", 99, 10_000, false, 0, null);
         assertThat(await(ops.release(stale))).isFalse();
@@ -104,13 +125,13 @@ abstract class JdbcLockOpsTest {
         assertThat(await(ops.isLocked("l1"))).isFalse();
 
         assertThat(rows()).as("releasing the last hold deletes the row").isZero();
-        Grant b = await(ops.acquire(request("l1", "B", 10_000, Duration.ZERO)));
+        Grant b = acquire(ops, request("l1", "B", 10_000, Duration.ZERO));
         assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
         assertThat(await(ops.forceUnlock("l1"))).isTrue();
         assertThat(await(ops.forceUnlock("l1"))).isFalse();
         assertThat(await(ops.release(b))).isFalse();
         assertThat(rows()).isZero();
-        Grant c = await(ops.acquire(request("l1", "C", 10_000, Duration.ZERO)));
+        Grant c = acquire(ops, request("l1", "C", 10_000, Duration.ZERO));
         assertThat(c.fencingToken()).isGreaterThan(b.fencingToken());
         assertThat(await(ops.release(c))).isTrue();
         assertThat(rows()).isZero();
@@ -118,9 +139,9 @@ abstract class JdbcLockOpsTest {
 
     @Test
     void expiryIsDecidedByTheDatabaseAndNeverResetsTheToken() throws Exception {
-        Grant a = await(ops.acquire(request("l2", "A", 300, Duration.ZERO)));
+        Grant a = acquire(ops, request("l2", "A", 300, Duration.ZERO));
         long start = System.nanoTime();
-        Grant b = await(ops.acquire(request("l2", "B", 10_000, Duration.ofSeconds(5))));
+        Grant b = acquire(ops, request("l2", "B", 10_000, Duration.ofSeconds(5)));
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(b).isNotNull();
         assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
@@ -131,9 +152,9 @@ abstract class JdbcLockOpsTest {
 
     @Test
     void anExpiredRowIsDeletedByItsOwnersReleaseOrReclaimed() throws Exception {
-        Grant a = await(ops.acquire(request("x1", "A", 200, Duration.ZERO)));
-        Grant b = await(ops.acquire(request("x2", "B", 200, Duration.ZERO)));
-        Grant held = await(ops.acquire(request("x3", "C", 60_000, Duration.ZERO)));
+        Grant a = acquire(ops, request("x1", "A", 200, Duration.ZERO));
+        Grant b = acquire(ops, request("x2", "B", 200, Duration.ZERO));
+        Grant held = acquire(ops, request("x3", "C", 60_000, Duration.ZERO));
         Thread.sleep(400);
         assertThat(await(ops.release(a))).as("lost: its lease ran out").isFalse();
         assertThat(rows()).as("but its row went with the release").isEqualTo(2);
@@ -157,9 +178,9 @@ abstract class JdbcLockOpsTest {
         LeaseTableSchema.ensure(runner, sql, true); // idempotent
         JdbcLockOps upgraded = new JdbcLockOps(runner, sql, "ns:", TimeSource.SYSTEM, 50, "test-old");
         try {
-            Grant b = await(upgraded.acquire(request("b", "A", 10_000, Duration.ZERO)));
+            Grant b = acquire(upgraded, request("b", "A", 10_000, Duration.ZERO));
             assertThat(b.fencingToken()).as("above every counter of the old rows").isGreaterThan(high);
-            Grant a = await(upgraded.acquire(request("a", "A", 10_000, Duration.ZERO)));
+            Grant a = acquire(upgraded, request("a", "A", 10_000, Duration.ZERO));
             assertThat(a.fencingToken()).isGreaterThan(b.fencingToken());
             assertThat(await(upgraded.release(a))).isTrue();
             assertThat(await(upgraded.release(b))).isTrue();
@@ -173,9 +194,9 @@ abstract class JdbcLockOpsTest {
     @Test
     void renewsABatchInOneGoAndReportsTheLost() throws Exception {
         // Leases of 1.5 s renewed every 0.5 s for 2 s: they outlive their first lease only by being renewed.
-        Grant g1 = await(ops.acquire(request("r1", "A", 1_500, Duration.ZERO)));
-        Grant g2 = await(ops.acquire(request("r2", "A", 1_500, Duration.ZERO)));
-        Grant g3 = await(ops.acquire(request("r3", "A", 1_500, Duration.ZERO)));
+        Grant g1 = acquire(ops, request("r1", "A", 1_500, Duration.ZERO));
+        Grant g2 = acquire(ops, request("r2", "A", 1_500, Duration.ZERO));
+        Grant g3 = acquire(ops, request("r3", "A", 1_500, Duration.ZERO));
         await(ops.forceUnlock("r2"));
         for (int i = 0; i < 4; i++) {
             Thread.sleep(500);
@@ -189,52 +210,62 @@ abstract class JdbcLockOpsTest {
 
     @Test
     void handsOffWithANewTokenWithoutFreeingTheLock() throws Exception {
-        Grant a = await(ops.acquire(request("h1", "A", 10_000, Duration.ZERO)));
+        Grant a = acquire(ops, request("h1", "A", 10_000, Duration.ZERO));
         Grant b = await(ops.handOff(a, request("h1", "B", 10_000, Duration.ZERO)));
         assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
         assertThat(b.ownerId()).isEqualTo("B");
         assertThat(await(ops.release(a))).isFalse();
         assertThat(await(ops.handOff(a, request("h1", "C", 10_000, Duration.ZERO)))).isNull();
         assertThat(await(ops.release(b))).isTrue();
-        Grant c = await(ops.acquire(request("h1", "C", 10_000, Duration.ZERO)));
+        Grant c = acquire(ops, request("h1", "C", 10_000, Duration.ZERO));
         assertThat(c.fencingToken()).as("after a hand-off and a release").isGreaterThan(b.fencingToken());
         assertThat(await(ops.release(c))).isTrue();
     }
 
     @Test
-    void aWaiterIsWokenSoonAfterTheRelease() throws Exception {
-        Grant a = await(ops.acquire(request("w1", "A", 30_000, Duration.ZERO)));
-        CompletableFuture<Grant> waiting = ops.acquire(request("w1", "B", 30_000, Duration.ofSeconds(10)));
-        Thread.sleep(300);
-        assertThat(waiting).isNotDone();
-        long released = System.nanoTime();
-        assertThat(await(ops.release(a))).isTrue();
-        Grant b = await(waiting);
-        long latencyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
-        assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
-        // Generous bounds for a loaded 2-core CI machine: NOTIFY typically takes a few ms, polling up to 50 ms here.
-        assertThat(latencyMs).isLessThan(dialect() == SqlDialect.POSTGRESQL ? 600 : 1_000);
+    void aSubscriberIsToldOfTheRelease() throws Exception {
+        Grant a = acquire(ops, request("w1", "A", 30_000, Duration.ZERO));
+        RemoteLockOps.Attempt busy = await(ops.tryAcquire(request("w1", "B", 30_000, null), null));
+        assertThat(busy.isGranted()).isFalse();
+        CountDownLatch told = new CountDownLatch(1);
+        RemoteCountOps.Subscription sub = await(ops.subscribe("w1", told::countDown));
+        try {
+            long released = System.nanoTime();
+            assertThat(await(ops.release(a))).isTrue();
+            // Generous bounds for a loaded 2-core CI machine: NOTIFY typically takes a few ms; elsewhere the client's
+            // own release tells its subscribers at once.
+            assertThat(told.await(dialect() == SqlDialect.POSTGRESQL ? 600 : 1_000, TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released)).isLessThan(1_000);
+            Grant b = acquire(ops, request("w1", "B", 30_000, Duration.ZERO));
+            assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+            assertThat(await(ops.release(b))).isTrue();
+        } finally {
+            sub.close();
+        }
     }
 
     @Test
-    void aCancelledWaiterCompletesEmptyAndTakesNothing() throws Exception {
-        Grant a = await(ops.acquire(request("c1", "A", 30_000, Duration.ZERO)));
-        AcquireRequest r = request("c1", "B", 30_000, null);
-        CompletableFuture<Grant> waiting = ops.acquire(r);
-        Thread.sleep(100);
-        r.cancel();
-        assertThat(await(waiting)).isNull();
-        assertThat(await(ops.release(a))).isTrue();
-        // An attempt already in flight when the waiter was cancelled may win the free lock; it then gives it back
-        // (asynchronously), so the lock is free again shortly rather than at once.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5))
-                .until(() -> !await(ops.isLocked("c1")));
+    void aBusyAttemptAnswersARecheckBoundedByTheHoldersRemainingLease() throws Exception {
+        Grant shortLease = acquire(ops, request("b1", "A", 300, Duration.ZERO));
+        RemoteLockOps.Attempt a = await(ops.tryAcquire(request("b1", "B", 30_000, null), null));
+        assertThat(a.isGranted()).isFalse();
+        assertThat(a.entry()).as("no server queue").isNull();
+        assertThat(a.recheckNanos()).isPositive().isLessThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(301));
+
+        Grant longLease = acquire(ops, request("b2", "A", 30_000, Duration.ZERO));
+        RemoteLockOps.Attempt b = await(ops.tryAcquire(request("b2", "B", 30_000, null), null));
+        assertThat(b.isGranted()).isFalse();
+        // PostgreSQL pushes releases: the hint is the fallback of a second; elsewhere the poll (at most 50 ms here)
+        long bound = dialect() == SqlDialect.POSTGRESQL ? JdbcLockOps.PUSHED_RECHECK_MILLIS : 50;
+        assertThat(b.recheckNanos()).isPositive().isLessThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(bound));
+        assertThat(await(ops.release(longLease))).isTrue();
+        assertThat(await(ops.release(shortLease))).isTrue();
     }
 
     @Test
     void theSameOwnerReacquiresWithItsToken() throws Exception {
-        Grant a = await(ops.acquire(request("s1", "A", 10_000, Duration.ZERO)));
-        Grant again = await(ops.acquire(request("s1", "A", 10_000, Duration.ZERO)));
+        Grant a = acquire(ops, request("s1", "A", 10_000, Duration.ZERO));
+        Grant again = acquire(ops, request("s1", "A", 10_000, Duration.ZERO));
         assertThat(again.fencingToken()).isEqualTo(a.fencingToken());
         assertThat(await(ops.release(a))).isTrue();
     }
