@@ -53,9 +53,9 @@ import java.util.concurrent.TimeoutException;
  * <h2>Crashes, leases, waking</h2>
  * The kernel releases a process's file locks when it dies (SIGKILL included): its locks are free for others at once
  * (waiters notice within about 200 ms). Leases are kept by the holding process: a fixed lease, or a watchdog lease
- * that stops being renewed, ends on time and frees the file's OS lock. A waiter is woken by a release in its own
- * JVM at once, by a release in another process through the directory's watch service, and re-checks every 20–200
- * ms as the fallback. Threads of one JVM share one waiter per name and client; all clients of one JVM on one
+ * that stops being renewed, ends on time and frees the file's OS lock. The engine waits; a lock answers single
+ * attempts. A waiter is woken by a release in its own JVM at once, by a release in another process through the
+ * directory's watch service, and re-checks every 20–200 ms while another process holds the lock as the fallback. Threads of one JVM share one waiter per name and client; all clients of one JVM on one
  * directory share its file handles and two threads ({@code latchkey-file-<hash>}, {@code latchkey-file-watch-<hash>}),
  * stopped when the last of them closes.
  *

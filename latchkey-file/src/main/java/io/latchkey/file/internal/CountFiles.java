@@ -36,6 +36,8 @@ import org.slf4j.LoggerFactory;
  * file is read (and from the file with the next write).
  *
  * <h2>Wake-ups</h2>
+ * The subscriber registry ({@link #subscribe}, {@link #changed}) is by file name and also serves the lock files: the
+ * locks' subscribers are told by {@link LockArbiter} and by the same watcher events.
  * Subscribers of a state file are told (never while the section is held) when
  * <ul>
  *   <li>this JVM changed the file in a way that may let a waiter in (at once);</li>

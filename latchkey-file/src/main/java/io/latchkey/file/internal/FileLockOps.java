@@ -2,6 +2,7 @@ package io.latchkey.file.internal;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
@@ -31,8 +32,26 @@ public final class FileLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return directory.locks().acquire(namespace, kind, request, onLost);
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    /** One look at the lock file and this JVM's grants and queue ({@link LockArbiter#tryAcquire}). */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        return directory.locks().tryAcquire(namespace, kind, request, onLost);
+    }
+
+    /** Changes of the lock file: this JVM's releases, lease ends and withdrawals, and the directory watcher's events. */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return CompletableFuture.completedFuture(
+                directory.counts().subscribe(FileNames.lockFile(namespace, name), changed));
+    }
+
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        return directory.locks().withdraw(namespace, request.name(), entry != null ? entry : request.ownerId());
     }
 
     @Override

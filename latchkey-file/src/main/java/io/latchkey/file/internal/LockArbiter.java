@@ -1,10 +1,10 @@
 package io.latchkey.file.internal;
 
-import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps.Attempt;
 import io.latchkey.file.internal.LockEntry.GrantState;
-import io.latchkey.file.internal.LockEntry.Waiter;
+import io.latchkey.file.internal.LockEntry.Queued;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,36 +18,50 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Arbitration between this JVM's clients of one lock directory, in memory (as {@code mem://}'s server does): one
- * {@link LockEntry} per name held or waited for in this JVM, its grants and its FIFO of waiters; a waiter is granted
- * when it is compatible with the grants (shared with shared, a downgrade for the write holder) and this JVM holds or
- * gets the file's OS lock ({@link LockFiles}). Also the per-name timers: a grant's lease end, and the re-check of
- * waiters blocked by another process (20 ms doubling to {@value #MAX_RECHECK_MILLIS} ms, or a directory watch event).
- * Confined to the directory's thread, except {@link #renew}, which extends leases on the caller's thread.
+ * {@link LockEntry} per name held or waited for in this JVM, its grants and its queue of waiting owners. An attempt
+ * ({@link #tryAcquire}) is granted when it is compatible with the grants (shared with shared, a downgrade for the write
+ * holder), no entry ahead of its owner's in the queue blocks it (for a reader: no writer ahead), and this JVM holds or
+ * gets the file's OS lock ({@link LockFiles}); otherwise the owner keeps (or takes) its entry and is told when to look
+ * again. The engine does the waiting; every change in this JVM that can let a waiter in (a release, a lease end, a
+ * forced unlock, a withdrawn entry) tells the file's subscribers ({@code changed}), and the directory watcher tells
+ * them of other processes' changes. Also the per-name timer of a grant's lease end. Confined to the directory's
+ * thread, except {@link #renew}, which extends leases on the caller's thread.
  */
 final class LockArbiter {
     private static final Logger log = LoggerFactory.getLogger(LockArbiter.class);
 
+    /**
+     * The re-check hint of an owner blocked by another process (whose SIGKILL changes no file): 20 ms, growing with
+     * the time it has queued up to {@value #MAX_RECHECK_MILLIS} ms.
+     */
     static final long MIN_RECHECK_MILLIS = 20;
     static final long MAX_RECHECK_MILLIS = 200;
+    /** How often the wait lines of this JVM's fair waiters are rewritten (another process ignores stale ones). */
     static final long TICKET_REFRESH_MILLIS = 500;
+    /** The re-check hint of an owner blocked in this JVM by a grant without a lease end or by a queue ahead. */
+    static final long LOCAL_RECHECK_MILLIS = 1_000;
 
     private final Path dir;
     private final DirectoryThread thread;
     private final LockFiles files;
+    /** Tells the subscribers of a lock file (outside the directory section). */
+    private final Consumer<String> changed;
     // confined to the directory's thread
     private final Map<String, LockEntry> entries = new HashMap<>();
     /** Every live grant of this JVM by {@link #grantKey}: renewals find them here without a trip to the thread. */
     private final ConcurrentHashMap<String, GrantState> live = new ConcurrentHashMap<>();
 
-    LockArbiter(Path dir, DirectoryThread thread, LockFiles files) {
+    LockArbiter(Path dir, DirectoryThread thread, LockFiles files, Consumer<String> changed) {
         this.dir = dir;
         this.thread = thread;
         this.files = files;
+        this.changed = changed;
     }
 
     /** The entry of {@code file}, if this JVM holds or waits for it; on the directory's thread. */
@@ -62,59 +76,102 @@ final class LockArbiter {
 
     // ----------------------------------------------------------------------------------------------- operations
 
-    CompletableFuture<Grant> acquire(String namespace, LockKind kind, AcquireRequest request,
-                                     BiConsumer<Grant, String> onLost) {
-        CompletableFuture<Grant> f = new CompletableFuture<>();
+    /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
+    CompletableFuture<Attempt> tryAcquire(String namespace, LockKind kind, AcquireRequest request,
+                                          BiConsumer<Grant, String> onLost) {
         String file = FileNames.lockFile(namespace, request.name());
-        CompletableFuture<Void> queued = thread.submit("acquire", (s, after) -> {
-            if (request.isCancelled()) {
-                after.add(() -> f.complete(null));
-                return null;
-            }
+        return thread.submit("acquire", (s, after) -> {
             LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
                     request.name()));
-            Waiter w = new Waiter(request, kind, f, onLost);
-            if (kind.shared && request.ownerId().equals(e.exclusiveOwner())) {
-                // downgrade: the write holder takes the read lock at once, whoever queues
-                grant(e, w, s, after);
-                files.sync(e, s);
-                return null;
-            }
-            e.waiters.add(w);
             try {
-                pump(e, s, after);
-            } catch (IOException | RuntimeException ex) {
-                e.waiters.remove(w);
+                return attempt(e, kind, request, onLost, s, after);
+            } finally {
                 removeIfIdle(e);
-                throw ex;
             }
-            if (e.waiters.contains(w)) {
-                if (request.isExpired()) {
-                    e.waiters.remove(w);
-                    after.add(() -> f.complete(null));
-                    pump(e, s, after);
-                } else {
-                    if (kind.fair && w.ticket == 0) {
-                        w.ticket = s.nextToken();
-                        files.sync(e, s);
-                    }
-                    if (request.deadlineNanos() != AcquireRequest.NO_DEADLINE) {
-                        w.timeout = thread.schedule(() -> drop(file, w), request.remainingNanos(),
-                                TimeUnit.NANOSECONDS);
-                    }
-                    request.cancelled().thenRun(() -> drop(file, w));
-                    arm(e);
+        });
+    }
+
+    private Attempt attempt(LockEntry e, LockKind kind, AcquireRequest request, BiConsumer<Grant, String> onLost,
+                            DirectorySection s, List<Runnable> after) throws IOException {
+        pump(e, s, after);
+        String owner = request.ownerId();
+        Queued q = e.queue.get(owner);
+        boolean remote = false;
+        boolean downgrade = kind.shared && owner.equals(e.exclusiveOwner());
+        if (downgrade || compatible(e, kind.shared, owner) && first(e, owner, kind.shared)) {
+            if (e.grants.isEmpty()) {
+                remote = kind.fair && files.earlierTicketElsewhere(e, q == null ? 0 : q.ticket(), s)
+                        || !files.lock(e, kind.shared, s);
+            }
+            if (!remote) {
+                e.queue.remove(owner);
+                long requestedAt = request.time().nanoTime();
+                Grant g = new Grant(request, s.nextToken(), requestedAt, null);
+                addGrant(e, new GrantState(g, kind, onLost));
+                files.sync(e, s);
+                arm(e);
+                if (kind.shared && !e.queue.isEmpty()) {
+                    after.add(() -> changed.accept(e.file)); // readers behind may come in as well
+                }
+                return Attempt.granted(g);
+            }
+        }
+        if (q == null) {
+            q = new Queued(kind, kind.fair ? s.nextToken() : 0, System.nanoTime());
+            e.queue.put(owner, q);
+            if (q.ticket() != 0) {
+                files.sync(e, s);
+            }
+        } else if (e.hasTickets() && System.currentTimeMillis() - e.ticketsWrittenMillis >= TICKET_REFRESH_MILLIS) {
+            files.sync(e, s); // keeps this JVM's wait lines live for other processes
+        }
+        return Attempt.queued(owner, recheckNanos(e, q, remote));
+    }
+
+    /**
+     * When a queued owner looks again without a push: blocked by another process, a poll growing with the time it
+     * has queued (a SIGKILLed holder changes no file); blocked in this JVM, the earliest lease end here (releases here
+     * push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms
+     * so that each attempt keeps them live.
+     */
+    private static long recheckNanos(LockEntry e, Queued q, boolean remote) {
+        long now = System.nanoTime();
+        long millis;
+        if (remote) {
+            long queued = TimeUnit.NANOSECONDS.toMillis(now - q.sinceNanos());
+            millis = Math.min(MAX_RECHECK_MILLIS, Math.max(MIN_RECHECK_MILLIS, queued));
+        } else {
+            millis = LOCAL_RECHECK_MILLIS;
+            for (GrantState h : e.grants) {
+                long d = h.deadline();
+                if (d != GrantState.DEAD) {
+                    millis = Math.min(millis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(d - now) + 1));
                 }
             }
-            removeIfIdle(e);
+        }
+        if (e.hasTickets()) {
+            millis = Math.min(millis, TICKET_REFRESH_MILLIS);
+        }
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** Gives up {@code owner}'s entry in the queue of {@code name}; those behind it are told. */
+    CompletableFuture<Void> withdraw(String namespace, String name, String owner) {
+        String file = FileNames.lockFile(namespace, name);
+        return thread.submit("withdraw", (s, after) -> {
+            LockEntry e = entries.get(file);
+            if (e != null) {
+                Queued q = e.queue.remove(owner);
+                if (q != null) {
+                    if (q.ticket() != 0) {
+                        files.sync(e, s);
+                    }
+                    after.add(() -> changed.accept(file));
+                }
+                removeIfIdle(e);
+            }
             return null;
         });
-        queued.whenComplete((v, t) -> {
-            if (t != null) {
-                f.completeExceptionally(t);
-            }
-        });
-        return f;
     }
 
     CompletableFuture<Boolean> release(String namespace, Grant grant) {
@@ -213,42 +270,17 @@ final class LockArbiter {
     // ------------------------------------------------------------------------------------------ the arbitration
 
     /**
-     * Brings {@code e} up to date: ends expired grants, matches the OS lock to the grants, grants waiters in FIFO
-     * order while the head is compatible and can get the OS lock, writes the file, arms the timers.
+     * Brings {@code e} up to date: ends expired grants, matches the OS lock to the grants, rewrites the file if that
+     * changed it or this JVM's wait lines are due for a refresh, arms the lease-end timer; tells the file's subscribers
+     * when the lock was freed or turned shared.
      */
     void pump(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
         expireGrants(e);
         boolean changed = files.matchOsLock(e, s);
-        e.blockedRemotely = false;
-        Waiter w;
-        while ((w = e.waiters.peek()) != null) {
-            if (w.future.isDone() || w.request.isCancelled()) {
-                e.waiters.poll();
-                cancelTimeout(w);
-                Waiter dropped = w;
-                after.add(() -> dropped.future.complete(null));
-                changed |= w.ticket != 0;
-                continue;
-            }
-            if (!compatible(e, w)) {
-                break;
-            }
-            if (e.grants.isEmpty()) {
-                if (w.kind.fair && files.earlierTicketElsewhere(e, w, s)) {
-                    e.blockedRemotely = true;
-                    break;
-                }
-                if (!files.lock(e, w.kind.shared, s)) {
-                    e.blockedRemotely = true;
-                    break;
-                }
-            }
-            e.waiters.poll();
-            cancelTimeout(w);
-            grant(e, w, s, after);
-            changed = true;
+        if (changed && !e.queue.isEmpty()) {
+            after.add(() -> this.changed.accept(e.file));
         }
-        if (!e.waiters.isEmpty() && e.hasTickets()
+        if (!e.queue.isEmpty() && e.hasTickets()
                 && System.currentTimeMillis() - e.ticketsWrittenMillis >= TICKET_REFRESH_MILLIS) {
             changed = true;
         }
@@ -258,24 +290,28 @@ final class LockArbiter {
         arm(e);
     }
 
-    private static boolean compatible(LockEntry e, Waiter w) {
+    private static boolean compatible(LockEntry e, boolean shared, String owner) {
         if (e.grants.isEmpty()) {
             return true;
         }
-        if (!w.kind.shared) {
+        if (!shared) {
             return false;
         }
         String exclusive = e.exclusiveOwner();
-        return exclusive == null || exclusive.equals(w.request.ownerId());
+        return exclusive == null || exclusive.equals(owner);
     }
 
-    private void grant(LockEntry e, Waiter w, DirectorySection s, List<Runnable> after) throws IOException {
-        long requestedAt = w.request.time().nanoTime();
-        long token = s.nextToken();
-        Grant g = new Grant(w.request, token, requestedAt, null);
-        addGrant(e, new GrantState(g, w.kind, w.onLost));
-        e.backoffMillis = MIN_RECHECK_MILLIS;
-        after.add(() -> w.future.complete(g));
+    /** Whether no entry ahead of {@code owner}'s (all of them, if it has none) blocks it: for a reader, no writer. */
+    private static boolean first(LockEntry e, String owner, boolean shared) {
+        for (Map.Entry<String, Queued> q : e.queue.entrySet()) {
+            if (q.getKey().equals(owner)) {
+                return true;
+            }
+            if (!shared || !q.getValue().kind().shared) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String grantKey(String file, String owner, long token) {
@@ -314,14 +350,13 @@ final class LockArbiter {
     void removeIfIdle(LockEntry e) {
         if (e.idle() && entries.get(e.file) == e) {
             DirectoryThread.cancel(e.expiry);
-            DirectoryThread.cancel(e.recheck);
             entries.remove(e.file);
         }
     }
 
     // ------------------------------------------------------------------------------------------- timers, events
 
-    /** Arms the entry's expiry timer (earliest grant) and, while waiters wait, its re-check timer. */
+    /** Arms the entry's lease-end timer (earliest grant). */
     private void arm(LockEntry e) {
         long earliest = 0;
         boolean any = false;
@@ -338,35 +373,15 @@ final class LockArbiter {
         } else if (e.expiry == null || e.expiryAtNanos != earliest) {
             DirectoryThread.cancel(e.expiry);
             e.expiryAtNanos = earliest;
-            e.expiry = thread.schedule(() -> onTimer(e.file), Math.max(0, earliest - System.nanoTime()),
+            e.expiry = thread.schedule(() -> onExpiry(e.file), Math.max(0, earliest - System.nanoTime()),
                     TimeUnit.NANOSECONDS);
-        }
-        long delayMillis;
-        if (e.waiters.isEmpty()) {
-            delayMillis = -1;
-        } else if (e.blockedRemotely) {
-            delayMillis = e.backoffMillis;
-        } else if (e.hasTickets()) {
-            delayMillis = TICKET_REFRESH_MILLIS;
-        } else {
-            delayMillis = -1; // blocked by a grant of this JVM: its release or expiry pumps
-        }
-        if (delayMillis < 0) {
-            DirectoryThread.cancel(e.recheck);
-            e.recheck = null;
-        } else if (e.recheck == null || e.recheck.isDone()) {
-            e.recheck = thread.schedule(() -> {
-                e.backoffMillis = Math.min(MAX_RECHECK_MILLIS, e.backoffMillis * 2);
-                onTimer(e.file);
-            }, delayMillis, TimeUnit.MILLISECONDS);
         }
     }
 
-    private void onTimer(String file) {
-        thread.runNow("re-check", (s, after) -> {
+    private void onExpiry(String file) {
+        thread.runNow("lease end", (s, after) -> {
             LockEntry e = entries.get(file);
             if (e != null) {
-                e.recheck = null;
                 e.expiry = null;
                 pump(e, s, after);
                 removeIfIdle(e);
@@ -375,57 +390,13 @@ final class LockArbiter {
         });
     }
 
-    /** A lock file changed (another process released, queued or wrote it); on the directory's thread. */
-    void onFileEvent(String file) {
-        LockEntry e = entries.get(file);
-        if (e != null && !e.waiters.isEmpty() && e.blockedRemotely) {
-            e.backoffMillis = MIN_RECHECK_MILLIS;
-            DirectoryThread.cancel(e.recheck);
-            e.recheck = null;
-            thread.runNow("wake-up", (s, after) -> {
-                pump(e, s, after);
-                removeIfIdle(e);
-                return null;
-            });
-        }
-    }
-
-    /** Events were lost: every name with waiters re-checks; on the directory's thread. */
-    void onOverflow() {
-        for (LockEntry e : new ArrayList<>(entries.values())) {
-            if (!e.waiters.isEmpty()) {
-                onTimer(e.file);
-            }
-        }
-    }
-
-    private void drop(String file, Waiter w) {
-        thread.execute(() -> thread.runNow("cancel", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e != null && e.waiters.remove(w)) {
-                cancelTimeout(w);
-                after.add(() -> w.future.complete(null));
-                if (w.ticket != 0) {
-                    files.sync(e, s);
-                }
-                pump(e, s, after); // the dropped waiter may have blocked compatible ones behind it
-                removeIfIdle(e);
-            }
-            return null;
-        }));
-    }
-
     /**
-     * The directory closes: every waiter fails with {@code closed}, every grant of this JVM ends and its OS lock is
-     * released (as if the process had exited). On the directory's thread.
+     * The directory closes: every queue entry goes, every grant of this JVM ends and its OS lock is released (as if the
+     * process had exited). On the directory's thread.
      */
-    void closeAll(LockUnavailableException closed, DirectorySection s, List<Runnable> after) {
+    void closeAll(DirectorySection s, List<Runnable> after) {
         for (LockEntry e : new ArrayList<>(entries.values())) {
-            for (Waiter w : e.waiters) {
-                cancelTimeout(w);
-                after.add(() -> w.future.completeExceptionally(closed));
-            }
-            e.waiters.clear();
+            e.queue.clear();
             clearGrants(e);
             try {
                 pump(e, s, after);
@@ -434,13 +405,7 @@ final class LockArbiter {
                 LockFiles.closeChannel(e);
             }
             DirectoryThread.cancel(e.expiry);
-            DirectoryThread.cancel(e.recheck);
         }
         entries.clear();
-    }
-
-    private static void cancelTimeout(Waiter w) {
-        DirectoryThread.cancel(w.timeout);
-        w.timeout = null;
     }
 }

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>This class is the directory's face and lifecycle: the per-JVM registry ({@link #attach}, {@link #detach()}) and
  * the wiring of its parts, one job each: {@link DirectoryThread} (the one thread every task runs on),
- * {@link LockArbiter} (this JVM's grants and waiters per name, and their timers), {@link LockFiles} (lock files and
+ * {@link LockArbiter} (single attempts: this JVM's grants and queue of waiting owners per name, and the lease-end
+ * timers), {@link LockFiles} (lock files and
  * OS locks), {@link LockInspection} (is-locked, holders, listing, force-unlock), {@link CountFiles} (the counted
  * primitives' state files) and {@link DirectoryWatcher} (change events).
  *
@@ -39,11 +40,12 @@ import org.slf4j.LoggerFactory;
  * {@link #detach()} (the last client's {@code close()}).
  *
  * <h2>Waiting</h2>
- * A waiter of this JVM is woken at once by a release in this JVM. For a release in another process: that process
- * deletes or rewrites the lock file, and the watch event wakes the waiter, which retries {@code tryLock}; as the
- * fallback (a SIGKILLed holder changes no file: the kernel just drops its lock; watch services that poll, as on macOS)
- * the waiter re-checks after 20 ms, doubling to at most {@value LockArbiter#MAX_RECHECK_MILLIS} ms, so a dead holder's
- * lock is taken over within about 200 ms. Nothing blocks in {@code FileChannel.lock()} except the short directory
+ * The engine waits; the subscribers of a lock file ({@link CountFiles#subscribe}, shared with the counted primitives)
+ * are told at once of a release, lease end or withdrawal in this JVM. For a release in another process: that process
+ * deletes or rewrites the lock file, and the watch event tells them, and the waiter's next attempt retries
+ * {@code tryLock}; as the fallback (a SIGKILLed holder changes no file: the kernel just drops its lock; watch services
+ * that poll, as on macOS) an attempt blocked by another process answers a re-check after 20 ms, growing to at most
+ * {@value LockArbiter#MAX_RECHECK_MILLIS} ms, so a dead holder's lock is taken over within about 200 ms. Nothing blocks in {@code FileChannel.lock()} except the short directory
  * section ({@link DirectorySection}).
  *
  * <h2>Leases</h2>
@@ -81,8 +83,8 @@ public final class LockDirectory {
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
-        this.arbiter = new LockArbiter(dir, thread, files);
         this.counts = new CountFiles(dir, thread.executor());
+        this.arbiter = new LockArbiter(dir, thread, files, counts::changed);
         this.inspection = new LockInspection(thread, arbiter, files, counts, process);
         DirectoryWatcher w;
         try {
@@ -178,7 +180,7 @@ public final class LockDirectory {
         DirectoryThread.Task<Void> close = (s, after) -> {
             thread.markStopped();
             counts.close();
-            arbiter.closeAll(new LockUnavailableException(String.format("lock directory %s closed", dir)), s, after);
+            arbiter.closeAll(s, after);
             return null;
         };
         boolean onThread = thread.isCurrent();
@@ -285,16 +287,11 @@ public final class LockDirectory {
 
     /** A change in the directory (from the watcher thread). */
     private void onFileEvent(String file) {
-        if (!FileNames.isLockFile(file)) {
-            counts.changed(file); // a counted primitive's state file
-            return;
-        }
-        thread.execute(() -> arbiter.onFileEvent(file));
+        counts.changed(file); // a lock file's or a counted primitive's state file's subscribers look again
     }
 
     private void onOverflow() {
         counts.changedAll();
-        thread.execute(arbiter::onOverflow);
     }
 
     @Override

@@ -1,21 +1,19 @@
 package io.latchkey.file.internal;
 
-import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
 /**
  * What this JVM knows about one lock file: its grants in this JVM (of any client), the OS lock that backs them, and
- * this JVM's waiters. Exists while the name is held or waited for in this JVM; confined to the directory's thread.
+ * the queue of this JVM's waiting owners. Exists while the name is held or waited for in this JVM; confined to the directory's thread.
  * Invariant: {@link #osLock} is held exactly while {@link #grants} is not empty (between two steps of that thread).
  */
 final class LockEntry {
@@ -28,12 +26,8 @@ final class LockEntry {
     FileChannel channel;
     FileLock osLock;
     final List<GrantState> grants = new ArrayList<>(2);
-    final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
-    /** Whether the head waiter could not get the OS lock: another process holds it or queues before it. */
-    boolean blockedRemotely;
-    ScheduledFuture<?> recheck;
-    long recheckAtNanos;
-    long backoffMillis = LockArbiter.MIN_RECHECK_MILLIS;
+    /** This JVM's waiting owners in arrival order (entries of {@link LockArbiter#tryAcquire}'s queued answers). */
+    final LinkedHashMap<String, Queued> queue = new LinkedHashMap<>();
     ScheduledFuture<?> expiry;
     long expiryAtNanos;
     /** When this JVM's wait lines were last written (epoch ms), to refresh them before they turn stale. */
@@ -47,7 +41,7 @@ final class LockEntry {
     }
 
     boolean idle() {
-        return grants.isEmpty() && waiters.isEmpty() && channel == null;
+        return grants.isEmpty() && queue.isEmpty() && channel == null;
     }
 
     GrantState find(String owner, long token) {
@@ -78,8 +72,8 @@ final class LockEntry {
     }
 
     boolean hasTickets() {
-        for (Waiter w : waiters) {
-            if (w.ticket != 0) {
+        for (Queued q : queue.values()) {
+            if (q.ticket != 0) {
                 return true;
             }
         }
@@ -163,22 +157,13 @@ final class LockEntry {
         }
     }
 
-    /** One pending acquire of this JVM. */
-    static final class Waiter {
-        final AcquireRequest request;
-        final LockKind kind;
-        final CompletableFuture<Grant> future;
-        final BiConsumer<Grant, String> onLost;
-        /** The fair queue's ticket (a directory token), 0 until queued. */
-        long ticket;
-        ScheduledFuture<?> timeout;
-
-        Waiter(AcquireRequest request, LockKind kind, CompletableFuture<Grant> future,
-               BiConsumer<Grant, String> onLost) {
-            this.request = request;
-            this.kind = kind;
-            this.future = future;
-            this.onLost = onLost;
-        }
+    /**
+     * One waiting owner's entry in the queue of this JVM.
+     *
+     * @param kind the kind it waits for
+     * @param ticket its place in the fair queue across processes (a directory token, written as a wait line), or 0
+     * @param sinceNanos when it queued ({@link System#nanoTime()})
+     */
+    record Queued(LockKind kind, long ticket, long sinceNanos) {
     }
 }

@@ -1,7 +1,6 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.file.internal.LockEntry.GrantState;
-import io.latchkey.file.internal.LockEntry.Waiter;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -111,8 +110,11 @@ final class LockFiles {
         return true;
     }
 
-    /** Whether another process's live wait line queues before fair waiter {@code w}; inside the section. */
-    boolean earlierTicketElsewhere(LockEntry e, Waiter w, DirectorySection s) throws IOException {
+    /**
+     * Whether another process's live wait line queues before the fair waiter with {@code ticket} (any line, for 0: one
+     * that has none yet); inside the section.
+     */
+    boolean earlierTicketElsewhere(LockEntry e, long ticket, DirectorySection s) throws IOException {
         s.enter();
         LockFileRecord r = read(e);
         if (r == null) {
@@ -120,7 +122,7 @@ final class LockFiles {
         }
         long staleBefore = System.currentTimeMillis() - STALE_TICKET_MILLIS;
         for (LockFileRecord.WaitLine line : r.liveWaitsOfOthers(process, staleBefore)) {
-            if (w.ticket == 0 || line.ticket() < w.ticket) {
+            if (ticket == 0 || line.ticket() < ticket) {
                 return true;
             }
         }
@@ -167,9 +169,9 @@ final class LockFiles {
                 r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
                         h.owner()));
             }
-            for (Waiter w : e.waiters) {
-                if (w.ticket != 0) {
-                    r.waits.add(new LockFileRecord.WaitLine(process, w.ticket, nowMillis, w.request.ownerId()));
+            for (java.util.Map.Entry<String, LockEntry.Queued> q : e.queue.entrySet()) {
+                if (q.getValue().ticket() != 0) {
+                    r.waits.add(new LockFileRecord.WaitLine(process, q.getValue().ticket(), nowMillis, q.getKey()));
                 }
             }
             e.ticketsWrittenMillis = nowMillis;
