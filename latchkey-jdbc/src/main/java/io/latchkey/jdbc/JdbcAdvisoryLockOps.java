@@ -31,6 +31,14 @@ import org.slf4j.LoggerFactory;
  * itself; a waiting acquire blocks one thread of the client's waiter pool in the driver until then, and is
  * ended by the database's own timeout at its deadline, and cancelled ({@code Statement.cancel}) only when abandoned.
  *
+ * <p>This is the one lock ops of the backend that waits itself ({@link #acquire}) rather than answering single
+ * attempts: the recipe blocks inside the server by nature. A single-attempt form ({@code pg_try_advisory_lock},
+ * {@code GET_LOCK(name, 0)}) would have nothing to wake it: neither database announces an advisory lock's release (a
+ * holder whose session dies frees it silently, so even a {@code NOTIFY} from our own release would not cover it), and
+ * MariaDB/MySQL have no notifications at all; hand-offs within a few milliseconds would then take a poll every few
+ * milliseconds per waiting name, which is the spinning on the server this library avoids, and the database's own
+ * queue of waiters (its order, its immediate wake-up) would be lost. Blocking one statement per waiter keeps both.
+ *
  * <p>Fencing tokens: PostgreSQL's transaction id ({@code pg_current_xact_id()}, 64-bit, never reused, growing
  * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
  * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
