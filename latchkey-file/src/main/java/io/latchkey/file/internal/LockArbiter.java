@@ -215,6 +215,7 @@ final class LockArbiter {
             long requestedAt = request.time().nanoTime();
             long token = s.nextToken();
             removeGrant(e, h);
+            e.queue.remove(request.ownerId()); // had it queued itself before, the entry is served
             Grant g = new Grant(request, token, requestedAt, null);
             addGrant(e, new GrantState(g, h.kind, onLost));
             files.sync(e, s);
