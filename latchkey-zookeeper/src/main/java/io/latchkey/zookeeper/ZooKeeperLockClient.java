@@ -100,16 +100,15 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
-        ZkWatches watches = new ZkWatches(session);
-        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, watches, this::lost);
-        this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held, watches,
+        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
+        this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
                 this::lost);
-        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, watches, this::lost);
-        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, watches,
-                this::lost);
+        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
+        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
+        ZkWatches watches = new ZkWatches(session);
         this.semaphoreOps = new ZkSemaphoreOps(session, watches,
                 n -> full(base + "/semaphores/" + ZNodeNames.escape(n)));
         this.permitOps = new ZkPermitExpirableSemaphoreOps(session, watches,

@@ -15,8 +15,9 @@ import org.apache.zookeeper.data.Stat;
 /**
  * One look at a lock's queue for one owner ({@link ZkLockOps#tryAcquire}): without a place in the queue, create a
  * protected sequential node and list the queue (sent back to back: one round trip); with one, list the queue again.
- * Answers granted when nothing ahead of our node blocks it, queued (with our node as the entry) otherwise. It never
- * waits for the lock: the engine does, woken by the lock path's watch ({@link ZkWatches}). It only waits for the
+ * Answers granted when nothing ahead of our node blocks it; otherwise it watches the one node it must outlast
+ * ({@link LockWakeUps}) and answers queued, with our node as the entry. It never waits for the lock: the engine
+ * does, woken by that watch. It only waits for the
  * connection, within the operation timeout, when a request of its own was lost to a connection loss.
  *
  * <p>Callbacks run on ZooKeeper's event thread, one at a time and in request order, so the fields written there
@@ -169,7 +170,10 @@ final class ZkLockAttempt {
         });
     }
 
-    /** The create's reply was lost: find our node by its protection id, adopt it only if this session owns it. */
+    /**
+     * The create's reply was lost: find our node by its protection id, adopt it only if this client's ZooKeeper
+     * session owns it.
+     */
     private void recoverProtected() {
         ZooKeeper zk = zk();
         if (zk == null) {
@@ -249,9 +253,42 @@ final class ZkLockAttempt {
             create();
             return;
         }
-        if (mustOutlast(sorted, index) == null) {
+        String blocker = mustOutlast(sorted, index);
+        if (blocker == null) {
             grant(Math.max(ours.czxid(), parent.getPzxid()), sorted.size() == 1);
-        } else if (!result.complete(Attempt.queued(ours.format(), 0))) {
+        } else {
+            watch(blocker);
+        }
+    }
+
+    /**
+     * Arms the watch on the node we must outlast ({@link LockWakeUps}) and answers queued once it is armed; lists
+     * again if that node went meanwhile.
+     */
+    private void watch(String blocker) {
+        ZooKeeper zk = zk();
+        if (zk == null) {
+            return;
+        }
+        int myEpoch = ++epoch;
+        ops.wakeUps.watch(zk, lockPath + "/" + blocker, (rc, path, ctx, data, stat) -> {
+            if (myEpoch != epoch) {
+                return;
+            }
+            Code code = Code.get(rc);
+            switch (code) {
+                case OK -> queued();
+                case NONODE -> relist();
+                case SESSIONEXPIRED, SESSIONMOVED -> afterReconnect(this::create);
+                case CONNECTIONLOSS, OPERATIONTIMEOUT -> afterReconnect(this::relist);
+                default -> fail(ops.session.unavailable("watch " + path, KeeperException.create(code, path)));
+            }
+        });
+    }
+
+    /** Keeps our place; the watch on the node ahead of us wakes the engine (the re-check is its engine's bound). */
+    private void queued() {
+        if (!result.complete(Attempt.queued(ours.format(), 0))) {
             ops.deleteNode(lockPath + "/" + ours.node(), ours.sessionId());
         }
     }

@@ -23,9 +23,10 @@ import org.apache.zookeeper.ZooKeeper;
  * The remote half of the ZooKeeper lock family: an ephemeral sequential child per waiting or holding owner under the
  * lock's path, the first in sequence order holds. It answers single attempts ({@link ZkLockAttempt}): the first
  * attempt of a waiter creates its node and answers granted, or queued with the node as its entry; later attempts
- * list the queue again; {@link #withdraw} deletes the node. The engine does all the waiting, woken by a persistent
- * watch on the lock path ({@link ZkWatches}), which fires on every child created or deleted (a release, a lease
- * that ran out, an expired session, a forced unlock, a withdrawn waiter).
+ * list the queue again; {@link #withdraw} deletes the node. The engine does all the waiting, woken by a watch on the
+ * one node each waiter must outlast ({@link LockWakeUps}): its deletion (a release, a lease that ran out, an expired
+ * session, a forced unlock, a withdrawn waiter) or its hand-off wakes only the client whose waiter is next, never a
+ * herd.
  *
  * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children): one queue, so both
  * exclude each other; the plain lock may hand a held node to another owner of this client, the
@@ -68,7 +69,7 @@ public final class ZkLockOps implements RemoteLockOps {
     final Kind kind;
     private final boolean fair;
     final HeldNodes held;
-    private final ZkWatches watches;
+    final LockWakeUps wakeUps;
     private final Consumer<Grant> lostSink;
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
@@ -79,11 +80,10 @@ public final class ZkLockOps implements RemoteLockOps {
      *        only with {@link Kind#EXCLUSIVE}. The plain exclusive lock hands off; read and write halves never do
      *        (the write lock's holder may also hold the read lock).
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
-     * @param watches the client's watches, which wake the engine's waiters
      * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
-                     HeldNodes held, ZkWatches watches, Consumer<Grant> lostSink) {
+                     HeldNodes held, Consumer<Grant> lostSink) {
         if (fair && kind != Kind.EXCLUSIVE) {
             throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
         }
@@ -93,7 +93,7 @@ public final class ZkLockOps implements RemoteLockOps {
         this.kind = kind;
         this.fair = fair;
         this.held = held;
-        this.watches = watches;
+        this.wakeUps = new LockWakeUps(session);
         this.lostSink = lostSink;
         session.onSessionLost(this::sessionLost);
     }
@@ -109,10 +109,10 @@ public final class ZkLockOps implements RemoteLockOps {
         return new ZkLockAttempt(this, request, pathOf.apply(request.name())).start(entry);
     }
 
-    /** A persistent watch on the lock path: every child created or deleted wakes the name's waiters. */
+    /** Told when a node that one of this ops' waiters of {@code name} must outlast is deleted or rewritten. */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        return watches.subscribe(pathOf.apply(name), changed);
+        return wakeUps.subscribe(pathOf.apply(name), changed);
     }
 
     /**

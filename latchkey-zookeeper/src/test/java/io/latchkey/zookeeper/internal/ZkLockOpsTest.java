@@ -20,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The remote half alone, against a real embedded server: single attempts, queueing, tokens, wake-ups, withdrawal, hand-off. */
+/**
+ * The remote half alone, against a real embedded server: single attempts, queueing, tokens, wake-ups, withdrawal,
+ * hand-off.
+ */
 class ZkLockOpsTest {
 
     private CuratorFramework c1;
@@ -38,9 +41,9 @@ class ZkLockOpsTest {
         s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         ops1 = new ZkLockOps(s1, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
-                new HeldNodes(), new ZkWatches(s1), g -> { });
+                new HeldNodes(), g -> { });
         ops2 = new ZkLockOps(s2, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
-                new HeldNodes(), new ZkWatches(s2), g -> { });
+                new HeldNodes(), g -> { });
     }
 
     @AfterEach
@@ -100,22 +103,46 @@ class ZkLockOpsTest {
     }
 
     @Test
-    void theSubscriptionIsToldOfARelease() throws Exception {
-        Grant g1 = take(ops1, "o1");
-        AtomicInteger pushes = new AtomicInteger();
-        RemoteCountOps.Subscription sub = ops2.subscribe("a", pushes::incrementAndGet).get(5, TimeUnit.SECONDS);
+    void onlyTheClientWhoseWaiterIsNextIsWokenAndACreateWakesNobody() throws Exception {
+        CuratorFramework c3 = SharedZooKeeper.curator();
+        ZkSession s3 = new ZkSession(c3, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         try {
-            int before = pushes.get();
+            ZkLockOps ops3 = new ZkLockOps(s3, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
+                    new HeldNodes(), g -> { });
+            Grant g1 = take(ops1, "o1");
+            AtomicInteger pushes2 = new AtomicInteger();
+            AtomicInteger pushes3 = new AtomicInteger();
+            RemoteCountOps.Subscription sub2 = ops2.subscribe("a", pushes2::incrementAndGet).get(5, TimeUnit.SECONDS);
+            RemoteCountOps.Subscription sub3 = ops3.subscribe("a", pushes3::incrementAndGet).get(5, TimeUnit.SECONDS);
+            AcquireRequest r2 = request("o2", -1);
+            AcquireRequest r3 = request("o3", -1);
+            Attempt q2 = ops2.tryAcquire(r2, null).get(5, TimeUnit.SECONDS);
+            Attempt q3 = ops3.tryAcquire(r3, null).get(5, TimeUnit.SECONDS);
+            assertThat(q2.isGranted()).isFalse();
+            assertThat(q3.isGranted()).isFalse();
             long t0 = System.nanoTime();
             ops1.release(g1).get();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (pushes.get() == before && System.nanoTime() < deadline) {
+            while (pushes2.get() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertThat(pushes.get()).isGreaterThan(before);
+            assertThat(pushes2.get()).as("the next waiter's client is told").isEqualTo(1);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(500);
+            Thread.sleep(200);
+            assertThat(pushes3.get()).as("the waiter behind it is not").isZero();
+            Attempt g2 = ops2.tryAcquire(r2, q2.entry()).get(5, TimeUnit.SECONDS);
+            assertThat(g2.isGranted()).isTrue();
+            ops2.release(g2.grant()).get();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (pushes3.get() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(pushes3.get()).isEqualTo(1);
+            assertThat(ops3.tryAcquire(r3, q3.entry()).get(5, TimeUnit.SECONDS).isGranted()).isTrue();
+            sub2.close();
+            sub3.close();
         } finally {
-            sub.close();
+            s3.close();
         }
     }
 
