@@ -205,13 +205,18 @@ final class ZkLockAttempt {
                 if (myEpoch != epoch) {
                     return;
                 }
+                Code found2 = Code.get(rc2);
+                if (found2 != Code.OK && found2 != Code.NONODE) {
+                    afterReconnect(this::recoverProtected); // still unknown whether the node is ours
+                    return;
+                }
                 long current = zk.getSessionId();
                 strayPossible = false;
-                if (Code.get(rc2) == Code.OK && stat.getEphemeralOwner() == current) {
+                if (found2 == Code.OK && stat.getEphemeralOwner() == current) {
                     ours = new ZkQueueEntry(found, current, stat.getCzxid());
                     relist();
                 } else {
-                    if (Code.get(rc2) == Code.OK) {
+                    if (found2 == Code.OK) {
                         // Created by a session that has since ended: it will vanish, but never count it as ours.
                         ops.deleteNode(lockPath + "/" + found, 0);
                     }

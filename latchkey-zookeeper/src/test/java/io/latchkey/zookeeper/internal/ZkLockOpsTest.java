@@ -175,6 +175,24 @@ class ZkLockOpsTest {
     }
 
     @Test
+    void anEntryOfAnEndedSessionIsNeverTrustedAndQueuesAfresh() throws Exception {
+        Grant g1 = take(ops1, "o1");
+        AcquireRequest r2 = request("o2", -1);
+        Attempt queued = ops2.tryAcquire(r2, null).get(5, TimeUnit.SECONDS);
+        ZkQueueEntry mine = ZkQueueEntry.parse(queued.entry());
+        String stale = new ZkQueueEntry(mine.node(), mine.sessionId() + 1, mine.czxid()).format();
+        ops1.release(g1).get();
+        Attempt again = ops2.tryAcquire(r2, stale).get(5, TimeUnit.SECONDS);
+        assertThat(again.isGranted()).as("behind the node it no longer trusts").isFalse();
+        assertThat(again.entry()).isNotEqualTo(queued.entry());
+        ops2.withdraw(r2, queued.entry()).get(5, TimeUnit.SECONDS);
+        Attempt granted = ops2.tryAcquire(r2, again.entry()).get(5, TimeUnit.SECONDS);
+        assertThat(granted.isGranted()).isTrue();
+        ops2.release(granted.grant()).get();
+        assertThat(ops1.isLocked("a").get()).isFalse();
+    }
+
+    @Test
     void handOffKeepsTheNodeWithANewToken() throws Exception {
         Grant g1 = take(ops1, "o1");
         AcquireRequest r2 = request("o2", -1);
