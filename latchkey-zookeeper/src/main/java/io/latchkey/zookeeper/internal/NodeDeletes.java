@@ -2,6 +2,7 @@ package io.latchkey.zookeeper.internal;
 
 import io.latchkey.core.RetriedRemoval;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
@@ -31,10 +32,12 @@ final class NodeDeletes {
     }
 
     private final ZkSession session;
+    private final ZkAsync calls;
     private final RetriedRemoval removals;
 
     NodeDeletes(ZkSession session) {
         this.session = session;
+        this.calls = new ZkAsync(session);
         this.removals = new RetriedRemoval(
                 (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
                 () -> !session.scheduler().isShutdown(), RETRY_MILLIS, RETRY_MILLIS, log);
@@ -78,5 +81,33 @@ final class NodeDeletes {
             }
         }, null);
         return answer;
+    }
+
+    /**
+     * After a create whose answer was lost: once connected, lists the children of {@code parent} and deletes the
+     * nodes named with {@code prefix}, if the session that may have created them still lives (otherwise they went
+     * with it). Tried again every second until a listing succeeds; ends when the client closes.
+     */
+    void dropStrays(String parent, String prefix, long sessionId) {
+        try {
+            session.scheduler().schedule(() -> session.whenConnected("list " + parent).thenCompose(v -> {
+                if (session.sessionId() != sessionId) {
+                    return CompletableFuture.completedFuture(null);
+                }
+                return calls.retrying("list " + parent, zk -> calls.children(zk, parent)).thenAccept(children -> {
+                    for (String c : children) {
+                        if (c.startsWith(prefix)) {
+                            delete(parent + "/" + c, sessionId, null).exceptionally(e -> false);
+                        }
+                    }
+                });
+            }).whenComplete((v, e) -> {
+                if (e != null) {
+                    dropStrays(parent, prefix, sessionId);
+                }
+            }), 1, TimeUnit.SECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: the session's end removes the nodes
+        }
     }
 }

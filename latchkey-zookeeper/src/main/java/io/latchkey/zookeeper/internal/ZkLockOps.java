@@ -2,6 +2,7 @@ package io.latchkey.zookeeper.internal;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -19,8 +20,13 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The remote half of the ZooKeeper lock family: an ephemeral sequential child per owner under the lock's path,
- * the first in sequence order holds, each waiter watches only the node it must outlast.
+ * The remote half of the ZooKeeper lock family: an ephemeral sequential child per waiting or holding owner under the
+ * lock's path, the first in sequence order holds. It answers single attempts ({@link ZkLockAttempt}): the first
+ * attempt of a waiter creates its node and answers granted, or queued with the node as its entry; later attempts
+ * list the queue again; {@link #withdraw} deletes the node. The engine does all the waiting, woken by a watch on the
+ * one node each waiter must outlast ({@link LockWakeUps}): its deletion (a release, a lease that ran out, an expired
+ * session, a forced unlock, a withdrawn waiter) or its hand-off wakes only the client whose waiter is next, never a
+ * herd.
  *
  * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children): one queue, so both
  * exclude each other; the plain lock may hand a held node to another owner of this client, the
@@ -63,8 +69,8 @@ public final class ZkLockOps implements RemoteLockOps {
     final Kind kind;
     private final boolean fair;
     final HeldNodes held;
+    final LockWakeUps wakeUps;
     private final Consumer<Grant> lostSink;
-    private final Set<ZkLockAcquire> waiting = ConcurrentHashMap.newKeySet();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
 
@@ -77,7 +83,7 @@ public final class ZkLockOps implements RemoteLockOps {
      * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
-                             HeldNodes held, Consumer<Grant> lostSink) {
+                     HeldNodes held, Consumer<Grant> lostSink) {
         if (fair && kind != Kind.EXCLUSIVE) {
             throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
         }
@@ -87,18 +93,40 @@ public final class ZkLockOps implements RemoteLockOps {
         this.kind = kind;
         this.fair = fair;
         this.held = held;
+        this.wakeUps = new LockWakeUps(session);
         this.lostSink = lostSink;
-        session.onReconnected(() -> waiting.forEach(ZkLockAcquire::relist));
         session.onSessionLost(this::sessionLost);
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        ZkLockAcquire attempt = new ZkLockAcquire(this, request, pathOf.apply(request.name()));
-        waiting.add(attempt);
-        attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
-        attempt.start();
-        return attempt.result;
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    /** One look at the queue ({@link ZkLockAttempt}); {@code entry} is the waiter's node from its last answer. */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        return new ZkLockAttempt(this, request, pathOf.apply(request.name())).start(entry);
+    }
+
+    /** Told when a node that one of this ops' waiters of {@code name} must outlast is deleted or rewritten. */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return wakeUps.subscribe(pathOf.apply(name), changed);
+    }
+
+    /**
+     * Deletes the waiter's node, retried until the server answers ({@link NodeDeletes}). Without an entry there is
+     * nothing to do: an attempt that fails deletes what it created itself, including a node whose create answer
+     * was lost (found by its protection id once the queue can be listed), so no failed waiter keeps a node.
+     */
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        ZkQueueEntry q = entry == null ? null : ZkQueueEntry.parse(entry);
+        if (q == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
     }
 
     /** Called by an attempt once it holds: remember the node, arm the fixed lease. */
@@ -108,6 +136,22 @@ public final class ZkLockOps implements RemoteLockOps {
         if (!grant.watchdog()) {
             armLease(grant);
         }
+    }
+
+    /** A grant nobody received (its attempt had already failed): forget it and delete its node. */
+    void dropGrant(Grant grant) {
+        ZkGrantState hold = grant.backendState(ZkGrantState.class);
+        ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        held.remove(hold.path(), grant);
+        deleteNode(hold.path(), hold.sessionId());
+    }
+
+    /** After a create whose answer was lost: deletes its node once the queue can be listed ({@link NodeDeletes}). */
+    void dropStray(String lockPath, String prefix, long sessionId) {
+        deletes.dropStrays(lockPath, prefix, sessionId);
     }
 
     private void armLease(Grant grant) {

@@ -6,8 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -219,32 +217,9 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         }
     }
 
-    /**
-     * After a create whose answer was lost: once connected, lists the children and deletes the nodes named with
-     * {@code prefix}, if the session that may have created them still lives (otherwise they went with it). Tried
-     * again every second until a listing succeeds; ends when the client closes.
-     */
+    /** After a create whose answer was lost: deletes its nodes once they can be listed ({@link NodeDeletes}). */
     private void dropStrays(String path, String prefix, long sessionId) {
-        try {
-            session.scheduler().schedule(() -> session.whenConnected("list " + path).thenCompose(v -> {
-                if (session.sessionId() != sessionId) {
-                    return CompletableFuture.completedFuture(null);
-                }
-                return calls.retrying("list " + path, zk -> calls.children(zk, path)).thenAccept(children -> {
-                    for (String c : children) {
-                        if (c.startsWith(prefix)) {
-                            deletes.delete(path + "/" + c, sessionId, null).exceptionally(e -> false);
-                        }
-                    }
-                });
-            }).whenComplete((v, e) -> {
-                if (e != null) {
-                    dropStrays(path, prefix, sessionId);
-                }
-            }), 1, TimeUnit.SECONDS);
-        } catch (RejectedExecutionException e) {
-            // closing: the session's end removes the nodes
-        }
+        deletes.dropStrays(path, prefix, sessionId);
     }
 
     /** {@code error} as the {@link LockUnavailableException} the caller hears of. */
