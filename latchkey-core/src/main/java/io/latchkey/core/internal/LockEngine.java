@@ -453,11 +453,16 @@ public final class LockEngine {
                 w.future.complete(null);
                 return w;
             }
-            if (w.hasDeadline()) {
+            nameState.send(send);
+            if (w.hasDeadline() && !w.future.isDone()) {
+                // armed after the send: an attempt answered on this stack (mem://, an uncontended tryLock) needs no
+                // timer; one that completes right after this check finds the waiter settled (onDeadline ignores it)
                 long delay = Math.max(0, deadline - time.nanoTime());
                 w.timer = watchdog.schedule(() -> nameState.onDeadline(w), delay);
+                if (w.future.isDone()) {
+                    w.cancelTimer(); // settled while the timer was armed: do not keep it until the deadline
+                }
             }
-            nameState.send(send);
             return w;
         }
     }
