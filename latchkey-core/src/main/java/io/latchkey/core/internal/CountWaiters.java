@@ -89,7 +89,7 @@ final class CountWaiters {
     private boolean attempting;
     private long changes;
     private boolean dead;
-    private CompletableFuture<RemoteCountOps.Subscription> subscription;
+    private final ChangeSubscription subscription = new ChangeSubscription();
     private ScheduledFuture<?> recheck;
     private int handOffs;
     /** The waiter the attempt in flight was made for, or {@code null}. */
@@ -122,11 +122,10 @@ final class CountWaiters {
             queue.addLast(w);
             start = !attempting;
             attempting = true;
-            subscribe = w.waits && subscription == null;
-            if (subscribe) {
-                placeholder = new CompletableFuture<>();
-                subscription = placeholder;
+            if (w.waits) {
+                placeholder = subscription.beginLocked();
             }
+            subscribe = placeholder != null;
         } finally {
             lock.unlock();
         }
@@ -216,34 +215,8 @@ final class CountWaiters {
     }
 
     private void subscribe(CompletableFuture<RemoteCountOps.Subscription> placeholder) {
-        CompletableFuture<RemoteCountOps.Subscription> f;
-        try {
-            f = key.ops().subscribe(key.name(), this::changed);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((s, e) -> {
-            boolean close;
-            lock.lock();
-            try {
-                close = dead || subscription != placeholder;
-                if (!close && e == null) {
-                    placeholder.complete(s);
-                } else if (!close) {
-                    subscription = null; // the re-check covers; the next waiter to arrive subscribes again
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (e != null) {
-                log.debug("subscribing to changes of '{}' failed; re-checking every {} ms instead: {}", key.name(),
-                        key.ops().recheckMillis(), LockEngine.unwrap(e).toString());
-            } else if (close && s != null) {
-                s.close();
-            } else {
-                changed(); // a change before the subscription took effect is looked for now
-            }
-        });
+        subscription.subscribe(lock, () -> dead, placeholder, () -> key.ops().subscribe(key.name(), this::changed),
+                this::changed, key.name());
     }
 
     /** A wake-up: the backend's push, the re-check timer, or the subscription taking effect. */
@@ -346,11 +319,8 @@ final class CountWaiters {
                     idleLocked();
                 } else {
                     armRecheckLocked();
-                    if (subscription == null) {
-                        // the last subscribe failed (or only single attempts came before): try again now
-                        resubscribe = new CompletableFuture<>();
-                        subscription = resubscribe;
-                    }
+                    // the last subscribe failed (or only single attempts came before): try again now
+                    resubscribe = subscription.beginLocked();
                 }
             }
         } finally {
@@ -551,8 +521,7 @@ final class CountWaiters {
             if (!dead) {
                 return;
             }
-            s = subscription;
-            subscription = null;
+            s = subscription.takeLocked();
             r = recheck;
             recheck = null;
         } finally {
@@ -561,8 +530,6 @@ final class CountWaiters {
         if (r != null) {
             r.cancel(false);
         }
-        if (s != null && s.isDone() && !s.isCompletedExceptionally()) {
-            s.join().close();
-        }
+        ChangeSubscription.close(s);
     }
 }

@@ -68,6 +68,6 @@ final class EngineLease implements LockLease {
     @Override
     public String toString() {
         return "LockLease{name='" + hold.name() + "', token=" + hold.grant.fencingToken() + ", state="
-                + hold.state.get() + "}";
+                + hold.state() + "}";
     }
 }

@@ -35,6 +35,7 @@ final class EngineLock implements DistributedLock {
         this.ops = ops;
         this.name = name;
         this.key = new NameState.NameKey(ops, name);
+        engine.registerOps(ops);
         this.role = role;
     }
 
@@ -109,11 +110,11 @@ final class EngineLock implements DistributedLock {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
             bypass = partner.liveThreadHold(owner) != null;
         }
-        Object started = engine.start(key, owner, true, leaseMillis, watchdog, waitNanos, bypass);
-        if (started instanceof Hold) {
+        if (engine.reenter(key, owner) != null) {
             return true;
         }
-        return awaitWaiter((Waiter) started, interruptible) != null;
+        return awaitWaiter(engine.enqueue(key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
+                interruptible) != null;
     }
 
     private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
@@ -241,7 +242,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = (Waiter) engine.start(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
         return h == null ? Optional.empty() : Optional.of(h.lease);
@@ -264,7 +265,7 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = (Waiter) engine.start(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         CompletableFuture<T> user = new CompletableFuture<>();
         w.future.whenComplete((h, e) -> {

@@ -3,8 +3,6 @@ package io.latchkey.core.internal;
 import io.latchkey.LockLostException;
 import io.latchkey.core.Grant;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +26,8 @@ final class Hold implements Renewable {
     final Grant grant;
     final long acquiredAtNanos;
     final EngineLease lease;
-    final AtomicReference<State> state = new AtomicReference<>(State.HELD);
+    /** HELD, RELEASING, RELEASED or LOST; changed through {@link #STATE} (no per-hold atomic object). */
+    private volatile State state = State.HELD;
     /** Guarded by the nameState's lock: the thread-owned reentrancy count. */
     int count = 1;
     /** When the last successful renewal was sent: the server's lease runs at least leaseMillis from here. */
@@ -41,16 +40,20 @@ final class Hold implements Renewable {
     /** Guarded by {@link FixedLeaseExpiry}'s lock: when a fixed lease runs out, in {@link System#nanoTime()}. */
     long expiryDeadline;
     volatile String lostReason;
-    /** Whether the remote clean-up after a loss was already sent (once per hold). */
-    final AtomicBoolean cleanedUp = new AtomicBoolean();
+    /** Whether the remote clean-up after a loss was already sent (once per hold); set through {@link #CLEANED_UP}. */
+    private volatile boolean cleanedUp;
     /** Created by the first {@link #onLost}: most holds never get a listener. */
     private volatile ConcurrentLinkedQueue<Runnable> lostListeners;
     private static final java.lang.invoke.VarHandle LOST_LISTENERS;
+    private static final java.lang.invoke.VarHandle STATE;
+    private static final java.lang.invoke.VarHandle CLEANED_UP;
 
     static {
         try {
-            LOST_LISTENERS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Hold.class, "lostListeners",
-                    ConcurrentLinkedQueue.class);
+            java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+            LOST_LISTENERS = lookup.findVarHandle(Hold.class, "lostListeners", ConcurrentLinkedQueue.class);
+            STATE = lookup.findVarHandle(Hold.class, "state", State.class);
+            CLEANED_UP = lookup.findVarHandle(Hold.class, "cleanedUp", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -70,6 +73,23 @@ final class Hold implements Renewable {
         return nameState.name;
     }
 
+    State state() {
+        return state;
+    }
+
+    void setState(State s) {
+        state = s;
+    }
+
+    boolean casState(State expected, State s) {
+        return STATE.compareAndSet(this, expected, s);
+    }
+
+    /** Whether this call is the first to claim the one remote clean-up after a loss. */
+    boolean claimCleanUp() {
+        return CLEANED_UP.compareAndSet(this, false, true);
+    }
+
     @Override
     public Object renewer() {
         return nameState.ops;
@@ -87,7 +107,7 @@ final class Hold implements Renewable {
 
     @Override
     public boolean isHeld() {
-        return state.get() == State.HELD;
+        return state == State.HELD;
     }
 
     /** Local bound of the server's lease: past it, the lock may already belong to someone else. */
@@ -114,7 +134,7 @@ final class Hold implements Renewable {
      */
     @Override
     public boolean beginLost(String reason) {
-        if (!state.compareAndSet(State.HELD, State.LOST)) {
+        if (!casState(State.HELD, State.LOST)) {
             return false;
         }
         lostReason = reason;
@@ -132,8 +152,8 @@ final class Hold implements Renewable {
     /** The backend reported at release (or hand-off) time that the lock was no longer ours. */
     void lostAtRelease(String reason) {
         lostReason = reason;
-        state.set(State.LOST);
-        cleanedUp.set(true);
+        cleanedUp = true;
+        state = State.LOST;
         afterLost();
     }
 
@@ -153,7 +173,7 @@ final class Hold implements Renewable {
 
     void onLost(Runnable listener) {
         java.util.Objects.requireNonNull(listener, "listener");
-        if (state.get() == State.LOST) {
+        if (state == State.LOST) {
             runListener(listener);
             return;
         }
@@ -164,7 +184,7 @@ final class Hold implements Renewable {
         }
         q.add(listener);
         // the loss may have drained the queue between the check and the add: whoever removes it runs it
-        if (state.get() == State.LOST && q.remove(listener)) {
+        if (state == State.LOST && q.remove(listener)) {
             runListener(listener);
         }
     }
@@ -193,16 +213,17 @@ final class Hold implements Renewable {
     @Override
     public String toString() {
         return "Hold{name='" + name() + "', owner=" + ownerId + ", token=" + grant.fencingToken() + ", state="
-                + state.get() + "}";
+                + state + "}";
     }
 
     /**
      * From the grant, not the identity: sets of holds then iterate in the same order in every run of a deterministic
-     * simulation. Equality stays identity.
+     * simulation. Equality stays identity. The name is part of it: one thread holding many locks has one owner id
+     * and, on a fresh server, token 1 everywhere; without the name all its holds collided in the watchdog's set.
      */
     @Override
     public int hashCode() {
-        return grant.ownerId().hashCode() * 31 + Long.hashCode(grant.fencingToken());
+        return (grant.ownerId().hashCode() * 31 + grant.name().hashCode()) * 31 + Long.hashCode(grant.fencingToken());
     }
 
     @Override

@@ -79,7 +79,12 @@ public final class LockEngine {
     final ConcurrentHashMap<NameState.NameKey, NameState> nameStates = new ConcurrentHashMap<>();
     /** How many nameStates in {@link #nameStates} are idle, kept for reuse. */
     final java.util.concurrent.atomic.AtomicInteger idleNameStates = new java.util.concurrent.atomic.AtomicInteger();
-    private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    /**
+     * Every lock ops this engine has made a lock view on (a handful: plain, fair, read, write), so that
+     * {@link #markLost} finds a grant's nameState by key instead of scanning every hold. Copy on write.
+     */
+    private volatile RemoteLockOps[] lockOps = new RemoteLockOps[0];
+    private final java.util.concurrent.locks.ReentrantLock lockOpsLock = new java.util.concurrent.locks.ReentrantLock();
     /** Per counted resource (semaphore, permits, latch) and name: the local waiters, while anyone waits. */
     final ConcurrentHashMap<CountWaiters.Key, CountWaiters> countWaiters = new ConcurrentHashMap<>();
     /** Watchdog permits of permit-expirable semaphores this client holds, by semaphore and id. */
@@ -173,12 +178,37 @@ public final class LockEngine {
      * {@code AbstractLockClient.grantLost}. Returns whether a held lock was marked lost.
      */
     public boolean markLost(io.latchkey.core.Grant grant, String reason) {
-        for (Hold h : holds) {
-            if (h.grant == grant) {
+        for (RemoteLockOps ops : lockOps) {
+            NameState s = nameStates.get(new NameState.NameKey(ops, grant.name()));
+            Hold h = s == null ? null : s.holdOf(grant);
+            if (h != null) {
                 return h.markLost(reason);
             }
         }
         return false;
+    }
+
+    /** Remembers {@code ops} for {@link #markLost}; a lock view calls it when it is made. */
+    void registerOps(RemoteLockOps ops) {
+        for (RemoteLockOps known : lockOps) {
+            if (known == ops) {
+                return;
+            }
+        }
+        lockOpsLock.lock();
+        try {
+            RemoteLockOps[] known = lockOps;
+            for (RemoteLockOps k : known) {
+                if (k == ops) {
+                    return;
+                }
+            }
+            RemoteLockOps[] more = java.util.Arrays.copyOf(known, known.length + 1);
+            more[known.length] = ops;
+            lockOps = more;
+        } finally {
+            lockOpsLock.unlock();
+        }
     }
 
     /** Sets the backend's answer to "is this held grant certain now?" ({@code AbstractLockClient.isGrantCertain}). */
@@ -262,9 +292,11 @@ public final class LockEngine {
             p.end();
         }
         java.util.List<Hold> lost = new java.util.ArrayList<>();
-        for (Hold h : holds) {
-            if (h.beginLost("client closed")) {
-                lost.add(h);
+        for (NameState s : nameStates.values()) {
+            for (Hold h : s.liveHolds()) {
+                if (h.beginLost("client closed")) {
+                    lost.add(h);
+                }
             }
         }
         lost.forEach(Hold::finishLost);
@@ -341,7 +373,6 @@ public final class LockEngine {
     }
 
     void remember(Hold h) {
-        holds.add(h);
         watchdog.track(h);
         if (closed.get()) {
             h.markLost("client closed");
@@ -349,18 +380,35 @@ public final class LockEngine {
     }
 
     void forget(Hold h) {
-        holds.remove(h);
         watchdog.untrack(h);
     }
 
     /**
-     * Starts an acquire: re-enters a thread-owned hold (returns the {@link Hold}), or creates and queues a
-     * {@link Waiter} (returns it; its future completes later, or at once for a failed single attempt).
+     * Re-enters the calling owner's live thread-owned hold of {@code key} (its count goes up by one), or returns
+     * {@code null} when it holds none: then the caller {@linkplain #enqueue enqueues} a waiter.
+     */
+    Hold reenter(NameState.NameKey key, String ownerId) {
+        NameState nameState = nameStates.get(key);
+        if (nameState == null) {
+            return null;
+        }
+        nameState.lock.lock();
+        try {
+            return nameState.dead ? null : nameState.reenterLocked(ownerId);
+        } finally {
+            nameState.lock.unlock();
+        }
+    }
+
+    /**
+     * Starts an acquire that needs the backend: creates and queues a {@link Waiter} and returns it; its future
+     * completes later, or at once for a single attempt refused because this client holds or waits for the name
+     * already. A thread-owned caller {@linkplain #reenter re-enters} its own hold first.
      *
      * @param waitNanos negative to wait as long as needed, zero for a single attempt
      */
-    Object start(NameState.NameKey key, String ownerId, boolean threadOwned, long leaseMillis,
-                 boolean watchdogRenewed, long waitNanos, boolean bypass) {
+    Waiter enqueue(NameState.NameKey key, String ownerId, boolean threadOwned, long leaseMillis,
+                   boolean watchdogRenewed, long waitNanos, boolean bypass) {
         RemoteLockOps ops = key.ops();
         String name = key.name();
         long startNanos = time.nanoTime();
@@ -383,10 +431,8 @@ public final class LockEngine {
                 checkOpen();
                 nameState.reviveLocked();
                 if (threadOwned) {
-                    Hold h = nameState.reenterLocked(ownerId);
-                    if (h != null) {
-                        return h;
-                    }
+                    // a new acquire after an unacknowledged loss starts afresh
+                    nameState.forgetLostHoldLocked(ownerId);
                 }
                 AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
                         time);
@@ -407,11 +453,16 @@ public final class LockEngine {
                 w.future.complete(null);
                 return w;
             }
-            if (w.hasDeadline()) {
+            nameState.send(send);
+            if (w.hasDeadline() && !w.future.isDone()) {
+                // armed after the send: an attempt answered on this stack (mem://, an uncontended tryLock) needs no
+                // timer; one that completes right after this check finds the waiter settled (onDeadline ignores it)
                 long delay = Math.max(0, deadline - time.nanoTime());
                 w.timer = watchdog.schedule(() -> nameState.onDeadline(w), delay);
+                if (w.future.isDone()) {
+                    w.cancelTimer(); // settled while the timer was armed: do not keep it until the deadline
+                }
             }
-            nameState.send(send);
             return w;
         }
     }

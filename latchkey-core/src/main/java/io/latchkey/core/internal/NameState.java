@@ -60,23 +60,32 @@ import org.slf4j.LoggerFactory;
  *     that finds a dead nameState retries with a fresh one.</li>
  * </ul>
  */
-final class NameState {
+@SuppressWarnings("serial") // never serialized: package-private, engine-internal
+final class NameState extends ReentrantLock {
     private static final Logger log = LoggerFactory.getLogger(NameState.class);
 
     final LockEngine engine;
     final RemoteLockOps ops;
     final String name;
-    final NameKey key;
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
     /** The ops answers single attempts: this nameState waits, re-checks and withdraws itself (see {@link #attempt}). */
     final boolean single;
-    final ReentrantLock lock = new ReentrantLock();
+    /**
+     * Guards everything below. The name state is its own lock (it extends {@link ReentrantLock}): one object less
+     * per held lock name; nothing outside the engine sees a name state.
+     */
+    final ReentrantLock lock = this;
 
     // everything below is guarded by lock
     /** Live holds by owner id: at most one for an exclusive lock. */
-    final Map<String, Hold> holders = new HashMap<>(4);
+    /**
+     * Live holds: {@code null} (none), one {@link Hold} (every exclusive lock, and most shared ones), or a
+     * {@code HashMap} by owner id (several readers of this client): a held lock costs no map. Read and written only
+     * through the {@code holder*} methods below.
+     */
+    private Object holders;
     // lostHolds, queue and bypassing are created on first use: most nameStates live for one uncontended
     // lock/unlock cycle and never need them
     /** Thread-owned holds that were lost and whose owner has not unlocked yet (so that unlock can say so). */
@@ -93,16 +102,15 @@ final class NameState {
     boolean idle;
     /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
     boolean idleSeen;
-    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend. */
-    CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscription;
+    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend; made on first use. */
+    private ChangeSubscription subscription;
     /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
-    long changes;
+    int changes;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
         this.ops = key.ops();
         this.name = key.name();
-        this.key = key;
         this.shared = ops.shared();
         this.fair = ops.fair();
         this.single = ops.singleAttempts();
@@ -112,14 +120,17 @@ final class NameState {
 
     /** Under the lock: the caller's live thread-owned hold, re-entered, or {@code null}. */
     Hold reenterLocked(String ownerId) {
-        Hold h = holders.get(ownerId);
+        Hold h = holderLocked(ownerId);
         if (h != null && h.threadOwned && h.isHeld()) {
             h.count++;
             return h;
         }
-        // a new acquire after an unacknowledged loss starts afresh
-        removeLostHoldLocked(ownerId);
         return null;
+    }
+
+    /** Under the lock: a new acquire by {@code ownerId} after a loss it never unlocked starts afresh. */
+    void forgetLostHoldLocked(String ownerId) {
+        removeLostHoldLocked(ownerId);
     }
 
     /** Under the lock: queues {@code w}; returns the waiter to send now, if any. */
@@ -142,14 +153,14 @@ final class NameState {
 
     /** Under the lock: whether a new waiter would be sent at once rather than wait locally. */
     boolean canSendNowLocked() {
-        return inflight == null && queueEmptyLocked() && (shared || (holders.isEmpty() && releasing == 0));
+        return inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0));
     }
 
     private Waiter pumpLocked() {
         if (inflight != null || queueEmptyLocked()) {
             return null;
         }
-        if (!shared && (!holders.isEmpty() || releasing > 0)) {
+        if (!shared && (holders != null || releasing > 0)) {
             return null;
         }
         Waiter w = queue.poll();
@@ -163,14 +174,14 @@ final class NameState {
      * can sweep it and fewer than {@link LockEngine#MAX_IDLE_NAME_STATES} are kept; otherwise forgets it.
      */
     void idleCheckLocked() {
-        if (!dead && !idle && holders.isEmpty() && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
+        if (!dead && !idle && holders == null && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
                 && inflight == null && (bypassing == null || bypassing.isEmpty()) && releasing == 0) {
             if (engine.keepIdle()) {
                 idle = true;
                 idleSeen = false;
             } else {
                 dead = true;
-                engine.nameStates.remove(key, this);
+                engine.nameStates.remove(new NameKey(ops, name), this);
             }
         }
     }
@@ -196,7 +207,7 @@ final class NameState {
                 idle = false;
                 engine.idleNameStates.decrementAndGet();
                 dead = true;
-                engine.nameStates.remove(key, this);
+                engine.nameStates.remove(new NameKey(ops, name), this);
             } else {
                 idleSeen = true;
             }
@@ -243,22 +254,13 @@ final class NameState {
         }
         if (single) {
             attempt(w);
-            return;
+        } else {
+            BlockingAcquireAdapter.send(this, w);
         }
-        CompletableFuture<Grant> f;
-        try {
-            f = ops.acquire(w.request);
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((g, e) -> onGrantResult(w, g, e, false));
     }
 
     /** The backend answered {@code w}'s acquire or hand-off. */
-    private void onGrantResult(Waiter w, Grant g, Throwable e, boolean handOff) {
+    void onGrantResult(Waiter w, Grant g, Throwable e, boolean handOff) {
         Runnable done;
         Waiter next;
         Grant lateGrant = null;
@@ -286,7 +288,7 @@ final class NameState {
                     } else {
                         w.state = Waiter.State.GRANTED;
                         Hold h = new Hold(this, w.ownerId, w.threadOwned, g, engine.time.nanoTime());
-                        holders.put(w.ownerId, h);
+                        putHolderLocked(h);
                         // a loss this owner never unlocked is superseded by the new hold
                         removeLostHoldLocked(w.ownerId);
                         if (!handOff) {
@@ -343,7 +345,7 @@ final class NameState {
      * {@code w} is no longer waiting at the backend. Must be called without holding the lock.
      */
     private void attempt(Waiter w) {
-        long epoch;
+        int epoch;
         String entry;
         lock.lock();
         try {
@@ -371,7 +373,8 @@ final class NameState {
     }
 
     /** The backend answered an attempt for {@code w}. */
-    private void attempted(Waiter w, long epoch, RemoteLockOps.Attempt a, Throwable e) {
+    private void attempted(Waiter w, int epoch, RemoteLockOps.Attempt a, Throwable e) {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeNow = null;
         boolean again = false;
         boolean over = false;
         lock.lock();
@@ -394,17 +397,17 @@ final class NameState {
                             : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS);
                     w.recheck = engine.watchdog.schedule(() -> attempt(w), Math.max(MIN_RECHECK_NANOS, hint));
                     if (subscription == null) {
-                        subscription = new CompletableFuture<>();
-                        subscribeLater = subscription;
+                        subscription = new ChangeSubscription();
                     }
+                    subscribeNow = subscription.beginLocked();
                 }
             }
         } finally {
             lock.unlock();
         }
-        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> sub = takeSubscribeLater();
-        if (sub != null) {
-            subscribe(sub);
+        if (subscribeNow != null) {
+            subscription.subscribe(lock, () -> false, subscribeNow, () -> ops.subscribe(name, this::changed),
+                    this::changed, name);
         }
         if (again) {
             attempt(w);
@@ -428,55 +431,6 @@ final class NameState {
     /** Single attempts: at most this long between looks without a push (the engine's bound on a backend's hint). */
     static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Guarded by the lock: a subscription placeholder to send once the lock is released. */
-    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeLater;
-
-    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> takeSubscribeLater() {
-        lock.lock();
-        try {
-            CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s = subscribeLater;
-            subscribeLater = null;
-            return s;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void subscribe(CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> placeholder) {
-        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> f;
-        try {
-            f = ops.subscribe(name, this::changed);
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        f.whenComplete((sub, e) -> {
-            boolean close;
-            lock.lock();
-            try {
-                close = subscription != placeholder;
-                if (!close && e != null) {
-                    subscription = null; // the re-checks cover; the next busy answer subscribes again
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (e != null) {
-                log.debug("subscribing to changes of lock '{}' failed; re-checking instead: {}", name,
-                        LockEngine.unwrap(e).toString());
-            } else if (close) {
-                if (sub != null) {
-                    sub.close();
-                }
-            } else {
-                placeholder.complete(sub);
-                changed(); // a change before the subscription took effect is looked for now
-            }
-        });
-    }
-
     /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
     void changed() {
         List<Waiter> wake = new ArrayList<>(2);
@@ -510,17 +464,15 @@ final class NameState {
         CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> s;
         lock.lock();
         try {
-            if (subscription == null || inflight != null || bypassing != null && !bypassing.isEmpty()) {
+            if (subscription == null || !subscription.activeLocked() || inflight != null
+                    || bypassing != null && !bypassing.isEmpty()) {
                 return;
             }
-            s = subscription;
-            subscription = null;
+            s = subscription.takeLocked();
         } finally {
             lock.unlock();
         }
-        if (s.isDone() && !s.isCompletedExceptionally()) {
-            s.join().close();
-        }
+        ChangeSubscription.close(s);
     }
 
     /**
@@ -753,8 +705,8 @@ final class NameState {
      * releases it at the backend. The future fails with {@link LockLostException} if the lock had been lost.
      */
     CompletableFuture<Void> release(Hold h) {
-        if (!h.state.compareAndSet(Hold.State.HELD, Hold.State.RELEASING)) {
-            Hold.State s = h.state.get();
+        if (!h.casState(Hold.State.HELD, Hold.State.RELEASING)) {
+            Hold.State s = h.state();
             if (s == Hold.State.LOST) {
                 return releaseLost(h);
             }
@@ -765,7 +717,7 @@ final class NameState {
         Waiter next = null;
         lock.lock();
         try {
-            holders.remove(h.ownerId, h);
+            removeHolderLocked(h);
             if (!shared && !fair && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
                     && inflight == null && releasing == 0 && !queueEmptyLocked()) {
                 next = queue.poll();
@@ -804,14 +756,14 @@ final class NameState {
             }
             if (e != null) {
                 // no longer renewed: the server lets it expire with its lease
-                h.state.set(Hold.State.RELEASED);
+                h.setState(Hold.State.RELEASED);
                 Throwable cause = LockEngine.unwrap(e);
                 Trampoline.run(engine.callbacks, () -> result.completeExceptionally(cause));
             } else if (!Boolean.TRUE.equals(ok)) {
                 h.lostAtRelease("the backend no longer had it when it was released");
                 Trampoline.run(engine.callbacks, () -> result.completeExceptionally(h.lostException("release")));
             } else {
-                h.state.set(Hold.State.RELEASED);
+                h.setState(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
                 Trampoline.run(engine.callbacks, () -> result.complete(null));
             }
@@ -839,7 +791,7 @@ final class NameState {
                 lock.unlock();
             }
             if (e == null && g != null) {
-                h.state.set(Hold.State.RELEASED);
+                h.setState(Hold.State.RELEASED);
                 engine.events.released(name, engine.time.nanoTime() - h.acquiredAtNanos);
                 onGrantResult(next, g, null, true);
                 Trampoline.run(engine.callbacks, () -> result.complete(null));
@@ -872,7 +824,7 @@ final class NameState {
                 Trampoline.run(engine.callbacks, () -> next.future.complete(null));
             }
             if (e != null) {
-                h.state.set(Hold.State.RELEASED);
+                h.setState(Hold.State.RELEASED);
                 Throwable cause = LockEngine.unwrap(e);
                 Trampoline.run(engine.callbacks, () -> result.completeExceptionally(cause));
             } else {
@@ -891,7 +843,7 @@ final class NameState {
      * {@code LockUnavailableException}. A later clean-up is harmless: releases only ever touch the exact grant.
      */
     CompletableFuture<Void> releaseLost(Hold h) {
-        if (engine.isClosed() || !h.cleanedUp.compareAndSet(false, true)) {
+        if (engine.isClosed() || !h.claimCleanUp()) {
             return CompletableFuture.failedFuture(h.lostException("release"));
         }
         CompletableFuture<Boolean> f;
@@ -924,7 +876,7 @@ final class NameState {
         Waiter next;
         lock.lock();
         try {
-            if (holders.remove(h.ownerId, h) && h.threadOwned) {
+            if (removeHolderLocked(h) && h.threadOwned) {
                 putLostHoldLocked(h.ownerId, h);
             }
             next = pumpLocked();
@@ -941,12 +893,12 @@ final class NameState {
     Object unlockThread(String ownerId) {
         lock.lock();
         try {
-            Hold h = holders.get(ownerId);
+            Hold h = holderLocked(ownerId);
             if (h != null && h.threadOwned) {
                 if (!h.isHeld()) {
                     // lost a moment ago; onHoldLost has not moved it yet: do it here, keeping the count so that
                     // every pending unlock of a nested hold reports the loss
-                    holders.remove(ownerId);
+                    removeHolderLocked(h);
                     if (--h.count > 0) {
                         putLostHoldLocked(ownerId, h);
                     }
@@ -972,10 +924,105 @@ final class NameState {
         }
     }
 
+    /** Under the lock: the live hold of {@code ownerId}, or {@code null}. */
+    private Hold holderLocked(String ownerId) {
+        Object hs = holders;
+        if (hs instanceof Hold h) {
+            return h.ownerId.equals(ownerId) ? h : null;
+        }
+        return hs == null ? null : ((HashMap<?, ?>) hs).get(ownerId) instanceof Hold h ? h : null;
+    }
+
+    /** Under the lock: {@code h} becomes its owner's live hold (replacing any earlier one of that owner). */
+    @SuppressWarnings("unchecked")
+    private void putHolderLocked(Hold h) {
+        Object hs = holders;
+        if (hs == null || hs instanceof Hold one && one.ownerId.equals(h.ownerId)) {
+            holders = h;
+        } else if (hs instanceof Hold one) {
+            HashMap<String, Hold> map = new HashMap<>(4);
+            map.put(one.ownerId, one);
+            map.put(h.ownerId, h);
+            holders = map;
+        } else {
+            ((HashMap<String, Hold>) hs).put(h.ownerId, h);
+        }
+    }
+
+    /** Under the lock: removes {@code h} if it is its owner's live hold; returns whether it was. */
+    private boolean removeHolderLocked(Hold h) {
+        Object hs = holders;
+        if (hs == h) {
+            holders = null;
+            return true;
+        }
+        if (hs instanceof HashMap<?, ?> map && map.remove(h.ownerId, h)) {
+            if (map.isEmpty()) {
+                holders = null;
+            } else if (map.size() == 1) {
+                holders = map.values().iterator().next();
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /** Under the lock: a snapshot of the live holds. */
+    @SuppressWarnings("unchecked")
+    List<Hold> holdersLocked() {
+        Object hs = holders;
+        if (hs == null) {
+            return List.of();
+        }
+        if (hs instanceof Hold h) {
+            return List.of(h);
+        }
+        return new ArrayList<>(((HashMap<String, Hold>) hs).values());
+    }
+
+    /** Adds the held watchdog holds here to {@code batches}, by renewer (the watchdog's tick). */
+    void addRenewable(Map<Object, List<Renewable>> batches) {
+        lock.lock();
+        try {
+            for (Hold h : holdersLocked()) {
+                if (h.grant.watchdog() && h.isHeld()) {
+                    batches.computeIfAbsent(h.renewer(), k -> new ArrayList<>()).add(h);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The hold here whose grant is {@code grant} (the very instance), or {@code null}. */
+    Hold holdOf(Grant grant) {
+        lock.lock();
+        try {
+            for (Hold h : holdersLocked()) {
+                if (h.grant == grant) {
+                    return h;
+                }
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A snapshot of the holds here (for close). */
+    List<Hold> liveHolds() {
+        lock.lock();
+        try {
+            return holdersLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     Hold liveThreadHold(String ownerId) {
         lock.lock();
         try {
-            Hold h = holders.get(ownerId);
+            Hold h = holderLocked(ownerId);
             return h != null && h.threadOwned && h.isHeld() ? h : null;
         } finally {
             lock.unlock();

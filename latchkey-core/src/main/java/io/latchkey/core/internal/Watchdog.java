@@ -34,6 +34,10 @@ final class Watchdog {
 
     private final LockEngine engine;
     private final java.util.concurrent.ScheduledExecutorService scheduler;
+    /**
+     * Watchdog permits being renewed. Watchdog lock holds are not kept here: the tick finds them in their
+     * nameStates ({@link NameState#addRenewable}), so a held lock costs no entry in a second set.
+     */
     private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
     private final FixedLeaseExpiry fixedLeases;
@@ -87,9 +91,7 @@ final class Watchdog {
     /** Starts renewing a watchdog hold, or arms the expiry of a fixed one. */
     void track(Hold h) {
         ensureStarted();
-        if (h.grant.watchdog()) {
-            renewed.add(h);
-        } else {
+        if (!h.grant.watchdog()) {
             fixedLeases.track(h, h.leaseBoundNanos() - engine.time.nanoTime());
             if (!h.isHeld()) {
                 // lost (or released) while being tracked: whoever forgot it may have looked before the insert
@@ -100,8 +102,9 @@ final class Watchdog {
 
     /** Stops renewing {@code h}; called before its remote release so that no renewal can outlive it. */
     void untrack(Hold h) {
-        renewed.remove(h);
-        fixedLeases.untrack(h);
+        if (!h.grant.watchdog()) {
+            fixedLeases.untrack(h);
+        }
     }
 
     /** Starts renewing a watchdog permit ({@link PermitHold}) in the same batches as lock holds. */
@@ -116,7 +119,15 @@ final class Watchdog {
     }
 
     int renewedCount() {
-        return renewed.size();
+        Map<Object, List<Renewable>> holds = new HashMap<>();
+        for (NameState s : engine.nameStates.values()) {
+            s.addRenewable(holds);
+        }
+        int n = renewed.size();
+        for (List<Renewable> l : holds.values()) {
+            n += l.size();
+        }
+        return n;
     }
 
     /** Runs {@code task} on the watchdog thread after {@code delayNanos}; {@code null} once shut down. */
@@ -148,6 +159,9 @@ final class Watchdog {
         engine.sweepIdleNameStates();
         long now = engine.time.nanoTime();
         Map<Object, List<Renewable>> batches = new HashMap<>();
+        for (NameState s : engine.nameStates.values()) {
+            s.addRenewable(batches);
+        }
         for (Renewable h : renewed) {
             if (!h.isHeld()) {
                 renewed.remove(h);

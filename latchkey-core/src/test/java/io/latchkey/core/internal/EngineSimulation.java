@@ -212,7 +212,7 @@ final class EngineSimulation {
             ns.lock.lock();
             try {
                 sb.append(String.format("[lock %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
-                        + "releasing=%d] ", ns.name, ns.idle, ns.holders.keySet(), ns.lostHolds, ns.queue,
+                        + "releasing=%d] ", ns.name, ns.idle, ns.holdersLocked(), ns.lostHolds, ns.queue,
                         ns.inflight, ns.bypassing, ns.releasing));
             } finally {
                 ns.lock.unlock();
@@ -581,17 +581,16 @@ final class EngineSimulation {
             t(String.format("L.lock as thread (%s)", wait < 0 ? "forever" : wait / MS + " ms"));
             alone = aloneHere(LOCK);
             attemptsAtCall = client.backend.attempts.getOrDefault(LOCK, 0);
-            Object s;
+            Waiter w;
             try {
-                s = client.engine.start(key, threadOwner, true, client.engine.watchdogMillis, true, wait, false);
+                if (client.engine.reenter(key, threadOwner) != null) {
+                    fail(this + " re-entered a hold it does not have");
+                    return;
+                }
+                w = client.engine.enqueue(key, threadOwner, true, client.engine.watchdogMillis, true, wait, false);
             } catch (IllegalStateException closed) {
                 return;
             }
-            if (s instanceof Hold) {
-                fail(this + " re-entered a hold it does not have");
-                return;
-            }
-            Waiter w = (Waiter) s;
             CompletableFuture<Hold> f = w.future;
             pending = f;
             callSeq = ++calls;
@@ -638,8 +637,7 @@ final class EngineSimulation {
                 check();
                 boolean reenter = rng.nextBoolean();
                 if (reenter) {
-                    Object again = client.engine.start(key, threadOwner, true, client.engine.watchdogMillis, true,
-                            0, false);
+                    Hold again = client.engine.reenter(key, threadOwner);
                     if (again != h && h.isHeld()) {
                         fail(this + " could not re-enter its hold");
                     }
