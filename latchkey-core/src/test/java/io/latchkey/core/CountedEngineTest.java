@@ -318,4 +318,40 @@ class CountedEngineTest {
                     .isTrue();
         }
     }
+
+    @Test
+    void twoSingleLooksAtASemaphoreWithTwoFreePermitsBothTakeOne() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
+                    @Override
+                    protected Recipes recipes() {
+                        Recipes mem = super.recipes();
+                        return mem.toBuilder().semaphore(new SlowCountOps(mem.semaphore(), 100)).build();
+                    }
+                };
+             MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(2);
+            DistributedSemaphore semaphore = client.semaphore("s");
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+                List<Future<Boolean>> tries = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    tries.add(pool.submit(() -> {
+                        go.await();
+                        return semaphore.tryAcquire();
+                    }));
+                }
+                go.countDown();
+                for (Future<Boolean> f : tries) {
+                    assertThat(f.get(5, TimeUnit.SECONDS))
+                            .as("a single look behind another single look still looks (java.util.concurrent.Semaphore)")
+                            .isTrue();
+                }
+                assertThat(other.semaphore("s").availablePermits()).isZero();
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
 }

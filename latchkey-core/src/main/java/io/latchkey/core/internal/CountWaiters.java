@@ -105,6 +105,15 @@ final class CountWaiters {
      * dropped meanwhile (the caller takes a fresh one). A waiter that may not wait is refused at once when others
      * wait here already: the resource is busy for this client.
      */
+    private boolean blockedWaiterLocked() {
+        for (Waiter q : queue) {
+            if (q.waits) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     boolean enqueue(Waiter w) {
         boolean start;
         boolean subscribe;
@@ -115,7 +124,10 @@ final class CountWaiters {
                 return false;
             }
             engine.checkOpen();
-            if (!w.waits && !queue.isEmpty()) {
+            if (!w.waits && blockedWaiterLocked()) {
+                // a waiter of this client blocks for it already: not enough is free for a single look to win.
+                // Other single looks ahead of it do not refuse it (two tryAcquire() of a semaphore with two free
+                // permits both succeed, as with java.util.concurrent.Semaphore)
                 w.result.complete(null); // nobody waits on it yet: completing here runs no caller code
                 return true;
             }
