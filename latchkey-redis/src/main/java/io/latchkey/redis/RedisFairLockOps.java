@@ -41,6 +41,7 @@ final class RedisFairLockOps implements RemoteLockOps {
     private final KeyCache<Keys> keyCache;
     /** The prefix of every owner id of this client ({@code clientId:}): its waiters are woken locally. */
     private final String localOwners;
+    private final FairHeads heads;
 
     RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
                      long heartbeatMillis) {
@@ -49,6 +50,16 @@ final class RedisFairLockOps implements RemoteLockOps {
         this.executor = executor;
         this.channels = channels;
         this.heartbeatMillis = heartbeatMillis;
+        this.heads = new FairHeads(TimeUnit.MILLISECONDS.toNanos(recheckMillis()) / 2);
+    }
+
+    /** A waiter asks again at least this often (it keeps its place): a third of the heartbeat. */
+    private long recheckMillis() {
+        return Math.max(1, heartbeatMillis / 3);
+    }
+
+    FairHeads heads() {
+        return heads;
     }
 
     /** The keys of one name. */
@@ -101,34 +112,57 @@ final class RedisFairLockOps implements RemoteLockOps {
 
     /**
      * One attempt: granted, or queued (the owner is the entry). An attempt whose wait is already over (a
-     * {@code tryLock} without wait) only looks: it takes no place that would have to be withdrawn again.
+     * {@code tryLock} without wait) only looks: it takes no place that would have to be withdrawn again. A queued
+     * waiter that is not the head last named, and asked recently, is answered without a round trip ({@link FairHeads}).
      */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        Keys keys = keys(request.name());
         String owner = request.ownerId();
-        boolean queue = !request.isExpired();
         long sentAt = request.time().nanoTime();
+        if (entry != null) {
+            long spare = heads.spare(request.name(), owner, sentAt);
+            if (spare > 0) {
+                return CompletableFuture.completedFuture(Attempt.queued(entry, spare));
+            }
+        }
+        Keys keys = keys(request.name());
+        boolean queue = !request.isExpired();
+        heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
                 keys.channel).thenApply(reply -> {
                     if (reply > 0) {
+                        heads.done(owner);
                         return Attempt.granted(new Grant(request, reply, sentAt, keys));
                     }
-                    long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - reply, Math.max(1, heartbeatMillis / 3)));
-                    return queue ? Attempt.queued(owner, recheck) : Attempt.busy(recheck);
+                    long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - reply, recheckMillis()));
+                    if (!queue) {
+                        heads.done(owner);
+                        return Attempt.busy(recheck);
+                    }
+                    return Attempt.queued(owner, recheck);
                 });
     }
 
-    /** The name's channel, filtered: only a message naming one of this client's waiters as the head wakes it. */
+    /**
+     * The name's channel, filtered: only a message naming one of this client's waiters as the head wakes it. The head
+     * named is remembered for {@link #tryAcquire} while the subscription lasts.
+     */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        return channels.subscribe(keys(name).channel, head -> head.startsWith(localOwners), changed);
+        return channels.subscribe(keys(name).channel, head -> {
+            heads.named(name, head);
+            return head.startsWith(localOwners);
+        }, changed).thenApply(s -> () -> {
+            heads.unsubscribed(name);
+            s.close();
+        });
     }
 
     /** Removes the owner's queue entry (a lost removal costs the others at most the heartbeat). */
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        heads.done(request.ownerId());
         Keys keys = keys(request.name());
         return executor.<Long>run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
                 entry != null ? entry : request.ownerId(), keys.channel).thenApply(r -> null);
@@ -144,6 +178,8 @@ final class RedisFairLockOps implements RemoteLockOps {
                         // The next in line is a waiter of this client: the script published nothing for it, it is
                         // woken here, as the message would.
                         channels.deliverLocally(keys.channel, String.valueOf(reply.get(1)));
+                    } else if (released && reply.size() > 1) {
+                        heads.named(grant.name(), String.valueOf(reply.get(1)));
                     }
                     return released;
                 });

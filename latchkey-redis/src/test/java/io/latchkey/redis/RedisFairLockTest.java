@@ -117,6 +117,50 @@ class RedisFairLockTest {
     }
 
     @Test
+    void aReleaseSendsOnlyTheNextLocalWaiterToTheServer() throws Exception {
+        String name = uniqueName("fair-one-client");
+        int waiters = 8;
+        int cycles = 5;
+        long before = evalshaCalls();
+        List<Thread> workers = new ArrayList<>();
+        ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
+        for (int i = 0; i < waiters; i++) {
+            Thread t = new Thread(() -> {
+                DistributedLock lock = a.fairLock(name);
+                try {
+                    for (int c = 0; c < cycles; c++) {
+                        if (!lock.tryLock(20, TimeUnit.SECONDS)) {
+                            throw new AssertionError("no lock within 20 s");
+                        }
+                        lock.unlock();
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            }, "fair-one-client-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            workers.add(t);
+        }
+        workers.forEach(Thread::start);
+        for (Thread t : workers) {
+            t.join(60_000);
+        }
+        assertThat(errors).isEmpty();
+        double perCycle = (evalshaCalls() - before) / (double) (waiters * cycles);
+        // attempt + release per cycle, plus a few re-checks and first-come queueing; every waiter of the client
+        // asking at every release would be about one round trip per waiter
+        assertThat(perCycle).as("EVALSHA per lock+unlock cycle of %d threads of one client", waiters).isLessThan(5.0);
+        Awaitility.await().until(() -> a.synchronizers().fairOps().heads().size() == 0);
+    }
+
+    private static long evalshaCalls() {
+        String stats = (String) redis.execute("INFO", "commandstats");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(stats);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
+    @Test
     void theNextInLineInTheReleasingClientIsWokenWithoutAMessage() throws Exception {
         String name = uniqueName("fair-local-wake");
         RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
