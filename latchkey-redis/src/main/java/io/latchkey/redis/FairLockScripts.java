@@ -24,8 +24,7 @@ final class FairLockScripts {
     private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
 
     /**
-     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel
-     * prefix. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
+     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
      * same owner is taken over with a new token. Otherwise queues the owner (once; its place is kept while it keeps
      * asking), wakes the head if the lock is free and the head is someone else, and returns minus the time to the
      * next re-check: the holder's remaining lease, or the head's heartbeat expiry.
@@ -44,7 +43,7 @@ final class FairLockScripts {
             + "local ttl; "
             + "if cur then ttl = redis.call('pttl', KEYS[1]); "
             + "else "
-            + "redis.pcall('publish', ARGV[5] .. head, '0'); "
+            + "redis.pcall('publish', ARGV[5], head); "
             + "local hs = redis.call('zscore', KEYS[3], head); "
             + "if hs then ttl = tonumber(hs) - now; else redis.call('zrem', KEYS[2], head); ttl = 1; end; "
             + "end; "
@@ -61,9 +60,10 @@ final class FairLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: L, Q, T, S. ARGV: owner|token, channel prefix, the releasing client's owner prefix ({@code clientId:}).
-     * Releases the hold if it is that one and wakes the head of the queue alone: on its own channel, unless it
-     * is a waiter of the releasing client, which wakes it at this script's reply (no message to wait for). An
+     * KEYS: L, Q, T, S. ARGV: owner|token, channel, the releasing client's owner prefix ({@code clientId:}).
+     * Releases the hold if it is that one and names the head of the queue on the name's channel (only the head's
+     * client looks again), unless it is a waiter of the releasing client, which is woken at this script's reply (no
+     * message to wait for). An
      * emptied queue leaves no key behind. {@code {1, head}} if released ({@code {1}} if nobody waits); {@code {0}}
      * if the hold was gone (lost).
      */
@@ -73,27 +73,27 @@ final class FairLockScripts {
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
             + "if not head then " + TIDY + "return {1}; end; "
-            + "if string.sub(head, 1, #ARGV[3]) ~= ARGV[3] then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
+            + "if string.sub(head, 1, #ARGV[3]) ~= ARGV[3] then redis.pcall('publish', ARGV[2], head); end; "
             + "return {1, head};");
 
     /**
-     * KEYS: L, Q, T, S. ARGV: owner, channel prefix. A waiter that gave up leaves the queue; if the lock is free the
-     * new head is woken.
+     * KEYS: L, Q, T, S. ARGV: owner, channel. A waiter that gave up leaves the queue; if the lock is free the new head
+     * is named on the channel.
      */
     static final Script WITHDRAW = new Script("fairWithdraw",
             "redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zrem', KEYS[2], ARGV[1]) == 1 and redis.call('exists', KEYS[1]) == 0 then "
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
-            + "if head then redis.pcall('publish', ARGV[2] .. head, '0'); end; "
+            + "if head then redis.pcall('publish', ARGV[2], head); end; "
             + "end; "
             + TIDY
             + "return 1;");
 
-    /** KEYS: L, Q, T, S. ARGV: channel prefix. Deletes the hold whoever has it and wakes the head; 1 if it was held. */
+    /** KEYS: L, Q, T, S. ARGV: channel. Deletes the hold whoever has it and names the head; 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("fairForceUnlock",
             "if redis.call('del', KEYS[1]) == 0 then return 0; end; "
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
-            + "if head then redis.pcall('publish', ARGV[1] .. head, '0'); end; "
+            + "if head then redis.pcall('publish', ARGV[1], head); end; "
             + "return 1;");
 
     private FairLockScripts() {

@@ -12,11 +12,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * Everything a {@link RedisLockClient} runs on, put together once and taken apart by {@link #close()}: the two
- * connections, the timer thread {@code latchkey-redis-timer-…}, the script executor, the unlock subscriptions and
+ * connections, the timer thread {@code latchkey-redis-timer-…}, the script executor, the pub/sub channels and
  * their re-check after a reconnect, and the remote operations of every primitive (wrapped for replica
  * acknowledgement when {@link RedisOptions} asks for it).
  */
@@ -27,7 +26,7 @@ final class RedisClientWiring {
     private final RedisConnections connections;
     private final ScheduledThreadPoolExecutor scheduler;
     private final RedisConnectionStateListener reconnectListener;
-    final UnlockSubscriptions subscriptions;
+    final PubSubChannels channels;
     final RedisLockOps lockOps;
     final RedisSynchronizers synchronizers;
     final RedisLockInspector inspector;
@@ -35,7 +34,6 @@ final class RedisClientWiring {
     final RemoteLockOps ackedFairOps;
     final RemoteLockOps ackedReadOps;
     final RemoteLockOps ackedWriteOps;
-    final UnaryOperator<RemoteLockOps> spinOpsWrapper;
     final RedisFencedStoreOps fencedStoreOps;
 
     /**
@@ -67,27 +65,25 @@ final class RedisClientWiring {
         }
         ScriptExecutor executor = new ScriptExecutor(conns.commands, errors, scheduler, ownTimeoutNanos,
                 conns.cluster, conns.sharded);
-        this.subscriptions = new UnlockSubscriptions(conns.pubSub, executor);
-        this.reconnectListener = reconnectListener(conns.pubSub, conns.cluster, scheduler, subscriptions);
+        this.channels = new PubSubChannels(conns.pubSub, executor);
+        this.reconnectListener = reconnectListener(conns.pubSub, conns.cluster, scheduler, channels);
         redisClient.addListener(reconnectListener);
-        this.lockOps = new RedisLockOps(options.namespace(), executor, subscriptions, scheduler,
-                options.renewalInterval().toNanos());
-        this.synchronizers = new RedisSynchronizers(options, executor, subscriptions, scheduler, address,
-                clientId);
+        this.lockOps = new RedisLockOps(options.namespace(), executor, channels);
+        this.synchronizers = new RedisSynchronizers(options, executor, channels, clientId, lockOps,
+                ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions));
         this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
                 options.operationTimeout());
         this.ackedLockOps = RedisReplicaAckedLockOps.wrap(lockOps, executor, redisOptions);
         this.ackedFairOps = RedisReplicaAckedLockOps.wrap(synchronizers.fairOps(), executor, redisOptions);
         this.ackedReadOps = RedisReplicaAckedLockOps.wrap(synchronizers.readOps(), executor, redisOptions);
         this.ackedWriteOps = RedisReplicaAckedLockOps.wrap(synchronizers.writeOps(), executor, redisOptions);
-        this.spinOpsWrapper = ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions);
         this.fencedStoreOps = new RedisFencedStoreOps(options.namespace(), executor, redisOptions);
     }
 
     /** After a reconnect of the pub/sub connection, every waiter re-checks once. */
     private static RedisConnectionStateListener reconnectListener(
             StatefulRedisPubSubConnection<String, String> pubSubConnection, boolean cluster,
-            ScheduledThreadPoolExecutor scheduler, UnlockSubscriptions subscriptions) {
+            ScheduledThreadPoolExecutor scheduler, PubSubChannels channels) {
         return new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
@@ -95,7 +91,7 @@ final class RedisClientWiring {
                 if (connection == pubSubConnection || cluster) {
                     // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
                     try {
-                        scheduler.schedule(subscriptions::wakeAll, 100, TimeUnit.MILLISECONDS);
+                        scheduler.schedule(channels::wakeAll, 100, TimeUnit.MILLISECONDS);
                     } catch (RejectedExecutionException e) {
                         // closing
                     }
@@ -117,11 +113,10 @@ final class RedisClientWiring {
     }
 
     /**
-     * Stops the synchronizers, the reconnect listener and the timer, closes the two connections, and shuts the
+     * Stops the reconnect listener and the timer, closes the two connections, and shuts the
      * Lettuce client down if it was made here. Called once.
      */
     void close() {
-        synchronizers.close();
         redisClient.removeListener(reconnectListener);
         scheduler.shutdownNow();
         connections.close();

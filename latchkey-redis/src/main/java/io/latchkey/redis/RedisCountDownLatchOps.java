@@ -12,9 +12,9 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RedisCountDownLatchOps extends RedisCountOps {
 
-    RedisCountDownLatchOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+    RedisCountDownLatchOps(String namespace, ScriptExecutor executor, PubSubChannels channels,
                            long recheckMillis) {
-        super("latch", namespace, executor, subscriptions, recheckMillis);
+        super("latch", namespace, executor, channels, recheckMillis);
     }
 
     @Override

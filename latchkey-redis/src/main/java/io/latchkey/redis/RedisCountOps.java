@@ -4,7 +4,7 @@ import io.latchkey.core.RemoteCountOps;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the Redis counted primitives share: the client's namespace, script executor and pub/sub subscriptions, the
+ * What the Redis counted primitives share: the client's namespace, script executor and pub/sub channels, the
  * keys of one kind under {@link SyncKeys#base} (one hash slot per name), the kind's wake-up channel
  * {@code latchkey_<kind>__channel:<base>} and the engine's re-check (a third of the waiter heartbeat).
  */
@@ -12,17 +12,17 @@ abstract class RedisCountOps implements RemoteCountOps {
 
     final String namespace;
     final ScriptExecutor executor;
-    final UnlockSubscriptions subscriptions;
+    final PubSubChannels channels;
     private final String kind;
     private final long recheckMillis;
 
     /** @param kind the kind's key segment: {@code semaphore}, {@code permits} or {@code latch} */
-    RedisCountOps(String kind, String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+    RedisCountOps(String kind, String namespace, ScriptExecutor executor, PubSubChannels channels,
                   long recheckMillis) {
         this.kind = kind;
         this.namespace = namespace;
         this.executor = executor;
-        this.subscriptions = subscriptions;
+        this.channels = channels;
         this.recheckMillis = recheckMillis;
     }
 
@@ -38,7 +38,7 @@ abstract class RedisCountOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return RedisCountChanges.subscribe(subscriptions, channel(base(name)), changed);
+        return channels.subscribe(channel(base(name)), changed);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The remote half of the Redis fair lock (see {@link FairLockScripts}). Keys of a name share the hash tag of
@@ -18,41 +19,47 @@ import java.util.concurrent.ScheduledExecutorService;
  * sequence), {@code …:fair:timeouts} (waiters by server-time heartbeat expiry), {@code …:fair:seq} (the arrival
  * sequence; deleted with the queue when it empties); the token key of {@link FencingTokens}.
  *
- * <p>Each waiting owner listens on its own channel {@code latchkey_fair__channel:<base>:<owner>}: a release
- * wakes the head of the queue alone, not every waiter. A waiter asks again at the holder's remaining lease or
- * every third of the heartbeat, whichever is sooner, which also keeps its place; a waiter that stops asking (its
- * client crashed) is dropped by the next script once its heartbeat expires, so it delays the queue by at most the
- * heartbeat. A waiter that gives up (timeout, interrupt) leaves the queue at once.
+ * <p>It answers single attempts: granted, or {@linkplain Attempt#queued queued} with the owner as its entry (each
+ * waiting thread or lease of a client is its own queue entry from its first attempt, so this client's waiters keep
+ * their places among other clients' even while this client holds the lock; no local hand-off). The re-check hint is
+ * the holder's remaining lease or a third of the heartbeat, whichever is sooner: asking again keeps the place, and a
+ * waiter that stops asking (its client crashed) is dropped by the next script once its heartbeat expires, so it
+ * delays the queue by at most the heartbeat. A waiter that gives up is {@linkplain #withdraw withdrawn} at once.
  *
- * <p>{@linkplain #fair() Fair}: every waiting thread or lease of a client is its own queue entry (by owner id) from
- * the moment it starts waiting, with its own channel, so this client's waiters keep their places among other
- * clients' even while this client holds the lock; no local hand-off. A release learns who is next: if that is a
- * waiter of this client, the script publishes nothing and the waiter is woken at the release's reply (one hop and
- * one message less per hand-over within a client; if that reply is lost, the waiter's re-check, at most a third
- * of the heartbeat later, or the re-check after a reconnect takes over).
+ * <p>Wake-ups: a release, withdrawal or forced unlock names the new head of the queue on the name's channel
+ * {@code latchkey_fair__channel:<base>}; a client looks again only when the head is one of its own waiters. If the
+ * head waits in the releasing client itself, the script publishes nothing and the release's reply wakes it here (one
+ * hop and one message less per hand-over within a client; if that reply is lost, the re-check takes over).
  */
 final class RedisFairLockOps implements RemoteLockOps {
 
     private static final int RENEW_BATCH = 512;
 
-    private final String namespace;
     private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final ScheduledExecutorService scheduler;
+    private final PubSubChannels channels;
     private final long heartbeatMillis;
     private final KeyCache<Keys> keyCache;
     /** The prefix of every owner id of this client ({@code clientId:}): its waiters are woken locally. */
     private final String localOwners;
+    private final FairHeads heads;
 
-    RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                     ScheduledExecutorService scheduler, long heartbeatMillis) {
-        this.namespace = namespace;
+    RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
+                     long heartbeatMillis) {
         this.localOwners = clientId + ":";
         this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
         this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.scheduler = scheduler;
+        this.channels = channels;
         this.heartbeatMillis = heartbeatMillis;
+        this.heads = new FairHeads(TimeUnit.MILLISECONDS.toNanos(recheckMillis()) / 2);
+    }
+
+    /** A waiter asks again at least this often (it keeps its place): a third of the heartbeat. */
+    private long recheckMillis() {
+        return Math.max(1, heartbeatMillis / 3);
+    }
+
+    FairHeads heads() {
+        return heads;
     }
 
     /** The keys of one name. */
@@ -60,7 +67,7 @@ final class RedisFairLockOps implements RemoteLockOps {
         final String owner;
         final String queue;
         final String timeouts;
-        final String channelPrefix;
+        final String channel;
         final String[] acquire;
         /** {owner, queue, timeouts, seq}: the KEYS of release, withdrawal and force-unlock. */
         final String[] lockQueueTimeouts;
@@ -74,7 +81,7 @@ final class RedisFairLockOps implements RemoteLockOps {
             owner = base + ":owner";
             queue = base + ":queue";
             timeouts = base + ":timeouts";
-            channelPrefix = "latchkey_fair__channel:" + base + ":";
+            channel = "latchkey_fair__channel:" + base;
             String seq = base + ":seq";
             acquire = new String[] {owner, queue, timeouts, seq, FencingTokens.key(namespace, base, cluster),
                     base + ":fence"};
@@ -99,31 +106,80 @@ final class RedisFairLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        Keys keys = keys(request.name());
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    /**
+     * One attempt: granted, or queued (the owner is the entry). An attempt whose wait is already over (a
+     * {@code tryLock} without wait) only looks: it takes no place that would have to be withdrawn again. A queued
+     * waiter that is not the head last named, and asked recently, is answered without a round trip ({@link FairHeads}).
+     */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         String owner = request.ownerId();
-        String lease = Long.toString(request.leaseMillis());
-        String heartbeat = Long.toString(heartbeatMillis);
-        RedisLockAcquire.Attempt attempt = willWait -> executor.run(FairLockScripts.ACQUIRE,
-                ScriptOutputType.INTEGER, keys.acquire, owner, lease, willWait ? "1" : "0", heartbeat,
-                keys.channelPrefix);
-        Runnable withdraw = () -> executor.run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER,
-                keys.lockQueueTimeouts, owner, keys.channelPrefix);
-        // The owner's channel lingers for a heartbeat: a thread that takes the lock again soon finds it subscribed.
-        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channelPrefix + owner, attempt, withdraw,
-                Math.max(1, heartbeatMillis / 3), keys).lingerChannel(heartbeatMillis).start();
+        long sentAt = request.time().nanoTime();
+        if (entry != null) {
+            long spare = heads.spare(request.name(), owner, sentAt);
+            if (spare > 0) {
+                return CompletableFuture.completedFuture(Attempt.queued(entry, spare));
+            }
+        }
+        Keys keys = keys(request.name());
+        boolean queue = !request.isExpired();
+        heads.asking(owner, sentAt);
+        return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
+                Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
+                keys.channel).thenApply(reply -> {
+                    if (reply > 0) {
+                        heads.done(owner);
+                        return Attempt.granted(new Grant(request, reply, sentAt, keys));
+                    }
+                    long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - reply, recheckMillis()));
+                    if (!queue) {
+                        heads.done(owner);
+                        return Attempt.busy(recheck);
+                    }
+                    return Attempt.queued(owner, recheck);
+                });
+    }
+
+    /**
+     * The name's channel, filtered: only a message naming one of this client's waiters as the head wakes it. The head
+     * named is remembered for {@link #tryAcquire} while the subscription lasts.
+     */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return channels.subscribe(keys(name).channel, head -> {
+            heads.named(name, head);
+            return head.startsWith(localOwners);
+        }, changed).thenApply(s -> () -> {
+            heads.unsubscribed(name);
+            s.close();
+        });
+    }
+
+    /** Removes the owner's queue entry (a lost removal costs the others at most the heartbeat). */
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        heads.done(request.ownerId());
+        Keys keys = keys(request.name());
+        return executor.<Long>run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                entry != null ? entry : request.ownerId(), keys.channel).thenApply(r -> null);
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         Keys keys = keys(grant);
         return executor.<List<Object>>run(FairLockScripts.RELEASE, ScriptOutputType.MULTI, keys.lockQueueTimeouts,
-                member(grant), keys.channelPrefix, localOwners).thenApply(reply -> {
+                member(grant), keys.channel, localOwners).thenApply(reply -> {
                     boolean released = !reply.isEmpty() && Long.valueOf(1L).equals(reply.get(0));
                     if (released && reply.size() > 1 && String.valueOf(reply.get(1)).startsWith(localOwners)) {
                         // The next in line is a waiter of this client: the script published nothing for it, it is
-                        // woken here (on its own channel's waiters, as a message would).
-                        subscriptions.wakeLocally(keys.channelPrefix + reply.get(1));
+                        // woken here, as the message would.
+                        channels.deliverLocally(keys.channel, String.valueOf(reply.get(1)));
+                    } else if (released && reply.size() > 1) {
+                        heads.named(grant.name(), String.valueOf(reply.get(1)));
                     }
                     return released;
                 });
@@ -178,7 +234,7 @@ final class RedisFairLockOps implements RemoteLockOps {
     public CompletableFuture<Boolean> forceUnlock(String name) {
         Keys keys = keys(name);
         return executor.<Long>run(FairLockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
-                keys.channelPrefix).thenApply(r -> r == 1L);
+                keys.channel).thenApply(r -> r == 1L);
     }
 
     @Override

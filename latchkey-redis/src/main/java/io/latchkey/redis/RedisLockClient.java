@@ -80,8 +80,9 @@ import java.util.function.Function;
  *
  * <h2>Round trips</h2>
  * Acquire (uncontended), release, hand-off: one EVALSHA each. Watchdog renewal: one EVALSHA per batch of up to
- * 512 holds, batches pipelined. A waiter subscribes once (on its first failed attempt) on the client's single
- * pub/sub connection, and re-tries when an unlock message arrives, or at the holder's remaining lease if the
+ * 512 holds, batches pipelined. The client's engine does the waiting: one attempt in flight per name (per waiter
+ * for a fair lock); after the first busy answer it subscribes to the name's channel on the client's single pub/sub
+ * connection and attempts again when a message arrives, or at the holder's remaining lease (at most 5 s) if the
  * message was lost, never by polling in between.
  *
  * <h2>Failures</h2>
@@ -242,8 +243,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
      * backoff with jitter (4 ms doubling up to 128 ms, each wait drawn from [d/2, d], never past the holder's
      * remaining lease or the caller's deadline). For deployments where pub/sub is unavailable or too costly.
      * Leases, watchdog renewal, fencing tokens, interruption and loss signals are as for {@link #lock(String)}.
-     * Spin locks run on a second lock engine of this client (its own watchdog thread
-     * {@code latchkey-redis-spin-watchdog-…}, started on first use, stopped by {@link #close()}).
+     * Spin locks run on this client's one engine, like every other lock: waiting is a backoff policy there.
      *
      * @param name the lock's name; the same lock as {@link #lock(String)} of that name
      * @return a view of the spin lock
@@ -253,13 +253,14 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     public io.latchkey.DistributedLock spinLock(String name) {
         checkOpen();
         checkName(name);
-        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper);
+        return lock(name, wiring.synchronizers.spinOps());
     }
 
     /**
      * A spin lock ({@link #spinLock(String)}) whose waiter backs off from {@code initialBackoff}, doubling up to
      * {@code maxBackoff} (each wait drawn from [d/2, d], never past the holder's remaining lease or the caller's
-     * deadline). Short backoffs take a freed lock sooner and cost the server more attempts. Spin locks of one name
+     * deadline, and at most 5 s, the engine's longest re-check). Short backoffs take a freed lock sooner and cost the
+     * server more attempts. Spin locks of one name
      * exclude each other whatever their backoffs; a client keeps at most 64 distinct backoff pairs.
      *
      * @param name the lock's name; the same lock as {@link #lock(String)} of that name
@@ -289,8 +290,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         }
         checkOpen();
         checkName(name);
-        return wiring.synchronizers.spinLock(name, wiring.lockOps, time(), wiring.spinOpsWrapper,
-                initialBackoff.toNanos(), maxBackoff.toNanos());
+        return lock(name, wiring.synchronizers.spinOps(initialBackoff.toNanos(), maxBackoff.toNanos()));
     }
 
     private static final Duration MAX_SPIN_BACKOFF = Duration.ofDays(1);
@@ -340,8 +340,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         return wiring.synchronizers;
     }
 
-    UnlockSubscriptions subscriptions() {
-        return wiring.subscriptions;
+    PubSubChannels subscriptions() {
+        return wiring.channels;
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
@@ -11,14 +13,14 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the Redis reentrant lock: one EVALSHA per acquire attempt, release, hand-off and renewal
- * batch (see {@link LockScripts}), waiting by pub/sub (see {@link RedisLockAcquire}).
+ * The remote half of the Redis reentrant lock: one EVALSHA per attempt, release, hand-off and renewal batch (see
+ * {@link LockScripts}). It answers single attempts: granted, or busy with the holder's remaining lease as the
+ * re-check hint; the engine waits, woken by the unlock messages of the name's channel ({@link #subscribe}).
  */
 final class RedisLockOps implements RemoteLockOps {
 
@@ -27,22 +29,15 @@ final class RedisLockOps implements RemoteLockOps {
     /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
     static final int RENEW_BATCH = 512;
 
-    private final String namespace;
     private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final ScheduledExecutorService scheduler;
-    private final long noTtlRecheckNanos;
+    private final PubSubChannels channels;
     private final KeyCache<LockKeys> keyCache;
     private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
 
-    RedisLockOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                 ScheduledExecutorService scheduler, long noTtlRecheckNanos) {
-        this.namespace = namespace;
+    RedisLockOps(String namespace, ScriptExecutor executor, PubSubChannels channels) {
         this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name, executor.cluster()));
         this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.scheduler = scheduler;
-        this.noTtlRecheckNanos = noTtlRecheckNanos;
+        this.channels = channels;
     }
 
     LockKeys keys(String name) {
@@ -53,30 +48,42 @@ final class RedisLockOps implements RemoteLockOps {
         return grant.backendState() instanceof LockKeys k ? k : keys(grant.name());
     }
 
-    /** Logs, once per client, that waiters cannot be woken by messages and re-check at the holder's lease. */
-    void subscriptionRefused(String channel, Throwable error) {
-        if (subscriptionRefusedLogged.compareAndSet(false, true)) {
-            log.warn("{}; waiters of this client will re-check at the holder's lease instead of being woken by "
-                    + "unlock messages. Grant the user the channels 'redisson_lock__channel:*' "
-                    + "(ACL '&redisson_lock__channel:*').", RedisErrors.unwrap(error).getMessage());
-        }
+    @Override
+    public boolean singleAttempts() {
+        return true;
     }
 
+    /** One attempt: granted, or busy until the holder's lease ends (no hint for a holder without an expiry). */
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         LockKeys keys = keys(request.name());
-        // an attempt answers the token or minus the holder's remaining lease: re-check when that lease ends
-        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channel, willWait -> tryAcquire(keys, request),
-                null, Math.max(1, TimeUnit.NANOSECONDS.toMillis(noTtlRecheckNanos)), keys)
-                .recheckAtHolderExpiry()
-                .onSubscriptionRefused(e -> subscriptionRefused(keys.channel, e))
-                .start();
+        long sentAt = request.time().nanoTime();
+        return attempt(keys, request).thenApply(reply -> reply > 0
+                ? Attempt.granted(new Grant(request, reply, sentAt, keys))
+                : Attempt.busy(reply == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1 - reply)));
     }
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
-    CompletableFuture<Long> tryAcquire(LockKeys keys, AcquireRequest request) {
+    CompletableFuture<Long> attempt(LockKeys keys, AcquireRequest request) {
         return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquireKeys,
                 Long.toString(request.leaseMillis()), request.ownerId());
+    }
+
+    /**
+     * The name's unlock channel, Redisson's ({@code redisson_lock__channel:{name}}): Redisson's releases wake our
+     * waiters too. A refused SUBSCRIBE (an ACL without channel access) is logged once per client; waiters then
+     * re-check at the holder's lease.
+     */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return channels.subscribe(keys(name).channel, changed).whenComplete((s, error) -> {
+            if (error != null && !(RedisErrors.unwrap(error) instanceof LockUnavailableException)
+                    && subscriptionRefusedLogged.compareAndSet(false, true)) {
+                log.warn("{}; waiters of this client will re-check at the holder's lease instead of being woken by "
+                        + "unlock messages. Grant the user the channels 'redisson_lock__channel:*' "
+                        + "(ACL '&redisson_lock__channel:*').", RedisErrors.unwrap(error).getMessage());
+            }
+        });
     }
 
     @Override

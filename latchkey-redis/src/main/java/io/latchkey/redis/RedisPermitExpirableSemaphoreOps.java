@@ -43,9 +43,9 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     /** The engine's one subscription per name: woken when a lease this client saw runs out. */
     private final Map<String, Runnable> subscribers = new ConcurrentHashMap<>();
 
-    RedisPermitExpirableSemaphoreOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+    RedisPermitExpirableSemaphoreOps(String namespace, ScriptExecutor executor, PubSubChannels channels,
                                      long recheckMillis) {
-        super("permits", namespace, executor, subscriptions, recheckMillis);
+        super("permits", namespace, executor, channels, recheckMillis);
     }
 
     /** The channel's subscription, plus this client's lease-end wake-ups of the name ({@link #wakeAfter}). */

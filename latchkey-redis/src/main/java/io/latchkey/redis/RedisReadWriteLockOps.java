@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.redis.LockScripts.Script;
 import io.lettuce.core.ScriptOutputType;
@@ -11,7 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One half (read or write) of the Redis read-write lock; the client has one instance of each, both on the same
@@ -40,10 +41,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
 
     private final boolean read;
     private final boolean writerPreference;
-    private final String namespace;
     private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final ScheduledExecutorService scheduler;
+    private final PubSubChannels channels;
     private final long heartbeatMillis;
     private final KeyCache<Keys> keyCache;
 
@@ -53,15 +52,12 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
      * @param heartbeatMillis how long the server remembers a waiting writer that stopped asking; the writer asks
      *        again at least every third of it
      */
-    RedisReadWriteLockOps(boolean read, boolean writerPreference, String namespace, ScriptExecutor executor,
-                          UnlockSubscriptions subscriptions, ScheduledExecutorService scheduler, long heartbeatMillis,
-                          KeyCache<Keys> sharedKeyCache) {
+    RedisReadWriteLockOps(boolean read, boolean writerPreference, ScriptExecutor executor, PubSubChannels channels,
+                          long heartbeatMillis, KeyCache<Keys> sharedKeyCache) {
         this.read = read;
         this.writerPreference = writerPreference;
-        this.namespace = namespace;
         this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.scheduler = scheduler;
+        this.channels = channels;
         this.heartbeatMillis = heartbeatMillis;
         this.keyCache = sharedKeyCache;
     }
@@ -108,20 +104,51 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    /**
+     * One attempt: granted, or busy until the next re-check (the hint of the script, at most a third of the
+     * heartbeat, so that a waiting writer refreshes its intent in time). A writer of a writer-preference lock that
+     * registered its intent answers {@linkplain Attempt#queued queued} with its owner as the entry, so that the engine
+     * {@linkplain #withdraw withdraws} the intent when the writer gives up; one whose wait is over registers none.
+     */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         Keys keys = keys(request.name());
         String lease = Long.toString(request.leaseMillis());
-        RedisLockAcquire.Attempt attempt = read
-                ? willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER,
-                        keys.acquire, request.ownerId(), lease, writerPreference ? "1" : "0")
-                : willWait -> executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER,
-                        keys.acquire, request.ownerId(), lease, willWait && writerPreference ? "1" : "0",
-                        Long.toString(heartbeatMillis));
-        Runnable withdraw = read || !writerPreference ? null : () -> executor.run(ReadWriteLockScripts.WITHDRAW_WRITER,
-                ScriptOutputType.INTEGER, new String[] {keys.writers, keys.write, keys.channel}, request.ownerId());
-        // A writer refreshes its intent well before the server forgets it; readers re-check at the same bound.
-        return new RedisLockAcquire(subscriptions, scheduler, request, keys.channel, attempt, withdraw,
-                Math.max(1, heartbeatMillis / 3), keys).start();
+        boolean intent = !read && writerPreference && !request.isExpired();
+        long sentAt = request.time().nanoTime();
+        CompletableFuture<Long> reply = read
+                ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
+                        request.ownerId(), lease, writerPreference ? "1" : "0")
+                : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
+                        request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis));
+        return reply.thenApply(r -> {
+            if (r > 0) {
+                return Attempt.granted(new Grant(request, r, sentAt, keys));
+            }
+            long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - r, Math.max(1, heartbeatMillis / 3)));
+            return intent ? Attempt.queued(request.ownerId(), recheck) : Attempt.busy(recheck);
+        });
+    }
+
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return channels.subscribe(keys(name).channel, changed);
+    }
+
+    /** Withdraws a waiting writer's intent (a lost withdrawal holds readers back until the intent expires). */
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        if (read || !writerPreference) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Keys keys = keys(request.name());
+        return executor.<Long>run(ReadWriteLockScripts.WITHDRAW_WRITER, ScriptOutputType.INTEGER,
+                new String[] {keys.writers, keys.write, keys.channel}, entry != null ? entry : request.ownerId())
+                .thenApply(r -> null);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
@@ -11,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A lock's remote operations with replica acknowledgement (see {@link RedisOptions}): after each grant,
  * {@code WAIT n timeout} on the connection that wrote it; too few acknowledgements release the grant and fail
- * the acquire with {@link LockUnavailableException}.
+ * the attempt with {@link LockUnavailableException}.
  *
  * <p>{@code WAIT} is sent only after a grant rather than pipelined behind every attempt: pipelined, each attempt
  * that finds the lock busy would also block the shared connection for up to the timeout whenever a replica lags,
@@ -37,9 +38,25 @@ final class RedisReplicaAckedLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return delegate.acquire(request).thenCompose(grant -> grant == null
-                ? CompletableFuture.completedFuture(null) : acknowledged(grant));
+    public boolean singleAttempts() {
+        return delegate.singleAttempts();
+    }
+
+    /** The delegate's attempt; a grant only once enough replicas acknowledged it. */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        return delegate.tryAcquire(request, entry).thenCompose(a -> a.isGranted()
+                ? acknowledged(a.grant()).thenApply(Attempt::granted) : CompletableFuture.completedFuture(a));
+    }
+
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return delegate.subscribe(name, changed);
+    }
+
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        return delegate.withdraw(request, entry);
     }
 
     private CompletableFuture<Grant> acknowledged(Grant grant) {

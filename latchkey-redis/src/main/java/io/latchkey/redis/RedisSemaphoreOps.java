@@ -15,9 +15,9 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RedisSemaphoreOps extends RedisCountOps {
 
-    RedisSemaphoreOps(String namespace, ScriptExecutor executor, UnlockSubscriptions subscriptions,
+    RedisSemaphoreOps(String namespace, ScriptExecutor executor, PubSubChannels channels,
                       long recheckMillis) {
-        super("semaphore", namespace, executor, subscriptions, recheckMillis);
+        super("semaphore", namespace, executor, channels, recheckMillis);
     }
 
     private String permitsKey(String name) {

@@ -2,34 +2,36 @@ package io.latchkey.redis;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The remote half of the Redis spin lock: the plain lock's keys and scripts ({@link RedisLockOps}: so a spin lock
- * and a lock of the same name exclude each other, and Redisson's too), but a waiter never subscribes to anything.
- * It attempts again after an exponential backoff with jitter: the n-th wait is drawn uniformly from
- * [d/2, d] with d = min(max, initial &times; 2<sup>n</sup>), never longer than the holder's remaining lease
- * (the lock is surely free then) nor the caller's deadline. For deployments where pub/sub is unavailable (a proxy
- * without it, an ACL without channels) or where thousands of short waits would cost more in subscriptions than
- * in retries.
+ * and a lock of the same name exclude each other, and Redisson's too), but nothing pushes: its
+ * {@linkplain #subscribe subscription} subscribes to nothing and never takes effect. The waiting is the engine's, as for
+ * every lock; this class only chooses when to look again, as a backoff policy: the n-th busy answer of a wait asks
+ * to look again after a wait drawn uniformly from [d/2, d] with d = min(max, initial &times; 2<sup>n</sup>), never
+ * longer than the holder's remaining lease (the lock is surely free then); the engine bounds it by the caller's
+ * deadline and by its own longest re-check. For deployments where pub/sub is unavailable (a proxy without it, an ACL
+ * without channels) or where thousands of short waits would cost more in subscriptions than in retries.
+ *
+ * <p>The per-waiter state (n) is kept by the engine, not here: a busy answer is {@linkplain Attempt#queued queued}
+ * with the number of the next backoff as its entry, which the engine hands back with the waiter's next attempt and
+ * forgets with the waiter; {@link #withdraw} has nothing to give up. So nothing stays behind after a grant, a timeout
+ * or the client's close.
  */
 final class RedisSpinLockOps implements RemoteLockOps {
 
     private final RedisLockOps lockOps;
-    private final ScheduledExecutorService scheduler;
     private final long initialBackoffNanos;
     private final long maxBackoffNanos;
 
-    RedisSpinLockOps(RedisLockOps lockOps, ScheduledExecutorService scheduler, long initialBackoffNanos,
-                     long maxBackoffNanos) {
+    RedisSpinLockOps(RedisLockOps lockOps, long initialBackoffNanos, long maxBackoffNanos) {
         if (initialBackoffNanos <= 0) {
             throw new IllegalArgumentException(String.format("initialBackoff must be positive but was %d ns",
                     initialBackoffNanos));
@@ -40,14 +42,8 @@ final class RedisSpinLockOps implements RemoteLockOps {
                     maxBackoffNanos));
         }
         this.lockOps = lockOps;
-        this.scheduler = scheduler;
         this.initialBackoffNanos = initialBackoffNanos;
         this.maxBackoffNanos = maxBackoffNanos;
-    }
-
-    @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
-        return new Spin(request).start();
     }
 
     /** The wait before attempt {@code n + 1} (n &ge; 0), jittered. */
@@ -59,66 +55,40 @@ final class RedisSpinLockOps implements RemoteLockOps {
         return d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
     }
 
-    /** One acquire: attempts chained by the timer, no thread of its own. */
-    private final class Spin {
-        private final AcquireRequest request;
-        private final LockKeys keys;
-        private final CompletableFuture<Grant> result = new CompletableFuture<>();
-        private volatile ScheduledFuture<?> timer;
-        private int attempts;
+    @Override
+    public boolean singleAttempts() {
+        return true;
+    }
 
-        Spin(AcquireRequest request) {
-            this.request = request;
-            this.keys = lockOps.keys(request.name());
-        }
-
-        CompletableFuture<Grant> start() {
-            attempt();
-            request.cancelled().thenRun(() -> {
-                ScheduledFuture<?> t = timer;
-                if (t != null && t.cancel(false)) {
-                    result.complete(null);
-                }
-            });
-            return result;
-        }
-
-        private void attempt() {
-            if (request.isCancelled()) {
-                result.complete(null);
-                return;
+    /**
+     * One attempt: granted, or busy with the next backoff as the hint (at most the holder's remaining lease); the
+     * entry counts the busy answers of this wait.
+     */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
+        int n = entry == null ? 0 : Integer.parseInt(entry);
+        LockKeys keys = lockOps.keys(request.name());
+        long sentAt = request.time().nanoTime();
+        return lockOps.attempt(keys, request).thenApply(reply -> {
+            if (reply > 0) {
+                return Attempt.granted(new Grant(request, reply, sentAt, keys));
             }
-            long sentAt = request.time().nanoTime();
-            lockOps.tryAcquire(keys, request).whenComplete((reply, error) -> {
-                if (error != null) {
-                    result.completeExceptionally(error);
-                } else if (reply > 0) {
-                    Grant grant = new Grant(request, reply, sentAt, keys);
-                    if (!result.complete(grant)) {
-                        // The wait was given up while this attempt was out: cancel(false) on a timer task that is
-                        // already running still succeeds, so the cancel path may have completed the result.
-                        lockOps.release(grant);
-                    }
-                } else if (request.isCancelled() || request.isExpired()) {
-                    result.complete(null);
-                } else {
-                    long delay = backoffNanos(attempts++);
-                    if (reply < 0) {
-                        delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(-reply + 1));
-                    }
-                    delay = Math.min(delay, request.remainingNanos());
-                    try {
-                        timer = scheduler.schedule(this::attempt, delay, TimeUnit.NANOSECONDS);
-                    } catch (RejectedExecutionException e) {
-                        result.complete(null); // closing
-                        return;
-                    }
-                    if (request.isCancelled() && timer.cancel(false)) {
-                        result.complete(null);
-                    }
-                }
-            });
-        }
+            long wait = backoffNanos(n);
+            if (reply < 0) {
+                wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(1 - reply));
+            }
+            return Attempt.queued(Integer.toString(Math.min(n + 1, 62)), wait);
+        });
+    }
+
+    /**
+     * Nothing pushes: a subscription that never takes effect, so never fires (the waiter looks again at its backoff
+     * only). A completed one would make the engine look once more at once, for a change before it took effect. A new
+     * future each time: the engine's callbacks on it go with it.
+     */
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return new CompletableFuture<>();
     }
 
     @Override

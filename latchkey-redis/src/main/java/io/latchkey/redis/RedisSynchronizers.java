@@ -1,20 +1,17 @@
 package io.latchkey.redis;
 
 import io.latchkey.ClientOptions;
-import io.latchkey.DistributedLock;
 import io.latchkey.core.RemoteLockOps;
-import io.latchkey.core.TimeSource;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 
 /**
  * The Redis synchronizers beyond the plain lock (read-write lock, fair lock, …), created once per client on the
- * client's one command connection, pub/sub connection and timer.
+ * client's one command connection and pub/sub channels; spin locks are ops of the client's one engine too.
  */
 final class RedisSynchronizers {
 
@@ -24,10 +21,6 @@ final class RedisSynchronizers {
      */
     static final Duration MAX_WAITER_HEARTBEAT = Duration.ofSeconds(5);
 
-    private final ClientOptions options;
-    private final ScriptExecutor executor;
-    private final UnlockSubscriptions subscriptions;
-    private final ScheduledExecutorService scheduler;
     private final long heartbeatMillis;
     private final RedisReadWriteLockOps readOps;
     private final RedisReadWriteLockOps writeOps;
@@ -37,37 +30,36 @@ final class RedisSynchronizers {
     private final RedisSemaphoreOps semaphoreOps;
     private final RedisPermitExpirableSemaphoreOps permitOps;
     private final RedisCountDownLatchOps latchOps;
+    private final RedisLockOps lockOps;
+    private final UnaryOperator<RemoteLockOps> spinWrap;
     private final ReentrantLock spinLock = new ReentrantLock();
-    private SpinLockEngine spinEngine; // guarded by spinLock
     private final Map<List<Long>, RemoteLockOps> spinOps = new HashMap<>(); // guarded by spinLock
-    private boolean closed; // guarded by spinLock
 
-    RedisSynchronizers(ClientOptions options, ScriptExecutor executor, UnlockSubscriptions subscriptions,
-                       ScheduledExecutorService scheduler, String address, String clientId) {
-        this.options = options;
-        this.executor = executor;
-        this.subscriptions = subscriptions;
-        this.scheduler = scheduler;
+    /**
+     * @param lockOps the plain lock's ops, whose keys and scripts the spin locks share
+     * @param spinWrap decorates each spin ops (replica acknowledgement)
+     */
+    RedisSynchronizers(ClientOptions options, ScriptExecutor executor, PubSubChannels channels, String clientId,
+                       RedisLockOps lockOps, UnaryOperator<RemoteLockOps> spinWrap) {
+        this.lockOps = lockOps;
+        this.spinWrap = spinWrap;
         Duration watchdog = options.watchdogTimeout();
         this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
                         executor.cluster()));
-        this.readOps = new RedisReadWriteLockOps(true, true, options.namespace(), executor, subscriptions,
-                scheduler, heartbeatMillis, rwKeys);
-        this.writeOps = new RedisReadWriteLockOps(false, true, options.namespace(), executor, subscriptions,
-                scheduler, heartbeatMillis, rwKeys);
-        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, options.namespace(), executor,
-                subscriptions, scheduler, heartbeatMillis, rwKeys);
-        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, options.namespace(), executor,
-                subscriptions, scheduler, heartbeatMillis, rwKeys);
+        this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys);
+        this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys);
+        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, executor, channels, heartbeatMillis,
+                rwKeys);
+        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
+                rwKeys);
         long recheck = Math.max(1, heartbeatMillis / 3);
-        this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), executor, subscriptions, recheck);
-        this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, subscriptions, recheck);
-        this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, subscriptions, recheck);
-        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, subscriptions, scheduler,
-                heartbeatMillis);
+        this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), executor, channels, recheck);
+        this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);
+        this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, channels, recheck);
+        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, channels, heartbeatMillis);
     }
 
     RedisFairLockOps fairOps() {
@@ -116,26 +108,20 @@ final class RedisSynchronizers {
      */
     static final int MAX_SPIN_BACKOFFS = 64;
 
-    /**
-     * A spin lock with the default backoff; the spin engine is created on first use, on the spin ops as
-     * {@code wrap} decorates them (replica acknowledgement).
-     */
-    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
-        return spinEngine(lockOps, time, wrap).lock(name);
+    /** The remote half of the client's spin locks with the default backoff, wrapped for replica acknowledgement. */
+    RemoteLockOps spinOps() {
+        return spinOps(SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos());
     }
 
     /**
-     * A spin lock with its own backoff, on the same spin engine as the default ones (one ops instance per distinct
-     * backoff pair).
+     * The remote half of the client's spin locks with this backoff: one ops instance per distinct backoff pair (the
+     * engine keys its waiters by it), served by the client's one engine like every other lock.
      */
-    DistributedLock spinLock(String name, RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap,
-                             long initialBackoffNanos, long maxBackoffNanos) {
-        SpinLockEngine c = spinEngine(lockOps, time, wrap);
+    RemoteLockOps spinOps(long initialBackoffNanos, long maxBackoffNanos) {
         List<Long> key = List.of(initialBackoffNanos, maxBackoffNanos);
-        RemoteLockOps ops;
         spinLock.lock();
         try {
-            ops = spinOps.get(key);
+            RemoteLockOps ops = spinOps.get(key);
             if (ops == null) {
                 if (spinOps.size() >= MAX_SPIN_BACKOFFS) {
                     throw new IllegalArgumentException(String.format(
@@ -143,46 +129,12 @@ final class RedisSynchronizers {
                                     + "(%d ns..%d ns); reuse a few configurations", MAX_SPIN_BACKOFFS,
                             initialBackoffNanos, maxBackoffNanos));
                 }
-                ops = wrap.apply(new RedisSpinLockOps(lockOps, scheduler, initialBackoffNanos, maxBackoffNanos));
+                ops = spinWrap.apply(new RedisSpinLockOps(lockOps, initialBackoffNanos, maxBackoffNanos));
                 spinOps.put(key, ops);
             }
+            return ops;
         } finally {
             spinLock.unlock();
-        }
-        return c.withBackoff(name, ops);
-    }
-
-    private SpinLockEngine spinEngine(RedisLockOps lockOps, TimeSource time, UnaryOperator<RemoteLockOps> wrap) {
-        spinLock.lock();
-        try {
-            if (closed) {
-                throw new IllegalStateException("client closed");
-            }
-            if (spinEngine == null) {
-                spinEngine = new SpinLockEngine(options, time, wrap.apply(new RedisSpinLockOps(lockOps, scheduler,
-                        SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos())));
-            }
-            return spinEngine;
-        } finally {
-            spinLock.unlock();
-        }
-    }
-
-    /**
-     * Closes the spin engine (its holds turn lost, as the client's own do); the waits of every other primitive,
-     * semaphores and latches included, end with the client's engine.
-     */
-    void close() {
-        SpinLockEngine c;
-        spinLock.lock();
-        try {
-            closed = true;
-            c = spinEngine;
-        } finally {
-            spinLock.unlock();
-        }
-        if (c != null) {
-            c.close();
         }
     }
 

@@ -87,7 +87,7 @@ class RedisFailureTest {
                     switch (op) {
                         case "release": ops.release(held).get(); break;
                         case "renew": ops.renew(List.of(held)).get(); break;
-                        default: ops.acquire(request(uniqueName("x"), owner(), 1_000, Duration.ZERO)).get();
+                        default: ops.tryAcquire(request(uniqueName("x"), owner(), 1_000, Duration.ZERO), null).get();
                     }
                 }).isInstanceOf(ExecutionException.class)
                         .cause()
@@ -106,7 +106,7 @@ class RedisFailureTest {
             redis.pauseClients(Duration.ofMillis(3_000));
             long start = System.nanoTime();
             assertThatThrownBy(() -> client.redisLockOps()
-                    .acquire(request(uniqueName("slow"), owner(), 1_000, Duration.ZERO)).get())
+                    .tryAcquire(request(uniqueName("slow"), owner(), 1_000, Duration.ZERO), null).get())
                     .cause()
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("did not answer acquire within");

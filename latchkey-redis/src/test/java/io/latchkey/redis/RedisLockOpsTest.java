@@ -7,8 +7,10 @@ import static io.latchkey.redis.RedisTestSupport.request;
 import static io.latchkey.redis.RedisTestSupport.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.DistributedLock;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
 import io.latchkey.testing.RedisServerExtension;
 import java.time.Duration;
 import java.util.List;
@@ -195,35 +197,61 @@ class RedisLockOpsTest {
         String name = uniqueName("redisson-held");
         redis.execute("HSET", name, "some-redisson-id:42", "3");
         redis.execute("PEXPIRE", name, "400");
+        RemoteLockOps.Attempt busy = ops.tryAcquire(request(name, owner(), 5_000, null), null).get(5, TimeUnit.SECONDS);
+        assertThat(busy.isGranted()).isFalse();
+        assertThat(busy.entry()).isNull();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(busy.recheckNanos())).as("re-check hint: the holder's PTTL + 1 ms")
+                .isBetween(200L, 401L);
         long start = System.nanoTime();
-        Grant g = ops.acquire(request(name, owner(), 5_000, Duration.ofSeconds(5))).get(5, TimeUnit.SECONDS);
+        DistributedLock lock = client.lock(name);
+        assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(g).isNotNull();
-        assertThat(waitedMs).as("woken at the holder's TTL, not by polling").isBetween(300L, 1_500L);
-        ops.release(g).get();
+        assertThat(waitedMs).as("woken at the holder's TTL, not by polling").isBetween(150L, 1_500L);
+        lock.unlock();
     }
 
     @Test
-    void deadlineEndsTheWaitWithNull() throws Exception {
+    void aHolderWithoutExpiryGivesNoHint() throws Exception {
+        String name = uniqueName("no-expiry");
+        redis.execute("HSET", name, "some-redisson-id:42", "1");
+        RemoteLockOps.Attempt busy = ops.tryAcquire(request(name, owner(), 5_000, null), null).get(5, TimeUnit.SECONDS);
+        assertThat(busy.isGranted()).isFalse();
+        assertThat(busy.recheckNanos()).as("the engine's bounded fallback re-check applies").isZero();
+        redis.execute("DEL", name);
+    }
+
+    @Test
+    void aTimedTryLockOnAHeldLockEndsInTimeAndUnsubscribes() throws Exception {
         String name = uniqueName("deadline");
         acquireNow(ops, name, owner(), 10_000);
         long start = System.nanoTime();
-        Grant g = ops.acquire(request(name, owner(), 5_000, Duration.ofMillis(200))).get(5, TimeUnit.SECONDS);
+        boolean got = client.lock(name).tryLock(200, TimeUnit.MILLISECONDS);
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertThat(g).isNull();
-        assertThat(waitedMs).isBetween(150L, 1_000L);
-        assertThat(client.subscriptions().size()).as("unsubscribed after the wait").isZero();
+        assertThat(got).isFalse();
+        assertThat(waitedMs).isBetween(190L, 1_000L);
+        org.awaitility.Awaitility.await().until(() -> client.subscriptions().size() == 0);
     }
 
     @Test
-    void cancellationEndsTheWaitWithNull() throws Exception {
-        String name = uniqueName("cancel");
-        acquireNow(ops, name, owner(), 10_000);
-        AcquireRequest req = request(name, owner(), 5_000, null);
-        CompletableFuture<Grant> pending = ops.acquire(req);
+    void anInterruptedWaiterLeavesNoLockAndUnsubscribes() throws Exception {
+        String name = uniqueName("interrupt");
+        Grant held = acquireNow(ops, name, owner(), 10_000);
+        DistributedLock lock = client.lock(name);
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                lock.lockInterruptibly();
+                outcome.complete(null);
+            } catch (Throwable e) {
+                outcome.complete(e);
+            }
+        }, "interrupted-waiter");
+        t.start();
         org.awaitility.Awaitility.await().until(() -> client.subscriptions().size() == 1);
-        req.cancel();
-        assertThat(pending.get(2, TimeUnit.SECONDS)).isNull();
-        assertThat(client.subscriptions().size()).isZero();
+        t.interrupt();
+        assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+        org.awaitility.Awaitility.await().until(() -> client.subscriptions().size() == 0);
+        assertThat(ops.release(held).get()).isTrue();
+        assertThat(ops.isLocked(name).get()).as("nothing left behind").isFalse();
     }
 }

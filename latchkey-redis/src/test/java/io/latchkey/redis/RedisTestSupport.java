@@ -37,6 +37,6 @@ final class RedisTestSupport {
     }
 
     static Grant acquireNow(RedisLockOps ops, String name, String owner, long leaseMillis) throws Exception {
-        return ops.acquire(request(name, owner, leaseMillis, Duration.ZERO)).get(5, TimeUnit.SECONDS);
+        return ops.tryAcquire(request(name, owner, leaseMillis, Duration.ZERO), null).get(5, TimeUnit.SECONDS).grant();
     }
 }

@@ -3,10 +3,10 @@ package io.latchkey.redis;
 import static io.latchkey.redis.RedisTestSupport.acquireNow;
 import static io.latchkey.redis.RedisTestSupport.fastOptions;
 import static io.latchkey.redis.RedisTestSupport.owner;
-import static io.latchkey.redis.RedisTestSupport.request;
 import static io.latchkey.redis.RedisTestSupport.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.LockLease;
 import io.latchkey.core.Grant;
 import io.latchkey.testing.RedisServerExtension;
 import java.lang.management.ManagementFactory;
@@ -48,14 +48,14 @@ class RedisWakeUpTest {
     void waiterInAnotherClientWakesByPubSubWellUnderTheHoldersTtl() throws Exception {
         String name = uniqueName("wake");
         Grant held = acquireNow(holderClient.redisLockOps(), name, owner(), 30_000);
-        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        CompletableFuture<LockLease> waiting = waiterClient.lock(name).acquireAsync();
         Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
         Thread.sleep(50); // let the waiter arm after its post-subscribe attempt
         assertThat(waiting).isNotDone();
 
         long released = System.nanoTime();
         assertThat(holderClient.redisLockOps().release(held).get()).isTrue();
-        Grant got = waiting.get(5, TimeUnit.SECONDS);
+        LockLease got = waiting.get(5, TimeUnit.SECONDS);
         long wokeAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
         assertThat(got).isNotNull();
         assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
@@ -68,12 +68,12 @@ class RedisWakeUpTest {
         String name = uniqueName("lost-message");
         acquireNow(holderClient.redisLockOps(), name, owner(), 700);
         long start = System.nanoTime();
-        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        CompletableFuture<LockLease> waiting = waiterClient.lock(name).acquireAsync();
         Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
         Thread.sleep(50);
         // The holder's key vanishes without a PUBLISH: no message will ever come.
         redis.execute("DEL", name);
-        Grant got = waiting.get(5, TimeUnit.SECONDS);
+        LockLease got = waiting.get(5, TimeUnit.SECONDS);
         long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(got).isNotNull();
         assertThat(waitedMs).as("re-checked at the holder's remaining TTL").isBetween(500L, 1_500L);
@@ -83,7 +83,7 @@ class RedisWakeUpTest {
     void aPubSubReconnectMakesWaitersRecheckAtOnce() throws Exception {
         String name = uniqueName("reconnect");
         acquireNow(holderClient.redisLockOps(), name, owner(), 30_000);
-        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        CompletableFuture<LockLease> waiting = waiterClient.lock(name).acquireAsync();
         Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
         Thread.sleep(50);
         // A release whose message the waiter missed (DEL publishes nothing), then the waiter's pub/sub
@@ -100,7 +100,7 @@ class RedisWakeUpTest {
     void forceUnlockWakesWaiters() throws Exception {
         String name = uniqueName("force-wake");
         acquireNow(holderClient.redisLockOps(), name, owner(), 30_000);
-        CompletableFuture<Grant> waiting = waiterClient.redisLockOps().acquire(request(name, owner(), 30_000, null));
+        CompletableFuture<LockLease> waiting = waiterClient.lock(name).acquireAsync();
         Awaitility.await().until(() -> waiterClient.subscriptions().size() == 1);
         Thread.sleep(50);
         long forced = System.nanoTime();
@@ -120,9 +120,9 @@ class RedisWakeUpTest {
             held.add(acquireNow(holderClient.redisLockOps(), name, owner(), 60_000));
         }
         int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
-        List<CompletableFuture<Grant>> pending = new ArrayList<>();
+        List<CompletableFuture<LockLease>> pending = new ArrayList<>();
         for (String name : names) {
-            pending.add(waiterClient.redisLockOps().acquire(request(name, owner(), 60_000, null)));
+            pending.add(waiterClient.lock(name).acquireAsync());
         }
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> waiterClient.subscriptions().size() == n);
         assertThat(pending).noneMatch(CompletableFuture::isDone);
