@@ -178,4 +178,22 @@ class EtcdLockWaitingTest {
         held.release();
         assertThat(b.lock(name).isLocked()).isFalse();
     }
+
+    @Test
+    void aPlainAndAFairWaiterOfOneClientShareTheNamesWatchAndBothAreWoken() throws Exception {
+        String name = "shared-" + UUID.randomUUID();
+        EtcdLockClient a = open();
+        EtcdLockClient b = open();
+        LockLease held = a.lock(name).acquire();
+        Client admin = jetcd();
+        CompletableFuture<Long> plain = waitFor(b.lock(name));
+        CompletableFuture<Long> fair = waitFor(b.fairLock(name));
+        await().atMost(Duration.ofSeconds(10)).until(() -> keys(admin, a.lockPrefix(name)).size() == 3);
+        Thread.sleep(300);
+        long releasedAt = System.nanoTime();
+        held.release();
+        // each is woken by the deletion of the key before its own, well before the engine's 5 s re-check
+        long last = Math.max(plain.get(30, TimeUnit.SECONDS), fair.get(30, TimeUnit.SECONDS));
+        assertThat(Duration.ofNanos(last - releasedAt)).isLessThan(Duration.ofMillis(2500));
+    }
 }

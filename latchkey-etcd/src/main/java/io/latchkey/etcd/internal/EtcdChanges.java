@@ -7,8 +7,10 @@ import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.latchkey.core.RemoteCountOps;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Predicate;
+import java.util.function.Consumer;
 
 /**
  * The wake-ups of the engine's waiters ({@link RemoteCountOps#subscribe}, {@code RemoteLockOps#subscribe}): a watch
@@ -23,40 +25,34 @@ final class EtcdChanges {
 
     static CompletableFuture<RemoteCountOps.Subscription> subscribe(EtcdSession session, String key, boolean prefix,
                                                                     Runnable changed) {
-        return watch(session, key, prefix, false, null, changed);
+        return watch(session, key, prefix, false, keys -> changed.run());
     }
 
     /**
-     * Watches only the deletions under {@code prefix} (a lock's queue: only a deleted key can let a waiter in), and of
-     * those only the ones {@code wakes} accepts (the key a waiter of this client waits for); a broken watch always
-     * calls {@code changed}.
+     * Watches only the deletions under {@code prefix} (a lock's queue: only a deleted key can let a waiter in) and
+     * hands {@code deleted} the keys of each response; a broken watch hands it {@code null} (anything may have
+     * changed).
      */
     static CompletableFuture<RemoteCountOps.Subscription> deletions(EtcdSession session, String prefix,
-                                                                    Predicate<String> wakes, Runnable changed) {
-        return watch(session, prefix, true, true, wakes, changed);
+                                                                    Consumer<List<String>> deleted) {
+        return watch(session, prefix, true, true, deleted);
     }
 
     private static CompletableFuture<RemoteCountOps.Subscription> watch(EtcdSession session, String key,
                                                                         boolean prefix, boolean deletesOnly,
-                                                                        Predicate<String> wakes, Runnable changed) {
-        // wakes == null: every response wakes (the counted primitives)
+                                                                        Consumer<List<String>> events) {
         GetOption count = GetOption.builder().isPrefix(prefix).withCountOnly(true).build();
         return session.bounded(session.client().getKVClient().get(bytes(key), count), "read " + key).thenApply(r -> {
             WatchOption from = WatchOption.builder().isPrefix(prefix).withRevision(r.getHeader().getRevision() + 1)
                     .withNoPut(deletesOnly).build();
             Watch.Watcher watcher = session.client().getWatchClient().watch(bytes(key), from,
                     Watch.listener(response -> {
-                        if (wakes == null) {
-                            changed.run();
-                            return;
-                        }
+                        List<String> keys = new ArrayList<>(response.getEvents().size());
                         for (WatchEvent event : response.getEvents()) {
-                            if (wakes.test(EtcdKeys.string(event.getKeyValue().getKey()))) {
-                                changed.run();
-                                return;
-                            }
+                            keys.add(EtcdKeys.string(event.getKeyValue().getKey()));
                         }
-                    }, error -> changed.run()));
+                        events.accept(keys);
+                    }, error -> events.accept(null)));
             return watcher::close;
         });
     }

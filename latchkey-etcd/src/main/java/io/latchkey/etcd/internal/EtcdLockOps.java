@@ -159,14 +159,14 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * A watch of the deletions under the lock's prefix (a put never lets a waiter in), reporting only the deletion of
-     * a key a waiter of this client waits for (its predecessor, or its own key), so a release wakes only its
-     * successor's client.
+     * The client's watch of the deletions under the lock's prefix (a put never lets a waiter in; one watch per prefix,
+     * shared with the other lock kind queueing there: {@link EtcdQueueWatches}), reporting only the deletion of a key a
+     * waiter of this ops waits for (its predecessor, or its own key), so a release wakes only its successor's client.
      */
     @Override
     public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         String prefix = prefixOf.apply(name);
-        return EtcdChanges.deletions(session, prefix, deleted -> attempts.waiting.wakes(prefix, deleted), changed)
+        return session.queueWatches().subscribe(prefix, deleted -> attempts.waiting.wakes(prefix, deleted), changed)
                 .thenApply(watch -> {
                     subscribers.add(changed);
                     return () -> {
