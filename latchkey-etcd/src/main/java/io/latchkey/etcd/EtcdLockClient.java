@@ -328,10 +328,6 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
 
     @Override
     protected void closeBackend() {
-        lockOps.close();
-        fairLockOps.close();
-        readOps.close();
-        writeOps.close();
         permitOps.close();
         session.close();
     }

@@ -27,12 +27,18 @@ import java.util.function.Function;
  * The remote half of the etcd lock: one key per owner under the lock's prefix, the lowest create revision holds.
  *
  * <h2>Round trips</h2>
- * An uncontended watchdog acquire is one transaction (put our key, read the prefix's lowest key); a fixed-lease
+ * An uncontended watchdog acquire is one transaction (put our key, read the keys before it); a fixed-lease
  * acquire adds a lease grant and a transaction that moves the key to that lease. Release is one transaction
  * (delete our key if its create revision is still ours). A release or hand-off that does not reach etcd fails
  * for its caller, and the key is deleted again until etcd answers ({@link StrandedKeys}): the shared lease it is on
  * stays alive while this client has other keys, so without that it would block the name for the client's lifetime. A renewal batch is one keep-alive of the shared lease
  * plus one transaction reading every held key.
+ *
+ * <h2>Waiting</h2>
+ * The engine waits ({@link #singleAttempts()}): this class answers single attempts ({@link EtcdLockAttempts}), each
+ * waiter's key under the prefix being its place in the queue (the attempt's entry), and a watch per name
+ * ({@link #subscribe}) wakes the engine when the key a waiter waits for is deleted. A waiter that leaves deletes its
+ * key ({@link #withdraw}, {@link EtcdWaitingKeys}).
  *
  * <h2>Tokens</h2>
  * The fencing token is the revision at which the owner was seen to hold: its key's create revision when the put
@@ -64,7 +70,9 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final Function<String, String> prefixOf;
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
-    private final Set<EtcdLockAcquire> waiting = ConcurrentHashMap.newKeySet();
+    private final EtcdLockAttempts attempts;
+    /** The engine's listeners of this ops' subscriptions, told to look again when the server may have changed unseen. */
+    private final Set<Runnable> subscribers = ConcurrentHashMap.newKeySet();
     /** Held grants by key, for losses the session reports (an expired shared lease). */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
@@ -103,9 +111,11 @@ public final class EtcdLockOps implements RemoteLockOps {
         this.prefixOf = prefixOf;
         this.clientId = clientId;
         this.lostSink = lostSink;
+        this.attempts = new EtcdLockAttempts(this);
         session.onSharedLeaseLost(this::sharedLeaseLost);
-        session.onKeeperFailure(() -> waiting.forEach(EtcdLockAcquire::recheckNow));
-        session.keepAliveWhile(() -> !waiting.isEmpty());
+        // a keep-alive failed: the server may be gone, so the waiters ask it now instead of trusting the watch
+        session.onKeeperFailure(() -> subscribers.forEach(Runnable::run));
+        session.keepAliveWhile(() -> !attempts.waiting.isEmpty());
     }
 
     /** Tells a read half the write half whose holders it grants a read at once (downgrade). */
@@ -132,15 +142,45 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(AcquireRequest request) {
+    public boolean singleAttempts() {
+        return true;
+    }
+
+    /**
+     * One look ({@link EtcdLockAttempts}): a first attempt puts the owner's key and holds if nothing is before it, else
+     * answers queued with the key as its entry; a later attempt re-reads that key and its predecessor.
+     */
+    @Override
+    public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         String prefix = prefixOf.apply(request.name());
         EtcdLockOps write = writeHalf;
         Kind as = write != null && write.holdsUnder(prefix, request.ownerId()) ? Kind.DOWNGRADE : kind;
-        EtcdLockAcquire attempt = new EtcdLockAcquire(this, request, prefix, as);
-        waiting.add(attempt);
-        attempt.result.whenComplete((g, e) -> waiting.remove(attempt));
-        attempt.start();
-        return attempt.result;
+        return attempts.attempt(request, prefix, as, entry);
+    }
+
+    /**
+     * The client's watch of the deletions under the lock's prefix (a put never lets a waiter in; one watch per prefix,
+     * shared with the other lock kind queueing there: {@link EtcdQueueWatches}), reporting only the deletion of a key a
+     * waiter of this ops waits for (its predecessor, or its own key), so a release wakes only its successor's client.
+     */
+    @Override
+    public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        String prefix = prefixOf.apply(name);
+        return session.queueWatches().subscribe(prefix, deleted -> attempts.waiting.wakes(prefix, deleted), changed)
+                .thenApply(watch -> {
+                    subscribers.add(changed);
+                    return () -> {
+                        subscribers.remove(changed);
+                        watch.close();
+                    };
+                });
+    }
+
+    /** Deletes the waiter's key (retried until etcd answers); without an entry, its owner's waiting keys. */
+    @Override
+    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
+        return entry != null ? attempts.waiting.abandon(entry)
+                : attempts.waiting.abandonOwner(prefixOf.apply(request.name()), request.ownerId());
     }
 
     /**
@@ -199,7 +239,7 @@ public final class EtcdLockOps implements RemoteLockOps {
                 lostSink.accept(g, "its etcd lease " + Long.toHexString(leaseId) + " expired");
             }
         }
-        waiting.forEach(EtcdLockAcquire::recheckNow);
+        subscribers.forEach(Runnable::run); // the waiting keys on it are gone too: the waiters queue again
     }
 
     @Override
@@ -228,16 +268,6 @@ public final class EtcdLockOps implements RemoteLockOps {
      */
     private void strand(EtcdGrantState hold) {
         session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
-    }
-
-    /**
-     * Abandons every waiting attempt (their watches close, their keys are deleted while the connection still
-     * serves); called when the client closes, before its lease is revoked.
-     */
-    public void close() {
-        for (EtcdLockAcquire attempt : List.copyOf(waiting)) {
-            attempt.giveUp(new io.latchkey.LockUnavailableException("the etcd lock client was closed"));
-        }
     }
 
     @Override
@@ -320,6 +350,22 @@ public final class EtcdLockOps implements RemoteLockOps {
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
     CompletableFuture<Boolean> deleteIfOurs(String key, long createRevision) {
         return session.deleteIfCreatedAt(key, createRevision);
+    }
+
+    /**
+     * Deletes a waiting key that must not stay (its owner left, or its put landed after its attempt gave up); if etcd
+     * does not answer, the delete is retried until it does ({@link StrandedKeys}): on the shared lease, which this
+     * client keeps alive for its other keys, it would otherwise block the name for as long as the client lives.
+     * Completes with whether this first try deleted it; never exceptionally.
+     */
+    CompletableFuture<Boolean> deleteOrStrand(String key, long createRevision) {
+        return deleteIfOurs(key, createRevision).handle((deleted, e) -> {
+            if (e != null) {
+                session.stranded().delete(key, createRevision, 0);
+                return false;
+            }
+            return deleted;
+        });
     }
 
     @Override

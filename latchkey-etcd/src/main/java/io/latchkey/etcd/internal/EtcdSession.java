@@ -53,6 +53,7 @@ public final class EtcdSession implements AutoCloseable {
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
     private final StrandedKeys stranded;
+    private final EtcdQueueWatches queueWatches;
     // guarded by leaseLock
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
@@ -77,6 +78,7 @@ public final class EtcdSession implements AutoCloseable {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         this.stranded = new StrandedKeys(this);
+        this.queueWatches = new EtcdQueueWatches(this);
     }
 
     public Client client() {
@@ -99,6 +101,11 @@ public final class EtcdSession implements AutoCloseable {
     /** Keys whose release did not reach etcd, retried until it does. */
     StrandedKeys stranded() {
         return stranded;
+    }
+
+    /** The client's one watch per lock queue (prefix), shared by the lock kinds that queue there. */
+    EtcdQueueWatches queueWatches() {
+        return queueWatches;
     }
 
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */

@@ -1,0 +1,274 @@
+package io.latchkey.etcd.internal;
+
+import static io.latchkey.etcd.internal.EtcdKeys.bytes;
+
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps.Attempt;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The single attempts of one lock ops on etcd's create-revision queue ({@code RemoteLockOps#tryAcquire}): a first
+ * attempt puts the owner's key under the lock's prefix and reads the keys before it in the same transaction; it holds
+ * if none is left (a writer of a read-write lock: and no downgraded read is held; a reader: no writer's key is older
+ * than its own; a downgrade holds at once), else it answers queued with its key as the entry. A later attempt with
+ * that entry reads its key and its predecessor again. The key each waiting key waits for is noted
+ * ({@link EtcdWaitingKeys.Key#awaited}), so the name's watch wakes the engine only when that key goes.
+ *
+ * <p>Never waits, never arms a timer: the engine does both.
+ */
+final class EtcdLockAttempts {
+
+    /** The re-check hint of a queued answer, a fallback for a lost watch event (the engine bounds it further). */
+    static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final EtcdLockOps ops;
+    private final EtcdSession session;
+    final EtcdWaitingKeys waiting;
+
+    EtcdLockAttempts(EtcdLockOps ops) {
+        this.ops = ops;
+        this.session = ops.session;
+        this.waiting = new EtcdWaitingKeys(ops);
+    }
+
+    /**
+     * One attempt of {@code request} under {@code prefix}: a re-check of the waiting key {@code entry}, or a new key
+     * of {@code kind} if there is none (a first attempt, or the waiting key went with its lease).
+     */
+    CompletableFuture<Attempt> attempt(AcquireRequest request, String prefix, EtcdLockOps.Kind kind, String entry) {
+        EtcdWaitingKeys.Key k = entry == null ? null : waiting.get(entry);
+        if (k != null && k.state.get() == EtcdWaitingKeys.State.LANDED) {
+            return check(request, k, kind);
+        }
+        return put(request, prefix, kind, true);
+    }
+
+    /** Where the keys that may keep a waiter out live: the writers' keys for a reader, the whole prefix otherwise. */
+    private static String blockers(String prefix, EtcdLockOps.Kind kind) {
+        return kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
+    }
+
+    /**
+     * A read of one downgraded reader's key under the prefix (a writer's second condition); an empty range for other
+     * kinds, so that every transaction has the same shape.
+     */
+    private static Op downgradedReads(String prefix, EtcdLockOps.Kind kind) {
+        // no key is the bare prefix itself
+        boolean write = kind == EtcdLockOps.Kind.WRITE;
+        String scope = write ? prefix + EtcdLockOps.Kind.DOWNGRADE.marker : prefix;
+        return Op.get(bytes(scope), GetOption.builder().isPrefix(write).withKeysOnly(true).withLimit(1).build());
+    }
+
+    /**
+     * Puts a new key and reads the newest blockers in one transaction.
+     *
+     * @param retryOnLostLease whether a put refused because the shared lease expired (while this client was idle or
+     *        the server was away) may be tried once more on a newly granted lease
+     */
+    private CompletableFuture<Attempt> put(AcquireRequest request, String prefix, EtcdLockOps.Kind kind,
+                                           boolean retryOnLostLease) {
+        String key = prefix + ops.nextKeySuffix(kind);
+        long sentAt = request.time().nanoTime();
+        return session.sharedLease().thenCompose(lease -> {
+            EtcdWaitingKeys.Key k = waiting.putting(key, prefix, request.ownerId(), kind, lease);
+            CompletableFuture<TxnResponse> sent;
+            try {
+                sent = session.client().getKVClient().txn()
+                        .Then(Op.put(bytes(key), bytes(request.ownerId()), PutOption.builder().withLeaseId(lease).build()),
+                                Op.get(bytes(blockers(prefix, kind)), GetOption.builder().isPrefix(true)
+                                        .withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+                                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(2).build()),
+                                downgradedReads(prefix, kind))
+                        .commit();
+            } catch (RuntimeException e) {
+                sent = CompletableFuture.failedFuture(e);
+            }
+            // a put that lands after its attempt gave up is deleted then (EtcdWaitingKeys)
+            sent.whenComplete((r, e) -> {
+                if (e == null) {
+                    waiting.landed(k, r.getHeader().getRevision());
+                } else {
+                    waiting.putFailed(k);
+                }
+            });
+            return session.bounded(sent, "put " + key).handle((r, e) -> {
+                if (e != null) {
+                    waiting.abandon(k);
+                    if (EtcdSession.isLeaseNotFound(e)) {
+                        session.leaseGone(lease);
+                        if (retryOnLostLease) {
+                            return put(request, prefix, kind, false);
+                        }
+                    }
+                    return failed(request, e);
+                }
+                waiting.landed(k, r.getHeader().getRevision());
+                return afterPut(request, k, r, sentAt);
+            }).thenCompose(f -> f);
+        });
+    }
+
+    private CompletableFuture<Attempt> afterPut(AcquireRequest request, EtcdWaitingKeys.Key k, TxnResponse r,
+                                                long sentAt) {
+        // sorted newest first: our own key (the put is in the same transaction), then the one before it
+        String before = null;
+        for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
+            String s = EtcdKeys.string(kv.getKey());
+            if (!s.equals(k.key)) {
+                before = s;
+                break;
+            }
+        }
+        List<KeyValue> down = r.getGetResponses().get(1).getKvs();
+        if (before == null && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
+            before = EtcdKeys.string(down.get(0).getKey());
+        }
+        if (before == null || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
+            return hold(request, k, sentAt, k.revision);
+        }
+        k.awaited = before;
+        return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+    }
+
+    /** Reads our key and our predecessor: holds if there is none, else stays queued. */
+    private CompletableFuture<Attempt> check(AcquireRequest request, EtcdWaitingKeys.Key k, EtcdLockOps.Kind kind) {
+        k.awaited = null; // while the read is out, every deletion wakes
+        long sentAt = request.time().nanoTime();
+        CompletableFuture<TxnResponse> read;
+        try {
+            read = session.client().getKVClient().txn()
+                    .Then(Op.get(bytes(k.key), GetOption.DEFAULT),
+                            Op.get(bytes(blockers(k.prefix, k.kind)), GetOption.builder().isPrefix(true)
+                                    .withKeysOnly(true).withMaxCreateRevision(k.revision - 1)
+                                    .withSortField(GetOption.SortTarget.CREATE)
+                                    .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()),
+                            downgradedReads(k.prefix, k.kind))
+                    .commit();
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        return session.bounded(read, "check " + k.key).handle((r, e) -> {
+            if (e != null) {
+                waiting.abandon(k);
+                return failed(request, e);
+            }
+            List<KeyValue> ours = r.getGetResponses().get(0).getKvs();
+            if (ours.isEmpty() || ours.get(0).getCreateRevision() != k.revision) {
+                // our key went (its lease expired, or it was force-deleted): queue again
+                waiting.gone(k);
+                return put(request, k.prefix, kind, true);
+            }
+            List<KeyValue> before = r.getGetResponses().get(1).getKvs();
+            List<KeyValue> down = r.getGetResponses().get(2).getKvs();
+            if (before.isEmpty() && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
+                // first in line, but a downgraded read (queued after us, granted at once) is held
+                k.awaited = EtcdKeys.string(down.get(0).getKey());
+                return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+            }
+            if (before.isEmpty() || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
+                // The token is the revision at which we were seen to hold, not our key's create revision: a hand-off
+                // between local owners (a write) may have issued a token after our key's creation, and this read
+                // comes after that holder's key was deleted.
+                return hold(request, k, sentAt, r.getHeader().getRevision());
+            }
+            k.awaited = EtcdKeys.string(before.get(0).getKey());
+            return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+        }).thenCompose(f -> f);
+    }
+
+    /** Our key holds the lock: the grant (a fixed lease first moves the key to a lease of its own). */
+    private CompletableFuture<Attempt> hold(AcquireRequest request, EtcdWaitingKeys.Key k, long sentAt, long token) {
+        if (request.watchdog()) {
+            // The engine bounds the hold from its grant's request time, but the key lives only as long as the
+            // shared lease's current TTL, which may have started earlier: the grant takes the earlier moment.
+            return session.ttlStartedAt(k.leaseId).handle((ttlStart, e) -> {
+                if (e != null) {
+                    waiting.abandon(k);
+                    return failed(request, e);
+                }
+                if (ttlStart == null) {
+                    waiting.gone(k); // the shared lease expired and took the key
+                    return put(request, k.prefix, k.kind, false);
+                }
+                if (!waiting.granted(k)) {
+                    return withdrawn(request);
+                }
+                Grant grant = new Grant(request, token, Math.min(sentAt, ttlStart),
+                        new EtcdGrantState(k.key, k.revision, k.leaseId, false));
+                ops.granted(grant);
+                if (token != k.revision) {
+                    recordToken(k, request.ownerId(), token);
+                }
+                return CompletableFuture.completedFuture(Attempt.granted(grant));
+            }).thenCompose(f -> f);
+        }
+        // A fixed lease: move the key to a lease of its own (the create revision, our place, stays).
+        long ttl = session.ttlSecondsFor(request.leaseMillis());
+        return session.bounded(session.client().getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s")
+                .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
+                        .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)))
+                        .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), token),
+                                PutOption.builder().withLeaseId(g.getID()).build()))
+                        .commit(), "move " + k.key + " to its own lease").thenApply(t -> {
+                            if (!t.isSucceeded()) {
+                                session.revoke(g.getID());
+                                return 0L;
+                            }
+                            return g.getID();
+                        }))
+                .handle((lease, e) -> {
+                    if (e != null) {
+                        waiting.abandon(k);
+                        return failed(request, e);
+                    }
+                    if (lease == 0L) {
+                        waiting.gone(k);
+                        return put(request, k.prefix, k.kind, true);
+                    }
+                    if (!waiting.granted(k)) {
+                        session.revoke(lease);
+                        return withdrawn(request);
+                    }
+                    Grant grant = new Grant(request, token, sentAt, new EtcdGrantState(k.key, k.revision, lease, true));
+                    ops.granted(grant);
+                    return CompletableFuture.completedFuture(Attempt.granted(grant));
+                }).thenCompose(f -> f);
+    }
+
+    /**
+     * Writes a queued grant's token into its key, for {@code latchkey inspect} (another client cannot derive it: it is
+     * the revision of the read that granted it). Sent after the grant and never waited for; only if the key is
+     * untouched since its creation, so a hand-off that rewrote it meanwhile is never overwritten.
+     */
+    private void recordToken(EtcdWaitingKeys.Key k, String ownerId, long token) {
+        try {
+            session.client().getKVClient().txn()
+                    .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
+                            new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))
+                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, token),
+                            PutOption.builder().withLeaseId(k.leaseId).build()))
+                    .commit().exceptionally(e -> null);
+        } catch (RuntimeException e) {
+            // best effort: inspect then shows the key's create revision
+        }
+    }
+
+    private CompletableFuture<Attempt> failed(AcquireRequest request, Throwable e) {
+        return CompletableFuture.failedFuture(session.unavailable("acquire " + request.name(), e));
+    }
+
+    /** The key was withdrawn while its attempt was out (the client is closing): nobody waits for this answer. */
+    private CompletableFuture<Attempt> withdrawn(AcquireRequest request) {
+        return failed(request, new IllegalStateException("the waiting key was withdrawn"));
+    }
+}

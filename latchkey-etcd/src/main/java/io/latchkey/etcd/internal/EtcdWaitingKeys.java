@@ -1,0 +1,164 @@
+package io.latchkey.etcd.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The waiting keys of one lock ops: keys this client put under a lock's prefix for an owner that is neither granted
+ * nor gone, each the owner's place in the lock's queue (the {@code entry} of the engine's queued answer is the key).
+ *
+ * <p>A key whose put is still out when its owner leaves is deleted when the put lands (jetcd retries a put across a
+ * reconnect after we stopped waiting for it), so no key stays behind, kept alive by the client's lease, to block the
+ * lock. Deletes that do not reach etcd are retried until they do ({@link StrandedKeys}).
+ *
+ * <p>Thread-safe; no I/O under a lock (each key's state changes by compare-and-set).
+ */
+final class EtcdWaitingKeys {
+
+    enum State {
+        /** Put sent, no answer yet. */
+        PUTTING,
+        /** On the server, waiting. */
+        LANDED,
+        /** Left while its put was out: deleted when it lands. */
+        ABANDONED,
+        /** Granted, or deleted, or never landed: no longer this table's. */
+        DONE
+    }
+
+    /** One waiting key. */
+    static final class Key {
+        final String key;
+        final String prefix;
+        final String ownerId;
+        final EtcdLockOps.Kind kind;
+        /** The shared lease the key was put on. */
+        final long leaseId;
+        final AtomicReference<State> state = new AtomicReference<>(State.PUTTING);
+        volatile long revision;
+        /**
+         * The key this one waits for (its predecessor, or a downgraded read), or {@code null} while unknown (its put or a
+         * check is out): every deletion under the prefix then wakes the name's waiters.
+         */
+        volatile String awaited;
+
+        Key(String key, String prefix, String ownerId, EtcdLockOps.Kind kind, long leaseId) {
+            this.key = key;
+            this.prefix = prefix;
+            this.ownerId = ownerId;
+            this.kind = kind;
+            this.leaseId = leaseId;
+        }
+    }
+
+    private final EtcdLockOps ops;
+    private final Map<String, Key> byKey = new ConcurrentHashMap<>();
+
+    EtcdWaitingKeys(EtcdLockOps ops) {
+        this.ops = ops;
+    }
+
+    boolean isEmpty() {
+        return byKey.isEmpty();
+    }
+
+    /** {@return the waiting key {@code key}, or {@code null} if it is granted or gone} */
+    Key get(String key) {
+        return byKey.get(key);
+    }
+
+    /** Registers a key before its put is sent. */
+    Key putting(String key, String prefix, String ownerId, EtcdLockOps.Kind kind, long leaseId) {
+        Key k = new Key(key, prefix, ownerId, kind, leaseId);
+        byKey.put(key, k);
+        return k;
+    }
+
+    /** The put of {@code k} landed at {@code revision}; if its owner left meanwhile, it is deleted now. */
+    void landed(Key k, long revision) {
+        k.revision = revision;
+        if (!k.state.compareAndSet(State.PUTTING, State.LANDED)
+                && k.state.compareAndSet(State.ABANDONED, State.DONE)) {
+            ops.deleteOrStrand(k.key, revision);
+        }
+    }
+
+    /** The put of {@code k} failed at the server: nothing to delete. */
+    void putFailed(Key k) {
+        byKey.remove(k.key, k);
+        k.state.compareAndSet(State.PUTTING, State.DONE);
+        k.state.compareAndSet(State.ABANDONED, State.DONE);
+    }
+
+    /** {@return whether {@code k} was still waiting} It is the owner's hold from now on, no longer this table's. */
+    boolean granted(Key k) {
+        byKey.remove(k.key, k);
+        return k.state.compareAndSet(State.LANDED, State.DONE);
+    }
+
+    /** Forgets {@code k}, which is gone from the server already (its lease expired, it was deleted). */
+    void gone(Key k) {
+        byKey.remove(k.key, k);
+        k.state.set(State.DONE);
+    }
+
+    /**
+     * Gives up {@code k}: deletes it (now if it landed, else when it lands); completes once deleted or handed to the
+     * retried deletes. Never fails.
+     */
+    CompletableFuture<Void> abandon(Key k) {
+        byKey.remove(k.key, k);
+        while (true) {
+            State s = k.state.get();
+            if (s == State.PUTTING && k.state.compareAndSet(s, State.ABANDONED)) {
+                return CompletableFuture.completedFuture(null);
+            }
+            if (s == State.LANDED && k.state.compareAndSet(s, State.DONE)) {
+                return ops.deleteOrStrand(k.key, k.revision).thenApply(x -> null);
+            }
+            if (s == State.ABANDONED || s == State.DONE) {
+                return CompletableFuture.completedFuture(null);
+            }
+        }
+    }
+
+    /** Gives up the key of the entry {@code key}, if it is still waiting. */
+    CompletableFuture<Void> abandon(String key) {
+        Key k = byKey.get(key);
+        return k == null ? CompletableFuture.completedFuture(null) : abandon(k);
+    }
+
+    /** Gives up every waiting key of {@code ownerId} under {@code prefix} (an attempt failed before its answer). */
+    CompletableFuture<Void> abandonOwner(String prefix, String ownerId) {
+        List<CompletableFuture<Void>> deletes = new ArrayList<>(1);
+        for (Key k : byKey.values()) {
+            if (k.ownerId.equals(ownerId) && k.prefix.equals(prefix)) {
+                deletes.add(abandon(k));
+            }
+        }
+        return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+    }
+
+    /**
+     * {@return whether the deletion of {@code deleted} under {@code prefix} may let a waiter of this table in}: it is a
+     * waiting key's awaited key or the waiting key itself, or some waiting key's awaited key is not known, or no key
+     * of the prefix waits here (a waiter between keys looks again).
+     */
+    boolean wakes(String prefix, String deleted) {
+        boolean any = false;
+        for (Key k : byKey.values()) {
+            if (k.prefix.equals(prefix)) {
+                any = true;
+                String awaited = k.awaited;
+                if (awaited == null || awaited.equals(deleted) || k.key.equals(deleted)) {
+                    return true;
+                }
+            }
+        }
+        return !any;
+    }
+}
