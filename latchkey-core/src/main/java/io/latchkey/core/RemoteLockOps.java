@@ -30,7 +30,10 @@ public interface RemoteLockOps {
      * lock every waiting owner of a client calls it at once: each request is its own waiter at the backend, with
      * its own place in line, its own wake-up and its own withdrawal when it is cancelled or its deadline passes.
      *
-     * <p>Not called for an ops that answers {@linkplain #singleAttempts() single attempts}; the default throws.
+     * <p>Only for recipes that block inside the server by nature and whose release nobody announces (the SQL
+     * advisory locks: {@code pg_advisory_lock}, {@code GET_LOCK}); every other recipe answers
+     * {@linkplain #singleAttempts() single attempts} and lets the engine wait. Not called for an ops that answers
+     * single attempts; the default throws.
      *
      * @param request the owner, lease, deadline and cancellation signal of this attempt
      * @return a future of the grant, or of {@code null} if the deadline passed or the request was cancelled

@@ -23,6 +23,13 @@ import java.util.function.Predicate;
  * scripts' {@code SPUBLISH}): each lives on the node of its hash slot, where Lettuce's cluster pub/sub connection
  * routes the subscription, so a wake-up crosses no cluster bus. Otherwise (standalone, or an older cluster, whose
  * {@code PUBLISH} reaches every node) they are classic channels.
+ *
+ * <p>A channel whose last subscription closed stays subscribed for {@value #LINGER_MILLIS} ms (at most
+ * {@value #MAX_LINGERING} channels at a time; beyond that they go at once) and is unsubscribed then unless someone
+ * subscribed again: the engine subscribes whenever a waiter starts and closes when the last one leaves, so without it
+ * a busy name would cost a SUBSCRIBE and an UNSUBSCRIBE per acquire. Shard channels do not linger: a shard
+ * subscription follows its slot when the slot moves, and one that nobody listens to should not (in a resharding test
+ * a lingering shard channel delayed the new master's subscription of a waiter beyond 20 s, cause not yet found).
  */
 final class PubSubChannels extends RedisPubSubAdapter<String, String> {
 
@@ -33,6 +40,12 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
     // Orders SUBSCRIBE/UNSUBSCRIBE per channel with the reference counts. Held only while counting and
     // enqueueing the async command on the connection, never while waiting for a reply.
     private final ReentrantLock lock = new ReentrantLock();
+    /** How long a channel without subscriptions stays subscribed. */
+    static final long LINGER_MILLIS = 1_000;
+    /** At most this many channels linger at a time. */
+    static final int MAX_LINGERING = 256;
+    /** Channels without references whose unsubscribe is scheduled; guarded by {@link #lock}. */
+    private int lingering;
 
     PubSubChannels(StatefulRedisPubSubConnection<String, String> connection, ScriptExecutor executor) {
         this.connection = connection;
@@ -59,6 +72,14 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
         lock.lock();
         try {
             c = channels.get(channel);
+            if (c != null && c.references == 0) {
+                lingering--;
+                c.lingerGeneration++; // its scheduled unsubscribe is void now
+                if (c.subscribed.isCompletedExceptionally()) {
+                    channels.remove(channel, c); // it failed while it lingered: subscribe afresh
+                    c = null;
+                }
+            }
             if (c == null) {
                 c = new Channel(channel);
                 channels.put(channel, c);
@@ -89,26 +110,72 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
         lock.lock();
         try {
             c.listeners.remove(listener);
-            if (--c.references != 0 || !channels.remove(c.name, c)) {
+            if (--c.references != 0 || channels.get(c.name) != c) {
                 return;
             }
-            // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
-            try {
-                if (sharded) {
-                    connection.async().sunsubscribe(c.name);
-                } else {
-                    connection.async().unsubscribe(c.name);
+            if (!sharded && lingering < MAX_LINGERING && !c.subscribed.isCompletedExceptionally()) {
+                long generation = ++c.lingerGeneration;
+                try {
+                    executor.scheduler().schedule(() -> endLinger(c, generation), LINGER_MILLIS,
+                            TimeUnit.MILLISECONDS);
+                    lingering++;
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // closing: unsubscribe now
                 }
-            } catch (RuntimeException e) {
-                // The connection is closing: its subscriptions end with it.
+            }
+            unsubscribeLocked(c);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void endLinger(Channel c, long generation) {
+        lock.lock();
+        try {
+            if (c.references == 0 && c.lingerGeneration == generation && channels.get(c.name) == c) {
+                lingering--;
+                unsubscribeLocked(c);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** How many channels are subscribed now (for tests and metrics). */
+    private void unsubscribeLocked(Channel c) {
+        if (!channels.remove(c.name, c)) {
+            return;
+        }
+        // Fire and forget: a failure leaves a subscription whose messages nobody listens to.
+        try {
+            if (sharded) {
+                connection.async().sunsubscribe(c.name);
+            } else {
+                connection.async().unsubscribe(c.name);
+            }
+        } catch (RuntimeException e) {
+            // The connection is closing: its subscriptions end with it.
+        }
+    }
+
+    /** How many channels someone of this client listens to now, lingering ones not counted (for tests and metrics). */
     int size() {
+        lock.lock();
+        try {
+            int n = 0;
+            for (Channel c : channels.values()) {
+                if (c.references > 0) {
+                    n++;
+                }
+            }
+            return n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many channels are subscribed at the server now, lingering ones included (for tests). */
+    int subscribedAtServer() {
         return channels.size();
     }
 
@@ -146,10 +213,20 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
     @Override
     public void sunsubscribed(String channel, long count) {
         Channel c = channels.get(channel);
-        if (c != null) {
-            deliver(c, null);
-            resubscribe(c, 0);
+        if (c == null) {
+            return;
         }
+        lock.lock();
+        try {
+            if (c.references == 0 && channels.remove(channel, c)) {
+                lingering--; // nobody listens: let it go rather than follow its slot
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        deliver(c, null);
+        resubscribe(c, 0);
     }
 
     private void resubscribe(Channel c, int attempt) {
@@ -205,6 +282,7 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
         final CopyOnWriteArrayList<Listener> listeners = new CopyOnWriteArrayList<>();
         volatile CompletableFuture<Void> subscribed;
         private int references; // guarded by PubSubChannels.lock
+        private long lingerGeneration; // guarded by PubSubChannels.lock: bumped when it lingers or is taken again
 
         Channel(String name) {
             this.name = name;

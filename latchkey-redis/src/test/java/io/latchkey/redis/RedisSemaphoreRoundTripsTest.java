@@ -64,6 +64,20 @@ class RedisSemaphoreRoundTripsTest {
         assertThat(commandCalls("evalsha") - before).as("acquire + release").isEqualTo(2);
     }
 
+    @Test
+    void aBusyNameKeepsItsChannelInsteadOfSubscribingAtEveryAcquire() throws Exception {
+        DistributedSemaphore semaphore = a.semaphore(uniqueName("sem-sub"));
+        assertThat(semaphore.trySetPermits(1)).isTrue();
+        long before = commandCalls("subscribe") + commandCalls("unsubscribe");
+        for (int i = 0; i < 200; i++) {
+            semaphore.acquire();
+            semaphore.release();
+        }
+        long churn = commandCalls("subscribe") + commandCalls("unsubscribe") - before;
+        System.out.println("SUBSCRIBE+UNSUBSCRIBE for 200 uncontended acquire/release: " + churn);
+        assertThat(churn).as("SUBSCRIBE + UNSUBSCRIBE for 200 uncontended acquire/release").isLessThanOrEqualTo(4);
+    }
+
     private interface Body {
         void run() throws Exception;
     }

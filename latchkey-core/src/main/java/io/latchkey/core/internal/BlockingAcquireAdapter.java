@@ -5,17 +5,16 @@ import io.latchkey.core.RemoteLockOps;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The transitional path for a {@link RemoteLockOps} that waits itself ({@link RemoteLockOps#singleAttempts()} is
+ * The thin adapter for a {@link RemoteLockOps} that waits itself ({@link RemoteLockOps#singleAttempts()} is
  * {@code false}): the waiter's request goes to {@link RemoteLockOps#acquire} once, and the backend's answer (a grant,
  * {@code null} when the wait ran out, or a failure) settles the waiter through {@link NameState#onGrantResult}. The
  * engine keeps only the deadline's backstop, cancellation ({@link io.latchkey.core.AcquireRequest#cancel()}) and the
  * give-back of a grant nobody waits for any more; no re-check, subscription or withdrawal happens here.
  *
- * <p>Which recipes still use it: those whose ops do not answer single attempts yet — the Redis, ZooKeeper, etcd,
- * JDBC and file lock ops as this class is written — and the recipes that block inside the server by nature
- * ({@code pg_advisory_lock}, {@code GET_LOCK}), which keep a thin adapter of their own. Once every backend answers
- * single attempts, delete this class, its one call in {@link NameState#send} and the {@code single} flag's
- * other branches.
+ * <p>Which recipes use it: only those that block inside the server by nature — the SQL advisory locks
+ * ({@code pg_advisory_lock}, MariaDB's {@code GET_LOCK}), whose release nobody announces, so single attempts would have
+ * to poll the server to learn of it. Every other lock ops of every backend answers single attempts and never comes
+ * here.
  */
 final class BlockingAcquireAdapter {
 
