@@ -64,6 +64,12 @@ final class VerifyCommand implements Callable<Integer> {
             + "new leader is elected; needs root). Default: every fault the backend has.")
     java.util.List<String> onlyFaults;
 
+    @Option(names = "--soak", paramLabel = "DURATION", description = "With --faults: a soak run of DURATION (e.g. 30m): "
+            + "a fault every 20s, cycling through the backend's faults (or those of --fault), judged by the same rules; "
+            + "the workers' heap after a GC and live threads and the server's keys, rows or znodes are sampled at the "
+            + "start, the middle and the end and must stay flat.")
+    Duration soak;
+
     @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "
             + "register (default: an H2 database hosted by the verifier).")
     String resource;
@@ -118,7 +124,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (faults || embedded != null || resource != null || register != null || report != null
-                || onlyFaults != null) {
+                || onlyFaults != null || soak != null) {
             return VerifyFaults.run(this);
         }
         if (uri == null) {

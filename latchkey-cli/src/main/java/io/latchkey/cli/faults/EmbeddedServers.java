@@ -221,6 +221,11 @@ final class EmbeddedServers {
             }
 
             @Override
+            public long serverObjects() {
+                return server.serverObjects();
+            }
+
+            @Override
             public void partition() {
                 ns.cut();
             }
@@ -258,6 +263,11 @@ final class EmbeddedServers {
             }
 
             @Override
+            public long serverObjects() {
+                return (Long) server.execute("DBSIZE");
+            }
+
+            @Override
             public void close() {
                 server.close();
             }
@@ -271,6 +281,23 @@ final class EmbeddedServers {
             public void failover() {
                 // the master of the lock's slot: the one with the keys
                 setup.failOver(setup.busiestMaster());
+            }
+
+            /** The keys of every node that answers as a master. */
+            @Override
+            public long serverObjects() {
+                long keys = 0;
+                for (int i = 0; i < setup.ports().size(); i++) {
+                    try {
+                        Object role = setup.execute(i, "ROLE");
+                        if (role instanceof List<?> r && !r.isEmpty() && "master".equals(String.valueOf(r.get(0)))) {
+                            keys += (Long) setup.execute(i, "DBSIZE");
+                        }
+                    } catch (RuntimeException down) {
+                        // a node the run killed and has not started again keeps nothing
+                    }
+                }
+                return keys;
             }
 
             @Override
@@ -289,6 +316,11 @@ final class EmbeddedServers {
             @Override
             public void failover() {
                 setup.failover();
+            }
+
+            @Override
+            public long serverObjects() {
+                return (Long) setup.master("DBSIZE");
             }
 
             /** Cuts all five processes off (each one's link down). */
@@ -455,6 +487,21 @@ final class EmbeddedServers {
         @Override
         public boolean proxiable() {
             return proxiable;
+        }
+
+        /** Rows of the lease table, etcd keys or ZooKeeper znodes; the Redis kinds count their keys themselves. */
+        @Override
+        public long serverObjects() {
+            if (backend.startsWith("etcd")) {
+                return ServerObjects.etcdKeys(uri);
+            }
+            if (backend.startsWith("zookeeper")) {
+                return ServerObjects.zooKeeperNodes(uri);
+            }
+            if (backend.startsWith("postgresql") || backend.equals("mariadb")) {
+                return ServerObjects.sqlRows(uri);
+            }
+            return -1;
         }
     }
 }

@@ -73,6 +73,14 @@ interface ServerControl extends AutoCloseable {
         throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
     }
 
+    /**
+     * What the lock's server keeps right now (Redis keys, rows of the lease table, znodes under {@code /latchkey},
+     * etcd keys), for a soak run's samples; -1 if the verifier cannot count it (a server it did not start).
+     */
+    default long serverObjects() {
+        return -1;
+    }
+
     /** Stops what the verifier started. */
     @Override
     void close();
