@@ -180,6 +180,11 @@ public final class FaultRun {
     private String registerUrl;
     private int nextWorker = 1;
     private final List<SoakSample> samples = new ArrayList<>();
+    /** The live worker that runs on the master's side of a split brain, or {@code null}. */
+    private WorkerProcess masterSide;
+    /** The register as that worker reaches it (through {@link #registerProxy}), or {@code null}. */
+    private String masterSideRegisterUrl;
+    private TcpProxy registerProxy;
     private int injected;
 
     private FaultRun(Options options, PrintWriter out) {
@@ -203,7 +208,8 @@ public final class FaultRun {
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
             server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease(),
-                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER))
+                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER)
+                    || options.wants(FaultKind.SPLIT_BRAIN))
                     : ServerControl.external(options.uri());
             boolean inStore = STORE_REGISTER.equals(options.resource());
             if (options.resource() != null) {
@@ -273,6 +279,9 @@ public final class FaultRun {
                 }
             }
             proxies.values().forEach(list -> list.forEach(TcpProxy::close));
+            if (registerProxy != null) {
+                registerProxy.close();
+            }
             stalls.close();
             stopH2(h2);
             if (server != null) {
@@ -359,12 +368,19 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case PARTITION_SERVER:
-            case PARTITION_LEADER: {
+            case PARTITION_LEADER:
+            case SPLIT_BRAIN: {
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
                 String problem = "";
                 try {
                     if (kind == FaultKind.PARTITION_LEADER) {
                         server.isolateLeader();
+                    } else if (kind == FaultKind.SPLIT_BRAIN) {
+                        if (masterSide == null || !masterSide.isAlive()) {
+                            throw new IllegalStateException("no worker runs on the master's side");
+                        }
+                        out.printf("  split brain: %s stays with the master%n", masterSide.id());
+                        server.splitBrain();
                     } else {
                         server.partition();
                     }
@@ -576,8 +592,37 @@ public final class FaultRun {
         if (options.soak() != null) {
             args.addAll(List.of("--sample", Long.toString(SAMPLE_EVERY.toMillis())));
         }
+        if (options.wants(FaultKind.SPLIT_BRAIN) && server.serverFaults().contains(FaultKind.SPLIT_BRAIN)
+                && (masterSide == null || !masterSide.isAlive())) {
+            // the first worker (and the replacement of a killed one) runs where it stays with the master
+            masterSide = WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", masterSideRegister()),
+                    dir.resolve(id + ".err"), history, server::onMasterSide);
+            workers.add(masterSide);
+            return;
+        }
         workers.add(WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", registerUrl),
                 dir.resolve(id + ".err"), history));
+    }
+
+    /**
+     * The register's URL for the worker on the master's side of a split brain: the verifier's H2 through a proxy on
+     * the host's address of the segment (that worker's loopback is its namespace's own); a register elsewhere as is.
+     */
+    private String masterSideRegister() {
+        if (masterSideRegisterUrl == null) {
+            String prefix = "jdbc:h2:tcp://127.0.0.1:";
+            if (registerUrl.startsWith(prefix)) {
+                String rest = registerUrl.substring(prefix.length());
+                int slash = rest.indexOf('/');
+                registerProxy = new TcpProxy(server.hostAddress(), "127.0.0.1",
+                        Integer.parseInt(rest.substring(0, slash)));
+                masterSideRegisterUrl = "jdbc:h2:tcp://" + server.hostAddress() + ":" + registerProxy.port()
+                        + rest.substring(slash);
+            } else {
+                masterSideRegisterUrl = registerUrl;
+            }
+        }
+        return masterSideRegisterUrl;
     }
 
     private void awaitStarted() throws InterruptedException {

@@ -38,7 +38,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         Set<FaultKind> serverFaults = server.serverFaults();
         for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP,
-                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER)) {
+                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER, FaultKind.SPLIT_BRAIN)) {
             if (serverFaults.contains(k)) {
                 steps.add(k);
             }
@@ -103,6 +103,9 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                         + seconds(faultLength) + " (veth link down), then heal";
                 case PARTITION_LEADER -> "cut the leader's network namespace off from the other members and every "
                         + "worker until a new leader is elected and " + seconds(faultLength) + " passed, then heal";
+                case SPLIT_BRAIN -> "cut the master off from the replica, the sentinels and every worker but one until "
+                        + "the sentinels promoted the replica and " + seconds(faultLength) + " passed, then heal (the "
+                        + "old master is demoted)";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));
