@@ -379,15 +379,22 @@ public final class FaultRun {
                         if (masterSide == null || !masterSide.isAlive()) {
                             throw new IllegalStateException("no worker runs on the master's side");
                         }
-                        out.printf("  split brain: %s stays with the master%n", masterSide.id());
                         server.splitBrain();
+                        out.printf(Locale.ROOT, "  split brain: %s stays with the master; the sentinels promoted the "
+                                + "replica %.1fs after the cut%n", masterSide.id(), (System.nanoTime() - start) / 1e9);
                     } else {
                         server.partition();
                     }
                     try {
                         Thread.sleep(length.toMillis());
                     } finally {
+                        long healing = System.nanoTime();
                         server.heal();
+                        if (kind == FaultKind.SPLIT_BRAIN) {
+                            out.printf(Locale.ROOT, "  split brain: healed %.1fs after the cut; the old master was a "
+                                    + "replica in sync %.1fs later%n", (healing - start) / 1e9,
+                                    (System.nanoTime() - healing) / 1e9);
+                        }
                     }
                 } catch (RuntimeException e) {
                     problem = e.getMessage() == null ? e.toString() : e.getMessage().strip().lines().findFirst()

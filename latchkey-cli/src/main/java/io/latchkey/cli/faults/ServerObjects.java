@@ -23,7 +23,7 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class ServerObjects {
 
-    private static final long TIMEOUT_SECONDS = 10;
+    private static final long TIMEOUT_SECONDS = 30;
 
     private ServerObjects() {
     }

@@ -50,27 +50,21 @@ class FaultSuiteTest {
                 FaultKind.PARTITION_SERVER)), "redis");
     }
 
+    /**
+     * Also a split brain without replica acknowledgement: the isolated master keeps granting to the worker on its
+     * side while the promoted replica grants to the others (double grants); the fence refuses the stale writes.
+     */
     @Test
     void redisSentinelFailoverAndPartition() throws InterruptedException {
         Run run = run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION));
         assertRulesHold(run, "redis-sentinel");
         assertThat(run.result().rows()).as("the run partitioned the deployment")
                 .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
-    }
-
-    /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
-    /**
-     * Split brain without replica acknowledgement: the isolated master keeps granting to the worker on its side while
-     * the promoted replica grants to the others (double grants); the fence refuses the stale writes.
-     */
-    @Test
-    void redisSentinelSplitBrain() throws InterruptedException {
-        Run run = runOnly("redis-sentinel", EnumSet.of(FaultKind.SPLIT_BRAIN));
-        assertRulesHold(run, "redis-sentinel");
         assertThat(run.result().rows()).as("the run split the deployment")
                 .anyMatch(r -> r.fault().equals(FaultKind.SPLIT_BRAIN.label()) && r.passed());
     }
 
+    /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
     /** Split brain with {@code replicaAcks=1}: a grant needs the replica's acknowledgement. */
     @Test
     void redisSentinelSplitBrainWithReplicaAcks() throws InterruptedException {
