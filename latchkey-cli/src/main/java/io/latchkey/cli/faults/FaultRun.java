@@ -358,7 +358,8 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case PARTITION: {
-                WorkerProcess target = holder(false);
+                // not the worker on the leader's side: it reaches the servers directly, not through proxies
+                WorkerProcess target = holder(false, masterSide);
                 long token = history.heldToken(target.id());
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 proxies.get(target.id()).forEach(TcpProxy::blackHole);
@@ -375,6 +376,9 @@ public final class FaultRun {
                 try {
                     if (kind == FaultKind.PARTITION_LEADER) {
                         server.isolateLeader();
+                        out.printf(Locale.ROOT, "  partition leader: %s stays with the old leader; the others elected "
+                                + "a new one %.1fs after the cut%n", masterSide == null ? "no worker" : masterSide.id(),
+                                (System.nanoTime() - start) / 1e9);
                     } else if (kind == FaultKind.SPLIT_BRAIN) {
                         if (masterSide == null || !masterSide.isAlive()) {
                             throw new IllegalStateException("no worker runs on the master's side");
@@ -500,7 +504,10 @@ public final class FaultRun {
         return b.toString();
     }
 
-    /** What grew from the soak's start to its end beyond the slack allowed; empty when flat. */
+    /**
+     * What grew from the soak's middle to its end beyond the slack allowed; empty when flat. The first half is the
+     * warm-up: pools fill to their bounds (the SQL backend's I/O threads), caches and code warm up.
+     */
     List<String> soakViolations() {
         return soakViolations(samples);
     }
@@ -510,23 +517,23 @@ public final class FaultRun {
         if (samples.size() < 2) {
             return v;
         }
-        SoakSample a = samples.get(0);
+        SoakSample a = samples.get(samples.size() - 2);
         SoakSample z = samples.get(samples.size() - 1);
         if (a.threadsMax() < 0 || z.threadsMax() < 0) {
-            v.add("soak: no worker sampled its heap and threads at the " + (a.threadsMax() < 0 ? "start" : "end"));
+            v.add("soak: no worker sampled its heap and threads at the " + (a.threadsMax() < 0 ? a.label() : "end"));
         } else {
             if (z.threadsMax() > a.threadsMax() + SOAK_THREAD_SLACK) {
-                v.add(String.format(Locale.ROOT, "soak: worker threads grew from %d to %d", a.threadsMax(),
-                        z.threadsMax()));
+                v.add(String.format(Locale.ROOT, "soak: worker threads grew from %d (%s) to %d (end)",
+                        a.threadsMax(), a.label(), z.threadsMax()));
             }
             if (z.heapMax() > a.heapMax() * 3 / 2 + SOAK_HEAP_SLACK) {
-                v.add(String.format(Locale.ROOT, "soak: worker heap after GC grew from %.1f MB to %.1f MB",
-                        a.heapMax() / 1048576.0, z.heapMax() / 1048576.0));
+                v.add(String.format(Locale.ROOT, "soak: worker heap after GC grew from %.1f MB (%s) to %.1f MB (end)",
+                        a.heapMax() / 1048576.0, a.label(), z.heapMax() / 1048576.0));
             }
         }
         if (a.serverObjects() >= 0 && z.serverObjects() > a.serverObjects() + SOAK_OBJECT_SLACK) {
-            v.add(String.format(Locale.ROOT, "soak: the server's objects grew from %d to %d", a.serverObjects(),
-                    z.serverObjects()));
+            v.add(String.format(Locale.ROOT, "soak: the server's objects grew from %d (%s) to %d (end)",
+                    a.serverObjects(), a.label(), z.serverObjects()));
         }
         return v;
     }
@@ -547,20 +554,25 @@ public final class FaultRun {
      * or any live worker if none is within three leases.
      */
     private WorkerProcess holder(boolean betweenReadAndWrite) throws InterruptedException {
+        return holder(betweenReadAndWrite, null);
+    }
+
+    /** @param not a worker not to pick, or {@code null} */
+    private WorkerProcess holder(boolean betweenReadAndWrite, WorkerProcess not) throws InterruptedException {
         long since = System.nanoTime();
         long deadline = since + options.lease().multipliedBy(3).plus(workerWait()).toNanos();
         while (System.nanoTime() - deadline < 0) {
             Optional<String> h = betweenReadAndWrite ? history.readerSince(since) : history.holderSince(since);
             if (h.isPresent()) {
                 for (WorkerProcess w : workers) {
-                    if (w.id().equals(h.get()) && w.isAlive()) {
+                    if (w.id().equals(h.get()) && w.isAlive() && w != not) {
                         return w;
                     }
                 }
             }
             Thread.sleep(2);
         }
-        return workers.stream().filter(WorkerProcess::isAlive).findFirst()
+        return workers.stream().filter(w -> w.isAlive() && w != not).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no worker is alive"));
     }
 
@@ -582,7 +594,11 @@ public final class FaultRun {
     private void spawnWorker() {
         String id = "w" + nextWorker++;
         String uri = server.uri();
-        if (server.proxiable()) {
+        boolean sided = options.wants(FaultKind.SPLIT_BRAIN) && server.serverFaults().contains(FaultKind.SPLIT_BRAIN)
+                || options.wants(FaultKind.PARTITION_LEADER)
+                && server.serverFaults().contains(FaultKind.PARTITION_LEADER);
+        sided = sided && (masterSide == null || !masterSide.isAlive());
+        if (server.proxiable() && !sided) {
             List<TcpProxy> mine = new ArrayList<>();
             uri = ProxiedUri.rewrite(uri, a -> {
                 TcpProxy p = new TcpProxy(a.host(), a.port());
@@ -599,9 +615,9 @@ public final class FaultRun {
         if (options.soak() != null) {
             args.addAll(List.of("--sample", Long.toString(SAMPLE_EVERY.toMillis())));
         }
-        if (options.wants(FaultKind.SPLIT_BRAIN) && server.serverFaults().contains(FaultKind.SPLIT_BRAIN)
-                && (masterSide == null || !masterSide.isAlive())) {
-            // the first worker (and the replacement of a killed one) runs where it stays with the master
+        if (sided) {
+            // The first worker (and the replacement of a killed one) runs where it stays with the master or leader,
+            // reaching the servers directly (its namespace's loopback is not the verifier's, where the proxies are).
             masterSide = WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", masterSideRegister()),
                     dir.resolve(id + ".err"), history, server::onMasterSide);
             workers.add(masterSide);

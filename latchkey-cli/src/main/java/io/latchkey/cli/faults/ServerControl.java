@@ -79,8 +79,9 @@ interface ServerControl extends AutoCloseable {
     }
 
     /**
-     * {@code command} run where it stays with the master in a {@link #splitBrain()} (a network namespace of its own
-     * with a path to the master and the host), or {@code null} if this server has no such place.
+     * {@code command} run where it stays with the master in a {@link #splitBrain()}, or with the leader when it is
+     * {@linkplain #isolateLeader() isolated} (a network namespace of its own with a path to it and to the host), or
+     * {@code null} if this server has no such place.
      */
     default List<String> onMasterSide(List<String> command) {
         return null;
