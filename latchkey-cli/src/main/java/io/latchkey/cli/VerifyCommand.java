@@ -60,8 +60,8 @@ final class VerifyCommand implements Callable<Integer> {
             + "proxy). With --embedded: server-restart (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer), failover "
             + "(redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster), clock-jump (postgresql, mariadb, postgresql-pgbouncer), "
             + "partition-server (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer, redis-sentinel, "
-            + "zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, its "
-            + "link cut for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
+            + "redis-cluster, zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, cut off "
+            + "for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
             + "new leader is elected; needs root), split-brain (redis-sentinel: the master keeps one worker but loses the "
             + "replica and the sentinels until they promoted the replica; needs root; KIND?replicaAcks=1 runs the "
             + "workers with replica acknowledgement). Default: every fault the backend has.")

@@ -108,8 +108,19 @@ final class EmbeddedServers {
                     throw e;
                 }
             }
-            case "redis-cluster":
-                return cluster(RedisClusterSetup.startWithReplicas());
+            case "redis-cluster": {
+                if (!partitions) {
+                    return cluster(RedisClusterSetup.startWithReplicas(), null);
+                }
+                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-cluster",
+                        2 * RedisClusterSetup.MASTERS);
+                try {
+                    return cluster(RedisClusterSetup.startWithReplicas(segment), segment);
+                } catch (RuntimeException e) {
+                    segment.close();
+                    throw e;
+                }
+            }
             case "zookeeper":
                 return zooKeeper(dir.resolve("zookeeper"), lease, ns);
             case "zookeeper-ensemble":
@@ -291,9 +302,28 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl cluster(RedisClusterSetup setup) {
+    /** @param segment the network its six nodes run in (closed with it), or {@code null} for loopback */
+    private static ServerControl cluster(RedisClusterSetup setup, NetworkSegment segment) {
         return new Base("redis-cluster", setup.uri(), "Redis Cluster of three masters with a replica each ("
-                + setup.seeds() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+                + setup.seeds() + ", asynchronous replication" + (segment == null ? ""
+                : "; each node in a network namespace of its own on one bridge") + ")", segment == null
+                ? Set.of(FaultKind.FAILOVER) : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER), false) {
+            /**
+             * Cuts every node off from the host (every worker and the verifier) with blackhole routes; the nodes keep
+             * seeing each other, so the cluster does not fail over: it is just gone for the workers.
+             */
+            @Override
+            public void partition() {
+                for (int i = 0; i < segment.members(); i++) {
+                    segment.block(i, NetworkSegment.HOST);
+                }
+            }
+
+            @Override
+            public void heal() {
+                segment.unblockAll();
+            }
+
             @Override
             public void failover() {
                 // the master of the lock's slot: the one with the keys
@@ -319,7 +349,13 @@ final class EmbeddedServers {
 
             @Override
             public void close() {
-                setup.close();
+                try {
+                    setup.close();
+                } finally {
+                    if (segment != null) {
+                        segment.close();
+                    }
+                }
             }
         };
     }

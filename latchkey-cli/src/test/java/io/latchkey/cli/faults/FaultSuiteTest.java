@@ -76,7 +76,10 @@ class FaultSuiteTest {
 
     @Test
     void redisClusterFailover() throws InterruptedException {
-        assertRulesHold(run("redis-cluster", EnumSet.of(FaultKind.PAUSE)), "redis-cluster");
+        Run run = run("redis-cluster", EnumSet.of(FaultKind.PAUSE));
+        assertRulesHold(run, "redis-cluster");
+        assertThat(run.result().rows()).as("the run cut every node off from the workers")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** With the leader's kill, and the leader cut off from the other members and every worker until a new one leads. */
