@@ -51,7 +51,8 @@ final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--embedded", paramLabel = "KIND", description = "With --faults: start the server itself "
             + "(redis, redis-sentinel, redis-cluster, zookeeper, zookeeper-ensemble, etcd, etcd-cluster, postgresql, mariadb, "
             + "postgresql-pgbouncer) so that "
-            + "server faults run too.")
+            + "server faults run too. redis and redis-sentinel take Redis URI options for the workers: "
+            + "redis-sentinel?replicaAcks=1.")
     String embedded;
 
     @Option(names = "--fault", paramLabel = "NAME", description = "With --faults: run only this fault (repeatable). "
@@ -59,10 +60,18 @@ final class VerifyCommand implements Callable<Integer> {
             + "proxy). With --embedded: server-restart (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer), failover "
             + "(redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster), clock-jump (postgresql, mariadb, postgresql-pgbouncer), "
             + "partition-server (redis, zookeeper, etcd, postgresql, mariadb, postgresql-pgbouncer, redis-sentinel, "
-            + "zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, its "
-            + "link cut for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
-            + "new leader is elected; needs root). Default: every fault the backend has.")
+            + "redis-cluster, zookeeper-ensemble, etcd-cluster: the server in a network namespace of its own, cut off "
+            + "for 2.5 leases; needs root), partition-leader (zookeeper-ensemble, etcd-cluster: the leader's link cut until a "
+            + "new leader is elected; needs root), split-brain (redis-sentinel: the master keeps one worker but loses the "
+            + "replica and the sentinels until they promoted the replica; needs root; KIND?replicaAcks=1 runs the "
+            + "workers with replica acknowledgement). Default: every fault the backend has.")
     java.util.List<String> onlyFaults;
+
+    @Option(names = "--soak", paramLabel = "DURATION", description = "With --faults: a soak run of DURATION (e.g. 30m): "
+            + "a fault every 20s, cycling through the backend's faults (or those of --fault), judged by the same rules; "
+            + "the workers' heap after a GC and live threads and the server's keys, rows or znodes are sampled at the "
+            + "start, the middle and the end and must stay flat.")
+    Duration soak;
 
     @Option(names = "--resource", paramLabel = "JDBC-URL", description = "With --faults: the database of the fenced "
             + "register (default: an H2 database hosted by the verifier).")
@@ -118,7 +127,7 @@ final class VerifyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         if (faults || embedded != null || resource != null || register != null || report != null
-                || onlyFaults != null) {
+                || onlyFaults != null || soak != null) {
             return VerifyFaults.run(this);
         }
         if (uri == null) {

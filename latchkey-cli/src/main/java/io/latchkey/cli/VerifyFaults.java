@@ -27,7 +27,7 @@ final class VerifyFaults {
     static int run(VerifyCommand c) throws InterruptedException {
         if (!c.faults) {
             throw new CliException(CliException.USAGE,
-                    "--embedded, --fault, --resource, --register and --report go with --faults");
+                    "--embedded, --fault, --soak, --resource, --register and --report go with --faults");
         }
         boolean leaseGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--lease");
         boolean durationGiven = c.spec.commandLine().getParseResult().hasMatchedOption("--duration");
@@ -50,7 +50,7 @@ final class VerifyFaults {
             }
             options = new FaultRun.Options(c.uri, c.embedded, resource, c.workers,
                     leaseGiven ? c.lease : DEFAULT_LEASE, durationGiven ? c.duration : Duration.ZERO, c.report,
-                    java.util.Set.of(), only(c.onlyFaults));
+                    java.util.Set.of(), only(c.onlyFaults), c.soak);
         } catch (IllegalArgumentException e) {
             throw new CliException(CliException.USAGE, e.getMessage(), e);
         }

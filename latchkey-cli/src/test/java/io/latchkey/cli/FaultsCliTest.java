@@ -40,7 +40,7 @@ class FaultsCliTest {
         Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis", "--fault", "meteor"));
         assertThat(o.code).isEqualTo(CliException.USAGE);
         assertThat(o.err).contains("--fault must be one of pause-holder, kill-holder, partition-holder, server-restart, "
-                + "failover, clock-jump, partition-server, partition-leader but was 'meteor'");
+                + "failover, clock-jump, partition-server, partition-leader, split-brain but was 'meteor'");
     }
 
     @Test
@@ -54,7 +54,9 @@ class FaultsCliTest {
     void helpListsTheFaultsPerKind() {
         Output o = capture(() -> Main.run("verify", "--help"));
         assertThat(o.out.replaceAll("\\s+", " ")).contains("--fault=NAME").contains("partition-server (redis, zookeeper, etcd, postgresql, mariadb")
-                .contains("failover (redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster)");
+                .contains("failover (redis-sentinel, redis-cluster, zookeeper-ensemble, etcd-cluster)")
+                .contains("partition-leader (zookeeper-ensemble, etcd-cluster").contains("split-brain (redis-sentinel")
+                .contains("--soak=DURATION");
     }
 
     /** Without root the partition fails naming what is missing; it is not skipped. */
@@ -71,6 +73,38 @@ class FaultsCliTest {
         } finally {
             System.setProperty("user.name", user);
         }
+    }
+
+    /** A split brain without root fails the same way, naming what is missing. */
+    @Test
+    void aSplitBrainWithoutRootFailsNamingIt() {
+        String user = System.getProperty("user.name");
+        System.setProperty("user.name", "nobody");
+        try {
+            Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "redis-sentinel?replicaAcks=1",
+                    "--fault", "split-brain"));
+            assertThat(o.code).as(o.err).isEqualTo(CliException.UNAVAILABLE);
+            assertThat(o.err).contains("the partition faults of redis-sentinel needs root")
+                    .contains("Linux network namespaces, veth links and a bridge");
+        } finally {
+            System.setProperty("user.name", user);
+        }
+    }
+
+    /** Without {@code ip} on the PATH the partition fails naming the binary and its package; it is not skipped. */
+    @Test
+    void aServerPartitionWithoutIpFailsNamingIt() throws Exception {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Path emptyPath = Files.createTempDirectory("latchkey-no-ip-");
+        ProcessBuilder b = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "verify", "--faults", "--embedded", "redis", "--fault", "partition-server")
+                .redirectErrorStream(true);
+        b.environment().put("PATH", emptyPath.toString());
+        Process p = b.start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(output).isEqualTo(CliException.UNAVAILABLE);
+        assertThat(output).contains("ip was not found on the PATH").contains("apt-get install");
+        Files.delete(emptyPath);
     }
 
     /** {@code --fault} end to end: only the server partition, on the CLI's zero-setup ZooKeeper in a namespace. */

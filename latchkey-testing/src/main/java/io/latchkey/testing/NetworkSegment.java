@@ -21,11 +21,16 @@ public final class NetworkSegment implements AutoCloseable {
 
     private static final AtomicInteger COUNTER = new AtomicInteger();
 
+    /** The host's side of the segment in {@link #block(int, int)}: the processes that run outside the namespaces. */
+    public static final int HOST = -1;
+
     private final String base;
     private final int members;
     private final int net;
     private final boolean[] cut;
     private final NetnsCleanup cleanup;
+    /** The blocked pairs ({@link #block(int, int)}), each as {@code {i, j}}. */
+    private final List<int[]> blocked = new ArrayList<>();
 
     private NetworkSegment(String base, int members, int net) {
         this.base = base;
@@ -111,9 +116,50 @@ public final class NetworkSegment implements AutoCloseable {
         return members;
     }
 
-    /** Member {@code i}'s address. */
+    /** Member {@code i}'s address, or the host's for {@link #HOST}. */
     public String address(int i) {
-        return "10.213." + net + "." + (i + 2);
+        return i == HOST ? hostAddress() : "10.213." + net + "." + (i + 2);
+    }
+
+    /** The host's address on the segment: where its processes listen for the members. */
+    public String hostAddress() {
+        return "10.213." + net + ".1";
+    }
+
+    /**
+     * Cuts the path between member {@code i} and member {@code j} (either may be {@link #HOST}) and leaves every other
+     * path up: a blackhole route to the other's address on each side, so that their packets are dropped both ways
+     * (connections stay open). With several pairs a deployment splits in two while some members (clients) keep a path
+     * to both sides. {@link #unblockAll()} ends it.
+     */
+    public synchronized void block(int i, int j) {
+        if (i == j || i < HOST || j < HOST || i >= members || j >= members) {
+            throw new IllegalArgumentException(String.format("cannot block members %d and %d of %d", i, j, members));
+        }
+        route("add", i, j);
+        route("add", j, i);
+        blocked.add(new int[] {i, j});
+    }
+
+    /** Ends every {@link #block(int, int)}. */
+    public synchronized void unblockAll() {
+        for (int[] b : blocked) {
+            route("del", b[0], b[1]);
+            route("del", b[1], b[0]);
+        }
+        blocked.clear();
+    }
+
+    /** Whether any pair is {@linkplain #block(int, int) blocked}. */
+    public synchronized boolean isBlocked() {
+        return !blocked.isEmpty();
+    }
+
+    /** In {@code from}'s routing table: a blackhole route to {@code to}'s address. */
+    private void route(String op, int from, int to) {
+        List<String> c = new ArrayList<>(from == HOST ? List.of("ip") : List.of("ip", "-n", memberNs(from)));
+        c.addAll(List.of("route", op, "blackhole", address(to) + "/32"));
+        run(c.toArray(String[]::new));
     }
 
     /** {@code command} run in member {@code i}'s namespace. */
@@ -152,6 +198,13 @@ public final class NetworkSegment implements AutoCloseable {
     }
 
     private void deleteQuietly() {
+        for (int[] b : List.copyOf(blocked)) {
+            for (int k = 0; k < 2; k++) {
+                if (b[k] == HOST) {
+                    NetworkNamespace.run(List.of("ip", "route", "del", "blackhole", address(b[1 - k]) + "/32"), false);
+                }
+            }
+        }
         NetworkNamespace.run(List.of("ip", "link", "del", base + "h"), false);
         NetworkNamespace.run(List.of("ip", "route", "del", "blackhole", "10.213." + net + ".0/24", "metric", "4000"),
                 false);

@@ -64,7 +64,7 @@ public final class RedisClusterSetup implements AutoCloseable {
 
     /** {@link #start()} with another binary name, so that a test can see what a missing binary does. */
     static RedisClusterSetup start(String binaryName) {
-        return start(binaryName, false);
+        return start(binaryName, false, null);
     }
 
     /**
@@ -73,18 +73,33 @@ public final class RedisClusterSetup implements AutoCloseable {
      * seconds ({@link #failOver(int)}). Returns once every replica's link to its master is up.
      */
     public static RedisClusterSetup startWithReplicas() {
-        return start("redis-server", true);
+        return start("redis-server", true, null);
+    }
+
+    /**
+     * {@link #startWithReplicas()} with node {@code i} in member {@code i}'s network namespace of {@code segment}
+     * (listening on its address), so that the nodes can be cut off from the host while they still see each other.
+     * The caller closes the segment after this setup.
+     *
+     * @throws IllegalArgumentException if the segment has fewer than six members
+     */
+    public static RedisClusterSetup startWithReplicas(NetworkSegment segment) {
+        if (segment.members() < 2 * MASTERS) {
+            throw new IllegalArgumentException("a Redis Cluster with replicas needs " + 2 * MASTERS
+                    + " members but the segment has " + segment.members());
+        }
+        return start("redis-server", true, segment);
     }
 
     /** How long a master may be unreachable before its replica is promoted, with replicas. */
     static final int FAILOVER_NODE_TIMEOUT_MILLIS = 3000;
 
-    private static RedisClusterSetup start(String binaryName, boolean replicas) {
+    private static RedisClusterSetup start(String binaryName, boolean replicas, NetworkSegment segment) {
         Path binary = ServerProcess.requireBinary(binaryName, RedisServer.INSTALL_HINT);
         RedisClusterSetup setup = new RedisClusterSetup(replicas);
         try {
             for (int i = 0; i < (replicas ? 2 * MASTERS : MASTERS); i++) {
-                setup.nodes.add(Node.start(binary, i, replicas));
+                setup.nodes.add(Node.start(binary, i, replicas, segment));
             }
             setup.form();
             if (replicas) {
@@ -108,7 +123,7 @@ public final class RedisClusterSetup implements AutoCloseable {
         }
         for (int i = 1; i < nodes.size(); i++) {
             Node n = nodes.get(i);
-            nodes.get(0).execute("CLUSTER", "MEET", HOST, Integer.toString(n.port), Integer.toString(n.busPort));
+            nodes.get(0).execute("CLUSTER", "MEET", n.host, Integer.toString(n.port), Integer.toString(n.busPort));
         }
         long deadline = System.nanoTime() + CONVERGE_TIMEOUT.toNanos();
         while (!converged()) {
@@ -139,7 +154,7 @@ public final class RedisClusterSetup implements AutoCloseable {
 
     /** {@code 127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3}. */
     public String seeds() {
-        return nodes.stream().map(n -> HOST + ":" + n.port).collect(Collectors.joining(","));
+        return nodes.stream().map(n -> n.host + ":" + n.port).collect(Collectors.joining(","));
     }
 
     /** The masters' ports, in slot order (the first serves slots 0-5460). */
@@ -187,7 +202,7 @@ public final class RedisClusterSetup implements AutoCloseable {
             if (keys.isEmpty()) {
                 break;
             }
-            List<String> migrate = new ArrayList<>(List.of("MIGRATE", HOST, Integer.toString(target.port), "", "0",
+            List<String> migrate = new ArrayList<>(List.of("MIGRATE", target.host, Integer.toString(target.port), "", "0",
                     "5000", "KEYS"));
             keys.forEach(k -> migrate.add((String) k));
             source.execute(migrate.toArray(new String[0]));
@@ -363,28 +378,33 @@ public final class RedisClusterSetup implements AutoCloseable {
     /** One cluster-enabled redis-server. */
     private static final class Node {
         final Path dir;
+        final String host;
         final int port;
         final int busPort;
         final ServerProcess process;
 
-        private Node(Path dir, int port, int busPort, ServerProcess process) {
+        private Node(Path dir, String host, int port, int busPort, ServerProcess process) {
             this.dir = dir;
+            this.host = host;
             this.port = port;
             this.busPort = busPort;
             this.process = process;
         }
 
-        static Node start(Path binary, int index, boolean replicas) {
+        /** @param segment the network whose member {@code index} runs the node, or {@code null} for 127.0.0.1 */
+        static Node start(Path binary, int index, boolean replicas, NetworkSegment segment) {
+            String host = segment == null ? HOST : segment.address(index);
             Path dir = TestFiles.createTempDir("latchkey-redis-cluster-" + index + "-");
             IllegalStateException last = null;
             for (int attempt = 0; attempt < 5; attempt++) {
                 int port = TestFiles.freePort();
                 // The bus port defaults to port + 10000, which may be taken or above 65535: pick it too.
                 int busPort = TestFiles.freePort();
-                writeConfig(dir, port, busPort, replicas);
+                writeConfig(dir, host, port, busPort, replicas);
+                List<String> command = List.of(binary.toString(), "redis.conf");
                 ServerProcess process = new ServerProcess("redis-cluster-" + port,
-                        List.of(binary.toString(), "redis.conf"), dir);
-                Node node = new Node(dir, port, busPort, process);
+                        segment == null ? command : segment.wrap(index, command), dir);
+                Node node = new Node(dir, host, port, busPort, process);
                 try {
                     process.start(node::answersPing, START_TIMEOUT);
                     return node;
@@ -401,8 +421,8 @@ public final class RedisClusterSetup implements AutoCloseable {
             throw last;
         }
 
-        private static void writeConfig(Path dir, int port, int busPort, boolean replicas) {
-            String conf = "bind " + HOST + "\n"
+        private static void writeConfig(Path dir, String host, int port, int busPort, boolean replicas) {
+            String conf = "bind " + host + "\n"
                     + "port " + port + "\n"
                     + "protected-mode no\n"
                     + "daemonize no\n"
@@ -436,7 +456,7 @@ public final class RedisClusterSetup implements AutoCloseable {
         }
 
         private boolean answersPing() {
-            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 200)) {
+            try (RespConnection c = new RespConnection(host, port, null, null, null, 200)) {
                 return "PONG".equals(c.execute("PING"));
             } catch (IOException | RuntimeException e) {
                 return false;
@@ -444,10 +464,10 @@ public final class RedisClusterSetup implements AutoCloseable {
         }
 
         Object execute(String... command) {
-            try (RespConnection c = new RespConnection(HOST, port, null, null, null, 5_000)) {
+            try (RespConnection c = new RespConnection(host, port, null, null, null, 5_000)) {
                 return c.execute(command);
             } catch (IOException e) {
-                throw new UncheckedIOException("could not run " + command[0] + " on the cluster node at " + HOST
+                throw new UncheckedIOException("could not run " + command[0] + " on the cluster node at " + host
                         + ":" + port, e);
             }
         }
@@ -467,7 +487,7 @@ public final class RedisClusterSetup implements AutoCloseable {
 
         @Override
         public String toString() {
-            return HOST + ":" + port;
+            return host + ":" + port;
         }
     }
 }

@@ -192,6 +192,65 @@ public final class RedisSentinelSetup implements AutoCloseable {
             signal(promoted, "-CONT");
             replicaFrozen = false;
         }
+        awaitPromoted(promoted);
+        master = promoted;
+        replica = old;
+        old.startData(promoted);
+        awaitInSync();
+        awaitSentinelsSee(master, replica);
+    }
+
+    /** The segment member that runs the current master (with {@link #inNetwork(NetworkSegment)}). */
+    public int masterMember() {
+        return master.index;
+    }
+
+    /** The segment member that runs the current replica. */
+    public int replicaMember() {
+        return replica.index;
+    }
+
+    /** The segment members that run the sentinels. */
+    public List<Integer> sentinelMembers() {
+        return sentinels.stream().map(n -> n.index).collect(Collectors.toList());
+    }
+
+    /**
+     * After the caller cut the master off from the replica and the sentinels (it keeps running, and keeps whatever
+     * clients still reach it: a split brain): waits until every sentinel names the replica as the master and it
+     * accepts writes. From then on {@link #masterPort()} is the promoted replica's; the old master is the replica
+     * (it still believes it is a master until {@link #awaitRejoined()}).
+     *
+     * @throws IllegalStateException if the sentinels do not fail over within a minute
+     */
+    public void awaitFailoverOfIsolatedMaster() {
+        Node old = master;
+        Node promoted = replica;
+        awaitPromoted(promoted);
+        master = promoted;
+        replica = old;
+    }
+
+    /**
+     * After the caller healed a split brain: waits until the sentinels have turned the old master into a replica of
+     * the promoted one (dropping what it accepted meanwhile), it is in sync, and every sentinel sees it.
+     *
+     * @throws IllegalStateException if that does not happen within a minute
+     */
+    public void awaitRejoined() {
+        Node m = master;
+        Node r = replica;
+        await("the old master on port " + r.port + " to become a replica of the master on port " + m.port,
+                READY_TIMEOUT, () -> {
+                    Object role = r.tryExecute("ROLE");
+                    return role instanceof List && "slave".equals(((List<?>) role).get(0))
+                            && String.valueOf(m.port).equals(String.valueOf(((List<?>) role).get(2)));
+                });
+        awaitInSync();
+        awaitSentinelsSee(m, r);
+    }
+
+    private void awaitPromoted(Node promoted) {
         await("the sentinels to promote the replica on port " + promoted.port, READY_TIMEOUT, () -> {
             for (Node s : sentinels) {
                 Object addr = s.tryExecute("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
@@ -203,11 +262,6 @@ public final class RedisSentinelSetup implements AutoCloseable {
             // A promoted replica accepts writes as soon as it reports the master role.
             return role instanceof List && "master".equals(((List<?>) role).get(0));
         });
-        master = promoted;
-        replica = old;
-        old.startData(promoted);
-        awaitInSync();
-        awaitSentinelsSee(master, replica);
     }
 
     private void awaitInSync() {

@@ -60,39 +60,67 @@ final class EmbeddedServers {
      */
     static ServerControl start(String kind, Path dir, Duration lease, boolean partitions) {
         String k = kind.toLowerCase(Locale.ROOT);
+        String query = "";
+        int q = k.indexOf('?');
+        if (q >= 0) {
+            // Redis URI options for the workers: redis-sentinel?replicaAcks=1
+            query = kind.substring(q);
+            k = k.substring(0, q);
+            if (!k.equals("redis") && !k.equals("redis-sentinel")) {
+                throw new IllegalArgumentException(String.format("--embedded takes URI options (KIND?replicaAcks=1) "
+                        + "only for redis and redis-sentinel but was '%s'", kind));
+            }
+        }
         if (partitions && PARTITIONABLE.contains(k)) {
             NetworkNamespace ns = NetworkNamespace.create("the partition-server fault");
             try {
-                return namespaced(start(k, dir, lease, ns, true), ns);
+                return namespaced(start(k, dir, lease, ns, true, query), ns);
             } catch (RuntimeException e) {
                 ns.close();
                 throw e;
             }
         }
-        return start(k, dir, lease, null, partitions);
+        return start(k, dir, lease, null, partitions, query);
     }
 
-    /** @param partitions whether a deployment of several members runs them in namespaces (etcd-cluster) */
-    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns, boolean partitions) {
+    /**
+     * @param partitions whether a deployment of several members runs them in namespaces (etcd-cluster)
+     * @param query Redis URI options for the workers ({@code ?replicaAcks=1}), or {@code ""}
+     */
+    private static ServerControl start(String kind, Path dir, Duration lease, NetworkNamespace ns, boolean partitions,
+                                       String query) {
         switch (kind) {
             case "redis":
                 return redis(ns == null ? RedisServer.standalone().start()
-                        : RedisServer.standalone().inNamespace(ns).start());
+                        : RedisServer.standalone().inNamespace(ns).start(), query);
             case "redis-sentinel": {
                 // The fixture's default down-after (5 s): shorter, a loaded machine fails over by accident.
                 if (!partitions) {
-                    return sentinel(new RedisSentinelSetup().start(), null);
+                    return sentinel(new RedisSentinelSetup().start(), null, query);
                 }
-                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-sentinel", 5);
+                // five processes and the namespace of the worker that stays with the master in a split brain
+                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-sentinel",
+                        SENTINEL_PROCESSES + 1);
                 try {
-                    return sentinel(new RedisSentinelSetup().inNetwork(segment).start(), segment);
+                    return sentinel(new RedisSentinelSetup().inNetwork(segment).start(), segment, query);
                 } catch (RuntimeException e) {
                     segment.close();
                     throw e;
                 }
             }
-            case "redis-cluster":
-                return cluster(RedisClusterSetup.startWithReplicas());
+            case "redis-cluster": {
+                if (!partitions) {
+                    return cluster(RedisClusterSetup.startWithReplicas(), null);
+                }
+                NetworkSegment segment = NetworkSegment.create("the partition faults of redis-cluster",
+                        2 * RedisClusterSetup.MASTERS);
+                try {
+                    return cluster(RedisClusterSetup.startWithReplicas(segment), segment);
+                } catch (RuntimeException e) {
+                    segment.close();
+                    throw e;
+                }
+            }
             case "zookeeper":
                 return zooKeeper(dir.resolve("zookeeper"), lease, ns);
             case "zookeeper-ensemble":
@@ -221,6 +249,11 @@ final class EmbeddedServers {
             }
 
             @Override
+            public long serverObjects() {
+                return server.serverObjects();
+            }
+
+            @Override
             public void partition() {
                 ns.cut();
             }
@@ -244,8 +277,8 @@ final class EmbeddedServers {
         };
     }
 
-    private static ServerControl redis(RedisServer server) {
-        return new Base("redis", server.uri(), "redis-server at " + server.host() + ":" + server.port()
+    private static ServerControl redis(RedisServer server, String query) {
+        return new Base("redis" + query, server.uri() + query, "redis-server at " + server.host() + ":" + server.port()
                 + " (no persistence: a restart loses every key)", Set.of(FaultKind.SERVER_RESTART), true) {
             @Override
             public void crash() {
@@ -258,53 +291,147 @@ final class EmbeddedServers {
             }
 
             @Override
+            public long serverObjects() {
+                return (Long) server.execute("DBSIZE");
+            }
+
+            @Override
             public void close() {
                 server.close();
             }
         };
     }
 
-    private static ServerControl cluster(RedisClusterSetup setup) {
+    /** @param segment the network its six nodes run in (closed with it), or {@code null} for loopback */
+    private static ServerControl cluster(RedisClusterSetup setup, NetworkSegment segment) {
         return new Base("redis-cluster", setup.uri(), "Redis Cluster of three masters with a replica each ("
-                + setup.seeds() + ", asynchronous replication)", Set.of(FaultKind.FAILOVER), false) {
+                + setup.seeds() + ", asynchronous replication" + (segment == null ? ""
+                : "; each node in a network namespace of its own on one bridge") + ")", segment == null
+                ? Set.of(FaultKind.FAILOVER) : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER), false) {
+            /**
+             * Cuts every node off from the host (every worker and the verifier) with blackhole routes; the nodes keep
+             * seeing each other, so the cluster does not fail over: it is just gone for the workers.
+             */
+            @Override
+            public void partition() {
+                for (int i = 0; i < segment.members(); i++) {
+                    segment.block(i, NetworkSegment.HOST);
+                }
+            }
+
+            @Override
+            public void heal() {
+                segment.unblockAll();
+            }
+
             @Override
             public void failover() {
                 // the master of the lock's slot: the one with the keys
                 setup.failOver(setup.busiestMaster());
             }
 
+            /** The keys of every node that answers as a master. */
+            @Override
+            public long serverObjects() {
+                long keys = 0;
+                for (int i = 0; i < setup.ports().size(); i++) {
+                    try {
+                        Object role = setup.execute(i, "ROLE");
+                        if (role instanceof List<?> r && !r.isEmpty() && "master".equals(String.valueOf(r.get(0)))) {
+                            keys += (Long) setup.execute(i, "DBSIZE");
+                        }
+                    } catch (RuntimeException down) {
+                        // a node the run killed and has not started again keeps nothing
+                    }
+                }
+                return keys;
+            }
+
             @Override
             public void close() {
-                setup.close();
+                try {
+                    setup.close();
+                } finally {
+                    if (segment != null) {
+                        segment.close();
+                    }
+                }
             }
         };
     }
 
-    /** @param segment the network its five processes run in (closed with it), or {@code null} for loopback */
-    private static ServerControl sentinel(RedisSentinelSetup setup, NetworkSegment segment) {
-        return new Base("redis-sentinel", setup.uri(), "Redis master, replica and three sentinels (master "
-                + setup.masterPort() + ", asynchronous replication" + (segment == null ? ""
+    /** The processes of a Sentinel deployment: master, replica, three sentinels (segment members 0 to 4). */
+    static final int SENTINEL_PROCESSES = 5;
+
+    /**
+     * @param segment the network its five processes run in (closed with it), or {@code null} for loopback; its
+     *        member {@value #SENTINEL_PROCESSES} is where the worker that stays with the master in a split brain runs
+     * @param query Redis URI options for the workers ({@code ?replicaAcks=1}), or {@code ""}
+     */
+    private static ServerControl sentinel(RedisSentinelSetup setup, NetworkSegment segment, String query) {
+        return new Base("redis-sentinel" + query, setup.uri() + query, "Redis master, replica and three sentinels "
+                + "(master " + setup.masterPort() + ", asynchronous replication" + (query.isEmpty() ? ""
+                : ", workers with " + query.substring(1)) + (segment == null ? ""
                 : "; each in a network namespace of its own on one bridge") + ")", segment == null
-                ? Set.of(FaultKind.FAILOVER) : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER), false) {
+                ? Set.of(FaultKind.FAILOVER)
+                : Set.of(FaultKind.FAILOVER, FaultKind.PARTITION_SERVER, FaultKind.SPLIT_BRAIN), false) {
             @Override
             public void failover() {
                 setup.failover();
             }
 
+            @Override
+            public long serverObjects() {
+                return (Long) setup.master("DBSIZE");
+            }
+
             /** Cuts all five processes off (each one's link down). */
             @Override
             public void partition() {
-                for (int i = 0; i < segment.members(); i++) {
+                for (int i = 0; i < SENTINEL_PROCESSES; i++) {
                     segment.cut(i);
                 }
             }
 
+            /**
+             * The master keeps only the worker of member {@value #SENTINEL_PROCESSES}, which keeps only the master
+             * and the host (where the register is): blackhole routes between the master and the replica, each
+             * sentinel and the host, and between that worker and the replica and each sentinel.
+             */
+            @Override
+            public void splitBrain() {
+                int master = setup.masterMember();
+                int worker = SENTINEL_PROCESSES;
+                segment.block(master, setup.replicaMember());
+                segment.block(master, NetworkSegment.HOST);
+                segment.block(worker, setup.replicaMember());
+                for (int s : setup.sentinelMembers()) {
+                    segment.block(master, s);
+                    segment.block(worker, s);
+                }
+                setup.awaitFailoverOfIsolatedMaster();
+            }
+
+            @Override
+            public List<String> onMasterSide(List<String> command) {
+                return segment == null ? null : segment.wrap(SENTINEL_PROCESSES, command);
+            }
+
+            @Override
+            public String hostAddress() {
+                return segment == null ? null : segment.hostAddress();
+            }
+
             @Override
             public void heal() {
-                for (int i = 0; i < segment.members(); i++) {
+                for (int i = 0; i < SENTINEL_PROCESSES; i++) {
                     if (segment.isCut(i)) {
                         segment.heal(i);
                     }
+                }
+                if (segment.isBlocked()) {
+                    segment.unblockAll();
+                    setup.awaitRejoined();
                 }
             }
 
@@ -455,6 +582,21 @@ final class EmbeddedServers {
         @Override
         public boolean proxiable() {
             return proxiable;
+        }
+
+        /** Rows of the lease table, etcd keys or ZooKeeper znodes; the Redis kinds count their keys themselves. */
+        @Override
+        public long serverObjects() {
+            if (backend.startsWith("etcd")) {
+                return ServerObjects.etcdKeys(uri);
+            }
+            if (backend.startsWith("zookeeper")) {
+                return ServerObjects.zooKeeperNodes(uri);
+            }
+            if (backend.startsWith("postgresql") || backend.equals("mariadb")) {
+                return ServerObjects.sqlRows(uri);
+            }
+            return -1;
         }
     }
 }

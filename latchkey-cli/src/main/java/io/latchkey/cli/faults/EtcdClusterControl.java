@@ -57,7 +57,7 @@ final class EtcdClusterControl extends MemberCluster {
      */
     static EtcdClusterControl start(Path base, boolean partitions) {
         Path binary = ServerProcess.requireBinary("etcd", EtcdServer.INSTALL_HINT);
-        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of etcd-cluster", SIZE)
+        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of etcd-cluster", SIZE + 1)
                 : null;
         Path dir;
         try {

@@ -30,7 +30,14 @@ public enum FaultKind {
      * Cut the leader of a replicated deployment off from the other members and every worker (its network namespace's
      * link down) until the majority has elected a new leader and 2.5 leases have passed, then heal. Needs root.
      */
-    PARTITION_LEADER("partition leader", true);
+    PARTITION_LEADER("partition leader", true),
+    /**
+     * Split brain (Redis Sentinel): the master loses the replica and the sentinels but keeps one worker (in a network
+     * namespace of its own with a path to the master and the register only); the sentinels promote the replica,
+     * which the other workers follow; after 2.5 leases more the paths come back and the sentinels demote the old
+     * master. Needs root.
+     */
+    SPLIT_BRAIN("split brain", true);
 
     private final String label;
     private final boolean serverSide;
@@ -68,7 +75,8 @@ public enum FaultKind {
 
     /** Whether the fault lasts a fault length (2.5 leases) before it is undone. */
     boolean lasts() {
-        return this == PAUSE || this == PARTITION || this == PARTITION_SERVER || this == PARTITION_LEADER;
+        return this == PAUSE || this == PARTITION || this == PARTITION_SERVER || this == PARTITION_LEADER
+                || this == SPLIT_BRAIN;
     }
 
     /** Whether the fault needs a server the verifier started itself ({@code --embedded}). */

@@ -61,9 +61,18 @@ public final class FaultRun {
      * @param report a {@code .html} or {@code .csv} file to write, or {@code null}
      * @param skip faults of the schedule not to run (none from the command line)
      * @param only when not empty, the only faults to run ({@code --fault}): each must be one the backend has
+     * @param soak {@code null}, or how long a soak run lasts: a fault every {@link #SOAK_PERIOD}, cycling through
+     *        the schedule's faults, with the workers' heap and threads and the server's objects sampled at the start,
+     *        the middle and the end
      */
     public record Options(String uri, String embedded, String resource, int workers, Duration lease,
-                          Duration duration, Path report, Set<FaultKind> skip, Set<FaultKind> only) {
+                          Duration duration, Path report, Set<FaultKind> skip, Set<FaultKind> only, Duration soak) {
+
+        /** Not a soak run. */
+        public Options(String uri, String embedded, String resource, int workers, Duration lease, Duration duration,
+                       Path report, Set<FaultKind> skip, Set<FaultKind> only) {
+            this(uri, embedded, resource, workers, lease, duration, report, skip, only, null);
+        }
 
         /** Every fault of the schedule but {@code skip}. */
         public Options(String uri, String embedded, String resource, int workers, Duration lease, Duration duration,
@@ -96,6 +105,11 @@ public final class FaultRun {
                         "--lease must be between 500ms and 5m for --faults but was %dms", lease.toMillis()));
             }
             Objects.requireNonNull(duration, "duration");
+            if (soak != null && soak.compareTo(SOAK_PERIOD) < 0) {
+                throw new IllegalArgumentException(String.format(
+                        "--soak must be at least %ds (a fault every %ds) but was %dms", SOAK_PERIOD.toSeconds(),
+                        SOAK_PERIOD.toSeconds(), soak.toMillis()));
+            }
             if (resource != null && !resource.startsWith("jdbc:") && !resource.equals(STORE_REGISTER)) {
                 throw new IllegalArgumentException(String.format(
                         "--resource must be a JDBC URL (jdbc:postgresql://…, jdbc:mariadb://…, jdbc:h2:…) but was '%s'",
@@ -111,9 +125,40 @@ public final class FaultRun {
         }
     }
 
-    /** The run's verdict. */
-    public record Result(List<FaultRow> rows, boolean passed, String table) {
+    /**
+     * The run's verdict.
+     *
+     * @param soak a soak run's samples (start, middle, end), empty otherwise
+     */
+    public record Result(List<FaultRow> rows, boolean passed, String table, List<SoakSample> soak) {
     }
+
+    /**
+     * One sample of a soak run.
+     *
+     * @param label {@code start}, {@code middle} or {@code end}
+     * @param seconds since the run's start
+     * @param faults faults injected so far
+     * @param heapMin the least heap in use after a GC among the live workers, bytes (-1 if none sampled)
+     * @param heapMax the most
+     * @param threadsMin the fewest live threads among the live workers
+     * @param threadsMax the most
+     * @param serverObjects keys, rows or znodes on the lock's server (-1 if not countable)
+     */
+    public record SoakSample(String label, double seconds, int faults, long heapMin, long heapMax, int threadsMin,
+                             int threadsMax, long serverObjects) {
+    }
+
+    /** A soak run injects a fault this often (or as soon as the previous one is over and settled, if later). */
+    public static final Duration SOAK_PERIOD = Duration.ofSeconds(20);
+    /** How often a soak run's workers sample their heap and threads. */
+    static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
+    /** A soak run fails if a worker's live threads grow by more than this from the start to the end. */
+    static final int SOAK_THREAD_SLACK = 5;
+    /** ... or its heap after a GC by more than half plus this. */
+    static final long SOAK_HEAP_SLACK = 16L << 20;
+    /** ... or the server's objects by more than this. */
+    static final long SOAK_OBJECT_SLACK = 10;
 
     /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
     static final Duration RECOVERY_BOUND = Duration.ofSeconds(90);
@@ -134,6 +179,13 @@ public final class FaultRun {
     private ServerControl server;
     private String registerUrl;
     private int nextWorker = 1;
+    private final List<SoakSample> samples = new ArrayList<>();
+    /** The live worker that runs on the master's side of a split brain, or {@code null}. */
+    private WorkerProcess masterSide;
+    /** The register as that worker reaches it (through {@link #registerProxy}), or {@code null}. */
+    private String masterSideRegisterUrl;
+    private TcpProxy registerProxy;
+    private int injected;
 
     private FaultRun(Options options, PrintWriter out) {
         this.options = options;
@@ -156,7 +208,8 @@ public final class FaultRun {
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
             server = options.embedded() != null ? EmbeddedServers.start(options.embedded(), dir, options.lease(),
-                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER))
+                    options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER)
+                    || options.wants(FaultKind.SPLIT_BRAIN))
                     : ServerControl.external(options.uri());
             boolean inStore = STORE_REGISTER.equals(options.resource());
             if (options.resource() != null) {
@@ -202,6 +255,13 @@ public final class FaultRun {
             for (String v : rows.get(rows.size() - 1).violations()) {
                 out.println("VIOLATION " + v);
             }
+            if (options.soak() != null) {
+                out.print(soakTable());
+                for (String v : soakViolations()) {
+                    out.println("VIOLATION " + v);
+                    passed = false;
+                }
+            }
             out.println(passed ? "all fault rules held" : "FAILED: a fault rule was broken (see VIOLATION lines)");
             if (options.report() != null) {
                 FaultReport.write(options.report(), rows, history.snapshot(), windows, options.lease());
@@ -209,7 +269,7 @@ public final class FaultRun {
                         + FaultReport.historyFile(options.report()).getFileName() + ")");
             }
             out.flush();
-            return new Result(rows, passed, table);
+            return new Result(rows, passed, table, List.copyOf(samples));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -219,6 +279,9 @@ public final class FaultRun {
                 }
             }
             proxies.values().forEach(list -> list.forEach(TcpProxy::close));
+            if (registerProxy != null) {
+                registerProxy.close();
+            }
             stalls.close();
             stopH2(h2);
             if (server != null) {
@@ -232,7 +295,14 @@ public final class FaultRun {
         long start = System.nanoTime();
         Thread.sleep(schedule.settle().toMillis());
         windows.add(new FaultWindow(FaultKind.NONE, "", -1, start, System.nanoTime(), 0));
-        for (FaultKind kind : schedule.steps()) {
+        Duration soak = options.soak();
+        if (soak != null) {
+            sample("start", start);
+        }
+        long soakEnd = soak == null ? 0 : start + soak.toNanos();
+        List<FaultKind> steps = schedule.steps();
+        for (int i = 0; soak == null ? i < steps.size() : !steps.isEmpty() && System.nanoTime() - soakEnd < 0; i++) {
+            FaultKind kind = steps.get(i % steps.size());
             long faultStart = System.nanoTime();
             FaultWindow w = inject(kind, schedule.faultLength());
             windows.add(w);
@@ -242,10 +312,20 @@ public final class FaultRun {
             if (kind.serverSide()) {
                 awaitRecovery(faultStart);
             }
+            injected++;
             long elapsed = System.nanoTime() - faultStart;
-            long rest = schedule.settle().toNanos() + (kind.lasts() ? schedule.faultLength().toNanos() : 0)
-                    - elapsed;
+            long rest = soak != null ? SOAK_PERIOD.toNanos() - elapsed
+                    : schedule.settle().toNanos() + (kind.lasts() ? schedule.faultLength().toNanos() : 0) - elapsed;
             Thread.sleep(Math.max(schedule.settle().toMillis(), TimeUnit.NANOSECONDS.toMillis(Math.max(0, rest))));
+            if (soak != null && samples.size() == 1 && System.nanoTime() - start >= soak.toNanos() / 2) {
+                sample("middle", start);
+            }
+        }
+        if (soak != null) {
+            if (samples.size() == 1) {
+                sample("middle", start);
+            }
+            sample("end", start);
         }
         long end = System.nanoTime();
         for (int i = 0; i < windows.size(); i++) {
@@ -278,7 +358,8 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case PARTITION: {
-                WorkerProcess target = holder(false);
+                // not the worker on the leader's side: it reaches the servers directly, not through proxies
+                WorkerProcess target = holder(false, masterSide);
                 long token = history.heldToken(target.id());
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
                 proxies.get(target.id()).forEach(TcpProxy::blackHole);
@@ -288,19 +369,36 @@ public final class FaultRun {
                 return new FaultWindow(kind, target.id(), token, start, end, 0);
             }
             case PARTITION_SERVER:
-            case PARTITION_LEADER: {
+            case PARTITION_LEADER:
+            case SPLIT_BRAIN: {
                 long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
                 String problem = "";
                 try {
                     if (kind == FaultKind.PARTITION_LEADER) {
                         server.isolateLeader();
+                        out.printf(Locale.ROOT, "  partition leader: %s stays with the old leader; the others elected "
+                                + "a new one %.1fs after the cut%n", masterSide == null ? "no worker" : masterSide.id(),
+                                (System.nanoTime() - start) / 1e9);
+                    } else if (kind == FaultKind.SPLIT_BRAIN) {
+                        if (masterSide == null || !masterSide.isAlive()) {
+                            throw new IllegalStateException("no worker runs on the master's side");
+                        }
+                        server.splitBrain();
+                        out.printf(Locale.ROOT, "  split brain: %s stays with the master; the sentinels promoted the "
+                                + "replica %.1fs after the cut%n", masterSide.id(), (System.nanoTime() - start) / 1e9);
                     } else {
                         server.partition();
                     }
                     try {
                         Thread.sleep(length.toMillis());
                     } finally {
+                        long healing = System.nanoTime();
                         server.heal();
+                        if (kind == FaultKind.SPLIT_BRAIN) {
+                            out.printf(Locale.ROOT, "  split brain: healed %.1fs after the cut; the old master was a "
+                                    + "replica in sync %.1fs later%n", (healing - start) / 1e9,
+                                    (System.nanoTime() - healing) / 1e9);
+                        }
                     }
                 } catch (RuntimeException e) {
                     problem = e.getMessage() == null ? e.toString() : e.getMessage().strip().lines().findFirst()
@@ -338,6 +436,109 @@ public final class FaultRun {
     }
 
     /**
+     * A soak sample: the latest heap and thread sample of each live worker (each sends one every
+     * {@link #SAMPLE_EVERY}; this waits for a fresh one) and the server's objects.
+     */
+    private void sample(String label, long runStart) throws InterruptedException {
+        long asked = System.nanoTime();
+        Thread.sleep(SAMPLE_EVERY.toMillis() + 500);
+        List<String> alive = workers.stream().filter(WorkerProcess::isAlive).map(WorkerProcess::id).toList();
+        long heapMin = Long.MAX_VALUE;
+        long heapMax = -1;
+        int threadsMin = Integer.MAX_VALUE;
+        int threadsMax = -1;
+        for (Map.Entry<String, HistoryEvent> e : history.samples().entrySet()) {
+            if (!alive.contains(e.getKey()) || e.getValue().nanos() - asked < 0) {
+                continue;
+            }
+            Map<String, Long> v = new HashMap<>();
+            for (String kv : e.getValue().detail().split(" ")) {
+                String[] p = kv.split("=", 2);
+                if (p.length == 2) {
+                    v.put(p[0], Long.parseLong(p[1]));
+                }
+            }
+            long heap = v.getOrDefault("heap", -1L);
+            int threads = v.getOrDefault("threads", -1L).intValue();
+            heapMin = Math.min(heapMin, heap);
+            heapMax = Math.max(heapMax, heap);
+            threadsMin = Math.min(threadsMin, threads);
+            threadsMax = Math.max(threadsMax, threads);
+        }
+        long objects;
+        try {
+            objects = server.serverObjects();
+        } catch (RuntimeException e) {
+            out.println("  soak sample " + label + ": could not count the server's objects: " + e.getMessage());
+            objects = -1;
+        }
+        SoakSample s = new SoakSample(label, (System.nanoTime() - runStart) / 1e9, injected,
+                heapMax < 0 ? -1 : heapMin, heapMax, threadsMax < 0 ? -1 : threadsMin, threadsMax, objects);
+        samples.add(s);
+        out.printf(Locale.ROOT, "  soak sample %s after %.0fs: %s%n", label, s.seconds(), describe(s));
+        out.flush();
+    }
+
+    private static String describe(SoakSample s) {
+        return String.format(Locale.ROOT, "worker heap after GC %s MB, worker threads %s, server objects %s",
+                s.heapMax() < 0 ? "?" : String.format(Locale.ROOT, "%.1f–%.1f", s.heapMin() / 1048576.0,
+                        s.heapMax() / 1048576.0),
+                s.threadsMax() < 0 ? "?" : s.threadsMin() + "–" + s.threadsMax(),
+                s.serverObjects() < 0 ? "?" : Long.toString(s.serverObjects()));
+    }
+
+    /** The soak samples as a table. */
+    private String soakTable() {
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
+                "soak of %s: %d faults in %.0fs (one every %ds, cycling)%n", server.backend(), injected,
+                samples.isEmpty() ? 0.0 : samples.get(samples.size() - 1).seconds(), SOAK_PERIOD.toSeconds()));
+        b.append(String.format(Locale.ROOT, "  %-7s %8s %7s %26s %15s %15s%n", "sample", "at", "faults",
+                "worker heap after GC (MB)", "worker threads", "server objects"));
+        for (SoakSample s : samples) {
+            b.append(String.format(Locale.ROOT, "  %-7s %7.0fs %7d %26s %15s %15s%n", s.label(), s.seconds(),
+                    s.faults(), s.heapMax() < 0 ? "?" : String.format(Locale.ROOT, "%.1f–%.1f",
+                            s.heapMin() / 1048576.0, s.heapMax() / 1048576.0),
+                    s.threadsMax() < 0 ? "?" : s.threadsMin() + "–" + s.threadsMax(),
+                    s.serverObjects() < 0 ? "?" : Long.toString(s.serverObjects())));
+        }
+        return b.toString();
+    }
+
+    /**
+     * What grew from the soak's middle to its end beyond the slack allowed; empty when flat. The first half is the
+     * warm-up: pools fill to their bounds (the SQL backend's I/O threads), caches and code warm up.
+     */
+    List<String> soakViolations() {
+        return soakViolations(samples);
+    }
+
+    static List<String> soakViolations(List<SoakSample> samples) {
+        List<String> v = new ArrayList<>();
+        if (samples.size() < 2) {
+            return v;
+        }
+        SoakSample a = samples.get(samples.size() - 2);
+        SoakSample z = samples.get(samples.size() - 1);
+        if (a.threadsMax() < 0 || z.threadsMax() < 0) {
+            v.add("soak: no worker sampled its heap and threads at the " + (a.threadsMax() < 0 ? a.label() : "end"));
+        } else {
+            if (z.threadsMax() > a.threadsMax() + SOAK_THREAD_SLACK) {
+                v.add(String.format(Locale.ROOT, "soak: worker threads grew from %d (%s) to %d (end)",
+                        a.threadsMax(), a.label(), z.threadsMax()));
+            }
+            if (z.heapMax() > a.heapMax() * 3 / 2 + SOAK_HEAP_SLACK) {
+                v.add(String.format(Locale.ROOT, "soak: worker heap after GC grew from %.1f MB (%s) to %.1f MB (end)",
+                        a.heapMax() / 1048576.0, a.label(), z.heapMax() / 1048576.0));
+            }
+        }
+        if (a.serverObjects() >= 0 && z.serverObjects() > a.serverObjects() + SOAK_OBJECT_SLACK) {
+            v.add(String.format(Locale.ROOT, "soak: the server's objects grew from %d (%s) to %d (end)",
+                    a.serverObjects(), a.label(), z.serverObjects()));
+        }
+        return v;
+    }
+
+    /**
      * After a server fault: waits until a hold granted after the fault has written (recovery, measured by the
      * checker), at most {@link #RECOVERY_BOUND}; the settle time follows either way.
      */
@@ -353,20 +554,25 @@ public final class FaultRun {
      * or any live worker if none is within three leases.
      */
     private WorkerProcess holder(boolean betweenReadAndWrite) throws InterruptedException {
+        return holder(betweenReadAndWrite, null);
+    }
+
+    /** @param not a worker not to pick, or {@code null} */
+    private WorkerProcess holder(boolean betweenReadAndWrite, WorkerProcess not) throws InterruptedException {
         long since = System.nanoTime();
         long deadline = since + options.lease().multipliedBy(3).plus(workerWait()).toNanos();
         while (System.nanoTime() - deadline < 0) {
             Optional<String> h = betweenReadAndWrite ? history.readerSince(since) : history.holderSince(since);
             if (h.isPresent()) {
                 for (WorkerProcess w : workers) {
-                    if (w.id().equals(h.get()) && w.isAlive()) {
+                    if (w.id().equals(h.get()) && w.isAlive() && w != not) {
                         return w;
                     }
                 }
             }
             Thread.sleep(2);
         }
-        return workers.stream().filter(WorkerProcess::isAlive).findFirst()
+        return workers.stream().filter(w -> w.isAlive() && w != not).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no worker is alive"));
     }
 
@@ -388,7 +594,11 @@ public final class FaultRun {
     private void spawnWorker() {
         String id = "w" + nextWorker++;
         String uri = server.uri();
-        if (server.proxiable()) {
+        boolean sided = options.wants(FaultKind.SPLIT_BRAIN) && server.serverFaults().contains(FaultKind.SPLIT_BRAIN)
+                || options.wants(FaultKind.PARTITION_LEADER)
+                && server.serverFaults().contains(FaultKind.PARTITION_LEADER);
+        sided = sided && (masterSide == null || !masterSide.isAlive());
+        if (server.proxiable() && !sided) {
             List<TcpProxy> mine = new ArrayList<>();
             uri = ProxiedUri.rewrite(uri, a -> {
                 TcpProxy p = new TcpProxy(a.host(), a.port());
@@ -399,11 +609,43 @@ public final class FaultRun {
         }
         // Long enough that the verifier's SIGSTOP (a forked kill, slow on a loaded machine) lands inside the hold.
         long hold = Math.max(50, Math.min(500, options.lease().toMillis() / 4));
-        List<String> args = List.of("--id", id, "--name", name, "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
+        List<String> args = new ArrayList<>(List.of("--id", id, "--name", name, "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
                 "--hold", Long.toString(hold), "--wait", Long.toString(workerWait().toMillis()),
-                "--timeout", Long.toString(workerTimeout().toMillis()));
+                "--timeout", Long.toString(workerTimeout().toMillis())));
+        if (options.soak() != null) {
+            args.addAll(List.of("--sample", Long.toString(SAMPLE_EVERY.toMillis())));
+        }
+        if (sided) {
+            // The first worker (and the replacement of a killed one) runs where it stays with the master or leader,
+            // reaching the servers directly (its namespace's loopback is not the verifier's, where the proxies are).
+            masterSide = WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", masterSideRegister()),
+                    dir.resolve(id + ".err"), history, server::onMasterSide);
+            workers.add(masterSide);
+            return;
+        }
         workers.add(WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", registerUrl),
                 dir.resolve(id + ".err"), history));
+    }
+
+    /**
+     * The register's URL for the worker on the master's side of a split brain: the verifier's H2 through a proxy on
+     * the host's address of the segment (that worker's loopback is its namespace's own); a register elsewhere as is.
+     */
+    private String masterSideRegister() {
+        if (masterSideRegisterUrl == null) {
+            String prefix = "jdbc:h2:tcp://127.0.0.1:";
+            if (registerUrl.startsWith(prefix)) {
+                String rest = registerUrl.substring(prefix.length());
+                int slash = rest.indexOf('/');
+                registerProxy = new TcpProxy(server.hostAddress(), "127.0.0.1",
+                        Integer.parseInt(rest.substring(0, slash)));
+                masterSideRegisterUrl = "jdbc:h2:tcp://" + server.hostAddress() + ":" + registerProxy.port()
+                        + rest.substring(slash);
+            } else {
+                masterSideRegisterUrl = registerUrl;
+            }
+        }
+        return masterSideRegisterUrl;
     }
 
     private void awaitStarted() throws InterruptedException {

@@ -38,7 +38,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         Set<FaultKind> serverFaults = server.serverFaults();
         for (FaultKind k : List.of(FaultKind.SERVER_RESTART, FaultKind.FAILOVER, FaultKind.CLOCK_JUMP,
-                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER)) {
+                FaultKind.PARTITION_SERVER, FaultKind.PARTITION_LEADER, FaultKind.SPLIT_BRAIN)) {
             if (serverFaults.contains(k)) {
                 steps.add(k);
             }
@@ -52,7 +52,7 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
         }
         if (!serverFaults.contains(FaultKind.PARTITION_SERVER) && !serverFaults.isEmpty()) {
             notes.add("partition server: not run (the verifier runs only the servers of --embedded "
-                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + ", redis-sentinel, zookeeper-ensemble and "
+                    + String.join(", ", EmbeddedServers.PARTITIONABLE) + ", redis-sentinel, redis-cluster, zookeeper-ensemble and "
                     + "etcd-cluster in network namespaces of their own)");
         }
         for (FaultKind k : only) {
@@ -100,9 +100,12 @@ record FaultSchedule(List<FaultKind> steps, Duration faultLength, Duration settl
                 case CLOCK_JUMP -> "move the server's wall clock " + FaultRun.CLOCK_JUMP.toMinutes()
                         + " min forward (libfaketime) and leave it there";
                 case PARTITION_SERVER -> "cut the server's network namespace off from every worker for "
-                        + seconds(faultLength) + " (veth link down), then heal";
+                        + seconds(faultLength) + " (veth link down, or blackhole routes), then heal";
                 case PARTITION_LEADER -> "cut the leader's network namespace off from the other members and every "
                         + "worker until a new leader is elected and " + seconds(faultLength) + " passed, then heal";
+                case SPLIT_BRAIN -> "cut the master off from the replica, the sentinels and every worker but one until "
+                        + "the sentinels promoted the replica and " + seconds(faultLength) + " passed, then heal (the "
+                        + "old master is demoted)";
                 default -> "";
             };
             lines.add(String.format(Locale.ROOT, "  %6.1fs  %-16s %s", at / 1000.0, k.label(), what));

@@ -95,6 +95,9 @@ public final class FaultWorkerMain {
         String name = a.get("name");
         String table = a.get("table");
         watchStandardInput();
+        if (a.containsKey("sample")) {
+            sampleEvery(Long.parseLong(a.get("sample")));
+        }
         if (FaultRun.STORE_REGISTER.equals(a.get("register"))) {
             runOnStore(a, lease, wait, timeout, hold, name);
             return;
@@ -264,6 +267,31 @@ public final class FaultWorkerMain {
         } catch (RuntimeException e) {
             log(start, HistoryEvent.Type.RELEASE_ERROR, token, -1, describe(e));
         }
+    }
+
+    /**
+     * Soak runs: every {@code millis}, a {@link HistoryEvent.Type#SAMPLE} with the heap in use right after a GC and the
+     * live threads of this JVM, so that the verifier can show that a long-running client does not grow. One daemon
+     * thread, which ends with the process.
+     */
+    private void sampleEvery(long millis) {
+        Thread t = new Thread(() -> {
+            java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+            java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+            while (!stopping.get()) {
+                memory.gc();
+                log(HistoryEvent.Type.SAMPLE, -1, -1, "heap=" + memory.getHeapMemoryUsage().getUsed() + " threads="
+                        + threads.getThreadCount());
+                try {
+                    Thread.sleep(millis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }, "latchkey-fault-worker-sample");
+        t.setDaemon(true);
+        t.start();
     }
 
     private void watchStandardInput() {

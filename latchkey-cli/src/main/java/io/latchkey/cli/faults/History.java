@@ -20,10 +20,15 @@ final class History {
     private final Map<String, Long> holding = new HashMap<>();
     private final Map<String, Long> holdingSince = new HashMap<>();
     private final Map<String, HistoryEvent> latestOf = new HashMap<>();
+    private final Map<String, HistoryEvent> samples = new HashMap<>();
 
     void add(HistoryEvent e) {
         lock.lock();
         try {
+            if (e.type() == HistoryEvent.Type.SAMPLE) {
+                samples.put(e.actor(), e);
+                return;
+            }
             events.add(e);
             latestOf.put(e.actor(), e);
             switch (e.type()) {
@@ -38,6 +43,16 @@ final class History {
                 default -> {
                 }
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The latest resource sample of each worker that sent one (soak runs). */
+    Map<String, HistoryEvent> samples() {
+        lock.lock();
+        try {
+            return Map.copyOf(samples);
         } finally {
             lock.unlock();
         }

@@ -53,7 +53,12 @@ record HistoryEvent(long nanos, String actor, Type type, long token, long value,
         /** Verifier: a fault ends (resume, heal, server back). */
         FAULT_END,
         /** Verifier: a worker process was killed (SIGKILL) or exited. */
-        EXITED
+        EXITED,
+        /**
+         * A worker's resource sample in a soak run ({@code detail}: {@code heap=<bytes after a GC> threads=<live>}): kept
+         * beside the history, not a step of it.
+         */
+        SAMPLE
     }
 
     HistoryEvent {

@@ -3,13 +3,15 @@ package io.latchkey.cli.faults;
 import io.latchkey.testing.NetworkSegment;
 import io.latchkey.testing.TestFiles;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * What the embedded clusters of three members (etcd, ZooKeeper) share: finding the leader, the partition faults on
- * their {@link NetworkSegment} (member {@code i} in namespace {@code i}, or no segment without the partition faults),
- * and closing (members killed, data directory deleted, segment closed).
+ * their {@link NetworkSegment} (member {@code i} in namespace {@code i}, or no segment without the partition faults;
+ * namespace {@value #SIZE} is where the worker runs that stays with the leader when it is isolated), and closing
+ * (members killed, data directory deleted, segment closed).
  */
 abstract class MemberCluster extends EmbeddedServers.Base {
 
@@ -43,7 +45,7 @@ abstract class MemberCluster extends EmbeddedServers.Base {
     /** Kills member {@code i}'s process (SIGKILL). */
     abstract void kill(int i);
 
-    /** Cuts every member off (each one's link down). */
+    /** Cuts every member off (each one's link down); the leader-side worker keeps its link (to nobody). */
     @Override
     public void partition() {
         for (int i = 0; i < SIZE; i++) {
@@ -51,12 +53,32 @@ abstract class MemberCluster extends EmbeddedServers.Base {
         }
     }
 
-    /** Cuts the leader off from the other members and every worker, and returns once the other two elected one. */
+    /**
+     * Cuts the leader off from the other members and every worker but the one of namespace {@value #SIZE}, which
+     * keeps only the leader and the host (where the register is): blackhole routes between the sides. Returns once
+     * the other two elected a leader.
+     */
     @Override
     public void isolateLeader() {
         int leader = awaitLeader(-1);
-        segment.cut(leader);
+        segment.block(leader, NetworkSegment.HOST);
+        for (int i = 0; i < SIZE; i++) {
+            if (i != leader) {
+                segment.block(leader, i);
+                segment.block(SIZE, i);
+            }
+        }
         awaitLeader(leader);
+    }
+
+    @Override
+    public List<String> onMasterSide(List<String> command) {
+        return segment == null ? null : segment.wrap(SIZE, command);
+    }
+
+    @Override
+    public String hostAddress() {
+        return segment == null ? null : segment.hostAddress();
     }
 
     @Override
@@ -66,6 +88,7 @@ abstract class MemberCluster extends EmbeddedServers.Base {
                 segment.heal(i);
             }
         }
+        segment.unblockAll();
     }
 
     /** The index of the member that leads, as the members other than {@code excluded} see it. */

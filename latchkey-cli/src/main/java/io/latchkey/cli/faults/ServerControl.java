@@ -2,6 +2,7 @@ package io.latchkey.cli.faults;
 
 import java.time.Duration;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -68,9 +69,40 @@ interface ServerControl extends AutoCloseable {
         throw new UnsupportedOperationException(backend() + " has no leader the verifier can isolate");
     }
 
-    /** Ends {@link #partition()} or {@link #isolateLeader()}. */
+    /**
+     * Split brain: cuts the master off from its replicas, the sentinels and every worker but the one started with
+     * {@link #onMasterSide(List)}, and returns once the deployment promoted another master; {@link #heal()} ends it
+     * (and returns once the old master is demoted).
+     */
+    default void splitBrain() {
+        throw new UnsupportedOperationException(backend() + " has no master the verifier can split off");
+    }
+
+    /**
+     * {@code command} run where it stays with the master in a {@link #splitBrain()}, or with the leader when it is
+     * {@linkplain #isolateLeader() isolated} (a network namespace of its own with a path to it and to the host), or
+     * {@code null} if this server has no such place.
+     */
+    default List<String> onMasterSide(List<String> command) {
+        return null;
+    }
+
+    /** The host's address as processes started {@link #onMasterSide(List)} reach it, or {@code null}. */
+    default String hostAddress() {
+        return null;
+    }
+
+    /** Ends {@link #partition()}, {@link #isolateLeader()} or {@link #splitBrain()}. */
     default void heal() {
         throw new UnsupportedOperationException(backend() + " does not run in a network namespace of the verifier");
+    }
+
+    /**
+     * What the lock's server keeps right now (Redis keys, rows of the lease table, znodes under {@code /latchkey},
+     * etcd keys), for a soak run's samples; -1 if the verifier cannot count it (a server it did not start).
+     */
+    default long serverObjects() {
+        return -1;
     }
 
     /** Stops what the verifier started. */

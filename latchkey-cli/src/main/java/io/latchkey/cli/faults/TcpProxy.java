@@ -31,9 +31,18 @@ final class TcpProxy implements AutoCloseable {
     private volatile boolean closed;
 
     TcpProxy(String upstreamHost, int upstreamPort) {
+        this(null, upstreamHost, upstreamPort);
+    }
+
+    /**
+     * @param listenHost the address to listen on (the host's address on a network segment, for a worker in a network
+     *        namespace), or {@code null} for 127.0.0.1
+     */
+    TcpProxy(String listenHost, String upstreamHost, int upstreamPort) {
         this.upstream = new InetSocketAddress(upstreamHost, upstreamPort);
         try {
-            listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            listener = new ServerSocket(0, 50, listenHost == null ? InetAddress.getLoopbackAddress()
+                    : InetAddress.getByName(listenHost));
         } catch (IOException e) {
             throw new UncheckedIOException("could not open a proxy port", e);
         }

@@ -38,7 +38,16 @@ final class WorkerProcess {
      */
     static WorkerProcess start(String id, List<String> args, Map<String, String> secrets, Path errorLog,
                                History history) {
-        ProcessBuilder builder = new ProcessBuilder(JavaCommand.of(FaultWorkerMain.class, args))
+        return start(id, args, secrets, errorLog, history, c -> c);
+    }
+
+    /**
+     * @param wrap what runs the worker's command line (as it is, or in a network namespace: {@code ip netns exec},
+     *        which execs the JVM, so that signals reach it)
+     */
+    static WorkerProcess start(String id, List<String> args, Map<String, String> secrets, Path errorLog,
+                               History history, java.util.function.UnaryOperator<List<String>> wrap) {
+        ProcessBuilder builder = new ProcessBuilder(wrap.apply(JavaCommand.of(FaultWorkerMain.class, args)))
                 .redirectError(ProcessBuilder.Redirect.appendTo(errorLog.toFile()));
         secrets.forEach((k, v) -> builder.environment().put(FaultWorkerMain.ENV_PREFIX + k, v));
         try {

@@ -49,7 +49,7 @@ final class ZooKeeperEnsembleControl extends MemberCluster {
      *        leader can be cut off from the others and from the workers
      */
     static ZooKeeperEnsembleControl start(Path dir, Duration lease, boolean partitions) {
-        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of zookeeper-ensemble", SIZE)
+        NetworkSegment segment = partitions ? NetworkSegment.create("the partition faults of zookeeper-ensemble", SIZE + 1)
                 : null;
         long tick = Math.max(50, Math.min(500, lease.toMillis() / 8));
         int[] client = new int[SIZE];

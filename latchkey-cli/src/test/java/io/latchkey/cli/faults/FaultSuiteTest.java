@@ -50,18 +50,36 @@ class FaultSuiteTest {
                 FaultKind.PARTITION_SERVER)), "redis");
     }
 
+    /**
+     * Also a split brain without replica acknowledgement: the isolated master keeps granting to the worker on its
+     * side while the promoted replica grants to the others (double grants); the fence refuses the stale writes.
+     */
     @Test
     void redisSentinelFailoverAndPartition() throws InterruptedException {
         Run run = run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION));
         assertRulesHold(run, "redis-sentinel");
         assertThat(run.result().rows()).as("the run partitioned the deployment")
                 .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
+        assertThat(run.result().rows()).as("the run split the deployment")
+                .anyMatch(r -> r.fault().equals(FaultKind.SPLIT_BRAIN.label()) && r.passed());
     }
 
     /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
+    /** Split brain with {@code replicaAcks=1}: a grant needs the replica's acknowledgement. */
+    @Test
+    void redisSentinelSplitBrainWithReplicaAcks() throws InterruptedException {
+        Run run = runOnly("redis-sentinel?replicaAcks=1", EnumSet.of(FaultKind.SPLIT_BRAIN));
+        assertRulesHold(run, "redis-sentinel?replicaAcks=1");
+        assertThat(run.result().rows()).as("the run split the deployment")
+                .anyMatch(r -> r.fault().equals(FaultKind.SPLIT_BRAIN.label()) && r.passed());
+    }
+
     @Test
     void redisClusterFailover() throws InterruptedException {
-        assertRulesHold(run("redis-cluster", EnumSet.of(FaultKind.PAUSE)), "redis-cluster");
+        Run run = run("redis-cluster", EnumSet.of(FaultKind.PAUSE));
+        assertRulesHold(run, "redis-cluster");
+        assertThat(run.result().rows()).as("the run cut every node off from the workers")
+                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
     }
 
     /** With the leader's kill, and the leader cut off from the other members and every worker until a new one leads. */
@@ -137,6 +155,17 @@ class FaultSuiteTest {
                 .sorted().collect(Collectors.joining()) + ".html");
         FaultRun.Result result = FaultRun.run(new FaultRun.Options(null, embedded, null, 3, LEASE, Duration.ZERO,
                 report, skip), new PrintWriter(out, true));
+        System.out.println(out);
+        ALL_ROWS.addAll(result.rows());
+        return new Run(result, out.toString());
+    }
+
+    private static Run runOnly(String embedded, Set<FaultKind> only) throws InterruptedException {
+        StringWriter out = new StringWriter();
+        Path report = Path.of("target", "faults", embedded.replace('?', '-').replace('=', '-') + only.stream()
+                .map(k -> "-only-" + k.name().toLowerCase()).sorted().collect(Collectors.joining()) + ".html");
+        FaultRun.Result result = FaultRun.run(new FaultRun.Options(null, embedded, null, 3, LEASE, Duration.ZERO,
+                report, Set.of(), only), new PrintWriter(out, true));
         System.out.println(out);
         ALL_ROWS.addAll(result.rows());
         return new Run(result, out.toString());
