@@ -431,9 +431,10 @@ final class CountWaiters {
      * head of the queue that fit (in queue order, stopping at the first that does not), without a round trip and
      * without the backend ever seeing them free; returns what is left for the backend. After
      * {@link LockEngine#MAX_LOCAL_HAND_OFFS} hand-offs in a row one release goes to the backend whole, so that other
-     * clients' waiters get their turn (the lock engine's rule). A waiter served here whose remote attempt is still
-     * out gives back what that attempt takes ({@link #attempted}); one that is abandoned in the race gives back what
-     * it was handed (the caller's {@link #undo}).
+     * clients' waiters get their turn (the lock engine's rule). A head whose remote attempt is still out stops the
+     * hand-off: the permits go to the backend, where that attempt (or the one their change wakes) takes them, so no
+     * permit is ever taken twice for one waiter and held until a give-back. A waiter served here that is abandoned in
+     * the race gives back what it was handed (the caller's {@link #undo}).
      */
     int handOff(int permits) {
         List<Waiter> served = new ArrayList<>();
@@ -447,7 +448,9 @@ final class CountWaiters {
                 handOffs = 0;
                 return permits;
             }
-            while (!queue.isEmpty() && queue.peekFirst().permits <= left) {
+            // never to a head whose attempt is out: that attempt may take permits on the backend as well, and
+            // giving them back after its answer leaves them missing meanwhile although every holder has released
+            while (!queue.isEmpty() && queue.peekFirst().permits <= left && queue.peekFirst() != attemptFor) {
                 Waiter w = queue.removeFirst();
                 left -= w.permits;
                 served.add(w);
