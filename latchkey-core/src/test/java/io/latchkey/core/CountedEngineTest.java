@@ -349,6 +349,64 @@ class CountedEngineTest {
         }
     }
 
+    /** A client whose semaphore attempts take effect at once but answer 300 ms late. */
+    private static MemLockClient slowAnswers(String server) {
+        return new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
+            @Override
+            protected Recipes recipes() {
+                Recipes mem = super.recipes();
+                return mem.toBuilder().semaphore(new SlowCountOps(mem.semaphore(), 300)).build();
+            }
+        };
+    }
+
+    @Test
+    void aWaitThatRunsOutWhileAnAttemptIsOutReturnsThatAttemptsAnswer() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = slowAnswers(server); MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            assertThat(other.semaphore("s").tryAcquire()).isTrue();
+            CompletableFuture<Boolean> timed = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.semaphore("s").tryAcquire(1, Duration.ofMillis(500));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(400); // the first look found none
+            other.semaphore("s").release(); // an attempt is out until about 700 ms, past the deadline
+            boolean acquired = timed.get(5, TimeUnit.SECONDS);
+            assertThat(other.semaphore("s").availablePermits()).as("acquired: %s", acquired)
+                    .isEqualTo(acquired ? 0 : 1);
+            assertThat(acquired).as("the attempt out at the deadline took the permit: its answer decides").isTrue();
+        }
+    }
+
+    @Test
+    void anInterruptWhileAnAttemptIsOutThrowsOnlyOnceWhatThatAttemptTookIsBack() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = slowAnswers(server); MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            assertThat(other.semaphore("s").tryAcquire()).isTrue();
+            CompletableFuture<Thread> thread = new CompletableFuture<>();
+            CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+                thread.complete(Thread.currentThread());
+                try {
+                    client.semaphore("s").acquire();
+                    return "acquired";
+                } catch (InterruptedException e) {
+                    return e;
+                }
+            });
+            Thread.sleep(400); // the first look found none
+            other.semaphore("s").release(); // an attempt is out for 300 ms and takes the permit
+            Thread.sleep(50);
+            thread.get().interrupt();
+            assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            assertThat(other.semaphore("s").availablePermits()).as("the interrupted acquire took nothing").isEqualTo(1);
+        }
+    }
+
     @Test
     void twoSingleLooksAtASemaphoreWithTwoFreePermitsBothTakeOne() throws Exception {
         String server = CountingMemClient.newServer();

@@ -28,12 +28,13 @@ import org.slf4j.LoggerFactory;
  * head is tried at once (more permits may be free); a latch found open completes every waiter.
  *
  * <h2>Deadlines, interruption, close</h2>
- * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted
- * ({@link #abandon}) leaves the queue and completes with {@code null}; if an attempt made for it succeeds
- * afterwards, what it took is given back ({@link #undo}). One exception: a deadline that passes while the
- * <em>first</em> attempt made for the waiter is still out waits for that attempt's answer (bounded by the
- * operation timeout), so a short wait on a free resource does not fail because the first round trip was slower
- * than the wait. {@link #failAll} (client close) fails every waiter.
+ * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted or whose future is
+ * cancelled ({@link #abandon}) leaves the queue and completes with {@code null}. If an attempt made for it is out at
+ * that moment, that attempt's answer decides instead (bounded by the operation timeout): a deadline then ends with
+ * what it found (so a short wait on a free resource does not fail because the round trip was slower than the wait),
+ * and an interrupted or cancelled waiter gives back what it took ({@link #undo}) before it returns. So no permit is
+ * ever missing after a call that took nothing has returned. {@link #failAll} (client close) fails every waiter; a
+ * grant that answers after it is given back.
  *
  * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
  * subscription close is made while it is held.
@@ -60,9 +61,7 @@ final class CountWaiters {
         final CompletableFuture<Object> result = new CompletableFuture<>();
         volatile ScheduledFuture<?> timer;
         // guarded by the CountWaiters' lock
-        /** An attempt made for this waiter has answered. */
-        private boolean looked;
-        /** The deadline passed while the first attempt made for this waiter was out: its answer decides. */
+        /** The deadline passed, or the caller gave up, while an attempt made for this waiter was out: its answer decides. */
         private boolean expired;
 
         Waiter(int permits, long leaseMillis, boolean watchdog, long deadlineNanos, boolean waits) {
@@ -172,11 +171,12 @@ final class CountWaiters {
             return w.result.get();
         } catch (InterruptedException e) {
             if (!waiters.abandon(w)) {
-                Object late = w.result.isCompletedExceptionally() ? null : w.result.getNow(null);
+                // granted meanwhile, or an attempt made for it is out: wait for its answer and give back what it took
+                Object late = engine.awaitQuietly(w.result, "cancel acquire", key.name());
                 if (late != null) {
                     engine.awaitQuietly(waiters.undo(w, late), "give back", key.name());
-                    Thread.interrupted(); // a second interrupt during the give-back is part of this one
                 }
+                Thread.interrupted(); // a second interrupt while it waited for the answer is part of this one
             }
             throw e;
         } catch (java.util.concurrent.ExecutionException e) {
@@ -304,7 +304,6 @@ final class CountWaiters {
         lock.lock();
         try {
             attemptFor = null;
-            head.looked = true;
             if (error != null || result != null) {
                 if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
                     if (queue.remove(head)) {
@@ -383,10 +382,10 @@ final class CountWaiters {
         boolean removed;
         lock.lock();
         try {
-            if (attempting && attemptFor == w && !w.looked) {
-                // its first look is still out (a cold connection, a slow network): that look's answer decides, as
-                // Semaphore.tryAcquire(timeout) takes a free permit whatever the timeout; it stays bounded by the
-                // operation timeout
+            if (attempting && attemptFor == w) {
+                // a look made for it is still out (a cold connection, a slow network, a wake-up just before the
+                // deadline): that look's answer decides, as Semaphore.tryAcquire(timeout) takes a free permit whatever
+                // the timeout, and what it takes is never missing after a false; bounded by the operation timeout
                 w.expired = true;
                 return;
             }
@@ -405,12 +404,17 @@ final class CountWaiters {
 
     /**
      * Takes {@code w} out of the queue (interrupt, cancellation); returns whether it was still waiting. If it was
-     * not, its result is already complete: the caller gives back what it holds.
+     * not, its result is complete or, when an attempt made for it is out, completes with that attempt's answer: the
+     * caller gives back what it holds.
      */
     boolean abandon(Waiter w) {
         boolean removed;
         lock.lock();
         try {
+            if (attempting && attemptFor == w) {
+                w.expired = true; // the answer decides; it is given back by the caller
+                return false;
+            }
             removed = queue.remove(w);
             if (removed && queue.isEmpty() && !attempting) {
                 idleLocked();
