@@ -320,10 +320,11 @@ class CountedEngineTest {
     }
 
     @Test
-    void aReleaseDoesNotHandOffToAWaiterWhoseAttemptIsOutSoNoPermitIsInTransitOnceEveryoneReleased() throws Exception {
-        // A release used to hand its permit to the head waiter while that waiter's attempt was still out; the attempt
-        // then took a second permit on the server, given back only when its answer came. Every acquire and release
-        // had returned, yet the semaphore showed a permit short until then (seen under load on etcd, SQL, ZooKeeper).
+    void aReleaseHandingOffToAWaiterWhoseAttemptIsOutReturnsOnceThatAttemptGaveBackWhatItTook() throws Exception {
+        // A release hands its permit to the head waiter while that waiter's attempt is still out; the attempt takes a
+        // second permit on the server, given back when its answer comes. The release used to return at once: every
+        // acquire and release had returned, yet the semaphore showed a permit short for a while (seen under load on
+        // etcd, SQL and ZooKeeper).
         String server = CountingMemClient.newServer();
         try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
                     @Override
@@ -333,19 +334,25 @@ class CountedEngineTest {
                     }
                 };
              MemLockClient other = MemLockClient.create(server)) {
-            DistributedSemaphore semaphore = client.semaphore("s");
-            other.semaphore("s").trySetPermits(2);
-            assertThat(other.semaphore("s").tryAcquire()).isTrue();
-            semaphore.acquire(); // the last free permit: none left on the server
-            CompletableFuture<Void> waiter = semaphore.acquireAsync(1);
-            Thread.sleep(400); // its first look found none; it waits for a change
-            other.semaphore("s").release(); // the change: an attempt for the waiter is out (answered in 300 ms)
-            Thread.sleep(50);
-            semaphore.release(); // while that attempt is out
-            waiter.get(5, TimeUnit.SECONDS);
-            semaphore.release();
-            assertThat(other.semaphore("s").availablePermits())
-                    .as("every acquire was released: both permits are free, none in transit").isEqualTo(2);
+            for (boolean async : new boolean[] {false, true}) {
+                String name = "s-" + async;
+                DistributedSemaphore semaphore = client.semaphore(name);
+                other.semaphore(name).trySetPermits(2);
+                assertThat(other.semaphore(name).tryAcquire()).isTrue();
+                semaphore.acquire(); // the last free permit: none left on the server
+                CompletableFuture<Void> waiter = semaphore.acquireAsync(1);
+                Thread.sleep(400); // its first look found none; it waits for a change
+                other.semaphore(name).release(); // the change: an attempt for the waiter is out (answered in 300 ms)
+                Thread.sleep(50);
+                CompletableFuture<Void> released = async ? semaphore.releaseAsync(1) // while that attempt is out
+                        : CompletableFuture.runAsync(semaphore::release);
+                waiter.get(5, TimeUnit.SECONDS); // handed off
+                released.get(5, TimeUnit.SECONDS);
+                semaphore.release();
+                assertThat(other.semaphore(name).availablePermits())
+                        .as("async %s: every acquire was released: both permits are free, none in transit", async)
+                        .isEqualTo(2);
+            }
         }
     }
 

@@ -93,6 +93,15 @@ final class CountWaiters {
     private int handOffs;
     /** The waiter the attempt in flight was made for, or {@code null}. */
     private Waiter attemptFor;
+    /**
+     * Completes once the attempt in flight has answered and what it took for a waiter that no longer needs it is
+     * back ({@link #handOff} lets a release wait for it); {@code null} when none is in flight.
+     */
+    private CompletableFuture<Void> attemptSettled;
+
+    /** What a {@link #handOff} left for the backend, and what the releasing call waits for before it returns. */
+    record HandOff(int left, CompletableFuture<Void> settled) {
+    }
 
     CountWaiters(LockEngine engine, Key key) {
         this.engine = engine;
@@ -261,6 +270,7 @@ final class CountWaiters {
                 idleLocked();
             }
             attemptFor = head;
+            attemptSettled = head == null ? null : new CompletableFuture<>();
             epoch = changes;
         } finally {
             lock.unlock();
@@ -298,12 +308,15 @@ final class CountWaiters {
         List<Waiter> done = new ArrayList<>();
         boolean again;
         boolean undo = false;
+        CompletableFuture<Void> settled;
         CompletableFuture<RemoteCountOps.Subscription> resubscribe = null;
         // a waiter may give up (interrupt, close, a deadline after its first answer) while the attempt made for it
         // is out: what it took then goes back
         lock.lock();
         try {
             attemptFor = null;
+            settled = attemptSettled;
+            attemptSettled = null;
             if (error != null || result != null) {
                 if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
                     if (queue.remove(head)) {
@@ -341,7 +354,9 @@ final class CountWaiters {
             subscribe(resubscribe);
         }
         if (undo) {
-            undo(head, result);
+            undo(head, result).whenComplete((r, e) -> settled.complete(null));
+        } else {
+            settled.complete(null); // outside the lock: a releasing call may continue on it
         }
         for (Waiter w : done) {
             w.cancelTimer();
@@ -435,29 +450,32 @@ final class CountWaiters {
      * head of the queue that fit (in queue order, stopping at the first that does not), without a round trip and
      * without the backend ever seeing them free; returns what is left for the backend. After
      * {@link LockEngine#MAX_LOCAL_HAND_OFFS} hand-offs in a row one release goes to the backend whole, so that other
-     * clients' waiters get their turn (the lock engine's rule). A head whose remote attempt is still out stops the
-     * hand-off: the permits go to the backend, where that attempt (or the one their change wakes) takes them, so no
-     * permit is ever taken twice for one waiter and held until a give-back. A waiter served here that is abandoned in
-     * the race gives back what it was handed (the caller's {@link #undo}).
+     * clients' waiters get their turn (the lock engine's rule). A waiter served here whose remote attempt is still
+     * out gives back what that attempt takes ({@link #attempted}); the result's {@code settled} completes once that
+     * attempt has answered and its give-back landed, and the releasing call waits for it, so that no permit is
+     * missing once every holder's release has returned. A waiter served here that is abandoned in the race gives
+     * back what it was handed (the caller's {@link #undo}).
      */
-    int handOff(int permits) {
+    HandOff handOff(int permits) {
         List<Waiter> served = new ArrayList<>();
         int left = permits;
+        CompletableFuture<Void> settled = null;
         lock.lock();
         try {
             if (key.kind() != CountKind.SEMAPHORE || dead) {
-                return permits;
+                return new HandOff(permits, null);
             }
             if (handOffs >= LockEngine.MAX_LOCAL_HAND_OFFS) {
                 handOffs = 0;
-                return permits;
+                return new HandOff(permits, null);
             }
-            // never to a head whose attempt is out: that attempt may take permits on the backend as well, and
-            // giving them back after its answer leaves them missing meanwhile although every holder has released
-            while (!queue.isEmpty() && queue.peekFirst().permits <= left && queue.peekFirst() != attemptFor) {
+            while (!queue.isEmpty() && queue.peekFirst().permits <= left) {
                 Waiter w = queue.removeFirst();
                 left -= w.permits;
                 served.add(w);
+                if (w == attemptFor) {
+                    settled = attemptSettled;
+                }
             }
             handOffs = served.isEmpty() ? 0 : handOffs + 1;
             if (!served.isEmpty() && queue.isEmpty() && !attempting) {
@@ -473,7 +491,7 @@ final class CountWaiters {
         if (!served.isEmpty()) {
             closeIfDead();
         }
-        return left;
+        return new HandOff(left, settled);
     }
 
     /** Fails every waiter (client close). */
