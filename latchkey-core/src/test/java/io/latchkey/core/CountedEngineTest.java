@@ -320,6 +320,101 @@ class CountedEngineTest {
     }
 
     @Test
+    void aReleaseHandingOffToAWaiterWhoseAttemptIsOutReturnsOnceThatAttemptGaveBackWhatItTook() throws Exception {
+        // A release hands its permit to the head waiter while that waiter's attempt is still out; the attempt takes a
+        // second permit on the server, given back when its answer comes. The release used to return at once: every
+        // acquire and release had returned, yet the semaphore showed a permit short for a while (seen under load on
+        // etcd, SQL and ZooKeeper).
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
+                    @Override
+                    protected Recipes recipes() {
+                        Recipes mem = super.recipes();
+                        return mem.toBuilder().semaphore(new SlowCountOps(mem.semaphore(), 300)).build();
+                    }
+                };
+             MemLockClient other = MemLockClient.create(server)) {
+            for (boolean async : new boolean[] {false, true}) {
+                String name = "s-" + async;
+                DistributedSemaphore semaphore = client.semaphore(name);
+                other.semaphore(name).trySetPermits(2);
+                assertThat(other.semaphore(name).tryAcquire()).isTrue();
+                semaphore.acquire(); // the last free permit: none left on the server
+                CompletableFuture<Void> waiter = semaphore.acquireAsync(1);
+                Thread.sleep(400); // its first look found none; it waits for a change
+                other.semaphore(name).release(); // the change: an attempt for the waiter is out (answered in 300 ms)
+                Thread.sleep(50);
+                CompletableFuture<Void> released = async ? semaphore.releaseAsync(1) // while that attempt is out
+                        : CompletableFuture.runAsync(semaphore::release);
+                waiter.get(5, TimeUnit.SECONDS); // handed off
+                released.get(5, TimeUnit.SECONDS);
+                semaphore.release();
+                assertThat(other.semaphore(name).availablePermits())
+                        .as("async %s: every acquire was released: both permits are free, none in transit", async)
+                        .isEqualTo(2);
+            }
+        }
+    }
+
+    /** A client whose semaphore attempts take effect at once but answer 300 ms late. */
+    private static MemLockClient slowAnswers(String server) {
+        return new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {
+            @Override
+            protected Recipes recipes() {
+                Recipes mem = super.recipes();
+                return mem.toBuilder().semaphore(new SlowCountOps(mem.semaphore(), 300)).build();
+            }
+        };
+    }
+
+    @Test
+    void aWaitThatRunsOutWhileAnAttemptIsOutReturnsThatAttemptsAnswer() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = slowAnswers(server); MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            assertThat(other.semaphore("s").tryAcquire()).isTrue();
+            CompletableFuture<Boolean> timed = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return client.semaphore("s").tryAcquire(1, Duration.ofMillis(500));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(400); // the first look found none
+            other.semaphore("s").release(); // an attempt is out until about 700 ms, past the deadline
+            boolean acquired = timed.get(5, TimeUnit.SECONDS);
+            assertThat(other.semaphore("s").availablePermits()).as("acquired: %s", acquired)
+                    .isEqualTo(acquired ? 0 : 1);
+            assertThat(acquired).as("the attempt out at the deadline took the permit: its answer decides").isTrue();
+        }
+    }
+
+    @Test
+    void anInterruptWhileAnAttemptIsOutThrowsOnlyOnceWhatThatAttemptTookIsBack() throws Exception {
+        String server = CountingMemClient.newServer();
+        try (MemLockClient client = slowAnswers(server); MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            assertThat(other.semaphore("s").tryAcquire()).isTrue();
+            CompletableFuture<Thread> thread = new CompletableFuture<>();
+            CompletableFuture<Object> outcome = CompletableFuture.supplyAsync(() -> {
+                thread.complete(Thread.currentThread());
+                try {
+                    client.semaphore("s").acquire();
+                    return "acquired";
+                } catch (InterruptedException e) {
+                    return e;
+                }
+            });
+            Thread.sleep(400); // the first look found none
+            other.semaphore("s").release(); // an attempt is out for 300 ms and takes the permit
+            Thread.sleep(50);
+            thread.get().interrupt();
+            assertThat(outcome.get(5, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            assertThat(other.semaphore("s").availablePermits()).as("the interrupted acquire took nothing").isEqualTo(1);
+        }
+    }
+
+    @Test
     void twoSingleLooksAtASemaphoreWithTwoFreePermitsBothTakeOne() throws Exception {
         String server = CountingMemClient.newServer();
         try (MemLockClient client = new MemLockClient(server, ClientOptions.defaults(), TimeSource.SYSTEM) {

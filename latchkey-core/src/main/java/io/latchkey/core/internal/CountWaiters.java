@@ -28,12 +28,13 @@ import org.slf4j.LoggerFactory;
  * head is tried at once (more permits may be free); a latch found open completes every waiter.
  *
  * <h2>Deadlines, interruption, close</h2>
- * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted
- * ({@link #abandon}) leaves the queue and completes with {@code null}; if an attempt made for it succeeds
- * afterwards, what it took is given back ({@link #undo}). One exception: a deadline that passes while the
- * <em>first</em> attempt made for the waiter is still out waits for that attempt's answer (bounded by the
- * operation timeout), so a short wait on a free resource does not fail because the first round trip was slower
- * than the wait. {@link #failAll} (client close) fails every waiter.
+ * A waiter whose deadline passes (a timer on the watchdog thread) or whose thread is interrupted or whose future is
+ * cancelled ({@link #abandon}) leaves the queue and completes with {@code null}. If an attempt made for it is out at
+ * that moment, that attempt's answer decides instead (bounded by the operation timeout): a deadline then ends with
+ * what it found (so a short wait on a free resource does not fail because the round trip was slower than the wait),
+ * and an interrupted or cancelled waiter gives back what it took ({@link #undo}) before it returns. So no permit is
+ * ever missing after a call that took nothing has returned. {@link #failAll} (client close) fails every waiter; a
+ * grant that answers after it is given back.
  *
  * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
  * subscription close is made while it is held.
@@ -60,9 +61,7 @@ final class CountWaiters {
         final CompletableFuture<Object> result = new CompletableFuture<>();
         volatile ScheduledFuture<?> timer;
         // guarded by the CountWaiters' lock
-        /** An attempt made for this waiter has answered. */
-        private boolean looked;
-        /** The deadline passed while the first attempt made for this waiter was out: its answer decides. */
+        /** The deadline passed, or the caller gave up, while an attempt made for this waiter was out: its answer decides. */
         private boolean expired;
 
         Waiter(int permits, long leaseMillis, boolean watchdog, long deadlineNanos, boolean waits) {
@@ -94,6 +93,15 @@ final class CountWaiters {
     private int handOffs;
     /** The waiter the attempt in flight was made for, or {@code null}. */
     private Waiter attemptFor;
+    /**
+     * Completes once the attempt in flight has answered and what it took for a waiter that no longer needs it is
+     * back ({@link #handOff} lets a release wait for it); {@code null} when none is in flight.
+     */
+    private CompletableFuture<Void> attemptSettled;
+
+    /** What a {@link #handOff} left for the backend, and what the releasing call waits for before it returns. */
+    record HandOff(int left, CompletableFuture<Void> settled) {
+    }
 
     CountWaiters(LockEngine engine, Key key) {
         this.engine = engine;
@@ -172,11 +180,12 @@ final class CountWaiters {
             return w.result.get();
         } catch (InterruptedException e) {
             if (!waiters.abandon(w)) {
-                Object late = w.result.isCompletedExceptionally() ? null : w.result.getNow(null);
+                // granted meanwhile, or an attempt made for it is out: wait for its answer and give back what it took
+                Object late = engine.awaitQuietly(w.result, "cancel acquire", key.name());
                 if (late != null) {
                     engine.awaitQuietly(waiters.undo(w, late), "give back", key.name());
-                    Thread.interrupted(); // a second interrupt during the give-back is part of this one
                 }
+                Thread.interrupted(); // a second interrupt while it waited for the answer is part of this one
             }
             throw e;
         } catch (java.util.concurrent.ExecutionException e) {
@@ -261,6 +270,7 @@ final class CountWaiters {
                 idleLocked();
             }
             attemptFor = head;
+            attemptSettled = head == null ? null : new CompletableFuture<>();
             epoch = changes;
         } finally {
             lock.unlock();
@@ -298,13 +308,15 @@ final class CountWaiters {
         List<Waiter> done = new ArrayList<>();
         boolean again;
         boolean undo = false;
+        CompletableFuture<Void> settled;
         CompletableFuture<RemoteCountOps.Subscription> resubscribe = null;
         // a waiter may give up (interrupt, close, a deadline after its first answer) while the attempt made for it
         // is out: what it took then goes back
         lock.lock();
         try {
             attemptFor = null;
-            head.looked = true;
+            settled = attemptSettled;
+            attemptSettled = null;
             if (error != null || result != null) {
                 if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
                     if (queue.remove(head)) {
@@ -342,7 +354,9 @@ final class CountWaiters {
             subscribe(resubscribe);
         }
         if (undo) {
-            undo(head, result);
+            undo(head, result).whenComplete((r, e) -> settled.complete(null));
+        } else {
+            settled.complete(null); // outside the lock: a releasing call may continue on it
         }
         for (Waiter w : done) {
             w.cancelTimer();
@@ -383,10 +397,10 @@ final class CountWaiters {
         boolean removed;
         lock.lock();
         try {
-            if (attempting && attemptFor == w && !w.looked) {
-                // its first look is still out (a cold connection, a slow network): that look's answer decides, as
-                // Semaphore.tryAcquire(timeout) takes a free permit whatever the timeout; it stays bounded by the
-                // operation timeout
+            if (attempting && attemptFor == w) {
+                // a look made for it is still out (a cold connection, a slow network, a wake-up just before the
+                // deadline): that look's answer decides, as Semaphore.tryAcquire(timeout) takes a free permit whatever
+                // the timeout, and what it takes is never missing after a false; bounded by the operation timeout
                 w.expired = true;
                 return;
             }
@@ -405,12 +419,17 @@ final class CountWaiters {
 
     /**
      * Takes {@code w} out of the queue (interrupt, cancellation); returns whether it was still waiting. If it was
-     * not, its result is already complete: the caller gives back what it holds.
+     * not, its result is complete or, when an attempt made for it is out, completes with that attempt's answer: the
+     * caller gives back what it holds.
      */
     boolean abandon(Waiter w) {
         boolean removed;
         lock.lock();
         try {
+            if (attempting && attemptFor == w) {
+                w.expired = true; // the answer decides; it is given back by the caller
+                return false;
+            }
             removed = queue.remove(w);
             if (removed && queue.isEmpty() && !attempting) {
                 idleLocked();
@@ -432,25 +451,31 @@ final class CountWaiters {
      * without the backend ever seeing them free; returns what is left for the backend. After
      * {@link LockEngine#MAX_LOCAL_HAND_OFFS} hand-offs in a row one release goes to the backend whole, so that other
      * clients' waiters get their turn (the lock engine's rule). A waiter served here whose remote attempt is still
-     * out gives back what that attempt takes ({@link #attempted}); one that is abandoned in the race gives back what
-     * it was handed (the caller's {@link #undo}).
+     * out gives back what that attempt takes ({@link #attempted}); the result's {@code settled} completes once that
+     * attempt has answered and its give-back landed, and the releasing call waits for it, so that no permit is
+     * missing once every holder's release has returned. A waiter served here that is abandoned in the race gives
+     * back what it was handed (the caller's {@link #undo}).
      */
-    int handOff(int permits) {
+    HandOff handOff(int permits) {
         List<Waiter> served = new ArrayList<>();
         int left = permits;
+        CompletableFuture<Void> settled = null;
         lock.lock();
         try {
             if (key.kind() != CountKind.SEMAPHORE || dead) {
-                return permits;
+                return new HandOff(permits, null);
             }
             if (handOffs >= LockEngine.MAX_LOCAL_HAND_OFFS) {
                 handOffs = 0;
-                return permits;
+                return new HandOff(permits, null);
             }
             while (!queue.isEmpty() && queue.peekFirst().permits <= left) {
                 Waiter w = queue.removeFirst();
                 left -= w.permits;
                 served.add(w);
+                if (w == attemptFor) {
+                    settled = attemptSettled;
+                }
             }
             handOffs = served.isEmpty() ? 0 : handOffs + 1;
             if (!served.isEmpty() && queue.isEmpty() && !attempting) {
@@ -466,7 +491,7 @@ final class CountWaiters {
         if (!served.isEmpty()) {
             closeIfDead();
         }
-        return left;
+        return new HandOff(left, settled);
     }
 
     /** Fails every waiter (client close). */

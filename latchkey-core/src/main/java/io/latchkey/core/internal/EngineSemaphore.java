@@ -100,9 +100,15 @@ final class EngineSemaphore implements DistributedSemaphore {
     public CompletableFuture<Void> releaseAsync(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        int rest = handOff(permits);
-        return rest == 0 ? CompletableFuture.completedFuture(null)
-                : engine.boundedRemote(ops.give(name, rest), "release", name);
+        CountWaiters.HandOff h = handOff(permits);
+        CompletableFuture<Void> given = h.left() == 0 ? CompletableFuture.completedFuture(null)
+                : engine.boundedRemote(ops.give(name, h.left()), "release", name);
+        if (h.settled() == null) {
+            return given;
+        }
+        CompletableFuture<Void> settled = engine.boundedRemote(h.settled(), "release", name)
+                .exceptionally(e -> null); // a slow give-back is logged where it is sent; the release itself is done
+        return given.thenCombine(settled, (a, b) -> null);
     }
 
     @Override
@@ -114,16 +120,24 @@ final class EngineSemaphore implements DistributedSemaphore {
     public void release(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        int rest = handOff(permits);
-        if (rest > 0) {
-            engine.awaitRemote(ops.give(name, rest), "release", name);
+        CountWaiters.HandOff h = handOff(permits);
+        if (h.left() > 0) {
+            engine.awaitRemote(ops.give(name, h.left()), "release", name);
+        }
+        if (h.settled() != null) {
+            // a waiter it served had an attempt out: that attempt's answer, and the give-back of what it took, first
+            engine.awaitQuietly(h.settled(), "release", name);
         }
     }
 
-    /** Hands released permits to this client's waiters of the name first (see {@link CountWaiters#handOff}). */
-    private int handOff(int permits) {
+    /**
+     * Hands released permits to this client's waiters of the name first (see {@link CountWaiters#handOff}); a
+     * release returns only once an attempt still out for a waiter it served has answered and given back what it
+     * took, so that no permit is missing after every holder released.
+     */
+    private CountWaiters.HandOff handOff(int permits) {
         CountWaiters waiters = engine.countWaiters.get(key);
-        return waiters == null ? permits : waiters.handOff(permits);
+        return waiters == null ? new CountWaiters.HandOff(permits, null) : waiters.handOff(permits);
     }
 
     @Override
