@@ -18,8 +18,9 @@ import java.util.Map;
  *   <li><b>lost updates</b> 0: the register's final value equals the number of accepted writes;</li>
  *   <li><b>token order</b>: in commit order, each accepted write's token is above the previous holder's (equal only
  *       for the same holder);</li>
- *   <li><b>told</b>: a hold during which another worker was granted the lock ended with {@code onLost} or
- *       {@code LockLostException} (a failed release counts: the holder got an error), unless its worker was killed;</li>
+ *   <li><b>told</b>: a hold that overlapped another worker's hold of a higher token (a later grant: tokens
+ *       increase with every grant) ended with {@code onLost} or {@code LockLostException} (a failed release counts:
+ *       the holder got an error), unless its worker was killed;</li>
  *   <li><b>next grant</b>: after a holder was killed, paused or cut off, another worker gets the lock within
  *       lease + 1 s (the server frees it when the holder stops renewing);</li>
  *   <li><b>recovery</b> after a server fault: a hold granted after the fault began has a write accepted before the
@@ -134,11 +135,13 @@ final class HistoryChecker {
                 }
             }
         }
-        // Overlaps and lost holds: another worker's grant inside a hold.
+        // Overlaps and lost holds: another worker's later grant (a higher token) while a hold lasted. The lost one is
+        // the lower token, whatever the stamps say: a worker stamps its grant only after the server's answer reached
+        // it, so a hold granted first may be stamped after the one that took it over.
         for (Hold h : holds) {
             Hold intruder = null;
             for (Hold g : holds) {
-                if (!g.actor.equals(h.actor) && g.start - h.start > 0 && g.start - h.end < 0
+                if (!g.actor.equals(h.actor) && g.token > h.token && g.start - h.end < 0 && h.start - g.end < 0
                         && (intruder == null || g.start < intruder.start)) {
                     intruder = g;
                 }
@@ -146,7 +149,7 @@ final class HistoryChecker {
             if (intruder == null) {
                 continue;
             }
-            Counts c = counts.get(windowOf(windows, intruder.start));
+            Counts c = counts.get(windowOf(windows, Math.max(intruder.start, h.start)));
             bump(c, total, x -> x.overlaps++);
             if (!h.killed) {
                 bump(c, total, x -> x.lostHolds++);
