@@ -14,6 +14,10 @@ import org.junit.jupiter.api.Test;
  * The fault suite with the fenced register kept in the lock's own fenced store ({@code verify --faults --register
  * store}): the lock's server itself refuses a paused, killed or cut-off holder's late write. Same rules as
  * {@link FaultSuiteTest}: no unsafe write, no lost update, every lost holder told, progress after server faults.
+ * etcd's and PostgreSQL's server partitions are left to {@link FaultSuiteTest} (the store lives in the same server, so
+ * a partition cuts both alike), which keeps this suite within the CI's time. In CI ({@code CI=true}) the bounded
+ * profile runs the store on Redis and the ZooKeeper ensemble; etcd and PostgreSQL run everywhere else and in CI with
+ * {@code LATCHKEY_FULL=1}.
  */
 class FaultSuiteStoreTest {
 
@@ -26,7 +30,8 @@ class FaultSuiteStoreTest {
 
     @Test
     void etcdServerRestart() throws InterruptedException {
-        assertRulesHold(run("etcd", Set.of()), "etcd");
+        assumeFullProfile();
+        assertRulesHold(run("etcd", EnumSet.of(FaultKind.PARTITION_SERVER)), "etcd");
     }
 
     @Test
@@ -36,7 +41,14 @@ class FaultSuiteStoreTest {
 
     @Test
     void postgresql() throws InterruptedException {
-        assertRulesHold(run("postgresql", EnumSet.of(FaultKind.CLOCK_JUMP)), "postgresql");
+        assumeFullProfile();
+        assertRulesHold(run("postgresql", EnumSet.of(FaultKind.CLOCK_JUMP, FaultKind.PARTITION_SERVER)), "postgresql");
+    }
+
+    /** CI's bounded profile leaves this run out unless {@code LATCHKEY_FULL=1}; everywhere else it runs. */
+    private static void assumeFullProfile() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(!"true".equals(System.getenv("CI"))
+                || "1".equals(System.getenv("LATCHKEY_FULL")), "CI's bounded profile (LATCHKEY_FULL=1 runs it)");
     }
 
     private static FaultRun.Result run(String embedded, Set<FaultKind> skip) throws InterruptedException {
