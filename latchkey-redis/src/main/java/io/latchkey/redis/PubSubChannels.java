@@ -212,21 +212,11 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
      */
     @Override
     public void sunsubscribed(String channel, long count) {
-        Channel c = channels.get(channel);
-        if (c == null) {
-            return;
+        Channel c = channels.get(channel); // shard channels never linger: one here has listeners
+        if (c != null) {
+            deliver(c, null);
+            resubscribe(c, 0);
         }
-        lock.lock();
-        try {
-            if (c.references == 0 && channels.remove(channel, c)) {
-                lingering--; // nobody listens: let it go rather than follow its slot
-                return;
-            }
-        } finally {
-            lock.unlock();
-        }
-        deliver(c, null);
-        resubscribe(c, 0);
     }
 
     private void resubscribe(Channel c, int attempt) {
