@@ -42,15 +42,17 @@ final class RedisFairLockOps implements RemoteLockOps {
     /** The prefix of every owner id of this client ({@code clientId:}): its waiters are woken locally. */
     private final String localOwners;
     private final FairHeads heads;
+    private final Withdrawals withdrawals;
 
     RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
-                     long heartbeatMillis) {
+                     long heartbeatMillis, Withdrawals withdrawals) {
         this.localOwners = clientId + ":";
         this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
         this.executor = executor;
         this.channels = channels;
         this.heartbeatMillis = heartbeatMillis;
         this.heads = new FairHeads(TimeUnit.MILLISECONDS.toNanos(recheckMillis()) / 2);
+        this.withdrawals = withdrawals;
     }
 
     /** A waiter asks again at least this often (it keeps its place): a third of the heartbeat. */
@@ -60,6 +62,10 @@ final class RedisFairLockOps implements RemoteLockOps {
 
     FairHeads heads() {
         return heads;
+    }
+
+    Withdrawals withdrawals() {
+        return withdrawals;
     }
 
     /** The keys of one name. */
@@ -127,6 +133,9 @@ final class RedisFairLockOps implements RemoteLockOps {
         }
         Keys keys = keys(request.name());
         boolean queue = !request.isExpired();
+        if (queue) {
+            withdrawals.superseded(request.name(), owner);
+        }
         heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
@@ -159,13 +168,19 @@ final class RedisFairLockOps implements RemoteLockOps {
         });
     }
 
-    /** Removes the owner's queue entry (a lost removal costs the others at most the heartbeat). */
+    /**
+     * Removes the owner's queue entry. One that does not reach the server is tried again ({@link Withdrawals}) until
+     * it does or the entry's heartbeat has run out: a lost removal would hold the queue behind it back until then.
+     */
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
         heads.done(request.ownerId());
         Keys keys = keys(request.name());
-        return executor.<Long>run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
-                entry != null ? entry : request.ownerId(), keys.channel).thenApply(r -> null);
+        String owner = entry != null ? entry : request.ownerId();
+        return withdrawals.withdraw("withdrawal of " + owner + " from the fair lock '" + request.name() + "'",
+                request.name(), owner, heartbeatMillis,
+                () -> executor.<Long>run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                        owner, keys.channel));
     }
 
     @Override

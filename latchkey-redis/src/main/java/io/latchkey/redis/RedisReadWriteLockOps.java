@@ -45,6 +45,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     private final PubSubChannels channels;
     private final long heartbeatMillis;
     private final KeyCache<Keys> keyCache;
+    private final Withdrawals withdrawals;
 
     /**
      * @param writerPreference whether waiting writers hold back new readers (writers register an intent, readers
@@ -53,13 +54,14 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
      *        again at least every third of it
      */
     RedisReadWriteLockOps(boolean read, boolean writerPreference, ScriptExecutor executor, PubSubChannels channels,
-                          long heartbeatMillis, KeyCache<Keys> sharedKeyCache) {
+                          long heartbeatMillis, KeyCache<Keys> sharedKeyCache, Withdrawals withdrawals) {
         this.read = read;
         this.writerPreference = writerPreference;
         this.executor = executor;
         this.channels = channels;
         this.heartbeatMillis = heartbeatMillis;
         this.keyCache = sharedKeyCache;
+        this.withdrawals = withdrawals;
     }
 
     /** The keys of one name. */
@@ -119,6 +121,9 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         Keys keys = keys(request.name());
         String lease = Long.toString(request.leaseMillis());
         boolean intent = !read && writerPreference && !request.isExpired();
+        if (intent) {
+            withdrawals.superseded(request.name(), request.ownerId());
+        }
         long sentAt = request.time().nanoTime();
         CompletableFuture<Long> reply = read
                 ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
@@ -139,16 +144,21 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         return channels.subscribe(keys(name).channel, changed);
     }
 
-    /** Withdraws a waiting writer's intent (a lost withdrawal holds readers back until the intent expires). */
+    /**
+     * Withdraws a waiting writer's intent. One that does not reach the server is tried again ({@link Withdrawals})
+     * until it does or the intent's heartbeat has run out: a lost withdrawal would hold readers back until then.
+     */
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
         if (read || !writerPreference) {
             return CompletableFuture.completedFuture(null);
         }
         Keys keys = keys(request.name());
-        return executor.<Long>run(ReadWriteLockScripts.WITHDRAW_WRITER, ScriptOutputType.INTEGER,
-                new String[] {keys.writers, keys.write, keys.channel}, entry != null ? entry : request.ownerId())
-                .thenApply(r -> null);
+        String owner = entry != null ? entry : request.ownerId();
+        return withdrawals.withdraw("withdrawal of the writer intent " + owner + " of '" + request.name() + "'",
+                request.name(), owner, heartbeatMillis,
+                () -> executor.<Long>run(ReadWriteLockScripts.WITHDRAW_WRITER, ScriptOutputType.INTEGER,
+                        new String[] {keys.writers, keys.write, keys.channel}, owner));
     }
 
     @Override

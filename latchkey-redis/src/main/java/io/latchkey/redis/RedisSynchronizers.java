@@ -49,17 +49,21 @@ final class RedisSynchronizers {
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
                         executor.cluster()));
-        this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys);
-        this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys);
+        Withdrawals withdrawals = new Withdrawals(executor.scheduler());
+        this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys,
+                withdrawals);
+        this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys,
+                withdrawals);
         this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, executor, channels, heartbeatMillis,
-                rwKeys);
+                rwKeys, withdrawals);
         this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
-                rwKeys);
+                rwKeys, withdrawals);
         long recheck = Math.max(1, heartbeatMillis / 3);
         this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), executor, channels, recheck);
         this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);
         this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, channels, recheck);
-        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, channels, heartbeatMillis);
+        this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, channels, heartbeatMillis,
+                withdrawals);
     }
 
     RedisFairLockOps fairOps() {

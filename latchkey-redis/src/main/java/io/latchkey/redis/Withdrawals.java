@@ -1,0 +1,102 @@
+package io.latchkey.redis;
+
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.RetriedRemoval;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Withdrawals of waiting places that must get through, through the engine's {@link RetriedRemoval}: a fair lock's
+ * queue entry, a waiting writer's intent. One lost to a broken connection or a failover would keep the others waiting
+ * (the queue behind the entry, the readers behind the intent) until the entry's heartbeat runs out on the server.
+ *
+ * <p>So a withdrawal that did not reach the server is tried again, after {@value #FIRST_RETRY_MILLIS} ms and then a
+ * doubling pause of at most {@value #MAX_RETRY_MILLIS} ms, until the server answers, the client closes, or the
+ * heartbeat has run out since the first try (the server has dropped the entry by then). Only a failure to reach the
+ * server ({@link LockUnavailableException}) is retried; a refusal is not. The caller hears of the first try; the
+ * retries go on in the background.
+ *
+ * <p>The same owner may queue again (a thread that gave up a fair lock and asks for it again): its new attempt
+ * supersedes a withdrawal still being retried ({@link #superseded}), which then stops, so that a late retry does not
+ * take the new place away. A retry already on its way when the new attempt goes out (sent at most an operation
+ * timeout earlier, while the server was away) can still remove the new entry; the owner's next attempt then queues
+ * again at the end of the line.
+ *
+ * <p>Thread-safe; no lock: the pending withdrawals are a concurrent map, each retry chained on the client's timer.
+ */
+final class Withdrawals {
+    private static final Logger log = LoggerFactory.getLogger(Withdrawals.class);
+    static final long FIRST_RETRY_MILLIS = 50;
+    static final long MAX_RETRY_MILLIS = 500;
+
+    private final RetriedRemoval removals;
+    /** The withdrawal being retried per name and owner, by its identity. */
+    private final Map<String, Object> pending = new ConcurrentHashMap<>();
+
+    Withdrawals(ScheduledExecutorService scheduler) {
+        this.removals = new RetriedRemoval(
+                (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+                () -> !scheduler.isShutdown(), FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS, log);
+    }
+
+    private static String key(String name, String owner) {
+        return name + '\u0000' + owner;
+    }
+
+    /**
+     * Withdraws the place of {@code owner} on {@code name} by {@code once}, tried again until it reaches the server
+     * or {@code boundMillis} passed since now.
+     *
+     * @param what the withdrawal, for the log ("withdrawal of owner … from the fair lock 'x'")
+     * @return the first try's outcome
+     */
+    CompletableFuture<Void> withdraw(String what, String name, String owner, long boundMillis,
+                                     Supplier<CompletableFuture<?>> once) {
+        String key = key(name, owner);
+        Object mine = new Object();
+        pending.put(key, mine);
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        CompletableFuture<Void> first = new CompletableFuture<>();
+        removals.now(what, retry -> {
+            if (retry > 0 && (pending.get(key) != mine || System.nanoTime() - until >= 0)) {
+                return CompletableFuture.completedFuture(null); // superseded, or the server dropped the entry
+            }
+            CompletableFuture<Void> f;
+            try {
+                f = once.get().thenApply(r -> null);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            if (retry == 0) {
+                f.whenComplete((v, e) -> {
+                    if (e != null) {
+                        first.completeExceptionally(e);
+                    } else {
+                        first.complete(null);
+                    }
+                });
+            }
+            return f;
+        }, e -> e instanceof LockUnavailableException, null, null)
+                .whenComplete((v, e) -> pending.remove(key, mine));
+        return first;
+    }
+
+    /** {@code owner} asks for {@code name} again: a withdrawal of its earlier place still being retried stops. */
+    void superseded(String name, String owner) {
+        if (!pending.isEmpty()) {
+            pending.remove(key(name, owner));
+        }
+    }
+
+    /** The number of withdrawals being retried (for tests). */
+    int pending() {
+        return pending.size();
+    }
+}
