@@ -33,13 +33,24 @@ public final class EtcdKeys {
 
     /** Prefix of the token line in an owner key's value (after the owner id on the first line). */
     static final String TOKEN = "\ntoken=";
+    /** Prefix of the TTL line in an owner key's value: the TTL in seconds of the etcd lease the key lives on. */
+    static final String TTL = "\nttl=";
 
     /**
-     * An owner key's value: the owner id, and the holder's fencing token where a reader could not derive it from
-     * the key's revisions (a grant from the queue, a key moved to a lease of its own).
+     * An owner key's value: the owner id; the TTL of the lease the key is on, if known ({@code ttlSeconds > 0}), so
+     * that a waiter behind it knows when the key goes at the latest if its owner dies; and the holder's fencing token
+     * where a reader could not derive it from the key's revisions (a grant from the queue, a key moved to a lease of
+     * its own). The TTL line comes before the token line, which earlier readers take to the end of the value.
      */
-    static ByteSequence value(String ownerId, long token) {
-        return bytes(token < 0 ? ownerId : ownerId + TOKEN + token);
+    static ByteSequence value(String ownerId, long ttlSeconds, long token) {
+        StringBuilder b = new StringBuilder(ownerId.length() + 32).append(ownerId);
+        if (ttlSeconds > 0) {
+            b.append(TTL).append(ttlSeconds);
+        }
+        if (token >= 0) {
+            b.append(TOKEN).append(token);
+        }
+        return bytes(b.toString());
     }
 
     /** The owner id in an owner key's value. */
@@ -56,16 +67,35 @@ public final class EtcdKeys {
      * the create revision is a lower bound of the token.
      */
     public static long token(io.etcd.jetcd.KeyValue kv) {
-        String v = string(kv.getValue());
-        int i = v.indexOf(TOKEN);
-        if (i >= 0) {
-            try {
-                return Long.parseLong(v.substring(i + TOKEN.length()).strip());
-            } catch (NumberFormatException e) {
-                // fall through to the revisions
-            }
+        long token = line(string(kv.getValue()), TOKEN);
+        if (token >= 0) {
+            return token;
         }
         return kv.getModRevision() != kv.getCreateRevision() ? kv.getModRevision() : kv.getCreateRevision();
+    }
+
+    /**
+     * {@return the TTL in seconds of the lease of the owner key {@code kv}, as its value names it; -1 if it names
+     * none} (a key written by an earlier version, or read without its value).
+     */
+    static long ttlSeconds(io.etcd.jetcd.KeyValue kv) {
+        return line(string(kv.getValue()), TTL);
+    }
+
+    /** The non-negative number on the line that starts with {@code prefix}, or -1. */
+    private static long line(String value, String prefix) {
+        int i = value.indexOf(prefix);
+        if (i < 0) {
+            return -1;
+        }
+        int from = i + prefix.length();
+        int end = value.indexOf('\n', from);
+        try {
+            long n = Long.parseLong(value.substring(from, end < 0 ? value.length() : end).strip());
+            return n >= 0 ? n : -1;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     static ByteSequence bytes(String s) {

@@ -28,8 +28,16 @@ import java.util.concurrent.TimeUnit;
  */
 final class EtcdLockAttempts {
 
-    /** The re-check hint of a queued answer, a fallback for a lost watch event (the engine bounds it further). */
+    /**
+     * The re-check hint of a queued answer whose awaited key names no lease TTL (written by an earlier version): a
+     * fallback for a lost watch event (the engine bounds it further).
+     */
     static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * Added to the awaited key's lease TTL: etcd revokes an expired lease (and deletes its keys) in its lessor's next
+     * round and a consensus write, a few hundred milliseconds after the TTL.
+     */
+    static final long LEASE_END_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final EtcdLockOps ops;
     private final EtcdSession session;
@@ -60,13 +68,14 @@ final class EtcdLockAttempts {
 
     /**
      * A read of one downgraded reader's key under the prefix (a writer's second condition); an empty range for other
-     * kinds, so that every transaction has the same shape.
+     * kinds, so that every transaction has the same shape. With its value (owner id and lease TTL, a few dozen bytes):
+     * the TTL is the re-check hint of a writer waiting for it.
      */
     private static Op downgradedReads(String prefix, EtcdLockOps.Kind kind) {
         // no key is the bare prefix itself
         boolean write = kind == EtcdLockOps.Kind.WRITE;
         String scope = write ? prefix + EtcdLockOps.Kind.DOWNGRADE.marker : prefix;
-        return Op.get(bytes(scope), GetOption.builder().isPrefix(write).withKeysOnly(true).withLimit(1).build());
+        return Op.get(bytes(scope), GetOption.builder().isPrefix(write).withLimit(1).build());
     }
 
     /**
@@ -84,9 +93,10 @@ final class EtcdLockAttempts {
             CompletableFuture<TxnResponse> sent;
             try {
                 sent = session.client().getKVClient().txn()
-                        .Then(Op.put(bytes(key), bytes(request.ownerId()), PutOption.builder().withLeaseId(lease).build()),
+                        .Then(Op.put(bytes(key), EtcdKeys.value(request.ownerId(), session.sharedTtlSeconds(), -1),
+                                        PutOption.builder().withLeaseId(lease).build()),
                                 Op.get(bytes(blockers(prefix, kind)), GetOption.builder().isPrefix(true)
-                                        .withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
+                                        .withSortField(GetOption.SortTarget.CREATE)
                                         .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(2).build()),
                                 downgradedReads(prefix, kind))
                         .commit();
@@ -121,23 +131,36 @@ final class EtcdLockAttempts {
     private CompletableFuture<Attempt> afterPut(AcquireRequest request, EtcdWaitingKeys.Key k, TxnResponse r,
                                                 long sentAt) {
         // sorted newest first: our own key (the put is in the same transaction), then the one before it
-        String before = null;
+        KeyValue before = null;
         for (KeyValue kv : r.getGetResponses().get(0).getKvs()) {
-            String s = EtcdKeys.string(kv.getKey());
-            if (!s.equals(k.key)) {
-                before = s;
+            if (!EtcdKeys.string(kv.getKey()).equals(k.key)) {
+                before = kv;
                 break;
             }
         }
         List<KeyValue> down = r.getGetResponses().get(1).getKvs();
         if (before == null && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
-            before = EtcdKeys.string(down.get(0).getKey());
+            before = down.get(0);
         }
         if (before == null || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
             return hold(request, k, sentAt, k.revision);
         }
-        k.awaited = before;
-        return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+        return queued(k, before);
+    }
+
+    /**
+     * A queued answer: {@code k} waits for {@code awaited}. The watch tells of its deletion; the re-check hint is when
+     * it is gone at the latest if its owner died before this read: its lease's TTL (named in its value) and a margin.
+     */
+    private static CompletableFuture<Attempt> queued(EtcdWaitingKeys.Key k, KeyValue awaited) {
+        k.awaited = EtcdKeys.string(awaited.getKey());
+        return CompletableFuture.completedFuture(Attempt.queued(k.key, recheckNanos(awaited)));
+    }
+
+    /** The re-check hint of a waiter behind the key {@code awaited} (see {@link #queued}). */
+    static long recheckNanos(KeyValue awaited) {
+        long ttl = EtcdKeys.ttlSeconds(awaited);
+        return ttl > 0 ? TimeUnit.SECONDS.toNanos(ttl) + LEASE_END_MARGIN_NANOS : RECHECK_NANOS;
     }
 
     /** Reads our key and our predecessor: holds if there is none, else stays queued. */
@@ -149,7 +172,7 @@ final class EtcdLockAttempts {
             read = session.client().getKVClient().txn()
                     .Then(Op.get(bytes(k.key), GetOption.DEFAULT),
                             Op.get(bytes(blockers(k.prefix, k.kind)), GetOption.builder().isPrefix(true)
-                                    .withKeysOnly(true).withMaxCreateRevision(k.revision - 1)
+                                    .withMaxCreateRevision(k.revision - 1)
                                     .withSortField(GetOption.SortTarget.CREATE)
                                     .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()),
                             downgradedReads(k.prefix, k.kind))
@@ -172,8 +195,7 @@ final class EtcdLockAttempts {
             List<KeyValue> down = r.getGetResponses().get(2).getKvs();
             if (before.isEmpty() && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
                 // first in line, but a downgraded read (queued after us, granted at once) is held
-                k.awaited = EtcdKeys.string(down.get(0).getKey());
-                return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+                return queued(k, down.get(0));
             }
             if (before.isEmpty() || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
                 // The token is the revision at which we were seen to hold, not our key's create revision: a hand-off
@@ -181,8 +203,7 @@ final class EtcdLockAttempts {
                 // comes after that holder's key was deleted.
                 return hold(request, k, sentAt, r.getHeader().getRevision());
             }
-            k.awaited = EtcdKeys.string(before.get(0).getKey());
-            return CompletableFuture.completedFuture(Attempt.queued(k.key, RECHECK_NANOS));
+            return queued(k, before.get(0));
         }).thenCompose(f -> f);
     }
 
@@ -217,7 +238,7 @@ final class EtcdLockAttempts {
         return session.bounded(session.client().getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s")
                 .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)))
-                        .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), token),
+                        .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), g.getTTL(), token),
                                 PutOption.builder().withLeaseId(g.getID()).build()))
                         .commit(), "move " + k.key + " to its own lease").thenApply(t -> {
                             if (!t.isSucceeded()) {
@@ -255,7 +276,7 @@ final class EtcdLockAttempts {
             session.client().getKVClient().txn()
                     .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
                             new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))
-                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, token),
+                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, session.sharedTtlSeconds(), token),
                             PutOption.builder().withLeaseId(k.leaseId).build()))
                     .commit().exceptionally(e -> null);
         } catch (RuntimeException e) {

@@ -300,7 +300,8 @@ public final class EtcdLockOps implements RemoteLockOps {
                         "grant a lease").thenApply(g -> g.getID());
         return lease.thenCompose(leaseId -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL, CmpTarget.createRevision(hold.createRevision())))
-                        .Then(Op.put(bytes(hold.key()), bytes(request.ownerId()),
+                        .Then(Op.put(bytes(hold.key()), EtcdKeys.value(request.ownerId(), request.watchdog()
+                                        ? session.sharedTtlSeconds() : session.ttlSecondsFor(request.leaseMillis()), -1),
                                 io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
                         .commit(), "hand off " + hold.key())
                 .thenCompose(t -> {

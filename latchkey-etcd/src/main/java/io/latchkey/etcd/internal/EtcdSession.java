@@ -93,6 +93,11 @@ public final class EtcdSession implements AutoCloseable {
         return endpoints;
     }
 
+    /** The shared lease's TTL in seconds, as asked of etcd (which may raise it to its minimum). */
+    long sharedTtlSeconds() {
+        return sharedTtlSeconds;
+    }
+
     /** The shared lease's TTL in milliseconds (whole seconds). */
     long sharedTtlMillis() {
         return sharedTtlSeconds * 1000;
