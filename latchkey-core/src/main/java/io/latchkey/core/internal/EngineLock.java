@@ -245,7 +245,7 @@ final class EngineLock implements DistributedLock {
         Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
-        return h == null ? Optional.empty() : Optional.of(h.lease);
+        return h == null ? Optional.empty() : Optional.of((LockLease) h);
     }
 
     @Override
@@ -271,7 +271,7 @@ final class EngineLock implements DistributedLock {
         w.future.whenComplete((h, e) -> {
             if (e != null) {
                 user.completeExceptionally(LockEngine.unwrap(e));
-            } else if (!user.complete(result.apply(h == null ? Optional.empty() : Optional.of(h.lease)))
+            } else if (!user.complete(result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)))
                     && h != null) {
                 // the caller cancelled while the grant was on its way: no lock may stay behind
                 h.nameState.release(h);

@@ -1,21 +1,24 @@
 package io.latchkey.core.internal;
 
+import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.core.Grant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One owner's hold of a lock: the backend's grant plus what the engine tracks locally (reentrancy count, renewal
- * base, loss). A thread-owned hold lives as long as its outermost lock/unlock pair; a lease-owned hold is the
- * state behind one {@link EngineLease}.
+ * base, loss). A thread-owned hold lives as long as its outermost lock/unlock pair; a lease-owned hold is itself the
+ * {@link LockLease} the caller gets (no handle object of its own: a held lease costs one object fewer), and only
+ * such a hold is ever handed out as one.
  *
  * <p>The state moves HELD → RELEASING → RELEASED, or HELD → LOST (watchdog, fixed lease, close), or
  * RELEASING → LOST (the backend said at release time that we no longer held it). Transitions are CASes so that
  * a release racing the watchdog's loss detection settles exactly once.
  */
-final class Hold implements Renewable {
+final class Hold implements Renewable, LockLease {
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
     enum State { HELD, RELEASING, RELEASED, LOST }
@@ -25,7 +28,6 @@ final class Hold implements Renewable {
     final boolean threadOwned;
     final Grant grant;
     final long acquiredAtNanos;
-    final EngineLease lease;
     /** HELD, RELEASING, RELEASED or LOST; changed through {@link #STATE} (no per-hold atomic object). */
     private volatile State state = State.HELD;
     /** Guarded by the nameState's lock: the thread-owned reentrancy count. */
@@ -66,7 +68,6 @@ final class Hold implements Renewable {
         this.grant = grant;
         this.acquiredAtNanos = acquiredAtNanos;
         this.renewedAtNanos = grant.requestedAtNanos();
-        this.lease = threadOwned ? null : new EngineLease(this);
     }
 
     String name() {
@@ -171,7 +172,8 @@ final class Hold implements Renewable {
         }
     }
 
-    void onLost(Runnable listener) {
+    @Override
+    public void onLost(Runnable listener) {
         java.util.Objects.requireNonNull(listener, "listener");
         if (state == State.LOST) {
             runListener(listener);
@@ -190,7 +192,8 @@ final class Hold implements Renewable {
     }
 
     /** Drops {@code listener} if it has not run (identity, like {@link ConcurrentLinkedQueue#remove}). */
-    void removeOnLost(Runnable listener) {
+    @Override
+    public void removeOnLost(Runnable listener) {
         ConcurrentLinkedQueue<Runnable> q = lostListeners;
         if (q != null) {
             q.remove(listener);
@@ -210,8 +213,57 @@ final class Hold implements Renewable {
                 name(), action, ownerId, grant.fencingToken(), lostReason));
     }
 
+    // The LockLease of a lease-owned hold.
+
+    @Override
+    public String lockName() {
+        return name();
+    }
+
+    @Override
+    public long fencingToken() {
+        return grant.fencingToken();
+    }
+
+    @Override
+    public boolean isValid() {
+        return isHeld() && nameState.engine.isCertain(grant);
+    }
+
+    /**
+     * Whether the server's lease is known to run past now: the last confirmed renewal (or the acquire) was sent
+     * — or the grant arrived at {@code grantedAtNanos}, unless that is {@link Long#MIN_VALUE} — less than one lease
+     * time ago. False after a long pause of this process until a renewal confirms the hold.
+     */
+    boolean withinLocalBound(long grantedAtNanos) {
+        long now = nameState.engine.time.nanoTime();
+        if (now - leaseBoundNanos() < 0) {
+            return true;
+        }
+        return grantedAtNanos != Long.MIN_VALUE && now - grantedAtNanos - grant.leaseMillis() * 1_000_000L < 0;
+    }
+
+    @Override
+    public void release() {
+        nameState.engine.awaitRemote(releaseAsync(), "release", name());
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return nameState.release(this);
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    /** A lease's as the user sees it ({@code LockLease{…}}); a thread-owned hold's with its owner. */
     @Override
     public String toString() {
+        if (!threadOwned) {
+            return "LockLease{name='" + name() + "', token=" + grant.fencingToken() + ", state=" + state + "}";
+        }
         return "Hold{name='" + name() + "', owner=" + ownerId + ", token=" + grant.fencingToken() + ", state="
                 + state + "}";
     }

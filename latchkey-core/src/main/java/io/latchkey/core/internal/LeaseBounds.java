@@ -15,7 +15,7 @@ public final class LeaseBounds {
      * leases the engine did not issue.
      */
     public static boolean confirmed(LockLease lease) {
-        return !(lease instanceof EngineLease engineLease) || engineLease.withinLocalBound(Long.MIN_VALUE);
+        return !(lease instanceof Hold hold) || hold.withinLocalBound(Long.MIN_VALUE);
     }
 
     /**
@@ -25,6 +25,6 @@ public final class LeaseBounds {
      * otherwise make a lease that was just granted after a long wait look unconfirmed until the first renewal.
      */
     public static boolean confirmed(LockLease lease, long grantedAtNanos) {
-        return !(lease instanceof EngineLease engineLease) || engineLease.withinLocalBound(grantedAtNanos);
+        return !(lease instanceof Hold hold) || hold.withinLocalBound(grantedAtNanos);
     }
 }
