@@ -1,8 +1,15 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the Redis semaphore ({@link RemoteCountOps}): the available permits are one integer key
@@ -12,12 +19,34 @@ import java.util.concurrent.CompletableFuture;
  * {@code trySetPermits} publish on {@code latchkey_semaphore__channel:<base>}, which wakes the engine's waiters of
  * every client. A waiter puts nothing on the server: when permits come back, whichever client's attempt arrives first
  * and fits takes them (like a non-fair {@link java.util.concurrent.Semaphore}).
+ *
+ * <h2>A take whose answer is lost</h2>
+ * An attempt that fails on the operation timeout or a broken connection may have taken the permits on the server
+ * all the same; nobody would ever return them. So each take is recorded under an id of its own in the hash
+ * {@code <base>:takes} (take id → permits, kept {@value #RECORD_MILLIS} ms), in the same script. When the answer
+ * arrives, the record is deleted ({@code HDEL}, sent at once and not waited for: the hash is gone again before the
+ * caller sees the permits). When the attempt fails without an answer, the take is given back if the server applied
+ * it ({@link SemaphoreScripts#GIVE_BACK}, idempotent: it returns the permits of that id once), tried again through
+ * {@link RetriedRemoval} until the server answers or the record's time is over. The caller still sees the failure.
+ * A record whose {@code HDEL} was lost ends with its {@code PEXPIRE}.
  */
 final class RedisSemaphoreOps extends RedisCountOps {
+    private static final Logger log = LoggerFactory.getLogger(RedisSemaphoreOps.class);
+    /** How long the server keeps a take's record: the longest a give-back after a lost answer may take. */
+    static final long RECORD_MILLIS = 60_000;
 
-    RedisSemaphoreOps(String namespace, ScriptExecutor executor, PubSubChannels channels,
+    private final String takeIds;
+    private final AtomicLong takes = new AtomicLong();
+    private final RetriedRemoval giveBacks;
+
+    RedisSemaphoreOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
                       long recheckMillis) {
         super("semaphore", namespace, executor, channels, recheckMillis);
+        this.takeIds = clientId + ":t";
+        ScheduledExecutorService scheduler = executor.scheduler();
+        this.giveBacks = new RetriedRemoval(
+                (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+                () -> !scheduler.isShutdown(), Withdrawals.FIRST_RETRY_MILLIS, Withdrawals.MAX_RETRY_MILLIS, log);
     }
 
     private String permitsKey(String name) {
@@ -49,8 +78,53 @@ final class RedisSemaphoreOps extends RedisCountOps {
 
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
-        return executor.<Long>run(SemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER, new String[] {permitsKey(name)},
-                Integer.toString(permits), Long.toString(recheckMillis())).thenApply(r -> r > 0);
+        String id = takeIds + takes.incrementAndGet();
+        String base = base(name);
+        String[] keys = {base + ":permits", base + ":takes"};
+        CompletableFuture<Boolean> taken = executor.<Long>run(SemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
+                keys, Integer.toString(permits), Long.toString(recheckMillis()), id, Long.toString(RECORD_MILLIS))
+                .thenApply(r -> {
+                    if (r > 0) {
+                        confirmed(keys[1], id);
+                    }
+                    return r > 0;
+                });
+        taken.whenComplete((r, e) -> {
+            if (e != null && RedisErrors.unwrap(e) instanceof LockUnavailableException) {
+                giveBack(name, id);
+            }
+        });
+        return taken;
+    }
+
+    /** The answer of take {@code id} arrived: its record goes (sent at once, not waited for; else it expires). */
+    private void confirmed(String takes, String id) {
+        try {
+            executor.<Long>call(() -> executor.commands().hdel(takes, id), "HDEL")
+                    .exceptionally(e -> null);
+        } catch (RuntimeException e) {
+            // the record expires
+        }
+    }
+
+    /**
+     * The answer of take {@code id} was lost: gives its permits back if the server applied it, tried again until
+     * the server answers or the record's time is over (in the background; nobody waits for it).
+     */
+    CompletableFuture<Long> giveBack(String name, String id) {
+        String base = base(name);
+        String[] keys = {base + ":permits", base + ":takes", channel(base)};
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECORD_MILLIS);
+        return giveBacks.now("give-back of take " + id + " of semaphore '" + name + "' (its answer was lost)",
+                retry -> retry > 0 && System.nanoTime() - until >= 0 ? CompletableFuture.completedFuture(0L)
+                        : executor.<Long>run(SemaphoreScripts.GIVE_BACK, ScriptOutputType.INTEGER, keys, id),
+                e -> e instanceof LockUnavailableException, 0L, null)
+                .whenComplete((n, e) -> {
+                    if (n != null && n > 0) {
+                        log.info("gave back {} permit(s) of semaphore '{}' taken by an attempt whose answer was lost",
+                                n, name);
+                    }
+                });
     }
 
     @Override

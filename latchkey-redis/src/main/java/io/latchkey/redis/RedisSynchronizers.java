@@ -59,7 +59,7 @@ final class RedisSynchronizers {
         this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
                 rwKeys, withdrawals);
         long recheck = Math.max(1, heartbeatMillis / 3);
-        this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), executor, channels, recheck);
+        this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), clientId, executor, channels, recheck);
         this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);
         this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, channels, recheck);
         this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, channels, heartbeatMillis,
