@@ -35,16 +35,7 @@ class WaiterOnNewSessionTest {
              CuratorFramework observer = SharedZooKeeper.curator()) {
             LockLease held = other.lock(name).acquire();
             long firstSession = curator.getZookeeperClient().getZooKeeper().getSessionId();
-
-            // cut for longer than the session: Curator expires it and makes a new handle, which cannot connect yet
-            proxy.cut();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            ZooKeeper handle = curator.getZookeeperClient().getZooKeeper();
-            while (handle.getSessionId() != 0 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-                handle = curator.getZookeeperClient().getZooKeeper();
-            }
-            assertThat(handle.getSessionId()).as("a new handle without a session yet").isZero();
+            long deadline = expireAndWaitForNewHandle(proxy, curator);
 
             // the waiter's first attempt goes out on that handle; the connection comes back while it is out
             CompletableFuture<Optional<LockLease>> waited = new CompletableFuture<>();
@@ -77,5 +68,60 @@ class WaiterOnNewSessionTest {
             next.get().release();
             assertThat(observer.getChildren().forPath(lockPath)).isEmpty();
         }
+    }
+
+    /**
+     * The same for a permit node: a watchdog permit taken by a waiter that started on the new handle must count as
+     * the new session's, so that the watchdog's check keeps it and its release deletes it. (A permit's create
+     * follows a read on the same handle, so it runs once the handle has its session; this keeps it so.)
+     */
+    @Test
+    void aPermitTakenWhileItsNewSessionConnectsIsKeptAndReleased() throws Exception {
+        String name = "new-session-permit-" + UUID.randomUUID();
+        ClientOptions options = ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(3))
+                .operationTimeout(Duration.ofSeconds(5)).build();
+        try (TcpProxy proxy = new TcpProxy(SharedZooKeeper.server().port());
+             CuratorFramework curator = SharedZooKeeper.curator("127.0.0.1:" + proxy.port(), 1500);
+             LockClient waiter = ZooKeeperLockClient.create(curator, options);
+             ZooKeeperLockClient other = ZooKeeperLockClient.connect(SharedZooKeeper.server().uri(), options)) {
+            assertThat(other.permitExpirableSemaphore(name).trySetPermits(1)).isTrue();
+            long deadline = expireAndWaitForNewHandle(proxy, curator);
+
+            CompletableFuture<Optional<String>> taken = new CompletableFuture<>();
+            Thread thread = new Thread(() -> {
+                try {
+                    taken.complete(waiter.permitExpirableSemaphore(name).tryAcquire(Duration.ofSeconds(8)));
+                } catch (Throwable e) {
+                    taken.completeExceptionally(e);
+                }
+            }, "permit-on-new-session");
+            thread.start();
+            while (thread.getState() != Thread.State.TIMED_WAITING && thread.getState() != Thread.State.WAITING
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            Thread.sleep(100);
+            proxy.restore();
+            Optional<String> permit = taken.get(20, TimeUnit.SECONDS);
+            assertThat(permit).as("the permit was free").isPresent();
+            // two watchdog checks (every second): the node is the new session's, so the permit is still held
+            Thread.sleep(2_500);
+            assertThat(other.permitExpirableSemaphore(name).availablePermits()).as("still taken").isZero();
+            assertThat(waiter.permitExpirableSemaphore(name).release(permit.get())).as("released").isTrue();
+            assertThat(other.permitExpirableSemaphore(name).availablePermits()).as("returned").isEqualTo(1);
+        }
+    }
+
+    /** Cuts the proxy until Curator has expired the session and made a new handle, which cannot connect yet. */
+    private static long expireAndWaitForNewHandle(TcpProxy proxy, CuratorFramework curator) throws Exception {
+        proxy.cut();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        ZooKeeper handle = curator.getZookeeperClient().getZooKeeper();
+        while (handle.getSessionId() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            handle = curator.getZookeeperClient().getZooKeeper();
+        }
+        assertThat(handle.getSessionId()).as("a new handle without a session yet").isZero();
+        return deadline;
     }
 }
