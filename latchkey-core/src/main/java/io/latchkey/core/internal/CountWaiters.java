@@ -176,21 +176,9 @@ final class CountWaiters {
         do {
             waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
         } while (!waiters.enqueue(w));
-        try {
-            return w.result.get();
-        } catch (InterruptedException e) {
-            if (!waiters.abandon(w)) {
-                // granted meanwhile, or an attempt made for it is out: wait for its answer and give back what it took
-                Object late = engine.awaitQuietly(w.result, "cancel acquire", key.name());
-                if (late != null) {
-                    engine.awaitQuietly(waiters.undo(w, late), "give back", key.name());
-                }
-                Thread.interrupted(); // a second interrupt while it waited for the answer is part of this one
-            }
-            throw e;
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw LockEngine.rethrow(e.getCause());
-        }
+        CountWaiters queued = waiters;
+        return CallerWaits.await(engine, w.result, key.name(), true, () -> queued.abandon(w),
+                late -> queued.undo(w, late));
     }
 
     /**
@@ -199,40 +187,13 @@ final class CountWaiters {
      * raced the cancellation, what it took is given back (as after an interrupt).
      */
     static <T> CompletableFuture<T> submit(LockEngine engine, Key key, Waiter w, Function<Object, T> map) {
-        CompletableFuture<T> out = new CompletableFuture<>();
         CountWaiters waiters;
         do {
             waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
         } while (!waiters.enqueue(w));
         CountWaiters queued = waiters;
-        w.result.whenComplete((r, e) -> {
-            if (e != null) {
-                out.completeExceptionally(LockEngine.rethrow(LockEngine.unwrap(e)));
-                return;
-            }
-            if (out.isDone()) {
-                if (r != null) {
-                    queued.undo(w, r); // the caller cancelled while the grant was on its way
-                }
-                return;
-            }
-            T mapped;
-            try {
-                mapped = map.apply(r);
-            } catch (RuntimeException x) {
-                out.completeExceptionally(x);
-                return;
-            }
-            if (!out.complete(mapped) && r != null) {
-                queued.undo(w, r);
-            }
-        });
-        out.whenComplete((r, e) -> {
-            if (out.isCancelled()) {
-                queued.abandon(w); // if it was no longer queued, its result arrives above and is given back
-            }
-        });
-        return out;
+        // if it was no longer queued when cancelled, its result arrives later and is given back
+        return CallerWaits.async(w.result, map, () -> queued.abandon(w), r -> queued.undo(w, r));
     }
 
     private void subscribe(CompletableFuture<RemoteCountOps.Subscription> placeholder) {
