@@ -11,8 +11,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The local half of waiting for one counted resource (a semaphore's permits, a permit-expirable semaphore's
@@ -36,12 +34,13 @@ import org.slf4j.LoggerFactory;
  * ever missing after a call that took nothing has returned. {@link #failAll} (client close) fails every waiter; a
  * grant that answers after it is given back.
  *
+ * <p>What an attempt asks and what it takes, per kind, is {@link CountKinds}; the caller's side of the wait (block,
+ * or a future; give back what raced a give-up) is {@link CallerWaits}, shared with locks.
+ *
  * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
  * subscription close is made while it is held.
  */
 final class CountWaiters {
-    private static final Logger log = LoggerFactory.getLogger(CountWaiters.class);
-
     /**
      * One queue's key. The kind says what an attempt does and what its success means: {@link CountKind#SEMAPHORE},
      * {@link RemoteCountOps#tryTake}, the result is {@code Boolean.TRUE}; {@link CountKind#PERMITS},
@@ -242,7 +241,7 @@ final class CountWaiters {
         }
         CompletableFuture<Object> f;
         try {
-            f = send(head);
+            f = CountKinds.attempt(engine, key, head);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
@@ -250,19 +249,6 @@ final class CountWaiters {
         // an answer on this stack (a backend without I/O) continues here, but a run of grants that nests deeper
         // than the trampoline's bound continues on the callback executor
         f.whenComplete((r, e) -> Trampoline.run(engine.callbacks, () -> attempted(h, epoch, r, e)));
-    }
-
-    @SuppressWarnings("unchecked")
-    private CompletableFuture<Object> send(Waiter w) {
-        RemoteCountOps ops = key.ops();
-        return switch (key.kind()) {
-            case SEMAPHORE -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryTake(key.name(), w.permits)
-                    .thenApply(ok -> Boolean.TRUE.equals(ok) ? Boolean.TRUE : null);
-            case PERMITS -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryLease(key.name(),
-                    engine.newPermitId(), w.leaseMillis, w.watchdog);
-            case LATCH -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.getCount(key.name())
-                    .thenApply(c -> c != null && c <= 0 ? Boolean.TRUE : null);
-        };
     }
 
     private void attempted(Waiter head, long epoch, Object result, Throwable error) {
@@ -279,7 +265,7 @@ final class CountWaiters {
             settled = attemptSettled;
             attemptSettled = null;
             if (error != null || result != null) {
-                if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
+                if (!CountKinds.servesAll(key.kind())) {
                     if (queue.remove(head)) {
                         done.add(head);
                     } else {
@@ -475,34 +461,9 @@ final class CountWaiters {
         closeIfDead();
     }
 
-    /**
-     * Gives back what an attempt took for a waiter that had left: a semaphore's permits, a leased permit. Sent
-     * once; a failure is logged (a leased permit still ends with its lease).
-     */
+    /** Gives back what an attempt took for a waiter that had left (see {@link CountKinds#giveBack}). */
     CompletableFuture<?> undo(Waiter w, Object result) {
-        CompletableFuture<?> f;
-        String what;
-        if (result instanceof Grant g) {
-            what = "permit " + g.ownerId();
-        } else if (key.kind() == CountKind.SEMAPHORE && result != null) {
-            what = w.permits + " permit(s)";
-        } else {
-            return CompletableFuture.completedFuture(null);
-        }
-        try {
-            f = result instanceof Grant g ? key.ops().release(key.name(), g.ownerId())
-                    : key.ops().give(key.name(), w.permits);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        String taken = what;
-        f.whenComplete((r, e) -> {
-            if (e != null) {
-                log.warn("giving back {} of '{}', taken for a waiter that had left, failed: {}", taken, key.name(),
-                        LockEngine.unwrap(e).toString());
-            }
-        });
-        return f;
+        return CountKinds.giveBack(key, w, result);
     }
 
     private void idleLocked() {
