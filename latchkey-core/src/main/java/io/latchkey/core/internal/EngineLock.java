@@ -109,10 +109,10 @@ final class EngineLock implements DistributedLock {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
             bypass = partner.liveThreadHold(owner) != null;
         }
-        if (engine.reenter(key, owner) != null) {
+        if (LockAcquire.reenter(engine, key, owner) != null) {
             return true;
         }
-        return awaitWaiter(engine.enqueue(key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
+        return awaitWaiter(LockAcquire.enqueue(engine, key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
                 interruptible) != null;
     }
 
@@ -213,7 +213,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
         return h == null ? Optional.empty() : Optional.of(h.lease);
@@ -236,7 +236,7 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         // a grant that raced the caller's cancel is released: no lock may stay behind
         return CallerWaits.async(w.future, h -> result.apply(h == null ? Optional.empty() : Optional.of(h.lease)),

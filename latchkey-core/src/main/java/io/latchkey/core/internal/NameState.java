@@ -18,8 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Waiting</h2>
  * With an ops that answers {@linkplain RemoteLockOps#singleAttempts() single attempts} this class does the waiting,
- * each job in its own file: {@link LockAttempts} looks at the backend for the waiters at the backend ({@link #inflight},
- * or each of {@link #bypassing}), one attempt out per waiter, re-checks and the name's one subscription;
+ * each job in its own file: {@link LockAttempts} looks at the backend for the waiters there ({@link #inflight}, or
+ * each of {@link #bypassing}), one attempt out per waiter, re-checks and the name's one subscription;
  * {@link LockWaitEnds} ends a waiter by its deadline (plus the attempt that was out, bounded by the operation
  * timeout), a cancel, an interrupt or the client's close, and gives back a grant that answers an abandoned waiter;
  * {@link LockRelease} releases a hold or hands it to the next local waiter. A local release pumps the next local
