@@ -149,8 +149,7 @@ final class CountWaiters {
             lock.unlock();
         }
         if (w.waits && w.deadlineNanos != io.latchkey.core.AcquireRequest.NO_DEADLINE) {
-            long delay = Math.max(0, w.deadlineNanos - engine.time.nanoTime());
-            w.timer = engine.watchdog.schedule(() -> timedOut(w), delay);
+            w.timer = Waits.armDeadline(engine, w.deadlineNanos, () -> timedOut(w));
         }
         if (subscribe) {
             subscribe(placeholder);
