@@ -62,7 +62,9 @@ public final class NetworkNamespace implements AutoCloseable {
             int a = ThreadLocalRandom.current().nextInt(256);
             int b = ThreadLocalRandom.current().nextInt(64) * 4;
             NetworkNamespace ns = new NetworkNamespace(name, a, b);
-            if (used.contains("10.213." + a + "." + b + "/") || used.contains(" " + ns.hostAddress + "/")) {
+            // nor inside the /24 of a NetworkSegment (its route names 10.213.a.0/24)
+            if (used.contains("10.213." + a + "." + b + "/") || used.contains(" " + ns.hostAddress + "/")
+                    || used.contains("10.213." + a + ".0/24")) {
                 continue;
             }
             ns.cleanup.addShutdownHook();

@@ -75,8 +75,10 @@ public final class FaultReport {
         }
         b.append(String.format(Locale.ROOT, "rules: unsafe 0, lost updates 0, accepted tokens in order, every lost "
                 + "holder told, next grant after a kill, pause or partition of a holder <= lease + 1s (%s), writes accepted again after a server "
-                + "fault, no worker stuck; overlaps are reported, not judged%n", FaultSchedule.seconds(
-                lease.plusSeconds(1))));
+                + "fault, no stretch without an accepted write longer than %s outside faults, no worker stuck; "
+                + "overlaps are reported, not judged%n", FaultSchedule.seconds(lease.plusSeconds(1)),
+                FaultSchedule.seconds(HistoryChecker.progressBound(lease,
+                        rows.isEmpty() ? "" : rows.get(0).backend()))));
         return b.toString();
     }
 

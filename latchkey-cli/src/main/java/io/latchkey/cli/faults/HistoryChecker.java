@@ -25,6 +25,12 @@ import java.util.Map;
  *       lease + 1 s (the server frees it when the holder stops renewing);</li>
  *   <li><b>recovery</b> after a server fault: a hold granted after the fault began has a write accepted before the
  *       run ends (the time from the fault's start is reported);</li>
+ *   <li><b>progress</b>: no stretch without an accepted write is longer than {@link #progressBound} (20 s, or 10
+ *       leases if that is longer; 15 s more through PgBouncer), not counting the time a fault was in progress (from its start until it was
+ *       undone) nor the time the machine stalled. A fault may stop the writes while it lasts, and recovering from
+ *       it may take a failover, a reconnect or a new session, but then the lock must be taken again: a lock that
+ *       stays taken after the fault (a node or key nobody will delete while its owner lives) is a violation of the
+ *       window in which the writes stopped, even if a later fault happens to free it;</li>
  *   <li><b>stuck</b>: no worker goes without a step (grant, timeout, error, write) for longer than the stuck bound,
  *       time it spent paused by the verifier excepted.</li>
  * </ul>
@@ -159,9 +165,10 @@ final class HistoryChecker {
             }
         }
         stuck(events, windows, runEnd, counts, total);
+        Map<FaultWindow, List<String>> progress = progress(events, windows, runEnd);
         List<FaultRow> rows = new ArrayList<>();
         for (FaultWindow w : windows) {
-            rows.add(row(hitOrMissed(w, holds), counts.get(w), events, runEnd));
+            rows.add(row(hitOrMissed(w, holds), counts.get(w), events, runEnd, progress.getOrDefault(w, List.of())));
         }
         long lostUpdates = Math.max(0, total.accepted - finalValue);
         List<String> violations = new ArrayList<>();
@@ -180,7 +187,67 @@ final class HistoryChecker {
         return rows;
     }
 
-    private FaultRow row(FaultWindow w, Counts c, List<HistoryEvent> events, long runEnd) {
+    /**
+     * The longest stretch without an accepted write the progress rule allows, outside faults: 20 s, or 10 leases if
+     * that is longer, and 15 s more for a backend behind PgBouncer, which waits {@code server_login_retry} (15 s by
+     * default) after a failed login before it tries the server again. In the suite's runs every healthy recovery
+     * took less than 5 s after the fault was undone, except PostgreSQL restarted behind PgBouncer: 16.7 s.
+     */
+    Duration progressBound() {
+        return progressBound(lease, backend);
+    }
+
+    /** {@link #progressBound()} of a run of {@code backend} with this lease. */
+    static Duration progressBound(Duration lease, String backend) {
+        Duration leases = lease.multipliedBy(10);
+        Duration bound = leases.compareTo(Duration.ofSeconds(20)) > 0 ? leases : Duration.ofSeconds(20);
+        return backend.contains("pgbouncer") ? bound.plusSeconds(15) : bound;
+    }
+
+    /** The progress rule's violations, by the window in which the writes stopped. */
+    private Map<FaultWindow, List<String>> progress(List<HistoryEvent> events, List<FaultWindow> windows,
+                                                    long runEnd) {
+        Map<FaultWindow, List<String>> result = new HashMap<>();
+        long bound = progressBound().toNanos();
+        long previous = Long.MIN_VALUE;
+        List<Long> writes = new ArrayList<>();
+        for (HistoryEvent e : events) {
+            if (e.type() == HistoryEvent.Type.WRITE_OK && e.nanos() - runEnd <= 0) {
+                writes.add(e.nanos());
+            }
+        }
+        if (writes.isEmpty()) {
+            return result; // nothing was ever written: the recovery and stuck rules speak for such a run
+        }
+        writes.add(runEnd);
+        for (long next : writes) {
+            if (previous != Long.MIN_VALUE && next - previous > bound) {
+                long underFaults = 0;
+                for (FaultWindow w : windows) {
+                    if (w.kind() != FaultKind.NONE) {
+                        underFaults += Math.max(0, Math.min(next, w.end()) - Math.max(previous, w.start()));
+                    }
+                }
+                long stalled = stalls.stalledNanos(previous, next);
+                long length = next - previous - underFaults;
+                if (length > bound + stalled) {
+                    FaultWindow w = windowOf(windows, previous);
+                    String machine = stalled == 0 ? ""
+                            : String.format(Locale.ROOT, ", %.1f s the machine stalled", stalled / 1e9);
+                    result.computeIfAbsent(w, k -> new ArrayList<>()).add(String.format(Locale.ROOT,
+                            "no write accepted for %.1f s%s (%.1f s of it under faults%s): writes stopped for "
+                                    + "longer than %d s outside faults",
+                            (next - previous) / 1e9, next == runEnd ? " until the run ended" : "",
+                            underFaults / 1e9, machine, progressBound().toSeconds()));
+                }
+            }
+            previous = next;
+        }
+        return result;
+    }
+
+    private FaultRow row(FaultWindow w, Counts c, List<HistoryEvent> events, long runEnd,
+                         List<String> progressViolations) {
         List<String> violations = new ArrayList<>();
         if (!w.problem().isEmpty()) {
             violations.add("the verifier could not complete the fault: " + w.problem());
@@ -237,6 +304,7 @@ final class HistoryChecker {
                 violations.add("no write accepted again before the run ended");
             }
         }
+        violations.addAll(progressViolations);
         String target = w.target().isEmpty() ? "" : w.target() + (w.targetToken() >= 0
                 ? " (token " + w.targetToken() + ")" : " (held nothing)");
         return new FaultRow(backend, w.kind().label(), target, c.grants, c.accepted, c.refused, c.unsafe, 0,

@@ -9,12 +9,14 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code verify --faults --soak}: a short soak in CI (40 s on Redis, a fault every 20 s); the 30-minute soak of every
  * kind runs outside CI ({@code scripts/soak.sh}).
  */
+@Tag("fault-runs")
 class FaultSoakTest {
 
     @Test

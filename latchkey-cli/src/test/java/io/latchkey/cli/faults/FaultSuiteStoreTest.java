@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * profile runs the store on Redis and the ZooKeeper ensemble; etcd and PostgreSQL run everywhere else and in CI with
  * {@code LATCHKEY_FULL=1}.
  */
+@Tag("fault-runs")
 class FaultSuiteStoreTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
  * docs/faults.md. Three worker JVMs, a 2 s lease; about 40 s per backend on a loaded 2-core machine. MariaDB's run goes
  * through the command line ({@code FaultsCliTest}).
  */
+@Tag("fault-runs")
 class FaultSuiteTest {
 
     private static final Duration LEASE = Duration.ofSeconds(2);

@@ -190,6 +190,57 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void writesStoppedLongerThanTheProgressBoundOutsideFaultsAreAViolationOfTheWindowWhereTheyStopped() {
+        long runEnd = 150 * S;
+        for (int t = 0; t < 150; t += 2) {
+            e(t + 0.5, "w1", Type.TIMEOUT, -1, -1);
+            e(t + 1.5, "w2", Type.TIMEOUT, -1, -1);
+        }
+        long token = 1;
+        long value = 1;
+        for (int t = 1; t <= 9; t++) {
+            hold(t + 0.2, t % 2 == 0 ? "w1" : "w2", token++, value++);
+        }
+        // a holder cut off from 10 s to 15 s; a write right after the heal, then the lock stays taken until a
+        // failover at 110 s happens to free it
+        hold(15.3, "w2", token++, value++);
+        for (int t = 112; t < 150; t += 2) {
+            hold(t, "w1", token++, value++);
+        }
+        List<FaultWindow> windows = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 10 * S),
+                new FaultWindow(FaultKind.PARTITION, "w2", -1, 10 * S, 15 * S, 110 * S),
+                new FaultWindow(FaultKind.FAILOVER, "", -1, 110 * S, 111 * S, runEnd));
+        events.sort((a, b) -> Long.compare(a.nanos(), b.nanos()));
+        HistoryChecker checker = new HistoryChecker("test", LEASE, Duration.ofSeconds(10));
+        assertThat(checker.progressBound()).isEqualTo(Duration.ofSeconds(20));
+        List<FaultRow> rows = checker.check(events, windows, runEnd, value - 1);
+        assertThat(rows.get(1).violations()).singleElement().satisfies(v -> assertThat(v)
+                .contains("no write accepted for 96.7 s (1.0 s of it under faults)")
+                .contains("longer than 20 s outside faults"));
+        assertThat(rows.get(2).violations()).isEmpty();
+        assertThat(rows.get(2).recoveryMillis()).isEqualTo(2_050);
+        assertThat(whole(rows).violations()).singleElement().satisfies(v -> assertThat(v).startsWith(
+                "partition holder: no write accepted for 96.7 s"));
+
+        // the same stop inside a fault that lasts (a split brain of 89 s): only the 13.1 s outside it count
+        List<FaultWindow> longFault = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 10 * S),
+                new FaultWindow(FaultKind.SPLIT_BRAIN, "", -1, 10 * S, 99 * S, runEnd));
+        assertThat(whole(checker.check(events, longFault, runEnd, value - 1)).violations()).isEmpty();
+
+        // a run that ends while the writes are still stopped says so
+        List<FaultWindow> failover = List.of(new FaultWindow(FaultKind.NONE, "", -1, 0, 0, 10 * S),
+                new FaultWindow(FaultKind.FAILOVER, "", -1, 10 * S, 11 * S, runEnd));
+        events.removeIf(e -> e.nanos() > 100 * S && e.type() != Type.TIMEOUT);
+        assertThat(checker.check(events, failover, runEnd, 10).get(1).violations())
+                .anySatisfy(v -> assertThat(v).contains("no write accepted for 134.7 s until the run ended"));
+        // a longer lease allows 10 leases; PgBouncer's login retry adds 15 s
+        assertThat(new HistoryChecker("test", Duration.ofSeconds(5), Duration.ofSeconds(60)).progressBound())
+                .isEqualTo(Duration.ofSeconds(50));
+        assertThat(new HistoryChecker("postgresql-pgbouncer", LEASE, Duration.ofSeconds(60)).progressBound())
+                .isEqualTo(Duration.ofSeconds(35));
+    }
+
+    @Test
     void aWorkerSilentLongerThanTheBoundIsStuckUnlessItWasPaused() {
         e(0.5, "w1", Type.TIMEOUT, -1, -1);
         e(15, "w1", Type.TIMEOUT, -1, -1);

@@ -11,8 +11,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The local half of waiting for one counted resource (a semaphore's permits, a permit-expirable semaphore's
@@ -36,12 +34,13 @@ import org.slf4j.LoggerFactory;
  * ever missing after a call that took nothing has returned. {@link #failAll} (client close) fails every waiter; a
  * grant that answers after it is given back.
  *
+ * <p>What an attempt asks and what it takes, per kind, is {@link CountKinds}; the caller's side of the wait (block,
+ * or a future; give back what raced a give-up) is {@link CallerWaits}, shared with locks.
+ *
  * <p>Thread-safe. The lock guards only local state: no remote call, no completion of a caller's future and no
  * subscription close is made while it is held.
  */
 final class CountWaiters {
-    private static final Logger log = LoggerFactory.getLogger(CountWaiters.class);
-
     /**
      * One queue's key. The kind says what an attempt does and what its success means: {@link CountKind#SEMAPHORE},
      * {@link RemoteCountOps#tryTake}, the result is {@code Boolean.TRUE}; {@link CountKind#PERMITS},
@@ -150,8 +149,7 @@ final class CountWaiters {
             lock.unlock();
         }
         if (w.waits && w.deadlineNanos != io.latchkey.core.AcquireRequest.NO_DEADLINE) {
-            long delay = Math.max(0, w.deadlineNanos - engine.time.nanoTime());
-            w.timer = engine.watchdog.schedule(() -> timedOut(w), delay);
+            w.timer = Waits.armDeadline(engine, w.deadlineNanos, () -> timedOut(w));
         }
         if (subscribe) {
             subscribe(placeholder);
@@ -176,21 +174,9 @@ final class CountWaiters {
         do {
             waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
         } while (!waiters.enqueue(w));
-        try {
-            return w.result.get();
-        } catch (InterruptedException e) {
-            if (!waiters.abandon(w)) {
-                // granted meanwhile, or an attempt made for it is out: wait for its answer and give back what it took
-                Object late = engine.awaitQuietly(w.result, "cancel acquire", key.name());
-                if (late != null) {
-                    engine.awaitQuietly(waiters.undo(w, late), "give back", key.name());
-                }
-                Thread.interrupted(); // a second interrupt while it waited for the answer is part of this one
-            }
-            throw e;
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw LockEngine.rethrow(e.getCause());
-        }
+        CountWaiters queued = waiters;
+        return CallerWaits.await(engine, w.result, key.name(), true, () -> queued.abandon(w),
+                late -> queued.undo(w, late));
     }
 
     /**
@@ -199,40 +185,13 @@ final class CountWaiters {
      * raced the cancellation, what it took is given back (as after an interrupt).
      */
     static <T> CompletableFuture<T> submit(LockEngine engine, Key key, Waiter w, Function<Object, T> map) {
-        CompletableFuture<T> out = new CompletableFuture<>();
         CountWaiters waiters;
         do {
             waiters = engine.countWaiters.computeIfAbsent(key, k -> new CountWaiters(engine, k));
         } while (!waiters.enqueue(w));
         CountWaiters queued = waiters;
-        w.result.whenComplete((r, e) -> {
-            if (e != null) {
-                out.completeExceptionally(LockEngine.rethrow(LockEngine.unwrap(e)));
-                return;
-            }
-            if (out.isDone()) {
-                if (r != null) {
-                    queued.undo(w, r); // the caller cancelled while the grant was on its way
-                }
-                return;
-            }
-            T mapped;
-            try {
-                mapped = map.apply(r);
-            } catch (RuntimeException x) {
-                out.completeExceptionally(x);
-                return;
-            }
-            if (!out.complete(mapped) && r != null) {
-                queued.undo(w, r);
-            }
-        });
-        out.whenComplete((r, e) -> {
-            if (out.isCancelled()) {
-                queued.abandon(w); // if it was no longer queued, its result arrives above and is given back
-            }
-        });
-        return out;
+        // if it was no longer queued when cancelled, its result arrives later and is given back
+        return CallerWaits.async(w.result, map, () -> queued.abandon(w), r -> queued.undo(w, r));
     }
 
     private void subscribe(CompletableFuture<RemoteCountOps.Subscription> placeholder) {
@@ -281,7 +240,7 @@ final class CountWaiters {
         }
         CompletableFuture<Object> f;
         try {
-            f = send(head);
+            f = CountKinds.attempt(engine, key, head);
         } catch (RuntimeException e) {
             f = CompletableFuture.failedFuture(e);
         }
@@ -289,19 +248,6 @@ final class CountWaiters {
         // an answer on this stack (a backend without I/O) continues here, but a run of grants that nests deeper
         // than the trampoline's bound continues on the callback executor
         f.whenComplete((r, e) -> Trampoline.run(engine.callbacks, () -> attempted(h, epoch, r, e)));
-    }
-
-    @SuppressWarnings("unchecked")
-    private CompletableFuture<Object> send(Waiter w) {
-        RemoteCountOps ops = key.ops();
-        return switch (key.kind()) {
-            case SEMAPHORE -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryTake(key.name(), w.permits)
-                    .thenApply(ok -> Boolean.TRUE.equals(ok) ? Boolean.TRUE : null);
-            case PERMITS -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.tryLease(key.name(),
-                    engine.newPermitId(), w.leaseMillis, w.watchdog);
-            case LATCH -> (CompletableFuture<Object>) (CompletableFuture<?>) ops.getCount(key.name())
-                    .thenApply(c -> c != null && c <= 0 ? Boolean.TRUE : null);
-        };
     }
 
     private void attempted(Waiter head, long epoch, Object result, Throwable error) {
@@ -318,7 +264,7 @@ final class CountWaiters {
             settled = attemptSettled;
             attemptSettled = null;
             if (error != null || result != null) {
-                if (error != null && key.kind() != CountKind.LATCH || result != null && key.kind() != CountKind.LATCH) {
+                if (!CountKinds.servesAll(key.kind())) {
                     if (queue.remove(head)) {
                         done.add(head);
                     } else {
@@ -514,34 +460,9 @@ final class CountWaiters {
         closeIfDead();
     }
 
-    /**
-     * Gives back what an attempt took for a waiter that had left: a semaphore's permits, a leased permit. Sent
-     * once; a failure is logged (a leased permit still ends with its lease).
-     */
+    /** Gives back what an attempt took for a waiter that had left (see {@link CountKinds#giveBack}). */
     CompletableFuture<?> undo(Waiter w, Object result) {
-        CompletableFuture<?> f;
-        String what;
-        if (result instanceof Grant g) {
-            what = "permit " + g.ownerId();
-        } else if (key.kind() == CountKind.SEMAPHORE && result != null) {
-            what = w.permits + " permit(s)";
-        } else {
-            return CompletableFuture.completedFuture(null);
-        }
-        try {
-            f = result instanceof Grant g ? key.ops().release(key.name(), g.ownerId())
-                    : key.ops().give(key.name(), w.permits);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
-        String taken = what;
-        f.whenComplete((r, e) -> {
-            if (e != null) {
-                log.warn("giving back {} of '{}', taken for a waiter that had left, failed: {}", taken, key.name(),
-                        LockEngine.unwrap(e).toString());
-            }
-        });
-        return f;
+        return CountKinds.giveBack(key, w, result);
     }
 
     private void idleLocked() {

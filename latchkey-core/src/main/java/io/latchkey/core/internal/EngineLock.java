@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Function;
@@ -110,45 +109,17 @@ final class EngineLock implements DistributedLock {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
             bypass = partner.liveThreadHold(owner) != null;
         }
-        if (engine.reenter(key, owner) != null) {
+        if (LockAcquire.reenter(engine, key, owner) != null) {
             return true;
         }
-        return awaitWaiter(engine.enqueue(key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
+        return awaitWaiter(LockAcquire.enqueue(engine, key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
                 interruptible) != null;
     }
 
+    /** Waits for {@code w}; interrupted, it gives up and releases a grant that raced it, so no lock stays held. */
     private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                try {
-                    return w.future.get();
-                } catch (InterruptedException e) {
-                    if (!interruptible) {
-                        interrupted = true;
-                        continue;
-                    }
-                    abandon(w);
-                    throw e;
-                } catch (ExecutionException e) {
-                    throw LockEngine.rethrow(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** Interrupted while waiting: cancel, and give back a grant that raced the cancel, so no lock stays held. */
-    private void abandon(Waiter w) {
-        w.nameState.cancel(w);
-        Hold h = engine.awaitQuietly(w.future, "cancel acquire", name);
-        if (h != null) {
-            engine.awaitQuietly(w.nameState.release(h), "release", name);
-        }
-        Thread.interrupted(); // InterruptedException reports the interrupt; do not leave the flag set as well
+        return CallerWaits.await(engine, w.future, name, interruptible, () -> w.nameState.cancel(w),
+                h -> h.nameState.release(h));
     }
 
     Hold liveThreadHold(String owner) {
@@ -242,7 +213,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
         return h == null ? Optional.empty() : Optional.of((LockLease) h);
@@ -265,24 +236,11 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = engine.enqueue(key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
-        CompletableFuture<T> user = new CompletableFuture<>();
-        w.future.whenComplete((h, e) -> {
-            if (e != null) {
-                user.completeExceptionally(LockEngine.unwrap(e));
-            } else if (!user.complete(result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)))
-                    && h != null) {
-                // the caller cancelled while the grant was on its way: no lock may stay behind
-                h.nameState.release(h);
-            }
-        });
-        user.whenComplete((r, e) -> {
-            if (user.isCancelled()) {
-                w.nameState.cancel(w);
-            }
-        });
-        return user;
+        // a grant that raced the caller's cancel is released: no lock may stay behind
+        return CallerWaits.async(w.future, h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
+                () -> w.nameState.cancel(w), h -> h.nameState.release(h));
     }
 
     private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> op) {

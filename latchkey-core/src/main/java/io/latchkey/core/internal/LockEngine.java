@@ -94,7 +94,7 @@ public final class LockEngine {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
-    private final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
+    final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
     /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
@@ -381,90 +381,6 @@ public final class LockEngine {
 
     void forget(Hold h) {
         watchdog.untrack(h);
-    }
-
-    /**
-     * Re-enters the calling owner's live thread-owned hold of {@code key} (its count goes up by one), or returns
-     * {@code null} when it holds none: then the caller {@linkplain #enqueue enqueues} a waiter.
-     */
-    Hold reenter(NameState.NameKey key, String ownerId) {
-        NameState nameState = nameStates.get(key);
-        if (nameState == null) {
-            return null;
-        }
-        nameState.lock.lock();
-        try {
-            return nameState.dead ? null : nameState.reenterLocked(ownerId);
-        } finally {
-            nameState.lock.unlock();
-        }
-    }
-
-    /**
-     * Starts an acquire that needs the backend: creates and queues a {@link Waiter} and returns it; its future
-     * completes later, or at once for a single attempt refused because this client holds or waits for the name
-     * already. A thread-owned caller {@linkplain #reenter re-enters} its own hold first.
-     *
-     * @param waitNanos negative to wait as long as needed, zero for a single attempt
-     */
-    Waiter enqueue(NameState.NameKey key, String ownerId, boolean threadOwned, long leaseMillis,
-                   boolean watchdogRenewed, long waitNanos, boolean bypass) {
-        RemoteLockOps ops = key.ops();
-        String name = key.name();
-        long startNanos = time.nanoTime();
-        long deadline = AcquireRequest.NO_DEADLINE;
-        if (waitNanos >= 0 && waitNanos < Long.MAX_VALUE / 4) {
-            // beyond ~73 years a wait is a wait forever; this also keeps deadline arithmetic from overflowing
-            long d = startNanos + waitNanos;
-            deadline = d == AcquireRequest.NO_DEADLINE ? d - 1 : d;
-        }
-        for (;;) {
-            NameState nameState = nameStates.computeIfAbsent(key, newNameState);
-            Waiter w;
-            Waiter send = null;
-            boolean refused = false;
-            nameState.lock.lock();
-            try {
-                if (nameState.dead) {
-                    continue;
-                }
-                checkOpen();
-                nameState.reviveLocked();
-                if (threadOwned) {
-                    // a new acquire after an unacknowledged loss starts afresh
-                    nameState.forgetLostHoldLocked(ownerId);
-                }
-                AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
-                        time);
-                w = new Waiter(nameState, ownerId, threadOwned, bypass, startNanos, request);
-                if (!bypass && waitNanos == 0 && !nameState.canSendNowLocked()) {
-                    // busy here already: a single attempt need not ask the backend
-                    w.state = Waiter.State.TIMED_OUT;
-                    refused = true;
-                    nameState.idleCheckLocked();
-                } else {
-                    send = nameState.enqueueLocked(w);
-                }
-            } finally {
-                nameState.lock.unlock();
-            }
-            if (refused) {
-                timedOut(ops, name, 0);
-                w.future.complete(null);
-                return w;
-            }
-            nameState.send(send);
-            if (w.hasDeadline() && !w.future.isDone()) {
-                // armed after the send: an attempt answered on this stack (mem://, an uncontended tryLock) needs no
-                // timer; one that completes right after this check finds the waiter settled (onDeadline ignores it)
-                long delay = Math.max(0, deadline - time.nanoTime());
-                w.timer = watchdog.schedule(() -> nameState.onDeadline(w), delay);
-                if (w.future.isDone()) {
-                    w.cancelTimer(); // settled while the timer was armed: do not keep it until the deadline
-                }
-            }
-            return w;
-        }
     }
 
     /** Waits (uninterruptibly, bounded by the operation timeout) for a remote operation's result. */

@@ -583,11 +583,12 @@ final class EngineSimulation {
             attemptsAtCall = client.backend.attempts.getOrDefault(LOCK, 0);
             Waiter w;
             try {
-                if (client.engine.reenter(key, threadOwner) != null) {
+                if (LockAcquire.reenter(client.engine, key, threadOwner) != null) {
                     fail(this + " re-entered a hold it does not have");
                     return;
                 }
-                w = client.engine.enqueue(key, threadOwner, true, client.engine.watchdogMillis, true, wait, false);
+                w = LockAcquire.enqueue(client.engine, key, threadOwner, true, client.engine.watchdogMillis, true, wait,
+                        false);
             } catch (IllegalStateException closed) {
                 return;
             }
@@ -637,7 +638,7 @@ final class EngineSimulation {
                 check();
                 boolean reenter = rng.nextBoolean();
                 if (reenter) {
-                    Hold again = client.engine.reenter(key, threadOwner);
+                    Hold again = LockAcquire.reenter(client.engine, key, threadOwner);
                     if (again != h && h.isHeld()) {
                         fail(this + " could not re-enter its hold");
                     }

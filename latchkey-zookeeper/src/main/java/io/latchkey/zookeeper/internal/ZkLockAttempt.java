@@ -39,9 +39,13 @@ final class ZkLockAttempt {
     private long sentAt;
     /** Our node, once known to be ours. */
     private ZkQueueEntry ours;
-    /** The protection id of the last create, and its session: what a failure must clean up if its answer was lost. */
+    /**
+     * The protection id of the last create, and the handle it was sent on: what a failure must clean up if its
+     * answer was lost. The handle, not its session id at the time: a handle that Curator made after a session expired
+     * has no session until it connects, and a create queued on it runs under the session it gets then.
+     */
     private String protectionId;
-    private long createSession;
+    private ZooKeeper createHandle;
     private boolean strayPossible;
     private int epoch;
 
@@ -83,14 +87,13 @@ final class ZkLockAttempt {
         String uuid = UUID.randomUUID().toString();
         protectionId = uuid;
         ours = null;
-        long sessionId = zk.getSessionId();
-        createSession = sessionId;
+        createHandle = zk;
         long expected = ops.kind == ZkLockOps.Kind.EXCLUSIVE
                 ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
         zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
                 CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, sessionId, expected), null);
+                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, expected), null);
         if (expected < 0) {
             // Sent before the create's reply: the server answers in order, so this listing already has our node.
             zk.getChildren(lockPath, false, (rc, path, ctx, children, parent) -> {
@@ -101,13 +104,18 @@ final class ZkLockAttempt {
         }
     }
 
-    private void created(int myEpoch, Code code, String name, Stat stat, long sessionId, long expected) {
+    private void created(int myEpoch, Code code, String name, Stat stat, long expected) {
         if (myEpoch != epoch) {
             return;
         }
         switch (code) {
             case OK -> {
-                ours = new ZkQueueEntry(name.substring(name.lastIndexOf('/') + 1), sessionId, stat.getCzxid());
+                // The node's owner is the session that ran the create, which the handle may only have got after the
+                // create was sent (a handle made after an expiry has no session id until it connects): a node
+                // recorded with the wrong session would look like one of an ended session to our next attempt,
+                // which would queue again behind it while it blocks every client for as long as our session lives.
+                ours = new ZkQueueEntry(name.substring(name.lastIndexOf('/') + 1), stat.getEphemeralOwner(),
+                        stat.getCzxid());
                 if (expected >= 0) {
                     if (LockNodes.sequenceNumber(ours.node()) == expected) {
                         // no one created a child since our last, lone node was deleted: we are alone (SoloHistory)
@@ -352,7 +360,9 @@ final class ZkLockAttempt {
         if (ours != null) {
             ops.deleteNode(lockPath + "/" + ours.node(), ours.sessionId());
         } else if (strayPossible) {
-            ops.dropStray(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix), createSession);
+            // the handle's session now: a create that ran got its session before it ran (0: it never ran)
+            ops.dropStray(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix),
+                    createHandle.getSessionId());
         }
         result.completeExceptionally(e);
     }

@@ -119,9 +119,8 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        long sessionId = zk.getSessionId();
         String prefix = LockNodes.protectedName(protectedId, PERMIT);
-        CompletableFuture<Taken> created = create(zk, path, prefix, count, data, sessionId);
+        CompletableFuture<Taken> created = create(zk, path, prefix, count, data);
         CompletableFuture<Integer> permits = calls.read(zk, path).thenApply(node -> {
             Long p = node == null ? null : ZkCounter.parse(node.data());
             return p == null ? 0 : (int) Math.min(Integer.MAX_VALUE, p);
@@ -131,7 +130,9 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         created.whenComplete((taken, e) -> {
             if (e != null) {
                 if (ZkAsync.isTransient(e)) {
-                    dropStrays(path, prefix, sessionId);
+                    // the handle's session now, not when the create was sent: a handle made after an expiry gets
+                    // its session only when it connects, and a create queued on it runs under that one
+                    dropStrays(path, prefix, zk.getSessionId());
                 }
                 result.completeExceptionally(unavailable(operation, e));
             } else if (taken == null) {
@@ -163,9 +164,11 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         return true;
     }
 
-    /** The created nodes; {@code null} when the semaphore's node does not exist. */
-    private CompletableFuture<Taken> create(ZooKeeper zk, String path, String prefix, int count, byte[] data,
-                                            long sessionId) {
+    /**
+     * The created nodes; {@code null} when the semaphore's node does not exist. Their session is the one that ran
+     * the create, read when it answered: a handle made after an expiry has no session id until it connects.
+     */
+    private CompletableFuture<Taken> create(ZooKeeper zk, String path, String prefix, int count, byte[] data) {
         CompletableFuture<Taken> f = new CompletableFuture<>();
         if (count == 1) {
             zk.create(path + "/" + prefix, data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
@@ -173,7 +176,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                         Code code = Code.get(rc);
                         if (code == Code.OK) {
                             f.complete(new Taken(path, List.of(name.substring(name.lastIndexOf('/') + 1)),
-                                    stat.getCzxid(), sessionId));
+                                    stat.getCzxid(), stat.getEphemeralOwner()));
                         } else {
                             createFailed(f, code, p);
                         }
@@ -192,7 +195,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                     String created = ((OpResult.CreateResult) r).getPath();
                     names.add(created.substring(created.lastIndexOf('/') + 1));
                 }
-                f.complete(new Taken(path, names, 0, sessionId));
+                f.complete(new Taken(path, names, 0, zk.getSessionId()));
             } else {
                 createFailed(f, code, path);
             }

@@ -1,0 +1,95 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.RemoteLockOps;
+
+/**
+ * How an acquire of a lock starts in its {@link NameState}: a thread-owned caller re-enters its own live hold
+ * ({@link #reenter}: no waiter, no round trip); otherwise a {@link Waiter} is queued ({@link #enqueue}) and sent if it
+ * is the one at the backend, and its deadline timer is armed on the watchdog thread unless the first attempt
+ * answered on the caller's stack. A single attempt on a name this client holds or waits for already answers at once,
+ * without a round trip.
+ */
+final class LockAcquire {
+
+    private LockAcquire() {
+    }
+
+    /**
+     * Re-enters the calling owner's live thread-owned hold of {@code key} (its count goes up by one), or returns
+     * {@code null} when it holds none: then the caller {@linkplain #enqueue enqueues} a waiter.
+     */
+    static Hold reenter(LockEngine engine, NameState.NameKey key, String ownerId) {
+        NameState nameState = engine.nameStates.get(key);
+        if (nameState == null) {
+            return null;
+        }
+        nameState.lock.lock();
+        try {
+            return nameState.dead ? null : nameState.reenterLocked(ownerId);
+        } finally {
+            nameState.lock.unlock();
+        }
+    }
+
+    /**
+     * Starts an acquire that needs the backend: creates and queues a {@link Waiter} and returns it; its future
+     * completes later, or at once for a single attempt refused because this client holds or waits for the name
+     * already. A thread-owned caller {@linkplain #reenter re-enters} its own hold first.
+     *
+     * @param waitNanos negative to wait as long as needed, zero for a single attempt
+     */
+    static Waiter enqueue(LockEngine engine, NameState.NameKey key, String ownerId, boolean threadOwned,
+                          long leaseMillis, boolean watchdogRenewed, long waitNanos, boolean bypass) {
+        RemoteLockOps ops = key.ops();
+        String name = key.name();
+        long startNanos = engine.time.nanoTime();
+        long deadline = Waits.deadline(startNanos, waitNanos);
+        for (;;) {
+            NameState nameState = engine.nameStates.computeIfAbsent(key, engine.newNameState);
+            Waiter w;
+            Waiter send = null;
+            boolean refused = false;
+            nameState.lock.lock();
+            try {
+                if (nameState.dead) {
+                    continue;
+                }
+                engine.checkOpen();
+                nameState.reviveLocked();
+                if (threadOwned) {
+                    // a new acquire after an unacknowledged loss starts afresh
+                    nameState.forgetLostHoldLocked(ownerId);
+                }
+                AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
+                        engine.time);
+                w = new Waiter(nameState, ownerId, threadOwned, bypass, startNanos, request);
+                if (!bypass && waitNanos == 0 && !nameState.canSendNowLocked()) {
+                    // busy here already: a single attempt need not ask the backend
+                    w.state = Waiter.State.TIMED_OUT;
+                    refused = true;
+                    nameState.idleCheckLocked();
+                } else {
+                    send = nameState.enqueueLocked(w);
+                }
+            } finally {
+                nameState.lock.unlock();
+            }
+            if (refused) {
+                engine.timedOut(ops, name, 0);
+                w.future.complete(null);
+                return w;
+            }
+            nameState.send(send);
+            if (w.hasDeadline() && !w.future.isDone()) {
+                // armed after the send: an attempt answered on this stack (mem://, an uncontended tryLock) needs no
+                // timer; one that completes right after this check finds the waiter settled (onDeadline ignores it)
+                w.timer = Waits.armDeadline(engine, deadline, () -> nameState.onDeadline(w));
+                if (w.future.isDone()) {
+                    w.cancelTimer(); // settled while the timer was armed: do not keep it until the deadline
+                }
+            }
+            return w;
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.core.RemoteLockOps;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Single attempts of a lock name's waiters ({@link RemoteLockOps#singleAttempts()}): the job of looking at the
+ * backend for the waiters of one {@link NameState}. A waiter at the backend (the head, or each waiter of a fair lock)
+ * has at most one attempt out at a time ({@link Waiter#attempting}). A busy or queued answer keeps it there with a
+ * re-check timer at the backend's hint (at most {@link #RECHECK_FALLBACK_NANOS}) and the name's one
+ * {@linkplain ChangeSubscription subscription} (taken on the first busy answer, closed when no waiter of the name is
+ * at the backend). A push ({@link #changed}) makes every waiter at the backend that is not looking look again; an
+ * attempt that overlapped a push looks again at once when it answers. A waiter that leaves gives up its place in the
+ * server's queue ({@link #withdraw}). Every method runs without the name state's lock held and takes it itself.
+ */
+final class LockAttempts {
+    private static final Logger log = LoggerFactory.getLogger(LockAttempts.class);
+
+    private LockAttempts() {
+    }
+
+    /**
+     * One attempt for {@code w} (the head at the backend, or any waiter of a fair lock), unless one is out already or
+     * {@code w} is no longer waiting at the backend. Must be called without holding the lock.
+     */
+    static void attempt(NameState s, Waiter w) {
+        int epoch;
+        String entry;
+        s.lock.lock();
+        try {
+            if (w.state != Waiter.State.INFLIGHT || w.attempting) {
+                return;
+            }
+            w.attempting = true;
+            epoch = s.changes;
+            entry = w.entry;
+        } finally {
+            s.lock.unlock();
+        }
+        CompletableFuture<RemoteLockOps.Attempt> f;
+        try {
+            f = s.ops.tryAcquire(w.request, entry);
+            if (f == null) {
+                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+            }
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
+        // trampoline's bound
+        f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
+    }
+
+    /** The backend answered an attempt for {@code w}. */
+    private static void attempted(NameState s, Waiter w, int epoch, RemoteLockOps.Attempt a, Throwable e) {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeNow = null;
+        boolean again = false;
+        boolean over = false;
+        s.lock.lock();
+        try {
+            w.looked = true;
+            if (e == null && a != null && !a.isGranted()) {
+                // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
+                // deadline cannot end it in between and drop the grant
+                w.attempting = false;
+                if (a.entry() != null) {
+                    w.entry = a.entry();
+                }
+                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()) {
+                    // cancelled, abandoned, or its deadline passed: this attempt was its last
+                    over = true;
+                } else if (s.changes != epoch) {
+                    again = true;
+                } else {
+                    long hint = a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
+                            : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS);
+                    w.recheck = s.engine.watchdog.schedule(() -> attempt(s, w), Math.max(MIN_RECHECK_NANOS, hint));
+                    if (s.subscription == null) {
+                        s.subscription = new ChangeSubscription();
+                    }
+                    subscribeNow = s.subscription.beginLocked();
+                }
+            }
+        } finally {
+            s.lock.unlock();
+        }
+        if (subscribeNow != null) {
+            s.subscription.subscribe(s.lock, () -> false, subscribeNow, () -> s.ops.subscribe(s.name, () -> changed(s)),
+                    () -> changed(s), s.name);
+        }
+        if (again) {
+            attempt(s, w);
+            return;
+        }
+        if (e != null || a == null || a.isGranted()) {
+            if (e != null || a == null) {
+                // a failed attempt may have made an entry the engine never learned of: a fair lock withdraws anyway
+                withdraw(s, w, s.fair);
+            }
+            s.onGrantResult(w, a == null ? null : a.grant(), e != null ? e
+                    : a == null ? new IllegalStateException("backend answered no attempt") : null, false);
+            closeUnusedSubscription(s);
+        } else if (over) {
+            withdraw(s, w, false);
+            s.onGrantResult(w, null, null, false);
+            closeUnusedSubscription(s);
+        }
+    }
+
+    /** Single attempts: at most this long between looks without a push (the engine's bound on a backend's hint). */
+    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
+    static void changed(NameState s) {
+        List<Waiter> wake = new ArrayList<>(2);
+        s.lock.lock();
+        try {
+            s.changes++;
+            if (s.inflight != null && s.inflight.state == Waiter.State.INFLIGHT && !s.inflight.attempting) {
+                wake.add(s.inflight);
+            }
+            if (s.bypassing != null) {
+                for (Waiter w : s.bypassing) {
+                    if (w.state == Waiter.State.INFLIGHT && !w.attempting) {
+                        wake.add(w);
+                    }
+                }
+            }
+        } finally {
+            s.lock.unlock();
+        }
+        for (Waiter w : wake) {
+            ScheduledFuture<?> r = w.recheck;
+            if (r != null) {
+                r.cancel(false);
+            }
+            attempt(s, w);
+        }
+    }
+
+    /** Closes the subscription once no waiter of this name is at the backend; outside the lock. */
+    static void closeUnusedSubscription(NameState s) {
+        CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> taken;
+        s.lock.lock();
+        try {
+            if (s.subscription == null || !s.subscription.activeLocked() || s.inflight != null
+                    || s.bypassing != null && !s.bypassing.isEmpty()) {
+                return;
+            }
+            taken = s.subscription.takeLocked();
+        } finally {
+            s.lock.unlock();
+        }
+        ChangeSubscription.close(taken);
+    }
+
+    /**
+     * Gives up {@code w}'s place in the server's queue, if it has one (best effort: the backend retries); with
+     * {@code unknown}, also when the engine knows of none (an attempt failed: it may have made one).
+     */
+    static void withdraw(NameState s, Waiter w, boolean unknown) {
+        String entry;
+        s.lock.lock();
+        try {
+            entry = w.entry;
+            w.entry = null;
+        } finally {
+            s.lock.unlock();
+        }
+        ScheduledFuture<?> r = w.recheck;
+        if (r != null) {
+            r.cancel(false);
+        }
+        if (entry == null && !unknown) {
+            return;
+        }
+        CompletableFuture<Void> f;
+        try {
+            f = s.ops.withdraw(w.request, entry);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        if (f != null) {
+            f.whenComplete((v, e) -> {
+                if (e != null) {
+                    log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
+                }
+            });
+        }
+    }}

@@ -1,0 +1,213 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.Grant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a lock waiter of a {@link NameState} stops waiting without a grant: its deadline ({@link #onDeadline}), no
+ * answer within the operation timeout after it ({@link #onNoAnswer}), a cancel or an interrupt ({@link #cancel}),
+ * the client's close ({@link #failAll}), and the give-back of a grant that answers a waiter nobody waits for any more
+ * ({@link #releaseLateGrant}). A waiter between attempts ends at once; one whose attempt is out (or whose first
+ * attempt has not answered yet) ends with that attempt's answer, bounded by the operation timeout. Every method runs
+ * without the name state's lock held and takes it itself.
+ */
+final class LockWaitEnds {
+    private static final Logger log = LoggerFactory.getLogger(LockWaitEnds.class);
+
+    private LockWaitEnds() {
+    }
+
+    /** A grant for a waiter nobody waits for any more: give it back so that no lock is left behind. */
+    static void releaseLateGrant(NameState s, Waiter w, Grant g) {
+        boolean counted = w.state == Waiter.State.CANCELLED && !s.shared;
+        log.debug("releasing late grant {} of an abandoned acquire", g);
+        CompletableFuture<Boolean> f;
+        try {
+            f = s.ops.release(g);
+        } catch (RuntimeException e) {
+            f = CompletableFuture.failedFuture(e);
+        }
+        f.whenComplete((ok, e) -> {
+            if (e != null) {
+                log.debug("could not release late grant {}; it expires with its lease", g, e);
+            }
+            Waiter next;
+            s.lock.lock();
+            try {
+                if (counted) {
+                    s.releasing--;
+                }
+                next = s.pumpLocked();
+                s.idleCheckLocked();
+            } finally {
+                s.lock.unlock();
+            }
+            Trampoline.run(s.engine.callbacks, () -> w.future.complete(null));
+            s.send(next);
+        });
+    }
+
+    /** The waiter's wait time ran out: a queued waiter gives up; an in-flight one gets a grace period. */
+    static void onDeadline(NameState s, Waiter w) {
+        boolean timedOut = false;
+        boolean backstop = false;
+        Waiter next = null;
+        s.lock.lock();
+        try {
+            if (w.state == Waiter.State.QUEUED) {
+                s.queue.remove(w);
+                w.state = Waiter.State.TIMED_OUT;
+                timedOut = true;
+                s.idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && s.single && !w.attempting && w.looked) {
+                // waiting between attempts: over now (an attempt that is out decides instead, bounded below; so
+                // does the first one, about to be sent: a wait never ends without one look)
+                w.state = Waiter.State.TIMED_OUT;
+                s.leaveBackendLocked(w);
+                timedOut = true;
+                next = s.pumpLocked();
+                s.idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT) {
+                backstop = true;
+            }
+        } finally {
+            s.lock.unlock();
+        }
+        if (timedOut) {
+            if (s.single) {
+                LockAttempts.withdraw(s, w, false);
+                LockAttempts.closeUnusedSubscription(s);
+            }
+            s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos);
+            w.future.complete(null);
+            s.send(next);
+        } else if (backstop) {
+            w.timer = s.engine.watchdog.schedule(() -> onNoAnswer(s, w), s.engine.remoteTimeoutNanos());
+        }
+    }
+
+    /** The backend did not answer an acquire within the operation timeout after its deadline. */
+    private static void onNoAnswer(NameState s, Waiter w) {
+        Waiter next;
+        s.lock.lock();
+        try {
+            if (w.state != Waiter.State.INFLIGHT) {
+                return;
+            }
+            w.state = Waiter.State.ABANDONED;
+            if (s.inflight == w) {
+                s.inflight = null;
+            }
+            s.removeBypassingLocked(w);
+            next = s.pumpLocked();
+        } finally {
+            s.lock.unlock();
+        }
+        w.request.cancel();
+        long waited = s.engine.time.nanoTime() - w.startNanos;
+        w.future.completeExceptionally(new LockUnavailableException(String.format(
+                "acquire of lock '%s' got no answer from the %s backend within %d ms after its wait time "
+                        + "(waited %d ms in all)", s.name, s.engine.backendName,
+                TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
+        s.send(next);
+    }
+
+    /**
+     * The caller gave up on {@code w} (interrupt, cancelled future). A queued waiter leaves at once; an in-flight
+     * one is cancelled at the backend and its future completes with {@code null} once the backend has answered
+     * (and any grant it still made was released). A waiter already granted is left alone: the caller then owns
+     * the hold in its future and must release it.
+     */
+    static void cancel(NameState s, Waiter w) {
+        boolean removed = false;
+        boolean remote = false;
+        Waiter next = null;
+        s.lock.lock();
+        try {
+            if (w.state == Waiter.State.QUEUED) {
+                s.queue.remove(w);
+                w.state = Waiter.State.CANCELLED;
+                removed = true;
+                s.idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT && s.single && !w.attempting) {
+                // waiting between attempts: leaves now (an attempt that is out decides instead: a grant goes back)
+                w.state = Waiter.State.CANCELLED;
+                s.leaveBackendLocked(w);
+                removed = true;
+                next = s.pumpLocked();
+                s.idleCheckLocked();
+            } else if (w.state == Waiter.State.INFLIGHT) {
+                w.state = Waiter.State.CANCELLED;
+                remote = true;
+            }
+        } finally {
+            s.lock.unlock();
+        }
+        if (removed) {
+            w.cancelTimer();
+            if (s.single) {
+                LockAttempts.withdraw(s, w, false);
+                LockAttempts.closeUnusedSubscription(s);
+            }
+            w.future.complete(null);
+            s.send(next);
+        } else if (remote) {
+            w.request.cancel();
+        }
+    }
+
+    /** Client close: every waiter fails with {@code failure}; requests at the backend are cancelled. */
+    static void failAll(NameState s, RuntimeException failure) {
+        List<Waiter> failed = new ArrayList<>();
+        List<Waiter> looking = new ArrayList<>(1);
+        s.lock.lock();
+        try {
+            if (s.queue != null) {
+                for (Waiter w : s.queue) {
+                    w.state = Waiter.State.FAILED;
+                    failed.add(w);
+                }
+                s.queue.clear();
+            }
+            if (s.inflight != null && s.inflight.state == Waiter.State.INFLIGHT) {
+                s.inflight.state = Waiter.State.ABANDONED;
+                failed.add(s.inflight);
+            }
+            s.inflight = null;
+            if (s.bypassing != null) {
+                for (Waiter w : s.bypassing) {
+                    if (w.state == Waiter.State.INFLIGHT) {
+                        w.state = Waiter.State.ABANDONED;
+                        failed.add(w);
+                    }
+                }
+                s.bypassing.clear();
+            }
+            for (Waiter w : failed) {
+                if (w.attempting) {
+                    looking.add(w);
+                }
+            }
+            s.idleCheckLocked();
+        } finally {
+            s.lock.unlock();
+        }
+        for (Waiter w : failed) {
+            w.cancelTimer();
+            w.request.cancel();
+            if (s.single && !looking.contains(w)) {
+                LockAttempts.withdraw(s, w, false); // one that is looking now withdraws when its answer comes
+            }
+            w.future.completeExceptionally(failure);
+        }
+        if (s.single) {
+            LockAttempts.closeUnusedSubscription(s);
+        }
+    }
+}
