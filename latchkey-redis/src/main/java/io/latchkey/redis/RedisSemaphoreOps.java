@@ -4,7 +4,11 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * An attempt that fails on the operation timeout or a broken connection may have taken the permits on the server
  * all the same; nobody would ever return them. So each take is recorded under an id of its own in the hash
  * {@code <base>:takes} (take id → permits, kept {@value #RECORD_MILLIS} ms), in the same script. When the answer
- * arrives, the record is deleted ({@code HDEL}, sent at once and not waited for: the hash is gone again before the
- * caller sees the permits). When the attempt fails without an answer, the take is given back if the server applied
+ * arrives, the record is no longer needed: the next script this client runs on the semaphore (usually the release of
+ * those permits, or its next take) deletes it, so a cycle costs no extra round trip and the hash is gone again when
+ * the permits come back. When the attempt fails without an answer, the take is given back if the server applied
  * it ({@link SemaphoreScripts#GIVE_BACK}, idempotent: it returns the permits of that id once), tried again through
  * {@link RetriedRemoval} until the server answers or the record's time is over. The caller still sees the failure.
- * A record whose {@code HDEL} was lost ends with its {@code PEXPIRE}.
+ * A record whose deletion was lost, or that no later script of this client came to delete, ends with its
+ * {@code PEXPIRE}.
  */
 final class RedisSemaphoreOps extends RedisCountOps {
     private static final Logger log = LoggerFactory.getLogger(RedisSemaphoreOps.class);
@@ -37,6 +43,8 @@ final class RedisSemaphoreOps extends RedisCountOps {
 
     private final String takeIds;
     private final AtomicLong takes = new AtomicLong();
+    /** Per semaphore name: the takes whose answer arrived, for the next script on that name to delete. */
+    private final ConcurrentHashMap<String, ConcurrentLinkedQueue<String>> answered = new ConcurrentHashMap<>();
     private final RetriedRemoval giveBacks;
 
     RedisSemaphoreOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
@@ -72,8 +80,13 @@ final class RedisSemaphoreOps extends RedisCountOps {
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return executor.<Long>run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER, permitsAndChannel(name),
-                Integer.toString(delta)).thenApply(r -> null);
+        String base = base(name);
+        List<String> args = new ArrayList<>(2);
+        args.add(Integer.toString(delta));
+        drainAnswered(name, args);
+        return executor.<Long>run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER,
+                new String[] {base + ":permits", channel(base), base + ":takes"}, args.toArray(String[]::new))
+                .thenApply(r -> null);
     }
 
     @Override
@@ -81,11 +94,17 @@ final class RedisSemaphoreOps extends RedisCountOps {
         String id = takeIds + takes.incrementAndGet();
         String base = base(name);
         String[] keys = {base + ":permits", base + ":takes"};
+        List<String> args = new ArrayList<>(5);
+        args.add(Integer.toString(permits));
+        args.add(Long.toString(recheckMillis()));
+        args.add(id);
+        args.add(Long.toString(RECORD_MILLIS));
+        drainAnswered(name, args);
         CompletableFuture<Boolean> taken = executor.<Long>run(SemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
-                keys, Integer.toString(permits), Long.toString(recheckMillis()), id, Long.toString(RECORD_MILLIS))
+                keys, args.toArray(String[]::new))
                 .thenApply(r -> {
                     if (r > 0) {
-                        confirmed(keys[1], id);
+                        answered(name, id);
                     }
                     return r > 0;
                 });
@@ -97,13 +116,23 @@ final class RedisSemaphoreOps extends RedisCountOps {
         return taken;
     }
 
-    /** The answer of take {@code id} arrived: its record goes (sent at once, not waited for; else it expires). */
-    private void confirmed(String takes, String id) {
-        try {
-            executor.<Long>call(() -> executor.commands().hdel(takes, id), "HDEL")
-                    .exceptionally(e -> null);
-        } catch (RuntimeException e) {
-            // the record expires
+    /** The answer of take {@code id} arrived: the next script on {@code name} deletes its record. */
+    private void answered(String name, String id) {
+        answered.compute(name, (k, q) -> {
+            ConcurrentLinkedQueue<String> ids = q == null ? new ConcurrentLinkedQueue<>() : q;
+            ids.add(id);
+            return ids;
+        });
+    }
+
+    /**
+     * Adds the answered takes of {@code name} to a script's arguments, for it to delete their records. Taken from the
+     * table whatever the script's fate: a record whose script failed ends with its {@code PEXPIRE}.
+     */
+    private void drainAnswered(String name, List<String> args) {
+        ConcurrentLinkedQueue<String> ids = answered.remove(name);
+        if (ids != null) {
+            args.addAll(ids);
         }
     }
 

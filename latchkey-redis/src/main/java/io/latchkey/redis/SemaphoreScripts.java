@@ -11,12 +11,14 @@ import io.latchkey.redis.LockScripts.Script;
 final class SemaphoreScripts {
 
     /**
-     * KEYS: P, T. ARGV: permits, re-check millis, take id, record millis. Takes the permits if that many are
-     * available and records the take under its id for the record's time (so that a client that lost the answer can
-     * give them back): 1; otherwise minus the re-check time (waiters are woken by messages; this bounds a lost one).
+     * KEYS: P, T. ARGV: permits, re-check millis, take id, record millis, then the ids of earlier takes whose answer
+     * arrived (their records go). Takes the permits if that many are available and records the take under its id
+     * for the record's time (so that a client that lost the answer can give them back): 1; otherwise minus the
+     * re-check time (waiters are woken by messages; this bounds a lost one).
      */
     static final Script ACQUIRE = new Script("semaphoreAcquire",
-            "local v = tonumber(redis.call('get', KEYS[1]) or '0'); "
+            "for i = 5, #ARGV do redis.call('hdel', KEYS[2], ARGV[i]); end; "
+            + "local v = tonumber(redis.call('get', KEYS[1]) or '0'); "
             + "if v >= tonumber(ARGV[1]) then redis.call('decrby', KEYS[1], ARGV[1]); "
             + "redis.call('hset', KEYS[2], ARGV[3], ARGV[1]); redis.call('pexpire', KEYS[2], ARGV[4]); return 1; end; "
             + "return -tonumber(ARGV[2]);");
@@ -34,11 +36,13 @@ final class SemaphoreScripts {
             + "return tonumber(n);");
 
     /**
-     * KEYS: P, channel. ARGV: permits (negative removes). Adds the permits (setting the semaphore if it never
-     * was) and wakes waiters when permits were added. Returns the new count.
+     * KEYS: P, channel, T. ARGV: permits (negative removes), then the ids of takes whose answer arrived (their
+     * records go). Adds the permits (setting the semaphore if it never was) and wakes waiters when permits were
+     * added. Returns the new count.
      */
     static final Script ADD = new Script("semaphoreAdd",
-            "local v = redis.call('incrby', KEYS[1], ARGV[1]); "
+            "for i = 2, #ARGV do redis.call('hdel', KEYS[3], ARGV[i]); end; "
+            + "local v = redis.call('incrby', KEYS[1], ARGV[1]); "
             + "if tonumber(ARGV[1]) > 0 then redis.pcall('publish', KEYS[2], ARGV[1]); end; "
             + "return v;");
 
