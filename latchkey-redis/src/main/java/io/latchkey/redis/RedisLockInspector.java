@@ -69,7 +69,8 @@ final class RedisLockInspector {
         List<String> names = new ArrayList<>(keys.size());
         for (String key : keys) {
             String name = key.substring(namespace.length());
-            if (!LockInspector.matches(pattern, name)) {
+            if (!LockInspector.matches(pattern, name) || synchronizers.recognize(key) != null) {
+                // a synchronizer's own hash (a semaphore's take records, for one) is listed with its synchronizer
                 continue;
             }
             names.add(name);

@@ -40,7 +40,7 @@ final class SyncInspector {
     private static final String[][] ANCHORS = {
             {"rw", "write", "readers"},
             {"fair", "owner", "queue"},
-            {"semaphore", "permits"},
+            {"semaphore", "permits", "takes"},
             {"latch", "count"},
             {"permits", "leases", "total"},
     };
