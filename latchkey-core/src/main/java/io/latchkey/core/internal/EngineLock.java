@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * A {@link DistributedLock} view: stateless apart from its name; all state lives in the engine's {@link NameState} for
@@ -150,7 +149,7 @@ final class EngineLock implements DistributedLock {
     @Override
     public boolean isLocked() {
         engine.checkOpen();
-        return Boolean.TRUE.equals(engine.awaitRemote(call(() -> ops.isLocked(name)), "isLocked", name));
+        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops.isLocked(name)), "isLocked", name));
     }
 
     @Override
@@ -173,7 +172,7 @@ final class EngineLock implements DistributedLock {
     @Override
     public boolean forceUnlock() {
         engine.checkOpen();
-        return Boolean.TRUE.equals(engine.awaitRemote(call(() -> ops.forceUnlock(name)), "forceUnlock", name));
+        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops.forceUnlock(name)), "forceUnlock", name));
     }
 
     @Override
@@ -241,15 +240,6 @@ final class EngineLock implements DistributedLock {
         // a grant that raced the caller's cancel is released: no lock may stay behind
         return CallerWaits.async(w.future, h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
                 () -> w.nameState.cancel(w), h -> h.nameState.release(h));
-    }
-
-    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> op) {
-        try {
-            CompletableFuture<T> f = op.get();
-            return f != null ? f : CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
     }
 
     @Override

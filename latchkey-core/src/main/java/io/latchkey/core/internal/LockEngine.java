@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * The local half of every lock of one client: per-name nameStates (local owners and waiters), the watchdog, owner ids,
@@ -465,5 +466,15 @@ public final class LockEngine {
             throw (Error) t;
         }
         return new LockUnavailableException(String.valueOf(t), t);
+    }
+
+    /** A backend operation as a future: one that throws, or returns no future, is a failed future. */
+    static <T> CompletableFuture<T> callRemote(Supplier<CompletableFuture<T>> op) {
+        try {
+            CompletableFuture<T> f = op.get();
+            return f != null ? f : CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }

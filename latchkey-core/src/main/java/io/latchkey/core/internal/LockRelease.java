@@ -57,12 +57,7 @@ final class LockRelease {
     }
 
     private static CompletableFuture<Void> remoteRelease(NameState s, Hold h) {
-        CompletableFuture<Boolean> f;
-        try {
-            f = s.ops.release(h.grant);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(h.grant));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((ok, e) -> {
             Waiter next;
@@ -166,12 +161,7 @@ final class LockRelease {
         if (s.engine.isClosed() || !h.claimCleanUp()) {
             return CompletableFuture.failedFuture(h.lostException("release"));
         }
-        CompletableFuture<Boolean> f;
-        try {
-            f = s.ops.release(h.grant);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(h.grant));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((ok, e) -> {
             if (e != null) {

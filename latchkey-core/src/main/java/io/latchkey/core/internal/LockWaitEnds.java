@@ -27,12 +27,7 @@ final class LockWaitEnds {
     static void releaseLateGrant(NameState s, Waiter w, Grant g) {
         boolean counted = w.state == Waiter.State.CANCELLED && !s.shared;
         log.debug("releasing late grant {} of an abandoned acquire", g);
-        CompletableFuture<Boolean> f;
-        try {
-            f = s.ops.release(g);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(g));
         f.whenComplete((ok, e) -> {
             if (e != null) {
                 log.debug("could not release late grant {}; it expires with its lease", g, e);
