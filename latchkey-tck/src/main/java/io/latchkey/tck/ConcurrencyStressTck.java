@@ -152,6 +152,87 @@ public abstract class ConcurrencyStressTck extends TckBase {
         probe.unlock();
     }
 
+    /**
+     * 48 threads over two clients mix {@code lock()}, timed {@code tryLock} and {@code lockInterruptibly()} on one
+     * name for two seconds while another thread interrupts them at random: no two inside at once, every thread
+     * finishes once asked to stop (none stuck in a wait, an unlock or a give-back), and the lock is free at the end.
+     * An interrupt may land anywhere: in a wait (which then throws and takes nothing), in the critical section or in
+     * {@code unlock()} (which still releases and keeps the flag).
+     */
+    @Test
+    void fortyEightThreadsMixingWaitsUnderRandomInterruptsLeaveNoOverlapAndAFreeLock() throws Exception {
+        String name = newName();
+        List<LockClient> clients = List.of(openClient(), openClient());
+        CriticalSection section = new CriticalSection();
+        AtomicInteger successes = new AtomicInteger();
+        AtomicInteger interrupted = new AtomicInteger();
+        int threads = 48;
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            DistributedLock lock = clients.get(t % 2).lock(name);
+            int kind = t % 3;
+            Thread worker = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        boolean held;
+                        if (kind == 0) {
+                            lock.lock();
+                            held = true;
+                        } else if (kind == 1) {
+                            held = lock.tryLock(ThreadLocalRandom.current().nextInt(0, 30), TimeUnit.MILLISECONDS);
+                        } else {
+                            lock.lockInterruptibly();
+                            held = true;
+                        }
+                        if (held) {
+                            try {
+                                section.enter(false);
+                                successes.incrementAndGet();
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        interrupted.incrementAndGet();
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        return;
+                    }
+                }
+            }, "tck-interrupted-" + t);
+            worker.setDaemon(true);
+            workers.add(worker);
+        }
+        workers.forEach(Thread::start);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (System.nanoTime() < end) {
+            workers.get(ThreadLocalRandom.current().nextInt(threads)).interrupt();
+            Thread.sleep(0, 500_000);
+        }
+        stop.set(true);
+        long joinBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> stuck = new ArrayList<>();
+        for (Thread worker : workers) {
+            worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinBy - System.nanoTime())));
+            if (worker.isAlive()) {
+                stuck.add(worker.getName() + " " + java.util.Arrays.toString(worker.getStackTrace()));
+                worker.interrupt();
+            }
+        }
+        assertThat(stuck).as("threads still running 60 s after the stop").isEmpty();
+        assertThat(failures).as("unexpected failures").isEmpty();
+        section.assertExclusive(successes.get());
+        assertThat(successes.get()).as("some acquires succeed").isPositive();
+        assertThat(interrupted.get()).as("some waits are interrupted").isPositive();
+        DistributedLock probe = openClient().lock(name);
+        assertThat(probe.tryLock(slack().toMillis(), TimeUnit.MILLISECONDS)).as("the lock is free at the end").isTrue();
+        probe.unlock();
+        System.out.printf("%s: %d threads, %d acquires, %d interrupted waits in 2 s%n", getClass().getSimpleName(),
+                threads, successes.get(), interrupted.get());
+    }
+
     @Test
     void thousandAsyncWaitersOnOneName() throws Exception {
         String name = newName();

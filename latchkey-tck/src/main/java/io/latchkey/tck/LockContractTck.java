@@ -234,6 +234,35 @@ public abstract class LockContractTck extends TckBase {
         assertThat(holder.isLocked()).isFalse();
     }
 
+    /**
+     * A timed {@code tryLock(200 ms)} on a lock another client holds returns {@code false} after its wait time plus at
+     * most the one attempt that was out: five tries, each no shorter than the wait, their median under 450 ms (every
+     * one within the wait plus {@link #slack()}, which absorbs a stalled test machine).
+     */
+    @Test
+    void aTimedTryLockOnAHeldLockReturnsFalseWithinItsWaitPlusOneAttempt() throws Exception {
+        String name = newName();
+        DistributedLock holder = client().lock(name);
+        DistributedLock other = openClient().lock(name);
+        holder.lock();
+        try {
+            long[] took = new long[5];
+            for (int i = 0; i < took.length; i++) {
+                long start = System.nanoTime();
+                assertThat(other.tryLock(200, TimeUnit.MILLISECONDS)).as("tryLock(200 ms) on a held lock").isFalse();
+                took[i] = millisSince(start);
+                assertThat(took[i]).as("ms tryLock(200 ms) took").isGreaterThanOrEqualTo(195)
+                        .isLessThan(200 + slack().toMillis());
+            }
+            long[] sorted = took.clone();
+            java.util.Arrays.sort(sorted);
+            assertThat(sorted[sorted.length / 2]).as("median ms of tryLock(200 ms) on a held lock, tries %s",
+                    java.util.Arrays.toString(took)).isLessThan(450);
+        } finally {
+            holder.unlock();
+        }
+    }
+
     @Test
     void tryLockGivesUpAfterAboutTheWaitTime() throws Exception {
         String name = newName();
