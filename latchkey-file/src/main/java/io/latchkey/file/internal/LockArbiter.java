@@ -204,7 +204,9 @@ final class LockArbiter {
                 expireGrants(e);
             }
             GrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
-            if (h == null || h.kind.shared || request.isCancelled()) {
+            // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
+            // would answer "from no longer held", and the engine would report a held lock as lost
+            if (h == null || h.kind.shared) {
                 if (e != null) {
                     pump(e, s, after);
                     removeIfIdle(e);
