@@ -36,11 +36,9 @@ final class Hold implements Renewable, LockLease {
     volatile long renewedAtNanos;
     /**
      * Written under {@link FixedLeaseExpiry}'s lock: position in its heap, -1 when not tracked there (read without
-     * the lock only to skip holds that were never tracked).
+     * the lock only to skip holds that were never tracked). The deadline itself is kept there, not here.
      */
     int expiryIndex = -1;
-    /** Guarded by {@link FixedLeaseExpiry}'s lock: when a fixed lease runs out, in {@link System#nanoTime()}. */
-    long expiryDeadline;
     volatile String lostReason;
     /** Whether the remote clean-up after a loss was already sent (once per hold); set through {@link #CLEANED_UP}. */
     private volatile boolean cleanedUp;
