@@ -11,7 +11,7 @@ import java.util.function.BiFunction;
  * Expiry of fixed (non-renewed) leases: one timer on the watchdog thread for the earliest bound instead of one
  * scheduled task per hold. A scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two
  * wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
- * insert into an intrusive heap ({@link Hold#expiryIndex}) and untracking an O(log n) removal, and the timer is
+ * insert into an intrusive heap ({@link Hold#expiryIndex()}) and untracking an O(log n) removal, and the timer is
  * only re-armed when a hold expires earlier than the armed time. The deadlines live here, in an array beside the heap
  * ({@link #deadlines}), not in the holds: only fixed leases have one, and a watchdog hold then carries no field for
  * it.
@@ -48,8 +48,12 @@ final class FixedLeaseExpiry {
         long deadline = clock.nanoTime() + Math.max(0, delayNanos);
         lock.lock();
         try {
-            if (h.expiryIndex >= 0) {
+            if (h.expiryIndex() >= 0) {
                 return;
+            }
+            if (size > Hold.MAX_EXPIRY_INDEX) {
+                throw new IllegalStateException("more than " + Hold.MAX_EXPIRY_INDEX
+                        + " locks held with a fixed lease time by one client");
             }
             if (size == heap.length) {
                 heap = Arrays.copyOf(heap, size * 2);
@@ -66,16 +70,16 @@ final class FixedLeaseExpiry {
 
     /** Stops watching {@code h}; the armed timer stays (it re-arms for the next bound, or disarms, when it fires). */
     void untrack(Hold h) {
-        if (h.expiryIndex < 0) {
+        if (h.expiryIndex() < 0) {
             return;
         }
         lock.lock();
         try {
-            int i = h.expiryIndex;
+            int i = h.expiryIndex();
             if (i < 0) {
                 return;
             }
-            h.expiryIndex = -1;
+            h.expiryIndex(-1);
             Hold last = heap[--size];
             long lastDeadline = deadlines[size];
             heap[size] = null;
@@ -107,7 +111,7 @@ final class FixedLeaseExpiry {
         lock.lock();
         try {
             for (int i = 0; i < size; i++) {
-                heap[i].expiryIndex = -1;
+                heap[i].expiryIndex(-1);
                 heap[i] = null;
             }
             size = 0;
@@ -148,7 +152,7 @@ final class FixedLeaseExpiry {
 
     private void untrackTopLocked() {
         Hold top = heap[0];
-        top.expiryIndex = -1;
+        top.expiryIndex(-1);
         Hold last = heap[--size];
         long lastDeadline = deadlines[size];
         heap[size] = null;
@@ -205,6 +209,6 @@ final class FixedLeaseExpiry {
     private void place(int i, Hold h, long deadline) {
         heap[i] = h;
         deadlines[i] = deadline;
-        h.expiryIndex = i;
+        h.expiryIndex(i);
     }
 }
