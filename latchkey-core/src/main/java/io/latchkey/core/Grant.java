@@ -11,8 +11,12 @@ public final class Grant {
     private final String name;
     private final String ownerId;
     private final long fencingToken;
-    private final long leaseMillis;
-    private final boolean watchdog;
+    /**
+     * The lease time and the watchdog flag in one field: {@code leaseMillis} for a fixed lease, {@code ~leaseMillis}
+     * (negative) for a renewed one. A boolean field of its own made every grant, kept for as long as its lock is
+     * held, 8 bytes larger.
+     */
+    private final long lease;
     private final long requestedAtNanos;
     private final Object backendState;
 
@@ -38,20 +42,24 @@ public final class Grant {
      * @param name the validated lock or semaphore name
      * @param ownerId who owns the hold: {@code clientId:threadId}, {@code clientId:leaseId} or a permit id
      * @param fencingToken the token of the free-to-held transition
-     * @param leaseMillis the time to live set on the server, in milliseconds
+     * @param leaseMillis the time to live set on the server, in milliseconds; not negative
      * @param watchdog whether the engine renews the grant
      * @param requestedAtNanos when the successful attempt was sent ({@link TimeSource#nanoTime()}); no later than
      *        the start of the server's lease
      * @param backendState whatever the backend needs later (a znode path, a row id), or {@code null}
      * @throws NullPointerException if {@code name} or {@code ownerId} is null
+     * @throws IllegalArgumentException if {@code leaseMillis} is negative
      */
     public Grant(String name, String ownerId, long fencingToken, long leaseMillis, boolean watchdog,
                  long requestedAtNanos, Object backendState) {
         this.name = Objects.requireNonNull(name, "name");
         this.ownerId = Objects.requireNonNull(ownerId, "ownerId");
+        if (leaseMillis < 0) {
+            throw new IllegalArgumentException("the lease time of a grant must not be negative: " + leaseMillis
+                    + " ms (lock '" + name + "', owner " + ownerId + ")");
+        }
         this.fencingToken = fencingToken;
-        this.leaseMillis = leaseMillis;
-        this.watchdog = watchdog;
+        this.lease = watchdog ? ~leaseMillis : leaseMillis;
         this.requestedAtNanos = requestedAtNanos;
         this.backendState = backendState;
     }
@@ -73,12 +81,12 @@ public final class Grant {
 
     /** {@return the time to live set on the server, in milliseconds: the fixed lease or the watchdog timeout} */
     public long leaseMillis() {
-        return leaseMillis;
+        return lease < 0 ? ~lease : lease;
     }
 
     /** {@return whether the engine renews this grant} */
     public boolean watchdog() {
-        return watchdog;
+        return lease < 0;
     }
 
     /**
@@ -112,6 +120,6 @@ public final class Grant {
     @Override
     public String toString() {
         return "Grant{name='" + name + "', owner=" + ownerId + ", token=" + fencingToken + ", leaseMillis="
-                + leaseMillis + ", watchdog=" + watchdog + "}";
+                + leaseMillis() + ", watchdog=" + watchdog() + "}";
     }
 }

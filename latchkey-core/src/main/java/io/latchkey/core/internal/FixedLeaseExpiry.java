@@ -11,8 +11,10 @@ import java.util.function.BiFunction;
  * Expiry of fixed (non-renewed) leases: one timer on the watchdog thread for the earliest bound instead of one
  * scheduled task per hold. A scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two
  * wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
- * insert into an intrusive heap ({@link Hold#expiryIndex}) and untracking an O(log n) removal, and the timer is
- * only re-armed when a hold expires earlier than the armed time.
+ * insert into an intrusive heap ({@link Hold#expiryIndex()}) and untracking an O(log n) removal, and the timer is
+ * only re-armed when a hold expires earlier than the armed time. The deadlines live here, in an array beside the heap
+ * ({@link #deadlines}), not in the holds: only fixed leases have one, and a watchdog hold then carries no field for
+ * it.
  *
  * <p>Deadlines are on the scheduler's clock ({@link System#nanoTime()}: the watchdog's schedule runs on real time), computed from the
  * client's {@code TimeSource} at tracking time exactly as the per-hold task's delay was. A hold is marked lost
@@ -26,6 +28,8 @@ final class FixedLeaseExpiry {
     private final Runnable fire = this::fire;
     // guarded by lock
     private Hold[] heap = new Hold[8];
+    /** {@code deadlines[i]} is when {@code heap[i]}'s lease runs out, on {@link #clock}. */
+    private long[] deadlines = new long[8];
     private int size;
     private boolean armed;
     private long armedAt;
@@ -44,16 +48,18 @@ final class FixedLeaseExpiry {
         long deadline = clock.nanoTime() + Math.max(0, delayNanos);
         lock.lock();
         try {
-            if (h.expiryIndex >= 0) {
+            if (h.expiryIndex() >= 0) {
                 return;
             }
-            h.expiryDeadline = deadline;
+            if (size > Hold.MAX_EXPIRY_INDEX) {
+                throw new IllegalStateException("more than " + Hold.MAX_EXPIRY_INDEX
+                        + " locks held with a fixed lease time by one client");
+            }
             if (size == heap.length) {
                 heap = Arrays.copyOf(heap, size * 2);
+                deadlines = Arrays.copyOf(deadlines, size * 2);
             }
-            heap[size] = h;
-            h.expiryIndex = size;
-            siftUp(size++);
+            siftUp(size++, h, deadline);
             if (!armed || deadline - armedAt < 0) {
                 arm(deadline);
             }
@@ -64,28 +70,28 @@ final class FixedLeaseExpiry {
 
     /** Stops watching {@code h}; the armed timer stays (it re-arms for the next bound, or disarms, when it fires). */
     void untrack(Hold h) {
-        if (h.expiryIndex < 0) {
+        if (h.expiryIndex() < 0) {
             return;
         }
         lock.lock();
         try {
-            int i = h.expiryIndex;
+            int i = h.expiryIndex();
             if (i < 0) {
                 return;
             }
-            h.expiryIndex = -1;
+            h.expiryIndex(-1);
             Hold last = heap[--size];
+            long lastDeadline = deadlines[size];
             heap[size] = null;
             if (i != size) {
-                heap[i] = last;
-                last.expiryIndex = i;
-                siftDown(i);
+                siftDown(i, last, lastDeadline);
                 if (heap[i] == last) {
-                    siftUp(i);
+                    siftUp(i, last, lastDeadline);
                 }
             }
             if (size == 0 && heap.length > 64) {
                 heap = new Hold[8];
+                deadlines = new long[8];
             }
         } finally {
             lock.unlock();
@@ -105,7 +111,7 @@ final class FixedLeaseExpiry {
         lock.lock();
         try {
             for (int i = 0; i < size; i++) {
-                heap[i].expiryIndex = -1;
+                heap[i].expiryIndex(-1);
                 heap[i] = null;
             }
             size = 0;
@@ -123,7 +129,7 @@ final class FixedLeaseExpiry {
             armed = false;
             timer = null;
             long now = clock.nanoTime();
-            while (size > 0 && heap[0].expiryDeadline - now <= 0) {
+            while (size > 0 && deadlines[0] - now <= 0) {
                 Hold h = heap[0];
                 untrackTopLocked();
                 if (expired == null) {
@@ -132,7 +138,7 @@ final class FixedLeaseExpiry {
                 expired.add(h);
             }
             if (size > 0) {
-                arm(heap[0].expiryDeadline);
+                arm(deadlines[0]);
             }
         } finally {
             lock.unlock();
@@ -146,13 +152,12 @@ final class FixedLeaseExpiry {
 
     private void untrackTopLocked() {
         Hold top = heap[0];
-        top.expiryIndex = -1;
+        top.expiryIndex(-1);
         Hold last = heap[--size];
+        long lastDeadline = deadlines[size];
         heap[size] = null;
         if (size > 0) {
-            heap[0] = last;
-            last.expiryIndex = 0;
-            siftDown(0);
+            siftDown(0, last, lastDeadline);
         }
     }
 
@@ -166,41 +171,44 @@ final class FixedLeaseExpiry {
         armedAt = deadline;
     }
 
-    private void siftUp(int i) {
-        Hold h = heap[i];
+    /** Places {@code h} (due at {@code deadline}) at {@code i} or above, moving later parents down. */
+    private void siftUp(int i, Hold h, long deadline) {
         while (i > 0) {
             int parent = (i - 1) >>> 1;
-            Hold p = heap[parent];
-            if (h.expiryDeadline - p.expiryDeadline >= 0) {
+            if (deadline - deadlines[parent] >= 0) {
                 break;
             }
-            heap[i] = p;
-            p.expiryIndex = i;
+            move(parent, i);
             i = parent;
         }
-        heap[i] = h;
-        h.expiryIndex = i;
+        place(i, h, deadline);
     }
 
-    private void siftDown(int i) {
-        Hold h = heap[i];
+    /** Places {@code h} (due at {@code deadline}) at {@code i} or below, moving earlier children up. */
+    private void siftDown(int i, Hold h, long deadline) {
         int half = size >>> 1;
         while (i < half) {
             int child = 2 * i + 1;
-            Hold c = heap[child];
             int right = child + 1;
-            if (right < size && heap[right].expiryDeadline - c.expiryDeadline < 0) {
+            if (right < size && deadlines[right] - deadlines[child] < 0) {
                 child = right;
-                c = heap[child];
             }
-            if (h.expiryDeadline - c.expiryDeadline <= 0) {
+            if (deadline - deadlines[child] <= 0) {
                 break;
             }
-            heap[i] = c;
-            c.expiryIndex = i;
+            move(child, i);
             i = child;
         }
+        place(i, h, deadline);
+    }
+
+    private void move(int from, int to) {
+        place(to, heap[from], deadlines[from]);
+    }
+
+    private void place(int i, Hold h, long deadline) {
         heap[i] = h;
-        h.expiryIndex = i;
+        deadlines[i] = deadline;
+        h.expiryIndex(i);
     }
 }

@@ -28,34 +28,36 @@ final class Hold implements Renewable, LockLease {
     final boolean threadOwned;
     final Grant grant;
     final long acquiredAtNanos;
-    /** HELD, RELEASING, RELEASED or LOST; changed through {@link #STATE} (no per-hold atomic object). */
-    private volatile State state = State.HELD;
+    private static final State[] STATES = State.values();
+    private static final int STATE_MASK = 3;
+    private static final int CLEANED_UP = 4;
+    private static final int EXPIRY_SHIFT = 3;
+    /** The largest {@link #expiryIndex} the bits hold: this many fixed-lease holds per client at most. */
+    static final int MAX_EXPIRY_INDEX = (-1 >>> EXPIRY_SHIFT) - 1;
+    /**
+     * Three fields in one int, changed by CAS through {@link #BITS} (no per-hold atomic object): the {@link State}'s
+     * ordinal (bits 0–1; 0 is HELD), whether the remote clean-up after a loss was already claimed (bit 2, once per
+     * hold), and {@link #expiryIndex()} + 1 (bits 3–31, 0 when not tracked). Apart, they made every hold 8 bytes
+     * larger.
+     */
+    private volatile int bits;
     /** Guarded by the nameState's lock: the thread-owned reentrancy count. */
     int count = 1;
     /** When the last successful renewal was sent: the server's lease runs at least leaseMillis from here. */
     volatile long renewedAtNanos;
     /**
-     * Written under {@link FixedLeaseExpiry}'s lock: position in its heap, -1 when not tracked there (read without
-     * the lock only to skip holds that were never tracked).
+     * The listeners and the reason of a loss, created by the first {@link #onLost} or by the loss: most holds never
+     * get either.
      */
-    int expiryIndex = -1;
-    /** Guarded by {@link FixedLeaseExpiry}'s lock: when a fixed lease runs out, in {@link System#nanoTime()}. */
-    long expiryDeadline;
-    volatile String lostReason;
-    /** Whether the remote clean-up after a loss was already sent (once per hold); set through {@link #CLEANED_UP}. */
-    private volatile boolean cleanedUp;
-    /** Created by the first {@link #onLost}: most holds never get a listener. */
-    private volatile ConcurrentLinkedQueue<Runnable> lostListeners;
-    private static final java.lang.invoke.VarHandle LOST_LISTENERS;
-    private static final java.lang.invoke.VarHandle STATE;
-    private static final java.lang.invoke.VarHandle CLEANED_UP;
+    private volatile Lost lost;
+    private static final java.lang.invoke.VarHandle LOST;
+    private static final java.lang.invoke.VarHandle BITS;
 
     static {
         try {
             java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
-            LOST_LISTENERS = lookup.findVarHandle(Hold.class, "lostListeners", ConcurrentLinkedQueue.class);
-            STATE = lookup.findVarHandle(Hold.class, "state", State.class);
-            CLEANED_UP = lookup.findVarHandle(Hold.class, "cleanedUp", boolean.class);
+            LOST = lookup.findVarHandle(Hold.class, "lost", Lost.class);
+            BITS = lookup.findVarHandle(Hold.class, "bits", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -75,20 +77,71 @@ final class Hold implements Renewable, LockLease {
     }
 
     State state() {
-        return state;
+        return STATES[bits & STATE_MASK];
     }
 
     void setState(State s) {
-        state = s;
+        int b;
+        do {
+            b = bits;
+        } while (!BITS.compareAndSet(this, b, (b & ~STATE_MASK) | s.ordinal()));
     }
 
     boolean casState(State expected, State s) {
-        return STATE.compareAndSet(this, expected, s);
+        for (;;) {
+            int b = bits;
+            if ((b & STATE_MASK) != expected.ordinal()) {
+                return false;
+            }
+            if (BITS.compareAndSet(this, b, (b & ~STATE_MASK) | s.ordinal())) {
+                return true;
+            }
+        }
     }
 
     /** Whether this call is the first to claim the one remote clean-up after a loss. */
     boolean claimCleanUp() {
-        return CLEANED_UP.compareAndSet(this, false, true);
+        for (;;) {
+            int b = bits;
+            if ((b & CLEANED_UP) != 0) {
+                return false;
+            }
+            if (BITS.compareAndSet(this, b, b | CLEANED_UP)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Position in {@link FixedLeaseExpiry}'s heap, -1 when not tracked there; written under its lock (read without
+     * it only to skip holds that were never tracked). The deadline itself is kept there, not here.
+     */
+    int expiryIndex() {
+        return (bits >>> EXPIRY_SHIFT) - 1;
+    }
+
+    /** Sets {@link #expiryIndex()}: -1 to {@link #MAX_EXPIRY_INDEX}; under {@link FixedLeaseExpiry}'s lock. */
+    void expiryIndex(int i) {
+        int field = (i + 1) << EXPIRY_SHIFT;
+        int b;
+        do {
+            b = bits;
+        } while (!BITS.compareAndSet(this, b, (b & ((1 << EXPIRY_SHIFT) - 1)) | field));
+    }
+
+    /** The reason of the loss, or {@code null} while not lost. */
+    String lostReason() {
+        Lost l = lost;
+        return l == null ? null : l.reason;
+    }
+
+    private Lost lostNote() {
+        Lost l = lost;
+        if (l == null) {
+            LOST.compareAndSet(this, null, new Lost());
+            l = lost;
+        }
+        return l;
     }
 
     @Override
@@ -108,7 +161,7 @@ final class Hold implements Renewable, LockLease {
 
     @Override
     public boolean isHeld() {
-        return state == State.HELD;
+        return (bits & STATE_MASK) == 0;
     }
 
     /** Local bound of the server's lease: past it, the lock may already belong to someone else. */
@@ -138,7 +191,7 @@ final class Hold implements Renewable, LockLease {
         if (!casState(State.HELD, State.LOST)) {
             return false;
         }
-        lostReason = reason;
+        lostNote().reason = reason;
         return true;
     }
 
@@ -152,17 +205,19 @@ final class Hold implements Renewable, LockLease {
 
     /** The backend reported at release (or hand-off) time that the lock was no longer ours. */
     void lostAtRelease(String reason) {
-        lostReason = reason;
-        cleanedUp = true;
-        state = State.LOST;
+        lostNote().reason = reason;
+        int b;
+        do {
+            b = bits;
+        } while (!BITS.compareAndSet(this, b, (b & ~STATE_MASK) | CLEANED_UP | State.LOST.ordinal()));
         afterLost();
     }
 
     private void afterLost() {
-        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason);
+        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason());
         nameState.engine.events.lost(name());
-        // the state is LOST before this read: an onLost that creates the queue later sees it and runs itself
-        ConcurrentLinkedQueue<Runnable> q = lostListeners;
+        // the state is LOST before this read: an onLost that adds to the queue later sees it and runs itself
+        ConcurrentLinkedQueue<Runnable> q = lost;
         if (q == null) {
             return;
         }
@@ -175,18 +230,14 @@ final class Hold implements Renewable, LockLease {
     @Override
     public void onLost(Runnable listener) {
         java.util.Objects.requireNonNull(listener, "listener");
-        if (state == State.LOST) {
+        if (state() == State.LOST) {
             runListener(listener);
             return;
         }
-        ConcurrentLinkedQueue<Runnable> q = lostListeners;
-        if (q == null) {
-            LOST_LISTENERS.compareAndSet(this, null, new ConcurrentLinkedQueue<Runnable>());
-            q = lostListeners;
-        }
+        ConcurrentLinkedQueue<Runnable> q = lostNote();
         q.add(listener);
         // the loss may have drained the queue between the check and the add: whoever removes it runs it
-        if (state == State.LOST && q.remove(listener)) {
+        if (state() == State.LOST && q.remove(listener)) {
             runListener(listener);
         }
     }
@@ -194,7 +245,7 @@ final class Hold implements Renewable, LockLease {
     /** Drops {@code listener} if it has not run (identity, like {@link ConcurrentLinkedQueue#remove}). */
     @Override
     public void removeOnLost(Runnable listener) {
-        ConcurrentLinkedQueue<Runnable> q = lostListeners;
+        ConcurrentLinkedQueue<Runnable> q = lost;
         if (q != null) {
             q.remove(listener);
         }
@@ -210,7 +261,7 @@ final class Hold implements Renewable, LockLease {
 
     LockLostException lostException(String action) {
         return new LockLostException(name(), String.format("lock '%s' was lost before %s (owner %s, token %d): %s",
-                name(), action, ownerId, grant.fencingToken(), lostReason));
+                name(), action, ownerId, grant.fencingToken(), lostReason()));
     }
 
     // The LockLease of a lease-owned hold.
@@ -262,10 +313,10 @@ final class Hold implements Renewable, LockLease {
     @Override
     public String toString() {
         if (!threadOwned) {
-            return "LockLease{name='" + name() + "', token=" + grant.fencingToken() + ", state=" + state + "}";
+            return "LockLease{name='" + name() + "', token=" + grant.fencingToken() + ", state=" + state() + "}";
         }
         return "Hold{name='" + name() + "', owner=" + ownerId + ", token=" + grant.fencingToken() + ", state="
-                + state + "}";
+                + state() + "}";
     }
 
     /**
@@ -281,5 +332,11 @@ final class Hold implements Renewable, LockLease {
     @Override
     public boolean equals(Object o) {
         return o == this;
+    }
+
+    /** The listeners of a loss and, once lost, its reason: one object, made only for a hold that needs it. */
+    @SuppressWarnings("serial") // never serialized: engine-internal
+    private static final class Lost extends ConcurrentLinkedQueue<Runnable> {
+        volatile String reason;
     }
 }

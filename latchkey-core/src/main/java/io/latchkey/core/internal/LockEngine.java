@@ -31,7 +31,7 @@ import java.util.function.Supplier;
  *
  * <h2>Ownership</h2>
  * A thread-owned hold belongs to {@code clientId:threadId} and is reentrant (counted here, never at the server); a
- * lease belongs to its own {@code clientId:lease-N} and is not. Holds live in their name's {@link NameState} and in the
+ * lease belongs to its own {@code clientId:lease-N} (N in base 36) and is not. Holds live in their name's {@link NameState} and in the
  * watchdog until released or lost.
  *
  * <h2>What wakes a waiter</h2>
@@ -346,8 +346,14 @@ public final class LockEngine {
         watchdog.untrackPermit(p);
     }
 
+    /**
+     * A lease's owner id, unique across clients: {@code clientId:lease-N}, N a sequence number in base 36 (like a
+     * permit id's). The backend, and the in-memory server, keep this string for as long as the lease is held; base
+     * 36 keeps it within 48 characters (a 64-byte array) up to 60 million leases per client, where the decimal form
+     * reached 49 at the 100,000th lease and took 8 bytes more per held lease.
+     */
     String newLeaseOwner() {
-        return clientId + ":lease-" + leaseIds.incrementAndGet();
+        return clientId + ":lease-" + Long.toString(leaseIds.incrementAndGet(), 36);
     }
 
     /** The longest the engine waits for one remote operation: the operation timeout plus a small margin. */
