@@ -211,15 +211,12 @@ final class EngineSimulation {
         for (NameState ns : e.nameStates.values()) {
             ns.lock.lock();
             try {
-                sb.append(String.format("[lock %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
-                        + "releasing=%d] ", ns.name, ns.idle, ns.holdersLocked(), ns.lostHolds, ns.queue,
-                        ns.inflight, ns.bypassing, ns.releasing));
+                sb.append(String.format("[%s %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
+                        + "releasing=%d] ", ns.key.count() == null ? "lock" : ns.key.count(), ns.name, ns.idle,
+                        ns.holdersLocked(), ns.lostHolds, ns.queue, ns.inflight, ns.bypassing, ns.releasing));
             } finally {
                 ns.lock.unlock();
             }
-        }
-        for (CountWaiters w : e.countWaiters.values()) {
-            sb.append("[waiters ").append(w.key.name()).append("] ");
         }
         return sb.toString();
     }
@@ -437,7 +434,7 @@ final class EngineSimulation {
             }
             ns.lock.lock();
             try {
-                return ns.canSendNowLocked();
+                return !ns.busyForOneLookLocked();
             } finally {
                 ns.lock.unlock();
             }
@@ -592,7 +589,7 @@ final class EngineSimulation {
             } catch (IllegalStateException closed) {
                 return;
             }
-            CompletableFuture<Hold> f = w.future;
+            CompletableFuture<Hold> f = w.result();
             pending = f;
             callSeq = ++calls;
             pendingName = LOCK;
