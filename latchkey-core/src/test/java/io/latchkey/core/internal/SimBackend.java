@@ -97,6 +97,28 @@ final class SimBackend {
         return f;
     }
 
+    /**
+     * A counted attempt's round trip ({@code tryTake}, {@code tryLease}): as {@link #call}, but an
+     * answer the network would lose arrives late instead, past the engine's operation timeout, so that a waiter whose
+     * deadline passed meanwhile ends by the engine's backstop and what the late answer took must be given back.
+     * ({@code getCount} answers in time: a latch's zero-wait look is one bounded call outside the waiting machine,
+     * whose bound ends with the watchdog when the client closes.)
+     */
+    <T> CompletableFuture<T> attemptCall(String what, Supplier<T> atServer) {
+        if (rng.nextDouble() >= faults.loseAnswer) {
+            return call(what, false, false, atServer);
+        }
+        CompletableFuture<T> f = new CompletableFuture<>();
+        long late = opTimeoutNanos + opTimeoutNanos / 5 + delay(false, false);
+        sched.at(delay(true, false), () -> {
+            T r = atServer.get();
+            trace.add(String.format("%8.3f %s %s -> %s (answer late)", ms(), clientId, what, r));
+            server.answerLost.run();
+            sched.at(late, () -> f.complete(r));
+        });
+        return f;
+    }
+
     double ms() {
         return sched.nanoTime() / 1e6 - 1000;
     }
@@ -391,7 +413,7 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Boolean> tryTake(String name, int permits) {
-            return call("tryTake " + permits, false, false, () -> server.tryTake(name, permits));
+            return attemptCall("tryTake " + permits, () -> server.tryTake(name, permits));
         }
 
         @Override
@@ -405,7 +427,7 @@ final class SimBackend {
         @Override
         public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
             long sentAt = sched.nanoTime();
-            return call("tryLease " + permitId, false, false, () -> server.tryLease(name, permitId, leaseMillis))
+            return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis))
                     .thenApply(ok -> ok ? new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt, null) : null);
         }
 
