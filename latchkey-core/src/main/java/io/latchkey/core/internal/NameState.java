@@ -304,113 +304,12 @@ final class NameState extends ReentrantLock {
         }
     }
 
-    /**
-     * The backend answered {@code w}'s attempt, acquire or hand-off: {@code taken} is what it took ({@code null}:
-     * nothing), {@code e} its failure.
-     */
-    void onGrantResult(Waiter w, Object taken, Throwable e, boolean handOff) {
-        Runnable done;
-        Waiter next;
-        Object late = null;
-        Object granted = null;
-        boolean settle = false;
-        List<Waiter> alsoServed = null;
-        lock.lock();
-        try {
-            if (inflight == w) {
-                inflight = null;
-            }
-            if ((w.bypass || fair) && w.state != Waiter.State.ABANDONED) {
-                removeBypassingLocked(w);
-            }
-            switch (w.state) {
-                case INFLIGHT:
-                    if (e != null) {
-                        w.state = Waiter.State.FAILED;
-                        Throwable cause = LockEngine.unwrap(e);
-                        done = () -> w.future.completeExceptionally(cause);
-                    } else if (taken == null) {
-                        w.state = Waiter.State.TIMED_OUT;
-                        done = () -> {
-                            kind.timedOut(this, w);
-                            w.future.complete(null);
-                        };
-                    } else {
-                        w.state = Waiter.State.GRANTED;
-                        if (!handOff) {
-                            handOffStreak = 0;
-                        }
-                        Object r = kind.grantedLocked(this, w, taken);
-                        granted = r;
-                        done = () -> w.future.complete(r);
-                    }
-                    if (kind.servesAll() && (e != null || taken != null) && !queueEmptyLocked()) {
-                        // a latch's one look answers for every waiter of the name
-                        alsoServed = new ArrayList<>(queue);
-                        queue.clear();
-                        for (Waiter q : alsoServed) {
-                            q.state = e != null ? Waiter.State.FAILED : Waiter.State.GRANTED;
-                        }
-                    }
-                    break;
-                case CANCELLED:
-                    if (taken != null) {
-                        late = taken;
-                        if (!shared) {
-                            releasing++;
-                        }
-                        done = null;
-                    } else {
-                        done = () -> w.future.complete(null);
-                    }
-                    break;
-                case HANDED:
-                    // served locally while this attempt was out: what it took goes back, then the release returns
-                    late = taken;
-                    settle = taken == null;
-                    done = null;
-                    break;
-                default:
-                    // abandoned, or already ended (timed out): what nobody will own goes back
-                    late = taken;
-                    done = null;
-            }
-            next = pumpLocked();
-            idleCheckLocked();
-        } finally {
-            lock.unlock();
-        }
-        w.cancelTimer();
-        if (granted != null) {
-            kind.granted(this, w, granted);
-        }
-        if (late != null) {
-            LockWaitEnds.releaseLateGrant(this, w, late);
-        }
-        if (settle) {
-            w.settled.complete(null);
-        }
-        if (done != null) {
-            Trampoline.run(engine.callbacks, done);
-        }
-        if (alsoServed != null) {
-            Object r = granted;
-            Throwable cause = e == null ? null : LockEngine.unwrap(e);
-            for (Waiter q : alsoServed) {
-                q.cancelTimer();
-                Trampoline.run(engine.callbacks, () -> {
-                    if (cause != null) {
-                        q.future.completeExceptionally(cause);
-                    } else {
-                        q.future.complete(r);
-                    }
-                });
-            }
-        }
-        send(next);
-    }
-
     // ------------------------------------------------------------------------------ the jobs in their own files
+
+    /** The backend answered {@code w}'s attempt, acquire or hand-off (see {@link WaitAnswers#settle}). */
+    void onGrantResult(Waiter w, Object taken, Throwable e, boolean handOff) {
+        WaitAnswers.settle(this, w, taken, e, handOff);
+    }
 
     /** A push from the subscription (see {@link LockAttempts#changed}). */
     void changed() {
