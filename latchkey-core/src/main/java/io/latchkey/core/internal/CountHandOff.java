@@ -19,7 +19,10 @@ final class CountHandOff {
     private CountHandOff() {
     }
 
-    /** What a hand-off left for the backend, and what the releasing call waits for before it returns ({@code null}: nothing). */
+    /**
+     * What a hand-off left for the backend, and what the releasing call waits for before it returns ({@code null}:
+     * nothing).
+     */
     record HandOff(int left, CompletableFuture<Void> settled) {
     }
 

@@ -356,15 +356,9 @@ public final class LockEngine {
         events.timedOut(name, waitedNanos);
         if (log.isDebugEnabled()) {
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
-            CompletableFuture<String> holder;
-            try {
-                holder = ops.describeHolder(name);
-            } catch (RuntimeException e) {
-                holder = CompletableFuture.failedFuture(e);
-            }
-            holder.whenComplete((who, e) -> log.debug("wait for lock '{}' on the {} backend ran out after {} ms; "
-                    + "held by {}", name, backendName, waitedMillis, e != null ? "? (" + e + ")"
-                    : who == null ? "nobody known" : who));
+            callRemote(() -> ops.describeHolder(name)).whenComplete((who, e) -> log.debug(
+                    "wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name, backendName,
+                    waitedMillis, e != null ? "? (" + e + ")" : who == null ? "nobody known" : who));
         }
     }
 

@@ -9,13 +9,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a waiter of a {@link NameState} (of any kind) stops waiting without a grant: its deadline ({@link #onDeadline}), no
- * answer within the operation timeout after it ({@link #onNoAnswer}), a cancel or an interrupt ({@link #cancel}),
+ * How a waiter of a {@link NameState} (of any kind) stops waiting without a grant: its deadline ({@link #onDeadline}),
+ * no answer within the operation timeout after it ({@link #onNoAnswer}), a cancel or an interrupt ({@link #cancel}),
  * the client's close ({@link #failAll}), and the give-back of a grant that answers a waiter nobody waits for any more
- * ({@link #releaseLateGrant}). A waiter between attempts ends at once; one whose attempt is out (or whose first
- * attempt has not answered yet) ends with that attempt's answer, bounded by the operation timeout; so does a queued
- * single look of a counted resource, which keeps its one look. Every method runs without the name state's lock held
- * and takes it itself.
+ * ({@link #releaseLateGrant}). A waiter between attempts ends at once; one whose attempt is out (or whose first attempt
+ * has not answered yet) ends with that attempt's answer, bounded by the operation timeout; so does a queued single look
+ * of a counted resource, which keeps its one look. Every method runs without the name state's lock held and takes it
+ * itself.
  */
 final class LockWaitEnds {
     private static final Logger log = LoggerFactory.getLogger(LockWaitEnds.class);
@@ -112,15 +112,19 @@ final class LockWaitEnds {
             }
             s.removeBypassingLocked(w);
             next = s.pumpLocked();
+            s.idleCheckLocked(); // an answer that still comes is given back all the same
         } finally {
             s.lock.unlock();
         }
         w.request.cancel();
         long waited = s.engine.time.nanoTime() - w.startNanos;
         w.future.completeExceptionally(new LockUnavailableException(String.format(
-                (s.ops != null ? "acquire of lock" : "wait for") + " '%s' got no answer from the %s backend within %d ms after its wait time "
-                        + "(waited %d ms in all)", s.name, s.engine.backendName,
+                "%s '%s' got no answer from the %s backend within %d ms after its wait time (waited %d ms in all)",
+                s.ops != null ? "acquire of lock" : "wait for", s.name, s.engine.backendName,
                 TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
+        if (s.single) {
+            LockAttempts.closeUnusedSubscription(s);
+        }
         s.send(next);
     }
 
