@@ -171,11 +171,36 @@ final class SimBackend {
         final boolean fair;
         /** Answers single attempts (the engine waits) instead of waiting in {@link #acquire}. */
         final boolean single;
+        /** The read half of a read-write lock (shared), the write half, or neither. */
+        final boolean read;
+        final boolean write;
         final int id = nextOpsId++;
 
         LockOps(boolean fair, boolean single) {
+            this(fair, single, false, false);
+        }
+
+        /** A half of a read-write lock: single attempts, not fair, no hand-off. */
+        LockOps(boolean read, boolean write, boolean unused) {
+            this(false, true, read, write);
+        }
+
+        private LockOps(boolean fair, boolean single, boolean read, boolean write) {
             this.fair = fair;
             this.single = single;
+            this.read = read;
+            this.write = write;
+        }
+
+        @Override
+        public boolean shared() {
+            return read;
+        }
+
+        private long tryAt(AcquireRequest req) {
+            return read ? server.tryRead(req.name(), req.ownerId(), req.leaseMillis())
+                    : write ? server.tryWrite(req.name(), req.ownerId(), req.leaseMillis())
+                    : server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair);
         }
 
         @Override
@@ -187,8 +212,8 @@ final class SimBackend {
         public CompletableFuture<Attempt> tryAcquire(AcquireRequest req, String entry) {
             long sentAt = sched.nanoTime();
             attempts.merge(req.name(), 1, Integer::sum);
-            return call("try " + req.name() + " for " + req.ownerId(), true, fair,
-                    () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair))
+            return call((read ? "read " : write ? "write " : "try ") + req.name() + " for " + req.ownerId(), true,
+                    fair, () -> tryAt(req))
                     .thenApply(t -> t >= 0 ? Attempt.granted(new Grant(req, t, sentAt, null))
                             : fair ? Attempt.queued(req.ownerId(), Math.min(RECHECK_NANOS, -t - 1))
                             : Attempt.busy(Math.min(RECHECK_NANOS, -t - 1)));
@@ -227,7 +252,7 @@ final class SimBackend {
 
         @Override
         public boolean supportsHandOff() {
-            return !fair;
+            return !fair && !read && !write;
         }
 
         @Override
@@ -248,7 +273,8 @@ final class SimBackend {
                 return f;
             }
             return call("release " + g.name() + "#" + g.fencingToken(), true, fair,
-                    () -> server.release(g.name(), g.ownerId(), g.fencingToken()));
+                    () -> read ? server.releaseRead(g.name(), g.ownerId(), g.fencingToken())
+                            : server.release(g.name(), g.ownerId(), g.fencingToken()));
         }
 
         @Override
@@ -257,7 +283,8 @@ final class SimBackend {
             return call("renew", true, fair, () -> {
                 Set<Grant> lost = new HashSet<>();
                 for (Grant g : copy) {
-                    if (!server.renew(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis())) {
+                    if (!(read ? server.renewRead(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis())
+                            : server.renew(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis()))) {
                         lost.add(g);
                     }
                 }
