@@ -1,17 +1,20 @@
 package io.latchkey.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.internal.LockEngine;
 import io.latchkey.core.mem.MemLockClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -113,6 +116,22 @@ class CountedEngineTest {
         @Override
         public CompletableFuture<Void> countDown(String name) {
             return delegate.countDown(name);
+        }
+
+        @Override
+        public CompletableFuture<io.latchkey.core.Grant> tryLease(String name, String permitId, long leaseMillis,
+                                                                 boolean watchdog) {
+            return attempt(delegate.tryLease(name, permitId, leaseMillis, watchdog));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release(String name, String permitId) {
+            return delegate.release(name, permitId);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+            return delegate.updateLease(name, permitId, leaseMillis);
         }
 
         @Override
@@ -446,6 +465,64 @@ class CountedEngineTest {
                 assertThat(other.semaphore("s").availablePermits()).isZero();
             } finally {
                 pool.shutdownNow();
+            }
+        }
+    }
+
+    /** A client whose semaphore and permit attempts take effect at once but answer {@code answerMillis} late. */
+    private static MemLockClient lateAnswers(String server, Duration operationTimeout, long answerMillis) {
+        return new MemLockClient(server, ClientOptions.builder().operationTimeout(operationTimeout).build(),
+                TimeSource.SYSTEM) {
+            @Override
+            protected Recipes recipes() {
+                Recipes mem = super.recipes();
+                return mem.toBuilder().semaphore(new SlowCountOps(mem.semaphore(), answerMillis))
+                        .permitExpirableSemaphore(new SlowCountOps(mem.permitExpirableSemaphore(), answerMillis))
+                        .build();
+            }
+        };
+    }
+
+    @Test
+    void aTimedCountedWaitWhoseAttemptDoesNotAnswerEndsByTheBackstopAndWhatItTookGoesBack() throws Exception {
+        String server = CountingMemClient.newServer();
+        // the attempt takes the permit at once but answers after 1.5 s: past the deadline plus the operation timeout
+        try (MemLockClient client = lateAnswers(server, Duration.ofMillis(200), 1500);
+             MemLockClient other = MemLockClient.create(server)) {
+            other.semaphore("s").trySetPermits(1);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> client.semaphore("s").tryAcquire(1, Duration.ofMillis(100)))
+                    .isInstanceOf(LockUnavailableException.class).hasMessageContaining("got no answer");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                    .as("ends by the deadline plus the operation timeout, not with the late answer").isLessThan(1200);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                    other.semaphore("s").availablePermits()).as("the late answer's permit is given back").isEqualTo(1));
+
+            other.permitExpirableSemaphore("p").trySetPermits(1);
+            CompletableFuture<Optional<String>> leased = client.permitExpirableSemaphore("p")
+                    .tryAcquireAsync(Duration.ofMillis(100), Duration.ofSeconds(30));
+            assertThatThrownBy(() -> leased.get(1200, TimeUnit.MILLISECONDS))
+                    .hasCauseInstanceOf(LockUnavailableException.class);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                    other.permitExpirableSemaphore("p").availablePermits()).as("the late lease is released")
+                    .isEqualTo(1));
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                    ((AbstractLockClient) client).engine().localStateCount()).isZero());
+        }
+    }
+
+    @Test
+    void aCountedNameStateIsKeptForReuseOnceIdle() throws Exception {
+        try (MemLockClient client = MemLockClient.create(CountingMemClient.newServer())) {
+            client.lock("starts-the-watchdog").lock(); // idle states are kept only while the watchdog sweeps them
+            DistributedSemaphore semaphore = client.semaphore("s");
+            semaphore.trySetPermits(1);
+            LockEngine engine = ((AbstractLockClient) client).engine();
+            for (int i = 0; i < 3; i++) {
+                assertThat(semaphore.tryAcquire(1, Duration.ofSeconds(1))).isTrue();
+                semaphore.release();
+                assertThat(engine.localStateCount()).as("only the held lock").isEqualTo(1);
+                assertThat(engine.nameStateCount()).as("the idle state is kept beside the held lock's").isEqualTo(2);
             }
         }
     }

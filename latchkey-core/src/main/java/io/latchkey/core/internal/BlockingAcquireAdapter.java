@@ -23,15 +23,7 @@ final class BlockingAcquireAdapter {
 
     /** Sends {@code w}'s acquire to a backend that waits itself; must be called without holding the lock. */
     static void send(NameState nameState, Waiter w) {
-        CompletableFuture<Grant> f;
-        try {
-            f = nameState.ops.acquire(w.request);
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Grant> f = LockEngine.callRemote(() -> nameState.ops.acquire(w.request));
         f.whenComplete((g, e) -> nameState.onGrantResult(w, g, e, false));
     }
 }

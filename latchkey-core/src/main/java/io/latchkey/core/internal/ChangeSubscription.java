@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one subscription to a name's changes that a waiting machine keeps while any of its waiters is at the backend:
- * shared by locks ({@link NameState}) and counted resources ({@link CountWaiters}). It is taken on demand (the
+ * of every kind ({@link NameState}). It is taken on demand (the
  * {@code *Locked} methods run under the machine's lock), sent outside that lock ({@link #subscribe}), and closed
  * outside it once taken away ({@link #close}). A subscription that answers after it was taken away (or after a newer
  * one replaced it) closes itself; one that fails is forgotten, so that the re-checks cover and the next waiter at the
@@ -63,15 +63,7 @@ final class ChangeSubscription {
     void subscribe(ReentrantLock lock, BooleanSupplier staleLocked,
                    CompletableFuture<RemoteCountOps.Subscription> placeholder,
                    Supplier<CompletableFuture<RemoteCountOps.Subscription>> call, Runnable changed, String what) {
-        CompletableFuture<RemoteCountOps.Subscription> f;
-        try {
-            f = call.get();
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<RemoteCountOps.Subscription> f = LockEngine.callRemote(call);
         f.whenComplete((sub, e) -> {
             boolean close;
             lock.lock();

@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The engine's {@link DistributedCountDownLatch} on a backend's {@link RemoteCountOps}: {@code trySetCount},
  * {@code countDown} and {@code getCount} are one bounded remote call each; {@code await} waits in the name's
- * {@link CountWaiters}, where every waiting thread of this client shares one subscription and one remote look at
+ * {@link NameState}, where every waiting thread of this client shares one subscription and one remote look at
  * a time, and all of them are released together when a look finds the count at zero. {@code await} honours
  * interruption (the flag cleared as it throws); a timed {@code await} returns {@code false} after about its wait.
  * Actions before a {@code countDown} that opens the latch happen-before a successful {@code await} return only as
@@ -21,13 +21,13 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final CountWaiters.Key key;
+    private final NameState.NameKey key;
 
     EngineCountDownLatch(LockEngine engine, RemoteCountOps ops, String name) {
         this.engine = engine;
         this.ops = ops;
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountKind.LATCH);
+        this.key = new NameState.NameKey(ops, name, CountKind.LATCH);
     }
 
     @Override
@@ -72,8 +72,7 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
             }
             return getCount() <= 0;
         }
-        CountWaiters.Waiter w = new CountWaiters.Waiter(0, 0, false, Waits.deadline(engine, waitNanos), true);
-        return CountWaiters.await(engine, key, w) != null;
+        return CountKinds.await(engine, key, 1, 0, false, waitNanos, true) != null;
     }
 
     @Override
@@ -83,8 +82,7 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
         if (waitNanos == 0) {
             return engine.boundedRemote(ops.getCount(name), "getCount", name).thenApply(c -> c <= 0);
         }
-        CountWaiters.Waiter w = new CountWaiters.Waiter(0, 0, false, Waits.deadline(engine, waitNanos), true);
-        return CountWaiters.submit(engine, key, w, r -> r != null);
+        return CountKinds.submit(engine, key, 1, 0, false, waitNanos, true, r -> r != null);
     }
 
     @Override

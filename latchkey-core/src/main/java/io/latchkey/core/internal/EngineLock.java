@@ -117,7 +117,7 @@ final class EngineLock implements DistributedLock {
 
     /** Waits for {@code w}; interrupted, it gives up and releases a grant that raced it, so no lock stays held. */
     private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
-        return CallerWaits.await(engine, w.future, name, interruptible, () -> w.nameState.cancel(w),
+        return CallerWaits.await(engine, w.<Hold>result(), name, interruptible, () -> w.nameState.cancel(w),
                 h -> h.nameState.release(h));
     }
 
@@ -238,7 +238,7 @@ final class EngineLock implements DistributedLock {
         Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         // a grant that raced the caller's cancel is released: no lock may stay behind
-        return CallerWaits.async(w.future, h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
+        return CallerWaits.async(w.<Hold>result(), h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
                 () -> w.nameState.cancel(w), h -> h.nameState.release(h));
     }
 

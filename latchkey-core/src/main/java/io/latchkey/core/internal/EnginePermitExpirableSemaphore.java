@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine's {@link PermitExpirableSemaphore} on a backend's {@link RemoteCountOps}: waiting in the name's
- * {@link CountWaiters} (one remote attempt at a time per client, woken by the backend's subscription or the
+ * {@link NameState} (one remote attempt at a time per client, woken by the backend's subscription or the
  * re-check), permit ids drawn by the engine ({@code <client id>-p<sequence>}), and watchdog permits
  * ({@link #acquire()}) renewed by the client's one {@link Watchdog} in the same batches as lock holds.
  *
@@ -26,7 +26,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final CountWaiters.Key key;
+    private final NameState.NameKey key;
     private final PermitCounts counts;
 
     EnginePermitExpirableSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
@@ -34,7 +34,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountKind.PERMITS);
+        this.key = new NameState.NameKey(ops, name, CountKind.PERMITS);
     }
 
     @Override
@@ -75,9 +75,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     private Optional<String> lease(long leaseMillis, boolean watchdog, long waitNanos) throws InterruptedException {
         engine.checkOpen();
-        CountWaiters.Waiter w = new CountWaiters.Waiter(1, leaseMillis, watchdog, Waits.deadline(engine, waitNanos),
-                waitNanos != 0);
-        Grant grant = (Grant) CountWaiters.await(engine, key, w);
+        Grant grant = (Grant) CountKinds.await(engine, key, 1, leaseMillis, watchdog, waitNanos, waitNanos != 0);
         if (grant == null) {
             return Optional.empty();
         }
@@ -98,13 +96,11 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         return leaseAsync(leaseMillis, false, Checks.waitNanos(waitTime), id -> id);
     }
 
-    /** Cancelling the result withdraws the waiter (see {@link CountWaiters#submit}). */
+    /** Cancelling the result withdraws the waiter (see {@link CountKinds#submit}). */
     private <T> CompletableFuture<T> leaseAsync(long leaseMillis, boolean watchdog, long waitNanos,
                                                 java.util.function.Function<Optional<String>, T> finish) {
         engine.checkOpen();
-        CountWaiters.Waiter w = new CountWaiters.Waiter(1, leaseMillis, watchdog, Waits.deadline(engine, waitNanos),
-                waitNanos != 0);
-        return CountWaiters.submit(engine, key, w, r -> {
+        return CountKinds.submit(engine, key, 1, leaseMillis, watchdog, waitNanos, waitNanos != 0, r -> {
             if (r == null) {
                 return finish.apply(Optional.empty());
             }

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine's {@link DistributedSemaphore} on a backend's {@link RemoteCountOps}: argument checks, then either
- * one bounded remote call (release, counts) or a wait in the name's {@link CountWaiters} (acquire).
+ * one bounded remote call (release, counts) or a wait in the name's {@link NameState} (acquire).
  *
  * <p>Permits are not owned and not leased: any client may release them, and a holder that crashes before
  * releasing keeps them taken (as with Redisson's {@code RSemaphore}; use a {@link io.latchkey.PermitExpirableSemaphore}
@@ -26,7 +26,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final CountWaiters.Key key;
+    private final NameState.NameKey key;
     private final PermitCounts counts;
 
     EngineSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
@@ -34,7 +34,7 @@ final class EngineSemaphore implements DistributedSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new CountWaiters.Key(ops, name, CountKind.SEMAPHORE);
+        this.key = new NameState.NameKey(ops, name, CountKind.SEMAPHORE);
     }
 
     @Override
@@ -71,9 +71,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     /** @param waitNanos negative to wait as long as needed, 0 for a single attempt */
     private boolean take(int permits, long waitNanos) throws InterruptedException {
         engine.checkOpen();
-        long deadline = Waits.deadline(engine, waitNanos);
-        CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, deadline, waitNanos != 0);
-        return CountWaiters.await(engine, key, w) != null;
+        return CountKinds.await(engine, key, permits, 0, false, waitNanos, waitNanos != 0) != null;
     }
 
     @Override
@@ -88,19 +86,17 @@ final class EngineSemaphore implements DistributedSemaphore {
         return takeAsync(permits, Checks.waitNanos(waitTime), r -> r != null);
     }
 
-    /** Cancelling the result withdraws the waiter (see {@link CountWaiters#submit}). */
+    /** Cancelling the result withdraws the waiter (see {@link CountKinds#submit}). */
     private <T> CompletableFuture<T> takeAsync(int permits, long waitNanos, java.util.function.Function<Object, T> map) {
         engine.checkOpen();
-        CountWaiters.Waiter w = new CountWaiters.Waiter(permits, 0, false, Waits.deadline(engine, waitNanos),
-                waitNanos != 0);
-        return CountWaiters.submit(engine, key, w, map);
+        return CountKinds.submit(engine, key, permits, 0, false, waitNanos, waitNanos != 0, map);
     }
 
     @Override
     public CompletableFuture<Void> releaseAsync(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        CountWaiters.HandOff h = handOff(permits);
+        CountHandOff.HandOff h = handOff(permits);
         CompletableFuture<Void> given = h.left() == 0 ? CompletableFuture.completedFuture(null)
                 : engine.boundedRemote(ops.give(name, h.left()), "release", name);
         if (h.settled() == null) {
@@ -120,7 +116,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     public void release(int permits) {
         Arguments.positive("permits", permits);
         engine.checkOpen();
-        CountWaiters.HandOff h = handOff(permits);
+        CountHandOff.HandOff h = handOff(permits);
         if (h.left() > 0) {
             engine.awaitRemote(ops.give(name, h.left()), "release", name);
         }
@@ -131,13 +127,12 @@ final class EngineSemaphore implements DistributedSemaphore {
     }
 
     /**
-     * Hands released permits to this client's waiters of the name first (see {@link CountWaiters#handOff}); a
+     * Hands released permits to this client's waiters of the name first (see {@link CountHandOff}); a
      * release returns only once an attempt still out for a waiter it served has answered and given back what it
      * took, so that no permit is missing after every holder released.
      */
-    private CountWaiters.HandOff handOff(int permits) {
-        CountWaiters waiters = engine.countWaiters.get(key);
-        return waiters == null ? new CountWaiters.HandOff(permits, null) : waiters.handOff(permits);
+    private CountHandOff.HandOff handOff(int permits) {
+        return CountHandOff.handOff(engine.nameStates.get(key), permits);
     }
 
     @Override

@@ -1,14 +1,13 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.core.AcquireRequest;
-import io.latchkey.core.RemoteLockOps;
 
 /**
- * How an acquire of a lock starts in its {@link NameState}: a thread-owned caller re-enters its own live hold
- * ({@link #reenter}: no waiter, no round trip); otherwise a {@link Waiter} is queued ({@link #enqueue}) and sent if it
- * is the one at the backend, and its deadline timer is armed on the watchdog thread unless the first attempt
- * answered on the caller's stack. A single attempt on a name this client holds or waits for already answers at once,
- * without a round trip.
+ * How an acquire starts in its {@link NameState}, for every kind: a thread-owned caller of a lock re-enters its own
+ * live hold ({@link #reenter}: no waiter, no round trip); otherwise a {@link Waiter} is queued ({@link #enqueue}) and
+ * sent if it is the one at the backend, and its one deadline timer is armed on the watchdog thread unless the first
+ * attempt answered on the caller's stack. A single look on a name this client is busy with already answers at once,
+ * without a round trip ({@link NameState#busyForOneLookLocked}).
  */
 final class LockAcquire {
 
@@ -41,7 +40,17 @@ final class LockAcquire {
      */
     static Waiter enqueue(LockEngine engine, NameState.NameKey key, String ownerId, boolean threadOwned,
                           long leaseMillis, boolean watchdogRenewed, long waitNanos, boolean bypass) {
-        RemoteLockOps ops = key.ops();
+        return enqueue(engine, key, ownerId, threadOwned, leaseMillis, watchdogRenewed, waitNanos, bypass, 1,
+                waitNanos != 0);
+    }
+
+    /**
+     * As above, for any kind: {@code permits} is what a semaphore's waiter asks for; {@code waits} says whether it
+     * waits at all (a single look does not).
+     */
+    static Waiter enqueue(LockEngine engine, NameState.NameKey key, String ownerId, boolean threadOwned,
+                          long leaseMillis, boolean watchdogRenewed, long waitNanos, boolean bypass, int permits,
+                          boolean waits) {
         String name = key.name();
         long startNanos = engine.time.nanoTime();
         long deadline = Waits.deadline(startNanos, waitNanos);
@@ -63,9 +72,9 @@ final class LockAcquire {
                 }
                 AcquireRequest request = new AcquireRequest(name, ownerId, leaseMillis, watchdogRenewed, deadline,
                         engine.time);
-                w = new Waiter(nameState, ownerId, threadOwned, bypass, startNanos, request);
-                if (!bypass && waitNanos == 0 && !nameState.canSendNowLocked()) {
-                    // busy here already: a single attempt need not ask the backend
+                w = new Waiter(nameState, ownerId, threadOwned, bypass, startNanos, request, permits, waits);
+                if (!bypass && !waits && nameState.busyForOneLookLocked()) {
+                    // busy here already: a single look need not ask the backend
                     w.state = Waiter.State.TIMED_OUT;
                     refused = true;
                     nameState.idleCheckLocked();
@@ -76,7 +85,7 @@ final class LockAcquire {
                 nameState.lock.unlock();
             }
             if (refused) {
-                engine.timedOut(ops, name, 0);
+                nameState.kind.timedOut(nameState, w);
                 w.future.complete(null);
                 return w;
             }

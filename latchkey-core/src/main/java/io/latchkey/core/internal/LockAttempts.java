@@ -10,10 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Single attempts of a lock name's waiters ({@link RemoteLockOps#singleAttempts()}): the job of looking at the
- * backend for the waiters of one {@link NameState}. A waiter at the backend (the head, or each waiter of a fair lock)
- * has at most one attempt out at a time ({@link Waiter#attempting}). A busy or queued answer keeps it there with a
- * re-check timer at the backend's hint (at most {@link #RECHECK_FALLBACK_NANOS}) and the name's one
+ * Single attempts of a name's waiters (every counted resource; a lock whose ops answers
+ * {@linkplain RemoteLockOps#singleAttempts() single attempts}): the job of looking at the backend for the waiters of
+ * one {@link NameState}, what each attempt asks being its {@link WaitKind}'s. A waiter at the backend (the head, or
+ * each waiter of a fair lock) has at most one attempt out at a time ({@link Waiter#attempting}). A busy or queued
+ * answer keeps it there with a re-check timer at the kind's delay and the name's one
  * {@linkplain ChangeSubscription subscription} (taken on the first busy answer, closed when no waiter of the name is
  * at the backend). A push ({@link #changed}) makes every waiter at the backend that is not looking look again; an
  * attempt that overlapped a push looks again at once when it answers. A waiter that leaves gives up its place in the
@@ -43,44 +44,37 @@ final class LockAttempts {
         } finally {
             s.lock.unlock();
         }
-        CompletableFuture<RemoteLockOps.Attempt> f;
-        try {
-            f = s.ops.tryAcquire(w.request, entry);
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<WaitKind.Look> f = LockEngine.callRemote(() -> s.kind.attempt(s, w, entry));
         // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
         // trampoline's bound
         f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
     }
 
     /** The backend answered an attempt for {@code w}. */
-    private static void attempted(NameState s, Waiter w, int epoch, RemoteLockOps.Attempt a, Throwable e) {
+    private static void attempted(NameState s, Waiter w, int epoch, WaitKind.Look a, Throwable e) {
         CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeNow = null;
         boolean again = false;
         boolean over = false;
         s.lock.lock();
         try {
             w.looked = true;
-            if (e == null && a != null && !a.isGranted()) {
+            if (e == null && a != null && a.taken() == null) {
                 // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
                 // deadline cannot end it in between and drop the grant
                 w.attempting = false;
                 if (a.entry() != null) {
                     w.entry = a.entry();
                 }
-                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()) {
-                    // cancelled, abandoned, or its deadline passed: this attempt was its last
+                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()
+                        && !(w.deadlineSeen && w.deadlineChanges - epoch > 0)) {
+                    // cancelled, abandoned, or its deadline passed: this attempt was its last (unless a push came
+                    // after it was sent and before the deadline: then one more look, within the same bound)
                     over = true;
                 } else if (s.changes != epoch) {
                     again = true;
                 } else {
-                    long hint = a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
-                            : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS);
-                    w.recheck = s.engine.watchdog.schedule(() -> attempt(s, w), Math.max(MIN_RECHECK_NANOS, hint));
+                    w.recheck = s.engine.watchdog.schedule(() -> attempt(s, w),
+                            Math.max(MIN_RECHECK_NANOS, a.recheckNanos()));
                     if (s.subscription == null) {
                         s.subscription = new ChangeSubscription();
                     }
@@ -91,19 +85,19 @@ final class LockAttempts {
             s.lock.unlock();
         }
         if (subscribeNow != null) {
-            s.subscription.subscribe(s.lock, () -> false, subscribeNow, () -> s.ops.subscribe(s.name, () -> changed(s)),
+            s.subscription.subscribe(s.lock, () -> false, subscribeNow, () -> s.kind.subscribe(s, () -> changed(s)),
                     () -> changed(s), s.name);
         }
         if (again) {
             attempt(s, w);
             return;
         }
-        if (e != null || a == null || a.isGranted()) {
+        if (e != null || a == null || a.taken() != null) {
             if (e != null || a == null) {
                 // a failed attempt may have made an entry the engine never learned of: a fair lock withdraws anyway
                 withdraw(s, w, s.fair);
             }
-            s.onGrantResult(w, a == null ? null : a.grant(), e != null ? e
+            s.onGrantResult(w, a == null ? null : a.taken(), e != null ? e
                     : a == null ? new IllegalStateException("backend answered no attempt") : null, false);
             closeUnusedSubscription(s);
         } else if (over) {
@@ -113,8 +107,6 @@ final class LockAttempts {
         }
     }
 
-    /** Single attempts: at most this long between looks without a push (the engine's bound on a backend's hint). */
-    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
     static void changed(NameState s) {
@@ -180,17 +172,13 @@ final class LockAttempts {
         if (entry == null && !unknown) {
             return;
         }
-        CompletableFuture<Void> f;
-        try {
-            f = s.ops.withdraw(w.request, entry);
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
+        if (s.ops == null) {
+            return; // a counted resource has no place in a server's queue
         }
-        if (f != null) {
-            f.whenComplete((v, e) -> {
-                if (e != null) {
-                    log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
-                }
-            });
-        }
-    }}
+        LockEngine.callRemote(() -> s.ops.withdraw(w.request, entry)).whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
+            }
+        });
+    }
+}

@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * Waiters of one name and client wait in one local FIFO; one of them (every one, for a fair lock) is at the backend.
  * It is woken by the backend's push, its re-check, a local release (hand-off, at most {@link #MAX_LOCAL_HAND_OFFS} in a
  * row, then a real release so that other clients' waiters get a chance), its deadline, a cancel or an interrupt, or
- * {@link #close()} (see {@link NameState} for locks and {@link CountWaiters} for semaphores and latches).
+ * {@link #close()} (see {@link NameState}, the one waiting machine of locks, semaphores and latches).
  *
  * <h2>Interruption and timeouts</h2>
  * An interrupt or a cancelled future withdraws the waiter; a grant that raced it is given back before the interrupt
@@ -86,8 +86,6 @@ public final class LockEngine {
      */
     private volatile RemoteLockOps[] lockOps = new RemoteLockOps[0];
     private final java.util.concurrent.locks.ReentrantLock lockOpsLock = new java.util.concurrent.locks.ReentrantLock();
-    /** Per counted resource (semaphore, permits, latch) and name: the local waiters, while anyone waits. */
-    final ConcurrentHashMap<CountWaiters.Key, CountWaiters> countWaiters = new ConcurrentHashMap<>();
     /** Watchdog permits of permit-expirable semaphores this client holds, by semaphore and id. */
     private final ConcurrentHashMap<PermitHold.Key, PermitHold> permits = new ConcurrentHashMap<>();
     private final AtomicLong permitIds = new AtomicLong();
@@ -230,7 +228,7 @@ public final class LockEngine {
      * for reuse are not counted: see {@link #nameStateCount()}.
      */
     public int localStateCount() {
-        return nameStates.size() - idleNameStates.get() + countWaiters.size();
+        return nameStates.size() - idleNameStates.get();
     }
 
     /** How many per-name nameStates the engine keeps now, idle ones included; for leak tests. */
@@ -284,9 +282,6 @@ public final class LockEngine {
         for (NameState s : nameStates.values()) {
             s.failAll(failure);
             s.sweep(true);
-        }
-        for (CountWaiters w : countWaiters.values()) {
-            w.failAll(failure);
         }
         // watchdog permits are no longer renewed: they end with their lease on the server
         for (PermitHold p : permits.values()) {
@@ -367,15 +362,9 @@ public final class LockEngine {
         events.timedOut(name, waitedNanos);
         if (log.isDebugEnabled()) {
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
-            CompletableFuture<String> holder;
-            try {
-                holder = ops.describeHolder(name);
-            } catch (RuntimeException e) {
-                holder = CompletableFuture.failedFuture(e);
-            }
-            holder.whenComplete((who, e) -> log.debug("wait for lock '{}' on the {} backend ran out after {} ms; "
-                    + "held by {}", name, backendName, waitedMillis, e != null ? "? (" + e + ")"
-                    : who == null ? "nobody known" : who));
+            callRemote(() -> ops.describeHolder(name)).whenComplete((who, e) -> log.debug(
+                    "wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name, backendName,
+                    waitedMillis, e != null ? "? (" + e + ")" : who == null ? "nobody known" : who));
         }
     }
 

@@ -88,15 +88,7 @@ final class LockRelease {
     }
 
     private static CompletableFuture<Void> handOff(NameState s, Hold h, Waiter next) {
-        CompletableFuture<Grant> f;
-        try {
-            f = s.ops.handOff(h.grant, next.request);
-            if (f == null) {
-                f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
-            }
-        } catch (RuntimeException e) {
-            f = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<Grant> f = LockEngine.callRemote(() -> s.ops.handOff(h.grant, next.request));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((g, e) -> {
             s.lock.lock();

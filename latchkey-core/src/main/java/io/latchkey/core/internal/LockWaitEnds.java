@@ -1,7 +1,6 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.Grant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -10,12 +9,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a lock waiter of a {@link NameState} stops waiting without a grant: its deadline ({@link #onDeadline}), no
- * answer within the operation timeout after it ({@link #onNoAnswer}), a cancel or an interrupt ({@link #cancel}),
+ * How a waiter of a {@link NameState} (of any kind) stops waiting without a grant: its deadline ({@link #onDeadline}),
+ * no answer within the operation timeout after it ({@link #onNoAnswer}), a cancel or an interrupt ({@link #cancel}),
  * the client's close ({@link #failAll}), and the give-back of a grant that answers a waiter nobody waits for any more
- * ({@link #releaseLateGrant}). A waiter between attempts ends at once; one whose attempt is out (or whose first
- * attempt has not answered yet) ends with that attempt's answer, bounded by the operation timeout. Every method runs
- * without the name state's lock held and takes it itself.
+ * ({@link #releaseLateGrant}). A waiter between attempts ends at once; one whose attempt is out (or whose first attempt
+ * has not answered yet) ends with that attempt's answer, bounded by the operation timeout; so does a queued single look
+ * of a counted resource, which keeps its one look. Every method runs without the name state's lock held and takes it
+ * itself.
  */
 final class LockWaitEnds {
     private static final Logger log = LoggerFactory.getLogger(LockWaitEnds.class);
@@ -23,15 +23,15 @@ final class LockWaitEnds {
     private LockWaitEnds() {
     }
 
-    /** A grant for a waiter nobody waits for any more: give it back so that no lock is left behind. */
-    static void releaseLateGrant(NameState s, Waiter w, Grant g) {
+    /**
+     * What a success took for a waiter nobody waits for any more (or one already served locally): give it back so
+     * that nothing is left behind; then the waiter's future completes with {@code null} (and a served waiter's
+     * {@link Waiter#settled}).
+     */
+    static void releaseLateGrant(NameState s, Waiter w, Object taken) {
         boolean counted = w.state == Waiter.State.CANCELLED && !s.shared;
-        log.debug("releasing late grant {} of an abandoned acquire", g);
-        CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(g));
-        f.whenComplete((ok, e) -> {
-            if (e != null) {
-                log.debug("could not release late grant {}; it expires with its lease", g, e);
-            }
+        log.debug("giving back {} taken for an abandoned acquire of '{}'", taken, s.name);
+        s.kind.giveBack(s, w, taken).whenComplete((ok, e) -> {
             Waiter next;
             s.lock.lock();
             try {
@@ -44,6 +44,9 @@ final class LockWaitEnds {
                 s.lock.unlock();
             }
             Trampoline.run(s.engine.callbacks, () -> w.future.complete(null));
+            if (w.settled != null) {
+                w.settled.complete(null);
+            }
             s.send(next);
         });
     }
@@ -55,7 +58,10 @@ final class LockWaitEnds {
         Waiter next = null;
         s.lock.lock();
         try {
-            if (w.state == Waiter.State.QUEUED) {
+            if (w.state == Waiter.State.QUEUED && !w.waits) {
+                // a single look queued behind another single look: it keeps its look, bounded as an attempt is
+                backstop = true;
+            } else if (w.state == Waiter.State.QUEUED) {
                 s.queue.remove(w);
                 w.state = Waiter.State.TIMED_OUT;
                 timedOut = true;
@@ -70,6 +76,8 @@ final class LockWaitEnds {
                 s.idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 backstop = true;
+                w.deadlineSeen = true;
+                w.deadlineChanges = s.changes;
             }
         } finally {
             s.lock.unlock();
@@ -79,7 +87,7 @@ final class LockWaitEnds {
                 LockAttempts.withdraw(s, w, false);
                 LockAttempts.closeUnusedSubscription(s);
             }
-            s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos);
+            s.kind.timedOut(s, w);
             w.future.complete(null);
             s.send(next);
         } else if (backstop) {
@@ -92,7 +100,10 @@ final class LockWaitEnds {
         Waiter next;
         s.lock.lock();
         try {
-            if (w.state != Waiter.State.INFLIGHT) {
+            if (w.state == Waiter.State.QUEUED) {
+                s.queue.remove(w); // a single look whose turn never came
+                s.idleCheckLocked();
+            } else if (w.state != Waiter.State.INFLIGHT) {
                 return;
             }
             w.state = Waiter.State.ABANDONED;
@@ -101,15 +112,19 @@ final class LockWaitEnds {
             }
             s.removeBypassingLocked(w);
             next = s.pumpLocked();
+            s.idleCheckLocked(); // an answer that still comes is given back all the same
         } finally {
             s.lock.unlock();
         }
         w.request.cancel();
         long waited = s.engine.time.nanoTime() - w.startNanos;
         w.future.completeExceptionally(new LockUnavailableException(String.format(
-                "acquire of lock '%s' got no answer from the %s backend within %d ms after its wait time "
-                        + "(waited %d ms in all)", s.name, s.engine.backendName,
+                "%s '%s' got no answer from the %s backend within %d ms after its wait time (waited %d ms in all)",
+                s.ops != null ? "acquire of lock" : "wait for", s.name, s.engine.backendName,
                 TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
+        if (s.single) {
+            LockAttempts.closeUnusedSubscription(s);
+        }
         s.send(next);
     }
 

@@ -1,7 +1,9 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,50 +15,83 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The local state of one lock name of one {@link RemoteLockOps} in one client: who holds it here, who waits here,
- * and which requests are at the backend.
- *
- * <h2>Waiting</h2>
- * With an ops that answers {@linkplain RemoteLockOps#singleAttempts() single attempts} this class does the waiting,
- * each job in its own file: {@link LockAttempts} looks at the backend for the waiters there ({@link #inflight}, or
- * each of {@link #bypassing}), one attempt out per waiter, re-checks and the name's one subscription;
- * {@link LockWaitEnds} ends a waiter by its deadline (plus the attempt that was out, bounded by the operation
- * timeout), a cancel, an interrupt or the client's close, and gives back a grant that answers an abandoned waiter;
- * {@link LockRelease} releases a hold or hands it to the next local waiter. A local release pumps the next local
- * waiter ({@link #pumpLocked}). With an ops that waits itself ({@link RemoteLockOps#acquire}), the request goes to
- * the backend once ({@link BlockingAcquireAdapter}) and the backend does the waiting; only the deadline's backstop
- * and the give-back stay here.
+ * The one local waiting machine of the engine: the state of one name of one backend operation set and kind in one
+ * client, for every primitive. A lock ({@link LockKind}) keeps its holders here; a semaphore, a permit-expirable
+ * semaphore and a latch ({@link CountKinds}) keep only their waiters. What differs per kind (the attempt, what a
+ * success gives the waiter, the give-back) is the {@link WaitKind}; everything else is this machine, each job in its
+ * own file: {@link LockAcquire} starts a wait; {@link LockAttempts} looks at the backend for the waiters there, one
+ * attempt out per waiter, re-checks and the name's one subscription; {@link LockWaitEnds} ends a waiter by its
+ * deadline, a cancel, an interrupt or the client's close, and gives back what a success that answers an abandoned
+ * waiter took; {@link LockRelease} releases a lock's hold or hands it to the next local waiter; {@link CountHandOff}
+ * passes a semaphore's released permits to local waiters. With a lock ops that waits itself
+ * ({@link RemoteLockOps#acquire}), the request goes to the backend once ({@link BlockingAcquireAdapter}).
  *
  * <h2>Rules</h2>
  * <ul>
- * <li>At most one queued waiter (the head) has a remote acquire in flight ({@link #inflight}); the others wait
- *     in {@link #queue}, FIFO. For an exclusive lock the head is only sent while no local owner holds the lock
- *     and no release is in flight: the backend could not grant it anyway.</li>
+ * <li>One FIFO {@link #queue} per name, kind and client. At most one queued waiter (the head) is at the backend
+ *     ({@link #inflight}), with at most one attempt out. For an exclusive lock the head is only sent while no local
+ *     owner holds the lock and no release is in flight: the backend could not grant it anyway; a shared lock's and a
+ *     counted resource's head is sent whenever nothing is in flight, and the next head right after a success (more
+ *     permits may be free).</li>
  * <li>Except for a {@linkplain RemoteLockOps#fair() fair} lock: every waiter is sent at once, beside the queue
- *     ({@link #bypassing}), so that it takes its place in the backend's queue when it starts waiting, even while
- *     another thread of this client holds the lock; the queue stays empty and nothing is handed off. (A read
- *     lock's downgrade is sent beside the queue as well: the backend grants it at once.)</li>
- * <li>When a local owner of an exclusive lock releases while a local waiter is queued, the lock is
- *     {@linkplain RemoteLockOps#handOff handed off} in one round trip, never free in between, at most
- *     {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row; then it is released for real so that other clients'
- *     waiters get their turn.</li>
+ *     ({@link #bypassing}), so that it takes its own place in the backend's queue when it starts waiting (strict
+ *     FIFO across clients), even while another thread of this client holds the lock; the queue stays empty and
+ *     nothing is handed off. (A read lock's downgrade is sent beside the queue as well: the backend grants it at
+ *     once.)</li>
+ * <li>A latch's one success serves every waiter of the name.</li>
+ * <li>A single look ({@code tryLock()}, {@code tryAcquire()}) is refused without a round trip when this client is
+ *     busy with the name already: for a lock, when the head could not be sent now; for a counted resource, only
+ *     when a blocked waiter of this client waits (two single looks with two free permits both succeed).</li>
+ * <li>Local hand-off, at most {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row, then a real release so that
+ *     other clients' waiters get their turn: an exclusive lock released while a local waiter is queued is
+ *     {@linkplain RemoteLockOps#handOff handed off} in one round trip, never free in between; a semaphore's released
+ *     permits go to the local waiters that fit, in queue order.</li>
  * <li>Everything here is guarded by {@link #lock}, which is never held while calling the backend, completing a
  *     future or running a listener: backends may complete their futures on the calling thread.</li>
  * <li>An idle nameState stays in the engine's map ({@link #idle}) so that the next cycle on a hot name reuses it, but
- *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_NAME_STATES} of them; a nameState still idle at two
- *     watchdog ticks in a row, or one that goes idle beyond that bound, removes itself ({@link #dead}); a caller
- *     that finds a dead nameState retries with a fresh one.</li>
+ *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_NAME_STATES} of them; a nameState still idle
+ *     at two watchdog ticks in a row, or one that goes idle beyond that bound, removes itself ({@link #dead}); a
+ *     caller that finds a dead nameState retries with a fresh one.</li>
  * </ul>
+ *
+ * <h2>What wakes a waiter</h2>
+ * The backend's push on the name's subscription (taken on the first busy answer, closed once no waiter is at the
+ * backend), the waiter's re-check timer (the backend's hint for a lock, {@code recheckMillis()} for a counted
+ * resource), a local release (hand-off) or a success of the waiter ahead. A push during an attempt makes that
+ * attempt look again at once when it answers busy, so a change between the backend's look and its answer is never
+ * slept through.
+ *
+ * <h2>Deadlines, interruption, close</h2>
+ * A queued waiter whose deadline passes ends at once; the waiter at the backend ends at once between attempts, but if
+ * its attempt is out (or its first attempt has not answered yet) that answer decides: a short wait on a free
+ * resource does not fail because the round trip was slower than the wait. That answer is bounded by the operation
+ * timeout ({@link LockWaitEnds#onDeadline}): without it the waiter fails with
+ * {@link io.latchkey.LockUnavailableException}, and a success that still comes is given back. An interrupt or a
+ * cancelled future withdraws the waiter the same way; what a success that raced it took is given back before the
+ * caller returns, so an interrupted, cancelled or timed-out acquire takes nothing. The client's close fails every
+ * waiter; a success that answers after it is given back.
+ *
+ * <h2>Memory effects</h2>
+ * Every change here happens under {@link #lock}, and a waiter's future completes after it: actions of a thread
+ * before it releases a lock (or permits) happen-before actions of a local waiter served by that release.
  */
 @SuppressWarnings("serial") // never serialized: package-private, engine-internal
 final class NameState extends ReentrantLock {
+    static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NameState.class);
+
     final LockEngine engine;
+    final NameKey key;
+    /** The lock ops, or {@code null} for a counted resource. */
     final RemoteLockOps ops;
+    /** The count ops, or {@code null} for a lock. */
+    final RemoteCountOps countOps;
+    final WaitKind kind;
     final String name;
+    /** Not exclusive: a shared lock or a counted resource; the head is sent whenever nothing is in flight. */
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
-    /** The ops answers single attempts: this nameState waits, re-checks and withdraws itself (see {@link LockAttempts}). */
+    /** Single attempts: this nameState waits, re-checks and withdraws itself (see {@link LockAttempts}). */
     final boolean single;
     /**
      * Guards everything below. The name state is its own lock (it extends {@link ReentrantLock}): one object less
@@ -90,11 +125,23 @@ final class NameState extends ReentrantLock {
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
-        this.ops = key.ops();
+        this.key = key;
         this.name = key.name();
-        this.shared = ops.shared();
-        this.fair = ops.fair();
-        this.single = ops.singleAttempts();
+        if (key.count() == null) {
+            this.ops = (RemoteLockOps) key.ops();
+            this.countOps = null;
+            this.kind = LockKind.INSTANCE;
+            this.shared = ops.shared();
+            this.fair = ops.fair();
+            this.single = ops.singleAttempts();
+        } else {
+            this.ops = null;
+            this.countOps = (RemoteCountOps) key.ops();
+            this.kind = CountKinds.of(key.count());
+            this.shared = true;
+            this.fair = false;
+            this.single = true;
+        }
     }
 
     // ---------------------------------------------------------------------------------------------- acquire
@@ -132,9 +179,26 @@ final class NameState extends ReentrantLock {
         return pumpLocked();
     }
 
-    /** Under the lock: whether a new waiter would be sent at once rather than wait locally. */
-    boolean canSendNowLocked() {
-        return inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0));
+    /**
+     * Under the lock: whether a single look must be refused without a round trip, this client being busy with the name
+     * already: a lock's head could not be sent now; a counted resource has a blocked waiter of this client (single
+     * looks ahead do not refuse it).
+     */
+    boolean busyForOneLookLocked() {
+        if (countOps == null) {
+            return !(inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0)));
+        }
+        if (inflight != null && inflight.waits && inflight.state == Waiter.State.INFLIGHT) {
+            return true;
+        }
+        if (queue != null) {
+            for (Waiter q : queue) {
+                if (q.waits) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     Waiter pumpLocked() {
@@ -162,7 +226,7 @@ final class NameState extends ReentrantLock {
                 idleSeen = false;
             } else {
                 dead = true;
-                engine.nameStates.remove(new NameKey(ops, name), this);
+                engine.nameStates.remove(key, this);
             }
         }
     }
@@ -188,7 +252,7 @@ final class NameState extends ReentrantLock {
                 idle = false;
                 engine.idleNameStates.decrementAndGet();
                 dead = true;
-                engine.nameStates.remove(new NameKey(ops, name), this);
+                engine.nameStates.remove(key, this);
             } else {
                 idleSeen = true;
             }
@@ -240,86 +304,12 @@ final class NameState extends ReentrantLock {
         }
     }
 
-    /** The backend answered {@code w}'s acquire or hand-off. */
-    void onGrantResult(Waiter w, Grant g, Throwable e, boolean handOff) {
-        Runnable done;
-        Waiter next;
-        Grant lateGrant = null;
-        Hold granted = null;
-        lock.lock();
-        try {
-            if (inflight == w) {
-                inflight = null;
-            }
-            if ((w.bypass || fair) && w.state != Waiter.State.ABANDONED) {
-                removeBypassingLocked(w);
-            }
-            switch (w.state) {
-                case INFLIGHT:
-                    if (e != null) {
-                        w.state = Waiter.State.FAILED;
-                        Throwable cause = LockEngine.unwrap(e);
-                        done = () -> w.future.completeExceptionally(cause);
-                    } else if (g == null) {
-                        w.state = Waiter.State.TIMED_OUT;
-                        done = () -> {
-                            engine.timedOut(ops, name, engine.time.nanoTime() - w.startNanos);
-                            w.future.complete(null);
-                        };
-                    } else {
-                        w.state = Waiter.State.GRANTED;
-                        Hold h = new Hold(this, w.ownerId, w.threadOwned, g, engine.time.nanoTime());
-                        putHolderLocked(h);
-                        // a loss this owner never unlocked is superseded by the new hold
-                        removeLostHoldLocked(w.ownerId);
-                        if (!handOff) {
-                            handOffStreak = 0;
-                        }
-                        granted = h;
-                        done = () -> w.future.complete(h);
-                    }
-                    break;
-                case CANCELLED:
-                    if (g != null) {
-                        lateGrant = g;
-                        if (!shared) {
-                            releasing++;
-                        }
-                        done = null;
-                    } else {
-                        done = () -> w.future.complete(null);
-                    }
-                    break;
-                case ABANDONED:
-                    lateGrant = g;
-                    done = null;
-                    break;
-                default:
-                    // already ended (timed out): a grant nobody will own goes back
-                    lateGrant = g;
-                    done = null;
-            }
-            next = pumpLocked();
-            idleCheckLocked();
-        } finally {
-            lock.unlock();
-        }
-        w.cancelTimer();
-        if (granted != null) {
-            // renewal and expiry are armed before anyone can see the hold
-            engine.remember(granted);
-            engine.events.acquired(name, granted.acquiredAtNanos - w.startNanos);
-        }
-        if (lateGrant != null) {
-            LockWaitEnds.releaseLateGrant(this, w, lateGrant);
-        }
-        if (done != null) {
-            Trampoline.run(engine.callbacks, done);
-        }
-        send(next);
-    }
-
     // ------------------------------------------------------------------------------ the jobs in their own files
+
+    /** The backend answered {@code w}'s attempt, acquire or hand-off (see {@link WaitAnswers#settle}). */
+    void onGrantResult(Waiter w, Object taken, Throwable e, boolean handOff) {
+        WaitAnswers.settle(this, w, taken, e, handOff);
+    }
 
     /** A push from the subscription (see {@link LockAttempts#changed}). */
     void changed() {
@@ -489,8 +479,18 @@ final class NameState extends ReentrantLock {
         }
     }
 
-    /** Identity of a nameState: one per backend operation set and name. */
-    record NameKey(RemoteLockOps ops, String name) {
+    /**
+     * Identity of a nameState: one per backend operation set, name and kind ({@code count} is {@code null} for a
+     * lock, whose ops says plain, fair, read or write).
+     */
+    record NameKey(Object ops, String name, CountKind count) {
+        NameKey(RemoteLockOps ops, String name) {
+            this(ops, name, null);
+        }
+
+        NameKey(RemoteCountOps ops, String name, CountKind count) {
+            this((Object) ops, name, java.util.Objects.requireNonNull(count, "count"));
+        }
     }
 
     static AcquireRequest request(LockEngine engine, String name, String ownerId, long leaseMillis, boolean watchdog,

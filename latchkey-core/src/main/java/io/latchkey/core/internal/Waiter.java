@@ -5,9 +5,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * One pending acquire in a {@link NameState}. Its {@link #future} completes with the {@link Hold} once granted, with
- * {@code null} when the wait ran out or the waiter was cancelled (after any late grant was released), or
- * exceptionally when the backend failed or the client closed.
+ * One pending acquire in a {@link NameState}: of a lock, or of a counted resource. Its {@link #future} completes with
+ * what its {@link WaitKind} made of a success (a lock's {@link Hold}, a semaphore's {@code TRUE}, a permit's
+ * {@link io.latchkey.core.Grant}, a latch's {@code TRUE}), with {@code null} when the wait ran out or the waiter was
+ * cancelled (after anything a late success took was given back), or exceptionally when the backend failed, did not
+ * answer in time, or the client closed.
  */
 final class Waiter {
 
@@ -22,7 +24,12 @@ final class Waiter {
         /** Abandoned by its caller; a grant that still arrives is released. */
         CANCELLED,
         /** Failed locally because the backend did not answer in time; a late grant is released. */
-        ABANDONED
+        ABANDONED,
+        /**
+         * Served locally (a semaphore's released permits) while its attempt was out: that attempt's success is given
+         * back, then {@link #settled} completes.
+         */
+        HANDED
     }
 
     final NameState nameState;
@@ -32,7 +39,13 @@ final class Waiter {
     final boolean bypass;
     final long startNanos;
     final AcquireRequest request;
-    final CompletableFuture<Hold> future = new CompletableFuture<>();
+    /** The permits a semaphore's waiter asks for (1 for every other kind). */
+    final int permits;
+    /** Whether it waits at all; a single look ({@code tryAcquire()}) does not. */
+    final boolean waits;
+    final CompletableFuture<Object> future = new CompletableFuture<>();
+    /** Made when the waiter is {@link State#HANDED}: completes once its attempt answered and what it took is back. */
+    CompletableFuture<Void> settled;
     /** Guarded by the nameState's lock. */
     State state = State.QUEUED;
     volatile ScheduledFuture<?> timer;
@@ -43,16 +56,31 @@ final class Waiter {
     boolean looked;
     /** The waiter's place in the server's queue, from its last queued answer. */
     String entry;
+    /**
+     * The deadline passed while an attempt was out (or before the first one): the name's push count then. An attempt
+     * that a push before the deadline overlapped looks once more, so that a change before the deadline is not missed.
+     */
+    boolean deadlineSeen;
+    int deadlineChanges;
     /** The re-check of a busy answer. */
     ScheduledFuture<?> recheck;
 
-    Waiter(NameState nameState, String ownerId, boolean threadOwned, boolean bypass, long startNanos, AcquireRequest request) {
+    Waiter(NameState nameState, String ownerId, boolean threadOwned, boolean bypass, long startNanos,
+           AcquireRequest request, int permits, boolean waits) {
         this.nameState = nameState;
         this.ownerId = ownerId;
         this.threadOwned = threadOwned;
         this.bypass = bypass;
         this.startNanos = startNanos;
         this.request = request;
+        this.permits = permits;
+        this.waits = waits;
+    }
+
+    /** {@link #future}, typed as its kind completes it. */
+    @SuppressWarnings("unchecked")
+    <T> CompletableFuture<T> result() {
+        return (CompletableFuture<T>) (CompletableFuture<?>) future;
     }
 
     boolean hasDeadline() {

@@ -1,10 +1,12 @@
 /**
  * The lock engine behind {@link io.latchkey.core.AbstractLockClient}: the local half of every primitive, one job per
- * file. Locks: per-name local state ({@code NameState}: local owners, the FIFO of local waiters, the waiter at the
- * backend), how an acquire starts ({@code LockAcquire}), single attempts, re-checks and the name's subscription
- * ({@code LockAttempts}), how a wait ends without a grant ({@code LockWaitEnds}), release and local hand-off
- * ({@code LockRelease}). Counted resources: the waiting queue ({@code CountWaiters}) and what an attempt asks per
- * kind ({@code CountKinds}). Shared by both: the caller's side of a wait and the give-back of what raced a give-up
+ * file. One waiting machine for every primitive ({@code NameState}: per name, kind and client, the FIFO of local
+ * waiters, the waiter at the backend, a lock's local owners), with what differs per kind ({@code WaitKind}:
+ * {@code LockKind} for locks, {@code CountKinds} for semaphores, permits and latches); how a wait starts
+ * ({@code LockAcquire}), single attempts, re-checks and the name's subscription ({@code LockAttempts}), how a wait
+ * ends without a grant ({@code LockWaitEnds}), a lock's release and local hand-off ({@code LockRelease}), a
+ * semaphore's local hand-off ({@code CountHandOff}). Shared with the callers: the caller's side of a wait and the
+ * give-back of what raced a give-up
  * ({@code CallerWaits}), deadlines ({@code Waits}), the subscription ({@code ChangeSubscription}). Also holds and
  * leases, the batched watchdog, and the view classes that implement the public lock interfaces. Not an API: only
  * {@link io.latchkey.core.internal.LockEngine} is public, for {@code AbstractLockClient}. See

@@ -18,9 +18,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One run of the deterministic simulation: a few clients, each a real {@link LockEngine} on the {@link SimScheduler},
- * several owners per client (the simulation's "threads") that lock, wait with and without deadlines, give up
- * (cancellation, the interrupt's path), hold across renewals, take and give permits and wait on a latch, against a
- * {@link SimServer} behind a faulty {@link SimBackend} network. After every event the properties are checked; the
+ * several owners per client (the simulation's "threads") that lock (plain, fair, either half of a read-write lock),
+ * wait with and without deadlines, give up (cancellation, the interrupt's path), hold across renewals, take and give
+ * permits, lease permits and wait on a latch, all through the engine's one waiting machine in the same run, against
+ * a {@link SimServer} behind a faulty {@link SimBackend} network. After every event the properties are checked; the
  * first broken one fails the run with the seed and the last events.
  *
  * <p>Everything runs on the calling thread: a run is a function of its seed.
@@ -32,6 +33,10 @@ final class EngineSimulation {
     static final String SEM = "S";
     static final String LATCH = "C";
     static final String LEASED = "P";
+    /** A read-write lock's name on the server; its halves as the owners hold them. */
+    static final String RW = "RW";
+    static final String RW_READ = "RW.read";
+    static final String RW_WRITE = "RW.write";
     static final int PERMITS = 3;
     static final long MS = 1_000_000L;
 
@@ -211,15 +216,12 @@ final class EngineSimulation {
         for (NameState ns : e.nameStates.values()) {
             ns.lock.lock();
             try {
-                sb.append(String.format("[lock %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
-                        + "releasing=%d] ", ns.name, ns.idle, ns.holdersLocked(), ns.lostHolds, ns.queue,
-                        ns.inflight, ns.bypassing, ns.releasing));
+                sb.append(String.format("[%s %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
+                        + "releasing=%d] ", ns.key.count() == null ? "lock" : ns.key.count(), ns.name, ns.idle,
+                        ns.holdersLocked(), ns.lostHolds, ns.queue, ns.inflight, ns.bypassing, ns.releasing));
             } finally {
                 ns.lock.unlock();
             }
-        }
-        for (CountWaiters w : e.countWaiters.values()) {
-            sb.append("[waiters ").append(w.key.name()).append("] ");
         }
         return sb.toString();
     }
@@ -272,6 +274,20 @@ final class EngineSimulation {
                 }
             }
         }
+        // a writer of the read-write lock excludes every other writer and reader
+        for (Actor w : actors) {
+            if (!w.holds(RW_WRITE)) {
+                continue;
+            }
+            for (Actor a : actors) {
+                if (a != w && (a.holds(RW_WRITE) || a.holds(RW_READ))
+                        && Math.min(w.token(), a.token()) > tokensAtRestart) {
+                    fail(String.format("read-write exclusion: %s writes (token %d) while %s holds %s (token %d)",
+                            w, w.token(), a, a.leaseName, a.token()));
+                    return;
+                }
+            }
+        }
     }
 
     /** Every 50 ms: a free resource with waiters must be taken within one re-check. */
@@ -316,6 +332,9 @@ final class EngineSimulation {
         final DistributedSemaphore semaphore;
         final DistributedCountDownLatch latch;
         final io.latchkey.PermitExpirableSemaphore leased;
+        final SimBackend.LockOps readOps;
+        final SimBackend.LockOps writeOps;
+        final io.latchkey.DistributedReadWriteLock rw;
 
         Client(int id) {
             this.id = id;
@@ -330,6 +349,9 @@ final class EngineSimulation {
             this.semaphore = engine.semaphore(countOps, SEM);
             this.latch = engine.countDownLatch(countOps, LATCH);
             this.leased = engine.permitExpirableSemaphore(backend.new CountOps(), LEASED);
+            this.readOps = backend.new LockOps(true, false, false);
+            this.writeOps = backend.new LockOps(false, true, false);
+            this.rw = engine.readWriteLock(readOps, writeOps, RW);
         }
     }
 
@@ -418,7 +440,9 @@ final class EngineSimulation {
                 return;
             }
             seq++;
-            switch (rng.nextInt(11)) {
+            switch (rng.nextInt(13)) {
+                case 11 -> leaseLock(RW_READ, client.rw.readLock());
+                case 12 -> leaseLock(RW_WRITE, client.rw.writeLock());
                 case 0, 1, 2 -> leaseLock(LOCK, client.lock);
                 case 3, 4 -> leaseLock(FAIR, client.fair);
                 case 5, 6 -> threadLock();
@@ -428,16 +452,22 @@ final class EngineSimulation {
             }
         }
 
+        /** The name on the server of what owners call {@code name}. */
+        String serverName(String name) {
+            return name.startsWith(RW) ? RW : name;
+        }
+
         /** Whether this client's local state lets a new waiter of {@code name} go to the backend at once. */
         boolean aloneHere(String name) {
-            NameState ns = client.engine.nameStates.get(
-                    new NameState.NameKey(name.equals(FAIR) ? client.fairOps : client.plainOps, name));
+            NameState ns = client.engine.nameStates.get(new NameState.NameKey(name.equals(FAIR) ? client.fairOps
+                    : name.equals(RW_READ) ? client.readOps : name.equals(RW_WRITE) ? client.writeOps
+                    : client.plainOps, serverName(name)));
             if (ns == null) {
                 return true;
             }
             ns.lock.lock();
             try {
-                return ns.canSendNowLocked();
+                return !ns.busyForOneLookLocked();
             } finally {
                 ns.lock.unlock();
             }
@@ -445,7 +475,7 @@ final class EngineSimulation {
 
         /** A lock wait that ran out while nothing of this client stood in its way must have looked once. */
         void checkLooked(String name) {
-            if (!cancelled && alone && client.backend.attempts.getOrDefault(name, 0) == attemptsAtCall
+            if (!cancelled && alone && client.backend.attempts.getOrDefault(serverName(name), 0) == attemptsAtCall
                     && !client.engine.isClosed()) {
                 fail(String.format("%s's wait for %s ended without one attempt", this, name));
             }
@@ -527,7 +557,7 @@ final class EngineSimulation {
             t(String.format("%s.tryAcquireAsync(%s, %s)", name, wait < 0 ? "forever" : wait / MS + " ms",
                     leaseTime == null ? "watchdog" : leaseTime.toMillis() + " ms"));
             alone = aloneHere(name);
-            attemptsAtCall = client.backend.attempts.getOrDefault(name, 0);
+            attemptsAtCall = client.backend.attempts.getOrDefault(serverName(name), 0);
             CompletableFuture<?> raw = wait < 0 ? view.acquireAsync()
                     : view.tryAcquireAsync(Duration.ofNanos(wait), leaseTime);
             @SuppressWarnings("unchecked")
@@ -556,7 +586,7 @@ final class EngineSimulation {
                 lease = got;
                 leaseName = name;
                 busy = true;
-                if (got.isValid()) {
+                if (got.isValid() && !name.equals(RW_READ)) { // readers hold together: their tokens interleave
                     seen(name, got.fencingToken());
                 }
                 check();
@@ -592,7 +622,7 @@ final class EngineSimulation {
             } catch (IllegalStateException closed) {
                 return;
             }
-            CompletableFuture<Hold> f = w.future;
+            CompletableFuture<Hold> f = w.result();
             pending = f;
             callSeq = ++calls;
             pendingName = LOCK;

@@ -97,6 +97,28 @@ final class SimBackend {
         return f;
     }
 
+    /**
+     * A counted attempt's round trip ({@code tryTake}, {@code tryLease}): as {@link #call}, but an
+     * answer the network would lose arrives late instead, past the engine's operation timeout, so that a waiter whose
+     * deadline passed meanwhile ends by the engine's backstop and what the late answer took must be given back.
+     * ({@code getCount} answers in time: a latch's zero-wait look is one bounded call outside the waiting machine,
+     * whose bound ends with the watchdog when the client closes.)
+     */
+    <T> CompletableFuture<T> attemptCall(String what, Supplier<T> atServer) {
+        if (rng.nextDouble() >= faults.loseAnswer) {
+            return call(what, false, false, atServer);
+        }
+        CompletableFuture<T> f = new CompletableFuture<>();
+        long late = opTimeoutNanos + opTimeoutNanos / 5 + delay(false, false);
+        sched.at(delay(true, false), () -> {
+            T r = atServer.get();
+            trace.add(String.format("%8.3f %s %s -> %s (answer late)", ms(), clientId, what, r));
+            server.answerLost.run();
+            sched.at(late, () -> f.complete(r));
+        });
+        return f;
+    }
+
     double ms() {
         return sched.nanoTime() / 1e6 - 1000;
     }
@@ -149,11 +171,36 @@ final class SimBackend {
         final boolean fair;
         /** Answers single attempts (the engine waits) instead of waiting in {@link #acquire}. */
         final boolean single;
+        /** The read half of a read-write lock (shared), the write half, or neither. */
+        final boolean read;
+        final boolean write;
         final int id = nextOpsId++;
 
         LockOps(boolean fair, boolean single) {
+            this(fair, single, false, false);
+        }
+
+        /** A half of a read-write lock: single attempts, not fair, no hand-off. */
+        LockOps(boolean read, boolean write, boolean unused) {
+            this(false, true, read, write);
+        }
+
+        private LockOps(boolean fair, boolean single, boolean read, boolean write) {
             this.fair = fair;
             this.single = single;
+            this.read = read;
+            this.write = write;
+        }
+
+        @Override
+        public boolean shared() {
+            return read;
+        }
+
+        private long tryAt(AcquireRequest req) {
+            return read ? server.tryRead(req.name(), req.ownerId(), req.leaseMillis())
+                    : write ? server.tryWrite(req.name(), req.ownerId(), req.leaseMillis())
+                    : server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair);
         }
 
         @Override
@@ -165,8 +212,8 @@ final class SimBackend {
         public CompletableFuture<Attempt> tryAcquire(AcquireRequest req, String entry) {
             long sentAt = sched.nanoTime();
             attempts.merge(req.name(), 1, Integer::sum);
-            return call("try " + req.name() + " for " + req.ownerId(), true, fair,
-                    () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair))
+            return call((read ? "read " : write ? "write " : "try ") + req.name() + " for " + req.ownerId(), true,
+                    fair, () -> tryAt(req))
                     .thenApply(t -> t >= 0 ? Attempt.granted(new Grant(req, t, sentAt, null))
                             : fair ? Attempt.queued(req.ownerId(), Math.min(RECHECK_NANOS, -t - 1))
                             : Attempt.busy(Math.min(RECHECK_NANOS, -t - 1)));
@@ -205,7 +252,7 @@ final class SimBackend {
 
         @Override
         public boolean supportsHandOff() {
-            return !fair;
+            return !fair && !read && !write;
         }
 
         @Override
@@ -226,7 +273,8 @@ final class SimBackend {
                 return f;
             }
             return call("release " + g.name() + "#" + g.fencingToken(), true, fair,
-                    () -> server.release(g.name(), g.ownerId(), g.fencingToken()));
+                    () -> read ? server.releaseRead(g.name(), g.ownerId(), g.fencingToken())
+                            : server.release(g.name(), g.ownerId(), g.fencingToken()));
         }
 
         @Override
@@ -235,7 +283,8 @@ final class SimBackend {
             return call("renew", true, fair, () -> {
                 Set<Grant> lost = new HashSet<>();
                 for (Grant g : copy) {
-                    if (!server.renew(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis())) {
+                    if (!(read ? server.renewRead(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis())
+                            : server.renew(g.name(), g.ownerId(), g.fencingToken(), g.leaseMillis()))) {
                         lost.add(g);
                     }
                 }
@@ -391,7 +440,7 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Boolean> tryTake(String name, int permits) {
-            return call("tryTake " + permits, false, false, () -> server.tryTake(name, permits));
+            return attemptCall("tryTake " + permits, () -> server.tryTake(name, permits));
         }
 
         @Override
@@ -405,7 +454,7 @@ final class SimBackend {
         @Override
         public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
             long sentAt = sched.nanoTime();
-            return call("tryLease " + permitId, false, false, () -> server.tryLease(name, permitId, leaseMillis))
+            return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis))
                     .thenApply(ok -> ok ? new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt, null) : null);
         }
 

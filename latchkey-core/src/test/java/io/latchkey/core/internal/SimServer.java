@@ -10,12 +10,13 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The simulated server: the single truth about who holds what, on the scheduler's clock. Lock leases expire on it;
- * fair locks keep a FIFO queue of owners (an entry not refreshed for {@link #ENTRY_TTL_NANOS} is dropped, as a crashed
- * waiter's entry would be); semaphores and latches are plain counters. Every change that can let a waiter in is
- * pushed to the subscribers of the name (the network may lose the push). A restart forgets every lock and queue but
- * keeps the fencing counter and the counted resources (which the simulation keeps fault-free so that permits can be
- * counted).
+ * The simulated server: the single truth about who holds what, on the scheduler's clock. Lock leases expire on it; fair
+ * locks keep a FIFO queue of owners (an entry not refreshed for {@link #ENTRY_TTL_NANOS} is dropped, as a crashed
+ * waiter's entry would be); a read-write lock's readers share it ({@link #readers}), its writer is an ordinary lock
+ * record that also waits for the readers to leave; semaphores and latches are plain counters. Every change that can let
+ * a waiter in is pushed to the subscribers of the name (the network may lose the push). A restart forgets every lock
+ * and queue but keeps the fencing counter and the counted resources (which the simulation keeps fault-free so that
+ * permits can be counted).
  */
 final class SimServer {
 
@@ -27,6 +28,8 @@ final class SimServer {
     final SimScheduler sched;
     final Map<String, LockRec> locks = new HashMap<>();
     final Map<String, LinkedHashMap<String, Long>> fairQueues = new HashMap<>();
+    /** Read holds of read-write locks: name → owner → hold. */
+    final Map<String, Map<String, LockRec>> readers = new HashMap<>();
     final Map<String, Integer> permits = new HashMap<>();
     final Map<String, Long> latches = new HashMap<>();
     final Map<String, List<Consumer<String>>> subscribers = new HashMap<>();
@@ -89,6 +92,82 @@ final class SimServer {
             return r.token;
         }
         return -(r.expiresAt - now()) - 1;
+    }
+
+    /** The live read holds of {@code name}, expiring the ones that ran out. */
+    Map<String, LockRec> readersOf(String name) {
+        Map<String, LockRec> m = readers.get(name);
+        if (m == null) {
+            return Map.of();
+        }
+        boolean changed = false;
+        for (Iterator<LockRec> it = m.values().iterator(); it.hasNext(); ) {
+            LockRec r = it.next();
+            if (r.expiresAt - now() <= 0) {
+                it.remove();
+                expiryListener.on(name, r.owner, r.token);
+                changed = true;
+            }
+        }
+        if (m.isEmpty()) {
+            readers.remove(name);
+        }
+        if (changed) {
+            changed(name);
+        }
+        return m;
+    }
+
+    /** A read attempt: granted unless another owner holds the write lock; the token, or -(remaining + 1). */
+    long tryRead(String name, String owner, long leaseMillis) {
+        LockRec w = holder(name);
+        if (w != null && !w.owner.equals(owner)) {
+            return -(w.expiresAt - now()) - 1;
+        }
+        LockRec mine = readersOf(name).get(owner);
+        if (mine != null) {
+            return mine.token; // a retried attempt whose first answer was lost: the same hold
+        }
+        long token = ++tokens;
+        readers.computeIfAbsent(name, k -> new HashMap<>()).put(owner,
+                new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        grantListener.on(name, owner, token);
+        return token;
+    }
+
+    /** A write attempt: as {@link #tryLock} (not fair), once no reader holds the name. */
+    long tryWrite(String name, String owner, long leaseMillis) {
+        Map<String, LockRec> rs = readersOf(name);
+        if (!rs.isEmpty()) {
+            long soonest = Long.MAX_VALUE;
+            for (LockRec r : rs.values()) {
+                soonest = Math.min(soonest, r.expiresAt - now());
+            }
+            return -soonest - 1;
+        }
+        return tryLock(name, owner, leaseMillis, false);
+    }
+
+    boolean releaseRead(String name, String owner, long token) {
+        LockRec r = readersOf(name).get(owner);
+        if (r == null || r.token != token) {
+            return false;
+        }
+        readers.get(name).remove(owner);
+        if (readers.get(name).isEmpty()) {
+            readers.remove(name);
+        }
+        changed(name);
+        return true;
+    }
+
+    boolean renewRead(String name, String owner, long token, long leaseMillis) {
+        LockRec r = readersOf(name).get(owner);
+        if (r == null || r.token != token) {
+            return false;
+        }
+        readers.get(name).put(owner, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        return true;
     }
 
     private void dropStaleEntries(LinkedHashMap<String, Long> q) {
@@ -157,7 +236,9 @@ final class SimServer {
     void restart() {
         restarts++;
         List<String> names = new ArrayList<>(locks.keySet());
+        names.addAll(readers.keySet());
         locks.clear();
+        readers.clear();
         fairQueues.clear();
         for (String n : names) {
             changed(n);
@@ -274,6 +355,11 @@ final class SimServer {
         for (String n : new ArrayList<>(locks.keySet())) {
             if (holder(n) != null) {
                 held.add(n);
+            }
+        }
+        for (String n : new ArrayList<>(readers.keySet())) {
+            if (!readersOf(n).isEmpty()) {
+                held.add(n + " (read)");
             }
         }
         return held;

@@ -1,0 +1,68 @@
+package io.latchkey.core.internal;
+
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RemoteLockOps;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lock as a {@link WaitKind}: an attempt is {@link RemoteLockOps#tryAcquire} with the waiter's place in the server's
+ * queue; a success is a {@link Hold} registered in the name's holders (renewed by the watchdog, reported to the
+ * listener); a busy answer is re-checked at the backend's hint, at most {@link #RECHECK_FALLBACK_NANOS}; a grant that
+ * answers a waiter nobody waits for any more is released.
+ */
+final class LockKind implements WaitKind {
+    static final LockKind INSTANCE = new LockKind();
+
+    /** At most this long between looks without a push (the engine's bound on a backend's hint). */
+    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private LockKind() {
+    }
+
+    @Override
+    public CompletableFuture<Look> attempt(NameState s, Waiter w, String entry) {
+        return LockEngine.callRemote(() -> s.ops.tryAcquire(w.request, entry)).thenApply(a -> a == null ? null
+                : new Look(a.grant(), a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
+                        : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS), a.entry()));
+    }
+
+    @Override
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(NameState s, Runnable changed) {
+        return s.ops.subscribe(s.name, changed);
+    }
+
+    @Override
+    public Object grantedLocked(NameState s, Waiter w, Object taken) {
+        Hold h = new Hold(s, w.ownerId, w.threadOwned, (Grant) taken, s.engine.time.nanoTime());
+        s.putHolderLocked(h);
+        // a loss this owner never unlocked is superseded by the new hold
+        s.removeLostHoldLocked(w.ownerId);
+        return h;
+    }
+
+    @Override
+    public void granted(NameState s, Waiter w, Object result) {
+        Hold h = (Hold) result;
+        // renewal and expiry are armed before anyone can see the hold
+        s.engine.remember(h);
+        s.engine.events.acquired(s.name, h.acquiredAtNanos - w.startNanos);
+    }
+
+    @Override
+    public CompletableFuture<?> giveBack(NameState s, Waiter w, Object taken) {
+        Grant g = (Grant) taken;
+        CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(g));
+        return f.whenComplete((ok, e) -> {
+            if (e != null) {
+                NameState.log.debug("could not release late grant {}; it expires with its lease", g, e);
+            }
+        });
+    }
+
+    @Override
+    public void timedOut(NameState s, Waiter w) {
+        s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos);
+    }
+}
