@@ -139,7 +139,7 @@ final class EngineLock implements DistributedLock {
                     "lock '%s' is not held by the current thread (%s)", name, Thread.currentThread().getName()));
         }
         if (r instanceof NameState.LostUnlock) {
-            Hold lost = ((NameState.LostUnlock) r).hold;
+            Hold lost = ((NameState.LostUnlock) r).hold();
             engine.awaitQuietly(nameState.releaseLost(lost), "unlock", name);
             throw lost.lostException("unlock");
         }

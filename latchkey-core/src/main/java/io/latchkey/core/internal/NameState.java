@@ -1,6 +1,5 @@
 package io.latchkey.core.internal;
 
-import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
@@ -172,6 +171,12 @@ final class NameState extends ReentrantLock {
             bypassing.add(w);
             return w;
         }
+        if (sendableNowLocked()) {
+            // as pumpLocked would at once, without making a queue (64 bytes kept per held lock)
+            w.state = Waiter.State.INFLIGHT;
+            inflight = w;
+            return w;
+        }
         if (queue == null) {
             queue = new ArrayDeque<>(4);
         }
@@ -186,7 +191,7 @@ final class NameState extends ReentrantLock {
      */
     boolean busyForOneLookLocked() {
         if (countOps == null) {
-            return !(inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0)));
+            return !sendableNowLocked();
         }
         if (inflight != null && inflight.waits && inflight.state == Waiter.State.INFLIGHT) {
             return true;
@@ -199,6 +204,11 @@ final class NameState extends ReentrantLock {
             }
         }
         return false;
+    }
+
+    /** Under the lock: a new waiter would be sent now (nothing in flight or queued, nothing held if exclusive). */
+    private boolean sendableNowLocked() {
+        return inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0));
     }
 
     Waiter pumpLocked() {
@@ -471,12 +481,8 @@ final class NameState extends ReentrantLock {
 
     enum UnlockResult { STILL_HELD, NOT_HELD }
 
-    static final class LostUnlock {
-        final Hold hold;
-
-        LostUnlock(Hold hold) {
-            this.hold = hold;
-        }
+    /** {@code unlock()} of a hold that was lost: the caller reports the loss. */
+    record LostUnlock(Hold hold) {
     }
 
     /**
@@ -491,10 +497,5 @@ final class NameState extends ReentrantLock {
         NameKey(RemoteCountOps ops, String name, CountKind count) {
             this((Object) ops, name, java.util.Objects.requireNonNull(count, "count"));
         }
-    }
-
-    static AcquireRequest request(LockEngine engine, String name, String ownerId, long leaseMillis, boolean watchdog,
-                                  long deadlineNanos) {
-        return new AcquireRequest(name, ownerId, leaseMillis, watchdog, deadlineNanos, engine.time);
     }
 }

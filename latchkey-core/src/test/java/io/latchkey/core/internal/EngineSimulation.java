@@ -714,7 +714,7 @@ final class EngineSimulation {
                     // the inner unlock throws LockLostException; the outer finally unlocks again
                     return true;
                 }
-                ns.releaseLost(lu.hold).whenComplete((v, e) -> done.run());
+                ns.releaseLost(lu.hold()).whenComplete((v, e) -> done.run());
                 return false;
             }
             t("L (thread) releases token " + ((Hold) r).grant.fencingToken());
