@@ -88,8 +88,10 @@ final class SimServer {
             return grant(name, owner, leaseMillis);
         }
         if (r.owner.equals(owner)) {
-            // a retried attempt whose first answer was lost: the same hold
-            return r.token;
+            // the owner's own hold (a retried attempt whose first answer was lost, or a thread's new acquire after a
+            // release whose answer was lost): a fresh grant with a new token and a full lease, as the Redis recipe
+            // does; keeping the old expiry let the lease end before the engine's first renewal
+            return grant(name, owner, leaseMillis);
         }
         return -(r.expiresAt - now()) - 1;
     }
