@@ -278,7 +278,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         String ns = options().namespace();
         return Recipes.builder()
                 .lock(ops)
-                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis))
+                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis,
+                        clientId()))
                 .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema,
                         countWakeups, ns, pollMillis))
                 .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,
