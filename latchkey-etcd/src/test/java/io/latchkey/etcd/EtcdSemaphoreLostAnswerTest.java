@@ -180,6 +180,8 @@ class EtcdSemaphoreLostAnswerTest {
         assertThat(range).as("reads of %d cycles", cycles).isEqualTo(3L * cycles);
         semaphore.acquire();
         assertThat(keyCount(takes(name))).as("the take's record, until the next transaction").isEqualTo(1);
+        assertThat(client.list(name)).as("inspect lists the semaphore, not its take record").singleElement()
+                .satisfies(i -> assertThat(i.kind()).isEqualTo("semaphore"));
         semaphore.acquire();
         assertThat(keyCount(takes(name))).as("the second take deleted the first's record").isEqualTo(1);
         semaphore.release(2);

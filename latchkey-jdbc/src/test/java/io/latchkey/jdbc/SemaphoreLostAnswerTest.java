@@ -92,6 +92,11 @@ abstract class SemaphoreLostAnswerTest {
             assertThat(semaphore.trySetPermits(2)).isTrue();
             semaphore.acquire();
             assertThat(records(url, table)).as("the take's record, until the next statement").isEqualTo(1);
+            assertThat(client.list("*")).as("inspect lists the semaphore, not its take record")
+                    .singleElement().satisfies(i -> {
+                        assertThat(i.name()).isEqualTo(name);
+                        assertThat(i.kind()).isEqualTo("semaphore");
+                    });
             semaphore.acquire();
             assertThat(records(url, table)).as("the second take deleted the first's record").isEqualTo(1);
             assertThat(semaphore.availablePermits()).isZero();
