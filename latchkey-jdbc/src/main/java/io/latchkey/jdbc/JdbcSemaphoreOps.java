@@ -112,9 +112,6 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
                         return t;
                     });
                 }
-                if (took) {
-                    answered(name, id);
-                }
                 return took;
             } catch (SQLException | RuntimeException e) {
                 requeue(name, done); // deleting a record twice does no harm
@@ -124,7 +121,10 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
             }
         });
         taken.whenComplete((r, e) -> {
-            if (e != null && unwrap(e) instanceof LockUnavailableException) {
+            if (e == null && r) {
+                // only a take whose caller heard of it: a late one needs its record for the give-back
+                answered(name, id);
+            } else if (e != null && unwrap(e) instanceof LockUnavailableException) {
                 giveBack(name, id, permits, ended);
             }
         });
