@@ -23,12 +23,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,12 +47,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class EtcdSemaphoreLostAnswerTest {
 
-    private static final Duration OP_TIMEOUT = Duration.ofMillis(1000);
+    private static final Duration OP_TIMEOUT = Duration.ofMillis(2000);
     @RegisterExtension
     static final EtcdServerExtension etcd = new EtcdServerExtension();
 
     /** Holds back the answer of the next transaction by three operation timeouts. */
     private final AtomicBoolean delayNextTxn = new AtomicBoolean();
+    /** Sends the next transaction twice, the copy first (as a transport that retries a request would). */
+    private final AtomicBoolean duplicateNextTxn = new AtomicBoolean();
+    private final AtomicReference<Status> copied = new AtomicReference<>();
     private final Map<String, AtomicLong> calls = new ConcurrentHashMap<>();
     private final ScheduledExecutorService delays = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "test-delayed-answers");
@@ -71,6 +76,9 @@ class EtcdSemaphoreLostAnswerTest {
                 ClientCall<Q, R> call = next.newCall(method, options);
                 if (m.endsWith("KV/Txn") && delayNextTxn.compareAndSet(true, false)) {
                     return new Delayed<>(call, 3 * OP_TIMEOUT.toMillis());
+                }
+                if (m.endsWith("KV/Txn") && duplicateNextTxn.compareAndSet(true, false)) {
+                    return new Duplicated<>(call, next.newCall(method, options), copied);
                 }
                 return call;
             }
@@ -125,6 +133,44 @@ class EtcdSemaphoreLostAnswerTest {
         }
     }
 
+    /** A call whose request is first sent, and answered, on a copy of the call. */
+    private static final class Duplicated<Q, R> extends ForwardingClientCall.SimpleForwardingClientCall<Q, R> {
+        private final ClientCall<Q, R> copy;
+        private final CompletableFuture<Status> copyDone = new CompletableFuture<>();
+        private final AtomicReference<Status> outcome;
+
+        Duplicated(ClientCall<Q, R> call, ClientCall<Q, R> copy, AtomicReference<Status> outcome) {
+            super(call);
+            this.copy = copy;
+            this.outcome = outcome;
+        }
+
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+            copy.start(new Listener<>() {
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                    outcome.set(status);
+                    copyDone.complete(status);
+                }
+            }, headers);
+            copy.request(1);
+            super.start(listener, headers);
+        }
+
+        @Override
+        public void sendMessage(Q message) {
+            copy.sendMessage(message);
+            copy.halfClose();
+            try {
+                copyDone.get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("the copy of the transaction did not complete", e);
+            }
+            super.sendMessage(message);
+        }
+    }
+
     private static long keyCount(String prefix) throws Exception {
         try (Client admin = Client.builder().endpoints(etcd.endpoint()).build()) {
             return admin.getKVClient().get(ByteSequence.from(prefix, StandardCharsets.UTF_8),
@@ -152,6 +198,22 @@ class EtcdSemaphoreLostAnswerTest {
         assertThat(keyCount(takes(name))).as("the take's record").isZero();
         assertThat(semaphore.tryAcquire(2, Duration.ZERO)).isTrue();
         semaphore.release(2);
+        assertThat(semaphore.availablePermits()).isEqualTo(2);
+        assertThat(keyCount(takes(name))).isZero();
+    }
+
+    /** A take's transaction that reaches etcd twice takes once: the second finds the first's record. */
+    @Test
+    void aTakeSentTwiceTakesOnce() throws Exception {
+        String name = "sem-twice-" + UUID.randomUUID();
+        DistributedSemaphore semaphore = client.semaphore(name);
+        assertThat(semaphore.trySetPermits(2)).isTrue();
+        duplicateNextTxn.set(true);
+        assertThat(semaphore.tryAcquire(1, Duration.ZERO)).isTrue();
+        assertThat(duplicateNextTxn).as("the take's transaction was sent twice").isFalse();
+        assertThat(copied.get()).as("the copy's outcome").isNotNull().satisfies(st -> assertThat(st.isOk()).isTrue());
+        assertThat(semaphore.availablePermits()).as("one permit taken, not two").isEqualTo(1);
+        semaphore.release();
         assertThat(semaphore.availablePermits()).isEqualTo(2);
         assertThat(keyCount(takes(name))).isZero();
     }

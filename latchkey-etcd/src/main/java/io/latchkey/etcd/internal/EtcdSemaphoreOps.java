@@ -165,8 +165,12 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
                 writes.add(take.put());
             }
             done.forEach(k -> writes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
-            CompletableFuture<TxnResponse> sent = session.client().getKVClient().txn().If(unchanged)
-                    .Then(writes.toArray(Op[]::new)).commit();
+            // A take that finds the count changed reads its own record: should the client's transport send the
+            // transaction twice, the second finds the first's record and answers "taken" instead of taking again.
+            CompletableFuture<TxnResponse> sent = take == null
+                    ? session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new)).commit()
+                    : session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new))
+                            .Else(Op.get(bytes(take.key()), GetOption.DEFAULT)).commit();
             return session.bounded(sent, operation).handle((t, e) -> {
                 if (e != null) {
                     requeue(name, done); // deleting a record twice does no harm
@@ -177,6 +181,11 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
                 }
                 if (!t.isSucceeded()) {
                     requeue(name, done);
+                    if (take != null && !t.getGetResponses().isEmpty()
+                            && !t.getGetResponses().get(0).getKvs().isEmpty()) {
+                        answered(name, take.key()); // this take was applied already
+                        return CompletableFuture.completedFuture(c.result());
+                    }
                     return update(name, operation, take, decide);
                 }
                 if (take != null) {
