@@ -91,7 +91,10 @@ import java.util.concurrent.TimeoutException;
  * The counted primitives run on the engine's second contract ({@link RemoteCountOps}): waiting, deadlines,
  * interruption and renewal are the engine's, and etcd is asked only for single attempts and watches (waiters put no
  * keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding its free
- * permits ({@code EtcdSemaphoreOps}); a permit-expirable semaphore is the prefix
+ * permits ({@code EtcdSemaphoreOps}; each take also writes a record under
+ * {@code latchkey/[<namespace>/]semaphore-takes/<escaped n>/}, deleted by the client's next transaction on the name
+ * once the take's answer arrived, so that a take whose answer was lost can be given back once); a permit-expirable
+ * semaphore is the prefix
  * {@code latchkey/[<namespace>/]permits/<escaped n>/} with a {@code total} key and one {@code held/<permit id>} key
  * per permit on an etcd lease ({@code EtcdPermitExpirableSemaphoreOps}; watchdog permits on the client's lease,
  * renewed with its locks); a latch is the key {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count
@@ -113,11 +116,13 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     private final EtcdLockOps writeOps;
     private final EtcdInspector inspector;
     private final EtcdSemaphoreOps semaphoreOps;
+    private final long operationTimeoutMillis;
     private final EtcdPermitExpirableSemaphoreOps permitOps;
     private final EtcdCountDownLatchOps latchOps;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
+        this.operationTimeoutMillis = Math.max(1, options.operationTimeout().toMillis());
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
@@ -133,7 +138,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.WRITE);
         readOps.downgradesFrom(writeOps);
-        this.semaphoreOps = new EtcdSemaphoreOps(session, name -> base + "semaphores/" + EtcdKeys.escape(name));
+        this.semaphoreOps = new EtcdSemaphoreOps(session, name -> base + "semaphores/" + EtcdKeys.escape(name),
+                name -> base + "semaphore-takes/" + EtcdKeys.escape(name) + "/", clientId());
         this.permitOps = new EtcdPermitExpirableSemaphoreOps(session,
                 name -> base + "permits/" + EtcdKeys.escape(name) + "/");
         this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
@@ -328,6 +334,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
 
     @Override
     protected void closeBackend() {
+        semaphoreOps.close(operationTimeoutMillis);
         permitOps.close();
         session.close();
     }

@@ -21,7 +21,8 @@ import java.util.OptionalLong;
  * {@link LockInfo#kind()}: a {@code "semaphore"} row (its free permits), a {@code "latch"} row per armed latch (its
  * count), a {@code "permit"} row per leased permit whose lease has not ended by the database's clock (owner = permit
  * id, its token and remaining lease; detail: permits available of the total), and a {@code "permit-semaphore"} row
- * for a permit-expirable semaphore with no permit out. Two SELECTs narrowed like the lock table's
+ * for a permit-expirable semaphore with no permit out. The records of semaphore takes ({@link JdbcSemaphoreOps},
+ * under a reserved name no semaphore has) are not listed. Two SELECTs narrowed like the lock table's
  * ({@link LeaseTableInspector}); nothing when the tables were never created.
  */
 final class CountTableInspector {

@@ -14,7 +14,10 @@ import io.latchkey.core.CountKind;
  *       armed (the count-down that reaches zero deletes it).</li>
  *   <li>{@code <table>_permits}: one row per leased permit (semaphore, permit id, fencing token, lease end and start
  *       on the database's clock in epoch milliseconds, watchdog or fixed). A row whose lease ended counts for nothing
- *       and is deleted by the next {@code tryLease} of its semaphore or by the client's reaper.</li>
+ *       and is deleted by the next {@code tryLease} of its semaphore or by the client's reaper. The same table keeps
+ *       the records of semaphore takes whose answer the client has not seen yet ({@link JdbcSemaphoreOps}): under
+ *       the reserved name {@link #takeRecords} of the namespace (no semaphore name has a control character), the
+ *       take id as {@code permit_id} and the permits taken as {@code token}, with a lease of a few minutes.</li>
  * </ul>
  *
  * Every decision that reads a time compares against the database's clock ({@link SqlDialect#nowMillis()}), as the
@@ -51,6 +54,11 @@ final class CountTableSql {
     final String reapPermits;
     final String probeCounts;
     final String probePermits;
+
+    /** PostgreSQL: a take with its record, and the deletes of answered takes' records, in one statement. */
+    final String takeRecorded;
+    /** PostgreSQL: {@link #addToCount} with the deletes of answered takes' records, in one statement. */
+    final String addToCountDeleting;
 
     CountTableSql(SqlDialect dialect, String lockTable) {
         this.dialect = dialect;
@@ -99,9 +107,32 @@ final class CountTableSql {
                         + " ROWS ONLY";
                 break;
         }
+        if (dialect == SqlDialect.POSTGRESQL) {
+            String deleting = "WITH d AS (DELETE FROM " + permits + " WHERE semaphore_name = ? AND permit_id = ANY(?))";
+            takeRecorded = deleting + ", t AS (" + takeFromCount + " RETURNING 1) INSERT INTO " + permits
+                    + " (semaphore_name, permit_id, token, expires_at, acquired_at, watchdog) SELECT ?, ?, ?, " + now
+                    + " + ?, " + now + ", FALSE FROM t";
+            addToCountDeleting = deleting + " " + addToCount;
+        } else {
+            takeRecorded = null;
+            addToCountDeleting = null;
+        }
         probeCounts = "SELECT kind, count_name, count_value FROM " + counts + " WHERE 1 = 0";
         probePermits = "SELECT semaphore_name, permit_id, token, expires_at, acquired_at, watchdog FROM " + permits
                 + " WHERE 1 = 0";
+    }
+
+    /**
+     * The reserved {@code semaphore_name} of the take records of semaphores of {@code namespace}: the namespace's key
+     * prefix and U+001E, which no name may contain.
+     */
+    static String takeRecords(String namespace) {
+        return LeaseTableRows.keyPrefix(namespace) + '\u001e';
+    }
+
+    /** Deletes the take records (semaphore name, then {@code n} take ids) of answered takes: databases without arrays. */
+    String deleteRecords(int n) {
+        return "DELETE FROM " + permits + " WHERE semaphore_name = ? AND permit_id IN (?" + ", ?".repeat(n - 1) + ")";
     }
 
     /** The DDL of the counts table beside the lease table {@code table}. */

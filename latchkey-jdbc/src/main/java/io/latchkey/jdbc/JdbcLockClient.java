@@ -75,11 +75,15 @@ import javax.sql.DataSource;
  * total, an armed latch's count: one row each) and {@code <table>_permits} (one row per leased permit, its lease on
  * the database's clock, its fencing token from the table's sequence), created the first time one of these primitives
  * is used ({@link SqlDialect#countTableDdl(String)}, {@link SqlDialect#permitTableDdl(String)}). Taking permits is
- * one conditional {@code UPDATE}; taking a leased permit one short transaction that locks the semaphore's row first;
+ * one conditional {@code UPDATE} that also records the take in the permits table under the namespace's reserved name
+ * (one statement on PostgreSQL, a transaction elsewhere), so that a take whose answer was lost is given back once
+ * ({@code JdbcSemaphoreOps}); taking a leased permit one short transaction that locks the semaphore's row first;
  * a count-down one conditional statement. Waiters: the client's engine queues its threads and sends one attempt per
  * name at a time; other clients' changes wake them through {@code NOTIFY} on PostgreSQL and a re-check every
  * {@link JdbcOptions#maxPollInterval()} elsewhere; a leased permit's end wakes them at the earliest lease end read.
- * A latch's row is deleted when it opens; expired permits' rows are deleted by the next take and by a reaper.
+ * A latch's row is deleted when it opens; expired permits' rows are deleted by the next take and by a reaper; a
+ * semaphore take's record by the client's next statement on the semaphore once the take's answer arrived, or by a
+ * reaper when it ends.
  *
  * <h2>Connections</h2>
  * Each operation borrows a connection from the {@link DataSource} for one statement (an acquire on MariaDB/MySQL
@@ -268,7 +272,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
 
     /**
      * The remote halves: the lease-table lock ({@code JdbcLockOps}); semaphores, one row of free permits each in
-     * {@code <table>_counts} ({@code JdbcSemaphoreOps}); permit-expirable semaphores, the total in
+     * {@code <table>_counts} and a record per take in {@code <table>_permits} until its answer arrived
+     * ({@code JdbcSemaphoreOps}); permit-expirable semaphores, the total in
      * {@code <table>_counts} and one row per leased permit in {@code <table>_permits}
      * ({@code JdbcPermitExpirableSemaphoreOps}); count-down latches, one row in {@code <table>_counts} while armed
      * ({@code JdbcCountDownLatchOps}).
@@ -278,7 +283,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         String ns = options().namespace();
         return Recipes.builder()
                 .lock(ops)
-                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis))
+                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis,
+                        clientId()))
                 .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema,
                         countWakeups, ns, pollMillis))
                 .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,

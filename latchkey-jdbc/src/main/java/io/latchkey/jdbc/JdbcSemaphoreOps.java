@@ -1,7 +1,22 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.CountKind;
+import io.latchkey.core.RetriedRemoval;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the SQL semaphore: one row of the counts table per semaphore (kind
@@ -11,12 +26,45 @@ import java.util.concurrent.CompletableFuture;
  * {@code UPDATE} (or an {@code INSERT} for a semaphore never set); draining is one short transaction that locks the
  * row. Permits have no owner and no lease: a client that crashes while holding some keeps them taken, as with
  * {@link java.util.concurrent.Semaphore}. The row stays once set (a semaphore set to 0 differs from one never set).
+ *
+ * <h2>A take whose answer is lost</h2>
+ * A take may commit while its answer never reaches the client (the operation timeout passed, the connection broke
+ * before the commit's answer); nobody would return those permits. So a take also inserts a record of itself in the
+ * same transaction: a row of the permits table under the namespace's reserved name
+ * ({@link CountTableSql#takeRecords}), the take id ({@code <client id>:t<n>}) as {@code permit_id}, the permits as
+ * {@code token}, ending {@value #RECORD_MILLIS} ms later by the database's clock. On PostgreSQL this is still one
+ * statement (a data-modifying {@code WITH}); elsewhere the take is a transaction of the {@code UPDATE} and, when it
+ * took, the {@code INSERT}. When the answer arrives, the record is no longer needed: the next statement of this client
+ * on the semaphore (usually the release of those permits, or its next take) deletes it, inside the same statement on
+ * PostgreSQL, as one more statement elsewhere. When the take fails without an answer, it is given back if it
+ * committed: one transaction deletes the record and, only if there was one, adds its permits back — at most once, and
+ * only if the take happened. It is tried again (through {@link RetriedRemoval}) until the database answers or the
+ * record has ended, and once more when the take's own work ends late (a take still running when the first give-back
+ * looked). The caller still sees the failure. Records left by a client that died are deleted by a reaper (every
+ * {@value JdbcPermitExpirableSemaphoreOps#REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
  */
 final class JdbcSemaphoreOps extends JdbcCountOps {
+    private static final Logger log = LoggerFactory.getLogger(JdbcSemaphoreOps.class);
+    /** How long a take's record lives: the longest a give-back after a lost answer may take. */
+    static final long RECORD_MILLIS = 300_000;
+    /** The most record deletes one statement carries; the rest wait for the next one. */
+    static final int DELETES_PER_STATEMENT = 64;
+
+    private final String records;
+    private final String takeIds;
+    private final AtomicLong takes = new AtomicLong();
+    /** Per semaphore name: the take ids whose answer arrived, for the next statement on that name to delete. */
+    private final ConcurrentHashMap<String, ArrayDeque<String>> answered = new ConcurrentHashMap<>();
+    private final RetriedRemoval giveBacks;
+    private final AtomicBoolean reaping = new AtomicBoolean();
 
     JdbcSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
-                     String namespace, long pollMillis) {
+                     String namespace, long pollMillis, String clientId) {
         super(runner, sql, schema, wakeups, namespace, CountKind.SEMAPHORE, pollMillis);
+        this.records = CountTableSql.takeRecords(namespace);
+        this.takeIds = clientId + ":t";
+        this.giveBacks = new RetriedRemoval((task, delayMillis) -> runner.timer().schedule(task, delayMillis,
+                TimeUnit.MILLISECONDS), () -> !runner.isClosed(), 100, 2_000, log);
     }
 
     @Override
@@ -35,19 +83,93 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return addToCount("add permits to", name, delta);
+        return add("add permits to", name, delta);
     }
 
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
+        if (reaping.compareAndSet(false, true)) {
+            runner.every(JdbcPermitExpirableSemaphoreOps.REAP_INTERVAL_SECONDS, "ended semaphore take records of "
+                    + sql.permits, schema::isReady, this::reapRecords);
+        }
         String key = rowKey(name);
-        return run("take permits of", name,
-                c -> execute(c, sql.takeFromCount, (long) permits, kind, key, (long) permits) == 1);
+        String id = takeIds + takes.incrementAndGet();
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        CompletableFuture<Boolean> taken = run("take permits of", name, c -> {
+            List<String> done = drainAnswered(name);
+            try {
+                boolean took;
+                if (sql.takeRecorded != null) {
+                    took = execute(c, sql.takeRecorded, records, ids(c, done), (long) permits, kind, key,
+                            (long) permits, records, id, (long) permits, RECORD_MILLIS) == 1;
+                } else {
+                    took = inTransaction(c, tx -> {
+                        boolean t = execute(tx, sql.takeFromCount, (long) permits, kind, key, (long) permits) == 1;
+                        if (t) {
+                            execute(tx, sql.insertPermit, records, id, (long) permits, RECORD_MILLIS, false);
+                        }
+                        deleteRecords(tx, done);
+                        return t;
+                    });
+                }
+                return took;
+            } catch (SQLException | RuntimeException e) {
+                requeue(name, done); // deleting a record twice does no harm
+                throw e;
+            } finally {
+                ended.complete(null);
+            }
+        });
+        taken.whenComplete((r, e) -> {
+            if (e == null && r) {
+                // only a take whose caller heard of it: a late one needs its record for the give-back
+                answered(name, id);
+            } else if (e != null && unwrap(e) instanceof LockUnavailableException) {
+                giveBack(name, id, permits, ended);
+            }
+        });
+        return taken;
     }
 
     @Override
     public CompletableFuture<Void> give(String name, int permits) {
-        return addToCount("return permits to", name, permits);
+        return add("return permits to", name, permits);
+    }
+
+    /**
+     * {@code addPermits} and {@code give}: adds {@code delta} to the row (one that was never set starts from 0) and
+     * deletes the records of answered takes; added permits wake waiters. Sent once.
+     */
+    private CompletableFuture<Void> add(String op, String name, int delta) {
+        String key = rowKey(name);
+        return run(op, name, c -> {
+            List<String> done = drainAnswered(name);
+            try {
+                int n = sql.addToCountDeleting != null && !done.isEmpty()
+                        ? execute(c, sql.addToCountDeleting, records, ids(c, done), (long) delta, kind, key)
+                        : execute(c, sql.addToCount, (long) delta, kind, key);
+                while (n == 0 && !insertCount(c, key, delta)) {
+                    // inserted by someone else since the update: update it
+                    n = execute(c, sql.addToCount, (long) delta, kind, key);
+                }
+            } catch (SQLException | RuntimeException e) {
+                requeue(name, done);
+                throw e;
+            }
+            if (sql.addToCountDeleting == null) {
+                try {
+                    deleteRecords(c, done);
+                } catch (SQLException e) {
+                    requeue(name, done); // the permits were added: only the records wait for the next statement
+                    log.debug("deleting {} take record(s) of semaphore '{}' failed: {}", done.size(), name,
+                            e.toString());
+                }
+            }
+            if (delta > 0) {
+                wakeups.changed(c, wakeKey(name));
+            }
+            return null;
+        });
     }
 
     @Override
@@ -61,5 +183,105 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
             execute(tx, sql.setCount, 0L, kind, key);
             return clamp(v);
         }));
+    }
+
+    // ------------------------------------------------------------------------------------------ take records
+
+    /** The take ids as a PostgreSQL array parameter. */
+    private static Array ids(Connection c, List<String> ids) throws SQLException {
+        return c.createArrayOf("varchar", ids.toArray());
+    }
+
+    /** Deletes the records of {@code ids}, one statement if there are any: databases without arrays. */
+    private void deleteRecords(Connection c, List<String> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        Object[] params = new Object[ids.size() + 1];
+        params[0] = records;
+        for (int i = 0; i < ids.size(); i++) {
+            params[i + 1] = ids.get(i);
+        }
+        execute(c, sql.deleteRecords(ids.size()), params);
+    }
+
+    /** The answer of take {@code id} arrived: the next statement on {@code name} deletes its record. */
+    private void answered(String name, String id) {
+        answered.compute(name, (k, q) -> {
+            ArrayDeque<String> ids = q == null ? new ArrayDeque<>() : q;
+            ids.add(id);
+            return ids;
+        });
+    }
+
+    private void requeue(String name, List<String> ids) {
+        ids.forEach(id -> answered(name, id));
+    }
+
+    /**
+     * The ids of {@code name}'s answered takes, at most {@value #DELETES_PER_STATEMENT}, taken from the table for one
+     * statement (which puts them back if it fails). Each queue changes only inside the map's atomic {@code compute}.
+     */
+    private List<String> drainAnswered(String name) {
+        List<String> out = new ArrayList<>();
+        answered.computeIfPresent(name, (k, q) -> {
+            for (String id; out.size() < DELETES_PER_STATEMENT && (id = q.poll()) != null; ) {
+                out.add(id);
+            }
+            return q.isEmpty() ? null : q;
+        });
+        return out;
+    }
+
+    /**
+     * The answer of take {@code id} was lost: gives its permits back if it committed, in the background (nobody
+     * waits for it), tried again until the database answers or the record's time is over; and once more when the
+     * take's own work ends, if it was still running.
+     */
+    private void giveBack(String name, String id, int permits, CompletableFuture<Void> ended) {
+        String what = "give-back of take " + id + " of semaphore '" + name + "' on " + runner.server()
+                + " (its answer was lost)";
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECORD_MILLIS);
+        RetriedRemoval.Try<Integer> once = retry -> retry > 0 && System.nanoTime() - until >= 0
+                ? CompletableFuture.completedFuture(0) : giveBackOnce(name, id, permits);
+        giveBacks.now(what, once, e -> e instanceof LockUnavailableException, 0, null)
+                .whenComplete((n, e) -> ended.whenComplete((v, x) ->
+                        giveBacks.now(what, once, t -> t instanceof LockUnavailableException, 0, null)));
+    }
+
+    /**
+     * One give-back: deletes the take's record and, only if there was one, adds its permits back, in one
+     * transaction; completes with the permits given back (0: the take never committed, or was given back already).
+     */
+    CompletableFuture<Integer> giveBackOnce(String name, String id, int permits) {
+        String key = rowKey(name);
+        return run("give back a take whose answer was lost of", name, c -> {
+            int n = inTransaction(c, tx -> {
+                if (execute(tx, sql.deletePermit, records, id) == 0) {
+                    return 0;
+                }
+                execute(tx, sql.addToCount, (long) permits, kind, key);
+                return permits;
+            });
+            if (n > 0) {
+                wakeups.changed(c, wakeKey(name));
+                log.info("gave back {} permit(s) of semaphore '{}' taken by an attempt whose answer was lost", n,
+                        name);
+            }
+            return n;
+        });
+    }
+
+    /** Deletes the ended take records of this namespace; returns how many. */
+    private long reapRecords() {
+        return runner.call("delete ended semaphore take records of " + sql.permits,
+                c -> execute(c, sql.deleteExpiredPermits, records));
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
     }
 }

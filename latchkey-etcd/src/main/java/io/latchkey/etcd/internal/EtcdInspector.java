@@ -39,7 +39,8 @@ import java.util.concurrent.CompletionException;
  *   token: the create revision of its key, the revision of the grant), or one unowned {@code permit-semaphore} row
  *   when none is held; the detail says how many of the total are available.</li>
  *   <li>semaphore ({@code semaphores/}) and latch ({@code latches/}): one unowned row, the free permits or the
- *   count as detail.</li>
+ *   count as detail. A semaphore's take records ({@code semaphore-takes/}, see {@link EtcdSemaphoreOps}) are part of
+ *   it, not rows of their own.</li>
  * </ul>
  * {@code remainingLease} is the remaining TTL of the key's etcd lease in whole seconds, as etcd keeps them: the
  * client's shared lease for watchdog holds and permits, renewed every third of the watchdog timeout, or the hold's

@@ -1,27 +1,94 @@
 package io.latchkey.etcd.internal;
 
+import static io.latchkey.etcd.internal.EtcdKeys.bytes;
+
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.latchkey.LockUnavailableException;
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RetriedRemoval;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the etcd semaphore: one key per semaphore ({@code latchkey/[<namespace>/]semaphores/<escaped
- * name>}) whose value is the number of available permits, changed only by compare-and-set on its mod revision
- * ({@link EtcdCounter}). Taking permits lowers it, returning or adding raises it; every change is a watch event
- * on the key, which wakes waiters ({@link EtcdChanges}). The key has no lease: permits are unowned, so a crashed
- * holder's permits stay taken (as with every backend's plain semaphore), and a semaphore that was set stays set.
+ * name>}) whose value is the number of available permits, changed only by compare-and-set on its mod revision (read,
+ * decide, then a transaction that writes only if the key is unchanged since the read; again from the read when
+ * another writer came in between). Taking permits lowers it, returning or adding raises it; every change is a watch
+ * event on the key, which wakes waiters ({@link EtcdChanges}). The key has no lease: permits are unowned, so a
+ * crashed holder's permits stay taken (as with every backend's plain semaphore), and a semaphore that was set stays
+ * set.
+ *
+ * <h2>A take whose answer is lost</h2>
+ * A take's transaction may commit on the server while its answer never reaches the client (the operation timeout
+ * passed, the connection broke); nobody would return those permits. So the transaction that takes permits also
+ * writes a record of the take, {@code latchkey/[<namespace>/]semaphore-takes/<escaped name>/<take id>} holding the
+ * number of permits (the take id is the client id and a counter). When the answer arrives, the record is no longer
+ * needed: the next transaction this client commits on the semaphore (usually the release of those permits, or its
+ * next take) deletes it, so a cycle costs no extra round trip and no record stays once the permits are back. When the
+ * take's transaction fails without an answer, the take is given back if etcd applied it: read the count and the
+ * record, then one transaction that puts the count plus the record's permits and deletes the record, only if neither
+ * changed since the read — so a take is given back at most once, and only if it happened. The give-back is tried
+ * again (through {@link RetriedRemoval}) until etcd answers or the client closes, and once more when the late answer
+ * of the take itself arrives (a take still in flight when the first give-back looked). The caller still sees the
+ * failure. Closing the client deletes the records whose answer arrived; a client that dies holding permits leaves
+ * their records behind, beside the permits it keeps.
  */
 public final class EtcdSemaphoreOps implements RemoteCountOps {
+    private static final Logger log = LoggerFactory.getLogger(EtcdSemaphoreOps.class);
+
+    /** The most record deletes one transaction carries; the rest wait for the next one. */
+    static final int DELETES_PER_TXN = 64;
 
     private final EtcdSession session;
     private final Function<String, String> keyOf;
-    private final EtcdCounter counter;
+    private final Function<String, String> takesOf;
+    private final String takeIds;
+    private final AtomicLong takes = new AtomicLong();
+    /** Per semaphore name: the record keys of takes whose answer arrived, for the next transaction to delete. */
+    private final ConcurrentHashMap<String, ArrayDeque<String>> answered = new ConcurrentHashMap<>();
+    private final RetriedRemoval giveBacks;
 
-    /** @param keyOf maps a semaphore name to its key */
-    public EtcdSemaphoreOps(EtcdSession session, Function<String, String> keyOf) {
+    /**
+     * @param keyOf maps a semaphore name to its key
+     * @param takesOf maps a semaphore name to the prefix of its take records, ending in {@code /}
+     * @param clientId this client's id, the prefix of its take ids
+     */
+    public EtcdSemaphoreOps(EtcdSession session, Function<String, String> keyOf, Function<String, String> takesOf,
+                            String clientId) {
         this.session = session;
         this.keyOf = keyOf;
-        this.counter = new EtcdCounter(session);
+        this.takesOf = takesOf;
+        this.takeIds = clientId + ":";
+        this.giveBacks = new RetriedRemoval(
+                (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+                () -> !session.scheduler().isShutdown(), StrandedKeys.FIRST_DELAY_MILLIS,
+                StrandedKeys.MAX_DELAY_MILLIS, log);
+    }
+
+    /** What to write for the value read: the new count, unless {@code !write}; and the result. */
+    private record Change<R>(boolean write, long value, R result) {
+        static <R> Change<R> none(R result) {
+            return new Change<>(false, 0, result);
+        }
+
+        static <R> Change<R> put(long value, R result) {
+            return new Change<>(true, value, result);
+        }
     }
 
     @Override
@@ -31,25 +98,36 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
-        return counter.read(keyOf.apply(name)).thenApply(v -> v == null ? 0 : (int) (long) v);
+        return session.bounded(session.client().getKVClient().get(bytes(keyOf.apply(name))),
+                "read " + keyOf.apply(name))
+                .thenApply(r -> r.getKvs().isEmpty() ? 0 : (int) EtcdCounter.parse(r.getKvs().get(0)));
     }
 
     @Override
     public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
-        return counter.putIfAbsent(keyOf.apply(name), permits, "set permits of semaphore " + name);
+        String key = keyOf.apply(name);
+        return session.bounded(session.client().getKVClient().txn()
+                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0)))
+                .Then(Op.put(bytes(key), bytes(Integer.toString(permits)), PutOption.DEFAULT))
+                .commit(), "set permits of semaphore " + name).thenApply(TxnResponse::isSucceeded);
     }
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
-        return counter.update(keyOf.apply(name), "add permits to semaphore " + name,
-                v -> EtcdCounter.Change.put((v == null ? 0 : v) + delta, (Void) null));
+        return update(name, "add permits to semaphore " + name, null,
+                v -> Change.put((v == null ? 0 : v) + delta, (Void) null));
     }
 
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
-        return counter.update(keyOf.apply(name), "take permits of semaphore " + name,
-                v -> v == null || v < permits ? EtcdCounter.Change.none(false)
-                        : EtcdCounter.Change.put(v - permits, true));
+        String record = takesOf.apply(name) + takeIds + takes.incrementAndGet();
+        Op recordTake = Op.put(bytes(record), bytes(Integer.toString(permits)), PutOption.DEFAULT);
+        return update(name, "take permits of semaphore " + name, new TakeRecord(record, recordTake, name),
+                v -> v == null || v < permits ? Change.none(false) : Change.put(v - permits, true));
+    }
+
+    /** A take's record, written by the transaction that takes the permits. */
+    private record TakeRecord(String key, Op put, String name) {
     }
 
     @Override
@@ -59,7 +137,164 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Integer> drainPermits(String name) {
-        return counter.update(keyOf.apply(name), "drain semaphore " + name,
-                v -> v == null || v <= 0 ? EtcdCounter.Change.none(0) : EtcdCounter.Change.put(0, (int) (long) v));
+        return update(name, "drain semaphore " + name, null,
+                v -> v == null || v <= 0 ? Change.none(0) : Change.put(0, (int) (long) v));
+    }
+
+    /**
+     * Applies {@code decide} to the current count ({@code null} if absent) until its write lands unchanged-since-read
+     * or it decides not to write; completes with its result. The write deletes the records of the takes of
+     * {@code name} whose answer arrived, and writes {@code take}'s record if there is one; when the transaction that
+     * would write the record fails without an answer, the take is given back.
+     */
+    private <R> CompletableFuture<R> update(String name, String operation, TakeRecord take,
+                                            Function<Long, Change<R>> decide) {
+        String key = keyOf.apply(name);
+        return session.bounded(session.client().getKVClient().get(bytes(key)), "read " + key).thenCompose(r -> {
+            KeyValue kv = r.getKvs().isEmpty() ? null : r.getKvs().get(0);
+            Change<R> c = decide.apply(kv == null ? null : EtcdCounter.parse(kv));
+            if (!c.write()) {
+                return CompletableFuture.completedFuture(c.result());
+            }
+            Cmp unchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
+                    : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
+            List<String> done = drainAnswered(name);
+            List<Op> writes = new ArrayList<>(done.size() + 2);
+            writes.add(Op.put(bytes(key), bytes(Long.toString(c.value())), PutOption.DEFAULT));
+            if (take != null) {
+                writes.add(take.put());
+            }
+            done.forEach(k -> writes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
+            // A take that finds the count changed reads its own record: should the client's transport send the
+            // transaction twice, the second finds the first's record and answers "taken" instead of taking again.
+            CompletableFuture<TxnResponse> sent = take == null
+                    ? session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new)).commit()
+                    : session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new))
+                            .Else(Op.get(bytes(take.key()), GetOption.DEFAULT)).commit();
+            return session.bounded(sent, operation).handle((t, e) -> {
+                if (e != null) {
+                    requeue(name, done); // deleting a record twice does no harm
+                    if (take != null && EtcdSession.unwrap(e) instanceof LockUnavailableException) {
+                        giveBack(take, sent);
+                    }
+                    return CompletableFuture.<R>failedFuture(e);
+                }
+                if (!t.isSucceeded()) {
+                    requeue(name, done);
+                    if (take != null && !t.getGetResponses().isEmpty()
+                            && !t.getGetResponses().get(0).getKvs().isEmpty()) {
+                        answered(name, take.key()); // this take was applied already
+                        return CompletableFuture.completedFuture(c.result());
+                    }
+                    return update(name, operation, take, decide);
+                }
+                if (take != null) {
+                    answered(name, take.key());
+                }
+                return CompletableFuture.completedFuture(c.result());
+            }).thenCompose(f -> f);
+        });
+    }
+
+    /** The answer of the take recorded under {@code record} arrived: the next transaction on {@code name} deletes it. */
+    private void answered(String name, String record) {
+        answered.compute(name, (k, q) -> {
+            ArrayDeque<String> records = q == null ? new ArrayDeque<>() : q;
+            records.add(record);
+            return records;
+        });
+    }
+
+    private void requeue(String name, List<String> records) {
+        records.forEach(r -> answered(name, r));
+    }
+
+    /**
+     * The record keys of {@code name}'s answered takes (each queue is changed only inside the map's atomic
+     * {@code compute}), at most {@value #DELETES_PER_TXN} (etcd limits the operations of
+     * a transaction), taken from the table for one transaction (which puts them back if it does not commit).
+     */
+    private List<String> drainAnswered(String name) {
+        List<String> out = new ArrayList<>();
+        answered.computeIfPresent(name, (k, q) -> {
+            for (String r; out.size() < DELETES_PER_TXN && (r = q.poll()) != null; ) {
+                out.add(r);
+            }
+            return q.isEmpty() ? null : q;
+        });
+        return out;
+    }
+
+    /**
+     * The answer of a take was lost: gives its permits back if etcd applied it, in the background (nobody waits for
+     * it), tried again until etcd answers or the client closes; and once more when the take's own answer arrives late.
+     */
+    private void giveBack(TakeRecord take, CompletableFuture<TxnResponse> sent) {
+        String what = "give-back of take " + take.key() + " (its answer was lost) on " + session.endpoints();
+        giveBacks.now(what, retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null)
+                .whenComplete((n, e) -> {
+                    sent.whenComplete((late, ignored) -> giveBacks.now(what, retry -> giveBackOnce(take),
+                            x -> x instanceof LockUnavailableException, 0L, null));
+                });
+    }
+
+    /**
+     * One give-back: reads the count and the record in one transaction, then puts the count plus the record's permits
+     * and deletes the record if neither changed since; again from the read when another writer came in between.
+     * Completes with the permits given back (0: no record, the take was never applied or was given back already).
+     */
+    CompletableFuture<Long> giveBackOnce(TakeRecord take) {
+        String key = keyOf.apply(take.name());
+        return session.bounded(session.client().getKVClient().txn()
+                .Then(Op.get(bytes(key), GetOption.DEFAULT), Op.get(bytes(take.key()), GetOption.DEFAULT))
+                .commit(), "read " + take.key()).thenCompose(r -> {
+            List<KeyValue> count = r.getGetResponses().get(0).getKvs();
+            List<KeyValue> record = r.getGetResponses().get(1).getKvs();
+            if (record.isEmpty()) {
+                return CompletableFuture.completedFuture(0L);
+            }
+            KeyValue rec = record.get(0);
+            long permits = EtcdCounter.parse(rec);
+            KeyValue kv = count.isEmpty() ? null : count.get(0);
+            long value = (kv == null ? 0 : EtcdCounter.parse(kv)) + permits;
+            Cmp countUnchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
+                    : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
+            Cmp recordUnchanged = new Cmp(bytes(take.key()), Cmp.Op.EQUAL, CmpTarget.modRevision(rec.getModRevision()));
+            return session.bounded(session.client().getKVClient().txn().If(countUnchanged, recordUnchanged)
+                    .Then(Op.put(bytes(key), bytes(Long.toString(value)), PutOption.DEFAULT),
+                            Op.delete(bytes(take.key()), DeleteOption.DEFAULT))
+                    .commit(), "give back take " + take.key()).thenCompose(t -> {
+                if (!t.isSucceeded()) {
+                    return giveBackOnce(take);
+                }
+                log.info("gave back {} permit(s) of semaphore '{}' taken by an attempt whose answer was lost",
+                        permits, take.name());
+                return CompletableFuture.completedFuture(permits);
+            });
+        });
+    }
+
+    /**
+     * Deletes the records of takes whose answer arrived, in one transaction, waiting at most {@code timeoutMillis}
+     * (best effort: a record left behind is only a key).
+     */
+    public void close(long timeoutMillis) {
+        List<Op> deletes = new ArrayList<>();
+        for (String name : List.copyOf(answered.keySet())) {
+            for (List<String> some; deletes.size() < DELETES_PER_TXN && !(some = drainAnswered(name)).isEmpty(); ) {
+                some.forEach(k -> deletes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
+            }
+        }
+        if (deletes.isEmpty()) {
+            return;
+        }
+        try {
+            session.client().getKVClient().txn().Then(deletes.toArray(Op[]::new)).commit()
+                    .get(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.debug("deleting {} semaphore take record(s) at close failed: {}", deletes.size(), e.toString());
+        }
     }
 }
