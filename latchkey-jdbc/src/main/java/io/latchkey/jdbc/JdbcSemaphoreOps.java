@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AnsweredTakes;
 import io.latchkey.core.CountKind;
 import io.latchkey.core.RetriedRemoval;
 import java.sql.Array;
@@ -54,7 +55,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     private final String takeIds;
     private final AtomicLong takes = new AtomicLong();
     /** Per semaphore name: the take ids whose answer arrived, for the next statement on that name to delete. */
-    private final ConcurrentHashMap<String, ArrayDeque<String>> answered = new ConcurrentHashMap<>();
+    private final AnsweredTakes answered = new AnsweredTakes();
     private final RetriedRemoval giveBacks;
     private final AtomicBoolean reaping = new AtomicBoolean();
 
@@ -207,30 +208,16 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
 
     /** The answer of take {@code id} arrived: the next statement on {@code name} deletes its record. */
     private void answered(String name, String id) {
-        answered.compute(name, (k, q) -> {
-            ArrayDeque<String> ids = q == null ? new ArrayDeque<>() : q;
-            ids.add(id);
-            return ids;
-        });
+        answered.add(name, id);
     }
 
     private void requeue(String name, List<String> ids) {
-        ids.forEach(id -> answered(name, id));
+        answered.requeue(name, ids);
     }
 
-    /**
-     * The ids of {@code name}'s answered takes, at most {@value #DELETES_PER_STATEMENT}, taken from the table for one
-     * statement (which puts them back if it fails). Each queue changes only inside the map's atomic {@code compute}.
-     */
+    /** The ids of {@code name}'s answered takes for one statement. */
     private List<String> drainAnswered(String name) {
-        List<String> out = new ArrayList<>();
-        answered.computeIfPresent(name, (k, q) -> {
-            for (String id; out.size() < DELETES_PER_STATEMENT && (id = q.poll()) != null; ) {
-                out.add(id);
-            }
-            return q.isEmpty() ? null : q;
-        });
-        return out;
+        return answered.drain(name, DELETES_PER_STATEMENT);
     }
 
     /**

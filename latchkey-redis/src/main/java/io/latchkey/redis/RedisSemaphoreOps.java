@@ -1,6 +1,7 @@
 package io.latchkey.redis;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AnsweredTakes;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
@@ -44,7 +45,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
     private final String takeIds;
     private final AtomicLong takes = new AtomicLong();
     /** Per semaphore name: the takes whose answer arrived, for the next script on that name to delete. */
-    private final ConcurrentHashMap<String, ConcurrentLinkedQueue<String>> answered = new ConcurrentHashMap<>();
+    private final AnsweredTakes answered = new AnsweredTakes();
     private final RetriedRemoval giveBacks;
 
     RedisSemaphoreOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
@@ -118,11 +119,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
 
     /** The answer of take {@code id} arrived: the next script on {@code name} deletes its record. */
     private void answered(String name, String id) {
-        answered.compute(name, (k, q) -> {
-            ConcurrentLinkedQueue<String> ids = q == null ? new ConcurrentLinkedQueue<>() : q;
-            ids.add(id);
-            return ids;
-        });
+        answered.add(name, id);
     }
 
     /**
@@ -130,10 +127,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
      * table whatever the script's fate: a record whose script failed ends with its {@code PEXPIRE}.
      */
     private void drainAnswered(String name, List<String> args) {
-        ConcurrentLinkedQueue<String> ids = answered.remove(name);
-        if (ids != null) {
-            args.addAll(ids);
-        }
+        args.addAll(answered.drain(name, Integer.MAX_VALUE));
     }
 
     /**

@@ -11,13 +11,12 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.AnsweredTakes;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -60,7 +59,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     private final String takeIds;
     private final AtomicLong takes = new AtomicLong();
     /** Per semaphore name: the record keys of takes whose answer arrived, for the next transaction to delete. */
-    private final ConcurrentHashMap<String, ArrayDeque<String>> answered = new ConcurrentHashMap<>();
+    private final AnsweredTakes answered = new AnsweredTakes();
     private final RetriedRemoval giveBacks;
 
     /**
@@ -198,31 +197,16 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
 
     /** The answer of the take recorded under {@code record} arrived: the next transaction on {@code name} deletes it. */
     private void answered(String name, String record) {
-        answered.compute(name, (k, q) -> {
-            ArrayDeque<String> records = q == null ? new ArrayDeque<>() : q;
-            records.add(record);
-            return records;
-        });
+        answered.add(name, record);
     }
 
     private void requeue(String name, List<String> records) {
-        records.forEach(r -> answered(name, r));
+        answered.requeue(name, records);
     }
 
-    /**
-     * The record keys of {@code name}'s answered takes (each queue is changed only inside the map's atomic
-     * {@code compute}), at most {@value #DELETES_PER_TXN} (etcd limits the operations of
-     * a transaction), taken from the table for one transaction (which puts them back if it does not commit).
-     */
+    /** The record keys of {@code name}'s answered takes for one transaction (etcd limits a transaction's operations). */
     private List<String> drainAnswered(String name) {
-        List<String> out = new ArrayList<>();
-        answered.computeIfPresent(name, (k, q) -> {
-            for (String r; out.size() < DELETES_PER_TXN && (r = q.poll()) != null; ) {
-                out.add(r);
-            }
-            return q.isEmpty() ? null : q;
-        });
-        return out;
+        return answered.drain(name, DELETES_PER_TXN);
     }
 
     /**
@@ -280,7 +264,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
      */
     public void close(long timeoutMillis) {
         List<Op> deletes = new ArrayList<>();
-        for (String name : List.copyOf(answered.keySet())) {
+        for (String name : answered.names()) {
             for (List<String> some; deletes.size() < DELETES_PER_TXN && !(some = drainAnswered(name)).isEmpty(); ) {
                 some.forEach(k -> deletes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
             }
