@@ -19,6 +19,11 @@ final class KeyCache<K> {
         this.factory = factory;
     }
 
+    /** {@return the cached keys of {@code name}, or {@code null} (nothing is built)} */
+    K peek(String name) {
+        return keys.get(name);
+    }
+
     K get(String name) {
         K k = keys.get(name);
         if (k == null) {

@@ -71,7 +71,7 @@ final class RedisSpinLockOps implements RemoteLockOps {
         long sentAt = request.time().nanoTime();
         return lockOps.attempt(keys, request).thenApply(reply -> {
             if (reply > 0) {
-                return Attempt.granted(new Grant(request, reply, sentAt, keys));
+                return Attempt.granted(new Grant(request, reply, sentAt, null));
             }
             long wait = backoffNanos(n);
             if (reply < 0) {

@@ -126,6 +126,25 @@ class RedisLockOpsTest {
     }
 
     @Test
+    void heldGrantsKeepNoKeysAndAreRenewedAndReleasedAfterTheKeyCacheDroppedThem() throws Exception {
+        String name = uniqueName("uncached");
+        Grant held = acquireNow(ops, name, owner(), 400);
+        assertThat(held.backendState()).as("the keys are derived from the name, not kept per hold").isNull();
+        // More names than the cache keeps: it is cleared, the held name's keys with it.
+        for (int i = 0; i <= KeyCache.LIMIT; i++) {
+            ops.keys(uniqueName("filler"));
+        }
+        Grant renewed = new Grant(name, held.ownerId(), held.fencingToken(), 60_000, true, 0, null);
+        assertThat(ops.renew(List.of(renewed)).get()).isEmpty();
+        assertThat((Long) redis.execute("PTTL", name)).isGreaterThan(50_000L);
+        for (int i = 0; i <= KeyCache.LIMIT; i++) {
+            ops.keys(uniqueName("filler"));
+        }
+        assertThat(ops.release(held).get()).isTrue();
+        assertThat(redis.execute("EXISTS", name)).isEqualTo(0L);
+    }
+
+    @Test
     void renewalOfAStaleGrantDoesNotExtendALaterHoldOfTheSameOwner() throws Exception {
         String name = uniqueName("renew-late");
         String owner = owner();
