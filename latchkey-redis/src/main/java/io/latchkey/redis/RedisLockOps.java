@@ -71,11 +71,33 @@ final class RedisLockOps implements RemoteLockOps {
     /** One attempt: granted, or busy until the holder's lease ends (no hint for a holder without an expiry). */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        LockKeys keys = keys(request.name());
+        LockKeys keys = keysForAttempt(request.name());
         long sentAt = request.time().nanoTime();
-        return attempt(keys, request).thenApply(reply -> reply > 0
-                ? Attempt.granted(new Grant(request, reply, sentAt, null))
-                : Attempt.busy(reply == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1 - reply)));
+        return attempt(keys, request).thenApply(reply -> {
+            if (reply > 0) {
+                return Attempt.granted(new Grant(request, reply, sentAt, null));
+            }
+            keepKeys(keys);
+            return Attempt.busy(reply == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1 - reply));
+        });
+    }
+
+    /**
+     * The keys for an attempt: cached, or built without caching them (see {@link KeyCache}): a name granted at once
+     * is cached by its release, a busy one by {@link #keepKeys}.
+     */
+    LockKeys keysForAttempt(String name) {
+        return keyCache.peekOrBuild(name);
+    }
+
+    /** {@return whether the keys of {@code name} are cached} */
+    boolean keysCached(String name) {
+        return keyCache.peek(name) != null;
+    }
+
+    /** Caches the keys of an attempt that found the name busy: the waiter will attempt again. */
+    void keepKeys(LockKeys keys) {
+        keyCache.keep(keys.name, keys);
     }
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */

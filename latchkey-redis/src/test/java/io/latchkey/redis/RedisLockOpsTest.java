@@ -145,6 +145,22 @@ class RedisLockOpsTest {
     }
 
     @Test
+    void theKeyCacheKeepsCycledAndContendedNamesNotHeldOnes() throws Exception {
+        String name = uniqueName("cache");
+        Grant held = acquireNow(ops, name, owner(), 10_000);
+        assertThat(ops.keysCached(name)).as("granted at once: not cached while held").isFalse();
+        assertThat(acquireNow(ops, name, owner(), 10_000)).as("busy for another owner").isNull();
+        assertThat(ops.keysCached(name)).as("busy: a waiter attempts again").isTrue();
+        assertThat(ops.release(held).get()).isTrue();
+
+        String cycled = uniqueName("cache-cycled");
+        Grant once = acquireNow(ops, cycled, owner(), 10_000);
+        assertThat(ops.keysCached(cycled)).isFalse();
+        assertThat(ops.release(once).get()).isTrue();
+        assertThat(ops.keysCached(cycled)).as("released: the next cycle finds its keys").isTrue();
+    }
+
+    @Test
     void renewalOfAStaleGrantDoesNotExtendALaterHoldOfTheSameOwner() throws Exception {
         String name = uniqueName("renew-late");
         String owner = owner();
