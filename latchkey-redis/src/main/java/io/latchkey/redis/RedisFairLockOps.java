@@ -99,8 +99,20 @@ final class RedisFairLockOps implements RemoteLockOps {
         return keyCache.get(name);
     }
 
+    /**
+     * The keys of a grant's name: a grant keeps none of its own (they would be kept for as long as the lock is
+     * held); a release or hand-off soon after the acquire finds them in the cache.
+     */
     private Keys keys(Grant grant) {
-        return grant.backendState() instanceof Keys k ? k : keys(grant.name());
+        return keys(grant.name());
+    }
+
+    /**
+     * The keys of a held name for the watchdog's rounds: cached, or built without filling the cache (a round over
+     * more held names than the cache keeps would otherwise clear it again and again).
+     */
+    private Keys renewalKeys(Grant grant) {
+        return keyCache.peekOrBuild(grant.name());
     }
 
     private static String member(Grant grant) {
@@ -142,7 +154,7 @@ final class RedisFairLockOps implements RemoteLockOps {
                 keys.channel).thenApply(reply -> {
                     if (reply > 0) {
                         heads.done(owner);
-                        return Attempt.granted(new Grant(request, reply, sentAt, keys));
+                        return Attempt.granted(new Grant(request, reply, sentAt, null));
                     }
                     long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - reply, recheckMillis()));
                     if (!queue) {
@@ -207,11 +219,11 @@ final class RedisFairLockOps implements RemoteLockOps {
         }
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
-                g -> keys(g).owner)) {
+                g -> renewalKeys(g).owner)) {
             String[] keys = new String[batch.size()];
             String[] args = new String[2 * batch.size()];
             for (int i = 0; i < batch.size(); i++) {
-                keys[i] = keys(batch.get(i)).owner;
+                keys[i] = renewalKeys(batch.get(i)).owner;
                 args[2 * i] = member(batch.get(i));
                 args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
             }

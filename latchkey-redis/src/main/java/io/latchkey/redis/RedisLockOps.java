@@ -29,12 +29,14 @@ final class RedisLockOps implements RemoteLockOps {
     /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
     static final int RENEW_BATCH = 512;
 
+    private final String namespace;
     private final ScriptExecutor executor;
     private final PubSubChannels channels;
     private final KeyCache<LockKeys> keyCache;
     private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
 
     RedisLockOps(String namespace, ScriptExecutor executor, PubSubChannels channels) {
+        this.namespace = namespace;
         this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name, executor.cluster()));
         this.executor = executor;
         this.channels = channels;
@@ -44,8 +46,21 @@ final class RedisLockOps implements RemoteLockOps {
         return keyCache.get(name);
     }
 
+    /**
+     * The keys of a grant's name. A grant keeps no keys of its own (they would be kept for as long as the lock is
+     * held, some 350 bytes per held lock): a release or hand-off right after the acquire finds them in the cache.
+     */
     private LockKeys keys(Grant grant) {
-        return grant.backendState() instanceof LockKeys k ? k : keys(grant.name());
+        return keys(grant.name());
+    }
+
+    /**
+     * The lock key of a held name, for the watchdog's rounds: from the cache if it is there, else derived without
+     * filling the cache (a round over more held names than the cache keeps would otherwise rebuild all their keys).
+     */
+    private String lockKey(Grant grant) {
+        LockKeys cached = keyCache.peek(grant.name());
+        return cached != null ? cached.lockKey : namespace + grant.name();
     }
 
     @Override
@@ -56,11 +71,33 @@ final class RedisLockOps implements RemoteLockOps {
     /** One attempt: granted, or busy until the holder's lease ends (no hint for a holder without an expiry). */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        LockKeys keys = keys(request.name());
+        LockKeys keys = keysForAttempt(request.name());
         long sentAt = request.time().nanoTime();
-        return attempt(keys, request).thenApply(reply -> reply > 0
-                ? Attempt.granted(new Grant(request, reply, sentAt, keys))
-                : Attempt.busy(reply == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1 - reply)));
+        return attempt(keys, request).thenApply(reply -> {
+            if (reply > 0) {
+                return Attempt.granted(new Grant(request, reply, sentAt, null));
+            }
+            keepKeys(keys);
+            return Attempt.busy(reply == 0 ? 0 : TimeUnit.MILLISECONDS.toNanos(1 - reply));
+        });
+    }
+
+    /**
+     * The keys for an attempt: cached, or built without caching them (see {@link KeyCache}): a name granted at once
+     * is cached by its release, a busy one by {@link #keepKeys}.
+     */
+    LockKeys keysForAttempt(String name) {
+        return keyCache.peekOrBuild(name);
+    }
+
+    /** {@return whether the keys of {@code name} are cached} */
+    boolean keysCached(String name) {
+        return keyCache.peek(name) != null;
+    }
+
+    /** Caches the keys of an attempt that found the name busy: the waiter will attempt again. */
+    void keepKeys(LockKeys keys) {
+        keyCache.keep(keys.name, keys);
     }
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
@@ -100,8 +137,7 @@ final class RedisLockOps implements RemoteLockOps {
         }
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         // Batches are pipelined on the one connection: together they cost one round trip.
-        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
-                g -> keys(g).lockKey)) {
+        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), this::lockKey)) {
             batches.add(renewBatch(batch));
         }
         if (batches.size() == 1) {
@@ -122,7 +158,7 @@ final class RedisLockOps implements RemoteLockOps {
         String[] args = new String[3 * n];
         for (int i = 0; i < n; i++) {
             Grant grant = batch.get(i);
-            keys[i] = keys(grant).lockKey;
+            keys[i] = lockKey(grant);
             args[3 * i] = grant.ownerId();
             args[3 * i + 1] = Long.toString(grant.fencingToken());
             args[3 * i + 2] = Long.toString(grant.leaseMillis());
@@ -143,7 +179,7 @@ final class RedisLockOps implements RemoteLockOps {
         return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
                 Long.toString(request.leaseMillis()))
-                .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, keys) : null);
+                .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, null) : null);
     }
 
     /**

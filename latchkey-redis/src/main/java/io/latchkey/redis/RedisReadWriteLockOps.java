@@ -92,8 +92,20 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         return keyCache.get(name);
     }
 
+    /**
+     * The keys of a grant's name: a grant keeps none of its own (they would be kept for as long as the lock is
+     * held); a release or hand-off soon after the acquire finds them in the cache.
+     */
     private Keys keys(Grant grant) {
-        return grant.backendState() instanceof Keys k ? k : keys(grant.name());
+        return keys(grant.name());
+    }
+
+    /**
+     * The keys of a held name for the watchdog's rounds: cached, or built without filling the cache (a round over
+     * more held names than the cache keeps would otherwise clear it again and again).
+     */
+    private Keys renewalKeys(Grant grant) {
+        return keyCache.peekOrBuild(grant.name());
     }
 
     private static String member(Grant grant) {
@@ -132,7 +144,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                         request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis));
         return reply.thenApply(r -> {
             if (r > 0) {
-                return Attempt.granted(new Grant(request, r, sentAt, keys));
+                return Attempt.granted(new Grant(request, r, sentAt, null));
             }
             long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - r, Math.max(1, heartbeatMillis / 3)));
             return intent ? Attempt.queued(request.ownerId(), recheck) : Attempt.busy(recheck);
@@ -176,7 +188,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         }
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
-                g -> keys(g).write)) {
+                g -> renewalKeys(g).write)) {
             batches.add(renewBatch(batch));
         }
         return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
@@ -194,7 +206,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         String[] args = new String[2 * n];
         for (int i = 0; i < n; i++) {
             Grant grant = batch.get(i);
-            Keys k = keys(grant);
+            Keys k = renewalKeys(grant);
             keys[i] = read ? k.readers : k.write;
             args[2 * i] = member(grant);
             args[2 * i + 1] = Long.toString(grant.leaseMillis());

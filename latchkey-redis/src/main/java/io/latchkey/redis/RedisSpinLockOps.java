@@ -67,12 +67,13 @@ final class RedisSpinLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         int n = entry == null ? 0 : Integer.parseInt(entry);
-        LockKeys keys = lockOps.keys(request.name());
+        LockKeys keys = lockOps.keysForAttempt(request.name());
         long sentAt = request.time().nanoTime();
         return lockOps.attempt(keys, request).thenApply(reply -> {
             if (reply > 0) {
-                return Attempt.granted(new Grant(request, reply, sentAt, keys));
+                return Attempt.granted(new Grant(request, reply, sentAt, null));
             }
+            lockOps.keepKeys(keys);
             long wait = backoffNanos(n);
             if (reply < 0) {
                 wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(1 - reply));

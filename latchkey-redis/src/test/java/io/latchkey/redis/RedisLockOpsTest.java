@@ -126,6 +126,41 @@ class RedisLockOpsTest {
     }
 
     @Test
+    void heldGrantsKeepNoKeysAndAreRenewedAndReleasedAfterTheKeyCacheDroppedThem() throws Exception {
+        String name = uniqueName("uncached");
+        Grant held = acquireNow(ops, name, owner(), 400);
+        assertThat(held.backendState()).as("the keys are derived from the name, not kept per hold").isNull();
+        // More names than the cache keeps: it is cleared, the held name's keys with it.
+        for (int i = 0; i <= KeyCache.LIMIT; i++) {
+            ops.keys(uniqueName("filler"));
+        }
+        Grant renewed = new Grant(name, held.ownerId(), held.fencingToken(), 60_000, true, 0, null);
+        assertThat(ops.renew(List.of(renewed)).get()).isEmpty();
+        assertThat((Long) redis.execute("PTTL", name)).isGreaterThan(50_000L);
+        for (int i = 0; i <= KeyCache.LIMIT; i++) {
+            ops.keys(uniqueName("filler"));
+        }
+        assertThat(ops.release(held).get()).isTrue();
+        assertThat(redis.execute("EXISTS", name)).isEqualTo(0L);
+    }
+
+    @Test
+    void theKeyCacheKeepsCycledAndContendedNamesNotHeldOnes() throws Exception {
+        String name = uniqueName("cache");
+        Grant held = acquireNow(ops, name, owner(), 10_000);
+        assertThat(ops.keysCached(name)).as("granted at once: not cached while held").isFalse();
+        assertThat(acquireNow(ops, name, owner(), 10_000)).as("busy for another owner").isNull();
+        assertThat(ops.keysCached(name)).as("busy: a waiter attempts again").isTrue();
+        assertThat(ops.release(held).get()).isTrue();
+
+        String cycled = uniqueName("cache-cycled");
+        Grant once = acquireNow(ops, cycled, owner(), 10_000);
+        assertThat(ops.keysCached(cycled)).isFalse();
+        assertThat(ops.release(once).get()).isTrue();
+        assertThat(ops.keysCached(cycled)).as("released: the next cycle finds its keys").isTrue();
+    }
+
+    @Test
     void renewalOfAStaleGrantDoesNotExtendALaterHoldOfTheSameOwner() throws Exception {
         String name = uniqueName("renew-late");
         String owner = owner();

@@ -21,8 +21,10 @@ final class EngineLock implements DistributedLock {
     enum Role { PLAIN, READ, WRITE }
 
     private final LockEngine engine;
-    private final RemoteLockOps ops;
-    private final String name;
+    /**
+     * The ops and the name, which the handle reads from here rather than keeping fields of its own: the handle is
+     * kept by the application for every lock it holds, 8 bytes each.
+     */
     private final NameState.NameKey key;
     private final Role role;
     /** The other half of a read-write pair; set once by {@link EngineReadWriteLock} before publication. */
@@ -30,8 +32,6 @@ final class EngineLock implements DistributedLock {
 
     EngineLock(LockEngine engine, RemoteLockOps ops, String name, Role role) {
         this.engine = engine;
-        this.ops = ops;
-        this.name = name;
         this.key = new NameState.NameKey(ops, name);
         engine.registerOps(ops);
         this.role = role;
@@ -39,7 +39,11 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public String name() {
-        return name;
+        return key.name();
+    }
+
+    private RemoteLockOps ops() {
+        return (RemoteLockOps) key.ops();
     }
 
     // ---------------------------------------------------------------------------------------------- thread-owned
@@ -102,7 +106,7 @@ final class EngineLock implements DistributedLock {
         if (role == Role.WRITE && partner.liveThreadHold(owner) != null && liveThreadHold(owner) == null) {
             throw new IllegalMonitorStateException(String.format(
                     "the current thread holds the read lock of '%s'; a read lock cannot be upgraded to the write "
-                            + "lock (release the read lock first)", name));
+                            + "lock (release the read lock first)", name()));
         }
         if (role == Role.READ) {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
@@ -117,7 +121,7 @@ final class EngineLock implements DistributedLock {
 
     /** Waits for {@code w}; interrupted, it gives up and releases a grant that raced it, so no lock stays held. */
     private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
-        return CallerWaits.await(engine, w.<Hold>result(), name, interruptible, () -> w.nameState.cancel(w),
+        return CallerWaits.await(engine, w.<Hold>result(), name(), interruptible, () -> w.nameState.cancel(w),
                 h -> h.nameState.release(h));
     }
 
@@ -136,20 +140,20 @@ final class EngineLock implements DistributedLock {
         }
         if (r == NameState.UnlockResult.NOT_HELD) {
             throw new IllegalMonitorStateException(String.format(
-                    "lock '%s' is not held by the current thread (%s)", name, Thread.currentThread().getName()));
+                    "lock '%s' is not held by the current thread (%s)", name(), Thread.currentThread().getName()));
         }
         if (r instanceof NameState.LostUnlock) {
             Hold lost = ((NameState.LostUnlock) r).hold();
-            engine.awaitQuietly(nameState.releaseLost(lost), "unlock", name);
+            engine.awaitQuietly(nameState.releaseLost(lost), "unlock", name());
             throw lost.lostException("unlock");
         }
-        engine.awaitRemote(nameState.release((Hold) r), "unlock", name);
+        engine.awaitRemote(nameState.release((Hold) r), "unlock", name());
     }
 
     @Override
     public boolean isLocked() {
         engine.checkOpen();
-        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops.isLocked(name)), "isLocked", name));
+        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops().isLocked(name())), "isLocked", name()));
     }
 
     @Override
@@ -172,7 +176,7 @@ final class EngineLock implements DistributedLock {
     @Override
     public boolean forceUnlock() {
         engine.checkOpen();
-        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops.forceUnlock(name)), "forceUnlock", name));
+        return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops().forceUnlock(name())), "forceUnlock", name()));
     }
 
     @Override
@@ -244,7 +248,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock{name='" + name + "', backend=" + engine.backendName
+        return "DistributedLock{name='" + name() + "', backend=" + engine.backendName
                 + (role == Role.PLAIN ? "" : ", " + role.name().toLowerCase(java.util.Locale.ROOT)) + "}";
     }
 }
