@@ -24,21 +24,20 @@ final class Hold implements Renewable, LockLease {
     enum State { HELD, RELEASING, RELEASED, LOST }
 
     final NameState nameState;
-    final String ownerId;
-    final boolean threadOwned;
     final Grant grant;
     final long acquiredAtNanos;
     private static final State[] STATES = State.values();
     private static final int STATE_MASK = 3;
     private static final int CLEANED_UP = 4;
-    private static final int EXPIRY_SHIFT = 3;
+    private static final int THREAD_OWNED = 8;
+    private static final int EXPIRY_SHIFT = 4;
     /** The largest {@link #expiryIndex} the bits hold: this many fixed-lease holds per client at most. */
     static final int MAX_EXPIRY_INDEX = (-1 >>> EXPIRY_SHIFT) - 1;
     /**
-     * Three fields in one int, changed by CAS through {@link #BITS} (no per-hold atomic object): the {@link State}'s
+     * Four fields in one int, changed by CAS through {@link #BITS} (no per-hold atomic object): the {@link State}'s
      * ordinal (bits 0–1; 0 is HELD), whether the remote clean-up after a loss was already claimed (bit 2, once per
-     * hold), and {@link #expiryIndex()} + 1 (bits 3–31, 0 when not tracked). Apart, they made every hold 8 bytes
-     * larger.
+     * hold), whether a thread owns the hold (bit 3, set once at construction), and {@link #expiryIndex()} + 1 (bits
+     * 4–31, 0 when not tracked). Apart, they made every hold 8 bytes larger.
      */
     private volatile int bits;
     /** Guarded by the nameState's lock: the thread-owned reentrancy count. */
@@ -63,10 +62,15 @@ final class Hold implements Renewable, LockLease {
         }
     }
 
+    /**
+     * @param ownerId the owner the engine asked the backend for; the grant must name it (the hold keeps no copy: the
+     *        owner id is the grant's)
+     */
     Hold(NameState nameState, String ownerId, boolean threadOwned, Grant grant, long acquiredAtNanos) {
+        assert grant.ownerId().equals(ownerId) : "the " + nameState.engine.backendName + " backend granted lock '"
+                + grant.name() + "' to " + grant.ownerId() + " when " + ownerId + " asked";
         this.nameState = nameState;
-        this.ownerId = ownerId;
-        this.threadOwned = threadOwned;
+        this.bits = threadOwned ? THREAD_OWNED : 0;
         this.grant = grant;
         this.acquiredAtNanos = acquiredAtNanos;
         this.renewedAtNanos = grant.requestedAtNanos();
@@ -74,6 +78,16 @@ final class Hold implements Renewable, LockLease {
 
     String name() {
         return nameState.name;
+    }
+
+    /** The owner id: a thread's ({@code clientId:threadId}) or this lease's own. */
+    String ownerId() {
+        return grant.ownerId();
+    }
+
+    /** Whether a thread owns this hold (reentrant {@code lock()}/{@code unlock()}), not a lease handle. */
+    boolean threadOwned() {
+        return (bits & THREAD_OWNED) != 0;
     }
 
     State state() {
@@ -214,7 +228,7 @@ final class Hold implements Renewable, LockLease {
     }
 
     private void afterLost() {
-        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId, grant.fencingToken(), lostReason());
+        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId(), grant.fencingToken(), lostReason());
         nameState.engine.events.lost(name());
         // the state is LOST before this read: an onLost that adds to the queue later sees it and runs itself
         ConcurrentLinkedQueue<Runnable> q = lost;
@@ -261,7 +275,7 @@ final class Hold implements Renewable, LockLease {
 
     LockLostException lostException(String action) {
         return new LockLostException(name(), String.format("lock '%s' was lost before %s (owner %s, token %d): %s",
-                name(), action, ownerId, grant.fencingToken(), lostReason()));
+                name(), action, ownerId(), grant.fencingToken(), lostReason()));
     }
 
     // The LockLease of a lease-owned hold.
@@ -312,10 +326,10 @@ final class Hold implements Renewable, LockLease {
     /** A lease's as the user sees it ({@code LockLease{…}}); a thread-owned hold's with its owner. */
     @Override
     public String toString() {
-        if (!threadOwned) {
+        if (!threadOwned()) {
             return "LockLease{name='" + name() + "', token=" + grant.fencingToken() + ", state=" + state() + "}";
         }
-        return "Hold{name='" + name() + "', owner=" + ownerId + ", token=" + grant.fencingToken() + ", state="
+        return "Hold{name='" + name() + "', owner=" + ownerId() + ", token=" + grant.fencingToken() + ", state="
                 + state() + "}";
     }
 

@@ -18,7 +18,7 @@ final class Holders {
     /** The live hold of {@code ownerId} in {@code holders}, or {@code null}. */
     static Hold of(Object holders, String ownerId) {
         if (holders instanceof Hold h) {
-            return h.ownerId.equals(ownerId) ? h : null;
+            return h.ownerId().equals(ownerId) ? h : null;
         }
         return holders == null ? null : ((HashMap<?, ?>) holders).get(ownerId) instanceof Hold h ? h : null;
     }
@@ -26,16 +26,16 @@ final class Holders {
     /** {@code holders} with {@code h} as its owner's live hold (replacing any earlier one of that owner). */
     @SuppressWarnings("unchecked")
     static Object with(Object holders, Hold h) {
-        if (holders == null || holders instanceof Hold one && one.ownerId.equals(h.ownerId)) {
+        if (holders == null || holders instanceof Hold one && one.ownerId().equals(h.ownerId())) {
             return h;
         }
         if (holders instanceof Hold one) {
             HashMap<String, Hold> map = new HashMap<>(4);
-            map.put(one.ownerId, one);
-            map.put(h.ownerId, h);
+            map.put(one.ownerId(), one);
+            map.put(h.ownerId(), h);
             return map;
         }
-        ((HashMap<String, Hold>) holders).put(h.ownerId, h);
+        ((HashMap<String, Hold>) holders).put(h.ownerId(), h);
         return holders;
     }
 
@@ -44,7 +44,7 @@ final class Holders {
         if (holders == h) {
             return null;
         }
-        if (holders instanceof HashMap<?, ?> map && map.remove(h.ownerId, h)) {
+        if (holders instanceof HashMap<?, ?> map && map.remove(h.ownerId(), h)) {
             if (map.isEmpty()) {
                 return null;
             }

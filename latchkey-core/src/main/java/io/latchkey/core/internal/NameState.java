@@ -148,7 +148,7 @@ final class NameState extends ReentrantLock {
     /** Under the lock: the caller's live thread-owned hold, re-entered, or {@code null}. */
     Hold reenterLocked(String ownerId) {
         Hold h = holderLocked(ownerId);
-        if (h != null && h.threadOwned && h.isHeld()) {
+        if (h != null && h.threadOwned() && h.isHeld()) {
             h.count++;
             return h;
         }
@@ -358,8 +358,8 @@ final class NameState extends ReentrantLock {
         Waiter next;
         lock.lock();
         try {
-            if (removeHolderLocked(h) && h.threadOwned) {
-                putLostHoldLocked(h.ownerId, h);
+            if (removeHolderLocked(h) && h.threadOwned()) {
+                putLostHoldLocked(h.ownerId(), h);
             }
             next = pumpLocked();
             idleCheckLocked();
@@ -376,7 +376,7 @@ final class NameState extends ReentrantLock {
         lock.lock();
         try {
             Hold h = holderLocked(ownerId);
-            if (h != null && h.threadOwned) {
+            if (h != null && h.threadOwned()) {
                 if (!h.isHeld()) {
                     // lost a moment ago; onHoldLost has not moved it yet: do it here, keeping the count so that
                     // every pending unlock of a nested hold reports the loss
@@ -418,7 +418,7 @@ final class NameState extends ReentrantLock {
 
     /** Under the lock: removes {@code h} if it is its owner's live hold; returns whether it was. */
     boolean removeHolderLocked(Hold h) {
-        if (Holders.of(holders, h.ownerId) != h) {
+        if (Holders.of(holders, h.ownerId()) != h) {
             return false;
         }
         holders = Holders.without(holders, h);
@@ -473,7 +473,7 @@ final class NameState extends ReentrantLock {
         lock.lock();
         try {
             Hold h = holderLocked(ownerId);
-            return h != null && h.threadOwned && h.isHeld() ? h : null;
+            return h != null && h.threadOwned() && h.isHeld() ? h : null;
         } finally {
             lock.unlock();
         }
