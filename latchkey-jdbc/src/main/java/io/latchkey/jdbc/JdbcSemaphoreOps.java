@@ -97,7 +97,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
         String id = takeIds + takes.incrementAndGet();
         CompletableFuture<Void> ended = new CompletableFuture<>();
         CompletableFuture<Boolean> taken = run("take permits of", name, c -> {
-            List<String> done = drainAnswered(name);
+            List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
                 boolean took;
                 if (sql.takeRecorded != null) {
@@ -115,7 +115,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
                 }
                 return took;
             } catch (SQLException | RuntimeException e) {
-                requeue(name, done); // deleting a record twice does no harm
+                answered.requeue(name, done); // deleting a record twice does no harm
                 throw e;
             } finally {
                 ended.complete(null);
@@ -124,7 +124,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
         taken.whenComplete((r, e) -> {
             if (e == null && r) {
                 // only a take whose caller heard of it: a late one needs its record for the give-back
-                answered(name, id);
+                answered.add(name, id);
             } else if (e != null && unwrap(e) instanceof LockUnavailableException) {
                 giveBack(name, id, permits, ended);
             }
@@ -144,7 +144,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     private CompletableFuture<Void> add(String op, String name, int delta) {
         String key = rowKey(name);
         return run(op, name, c -> {
-            List<String> done = drainAnswered(name);
+            List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
                 int n = sql.addToCountDeleting != null && !done.isEmpty()
                         ? execute(c, sql.addToCountDeleting, records, ids(c, done), (long) delta, kind, key)
@@ -154,14 +154,15 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
                     n = execute(c, sql.addToCount, (long) delta, kind, key);
                 }
             } catch (SQLException | RuntimeException e) {
-                requeue(name, done);
+                answered.requeue(name, done);
                 throw e;
             }
             if (sql.addToCountDeleting == null) {
                 try {
                     deleteRecords(c, done);
                 } catch (SQLException e) {
-                    requeue(name, done); // the permits were added: only the records wait for the next statement
+                    // the permits were added: only the records wait for the next statement
+                    answered.requeue(name, done);
                     log.debug("deleting {} take record(s) of semaphore '{}' failed: {}", done.size(), name,
                             e.toString());
                 }
@@ -204,20 +205,6 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
             params[i + 1] = ids.get(i);
         }
         execute(c, sql.deleteRecords(ids.size()), params);
-    }
-
-    /** The answer of take {@code id} arrived: the next statement on {@code name} deletes its record. */
-    private void answered(String name, String id) {
-        answered.add(name, id);
-    }
-
-    private void requeue(String name, List<String> ids) {
-        answered.requeue(name, ids);
-    }
-
-    /** The ids of {@code name}'s answered takes for one statement. */
-    private List<String> drainAnswered(String name) {
-        return answered.drain(name, DELETES_PER_STATEMENT);
     }
 
     /**

@@ -157,7 +157,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
             }
             Cmp unchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
                     : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
-            List<String> done = drainAnswered(name);
+            List<String> done = answered.drain(name, DELETES_PER_TXN);
             List<Op> writes = new ArrayList<>(done.size() + 2);
             writes.add(Op.put(bytes(key), bytes(Long.toString(c.value())), PutOption.DEFAULT));
             if (take != null) {
@@ -172,41 +172,27 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
                             .Else(Op.get(bytes(take.key()), GetOption.DEFAULT)).commit();
             return session.bounded(sent, operation).handle((t, e) -> {
                 if (e != null) {
-                    requeue(name, done); // deleting a record twice does no harm
+                    answered.requeue(name, done); // deleting a record twice does no harm
                     if (take != null && EtcdSession.unwrap(e) instanceof LockUnavailableException) {
                         giveBack(take, sent);
                     }
                     return CompletableFuture.<R>failedFuture(e);
                 }
                 if (!t.isSucceeded()) {
-                    requeue(name, done);
+                    answered.requeue(name, done);
                     if (take != null && !t.getGetResponses().isEmpty()
                             && !t.getGetResponses().get(0).getKvs().isEmpty()) {
-                        answered(name, take.key()); // this take was applied already
+                        answered.add(name, take.key()); // this take was applied already
                         return CompletableFuture.completedFuture(c.result());
                     }
                     return update(name, operation, take, decide);
                 }
                 if (take != null) {
-                    answered(name, take.key());
+                    answered.add(name, take.key());
                 }
                 return CompletableFuture.completedFuture(c.result());
             }).thenCompose(f -> f);
         });
-    }
-
-    /** The answer of the take recorded under {@code record} arrived: the next transaction on {@code name} deletes it. */
-    private void answered(String name, String record) {
-        answered.add(name, record);
-    }
-
-    private void requeue(String name, List<String> records) {
-        answered.requeue(name, records);
-    }
-
-    /** The record keys of {@code name}'s answered takes for one transaction (etcd limits a transaction's operations). */
-    private List<String> drainAnswered(String name) {
-        return answered.drain(name, DELETES_PER_TXN);
     }
 
     /**
@@ -265,8 +251,9 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     public void close(long timeoutMillis) {
         List<Op> deletes = new ArrayList<>();
         for (String name : answered.names()) {
-            for (List<String> some; deletes.size() < DELETES_PER_TXN && !(some = drainAnswered(name)).isEmpty(); ) {
-                some.forEach(k -> deletes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
+            if (deletes.size() < DELETES_PER_TXN) {
+                answered.drain(name, DELETES_PER_TXN - deletes.size())
+                        .forEach(k -> deletes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
             }
         }
         if (deletes.isEmpty()) {
