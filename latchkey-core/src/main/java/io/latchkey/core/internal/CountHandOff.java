@@ -79,7 +79,7 @@ final class CountHandOff {
             w.future.complete(Boolean.TRUE);
         }
         if (!served.isEmpty()) {
-            LockAttempts.closeUnusedSubscription(s);
+            WaitAttempts.closeUnusedSubscription(s);
         }
         s.send(next);
         return new HandOff(left, settled);

@@ -60,7 +60,7 @@ final class CountKinds implements WaitKind {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before waiting for '" + key.name() + "'");
         }
-        Waiter w = LockAcquire.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
+        Waiter w = WaitStart.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
                 permits, waits);
         return CallerWaits.await(engine, w.future, key.name(), true, () -> w.nameState.cancel(w),
                 late -> w.nameState.kind.giveBack(w.nameState, w, late));
@@ -73,7 +73,7 @@ final class CountKinds implements WaitKind {
      */
     static <T> CompletableFuture<T> submit(LockEngine engine, NameState.NameKey key, int permits, long leaseMillis,
                                            boolean watchdog, long waitNanos, boolean waits, Function<Object, T> map) {
-        Waiter w = LockAcquire.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
+        Waiter w = WaitStart.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
                 permits, waits);
         return CallerWaits.async(w.future, map, () -> w.nameState.cancel(w),
                 r -> w.nameState.kind.giveBack(w.nameState, w, r));

@@ -112,10 +112,10 @@ final class EngineLock implements DistributedLock {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
             bypass = partner.liveThreadHold(owner) != null;
         }
-        if (LockAcquire.reenter(engine, key, owner) != null) {
+        if (WaitStart.reenter(engine, key, owner) != null) {
             return true;
         }
-        return awaitWaiter(LockAcquire.enqueue(engine, key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
+        return awaitWaiter(WaitStart.enqueue(engine, key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
                 interruptible) != null;
     }
 
@@ -216,7 +216,7 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = WaitStart.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         Hold h = awaitWaiter(w, true);
         return h == null ? Optional.empty() : Optional.of((LockLease) h);
@@ -239,7 +239,7 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = LockAcquire.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
+        Waiter w = WaitStart.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
                 waitNanos, false);
         // a grant that raced the caller's cancel is released: no lock may stay behind
         return CallerWaits.async(w.<Hold>result(), h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),

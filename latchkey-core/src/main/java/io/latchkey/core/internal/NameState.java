@@ -18,8 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * client, for every primitive. A lock ({@link LockKind}) keeps its holders here; a semaphore, a permit-expirable
  * semaphore and a latch ({@link CountKinds}) keep only their waiters. What differs per kind (the attempt, what a
  * success gives the waiter, the give-back) is the {@link WaitKind}; everything else is this machine, each job in its
- * own file: {@link LockAcquire} starts a wait; {@link LockAttempts} looks at the backend for the waiters there, one
- * attempt out per waiter, re-checks and the name's one subscription; {@link LockWaitEnds} ends a waiter by its
+ * own file: {@link WaitStart} starts a wait; {@link WaitAttempts} looks at the backend for the waiters there, one
+ * attempt out per waiter, re-checks and the name's one subscription; {@link WaitEnds} ends a waiter by its
  * deadline, a cancel, an interrupt or the client's close, and gives back what a success that answers an abandoned
  * waiter took; {@link LockRelease} releases a lock's hold or hands it to the next local waiter; {@link CountHandOff}
  * passes a semaphore's released permits to local waiters. With a lock ops that waits itself
@@ -64,7 +64,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * A queued waiter whose deadline passes ends at once; the waiter at the backend ends at once between attempts, but if
  * its attempt is out (or its first attempt has not answered yet) that answer decides: a short wait on a free
  * resource does not fail because the round trip was slower than the wait. That answer is bounded by the operation
- * timeout ({@link LockWaitEnds#onDeadline}): without it the waiter fails with
+ * timeout ({@link WaitEnds#onDeadline}): without it the waiter fails with
  * {@link io.latchkey.LockUnavailableException}, and a success that still comes is given back. An interrupt or a
  * cancelled future withdraws the waiter the same way; what a success that raced it took is given back before the
  * caller returns, so an interrupted, cancelled or timed-out acquire takes nothing. The client's close fails every
@@ -90,7 +90,7 @@ final class NameState extends ReentrantLock {
     final boolean shared;
     /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
     final boolean fair;
-    /** Single attempts: this nameState waits, re-checks and withdraws itself (see {@link LockAttempts}). */
+    /** Single attempts: this nameState waits, re-checks and withdraws itself (see {@link WaitAttempts}). */
     final boolean single;
     /**
      * Guards everything below. The name state is its own lock (it extends {@link ReentrantLock}): one object less
@@ -308,7 +308,7 @@ final class NameState extends ReentrantLock {
             return;
         }
         if (single) {
-            LockAttempts.attempt(this, w);
+            WaitAttempts.attempt(this, w);
         } else {
             BlockingAcquireAdapter.send(this, w);
         }
@@ -321,24 +321,24 @@ final class NameState extends ReentrantLock {
         WaitAnswers.settle(this, w, taken, e, handOff);
     }
 
-    /** A push from the subscription (see {@link LockAttempts#changed}). */
+    /** A push from the subscription (see {@link WaitAttempts#changed}). */
     void changed() {
-        LockAttempts.changed(this);
+        WaitAttempts.changed(this);
     }
 
-    /** The waiter's wait time ran out (see {@link LockWaitEnds#onDeadline}). */
+    /** The waiter's wait time ran out (see {@link WaitEnds#onDeadline}). */
     void onDeadline(Waiter w) {
-        LockWaitEnds.onDeadline(this, w);
+        WaitEnds.onDeadline(this, w);
     }
 
-    /** The caller gave up on {@code w} (see {@link LockWaitEnds#cancel}). */
+    /** The caller gave up on {@code w} (see {@link WaitEnds#cancel}). */
     void cancel(Waiter w) {
-        LockWaitEnds.cancel(this, w);
+        WaitEnds.cancel(this, w);
     }
 
-    /** Client close: every waiter fails with {@code failure} (see {@link LockWaitEnds#failAll}). */
+    /** Client close: every waiter fails with {@code failure} (see {@link WaitEnds#failAll}). */
     void failAll(RuntimeException failure) {
-        LockWaitEnds.failAll(this, failure);
+        WaitEnds.failAll(this, failure);
     }
 
     /** Releases {@code h} (see {@link LockRelease#release}). */

@@ -8,7 +8,7 @@ import java.util.List;
  * blocking acquire, or a hand-off). A waiter still waiting gets what its {@link WaitKind} makes of a success (a latch's
  * success also serves every queued waiter), {@code null} for nothing, or the failure; for a waiter that left meanwhile
  * (cancelled, abandoned by the backstop or the client's close, timed out, or served locally by a semaphore's
- * hand-off) what the answer took is given back ({@link LockWaitEnds#releaseLateGrant}). Then the next head is sent.
+ * hand-off) what the answer took is given back ({@link WaitEnds#releaseLateGrant}). Then the next head is sent.
  * Runs without the name state's lock held and takes it itself; completes futures outside it.
  */
 final class WaitAnswers {
@@ -97,7 +97,7 @@ final class WaitAnswers {
             s.kind.granted(s, w, granted);
         }
         if (late != null) {
-            LockWaitEnds.releaseLateGrant(s, w, late);
+            WaitEnds.releaseLateGrant(s, w, late);
         }
         if (settle) {
             w.settled.complete(null);

@@ -3,8 +3,8 @@
  * file. One waiting machine for every primitive ({@code NameState}: per name, kind and client, the FIFO of local
  * waiters, the waiter at the backend, a lock's local owners), with what differs per kind ({@code WaitKind}:
  * {@code LockKind} for locks, {@code CountKinds} for semaphores, permits and latches); how a wait starts
- * ({@code LockAcquire}), single attempts, re-checks and the name's subscription ({@code LockAttempts}), how a wait
- * ends without a grant ({@code LockWaitEnds}), a lock's release and local hand-off ({@code LockRelease}), a
+ * ({@code WaitStart}), single attempts, re-checks and the name's subscription ({@code WaitAttempts}), how a wait
+ * ends without a grant ({@code WaitEnds}), a lock's release and local hand-off ({@code LockRelease}), a
  * semaphore's local hand-off ({@code CountHandOff}). Shared with the callers: the caller's side of a wait and the
  * give-back of what raced a give-up
  * ({@code CallerWaits}), deadlines ({@code Waits}), the subscription ({@code ChangeSubscription}). Also holds and

@@ -613,11 +613,11 @@ final class EngineSimulation {
             attemptsAtCall = client.backend.attempts.getOrDefault(LOCK, 0);
             Waiter w;
             try {
-                if (LockAcquire.reenter(client.engine, key, threadOwner) != null) {
+                if (WaitStart.reenter(client.engine, key, threadOwner) != null) {
                     fail(this + " re-entered a hold it does not have");
                     return;
                 }
-                w = LockAcquire.enqueue(client.engine, key, threadOwner, true, client.engine.watchdogMillis, true, wait,
+                w = WaitStart.enqueue(client.engine, key, threadOwner, true, client.engine.watchdogMillis, true, wait,
                         false);
             } catch (IllegalStateException closed) {
                 return;
@@ -668,7 +668,7 @@ final class EngineSimulation {
                 check();
                 boolean reenter = rng.nextBoolean();
                 if (reenter) {
-                    Hold again = LockAcquire.reenter(client.engine, key, threadOwner);
+                    Hold again = WaitStart.reenter(client.engine, key, threadOwner);
                     if (again != h && h.isHeld()) {
                         fail(this + " could not re-enter its hold");
                     }

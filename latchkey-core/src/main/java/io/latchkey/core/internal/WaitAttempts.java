@@ -20,10 +20,10 @@ import org.slf4j.LoggerFactory;
  * attempt that overlapped a push looks again at once when it answers. A waiter that leaves gives up its place in the
  * server's queue ({@link #withdraw}). Every method runs without the name state's lock held and takes it itself.
  */
-final class LockAttempts {
-    private static final Logger log = LoggerFactory.getLogger(LockAttempts.class);
+final class WaitAttempts {
+    private static final Logger log = LoggerFactory.getLogger(WaitAttempts.class);
 
-    private LockAttempts() {
+    private WaitAttempts() {
     }
 
     /**

@@ -9,9 +9,9 @@ import io.latchkey.core.AcquireRequest;
  * attempt answered on the caller's stack. A single look on a name this client is busy with already answers at once,
  * without a round trip ({@link NameState#busyForOneLookLocked}).
  */
-final class LockAcquire {
+final class WaitStart {
 
-    private LockAcquire() {
+    private WaitStart() {
     }
 
     /**

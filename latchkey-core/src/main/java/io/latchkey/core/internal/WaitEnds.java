@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
  * of a counted resource, which keeps its one look. Every method runs without the name state's lock held and takes it
  * itself.
  */
-final class LockWaitEnds {
-    private static final Logger log = LoggerFactory.getLogger(LockWaitEnds.class);
+final class WaitEnds {
+    private static final Logger log = LoggerFactory.getLogger(WaitEnds.class);
 
-    private LockWaitEnds() {
+    private WaitEnds() {
     }
 
     /**
@@ -84,8 +84,8 @@ final class LockWaitEnds {
         }
         if (timedOut) {
             if (s.single) {
-                LockAttempts.withdraw(s, w, false);
-                LockAttempts.closeUnusedSubscription(s);
+                WaitAttempts.withdraw(s, w, false);
+                WaitAttempts.closeUnusedSubscription(s);
             }
             s.kind.timedOut(s, w);
             w.future.complete(null);
@@ -123,7 +123,7 @@ final class LockWaitEnds {
                 s.ops != null ? "acquire of lock" : "wait for", s.name, s.engine.backendName,
                 TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
         if (s.single) {
-            LockAttempts.closeUnusedSubscription(s);
+            WaitAttempts.closeUnusedSubscription(s);
         }
         s.send(next);
     }
@@ -162,8 +162,8 @@ final class LockWaitEnds {
         if (removed) {
             w.cancelTimer();
             if (s.single) {
-                LockAttempts.withdraw(s, w, false);
-                LockAttempts.closeUnusedSubscription(s);
+                WaitAttempts.withdraw(s, w, false);
+                WaitAttempts.closeUnusedSubscription(s);
             }
             w.future.complete(null);
             s.send(next);
@@ -212,12 +212,12 @@ final class LockWaitEnds {
             w.cancelTimer();
             w.request.cancel();
             if (s.single && !looking.contains(w)) {
-                LockAttempts.withdraw(s, w, false); // one that is looking now withdraws when its answer comes
+                WaitAttempts.withdraw(s, w, false); // one that is looking now withdraws when its answer comes
             }
             w.future.completeExceptionally(failure);
         }
         if (s.single) {
-            LockAttempts.closeUnusedSubscription(s);
+            WaitAttempts.closeUnusedSubscription(s);
         }
     }
 }
