@@ -61,19 +61,12 @@ final class WaitEnds {
             if (w.state == Waiter.State.QUEUED && !w.waits) {
                 // a single look queued behind another single look: it keeps its look, bounded as an attempt is
                 backstop = true;
-            } else if (w.state == Waiter.State.QUEUED) {
-                s.queue.remove(w);
-                w.state = Waiter.State.TIMED_OUT;
+            } else if (w.state == Waiter.State.QUEUED
+                    || w.state == Waiter.State.INFLIGHT && s.single && !w.attempting && w.looked) {
+                // queued, or waiting between attempts: over now (an attempt that is out decides instead, bounded
+                // below; so does the first one, about to be sent: a wait never ends without one look)
+                next = leaveLocked(s, w, Waiter.State.TIMED_OUT);
                 timedOut = true;
-                s.idleCheckLocked();
-            } else if (w.state == Waiter.State.INFLIGHT && s.single && !w.attempting && w.looked) {
-                // waiting between attempts: over now (an attempt that is out decides instead, bounded below; so
-                // does the first one, about to be sent: a wait never ends without one look)
-                w.state = Waiter.State.TIMED_OUT;
-                s.leaveBackendLocked(w);
-                timedOut = true;
-                next = s.pumpLocked();
-                s.idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 backstop = true;
                 w.deadlineSeen = true;
@@ -83,10 +76,7 @@ final class WaitEnds {
             s.lock.unlock();
         }
         if (timedOut) {
-            if (s.single) {
-                WaitAttempts.withdraw(s, w, false);
-                WaitAttempts.closeUnusedSubscription(s);
-            }
+            left(s, w);
             s.kind.timedOut(s, w);
             w.future.complete(null);
             s.send(next);
@@ -140,18 +130,11 @@ final class WaitEnds {
         Waiter next = null;
         s.lock.lock();
         try {
-            if (w.state == Waiter.State.QUEUED) {
-                s.queue.remove(w);
-                w.state = Waiter.State.CANCELLED;
+            if (w.state == Waiter.State.QUEUED || w.state == Waiter.State.INFLIGHT && s.single && !w.attempting) {
+                // queued, or waiting between attempts: leaves now (an attempt that is out decides instead: a grant
+                // goes back)
+                next = leaveLocked(s, w, Waiter.State.CANCELLED);
                 removed = true;
-                s.idleCheckLocked();
-            } else if (w.state == Waiter.State.INFLIGHT && s.single && !w.attempting) {
-                // waiting between attempts: leaves now (an attempt that is out decides instead: a grant goes back)
-                w.state = Waiter.State.CANCELLED;
-                s.leaveBackendLocked(w);
-                removed = true;
-                next = s.pumpLocked();
-                s.idleCheckLocked();
             } else if (w.state == Waiter.State.INFLIGHT) {
                 w.state = Waiter.State.CANCELLED;
                 remote = true;
@@ -161,14 +144,36 @@ final class WaitEnds {
         }
         if (removed) {
             w.cancelTimer();
-            if (s.single) {
-                WaitAttempts.withdraw(s, w, false);
-                WaitAttempts.closeUnusedSubscription(s);
-            }
+            left(s, w);
             w.future.complete(null);
             s.send(next);
         } else if (remote) {
             w.request.cancel();
+        }
+    }
+
+    /**
+     * Under the lock: ends {@code w}, queued or between attempts, in {@code end}; returns the next waiter to send (one
+     * that left the backend makes room there, one that left the queue does not).
+     */
+    private static Waiter leaveLocked(NameState s, Waiter w, Waiter.State end) {
+        boolean queued = w.state == Waiter.State.QUEUED;
+        if (queued) {
+            s.queue.remove(w);
+        } else {
+            s.leaveBackendLocked(w);
+        }
+        w.state = end;
+        Waiter next = queued ? null : s.pumpLocked();
+        s.idleCheckLocked();
+        return next;
+    }
+
+    /** Outside the lock, after {@link #leaveLocked}: its place in the server's queue and an unused subscription go. */
+    private static void left(NameState s, Waiter w) {
+        if (s.single) {
+            WaitAttempts.withdraw(s, w, false);
+            WaitAttempts.closeUnusedSubscription(s);
         }
     }
 
