@@ -229,7 +229,7 @@ final class Hold implements Renewable, LockLease {
 
     private void afterLost() {
         log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId(), grant.fencingToken(), lostReason());
-        nameState.engine.events.lost(name());
+        nameState.engine.events.lost(name(), lostReason());
         // the state is LOST before this read: an onLost that adds to the queue later sees it and runs itself
         ConcurrentLinkedQueue<Runnable> q = lost;
         if (q == null) {

@@ -114,7 +114,7 @@ public final class LockEngine {
         this.clientId = Objects.requireNonNull(clientId, "clientId");
         this.options = Objects.requireNonNull(options, "options");
         this.time = Objects.requireNonNull(time, "time");
-        this.events = new Events(options.eventListener());
+        this.events = new Events(options.eventListener(), backendName);
         this.watchdogMillis = options.watchdogTimeout().toMillis();
         String shortId = clientId.length() > 8 ? clientId.substring(0, 8) : clientId;
         this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId), timer,
