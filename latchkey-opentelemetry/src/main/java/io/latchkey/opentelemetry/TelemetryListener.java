@@ -174,7 +174,8 @@ final class TelemetryListener implements LockEventListener {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(lockName.getBytes(StandardCharsets.UTF_8));
             StringBuilder out = new StringBuilder("sha256:");
             for (int i = 0; i < 8; i++) {
-                out.append(Character.forDigit((digest[i] >> 4) & 0xf, 16)).append(Character.forDigit(digest[i] & 0xf, 16));
+                out.append(Character.forDigit((digest[i] >> 4) & 0xf, 16))
+                        .append(Character.forDigit(digest[i] & 0xf, 16));
             }
             return out.toString();
         } catch (NoSuchAlgorithmException e) {

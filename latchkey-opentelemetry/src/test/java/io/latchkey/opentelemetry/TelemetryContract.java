@@ -96,7 +96,8 @@ abstract class TelemetryContract {
                 assertThat(span.getAttributes().get(TelemetryListener.BACKEND_KEY)).isEqualTo(backend());
             }
             assertThat(granted.getAttributes().get(TelemetryListener.OUTCOME_KEY)).isEqualTo("acquired");
-            assertThat(granted.getAttributes().get(TelemetryListener.FENCING_TOKEN_KEY)).isEqualTo(first.fencingToken());
+            assertThat(granted.getAttributes().get(TelemetryListener.FENCING_TOKEN_KEY))
+                    .isEqualTo(first.fencingToken());
             assertThat(granted.getParentSpanContext().isValid()).as("no span was current").isFalse();
 
             assertThat(timedOut.getAttributes().get(TelemetryListener.OUTCOME_KEY)).isEqualTo("timed_out");

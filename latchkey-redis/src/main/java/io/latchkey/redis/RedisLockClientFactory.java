@@ -10,8 +10,9 @@ import java.util.Objects;
 
 /**
  * How a {@link RedisLockClient} comes to be: from a {@code redis://}, {@code rediss://}, {@code redis-sentinel://}
- * or {@code redis-cluster://} URI (or its {@code valkey} counterpart) (owning the Lettuce client it makes), or around an application's Lettuce client
- * (which it never shuts down). Argument checks happen here, before any connection is opened.
+ * or {@code redis-cluster://} URI, or its {@code valkey} counterpart (owning the Lettuce client it makes), or around
+ * an application's Lettuce client (which it never shuts down). Argument checks happen here, before any connection
+ * is opened.
  */
 final class RedisLockClientFactory {
 

@@ -9,9 +9,9 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 
 /**
- * A real {@code redis-server} (or {@code valkey-server}: {@link RedisBinary}) child process on a free port of 127.0.0.1, in its own temporary directory, without
- * persistence unless asked. Optionally with {@code requirepass} plus an ACL user, or TLS only (on a certificate
- * generated at start). Used directly by benchmarks and through {@link RedisServerExtension} by tests.
+ * A real {@code redis-server} (or {@code valkey-server}: {@link RedisBinary}) child process on a free port of
+ * 127.0.0.1, in its own temporary directory, without persistence unless asked. Optionally with {@code requirepass}
+ * plus an ACL user, or TLS only (on a certificate generated at start). Used directly by benchmarks and through {@link RedisServerExtension} by tests.
  *
  * <p>{@link #stop()} and {@link #start()} simulate a server going down and coming back on the same port (empty,
  * unless append-only persistence was enabled). Not thread-safe: drive it from one thread.

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Runs a real {@code redis-server} (or {@code valkey-server}, see {@link RedisBinary}) for a test class (static field) or for each test (instance field):
+ * Runs a real {@code redis-server} (or {@code valkey-server}, see {@link RedisBinary}) for a test class (static
+ * field) or for each test (instance field):
  *
  * <pre>{@code
  * @RegisterExtension

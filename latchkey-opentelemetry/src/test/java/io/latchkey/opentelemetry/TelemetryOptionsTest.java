@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-class LockNamesTest {
+class TelemetryOptionsTest {
 
     @Test
     void lockNamesCanBeHashedOrOmitted() throws InterruptedException {
