@@ -270,7 +270,11 @@ public final class LockEngine {
 
     /**
      * Stops the watchdog, fails every waiter with {@link LockUnavailableException} and marks every held lock lost
-     * (it is no longer renewed and expires with its lease on the server). Idempotent.
+     * with the reason {@link #CLIENT_CLOSED} (listeners run once); then, unless the options say otherwise
+     * ({@link ClientOptions#releaseOnClose()}), releases all of them and this client's watchdog permits at the
+     * backend at once and waits for the answers, at most the operation timeout in total (see {@link CloseRelease}).
+     * A hold not released expires with its lease on the server. No local lock is held while anything is sent or
+     * awaited. Idempotent.
      */
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -283,22 +287,32 @@ public final class LockEngine {
             s.failAll(failure);
             s.sweep(true);
         }
-        // watchdog permits are no longer renewed: they end with their lease on the server
+        // watchdog permits are no longer renewed: released below, or they end with their lease on the server
+        java.util.List<PermitHold> ended = new java.util.ArrayList<>();
         for (PermitHold p : permits.values()) {
-            p.end();
+            if (p.end()) {
+                ended.add(p);
+            }
         }
         java.util.List<Hold> lost = new java.util.ArrayList<>();
         for (NameState s : nameStates.values()) {
             for (Hold h : s.liveHolds()) {
-                if (h.beginLost("client closed")) {
+                if (h.beginLost(CLIENT_CLOSED)) {
                     lost.add(h);
                 }
             }
         }
+        // every holder is told before anything is released: a lock is never free while its holder still counts on it
         lost.forEach(Hold::finishLost);
+        if (options.releaseOnClose()) {
+            CloseRelease.releaseAll(this, lost, ended);
+        }
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
     }
+
+    /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
+    public static final String CLIENT_CLOSED = "client closed";
 
     // ---------------------------------------------------------------------------------------------- internals
 
@@ -371,7 +385,7 @@ public final class LockEngine {
     void remember(Hold h) {
         watchdog.track(h);
         if (closed.get()) {
-            h.markLost("client closed");
+            h.markLost(CLIENT_CLOSED);
         }
     }
 
