@@ -1,6 +1,5 @@
 package io.latchkey.core.internal;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -21,22 +20,25 @@ import org.slf4j.LoggerFactory;
 final class CloseRelease {
     private static final Logger log = LoggerFactory.getLogger(CloseRelease.class);
 
+    /** How many releases were sent on close, and how many of them the backend confirmed so far. */
+    record Outcome(int sent, AtomicInteger released) {
+        static final Outcome NONE = new Outcome(0, new AtomicInteger());
+    }
+
     private CloseRelease() {
     }
 
-    static void releaseAll(LockEngine engine, List<Hold> holds, List<PermitHold> permits) {
-        if (holds.isEmpty() && permits.isEmpty()) {
-            return;
-        }
-        long startedAt = System.nanoTime();
+    /** Sends the release of every hold and permit at once; the future completes when all of them answered. */
+    static CompletableFuture<Outcome> releaseAll(LockEngine engine, List<Hold> holds, List<PermitHold> permits) {
         AtomicInteger released = new AtomicInteger();
-        List<CompletableFuture<?>> answers = new ArrayList<>(holds.size() + permits.size());
+        CompletableFuture<?>[] answers = new CompletableFuture<?>[holds.size() + permits.size()];
+        int n = 0;
         for (Hold h : holds) {
             // the clean-up of a lost hold is claimed once: an unlock racing the close does not send it again
             if (!h.claimCleanUp()) {
                 continue;
             }
-            answers.add(LockEngine.callRemote(() -> h.nameState.ops.release(h.grant)).handle((ok, e) -> {
+            answers[n++] = LockEngine.callRemote(() -> h.nameState.ops.release(h.grant)).handle((ok, e) -> {
                 if (e == null && Boolean.TRUE.equals(ok)) {
                     released.incrementAndGet();
                     log.info("released lock '{}' (token {}) on close of the {} client", h.name(),
@@ -47,10 +49,10 @@ final class CloseRelease {
                             e != null ? LockEngine.unwrap(e).toString() : "the backend no longer had it");
                 }
                 return null;
-            }));
+            });
         }
         for (PermitHold p : permits) {
-            answers.add(LockEngine.callRemote(() -> p.key.ops().release(p.key.name(), p.key.permitId()))
+            answers[n++] = LockEngine.callRemote(() -> p.key.ops().release(p.key.name(), p.key.permitId()))
                     .handle((ok, e) -> {
                         if (e == null && Boolean.TRUE.equals(ok)) {
                             released.incrementAndGet();
@@ -62,26 +64,43 @@ final class CloseRelease {
                                     e != null ? LockEngine.unwrap(e).toString() : "the backend no longer had it");
                         }
                         return null;
-                    }));
+                    });
         }
+        Outcome outcome = new Outcome(n, released);
+        if (n == 0) {
+            return CompletableFuture.completedFuture(outcome);
+        }
+        return CompletableFuture.allOf(java.util.Arrays.copyOf(answers, n)).thenApply(v -> outcome);
+    }
+
+    /**
+     * Waits for the releases of {@link #releaseAll}, at most the operation timeout from now; an interrupt does not
+     * cut the wait short (an interrupted close must not leave locks held) and is restored after it.
+     */
+    static void await(LockEngine engine, CompletableFuture<Outcome> releases) {
+        if (releases.isDone()) {
+            return;
+        }
+        long startedAt = System.nanoTime();
         long timeoutNanos = engine.options.operationTimeout().toNanos();
         boolean interrupted = false;
-        CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]));
         try {
             for (;;) {
                 try {
-                    all.get(Math.max(0, timeoutNanos - (System.nanoTime() - startedAt)), TimeUnit.NANOSECONDS);
-                    break;
+                    Outcome o = releases.get(Math.max(0, timeoutNanos - (System.nanoTime() - startedAt)),
+                            TimeUnit.NANOSECONDS);
+                    log.debug("close of the {} client released {} of {} holds in {} ms", engine.backendName,
+                            o.released().get(), o.sent(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+                    return;
                 } catch (InterruptedException e) {
-                    // the close goes on: the bound is short, and an interrupted close must not leave locks held
                     interrupted = true;
                 } catch (TimeoutException e) {
-                    log.warn("{} of {} holds were released on close of the {} client within the operation timeout "
-                            + "({} ms); the others expire with their lease", released.get(), answers.size(),
-                            engine.backendName, TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
-                    break;
+                    log.warn("the {} client closed before the backend answered every release (operation timeout {} "
+                            + "ms); holds not released expire with their lease", engine.backendName,
+                            TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+                    return;
                 } catch (ExecutionException e) {
-                    break; // every answer is handled above: not reached
+                    return; // every answer is handled in releaseAll: not reached
                 }
             }
         } finally {
@@ -89,7 +108,5 @@ final class CloseRelease {
                 Thread.currentThread().interrupt();
             }
         }
-        log.debug("close of the {} client released {} of {} holds in {} ms", engine.backendName, released.get(),
-                answers.size(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
     }
 }

@@ -277,8 +277,17 @@ public final class LockEngine {
      * awaited. Idempotent.
      */
     public void close() {
+        CloseRelease.await(this, closeAsync());
+    }
+
+    /**
+     * {@link #close()} without the wait: the future completes when every release sent on close answered (at once
+     * if none was sent, or on a second call). For the deterministic simulation, whose backend answers only while its
+     * scheduler runs.
+     */
+    CompletableFuture<CloseRelease.Outcome> closeAsync() {
         if (!closed.compareAndSet(false, true)) {
-            return;
+            return CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
         }
         watchdog.shutdown();
         LockUnavailableException failure = new LockUnavailableException(
@@ -304,11 +313,12 @@ public final class LockEngine {
         }
         // every holder is told before anything is released: a lock is never free while its holder still counts on it
         lost.forEach(Hold::finishLost);
-        if (options.releaseOnClose()) {
-            CloseRelease.releaseAll(this, lost, ended);
-        }
+        CompletableFuture<CloseRelease.Outcome> released = options.releaseOnClose()
+                ? CloseRelease.releaseAll(this, lost, ended)
+                : CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
+        return released;
     }
 
     /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
@@ -336,12 +346,12 @@ public final class LockEngine {
         return clientId + "-p" + Long.toString(permitIds.incrementAndGet(), 36);
     }
 
-    /** Starts renewing a watchdog permit; a permit taken while the client closes is dropped at once. */
+    /** Starts renewing a watchdog permit; a permit taken while the client closes is released at once. */
     void rememberPermit(PermitHold p) {
         permits.put(p.key, p);
         watchdog.trackPermit(p);
-        if (closed.get()) {
-            p.end();
+        if (closed.get() && p.end() && options.releaseOnClose()) {
+            CloseRelease.releaseAll(this, java.util.List.of(), java.util.List.of(p));
         }
     }
 
@@ -384,8 +394,9 @@ public final class LockEngine {
 
     void remember(Hold h) {
         watchdog.track(h);
-        if (closed.get()) {
-            h.markLost(CLIENT_CLOSED);
+        if (closed.get() && h.markLost(CLIENT_CLOSED) && options.releaseOnClose()) {
+            // granted while the client closed: released like the holds close found
+            CloseRelease.releaseAll(this, java.util.List.of(h), java.util.List.of());
         }
     }
 
