@@ -1,0 +1,143 @@
+package io.latchkey.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.LockClient;
+import io.latchkey.LockLease;
+import io.latchkey.testing.RedisServer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+/**
+ * A context that closes while a {@link LockedSchedule} method runs long: the method gets the grace period, is
+ * interrupted after it, its lock is released, and another client gets the lock at once after {@code close()}
+ * returns — not after the lease; the log says what happened, never that another node may have run. A method that
+ * ignores the interrupt outlasts our phase and the task scheduler's (which waits for it up to the phase timeout):
+ * then the client's close releases its lock while it still runs.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class GracefulShutdownTest {
+
+    static volatile CountDownLatch started = new CountDownLatch(1);
+    static final AtomicBoolean STUBBORN = new AtomicBoolean();
+    static final AtomicBoolean ENDED = new AtomicBoolean();
+
+    private static RedisServer redis;
+
+    @BeforeAll
+    static void startRedis() {
+        redis = RedisServer.standalone().start();
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    private static ConfigurableApplicationContext app() {
+        return new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
+                .properties("latchkey.uri=" + redis.uri(), "latchkey.watchdog-timeout=30s",
+                        "latchkey.shutdown.grace-period=500ms", "spring.lifecycle.timeout-per-shutdown-phase=2s")
+                .run();
+    }
+
+    @Test
+    void aLongLockedScheduleIsInterruptedAfterTheGracePeriodAndItsLockReleased(CapturedOutput output)
+            throws Exception {
+        STUBBORN.set(false);
+        runAndClose(output);
+        assertThat(output.getAll())
+                .contains("interrupted locked method @LockedSchedule Jobs.longJob (lock 'long-job') after the grace "
+                        + "period of 500 ms")
+                .contains("@LockedSchedule 'long-job': released lock on shutdown after the method ended")
+                .doesNotContain("another node may have run");
+    }
+
+    @Test
+    void aMethodThatIgnoresTheInterruptHasItsLockReleasedByTheClientClose(CapturedOutput output) throws Exception {
+        STUBBORN.set(true);
+        runAndClose(output);
+        await().atMost(Duration.ofSeconds(15)).untilTrue(ENDED);
+        await().atMost(Duration.ofSeconds(2)).until(() -> output.getAll().contains(
+                "@LockedSchedule 'long-job': lock released on shutdown while the method still ran"));
+        assertThat(output.getAll()).contains("released lock 'long-job'")
+                .doesNotContain("another node may have run");
+    }
+
+    private void runAndClose(CapturedOutput output) throws Exception {
+        ENDED.set(false);
+        started = new CountDownLatch(1);
+        ConfigurableApplicationContext context = app();
+        try (LockClient other = LockClient.connect(redis.uri())) {
+            assertThat(started.await(20, TimeUnit.SECONDS)).as("the scheduled method started").isTrue();
+            assertThat(other.lock("long-job").isLocked()).isTrue();
+            long closing = System.nanoTime();
+            context.close();
+            long closed = System.nanoTime();
+            Optional<LockLease> lease = other.lock("long-job").tryAcquire(Duration.ofSeconds(2));
+            long afterClose = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
+            System.out.printf("context close took %d ms; another client got the lock %d ms after it returned%n",
+                    TimeUnit.NANOSECONDS.toMillis(closed - closing), afterClose);
+            assertThat(lease).as("lock free within 2 s after close; %s", output).isPresent();
+            assertThat(afterClose).isLessThan(2000);
+            lease.get().release();
+        } finally {
+            context.close();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @EnableScheduling
+    static class App {
+
+        @Bean
+        Jobs jobs() {
+            return new Jobs();
+        }
+    }
+
+    static class Jobs {
+
+        @Scheduled(fixedDelay = 60_000)
+        @LockedSchedule(name = "long-job")
+        public void longJob() {
+            started.countDown();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(STUBBORN.get() ? 5 : 60);
+            try {
+                while (System.nanoTime() - until < 0) {
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        if (!STUBBORN.get()) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                    }
+                }
+            } finally {
+                ENDED.set(true);
+            }
+        }
+    }
+}
