@@ -6,6 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.testing.RedisServer;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -14,12 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,7 +35,6 @@ import org.springframework.scheduling.annotation.Scheduled;
  * ignores the interrupt outlasts our phase and the task scheduler's (which waits for it up to the phase timeout):
  * then the client's close releases its lock while it still runs.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class GracefulShutdownTest {
 
     static volatile CountDownLatch started = new CountDownLatch(1);
@@ -41,16 +42,57 @@ class GracefulShutdownTest {
     static final AtomicBoolean ENDED = new AtomicBoolean();
 
     private static RedisServer redis;
+    private static PrintStream stderr;
+    /** What was logged (slf4j-simple writes to whatever {@code System.err} is at the time). */
+    private static final ByteArrayOutputStream LOGGED = new ByteArrayOutputStream();
 
     @BeforeAll
     static void startRedis() {
         redis = RedisServer.standalone().start();
+        stderr = System.err;
+        System.setErr(new PrintStream(new TeeStream(stderr, LOGGED), true, StandardCharsets.UTF_8));
     }
 
     @AfterAll
     static void stopRedis() {
+        if (stderr != null) {
+            System.setErr(stderr);
+        }
         if (redis != null) {
             redis.close();
+        }
+    }
+
+    private static String logged() {
+        synchronized (LOGGED) {
+            return LOGGED.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Copies what is written to two streams. */
+    private static final class TeeStream extends OutputStream {
+        private final OutputStream first;
+        private final ByteArrayOutputStream second;
+
+        TeeStream(OutputStream first, ByteArrayOutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            first.write(b);
+            synchronized (second) {
+                second.write(b);
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            first.write(b, off, len);
+            synchronized (second) {
+                second.write(b, off, len);
+            }
         }
     }
 
@@ -62,11 +104,10 @@ class GracefulShutdownTest {
     }
 
     @Test
-    void aLongLockedScheduleIsInterruptedAfterTheGracePeriodAndItsLockReleased(CapturedOutput output)
-            throws Exception {
+    void aLongLockedScheduleIsInterruptedAfterTheGracePeriodAndItsLockReleased() throws Exception {
         STUBBORN.set(false);
-        runAndClose(output);
-        assertThat(output.getAll())
+        runAndClose();
+        assertThat(logged())
                 .contains("interrupted locked method @LockedSchedule Jobs.longJob (lock 'long-job') after the grace "
                         + "period of 500 ms")
                 .contains("@LockedSchedule 'long-job': released lock on shutdown after the method ended")
@@ -74,17 +115,17 @@ class GracefulShutdownTest {
     }
 
     @Test
-    void aMethodThatIgnoresTheInterruptHasItsLockReleasedByTheClientClose(CapturedOutput output) throws Exception {
+    void aMethodThatIgnoresTheInterruptHasItsLockReleasedByTheClientClose() throws Exception {
         STUBBORN.set(true);
-        runAndClose(output);
+        runAndClose();
         await().atMost(Duration.ofSeconds(15)).untilTrue(ENDED);
-        await().atMost(Duration.ofSeconds(2)).until(() -> output.getAll().contains(
+        await().atMost(Duration.ofSeconds(2)).until(() -> logged().contains(
                 "@LockedSchedule 'long-job': lock released on shutdown while the method still ran"));
-        assertThat(output.getAll()).contains("released lock 'long-job'")
+        assertThat(logged()).contains("released lock 'long-job'")
                 .doesNotContain("another node may have run");
     }
 
-    private void runAndClose(CapturedOutput output) throws Exception {
+    private void runAndClose() throws Exception {
         ENDED.set(false);
         started = new CountDownLatch(1);
         ConfigurableApplicationContext context = app();
@@ -98,7 +139,7 @@ class GracefulShutdownTest {
             long afterClose = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
             System.out.printf("context close took %d ms; another client got the lock %d ms after it returned%n",
                     TimeUnit.NANOSECONDS.toMillis(closed - closing), afterClose);
-            assertThat(lease).as("lock free within 2 s after close; %s", output).isPresent();
+            assertThat(lease).as("lock free within 2 s after close; %s", logged()).isPresent();
             assertThat(afterClose).isLessThan(2000);
             lease.get().release();
         } finally {
