@@ -40,6 +40,8 @@ class GracefulShutdownTest {
     static volatile CountDownLatch started = new CountDownLatch(1);
     static final AtomicBoolean STUBBORN = new AtomicBoolean();
     static final AtomicBoolean ENDED = new AtomicBoolean();
+    static final java.util.concurrent.atomic.AtomicReference<Throwable> LATE_CALL =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     private static RedisServer redis;
     private static PrintStream stderr;
@@ -106,7 +108,11 @@ class GracefulShutdownTest {
     @Test
     void aLongLockedScheduleIsInterruptedAfterTheGracePeriodAndItsLockReleased() throws Exception {
         STUBBORN.set(false);
+        LATE_CALL.set(null);
         runAndClose();
+        assertThat(LATE_CALL.get()).as("a @Locked call while the context closes fails fast")
+                .isInstanceOf(io.latchkey.LockUnavailableException.class)
+                .hasMessageContaining("the application is shutting down");
         assertThat(logged())
                 .contains("interrupted locked method @LockedSchedule Jobs.longJob (lock 'long-job') after the grace "
                         + "period of 500 ms")
@@ -132,8 +138,21 @@ class GracefulShutdownTest {
         try (LockClient other = LockClient.connect(redis.uri())) {
             assertThat(started.await(20, TimeUnit.SECONDS)).as("the scheduled method started").isTrue();
             assertThat(other.lock("long-job").isLocked()).isTrue();
+            Jobs jobs = context.getBean(Jobs.class);
+            Thread lateCaller = new Thread(() -> {
+                await().atMost(Duration.ofSeconds(10))
+                        .until(() -> logged().contains("shutting down: no new locked work"));
+                try {
+                    jobs.quick();
+                    LATE_CALL.set(new AssertionError("ran"));
+                } catch (Throwable t) {
+                    LATE_CALL.set(t);
+                }
+            }, "late-caller");
+            lateCaller.start();
             long closing = System.nanoTime();
             context.close();
+            lateCaller.join(10_000);
             long closed = System.nanoTime();
             Optional<LockLease> lease = other.lock("long-job").tryAcquire(Duration.ofSeconds(2));
             long afterClose = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
@@ -159,6 +178,10 @@ class GracefulShutdownTest {
     }
 
     static class Jobs {
+
+        @Locked(name = "'quick'")
+        public void quick() {
+        }
 
         @Scheduled(fixedDelay = 60_000)
         @LockedSchedule(name = "long-job")

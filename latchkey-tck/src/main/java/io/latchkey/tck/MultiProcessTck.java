@@ -72,7 +72,7 @@ public abstract class MultiProcessTck extends TckBase {
             boolean acquired = lock.tryLock(AFTER_NORMAL_EXIT.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
             long afterExit = millisSince(exitedAt);
             System.out.printf("[%s] SIGTERMed holder: exit %d ms after SIGTERM, lock acquired %d ms after exit%n",
-                    backendName(), TimeUnit.NANOSECONDS.toMillis(exitedAt - terminatedAt), afterExit);
+                    getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(exitedAt - terminatedAt), afterExit);
             assertThat(acquired).as("lock of a SIGTERMed holder within %s of its exit (its lease is %d ms); %s",
                     AFTER_NORMAL_EXIT.multipliedBy(2), SIGTERM_HOLDER_WATCHDOG_MILLIS, holder.describe()).isTrue();
             try {
