@@ -329,21 +329,47 @@ public abstract class AbstractLockClient implements LockClient {
      */
     @Override
     public void close() {
+        java.util.concurrent.CompletableFuture<?> releases = beginClose();
+        if (releases != null) {
+            finishClose(releases, System.nanoTime() + options.operationTimeout().toNanos());
+        }
+    }
+
+    /**
+     * The first half of {@link #close()}: resigns candidacies, fails waiters, marks holds lost and sends their
+     * releases; {@code null} if the client was closed already. {@link ShutdownHook} starts every client's close this
+     * way before it waits for any, so that the releases of all clients go out at once.
+     */
+    final java.util.concurrent.CompletableFuture<?> beginClose() {
         if (!closed.compareAndSet(false, true)) {
-            return;
+            return null;
         }
         try {
             elections.close();
-            engine.close();
+            return engine.closeAsync();
+        } catch (RuntimeException | Error e) {
+            endClose();
+            throw e;
+        }
+    }
+
+    /** The second half of {@link #close()}: waits for the releases until {@code deadlineNanos}, closes the backend. */
+    final void finishClose(java.util.concurrent.CompletableFuture<?> releases, long deadlineNanos) {
+        try {
+            engine.awaitClose(releases, deadlineNanos);
         } finally {
-            try {
-                closeBackend();
-            } catch (RuntimeException e) {
-                log.warn("closing the {} backend failed", backendName, e);
-            } finally {
-                if (hooked) {
-                    ShutdownHook.unregister(this);
-                }
+            endClose();
+        }
+    }
+
+    private void endClose() {
+        try {
+            closeBackend();
+        } catch (RuntimeException e) {
+            log.warn("closing the {} backend failed", backendName, e);
+        } finally {
+            if (hooked) {
+                ShutdownHook.unregister(this);
             }
         }
     }

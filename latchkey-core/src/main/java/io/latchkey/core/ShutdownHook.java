@@ -16,8 +16,9 @@ import org.slf4j.LoggerFactory;
  * unregisters when it closes; a client closed before the JVM exits (by the application or a framework) is not in
  * the set any more, so the hook does nothing for it.
  *
- * <p>The hook closes the clients one after the other; each close waits at most its operation timeout for its
- * releases, which go out in parallel. JVM shutdown hooks run concurrently with each other, so a framework that
+ * <p>The hook starts every client's close before it waits for any, so the releases of all clients go out at once;
+ * then it waits for each client's answers until that client's operation timeout, counted from the hook's start, has
+ * passed, and closes its backend. JVM shutdown hooks run concurrently with each other, so a framework that
  * closes its clients in its own order (the Spring Boot starter) turns the hook off with
  * {@link io.latchkey.ClientOptions.Builder#closeOnShutdown(boolean)}.
  *
@@ -113,9 +114,23 @@ final class ShutdownHook {
             return;
         }
         log.info("JVM shutdown: closing {} open lock client(s), releasing their locks", open.size());
+        long startedAt = System.nanoTime();
+        List<java.util.concurrent.CompletableFuture<?>> releases = new ArrayList<>(open.size());
         for (AbstractLockClient c : open) {
             try {
-                c.close();
+                releases.add(c.beginClose());
+            } catch (RuntimeException | Error e) {
+                releases.add(null);
+                log.warn("closing {} at JVM shutdown failed", c, e);
+            }
+        }
+        for (int i = 0; i < open.size(); i++) {
+            AbstractLockClient c = open.get(i);
+            if (releases.get(i) == null) {
+                continue; // closed meanwhile by someone else, or failed above
+            }
+            try {
+                c.finishClose(releases.get(i), startedAt + c.options().operationTimeout().toNanos());
             } catch (RuntimeException | Error e) {
                 log.warn("closing {} at JVM shutdown failed", c, e);
             }

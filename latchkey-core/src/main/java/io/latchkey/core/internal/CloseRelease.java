@@ -77,27 +77,29 @@ final class CloseRelease {
      * Waits for the releases of {@link #releaseAll}, at most the operation timeout from now; an interrupt does not
      * cut the wait short (an interrupted close must not leave locks held) and is restored after it.
      */
-    static void await(LockEngine engine, CompletableFuture<Outcome> releases) {
+    static void await(LockEngine engine, CompletableFuture<?> releases, long deadlineNanos) {
         if (releases.isDone()) {
             return;
         }
         long startedAt = System.nanoTime();
-        long timeoutNanos = engine.options.operationTimeout().toNanos();
+        long timeoutNanos = deadlineNanos - startedAt;
         boolean interrupted = false;
         try {
             for (;;) {
                 try {
-                    Outcome o = releases.get(Math.max(0, timeoutNanos - (System.nanoTime() - startedAt)),
-                            TimeUnit.NANOSECONDS);
-                    log.debug("close of the {} client released {} of {} holds in {} ms", engine.backendName,
-                            o.released().get(), o.sent(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+                    Object o = releases.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (o instanceof Outcome done) {
+                        log.debug("close of the {} client released {} of {} holds in {} ms", engine.backendName,
+                                done.released().get(), done.sent(),
+                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedAt));
+                    }
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException e) {
-                    log.warn("the {} client closed before the backend answered every release (operation timeout {} "
-                            + "ms); holds not released expire with their lease", engine.backendName,
-                            TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+                    log.warn("the {} client closed before the backend answered every release (waited {} ms, the "
+                            + "operation timeout); holds not released expire with their lease", engine.backendName,
+                            TimeUnit.NANOSECONDS.toMillis(Math.max(0, timeoutNanos)));
                     return;
                 } catch (ExecutionException e) {
                     return; // every answer is handled in releaseAll: not reached

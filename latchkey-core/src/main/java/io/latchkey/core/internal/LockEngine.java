@@ -277,15 +277,15 @@ public final class LockEngine {
      * awaited. Idempotent.
      */
     public void close() {
-        CloseRelease.await(this, closeAsync());
+        awaitClose(closeAsync(), System.nanoTime() + options.operationTimeout().toNanos());
     }
 
     /**
      * {@link #close()} without the wait: the future completes when every release sent on close answered (at once
-     * if none was sent, or on a second call). For the deterministic simulation, whose backend answers only while its
-     * scheduler runs.
+     * if none was sent, or on a second call). For the JVM's shutdown hook, which closes every client at once, and
+     * the deterministic simulation, whose backend answers only while its scheduler runs.
      */
-    CompletableFuture<CloseRelease.Outcome> closeAsync() {
+    public CompletableFuture<?> closeAsync() {
         if (!closed.compareAndSet(false, true)) {
             return CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
         }
@@ -319,6 +319,14 @@ public final class LockEngine {
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
         return released;
+    }
+
+    /**
+     * Waits for the releases of {@link #closeAsync()} until {@code deadlineNanos} ({@link System#nanoTime()}); an
+     * interrupt does not cut the wait short and is restored after it.
+     */
+    public void awaitClose(CompletableFuture<?> releases, long deadlineNanos) {
+        CloseRelease.await(this, releases, deadlineNanos);
     }
 
     /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
