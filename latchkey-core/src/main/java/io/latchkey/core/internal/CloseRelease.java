@@ -28,6 +28,39 @@ final class CloseRelease {
     private CloseRelease() {
     }
 
+    /**
+     * The body of {@link LockEngine#closeAsync()} once the watchdog stopped: fails every waiter, ends every watchdog
+     * permit, marks every held lock lost (all before any listener runs), runs the listeners, then sends the releases
+     * unless {@link io.latchkey.ClientOptions#releaseOnClose()} is off.
+     */
+    static CompletableFuture<Outcome> endAll(LockEngine engine, java.util.Collection<PermitHold> permits) {
+        io.latchkey.LockUnavailableException failure = new io.latchkey.LockUnavailableException(
+                String.format("client closed (%s backend, client %s)", engine.backendName, engine.clientId));
+        for (NameState s : engine.nameStates.values()) {
+            s.failAll(failure);
+            s.sweep(true);
+        }
+        // watchdog permits are no longer renewed: released below, or they end with their lease on the server
+        List<PermitHold> ended = new java.util.ArrayList<>();
+        for (PermitHold p : permits) {
+            if (p.end()) {
+                ended.add(p);
+            }
+        }
+        List<Hold> lost = new java.util.ArrayList<>();
+        for (NameState s : engine.nameStates.values()) {
+            for (Hold h : s.liveHolds()) {
+                if (h.beginLost(LockEngine.CLIENT_CLOSED)) {
+                    lost.add(h);
+                }
+            }
+        }
+        // every holder is told before anything is released: a lock is never free while its holder still counts on it
+        lost.forEach(Hold::finishLost);
+        return engine.options.releaseOnClose() ? releaseAll(engine, lost, ended)
+                : CompletableFuture.completedFuture(Outcome.NONE);
+    }
+
     /** Sends the release of every hold and permit at once; the future completes when all of them answered. */
     static CompletableFuture<Outcome> releaseAll(LockEngine engine, List<Hold> holds, List<PermitHold> permits) {
         AtomicInteger released = new AtomicInteger();

@@ -290,32 +290,7 @@ public final class LockEngine {
             return CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
         }
         watchdog.shutdown();
-        LockUnavailableException failure = new LockUnavailableException(
-                String.format("client closed (%s backend, client %s)", backendName, clientId));
-        for (NameState s : nameStates.values()) {
-            s.failAll(failure);
-            s.sweep(true);
-        }
-        // watchdog permits are no longer renewed: released below, or they end with their lease on the server
-        java.util.List<PermitHold> ended = new java.util.ArrayList<>();
-        for (PermitHold p : permits.values()) {
-            if (p.end()) {
-                ended.add(p);
-            }
-        }
-        java.util.List<Hold> lost = new java.util.ArrayList<>();
-        for (NameState s : nameStates.values()) {
-            for (Hold h : s.liveHolds()) {
-                if (h.beginLost(CLIENT_CLOSED)) {
-                    lost.add(h);
-                }
-            }
-        }
-        // every holder is told before anything is released: a lock is never free while its holder still counts on it
-        lost.forEach(Hold::finishLost);
-        CompletableFuture<CloseRelease.Outcome> released = options.releaseOnClose()
-                ? CloseRelease.releaseAll(this, lost, ended)
-                : CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
+        CompletableFuture<CloseRelease.Outcome> released = CloseRelease.endAll(this, permits.values());
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
         return released;
