@@ -29,12 +29,16 @@ public final class ClientOptions {
     private final Duration operationTimeout;
     private final String namespace;
     private final LockEventListener eventListener;
+    private final boolean releaseOnClose;
+    private final boolean closeOnShutdown;
 
     private ClientOptions(Builder b) {
         this.watchdogTimeout = b.watchdogTimeout;
         this.operationTimeout = b.operationTimeout;
         this.namespace = b.namespace;
         this.eventListener = b.eventListener;
+        this.releaseOnClose = b.releaseOnClose;
+        this.closeOnShutdown = b.closeOnShutdown;
     }
 
     /** {@return the default options} Every setting has its default; the same instance on every call. */
@@ -53,7 +57,9 @@ public final class ClientOptions {
                 .watchdogTimeout(watchdogTimeout)
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
-                .eventListener(eventListener);
+                .eventListener(eventListener)
+                .releaseOnClose(releaseOnClose)
+                .closeOnShutdown(closeOnShutdown);
     }
 
     /**
@@ -92,6 +98,22 @@ public final class ClientOptions {
         return eventListener;
     }
 
+    /**
+     * {@return whether {@link LockClient#close()} releases the holds the client still has} If not, they are
+     * marked lost and expire with their lease on the server, as after a crash. {@code true} by default.
+     */
+    public boolean releaseOnClose() {
+        return releaseOnClose;
+    }
+
+    /**
+     * {@return whether a normal JVM exit (end of {@code main}, {@code System.exit}, SIGTERM) closes the client} All
+     * clients share one shutdown hook thread, {@code latchkey-shutdown}. {@code true} by default.
+     */
+    public boolean closeOnShutdown() {
+        return closeOnShutdown;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -104,18 +126,22 @@ public final class ClientOptions {
         return watchdogTimeout.equals(that.watchdogTimeout)
                 && operationTimeout.equals(that.operationTimeout)
                 && namespace.equals(that.namespace)
-                && eventListener.equals(that.eventListener);
+                && eventListener.equals(that.eventListener)
+                && releaseOnClose == that.releaseOnClose
+                && closeOnShutdown == that.closeOnShutdown;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener);
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, releaseOnClose,
+                closeOnShutdown);
     }
 
     @Override
     public String toString() {
         return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
-                + ", namespace='" + namespace + "'}";
+                + ", namespace='" + namespace + "', releaseOnClose=" + releaseOnClose + ", closeOnShutdown=" + closeOnShutdown
+                + "}";
     }
 
     /** Builds {@link ClientOptions}; not thread-safe, reusable. */
@@ -124,6 +150,8 @@ public final class ClientOptions {
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private String namespace = "";
         private LockEventListener eventListener = LockEventListener.NONE;
+        private boolean releaseOnClose = true;
+        private boolean closeOnShutdown = true;
 
         private Builder() {
         }
@@ -199,6 +227,34 @@ public final class ClientOptions {
          */
         public Builder eventListener(LockEventListener eventListener) {
             this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
+            return this;
+        }
+
+        /**
+         * Sets whether {@link LockClient#close()} releases the holds the client still has (default {@code true}):
+         * every holder is told {@code onLost} first, then all holds are released at once, within the operation
+         * timeout in total. With {@code false} they are only marked lost and expire with their lease, as after a
+         * crash.
+         *
+         * @param releaseOnClose whether close releases held locks, leases, leaderships and watchdog permits
+         * @return this builder
+         */
+        public Builder releaseOnClose(boolean releaseOnClose) {
+            this.releaseOnClose = releaseOnClose;
+            return this;
+        }
+
+        /**
+         * Sets whether a normal JVM exit closes the client (default {@code true}), through one shutdown hook shared
+         * by every client. Turn it off when a framework closes the client itself in its own order (the Spring Boot
+         * starter does): JVM shutdown hooks run in parallel, so the hook could close the client while the
+         * framework still lets locked work finish.
+         *
+         * @param closeOnShutdown whether the JVM's shutdown closes the client
+         * @return this builder
+         */
+        public Builder closeOnShutdown(boolean closeOnShutdown) {
+            this.closeOnShutdown = closeOnShutdown;
             return this;
         }
 

@@ -149,9 +149,12 @@ final class EngineSimulation {
             trace("closing every client while owners are busy");
             closed = true;
             for (Client c : clients) {
-                c.engine.close();
+                c.engine.closeAsync();
             }
             sched.runUntil(sched.nanoTime() + remoteTimeout + 100 * MS, this::check);
+            if (!faulty && !server.heldLocks().isEmpty()) {
+                fail("locks still held on the server after every client closed: " + server.heldLocks());
+            }
             for (Actor a : actors) {
                 if (a.pending != null) {
                     fail(a + " still waits after close: " + a.pending);
@@ -197,7 +200,7 @@ final class EngineSimulation {
             fail("fair queue entries left: " + server.fairQueues);
         }
         for (Client c : clients) {
-            c.engine.close();
+            c.engine.closeAsync();
         }
         sched.runUntil(sched.nanoTime() + remoteTimeout, null);
         for (Client c : clients) {
