@@ -94,11 +94,14 @@ final class ReadWriteLockScripts {
             + "if s and tonumber(s) > now then return 1; end; "
             + "return 0;");
 
-    /** KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. */
-    static final Script RENEW_WRITE = new Script("renewWrite",
-            "local result = {}; "
+    /**
+     * KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. Also renews fair locks,
+     * whose holds carry their attempt id after the token ({@link FairLockScripts#HOLDS}).
+     */
+    static final Script RENEW_WRITE = new Script("renewWrite", FairLockScripts.HOLDS
+            + "local result = {}; "
             + "for i = 1, #KEYS do "
-            + "if redis.call('get', KEYS[i]) == ARGV[2 * i - 1] then "
+            + "if holds(redis.call('get', KEYS[i]), ARGV[2 * i - 1]) then "
             + "redis.call('pexpire', KEYS[i], ARGV[2 * i]); result[i] = 1; "
             + "else result[i] = 0; end; "
             + "end; "

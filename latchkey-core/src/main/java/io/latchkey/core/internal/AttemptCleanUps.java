@@ -60,7 +60,12 @@ final class AttemptCleanUps {
                 }
                 return;
             }
-            if (!(LockEngine.unwrap(e) instanceof LockUnavailableException) || engine.isClosed()) {
+            if (engine.isClosed()) {
+                // the client closed meanwhile (its connection with it): what is left ends with its lease
+                log.debug("{} failed as the client closed: {}", what, LockEngine.unwrap(e).toString());
+                return;
+            }
+            if (!(LockEngine.unwrap(e) instanceof LockUnavailableException)) {
                 log.warn("{} failed; it ends with its lease on the server: {}", what, LockEngine.unwrap(e).toString());
                 return;
             }
