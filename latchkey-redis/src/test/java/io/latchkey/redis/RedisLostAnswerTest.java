@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.testing.RedisServerExtension;
@@ -68,6 +69,35 @@ class RedisLostAnswerTest {
             assertThat(tookMillis).as("ms from the server running again to another client's grant")
                     .isLessThan(1_000);
             lockA.unlock();
+        }
+    }
+
+    /** The same for a leased permit: it is released by its id, which is its attempt's own. */
+    @Test
+    void aPermitLeasedForAnAttemptThatTimedOutComesBackOnceTheServerRunsAgain() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            PermitExpirableSemaphore permits = client.permitExpirableSemaphore(uniqueName("lost-lease"));
+            assertThat(permits.trySetPermits(1)).isTrue();
+            permits.release(permits.acquire()); // the scripts are in the server's cache
+            long frozenAt = System.nanoTime();
+            redis.freeze();
+            try {
+                assertThatThrownBy(() -> permits.tryAcquire(Duration.ofSeconds(2)))
+                        .isInstanceOf(LockUnavailableException.class);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
+            } finally {
+                redis.thaw();
+            }
+            long thawedAt = System.nanoTime();
+            java.util.Optional<String> id = java.util.Optional.empty();
+            while (id.isEmpty() && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
+                id = permits.tryAcquire(Duration.ofMillis(100));
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            System.out.printf("the permit was leased again %d ms after the server ran again%n", tookMillis);
+            assertThat(id).as("leased again").isPresent();
+            assertThat(tookMillis).as("ms from the server running again to the next lease").isLessThan(1_000);
+            permits.release(id.get());
         }
     }
 
