@@ -227,7 +227,7 @@ final class SyncInspector {
         }
     }
 
-    /** A row of a hold stored as {@code owner|token}, or {@code owner|token|attempt id} (a fair lock's). */
+    /** A row of a hold stored as {@code owner|token}, or {@code owner|token|attempt id} (a fair lock's, a writer's). */
     private static LockInfo held(String name, String kind, String member, long pttlMillis, OptionalInt waiters) {
         int bar = member.indexOf('|');
         String owner = bar < 0 ? member : member.substring(0, bar);

@@ -148,4 +148,26 @@ class RedisLostAnswerTest {
             assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
         }
     }
+
+    /** The same for the write half of a read-write lock, whose hold is stored as {@code owner|token|attempt id}. */
+    @Test
+    void aWriteLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            RedisReadWriteLockOps ops = client.synchronizers().writeOps();
+            String name = uniqueName("rw-attempt-ids");
+            String owner = owner();
+            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
+                    .isFalse();
+            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
+                    .isEmpty();
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
+            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
+        }
+    }
 }
