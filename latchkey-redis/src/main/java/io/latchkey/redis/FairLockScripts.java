@@ -21,10 +21,19 @@ final class FairLockScripts {
             + "for _, w in ipairs(dead) do redis.call('zrem', KEYS[2], w); redis.call('zrem', KEYS[3], w); end; ";
 
     /** Deletes the sequence (and the timeouts) once the queue is empty: nothing of a free, unwaited name stays. */
+    /**
+     * Whether the hold value {@code cur} is the hold {@code owner|token}: a hold is stored as
+     * {@code owner|token|attempt id} (or as {@code owner|token} by an earlier version).
+     */
+    static final String HOLDS = "local function holds(cur, v) "
+            + "return cur ~= false and cur ~= nil and (cur == v or string.sub(cur, 1, #v + 1) == v .. '|'); end; ";
+
     private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
 
     /**
-     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
+     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel,
+     * attempt id. Takes the lock if it is free and the owner is first in line (or nobody waits), as
+     * {@code owner|token|attempt id} ({@link #CLEAN_UP} finds an unanswered attempt's hold by the last part); an orphan hold of the
      * same owner is taken over with a new token. Otherwise queues the owner (once; its place is kept while it keeps
      * asking), wakes the head if the lock is free and the head is someone else, and returns minus the time to the
      * next re-check: the holder's remaining lease, or the head's heartbeat expiry.
@@ -37,7 +46,7 @@ final class FairLockScripts {
             + "redis.call('zrem', KEYS[2], ARGV[1]); redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[2], KEYS[3], KEYS[4]); end; "
             + "local token, text = next_token(KEYS[5], KEYS[6]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[6], 'px', ARGV[2]); "
             + "return token; "
             + "end; "
             + "local ttl; "
@@ -67,14 +76,30 @@ final class FairLockScripts {
      * emptied queue leaves no key behind. {@code {1, head}} if released ({@code {1}} if nobody waits); {@code {0}}
      * if the hold was gone (lost).
      */
-    static final Script RELEASE = new Script("fairRelease",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return {0}; end; "
+    static final Script RELEASE = new Script("fairRelease", HOLDS
+            + "if not holds(redis.call('get', KEYS[1]), ARGV[1]) then return {0}; end; "
             + "redis.call('del', KEYS[1]); "
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
             + "if not head then " + TIDY + "return {1}; end; "
             + "if string.sub(head, 1, #ARGV[3]) ~= ARGV[3] then redis.pcall('publish', ARGV[2], head); end; "
             + "return {1, head};");
+
+    /**
+     * KEYS: L, Q, T, S. ARGV: owner, attempt id, channel. The clean-up of an attempt whose answer never arrived:
+     * deletes the hold only if the owner holds it by that attempt (never a later hold of the same owner, which has
+     * another attempt id) and names the head of the queue. 1 if it deleted the hold, else 0.
+     */
+    static final Script CLEAN_UP = new Script("fairCleanUpAttempt",
+            "local cur = redis.call('get', KEYS[1]); "
+            + "if not cur or string.sub(cur, 1, #ARGV[1] + 1) ~= ARGV[1] .. '|' "
+            + "or string.sub(cur, -(#ARGV[2] + 1)) ~= '|' .. ARGV[2] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + NOW + PURGE
+            + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "
+            + "if head then redis.pcall('publish', ARGV[3], head); end; "
+            + TIDY
+            + "return 1;");
 
     /**
      * KEYS: L, Q, T, S. ARGV: owner, channel. A waiter that gave up leaves the queue; if the lock is free the new head

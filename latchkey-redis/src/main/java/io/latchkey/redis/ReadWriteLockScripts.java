@@ -27,8 +27,10 @@ final class ReadWriteLockScripts {
             + "redis.call('zremrangebyscore', KEYS[3], '-inf', now); ";
 
     /**
-     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis. Takes the write
-     * lock when nobody holds it (an orphan write hold of the same owner is taken over with a new token); otherwise
+     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis, attempt id.
+     * Takes the write lock when nobody holds it, as {@code owner|token|attempt id} ({@link #CLEAN_UP_WRITE} finds an
+     * unanswered attempt's hold by the last part; an orphan write hold of the same owner is taken over with a new
+     * token); otherwise
      * registers the writer's intent (so new readers wait: writer preference) and returns minus the time to the next
      * re-check: the writer's remaining lease, or the earliest read hold's expiry.
      */
@@ -37,7 +39,7 @@ final class ReadWriteLockScripts {
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
             + "local token, text = next_token(KEYS[4], KEYS[5]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[5], 'px', ARGV[2]); "
             + "redis.call('zrem', KEYS[3], ARGV[1]); "
             + "keep(KEYS[3]); "
             + "return token; "
@@ -75,9 +77,12 @@ final class ReadWriteLockScripts {
             + "if ttl < 1 then ttl = 1; end; "
             + "return -ttl;");
 
-    /** KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one and wakes everyone. */
-    static final Script RELEASE_WRITE = new Script("releaseWrite",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0; end; "
+    /**
+     * KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one ({@code owner|token|attempt id},
+     * or {@code owner|token} as an earlier version wrote it) and wakes everyone.
+     */
+    static final Script RELEASE_WRITE = new Script("releaseWrite", FairLockScripts.HOLDS
+            + "if not holds(redis.call('get', KEYS[1]), ARGV[1]) then return 0; end; "
             + "redis.call('del', KEYS[1]); "
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
@@ -94,11 +99,27 @@ final class ReadWriteLockScripts {
             + "if s and tonumber(s) > now then return 1; end; "
             + "return 0;");
 
-    /** KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. */
-    static final Script RENEW_WRITE = new Script("renewWrite",
-            "local result = {}; "
+    /**
+     * KEYS: W, channel. ARGV: owner, attempt id. The clean-up of a write attempt whose answer never arrived: deletes
+     * the write hold only if the owner holds it by that attempt (never a later hold of the same owner) and wakes
+     * everyone. 1 if it deleted the hold, else 0.
+     */
+    static final Script CLEAN_UP_WRITE = new Script("rwCleanUpWriteAttempt",
+            "local cur = redis.call('get', KEYS[1]); "
+            + "if not cur or string.sub(cur, 1, #ARGV[1] + 1) ~= ARGV[1] .. '|' "
+            + "or string.sub(cur, -(#ARGV[2] + 1)) ~= '|' .. ARGV[2] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + "redis.pcall('publish', KEYS[2], '0'); "
+            + "return 1;");
+
+    /**
+     * KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. Also renews fair locks,
+     * whose holds carry their attempt id after the token ({@link FairLockScripts#HOLDS}).
+     */
+    static final Script RENEW_WRITE = new Script("renewWrite", FairLockScripts.HOLDS
+            + "local result = {}; "
             + "for i = 1, #KEYS do "
-            + "if redis.call('get', KEYS[i]) == ARGV[2 * i - 1] then "
+            + "if holds(redis.call('get', KEYS[i]), ARGV[2 * i - 1]) then "
             + "redis.call('pexpire', KEYS[i], ARGV[2 * i]); result[i] = 1; "
             + "else result[i] = 0; end; "
             + "end; "

@@ -151,7 +151,7 @@ final class RedisFairLockOps implements RemoteLockOps {
         heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
-                keys.channel).thenApply(reply -> {
+                keys.channel, request.attemptId()).thenApply(reply -> {
                     if (reply > 0) {
                         heads.done(owner);
                         return Attempt.granted(new Grant(request, reply, sentAt, null));
@@ -193,6 +193,14 @@ final class RedisFairLockOps implements RemoteLockOps {
                 request.name(), owner, heartbeatMillis,
                 () -> executor.<Long>run(FairLockScripts.WITHDRAW, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
                         owner, keys.channel));
+    }
+
+    /** Deletes the hold the request's attempt made, if it is still that one ({@link FairLockScripts#CLEAN_UP}). */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        Keys keys = keys(request.name());
+        return executor.<Long>run(FairLockScripts.CLEAN_UP, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                request.ownerId(), request.attemptId(), keys.channel).thenApply(r -> r == 1L);
     }
 
     @Override

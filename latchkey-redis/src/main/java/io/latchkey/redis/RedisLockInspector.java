@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
  * of 1,000, then per page one pipelined HGETALL + PTTL per key. Hashes whose fields are not
- * {@code owner -> positive count} (besides a Latchkey hold's {@link LockKeys#TOKEN_FIELD}) are not locks and are
+ * {@code owner -> positive count} (besides a Latchkey hold's own {@code latchkey:} fields) are not locks and are
  * skipped. The fencing token shown is the hold's own (none for a Redisson holder, which has no token).
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
@@ -82,7 +82,7 @@ final class RedisLockInspector {
             long pttl = await(ttls.get(i), "PTTL");
             String token = holders.get(LockKeys.TOKEN_FIELD);
             for (Map.Entry<String, String> holder : holders.entrySet()) {
-                int count = holder.getKey().equals(LockKeys.TOKEN_FIELD) ? -1 : parseCount(holder.getValue());
+                int count = holder.getKey().startsWith("latchkey:") ? -1 : parseCount(holder.getValue());
                 if (count <= 0) {
                     continue;
                 }

@@ -141,7 +141,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                 ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, writerPreference ? "1" : "0")
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
-                        request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis));
+                        request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
+                        request.attemptId());
         return reply.thenApply(r -> {
             if (r > 0) {
                 return Attempt.granted(new Grant(request, r, sentAt, null));
@@ -171,6 +172,22 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                 request.name(), owner, heartbeatMillis,
                 () -> executor.<Long>run(ReadWriteLockScripts.WITHDRAW_WRITER, ScriptOutputType.INTEGER,
                         new String[] {keys.writers, keys.write, keys.channel}, owner));
+    }
+
+    /**
+     * The write half deletes the hold its request's attempt made, if it is still that one
+     * ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}). A read hold (a member {@code owner|token} of the readers' set)
+     * keeps no attempt id: an unanswered read attempt's hold ends with its lease.
+     */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        if (read) {
+            return CompletableFuture.completedFuture(false);
+        }
+        Keys keys = keys(request.name());
+        return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_WRITE, ScriptOutputType.INTEGER,
+                new String[] {keys.write, keys.channel}, request.ownerId(), request.attemptId())
+                .thenApply(r -> r == 1L);
     }
 
     @Override

@@ -227,13 +227,14 @@ final class SyncInspector {
         }
     }
 
-    /** A row of a hold stored as {@code owner|token}. */
+    /** A row of a hold stored as {@code owner|token}, or {@code owner|token|attempt id} (a fair lock's, a writer's). */
     private static LockInfo held(String name, String kind, String member, long pttlMillis, OptionalInt waiters) {
-        int bar = member.lastIndexOf('|');
+        int bar = member.indexOf('|');
         String owner = bar < 0 ? member : member.substring(0, bar);
         OptionalLong token = OptionalLong.empty();
         if (bar >= 0) {
-            long t = parse(member.substring(bar + 1));
+            int end = member.indexOf('|', bar + 1);
+            long t = parse(member.substring(bar + 1, end < 0 ? member.length() : end));
             if (t > 0) {
                 token = OptionalLong.of(t);
             }

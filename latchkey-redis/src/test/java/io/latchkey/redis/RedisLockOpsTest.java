@@ -197,7 +197,9 @@ class RedisLockOpsTest {
         Grant to = ops.handOff(from, req).get();
         assertThat(to.fencingToken()).isGreaterThan(from.fencingToken());
         assertThat(to.ownerId()).isEqualTo(next);
-        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next, LockKeys.TOKEN_FIELD));
+        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next, LockKeys.TOKEN_FIELD, "latchkey:attempt"));
+        assertThat(redis.execute("HGET", name, "latchkey:attempt")).as("the receiving request's attempt")
+                .isEqualTo(req.attemptId());
         assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD)).isEqualTo(Long.toString(to.fencingToken()));
         assertThat(ops.handOff(from, request(name, owner(), 5_000, Duration.ZERO)).get()).as("from is gone").isNull();
         assertThat(ops.release(from).get()).isFalse();

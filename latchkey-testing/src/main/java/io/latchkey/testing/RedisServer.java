@@ -178,6 +178,39 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes the server process (SIGSTOP), as a long GC-like pause or a stopped VM would: connections stay open, the
+     * kernel still accepts what clients send, and the server runs it all after {@link #thaw()}.
+     */
+    public synchronized void freeze() {
+        signal("-STOP");
+    }
+
+    /** Lets a {@linkplain #freeze() frozen} server run again (SIGCONT). */
+    public synchronized void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("redis-server is not running");
+        }
+        java.nio.file.Path kill = ServerProcess.requireBinary("kill", RedisSentinelSetup.KILL_INSTALL_HINT);
+        try {
+            Process p = new ProcessBuilder(kill.toString(), signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed: "
+                        + new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill " + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling redis-server", e);
+        }
+    }
+
     /** Whether the server process runs. */
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();

@@ -133,6 +133,16 @@ public final class RedisServerExtension
         return server.execute(command);
     }
 
+    /** @see RedisServer#freeze() */
+    public void freeze() {
+        server.freeze();
+    }
+
+    /** @see RedisServer#thaw() */
+    public void thaw() {
+        server.thaw();
+    }
+
     /** @see RedisServer#pauseClients(Duration) */
     public void pauseClients(Duration duration) {
         server.pauseClients(duration);

@@ -94,6 +94,8 @@ public final class LockEngine {
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
     final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
+    /** The clean-ups of attempts whose answer never came. */
+    final AttemptCleanUps cleanUps = new AttemptCleanUps(this);
     /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
