@@ -56,7 +56,10 @@ final class RedisConnections {
         StatefulRedisConnection<String, String> conn = null;
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
-            if (uri != null) {
+            if (uri != null && uri.isSsl() && uri.getSentinels().isEmpty()) {
+                conn = connectTls(client, uri, timeout);
+                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+            } else if (uri != null) {
                 // Bounded here too: an application's client may have a longer connect timeout than ours.
                 conn = await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
                 pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
@@ -69,6 +72,28 @@ final class RedisConnections {
             throw e;
         }
         return new RedisConnections(client, conn, conn.async(), pubSub, false, false);
+    }
+
+    /**
+     * A TLS connect whose handshake never ends is, most often, TLS against a plain port: a plain Redis server reads
+     * the client's hello as an inline command and waits for its end, so nothing comes back and Lettuce reports only
+     * a timeout. The last part of the timeout is kept for {@link RedisTlsProbe}, which asks the port in plain text.
+     */
+    private static StatefulRedisConnection<String, String> connectTls(RedisClient client, RedisURI uri,
+                                                                      Duration timeout) {
+        Duration probe = RedisTlsProbe.budget(timeout);
+        try {
+            return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout.minus(probe));
+        } catch (RedisConnectionException e) {
+            if (!(e.getCause() instanceof TimeoutException)) {
+                throw e;
+            }
+            String why = RedisTlsProbe.plainTextAnswer(uri.getHost(), uri.getPort(), probe);
+            if (why == null) {
+                throw new RedisConnectionException("no connection within " + timeout, e.getCause());
+            }
+            throw new RedisConnectionException("TLS handshake failed: " + why);
+        }
     }
 
     /**

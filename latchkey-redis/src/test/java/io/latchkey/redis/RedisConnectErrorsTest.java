@@ -1,0 +1,65 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.LockClient;
+import io.latchkey.LockException;
+import io.latchkey.testing.RedisServerExtension;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** A connect that fails names its cause in the top message, soon: wrong password, TLS against a plain port. */
+class RedisConnectErrorsTest {
+
+    @RegisterExtension
+    static RedisServerExtension secured = RedisServerExtension.builder().requirePass("right-pass").build();
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+    private static ClientOptions options() {
+        return ClientOptions.builder().operationTimeout(TIMEOUT).build();
+    }
+
+    @Test
+    void aWrongPasswordFailsFastNamingTheAuthenticationFailure() {
+        // the right password first: the driver's classes are loaded, so what is timed below is the connect alone
+        LockClient.connect(secured.uri(), options()).close();
+        String uri = "redis://:wrong-pass@127.0.0.1:" + secured.port();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("authentication failed")
+                .hasMessageContaining("authentication failed (WRONGPASS")
+                .hasMessageContaining("127.0.0.1:" + secured.port())
+                .hasMessageNotContaining("wrong-pass");
+        assertThat(millisSince(start)).as("fails at the server's answer, not at a timeout").isLessThan(1_000);
+    }
+
+    @Test
+    void noPasswordWhereOneIsRequiredNamesTheAuthenticationFailure() {
+        String uri = "redis://127.0.0.1:" + secured.port();
+        assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("authentication")
+                .hasMessageContaining("NOAUTH");
+    }
+
+    @Test
+    void tlsAgainstAPlainPortNamesTlsWithinTheTimeout() {
+        String uri = "rediss://:right-pass@127.0.0.1:" + secured.port() + "?verifyPeer=NONE";
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("TLS")
+                .hasMessageContaining("does not speak TLS")
+                .hasMessageNotContaining("right-pass");
+        assertThat(millisSince(start)).as("within the timeout").isLessThan(TIMEOUT.toMillis() + 500);
+    }
+
+    private static long millisSince(long start) {
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+}
