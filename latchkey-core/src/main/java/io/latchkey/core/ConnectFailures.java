@@ -35,18 +35,20 @@ public final class ConnectFailures {
                     + "KeeperErrorCode = (NoAuth|AuthFailed)|UNAUTHENTICATED");
 
     private static final Pattern TLS = Pattern.compile(
-            "(?i)TLS handshake|NotSslRecordException|not an SSL/TLS record|SSLHandshakeException|"
+            "(?i)TLS handshake|speaks TLS|NotSslRecordException|not an SSL/TLS record|SSLHandshakeException|"
                     + "PKIX path building failed");
 
     /**
      * What drivers throw when the bytes that came back are not their protocol: Lettuce's decoder on an HTTP reply
      * ({@code Invalid first byte: 60 (<)}), the PostgreSQL driver on an unexpected first message, gRPC (etcd) on an
-     * HTTP/1.x reply, ZooKeeper on a length that no ZooKeeper frame has.
+     * HTTP/1.x reply, ZooKeeper on a length that no ZooKeeper frame has, Lettuce when the server closes the
+     * connection in answer to its HELLO (etcd does, and so does a Redis TLS port spoken to in plain text).
      */
     private static final Pattern WRONG_PROTOCOL = Pattern.compile(
             "(?i)RedisProtocolException|Invalid first byte|protocol error|unexpected packet|expected authentication "
                     + "request|HTTP/1\\.|Http2Exception|first received frame was not SETTINGS|"
-                    + "Unreasonable length|Packet len -?\\d+ is out of range|not an? \\w+ server");
+                    + "Unreasonable length|Packet len -?\\d+ is out of range|not an? \\w+ server|"
+                    + "Connection closed prematurely");
 
     private ConnectFailures() {
     }
@@ -58,12 +60,12 @@ public final class ConnectFailures {
      * @return the cause, or {@code null} if the chain names none of them
      */
     public static Cause classify(Throwable failure) {
-        Throwable t = find(failure, ConnectFailures::isAuthentication);
-        if (t != null) {
-            return Cause.AUTHENTICATION;
-        }
+        // TLS first: a probe's words about a plain port may quote the server's NOAUTH
         if (find(failure, ConnectFailures::isTls) != null) {
             return Cause.TLS;
+        }
+        if (find(failure, ConnectFailures::isAuthentication) != null) {
+            return Cause.AUTHENTICATION;
         }
         if (find(failure, ConnectFailures::isWrongProtocol) != null) {
             return Cause.WRONG_SERVER;
@@ -80,7 +82,7 @@ public final class ConnectFailures {
     /**
      * The cause of a failed connect in words for the top of a message, with the server's or driver's own words in
      * parentheses: {@code authentication failed (WRONGPASS invalid username-password pair …)}, {@code TLS handshake
-     * failed (…)}, {@code connection refused}, {@code unknown host h}, {@code not the expected kind of server (…)}.
+     * failed (…)}, {@code connection refused}, {@code unknown host (…)}, {@code not a server of the expected kind (…)}.
      *
      * @param failure what the driver threw
      * @return the words, or {@code null} if the chain names no cause that {@link #classify} knows
@@ -101,7 +103,7 @@ public final class ConnectFailures {
             case WRONG_SERVER: {
                 String words = words(find(failure, ConnectFailures::isWrongProtocol));
                 return words.matches("(?is)not an? \\w+ server.*") ? words
-                        : "not the expected kind of server (it answered in another protocol: " + words + ")";
+                        : "not a server of the expected kind (" + words + ")";
             }
             case UNKNOWN_HOST:
                 return "unknown host (" + words(find(failure, x -> x instanceof UnknownHostException)) + ")";

@@ -6,16 +6,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockException;
+import io.latchkey.testing.EtcdServer;
 import io.latchkey.testing.RedisServerExtension;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** A connect that fails names its cause in the top message, soon: wrong password, TLS against a plain port. */
+/**
+ * A connect that fails names its cause in the top message, soon: a wrong or missing password, TLS against a plain
+ * port and plain text against a TLS port, a server of another kind.
+ */
 class RedisConnectErrorsTest {
 
     @RegisterExtension
     static RedisServerExtension secured = RedisServerExtension.builder().requirePass("right-pass").build();
+
+    @RegisterExtension
+    static RedisServerExtension tls = RedisServerExtension.withTls();
 
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
@@ -57,6 +64,27 @@ class RedisConnectErrorsTest {
                 .hasMessageContaining("does not speak TLS")
                 .hasMessageNotContaining("right-pass");
         assertThat(millisSince(start)).as("within the timeout").isLessThan(TIMEOUT.toMillis() + 500);
+    }
+
+    @Test
+    void plainTextAgainstATlsPortSaysToUseRediss() {
+        String uri = "redis://127.0.0.1:" + tls.port();
+        assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                .isInstanceOf(LockException.class)
+                .hasMessageContaining("speaks TLS: use rediss://");
+    }
+
+    @Test
+    void aRedisUriAtAnEtcdServerSaysItIsNotARedisServer() {
+        try (EtcdServer etcd = EtcdServer.started()) {
+            String uri = "redis://127.0.0.1:" + etcd.port();
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> LockClient.connect(uri, options()))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageStartingWith("cannot connect to redis at 127.0.0.1:" + etcd.port()
+                            + ": not a server of the expected kind");
+            assertThat(millisSince(start)).as("within the timeout").isLessThan(TIMEOUT.toMillis() + 500);
+        }
     }
 
     private static long millisSince(long start) {
