@@ -25,6 +25,14 @@ echo "== Spring Boot starter again on Boot 4.1"
 ./mvnw -B -ntp test -pl latchkey-spring-boot-starter -am -Dspring-boot.version=4.1.2 -Dmicrometer.version=1.17.2 \
   -Dtest='io.latchkey.spring.**' -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
 
+# latchkey-redis on the Lettuce that Spring Boot 4.0.x manages (6.8.2) for an application that does not set
+# lettuce.version (the build is on 7.7; Boot 4.1.x manages 7.5.2): the lock and lease contracts and the connection
+# variants and errors (ACL, TLS, wrong password), about a minute.
+echo "== Redis contracts again on Lettuce 6.8.2 (Spring Boot 4.0's)"
+./mvnw -B -ntp test -pl latchkey-redis -am -Dlettuce.version=6.8.2.RELEASE \
+  -Dtest='RedisLockContractTckTest,RedisLeaseContractTckTest,RedisConnectionVariantsTest,RedisConnectErrorsTest' \
+  -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
+
 jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)
 if [ -n "$jdk25" ]; then
   echo "== TCK again on $(basename "$jdk25")"
