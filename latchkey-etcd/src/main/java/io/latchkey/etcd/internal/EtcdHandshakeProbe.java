@@ -100,7 +100,7 @@ public final class EtcdHandshakeProbe {
      * Whether the plain port is a server of another kind: it gets HTTP/2's connection preface and an empty SETTINGS
      * frame, which every gRPC server (etcd) answers with a SETTINGS frame. A reply that is neither that, nor TLS nor
      * HTTP/1 (a TLS port's answer to plain text), is another protocol: its first line is shown. {@code null} when the
-     * port answers as HTTP/2, as TLS, or not at all.
+     * port answers as HTTP/2, as TLS, or not at all (a TLS port closes at once: the TLS probe tells that case).
      */
     static String otherServer(String host, int port, long millis) {
         try (Socket socket = new Socket()) {
@@ -118,8 +118,7 @@ public final class EtcdHandshakeProbe {
                 n += r;
             }
             if (n == 0) {
-                return String.format("not an etcd server at %s:%d: it closed the connection without an HTTP/2 answer",
-                        host, port);
+                return null; // closed without a word: a TLS port does that too (the TLS probe tells)
             }
             if (n >= 4 && head[3] == 4 || head[0] == 0x15 || head[0] == 0x16) {
                 return null; // an HTTP/2 SETTINGS frame, or a TLS record
