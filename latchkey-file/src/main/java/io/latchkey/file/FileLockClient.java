@@ -125,7 +125,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param options the client's options
      * @return a new client on the directory, which the caller closes
      * @throws IllegalArgumentException if the URI is malformed or names a remote host
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient connect(String uri, ClientOptions options) {
         return create(FileUri.parse(uri), options);
@@ -137,7 +137,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param uri the lock directory's URI, {@code file:///absolute/dir}
      * @return a new client on the directory, which the caller closes
      * @throws IllegalArgumentException if the URI is malformed or names a remote host
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient connect(String uri) {
         return connect(uri, ClientOptions.defaults());
@@ -150,7 +150,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param options the client's options
      * @return a new client on the directory, which the caller closes
      * @throws NullPointerException if an argument is null
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient create(Path directory, ClientOptions options) {
         Objects.requireNonNull(directory, "directory");
@@ -163,7 +163,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      *
      * @param directory the lock directory; a relative path is resolved against the working directory
      * @return a new client on the directory, which the caller closes
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient create(Path directory) {
         return create(directory, ClientOptions.defaults());
