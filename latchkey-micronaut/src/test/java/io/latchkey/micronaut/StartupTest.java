@@ -37,5 +37,8 @@ class StartupTest {
         assertThatThrownBy(() -> ApplicationContext.run(Map.of("test.bad-duration", "true"), "test"))
                 .hasStackTraceContaining("waitTime must be a duration with a unit such as 500ms, 30s, 10m or PT10M "
                         + "but was '5'");
+        assertThatThrownBy(() -> ApplicationContext.run(Map.of("test.bad-schedule", "true"), "test"))
+                .hasStackTraceContaining("@LockedSchedule on io.latchkey.micronaut.BadScheduleJob.report(): "
+                        + "lockAtLeastFor (PT2S) must not exceed lockAtMostFor (PT1S)");
     }
 }
