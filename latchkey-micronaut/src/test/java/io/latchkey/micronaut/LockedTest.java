@@ -70,6 +70,17 @@ class LockedTest {
     }
 
     @Test
+    void aScheduledRunThatLosesItsLeaseIsInterruptedAndTheInterruptDoesNotLeak() {
+        LosingJob job = context.getBean(LosingJob.class);
+        long start = System.nanoTime();
+        job.run();
+        assertThat(job.interrupted).isTrue();
+        assertThat(job.validAtEnd).isFalse();
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isLessThan(java.time.Duration.ofSeconds(5));
+    }
+
+    @Test
     void healthIsUpAndTheMetersCountTheAcquires() {
         HealthResult health = Mono.from(context.getBean(LatchkeyHealthIndicator.class).getResult())
                 .block(java.time.Duration.ofSeconds(5));
