@@ -165,6 +165,20 @@ public abstract class AbstractLockClient implements LockClient {
         return LockEngine.checkName(name);
     }
 
+    /**
+     * Refuses a name that this backend would map onto a key, path or row it uses itself (a token counter, another
+     * primitive's keys); called by every factory of this class after {@link #checkName}, before anything is sent.
+     * The default accepts every name: override it in a backend whose mapping is not collision-free by construction.
+     *
+     * @param name a name that passed {@link #checkName}
+     * @param primitive the factory's name: {@code "lock"} (also spin locks and other variants of a plain lock),
+     *        {@code "fairLock"}, {@code "readWriteLock"}, {@code "semaphore"}, {@code "permitExpirableSemaphore"},
+     *        {@code "countDownLatch"} or {@code "fencedStore"}
+     * @throws IllegalArgumentException naming the reserved form
+     */
+    protected void checkNotReserved(String name, String primitive) {
+    }
+
     /** {@return the backend's name in messages and thread names, such as {@code "redis"}} */
     public final String backendName() {
         return backendName;
@@ -202,6 +216,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedLock lock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "lock");
         return engine.lock(recipe(Recipes::lock, "lock"), name);
     }
 
@@ -209,6 +224,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedLock fairLock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "fairLock");
         return engine.lock(recipe(Recipes::fairLock, "fairLock"), name);
     }
 
@@ -216,6 +232,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedReadWriteLock readWriteLock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "readWriteLock");
         RemoteLockOps read = recipe(Recipes::readLock, "readWriteLock");
         RemoteLockOps write = recipe(Recipes::writeLock, "readWriteLock");
         return engine.readWriteLock(read, write, name);
@@ -237,6 +254,7 @@ public abstract class AbstractLockClient implements LockClient {
     protected final DistributedLock lock(String name, RemoteLockOps ops) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "lock");
         return engine.lock(Objects.requireNonNull(ops, "ops"), name);
     }
 
@@ -254,6 +272,7 @@ public abstract class AbstractLockClient implements LockClient {
     protected final DistributedReadWriteLock readWriteLock(String name, RemoteLockOps read, RemoteLockOps write) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "readWriteLock");
         return engine.readWriteLock(Objects.requireNonNull(read, "read"), Objects.requireNonNull(write, "write"),
                 name);
     }
@@ -275,6 +294,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public DistributedSemaphore semaphore(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "semaphore");
         return engine.semaphore(recipe(Recipes::semaphore, "semaphore"), name);
     }
 
@@ -285,6 +305,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "permitExpirableSemaphore");
         return engine.permitExpirableSemaphore(
                 recipe(Recipes::permitExpirableSemaphore, "permitExpirableSemaphore"), name);
     }
@@ -293,6 +314,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public DistributedCountDownLatch countDownLatch(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "countDownLatch");
         return engine.countDownLatch(recipe(Recipes::countDownLatch, "countDownLatch"), name);
     }
 

@@ -67,9 +67,7 @@ public final class LockLeaderElection implements LeaderElection {
     @Override
     public Optional<Leadership> tryAwaitLeadership(Duration waitTime) throws InterruptedException {
         Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
+        // A negative wait is one attempt, as for the lock itself.
         Optional<LockLease> lease = lock.tryAcquire(waitTime);
         return lease.isPresent() ? Optional.of(elected(lease.get())) : Optional.empty();
     }
