@@ -280,6 +280,16 @@ public abstract class ValidationTck extends TckBase {
                 held.unlock();
             }
         }
+        // An election's locks carry its name and the candidate id: refused at once, or working.
+        for (ThrowingCallable election : List.<ThrowingCallable>of(
+                () -> a.leaderElection("e:latchkey:x").tryAwaitLeadership(Duration.ZERO).orElseThrow().close(),
+                () -> a.leaderElection(newName(), "host:latchkey:1").tryAwaitLeadership(Duration.ZERO).orElseThrow()
+                        .close())) {
+            Throwable refused = catchThrowable(election);
+            if (refused != null) {
+                assertThat(refused).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            }
+        }
         Set<Capability> capabilities = a.capabilities();
         // "{<namespace>x}" has the hash tag Redis builds the keys of "x"'s synchronizers on.
         if (capabilities.contains(Capability.SEMAPHORE)) {

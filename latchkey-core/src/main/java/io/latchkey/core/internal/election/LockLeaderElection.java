@@ -42,6 +42,9 @@ public final class LockLeaderElection implements LeaderElection {
         this.name = ElectionNames.checkElectionName(name);
         this.candidateId = ElectionNames.checkCandidateId(candidateId);
         this.lock = client.lock(ElectionNames.electionLock(name));
+        // A view only (nothing is sent): a backend that reserves some names refuses the leader record's now, not
+        // when a leader first publishes it.
+        client.lock(ElectionNames.record(name, new LeaderInfo(this.candidateId, 1, Instant.EPOCH)));
     }
 
     @Override
