@@ -7,7 +7,8 @@ import kotlin.time.toJavaDuration
  * A wait: a negative one is zero (a single attempt, as in `java.util.concurrent`); [Duration.INFINITE] saturates
  * (the engine treats it as no deadline).
  */
-internal fun Duration.toJavaWait(): java.time.Duration {
+@Suppress("UNUSED_PARAMETER") // kept: the compiled signature is in the public-API listing
+internal fun Duration.toJavaWait(what: String = "waitTime"): java.time.Duration {
     if (isNegative()) return java.time.Duration.ZERO
     return if (isInfinite()) FOREVER else toJavaDuration()
 }

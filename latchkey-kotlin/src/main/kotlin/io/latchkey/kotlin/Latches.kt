@@ -21,7 +21,7 @@ public suspend fun DistributedCountDownLatch.awaitSuspending() {
  * once.
  */
 public suspend fun DistributedCountDownLatch.awaitSuspending(timeout: Duration): Boolean {
-    val wait = timeout.toJavaWait()
+    val wait = timeout.toJavaWait("timeout")
     if (timeout.isInfinite()) {
         awaitSuspending()
         return true
