@@ -22,6 +22,15 @@ public final class ClientOptions {
     public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
     /** Default bound on one remote operation before {@link LockUnavailableException}. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * The longest lease any primitive accepts, on every backend: 36,500 days (about 100 years). Leases
+     * ({@code leaseTime} of locks and permits, {@link #watchdogTimeout()}) and {@link #operationTimeout()} above it
+     * are refused with {@link IllegalArgumentException} before anything is sent, because a lease is sent to the
+     * server, which adds it to its own clock in milliseconds (Redis {@code PEXPIRE}, SQL time arithmetic, etcd lease
+     * TTLs capped at 9·10⁹ s): this bound fits all of them. Waits are never refused for being long: a wait too long
+     * to represent means forever.
+     */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(36_500);
 
     private static final ClientOptions DEFAULTS = builder().build();
 
@@ -162,14 +171,16 @@ public final class ClientOptions {
          * @param watchdogTimeout the lease of watchdog-renewed locks; not null
          * @return this builder
          * @throws NullPointerException if {@code watchdogTimeout} is null
-         * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it)
+         * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it) or longer than
+         *         {@link #MAX_LEASE_TIME}
          */
         public Builder watchdogTimeout(Duration watchdogTimeout) {
             Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
-            if (watchdogTimeout.toMillis() < 30) {
+            if (watchdogTimeout.compareTo(Duration.ofMillis(30)) < 0) {
                 throw new IllegalArgumentException(
                         String.format("watchdogTimeout must be at least 30ms but was %s", watchdogTimeout));
             }
+            checkAtMostMaxLease("watchdogTimeout", watchdogTimeout);
             this.watchdogTimeout = watchdogTimeout;
             return this;
         }
@@ -180,7 +191,8 @@ public final class ClientOptions {
          * @param operationTimeout how long one remote operation may take; not null
          * @return this builder
          * @throws NullPointerException if {@code operationTimeout} is null
-         * @throws IllegalArgumentException if it is not positive
+         * @throws IllegalArgumentException if it is not positive or longer than {@link #MAX_LEASE_TIME} (backends pass
+         *         it to servers and drivers as their own timeouts)
          */
         public Builder operationTimeout(Duration operationTimeout) {
             Objects.requireNonNull(operationTimeout, "operationTimeout");
@@ -188,6 +200,7 @@ public final class ClientOptions {
                 throw new IllegalArgumentException(
                         String.format("operationTimeout must be positive but was %s", operationTimeout));
             }
+            checkAtMostMaxLease("operationTimeout", operationTimeout);
             this.operationTimeout = operationTimeout;
             return this;
         }
@@ -198,7 +211,8 @@ public final class ClientOptions {
          * @param namespace the prefix, possibly empty; not null
          * @return this builder
          * @throws NullPointerException if {@code namespace} is null
-         * @throws IllegalArgumentException if it is longer than 128 characters or has control characters
+         * @throws IllegalArgumentException if it is longer than 128 characters, has control characters or is not
+         *         well-formed UTF-16 (a lone surrogate)
          */
         public Builder namespace(String namespace) {
             Objects.requireNonNull(namespace, "namespace");
@@ -211,6 +225,16 @@ public final class ClientOptions {
                     throw new IllegalArgumentException(String.format(
                             "namespace must not contain control characters but had U+%04X at index %d",
                             (int) namespace.charAt(i), i));
+                }
+                if (Character.isSurrogate(namespace.charAt(i))) {
+                    if (Character.isHighSurrogate(namespace.charAt(i)) && i + 1 < namespace.length()
+                            && Character.isLowSurrogate(namespace.charAt(i + 1))) {
+                        i++;
+                    } else {
+                        throw new IllegalArgumentException(String.format(
+                                "namespace must be well-formed UTF-16 but had a lone surrogate U+%04X at index %d",
+                                (int) namespace.charAt(i), i));
+                    }
                 }
             }
             this.namespace = namespace;
@@ -261,6 +285,14 @@ public final class ClientOptions {
         /** {@return new options, as set so far} The builder can go on being used. */
         public ClientOptions build() {
             return new ClientOptions(this);
+        }
+
+        private static void checkAtMostMaxLease(String what, Duration d) {
+            if (d.compareTo(MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException(String.format(
+                        "%s must be at most %s (ClientOptions.MAX_LEASE_TIME, 36500 days) but was %s", what,
+                        MAX_LEASE_TIME, d));
+            }
         }
     }
 }

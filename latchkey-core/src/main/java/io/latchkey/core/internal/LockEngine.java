@@ -166,12 +166,20 @@ public final class LockEngine {
     }
 
     /**
-     * Checks a lock name: 1 to 512 characters, no control characters.
+     * Checks a lock name: 1 to 512 characters, no control characters, well-formed UTF-16 (no lone surrogate).
      *
      * @throws IllegalArgumentException with the reason
      */
     public static String checkName(String name) {
         return Checks.name(name);
+    }
+
+    /**
+     * {@return the index of the first lone surrogate of {@code s}, or -1 if it is well-formed UTF-16} Every backend
+     * encodes names and keys as UTF-8, which turns each lone surrogate into {@code ?}, so such strings are refused.
+     */
+    public static int loneSurrogate(CharSequence s) {
+        return Checks.loneSurrogate(s);
     }
 
     /**
