@@ -29,12 +29,14 @@ public final class ClientOptions {
     private final Duration operationTimeout;
     private final String namespace;
     private final LockEventListener eventListener;
+    private final String clientName;
 
     private ClientOptions(Builder b) {
         this.watchdogTimeout = b.watchdogTimeout;
         this.operationTimeout = b.operationTimeout;
         this.namespace = b.namespace;
         this.eventListener = b.eventListener;
+        this.clientName = b.clientName;
     }
 
     /** {@return the default options} Every setting has its default; the same instance on every call. */
@@ -53,7 +55,8 @@ public final class ClientOptions {
                 .watchdogTimeout(watchdogTimeout)
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
-                .eventListener(eventListener);
+                .eventListener(eventListener)
+                .clientNameOrDefault(clientName);
     }
 
     /**
@@ -92,6 +95,17 @@ public final class ClientOptions {
         return eventListener;
     }
 
+    /**
+     * {@return the name this client records with each hold, for operators} {@link DistributedLock#holder()},
+     * {@code latchkey inspect} and the message of a timed-out wait show it. Not an identity ({@link
+     * LockClient#clientId()} is): several clients may share a name. {@code host:pid} of this JVM by default (the host
+     * name as {@link java.net.InetAddress#getLocalHost()} tells it, looked up once per JVM, {@code localhost} if it
+     * cannot); 1 to 128 characters.
+     */
+    public String clientName() {
+        return clientName != null ? clientName : DefaultClientName.VALUE;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -104,18 +118,19 @@ public final class ClientOptions {
         return watchdogTimeout.equals(that.watchdogTimeout)
                 && operationTimeout.equals(that.operationTimeout)
                 && namespace.equals(that.namespace)
-                && eventListener.equals(that.eventListener);
+                && eventListener.equals(that.eventListener)
+                && clientName().equals(that.clientName());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener);
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, clientName());
     }
 
     @Override
     public String toString() {
         return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
-                + ", namespace='" + namespace + "'}";
+                + ", namespace='" + namespace + "', clientName='" + clientName() + "'}";
     }
 
     /** Builds {@link ClientOptions}; not thread-safe, reusable. */
@@ -124,6 +139,8 @@ public final class ClientOptions {
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private String namespace = "";
         private LockEventListener eventListener = LockEventListener.NONE;
+        /** {@code null}: the default, {@code host:pid}, looked up only when asked. */
+        private String clientName;
 
         private Builder() {
         }
@@ -199,6 +216,26 @@ public final class ClientOptions {
          */
         public Builder eventListener(LockEventListener eventListener) {
             this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
+            return this;
+        }
+
+        /**
+         * Sets the name this client records with each hold (default {@code host:pid}), shown to operators by
+         * {@link DistributedLock#holder()}, {@code latchkey inspect} and timed-out waits.
+         *
+         * @param clientName the name, such as {@code "billing-7"}; not null
+         * @return this builder
+         * @throws NullPointerException if {@code clientName} is null
+         * @throws IllegalArgumentException if it is empty, longer than 128 characters, has control characters or is
+         *         not well-formed UTF-16 (a lone surrogate)
+         */
+        public Builder clientName(String clientName) {
+            this.clientName = DefaultClientName.check(clientName);
+            return this;
+        }
+
+        private Builder clientNameOrDefault(String clientName) {
+            this.clientName = clientName;
             return this;
         }
 
