@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.lettuce.core.KeyScanArgs;
@@ -7,6 +8,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,7 +24,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
  * of 1,000, then per page one pipelined HGETALL + PTTL per key. Hashes whose fields are not
- * {@code owner -> positive count} (besides a Latchkey hold's {@link LockKeys#TOKEN_FIELD}) are not locks and are
+ * {@code owner -> positive count} (besides a Latchkey hold's fields {@code latchkey:…}) are not locks and are
  * skipped. The fencing token shown is the hold's own (none for a Redisson holder, which has no token).
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
@@ -81,14 +83,19 @@ final class RedisLockInspector {
             Map<String, String> holders = await(fields.get(i), "HGETALL");
             long pttl = await(ttls.get(i), "PTTL");
             String token = holders.get(LockKeys.TOKEN_FIELD);
+            String client = holders.getOrDefault("latchkey:client", LockHolder.UNKNOWN_CLIENT);
+            OptionalLong since = parseToken(holders.get("latchkey:since"));
             for (Map.Entry<String, String> holder : holders.entrySet()) {
-                int count = holder.getKey().equals(LockKeys.TOKEN_FIELD) ? -1 : parseCount(holder.getValue());
+                // the hold's own fields (token, client, since, …) all start with "latchkey:"
+                int count = holder.getKey().startsWith("latchkey:") ? -1 : parseCount(holder.getValue());
                 if (count <= 0) {
                     continue;
                 }
                 into.add(new LockInfo(names.get(i), holder.getKey(), count,
                         parseToken(token),
-                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty()));
+                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty())
+                        .withHolder(client, since.isPresent()
+                                ? Optional.of(Instant.ofEpochMilli(since.getAsLong())) : Optional.empty()));
             }
         }
     }

@@ -197,7 +197,8 @@ class RedisLockOpsTest {
         Grant to = ops.handOff(from, req).get();
         assertThat(to.fencingToken()).isGreaterThan(from.fencingToken());
         assertThat(to.ownerId()).isEqualTo(next);
-        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next, LockKeys.TOKEN_FIELD));
+        assertThat(redis.execute("HKEYS", name))
+                .isEqualTo(List.of(next, LockKeys.TOKEN_FIELD, "latchkey:client", "latchkey:since"));
         assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD)).isEqualTo(Long.toString(to.fencingToken()));
         assertThat(ops.handOff(from, request(name, owner(), 5_000, Duration.ZERO)).get()).as("from is gone").isNull();
         assertThat(ops.release(from).get()).isFalse();
@@ -205,15 +206,33 @@ class RedisLockOpsTest {
     }
 
     @Test
-    void describeHolderNamesOwnerTokenAndExpiry() throws Exception {
-        String name = uniqueName("describe");
-        assertThat(ops.describeHolder(name).get()).isNull();
+    void holderNamesOwnerClientTokenAndExpiryInOneScript() throws Exception {
+        String name = uniqueName("holder");
+        assertThat(ops.holder(name).get()).isNull();
         String owner = owner();
         Grant g = acquireNow(ops, name, owner, 10_000);
-        assertThat(ops.describeHolder(name).get())
-                .startsWith("owner " + owner + " (holds 1), token " + g.fencingToken() + ", expires in ");
+        io.latchkey.LockHolder h = ops.holder(name).get();
+        assertThat(h.owner()).isEqualTo(owner);
+        assertThat(h.clientName()).isEqualTo(io.latchkey.ClientOptions.defaults().clientName());
+        assertThat(h.fencingToken()).hasValue(g.fencingToken());
+        assertThat(h.leaseLeft()).hasValueSatisfying(left -> assertThat(left.toMillis()).isBetween(1L, 10_000L));
+        assertThat(h.heldSince()).isPresent();
+        assertThat(h.waiters()).isEmpty();
         ops.release(g).get();
-        assertThat(ops.describeHolder(name).get()).isNull();
+        assertThat(ops.holder(name).get()).isNull();
+    }
+
+    @Test
+    void holderOfARedissonStyleHoldHasNoClientNameOrToken() throws Exception {
+        String name = uniqueName("holder-redisson");
+        redis.execute("HSET", name, "1b2c-uuid:7", "1");
+        redis.execute("PEXPIRE", name, "10000");
+        io.latchkey.LockHolder h = ops.holder(name).get();
+        assertThat(h.owner()).isEqualTo("1b2c-uuid:7");
+        assertThat(h.clientName()).isEqualTo(io.latchkey.LockHolder.UNKNOWN_CLIENT);
+        assertThat(h.fencingToken()).isEmpty();
+        assertThat(h.heldSince()).isEmpty();
+        redis.execute("DEL", name);
     }
 
     @Test
