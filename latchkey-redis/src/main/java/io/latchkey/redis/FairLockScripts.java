@@ -4,7 +4,8 @@ import io.latchkey.redis.LockScripts.Script;
 
 /**
  * The Lua scripts of the Redis fair lock, one EVALSHA each. Layout ({@link RedisFairLockOps}): {@code L} = string
- * {@code owner|token} with PEXPIRE (the hold); {@code Q} = sorted set of waiting owners scored by a server-side
+ * {@code owner|token} with PEXPIRE (the hold), followed by a line with the holding client's name and one with when
+ * the hold began (server time, epoch ms) ({@link ReadWriteLockScripts#HELD_BY} compares the first line); {@code Q} = sorted set of waiting owners scored by a server-side
  * sequence ({@code S}, arrival order); {@code T} = sorted set of the same owners scored by when the server forgets
  * them ({@code TIME} + heartbeat; a waiter asks again every third of it); {@code TK} = the token key and
  * {@code OF} = the previous layout's per-name counter ({@link FencingTokens}). Only server time and the server's
@@ -24,7 +25,8 @@ final class FairLockScripts {
     private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
 
     /**
-     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
+     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel, client
+     * name. Takes the lock if it is free and the owner is first in line (or nobody waits); an orphan hold of the
      * same owner is taken over with a new token. Otherwise queues the owner (once; its place is kept while it keeps
      * asking), wakes the head if the lock is free and the head is someone else, and returns minus the time to the
      * next re-check: the holder's remaining lease, or the head's heartbeat expiry.
@@ -37,7 +39,7 @@ final class FairLockScripts {
             + "redis.call('zrem', KEYS[2], ARGV[1]); redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[2], KEYS[3], KEYS[4]); end; "
             + "local token, text = next_token(KEYS[5], KEYS[6]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '\\n' .. ARGV[6] .. '\\n' .. now, 'px', ARGV[2]); "
             + "return token; "
             + "end; "
             + "local ttl; "
@@ -67,8 +69,8 @@ final class FairLockScripts {
      * emptied queue leaves no key behind. {@code {1, head}} if released ({@code {1}} if nobody waits); {@code {0}}
      * if the hold was gone (lost).
      */
-    static final Script RELEASE = new Script("fairRelease",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return {0}; end; "
+    static final Script RELEASE = new Script("fairRelease", ReadWriteLockScripts.HELD_BY
+            + "if not held_by(redis.call('get', KEYS[1]), ARGV[1]) then return {0}; end; "
             + "redis.call('del', KEYS[1]); "
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "

@@ -27,7 +27,19 @@ final class ReadWriteLockScripts {
             + "redis.call('zremrangebyscore', KEYS[3], '-inf', now); ";
 
     /**
-     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis. Takes the write
+     * Lua: {@code held_by(value, ownerToken)}: whether a write or fair hold's value is the hold {@code owner|token}: the
+     * value itself (a hold of an earlier version) or its first line (the next lines name the client and the start).
+     */
+    static final String HELD_BY = "local function held_by(v, a) "
+            + "return v == a or (type(v) == 'string' and string.sub(v, 1, #a + 1) == a .. '\\n'); end; ";
+
+    /** KEYS: a write or fair hold. Read-only: {value, pttl}; value {@code false} if free. */
+    static final Script HOLD = new Script("holdValue",
+            "return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])};");
+
+    /**
+     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis, client name.
+     * The write hold is {@code owner|token}, a line with the client name and one with its start. Takes the write
      * lock when nobody holds it (an orphan write hold of the same owner is taken over with a new token); otherwise
      * registers the writer's intent (so new readers wait: writer preference) and returns minus the time to the next
      * re-check: the writer's remaining lease, or the earliest read hold's expiry.
@@ -37,7 +49,7 @@ final class ReadWriteLockScripts {
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
             + "local token, text = next_token(KEYS[4], KEYS[5]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text, 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '\\n' .. ARGV[5] .. '\\n' .. now, 'px', ARGV[2]); "
             + "redis.call('zrem', KEYS[3], ARGV[1]); "
             + "keep(KEYS[3]); "
             + "return token; "
@@ -76,8 +88,8 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /** KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one and wakes everyone. */
-    static final Script RELEASE_WRITE = new Script("releaseWrite",
-            "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0; end; "
+    static final Script RELEASE_WRITE = new Script("releaseWrite", HELD_BY
+            + "if not held_by(redis.call('get', KEYS[1]), ARGV[1]) then return 0; end; "
             + "redis.call('del', KEYS[1]); "
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
@@ -95,10 +107,10 @@ final class ReadWriteLockScripts {
             + "return 0;");
 
     /** KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. */
-    static final Script RENEW_WRITE = new Script("renewWrite",
-            "local result = {}; "
+    static final Script RENEW_WRITE = new Script("renewWrite", HELD_BY
+            + "local result = {}; "
             + "for i = 1, #KEYS do "
-            + "if redis.call('get', KEYS[i]) == ARGV[2 * i - 1] then "
+            + "if held_by(redis.call('get', KEYS[i]), ARGV[2 * i - 1]) then "
             + "redis.call('pexpire', KEYS[i], ARGV[2 * i]); result[i] = 1; "
             + "else result[i] = 0; end; "
             + "end; "

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
@@ -44,8 +45,12 @@ final class RedisFairLockOps implements RemoteLockOps {
     private final FairHeads heads;
     private final Withdrawals withdrawals;
 
+    /** The client's name, recorded with each hold. */
+    private final String clientName;
+
     RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
-                     long heartbeatMillis, Withdrawals withdrawals) {
+                     long heartbeatMillis, Withdrawals withdrawals, String clientName) {
+        this.clientName = clientName;
         this.localOwners = clientId + ":";
         this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
         this.executor = executor;
@@ -151,7 +156,7 @@ final class RedisFairLockOps implements RemoteLockOps {
         heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
-                keys.channel).thenApply(reply -> {
+                keys.channel, clientName).thenApply(reply -> {
                     if (reply > 0) {
                         heads.done(owner);
                         return Attempt.granted(new Grant(request, reply, sentAt, null));
@@ -249,6 +254,12 @@ final class RedisFairLockOps implements RemoteLockOps {
     @Override
     public boolean fair() {
         return true;
+    }
+
+    /** Who holds it: the hold with its client-name and start lines ({@link RedisReadWriteLockOps#holder}). */
+    @Override
+    public CompletableFuture<LockHolder> holder(String name) {
+        return RedisReadWriteLockOps.holder(executor, keys(name).owner);
     }
 
     @Override

@@ -464,6 +464,39 @@ public abstract class LockContractTck extends TckBase {
     }
 
     @Test
+    void holderOfAFairLockAndOfAWriteLockNamesTheClient() throws Exception {
+        Assumptions.assumeTrue(recordsHolder(), "the backend does not record holders");
+        LockClient worker = openClient(options().toBuilder().clientName("worker-7").build());
+        java.util.Set<io.latchkey.Capability> capabilities = client().capabilities();
+        if (capabilities.contains(io.latchkey.Capability.FAIR_LOCK)) {
+            String name = newName();
+            io.latchkey.LockLease lease = worker.fairLock(name).acquire(Duration.ofSeconds(20));
+            try {
+                assertThat(client().fairLock(name).holder()).as("fair lock").hasValueSatisfying(h -> {
+                    assertThat(h.clientName()).isEqualTo("worker-7");
+                    assertThat(h.fencingToken()).hasValue(lease.fencingToken());
+                });
+            } finally {
+                lease.release();
+            }
+            assertThat(client().fairLock(name).holder()).isEmpty();
+        }
+        if (capabilities.contains(io.latchkey.Capability.READ_WRITE_LOCK)) {
+            String name = newName();
+            io.latchkey.LockLease lease = worker.readWriteLock(name).writeLock().acquire(Duration.ofSeconds(20));
+            try {
+                assertThat(client().readWriteLock(name).writeLock().holder()).as("write lock").hasValueSatisfying(h -> {
+                    assertThat(h.clientName()).isEqualTo("worker-7");
+                    assertThat(h.fencingToken()).hasValue(lease.fencingToken());
+                });
+            } finally {
+                lease.release();
+            }
+            assertThat(client().readWriteLock(name).writeLock().holder()).isEmpty();
+        }
+    }
+
+    @Test
     void timedOutWaitTellsTheListenerWhoHeldTheLock() throws Exception {
         Assumptions.assumeTrue(recordsHolder(), "the backend does not record holders");
         String name = newName();
