@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs the test servers when missing, builds and verifies all modules on the default JDK,
-# then runs the TCK suites once more on JDK 25 (virtual threads at scale) when that JDK is present.
+# runs the Redis TCKs again on Valkey, then the TCK suites once more on JDK 25 (virtual threads at scale) when that
+# JDK is present.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -24,6 +25,14 @@ scripts/examples-smoke.sh --staged
 echo "== Spring Boot starter again on Boot 4.1"
 ./mvnw -B -ntp test -pl latchkey-spring-boot-starter -am -Dspring-boot.version=4.1.2 -Dmicrometer.version=1.17.2 \
   -Dtest='io.latchkey.spring.**' -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
+
+# Valkey 8 (valkey-server, which the install script takes from bookworm-backports): the Redis backend's contract
+# TCKs (locks, leases, fair and read-write locks, semaphores, latches, the fenced store) and its outage run (the
+# server stopped and started again) once more with every Redis fixture on valkey-server. About 1.5 minutes.
+echo "== Redis TCKs again on valkey-server"
+./mvnw -B -ntp test -pl latchkey-redis -am -Dlatchkey.redis.server=valkey \
+  -Dtest='RedisLockContractTckTest,RedisLeaseContractTckTest,RedisLeaseLifecycleTckTest,RedisFairLockTckTest,RedisReadWriteLockTckTest,RedisSemaphoreTckTest,RedisPermitExpirableSemaphoreTckTest,RedisCountDownLatchTckTest,RedisFencedStoreTckTest,RedisOutageTckTest' \
+  -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
 
 jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)
 if [ -n "$jdk25" ]; then

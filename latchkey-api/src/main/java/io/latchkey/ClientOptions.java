@@ -30,6 +30,8 @@ public final class ClientOptions {
     private final String namespace;
     private final LockEventListener eventListener;
     private final String clientName;
+    private final boolean releaseOnClose;
+    private final boolean closeOnShutdown;
 
     private ClientOptions(Builder b) {
         this.watchdogTimeout = b.watchdogTimeout;
@@ -37,6 +39,8 @@ public final class ClientOptions {
         this.namespace = b.namespace;
         this.eventListener = b.eventListener;
         this.clientName = b.clientName;
+        this.releaseOnClose = b.releaseOnClose;
+        this.closeOnShutdown = b.closeOnShutdown;
     }
 
     /** {@return the default options} Every setting has its default; the same instance on every call. */
@@ -56,7 +60,9 @@ public final class ClientOptions {
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
                 .eventListener(eventListener)
-                .clientNameOrDefault(clientName);
+                .clientNameOrDefault(clientName)
+                .releaseOnClose(releaseOnClose)
+                .closeOnShutdown(closeOnShutdown);
     }
 
     /**
@@ -106,6 +112,22 @@ public final class ClientOptions {
         return clientName != null ? clientName : DefaultClientName.VALUE;
     }
 
+    /**
+     * {@return whether {@link LockClient#close()} releases the holds the client still has} If not, they are
+     * marked lost and expire with their lease on the server, as after a crash. {@code true} by default.
+     */
+    public boolean releaseOnClose() {
+        return releaseOnClose;
+    }
+
+    /**
+     * {@return whether a normal JVM exit (end of {@code main}, {@code System.exit}, SIGTERM) closes the client} All
+     * clients share one shutdown hook thread, {@code latchkey-shutdown}. {@code true} by default.
+     */
+    public boolean closeOnShutdown() {
+        return closeOnShutdown;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -119,18 +141,22 @@ public final class ClientOptions {
                 && operationTimeout.equals(that.operationTimeout)
                 && namespace.equals(that.namespace)
                 && eventListener.equals(that.eventListener)
-                && clientName().equals(that.clientName());
+                && clientName().equals(that.clientName())
+                && releaseOnClose == that.releaseOnClose
+                && closeOnShutdown == that.closeOnShutdown;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, clientName());
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, clientName(), releaseOnClose,
+                closeOnShutdown);
     }
 
     @Override
     public String toString() {
         return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
-                + ", namespace='" + namespace + "', clientName='" + clientName() + "'}";
+                + ", namespace='" + namespace + "', clientName='" + clientName() + "', releaseOnClose=" + releaseOnClose
+                + ", closeOnShutdown=" + closeOnShutdown + "}";
     }
 
     /** Builds {@link ClientOptions}; not thread-safe, reusable. */
@@ -141,6 +167,8 @@ public final class ClientOptions {
         private LockEventListener eventListener = LockEventListener.NONE;
         /** {@code null}: the default, {@code host:pid}, looked up only when asked. */
         private String clientName;
+        private boolean releaseOnClose = true;
+        private boolean closeOnShutdown = true;
 
         private Builder() {
         }
@@ -236,6 +264,34 @@ public final class ClientOptions {
 
         private Builder clientNameOrDefault(String clientName) {
             this.clientName = clientName;
+            return this;
+        }
+
+        /**
+         * Sets whether {@link LockClient#close()} releases the holds the client still has (default {@code true}):
+         * every holder is told {@code onLost} first, then all holds are released at once, within the operation
+         * timeout in total. With {@code false} they are only marked lost and expire with their lease, as after a
+         * crash.
+         *
+         * @param releaseOnClose whether close releases held locks, leases, leaderships and watchdog permits
+         * @return this builder
+         */
+        public Builder releaseOnClose(boolean releaseOnClose) {
+            this.releaseOnClose = releaseOnClose;
+            return this;
+        }
+
+        /**
+         * Sets whether a normal JVM exit closes the client (default {@code true}), through one shutdown hook shared
+         * by every client. Turn it off when a framework closes the client itself in its own order (the Spring Boot
+         * starter does): JVM shutdown hooks run in parallel, so the hook could close the client while the
+         * framework still lets locked work finish.
+         *
+         * @param closeOnShutdown whether the JVM's shutdown closes the client
+         * @return this builder
+         */
+        public Builder closeOnShutdown(boolean closeOnShutdown) {
+            this.closeOnShutdown = closeOnShutdown;
             return this;
         }
 

@@ -209,9 +209,27 @@ public interface LockClient extends AutoCloseable {
     String clientId();
 
     /**
-     * Stops renewals and wakes every waiter of this client with an exception, then closes the connection if the
-     * client created it. Locks still held are not released silently: they expire with their lease, and their
-     * leases report lost. Idempotent.
+     * Releases every hold this client still has, fails its waiters, stops renewals, then closes the connection if
+     * the client created it. Idempotent.
+     *
+     * <p>Each hold still held — thread-owned locks, leases, read and write holds, fair locks, leaderships, watchdog
+     * permits of permit-expirable semaphores — is first marked lost with the reason "client closed" (its
+     * {@code onLost} and {@code onRevoked} listeners run once), then all of them are released at the server at once,
+     * in parallel, within the {@linkplain ClientOptions#operationTimeout() operation timeout} in total; so another
+     * process gets a lock at once instead of after its lease. A hold whose release fails or does not answer in time
+     * expires with its lease, as after a crash. With {@link ClientOptions.Builder#releaseOnClose(boolean)
+     * releaseOnClose(false)} no hold is released: all of them expire with their lease. Every pending acquire fails
+     * with {@link LockUnavailableException}; later calls on this client's objects throw {@link IllegalStateException}.
+     *
+     * <p>Releasing on close is safe: a closed client renews nothing, so each hold would end anyway, only later. A
+     * thread still inside its critical section when the client closes holds nothing from then on: its lease is
+     * invalid, and its {@code unlock()} or {@code release()} throws {@link LockLostException}, as after any loss.
+     * If it still writes to a shared resource, the resource must check the hold's fencing token (or use
+     * {@link #fencedStore}): the next holder's token is greater, and the stale write is refused.
+     *
+     * <p>Unless {@link ClientOptions.Builder#closeOnShutdown(boolean) closeOnShutdown(false)}, a client that has
+     * made a lock or synchronizer is also closed by a normal JVM exit (one shared shutdown hook thread,
+     * {@code latchkey-shutdown}); closing it yourself first is fine, the hook then finds it closed.
      */
     @Override
     void close();

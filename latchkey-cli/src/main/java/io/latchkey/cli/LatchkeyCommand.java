@@ -17,6 +17,8 @@ import picocli.CommandLine.HelpCommand;
                 "  redis://[[user:]password@]host:port[/db]      rediss:// with TLS",
                 "  redis-sentinel://host:port[,host:port]/master  rediss-sentinel:// with TLS",
                 "  redis-cluster://host:port[,host:port]",
+                "  valkey://, valkeys://, valkey-sentinel://, valkeys-sentinel://,",
+                "  valkey-cluster://                  the same as redis…, for Valkey",
                 "  zookeeper://[user:password@]host:port[,host:port][/chroot]",
                 "  etcd://[user:password@]host:port[,host:port]  etcds://…[?ca=F&cert=F&key=F] TLS",
                 "  jdbc:postgresql://host:port/db    jdbc:mariadb://host:port/db",

@@ -54,6 +54,8 @@ public abstract class AbstractLockClient implements LockClient {
     private final ReentrantLock opsLock = new ReentrantLock();
     /** Guarded by opsLock: {@link #recipes()}, once called. */
     private Recipes recipes;
+    /** Whether this client asked {@link ShutdownHook} to close it at JVM exit (on its first primitive). */
+    private volatile boolean hooked;
 
     /**
      * Creates the engine of a client. Its watchdog thread starts on first use, so a client that never locks starts
@@ -82,6 +84,7 @@ public abstract class AbstractLockClient implements LockClient {
 
     /** One ops of {@link #recipes()} (asked once), or the unsupported exception naming {@code primitive}. */
     private <T> T recipe(java.util.function.Function<Recipes, T> pick, String primitive) {
+        hookOnce();
         opsLock.lock();
         try {
             if (recipes == null) {
@@ -94,6 +97,21 @@ public abstract class AbstractLockClient implements LockClient {
             return ops;
         } finally {
             opsLock.unlock();
+        }
+    }
+
+    /**
+     * Registers this client with the JVM's one shutdown hook on its first primitive, unless its options say not to
+     * ({@link ClientOptions#closeOnShutdown()}); a client that never makes a lock is never registered. A close that
+     * raced the registration unregisters it again.
+     */
+    private void hookOnce() {
+        if (hooked || !options.closeOnShutdown()) {
+            return;
+        }
+        hooked = true;
+        if (ShutdownHook.register(this) && closed.get()) {
+            ShutdownHook.unregister(this);
         }
     }
 
@@ -237,6 +255,7 @@ public abstract class AbstractLockClient implements LockClient {
     protected final DistributedLock lock(String name, RemoteLockOps ops) {
         checkOpen();
         checkName(name);
+        hookOnce();
         return engine.lock(Objects.requireNonNull(ops, "ops"), name);
     }
 
@@ -254,6 +273,7 @@ public abstract class AbstractLockClient implements LockClient {
     protected final DistributedReadWriteLock readWriteLock(String name, RemoteLockOps read, RemoteLockOps write) {
         checkOpen();
         checkName(name);
+        hookOnce();
         return engine.readWriteLock(Objects.requireNonNull(read, "read"), Objects.requireNonNull(write, "write"),
                 name);
     }
@@ -301,23 +321,55 @@ public abstract class AbstractLockClient implements LockClient {
 
     /**
      * Closes this client's running candidacies ({@link LeaderElection#start}; each resigns its leadership, so the
-     * next candidate takes over at once), stops the watchdog thread, fails every pending acquire with {@link io.latchkey.LockUnavailableException},
-     * marks every held lock lost (no longer renewed, not released: it expires with its lease), then calls
-     * {@link #closeBackend()}. Idempotent.
+     * next candidate takes over at once), stops the watchdog thread, fails every pending acquire with
+     * {@link io.latchkey.LockUnavailableException}, marks every held lock lost with the reason "client closed"
+     * (listeners run once) and releases them all at once, within the operation timeout in total (unless
+     * {@link ClientOptions#releaseOnClose()} is off: then they expire with their lease), then calls
+     * {@link #closeBackend()} and leaves the JVM's shutdown hook. Idempotent; see {@link LockClient#close()}.
      */
     @Override
     public void close() {
+        java.util.concurrent.CompletableFuture<?> releases = beginClose();
+        if (releases != null) {
+            finishClose(releases, System.nanoTime() + options.operationTimeout().toNanos());
+        }
+    }
+
+    /**
+     * The first half of {@link #close()}: resigns candidacies, fails waiters, marks holds lost and sends their
+     * releases; {@code null} if the client was closed already. {@link ShutdownHook} starts every client's close this
+     * way before it waits for any, so that the releases of all clients go out at once.
+     */
+    final java.util.concurrent.CompletableFuture<?> beginClose() {
         if (!closed.compareAndSet(false, true)) {
-            return;
+            return null;
         }
         try {
             elections.close();
-            engine.close();
+            return engine.closeAsync();
+        } catch (RuntimeException | Error e) {
+            endClose();
+            throw e;
+        }
+    }
+
+    /** The second half of {@link #close()}: waits for the releases until {@code deadlineNanos}, closes the backend. */
+    final void finishClose(java.util.concurrent.CompletableFuture<?> releases, long deadlineNanos) {
+        try {
+            engine.awaitClose(releases, deadlineNanos);
         } finally {
-            try {
-                closeBackend();
-            } catch (RuntimeException e) {
-                log.warn("closing the {} backend failed", backendName, e);
+            endClose();
+        }
+    }
+
+    private void endClose() {
+        try {
+            closeBackend();
+        } catch (RuntimeException e) {
+            log.warn("closing the {} backend failed", backendName, e);
+        } finally {
+            if (hooked) {
+                ShutdownHook.unregister(this);
             }
         }
     }

@@ -22,6 +22,8 @@ public final class AcquireRequest {
     private final long deadlineNanos;
     private final TimeSource time;
     private final CompletableFuture<Void> cancelled = new CompletableFuture<>();
+    /** 64 random bits: no two requests of one owner share them (see {@link #attemptId()}). */
+    private final long attemptBits = java.util.concurrent.ThreadLocalRandom.current().nextLong();
 
     /**
      * Creates a request; the engine does, for each attempt it hands to a backend.
@@ -102,6 +104,18 @@ public final class AcquireRequest {
      */
     public CompletableFuture<Void> cancelled() {
         return cancelled;
+    }
+
+    /**
+     * {@return the id of this request's attempts at the server: 64 random bits in base 36, a new one per request}
+     * A backend stores it with the hold an attempt makes, so that {@link RemoteLockOps#cleanUpAttempt} can remove
+     * exactly what this request made when an attempt's answer never came, and never a later hold of the same owner
+     * (a thread's owner id is the same for each of its acquires). Every attempt of one request carries the same id:
+     * a request holds at most one grant, and the engine asks for a clean-up only once the request makes no further
+     * attempt.
+     */
+    public String attemptId() {
+        return Long.toUnsignedString(attemptBits, 36);
     }
 
     /** {@return whether the caller abandoned the request: whether {@link #cancelled()} is done} */

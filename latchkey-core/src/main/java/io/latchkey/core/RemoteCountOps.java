@@ -155,6 +155,36 @@ public interface RemoteCountOps {
     }
 
     /**
+     * As {@link #tryTake(String, int)}, for an attempt named {@code attemptId}: a backend that overrides
+     * {@link #cleanUpTake} stores the id with the permits it took, for a while, so that the take can be undone if its
+     * answer never comes. The default ignores the id.
+     *
+     * @param name the semaphore's name
+     * @param permits how many permits to take, at least 1
+     * @param attemptId the attempt's id, unique per waiter ({@link AcquireRequest#attemptId()})
+     * @return a future of whether it took them
+     */
+    default CompletableFuture<Boolean> tryTake(String name, int permits, String attemptId) {
+        return tryTake(name, permits);
+    }
+
+    /**
+     * Gives back the permits that the take {@code attemptId} took if it took them and they were not given back yet
+     * (its answer never came: the operation timeout, a lost connection, a paused server that ran it later), and wakes
+     * subscribers; does nothing otherwise. Idempotent: the engine tries it again until the server answers. If the
+     * take's answer does come, late, the engine gives the permits back with {@link #give} instead; it never does both.
+     * The default does nothing (a backend that keeps no record of takes).
+     *
+     * @param name the semaphore's name
+     * @param permits how many permits the take asked for
+     * @param attemptId the take's id, as {@link #tryTake(String, int, String)} was given it
+     * @return a future of whether permits were given back
+     */
+    default CompletableFuture<Boolean> cleanUpTake(String name, int permits, String attemptId) {
+        return CompletableFuture.completedFuture(false);
+    }
+
+    /**
      * Returns {@code permits} unowned permits to a semaphore and wakes subscribers. Sent once, not retried.
      *
      * @param name the semaphore's name

@@ -103,6 +103,25 @@ public interface RemoteLockOps {
     }
 
     /**
+     * Undoes what {@code request}'s attempts did at the server when the answer of one never came (the operation
+     * timeout, a lost connection, a paused server that ran the attempt later): removes the hold the request made,
+     * identified by its {@linkplain AcquireRequest#attemptId() attempt id} stored with the hold, and wakes the
+     * backend's waiters; removes nothing else, in particular never a later hold of the same owner (a thread's next
+     * {@code lock()} has the same owner id and another attempt id). Idempotent: the engine calls it once the request
+     * makes no further attempt, and tries it again until the server answers. If the answer of the attempt does come,
+     * late, the engine gives the grant back with {@link #release} instead; it never does both.
+     *
+     * <p>The default does nothing: for a backend whose unanswered attempt leaves nothing behind (a grant that is
+     * tied to the connection that was lost, or that nobody but the waiter could have made).
+     *
+     * @param request the request whose attempt got no answer
+     * @return a future of whether a hold made by the request was removed
+     */
+    default CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        return CompletableFuture.completedFuture(false);
+    }
+
+    /**
      * The answer to one {@linkplain #tryAcquire attempt}: the grant, or when to look again.
      *
      * @param grant the grant, or {@code null} if the lock was not taken

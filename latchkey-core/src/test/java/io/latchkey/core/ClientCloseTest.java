@@ -17,7 +17,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** close(): waiters fail, leases turn lost but stay held on the server, the watchdog thread ends. */
+/**
+ * close(): waiters fail, holders are told, every hold is released at the server (or, with releaseOnClose off, left
+ * to expire with its lease), the watchdog thread ends; the JVM's one shutdown hook comes and goes with the clients.
+ */
 class ClientCloseTest {
 
     private final String server = CountingMemClient.newServer();
@@ -35,7 +38,14 @@ class ClientCloseTest {
         String threadName = "latchkey-mem-watchdog-" + client.clientId().substring(0, 8);
         LockLease lease = client.lock("held").acquire(Duration.ofSeconds(30));
         AtomicInteger lost = new AtomicInteger();
+        AtomicInteger toldWhileHeld = new AtomicInteger();
         lease.onLost(lost::incrementAndGet);
+        // the holder is told before the lock is free
+        lease.onLost(() -> {
+            if (other.lock("held").isLocked()) {
+                toldWhileHeld.incrementAndGet();
+            }
+        });
         assertThat(watchdogThread(threadName)).hasValueSatisfying(t -> assertThat(t.isDaemon()).isTrue());
 
         DistributedLock busy = other.lock("busy");
@@ -62,12 +72,74 @@ class ClientCloseTest {
         assertThat(blocked.get(2, TimeUnit.SECONDS)).isInstanceOf(LockUnavailableException.class);
         assertThat(lease.isValid()).isFalse();
         assertThat(lost).hasValue(1);
-        assertThat(other.lock("held").isLocked()).as("not released silently: it expires with its lease").isTrue();
-        assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class);
+        assertThat(toldWhileHeld).hasValue(1);
+        assertThat(other.lock("held").isLocked()).as("released on close").isFalse();
+        assertThatThrownBy(lease::release).isInstanceOf(LockLostException.class).hasMessageContaining("client closed");
         assertThatThrownBy(() -> client.lock("x")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("client closed");
         await().atMost(Duration.ofSeconds(3)).until(() -> watchdogThread(threadName).isEmpty());
         busy.unlock();
+    }
+
+    @Test
+    void closeReleasesEveryKindOfHold() throws Exception {
+        DistributedLock threadOwned = client.lock("thread");
+        threadOwned.lock();
+        client.fairLock("fair").acquire();
+        client.readWriteLock("rw").readLock().acquire();
+        client.readWriteLock("rw2").writeLock().acquire(Duration.ofSeconds(30));
+        io.latchkey.Leadership leadership = client.leaderElection("election", "me").awaitLeadership();
+        AtomicInteger revoked = new AtomicInteger();
+        leadership.onRevoked(revoked::incrementAndGet);
+
+        client.close();
+
+        assertThat(other.lock("thread").isLocked()).isFalse();
+        assertThat(other.fairLock("fair").isLocked()).isFalse();
+        assertThat(other.readWriteLock("rw").writeLock().tryLock()).isTrue();
+        assertThat(other.readWriteLock("rw2").readLock().tryLock()).isTrue();
+        assertThat(revoked).hasValue(1);
+        assertThat(other.leaderElection("election", "next").tryAwaitLeadership(Duration.ofSeconds(2))).isPresent();
+        // the thread still inside its critical section learns of the loss when it unlocks
+        assertThatThrownBy(threadOwned::unlock).isInstanceOf(LockLostException.class)
+                .hasMessageContaining("client closed");
+    }
+
+    @Test
+    void withReleaseOnCloseOffHoldsExpireWithTheirLease() throws Exception {
+        MemLockClient keeping = MemLockClient.create(server,
+                CountingMemClient.shortWatchdog().toBuilder().releaseOnClose(false).build());
+        LockLease lease = keeping.lock("kept").acquire(Duration.ofSeconds(30));
+        keeping.close();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(other.lock("kept").isLocked()).as("left to expire with its lease").isTrue();
+        other.lock("kept").forceUnlock();
+    }
+
+    @Test
+    void oneShutdownHookForAllClientsGoneWithTheLast() {
+        int before = ShutdownHook.registeredCount();
+        MemLockClient a = MemLockClient.create(server);
+        MemLockClient b = MemLockClient.create(server);
+        MemLockClient optedOut = MemLockClient.create(server,
+                io.latchkey.ClientOptions.builder().closeOnShutdown(false).build());
+        assertThat(ShutdownHook.registeredCount()).as("not before the first primitive").isEqualTo(before);
+        a.lock("x");
+        b.semaphore("y");
+        optedOut.lock("z");
+        assertThat(ShutdownHook.registeredCount()).isEqualTo(before + 2);
+        assertThat(ShutdownHook.isInstalled()).isTrue();
+        assertThat(Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(ShutdownHook.THREAD_NAME))).as("the hook thread starts only at exit")
+                .isEmpty();
+        a.close();
+        b.close();
+        b.close();
+        optedOut.close();
+        assertThat(ShutdownHook.registeredCount()).isEqualTo(before);
+        if (before == 0) {
+            assertThat(ShutdownHook.isInstalled()).as("removed with the last client").isFalse();
+        }
     }
 
     @Test

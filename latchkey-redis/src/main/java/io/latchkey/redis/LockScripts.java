@@ -17,7 +17,8 @@ import java.security.NoSuchAlgorithmException;
  * <p>Who holds it, for operators ({@link #HOLDER}): the fields {@code latchkey:client} (the holding client's name)
  * and {@code latchkey:since} (the server's {@code TIME} when the hold began, epoch milliseconds), written with the
  * hold by {@link #ACQUIRE} and {@link #HAND_OFF} and deleted with it. Redisson ignores fields other than its owner's,
- * and inspection skips every field starting with {@code latchkey:}.
+ * and inspection skips every field starting with {@code latchkey:}. The field {@code latchkey:attempt} keeps the id
+ * of the acquire attempt that made the hold, for {@link #CLEAN_UP}.
  */
 final class LockScripts {
 
@@ -32,20 +33,21 @@ final class LockScripts {
             + "end; ";
 
     /**
-     * KEYS: lock, token key, old counter. ARGV: lease millis, owner, client name. Returns a new token (&gt; 0) if taken,
-     * otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller knows when to
-     * re-check.
+     * KEYS: lock, token key, old counter. ARGV: lease millis, owner, attempt id, client name. Returns a new token
+     * (&gt; 0) if taken, otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller
+     * knows when to re-check.
      *
      * <p>The engine counts reentrancy locally and only asks when it holds nothing, so an owner field that is
      * already there is an orphan of an attempt the engine gave up on (its reply timed out, but the server ran it).
      * It is taken over as a new hold with a NEW token and count 1: the engine's clean-up release of the orphan
-     * (old token) then fails its token check instead of deleting the new hold.
+     * (old token) then fails its token check instead of deleting the new hold. The hold keeps the attempt's id in the
+     * field {@code latchkey:attempt}: {@link #CLEAN_UP} removes it by that id when the answer never arrived.
      */
     static final Script ACQUIRE = new Script("acquire", FencingTokens.NEXT + SET_HOLDER
             + "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
             + "local token, text = next_token(KEYS[2], KEYS[3]); "
-            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text); "
-            + "set_holder(KEYS[1], ARGV[3]); "
+            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3]); "
+            + "set_holder(KEYS[1], ARGV[4]); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
             + "return token; "
             + "end; "
@@ -68,6 +70,19 @@ final class LockScripts {
             + "return 1;");
 
     /**
+     * KEYS: lock, channel. ARGV: owner, attempt id. The clean-up of an attempt whose answer never arrived (the
+     * operation timeout, a lost connection, a paused server that ran the attempt later): deletes the lock and wakes
+     * waiters only if the owner holds it by that attempt, never a later hold of the same owner (a thread's next
+     * acquire stores another attempt id). Returns 1 if it deleted the hold, 0 otherwise.
+     */
+    static final Script CLEAN_UP = new Script("cleanUpAttempt",
+            "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:attempt'); "
+            + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
+            + "redis.call('del', KEYS[1]); "
+            + "redis.pcall('publish', KEYS[2], '0'); "
+            + "return 1;");
+
+    /**
      * KEYS: lock1, lock2, … ARGV: owner1, token1, lease1, owner2, … Extends each lease whose exact hold (owner
      * present and token unchanged) still exists. Returns one 1 (renewed) or 0 (lost) per hold.
      */
@@ -84,17 +99,17 @@ final class LockScripts {
             + "return result;");
 
     /**
-     * KEYS: lock, token key, old counter. ARGV: from owner, from token, to owner, lease millis, client name. Passes the hold to
-     * the new owner with a new token and lease without freeing the lock in between. Returns the new token, or 0 if
-     * the old hold was gone.
+     * KEYS: lock, token key, old counter. ARGV: from owner, from token, to owner, lease millis, the receiving
+     * request's attempt id, the receiving client's name. Passes the hold to the new owner with a new token and lease
+     * without freeing the lock in between. Returns the new token, or 0 if the old hold was gone.
      */
     static final Script HAND_OFF = new Script("handOff", FencingTokens.NEXT + SET_HOLDER
             + "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
             + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
             + "local token, text = next_token(KEYS[2], KEYS[3]); "
             + "redis.call('del', KEYS[1]); "
-            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text); "
-            + "set_holder(KEYS[1], ARGV[5]); "
+            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[5]); "
+            + "set_holder(KEYS[1], ARGV[6]); "
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
             + "return token;");
 

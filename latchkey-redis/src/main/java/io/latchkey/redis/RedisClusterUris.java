@@ -15,6 +15,15 @@ final class RedisClusterUris {
 
     static final String SCHEME = "redis-cluster://";
 
+    /** The same as {@link #SCHEME}, for Valkey. */
+    static final String VALKEY_SCHEME = "valkey-cluster://";
+
+    /** Whether {@code uri} starts with {@link #SCHEME} or {@link #VALKEY_SCHEME} (in any case). */
+    static boolean isCluster(String uri) {
+        return uri != null && (uri.regionMatches(true, 0, SCHEME, 0, SCHEME.length())
+                || uri.regionMatches(true, 0, VALKEY_SCHEME, 0, VALKEY_SCHEME.length()));
+    }
+
     private RedisClusterUris() {
     }
 
@@ -23,11 +32,11 @@ final class RedisClusterUris {
      *         credentials masked
      */
     static List<RedisURI> parse(String uri, Duration operationTimeout) {
-        if (!uri.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+        if (!isCluster(uri)) {
             throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' must start with %s",
                     RedisUris.redact(uri), SCHEME));
         }
-        String rest = uri.substring(SCHEME.length());
+        String rest = uri.substring(uri.indexOf("://") + 3);
         int at = rest.lastIndexOf('@');
         String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
         String hosts = rest.substring(at + 1);

@@ -156,7 +156,7 @@ final class RedisFairLockOps implements RemoteLockOps {
         heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
-                keys.channel, clientName).thenApply(reply -> {
+                keys.channel, request.attemptId(), clientName).thenApply(reply -> {
                     if (reply > 0) {
                         heads.done(owner);
                         return Attempt.granted(new Grant(request, reply, sentAt, null));
@@ -200,6 +200,14 @@ final class RedisFairLockOps implements RemoteLockOps {
                         owner, keys.channel));
     }
 
+    /** Deletes the hold the request's attempt made, if it is still that one ({@link FairLockScripts#CLEAN_UP}). */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        Keys keys = keys(request.name());
+        return executor.<Long>run(FairLockScripts.CLEAN_UP, ScriptOutputType.INTEGER, keys.lockQueueTimeouts,
+                request.ownerId(), request.attemptId(), keys.channel).thenApply(r -> r == 1L);
+    }
+
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         Keys keys = keys(grant);
@@ -232,7 +240,7 @@ final class RedisFairLockOps implements RemoteLockOps {
                 args[2 * i] = member(batch.get(i));
                 args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
             }
-            // Same check as the write hold's renewal: the exact owner|token string, then PEXPIRE.
+            // Same check as the write hold's renewal: owner|token at the start of the first line, then PEXPIRE.
             batches.add(executor.<List<Object>>run(ReadWriteLockScripts.RENEW_WRITE, ScriptOutputType.MULTI, keys,
                     args).thenApply(reply -> {
                         Set<Grant> lost = new HashSet<>();

@@ -56,7 +56,10 @@ import java.util.function.Function;
  * (or {@code <clientId>:<leaseId>}) &rarr; hold count with a PEXPIRE lease, and releases are published on
  * {@code redisson_lock__channel:{namespace + name}}: the layout of Redisson's {@code RLock}, so Redisson and
  * Latchkey clients exclude each other on the same name and wake each other's waiters. A Latchkey hold also keeps
- * its fencing token in the hash (field {@code latchkey:token}), so it goes with the hold.
+ * its fencing token in the hash (field {@code latchkey:token}), so it goes with the hold, and the id of the attempt
+ * that made it (field {@code latchkey:attempt}): an attempt whose answer never came (the operation timeout, a lost
+ * connection, a server paused past the timeout that ran it later) is removed by that id, never a later hold of the
+ * same owner, right after the server answers again instead of a watchdog timeout later.
  *
  * <h2>Fencing tokens</h2>
  * Every primitive's token is {@code max(last + 1, server time in µs)}, taken inside its acquire script from the

@@ -10,8 +10,9 @@ import java.util.Objects;
 
 /**
  * How a {@link RedisLockClient} comes to be: from a {@code redis://}, {@code rediss://}, {@code redis-sentinel://}
- * or {@code redis-cluster://} URI (owning the Lettuce client it makes), or around an application's Lettuce client
- * (which it never shuts down). Argument checks happen here, before any connection is opened.
+ * or {@code redis-cluster://} URI, or its {@code valkey} counterpart (owning the Lettuce client it makes), or around
+ * an application's Lettuce client (which it never shuts down). Argument checks happen here, before any connection
+ * is opened.
  */
 final class RedisLockClientFactory {
 
@@ -44,8 +45,7 @@ final class RedisLockClientFactory {
     /** From a URI of any Redis scheme: a client that owns its Lettuce client and resources. */
     static RedisLockClient connect(String uriText, ClientOptions options) {
         Objects.requireNonNull(options, "options");
-        if (uriText != null && uriText.regionMatches(true, 0, RedisClusterUris.SCHEME, 0,
-                RedisClusterUris.SCHEME.length())) {
+        if (RedisClusterUris.isCluster(uriText)) {
             return connectCluster(uriText, options, true);
         }
         RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
  * of 1,000, then per page one pipelined HGETALL + PTTL per key. Hashes whose fields are not
- * {@code owner -> positive count} (besides a Latchkey hold's fields {@code latchkey:…}) are not locks and are
+ * {@code owner -> positive count} (besides a Latchkey hold's own {@code latchkey:} fields) are not locks and are
  * skipped. The fencing token shown is the hold's own (none for a Redisson holder, which has no token).
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one

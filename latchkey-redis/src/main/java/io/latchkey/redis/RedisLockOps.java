@@ -112,7 +112,15 @@ final class RedisLockOps implements RemoteLockOps {
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
     CompletableFuture<Long> attempt(LockKeys keys, AcquireRequest request) {
         return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquireKeys,
-                Long.toString(request.leaseMillis()), request.ownerId(), clientName);
+                Long.toString(request.leaseMillis()), request.ownerId(), request.attemptId(), clientName);
+    }
+
+    /** Deletes the hold the request's attempt made, if it is still that one ({@link LockScripts#CLEAN_UP}). */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        LockKeys keys = keys(request.name());
+        return executor.<Long>run(LockScripts.CLEAN_UP, ScriptOutputType.INTEGER, keys.lockAndChannel,
+                request.ownerId(), request.attemptId()).thenApply(r -> r == 1L);
     }
 
     /**
@@ -187,7 +195,7 @@ final class RedisLockOps implements RemoteLockOps {
         long sentAt = request.time().nanoTime();
         return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
-                Long.toString(request.leaseMillis()), clientName)
+                Long.toString(request.leaseMillis()), request.attemptId(), clientName)
                 .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, null) : null);
     }
 

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * keys (see {@link ReadWriteLockScripts}). All keys of a name share the hash tag of {@link SyncKeys#base}:
  *
  * <ul>
- *   <li>{@code …:rw:write} — the write hold, string {@code owner|token}, PEXPIRE lease;</li>
+ *   <li>{@code …:rw:write} — the write hold, string {@code owner|token|attempt id}, then a line with the client's
+ *   name and one with the hold's start (see {@link ReadWriteLockScripts}), PEXPIRE lease;</li>
  *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
  *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
@@ -151,7 +152,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                 ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, writerPreference ? "1" : "0")
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
-                        request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis), clientName);
+                        request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
+                        request.attemptId(), clientName);
         return reply.thenApply(r -> {
             if (r > 0) {
                 return Attempt.granted(new Grant(request, r, sentAt, null));
@@ -181,6 +183,22 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                 request.name(), owner, heartbeatMillis,
                 () -> executor.<Long>run(ReadWriteLockScripts.WITHDRAW_WRITER, ScriptOutputType.INTEGER,
                         new String[] {keys.writers, keys.write, keys.channel}, owner));
+    }
+
+    /**
+     * The write half deletes the hold its request's attempt made, if it is still that one
+     * ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}). A read hold (a member {@code owner|token} of the readers' set)
+     * keeps no attempt id: an unanswered read attempt's hold ends with its lease.
+     */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        if (read) {
+            return CompletableFuture.completedFuture(false);
+        }
+        Keys keys = keys(request.name());
+        return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_WRITE, ScriptOutputType.INTEGER,
+                new String[] {keys.write, keys.channel}, request.ownerId(), request.attemptId())
+                .thenApply(r -> r == 1L);
     }
 
     @Override
@@ -233,8 +251,9 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     }
 
     /**
-     * Who holds it: the {@code owner|token} hold with its client-name and start lines (one read-only script,
-     * {@link ReadWriteLockScripts#HOLD}); a hold of an earlier version names no client. Redis does not count waiters.
+     * Who holds it: the hold's first line {@code owner|token|attempt id} with its client-name and start lines (one
+     * read-only script, {@link ReadWriteLockScripts#HOLD}); a hold of an earlier version ({@code owner|token}) names
+     * no client. Redis does not count waiters.
      */
     static CompletableFuture<LockHolder> holder(ScriptExecutor executor, String key) {
         return executor.<List<Object>>run(ReadWriteLockScripts.HOLD, ScriptOutputType.MULTI, new String[] {key})
@@ -246,12 +265,12 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                     String value = v instanceof byte[] ? new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8)
                             : (String) v;
                     String[] lines = value.split("\n", 3);
-                    int bar = lines[0].lastIndexOf('|');
+                    int bar = lines[0].indexOf('|');
                     String owner = bar < 0 ? lines[0] : lines[0].substring(0, bar);
-                    OptionalLong token = OptionalLong.empty();
-                    if (bar >= 0 && lines[0].substring(bar + 1).matches("[0-9]{1,18}")) {
-                        token = OptionalLong.of(Long.parseLong(lines[0].substring(bar + 1)));
-                    }
+                    int end = bar < 0 ? -1 : lines[0].indexOf('|', bar + 1);
+                    String tokenText = bar < 0 ? "" : lines[0].substring(bar + 1, end < 0 ? lines[0].length() : end);
+                    OptionalLong token = tokenText.matches("[0-9]{1,18}")
+                            ? OptionalLong.of(Long.parseLong(tokenText)) : OptionalLong.empty();
                     String client = lines.length > 1 && !lines[1].isEmpty() ? lines[1] : LockHolder.UNKNOWN_CLIENT;
                     Optional<Instant> since = lines.length > 2 && lines[2].matches("[0-9]{1,18}")
                             ? Optional.of(Instant.ofEpochMilli(Long.parseLong(lines[2]))) : Optional.empty();

@@ -82,6 +82,11 @@ final class RedisReplicaAckedLockOps implements RemoteLockOps {
     }
 
     @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        return delegate.cleanUpAttempt(request);
+    }
+
+    @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         return delegate.release(grant);
     }

@@ -82,6 +82,12 @@ final class RedisSpinLockOps implements RemoteLockOps {
         });
     }
 
+    /** The plain lock's clean-up: a spin lock's hold is the plain lock's hash. */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        return lockOps.cleanUpAttempt(request);
+    }
+
     /**
      * Nothing pushes: a subscription that never takes effect, so never fires (the waiter looks again at its backoff
      * only). A completed one would make the engine look once more at once, for a change before it took effect. A new

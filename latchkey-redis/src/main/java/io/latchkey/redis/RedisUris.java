@@ -10,8 +10,10 @@ import java.util.stream.Collectors;
  * Parses {@code redis://[user:password@]host[:port][/db]}, {@code rediss://…} (TLS) and Sentinel URIs
  * {@code redis-sentinel://[user:password@]host[:port][,host[:port]…]/mastername[/db]} ({@code rediss-sentinel://}
  * for TLS; Lettuce's own {@code …#mastername} form is accepted too), and keeps passwords out of every message about
- * them. The query parameters {@code replicaAcks} and {@code replicaAckTimeout} are Latchkey's
- * ({@link RedisOptions}); the others go to Lettuce.
+ * them. Valkey's schemes ({@code valkey://}, {@code valkeys://}, {@code valkey-sentinel://},
+ * {@code valkeys-sentinel://}, {@code valkey-cluster://}) mean the same as their {@code redis} counterparts: Valkey
+ * speaks the same protocol and runs the same scripts. The query parameters {@code replicaAcks} and
+ * {@code replicaAckTimeout} are Latchkey's ({@link RedisOptions}); the others go to Lettuce.
  */
 final class RedisUris {
 
@@ -25,7 +27,7 @@ final class RedisUris {
         boolean sentinel = isSentinel(uri);
         RedisURI parsed;
         try {
-            String lettuceForm = withoutOwnParameters(uri);
+            String lettuceForm = withoutOwnParameters(asRedisScheme(uri));
             parsed = RedisURI.create(sentinel ? sentinelForLettuce(lettuceForm) : lettuceForm);
         } catch (RuntimeException e) {
             throw new IllegalArgumentException(String.format("malformed Redis URI '%s': %s", redact(uri),
@@ -75,8 +77,31 @@ final class RedisUris {
 
     /** Whether {@code uri} names Sentinels rather than one server. */
     static boolean isSentinel(String uri) {
-        return uri.startsWith(SENTINEL) || uri.startsWith(SENTINEL_TLS);
+        String redis = asRedisScheme(uri);
+        return redis.startsWith(SENTINEL) || redis.startsWith(SENTINEL_TLS);
     }
+
+    /**
+     * {@code uri} with a Valkey scheme ({@code valkey://}, {@code valkeys://}, {@code valkey[s]-sentinel://},
+     * {@code valkey-cluster://}) replaced by its {@code redis} counterpart; any other URI as it is. {@code null}
+     * stays {@code null}.
+     */
+    static String asRedisScheme(String uri) {
+        if (uri == null || !uri.regionMatches(true, 0, VALKEY, 0, VALKEY.length())) {
+            return uri;
+        }
+        String rest = uri.substring(VALKEY.length());
+        for (String suffix : VALKEY_SUFFIXES) {
+            if (rest.regionMatches(true, 0, suffix, 0, suffix.length())) {
+                return "redis" + suffix + rest.substring(suffix.length());
+            }
+        }
+        return uri;
+    }
+
+    private static final String VALKEY = "valkey";
+    private static final List<String> VALKEY_SUFFIXES = List.of("://", "s://", "-sentinel://", "s-sentinel://",
+            "-cluster://");
 
     /**
      * {@code host:port}, what messages name the server by; for Sentinel

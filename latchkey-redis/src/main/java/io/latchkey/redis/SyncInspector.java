@@ -228,17 +228,19 @@ final class SyncInspector {
     }
 
     /**
-     * A row of a hold stored as {@code owner|token}, for a write or fair hold followed by a line with the client's name
-     * and one with its start (epoch ms, server time).
+     * A row of a hold stored as {@code owner|token} (a read hold's member, or a fair or write hold written by an
+     * earlier version), or as a fair or write hold's value: {@code owner|token|attempt id}, a line with the client's
+     * name and one with its start (epoch ms, server time).
      */
     private static LockInfo held(String name, String kind, String value, long pttlMillis, OptionalInt waiters) {
         String[] lines = value.split("\n", 3);
         String member = lines[0];
-        int bar = member.lastIndexOf('|');
+        int bar = member.indexOf('|');
         String owner = bar < 0 ? member : member.substring(0, bar);
         OptionalLong token = OptionalLong.empty();
         if (bar >= 0) {
-            long t = parse(member.substring(bar + 1));
+            int end = member.indexOf('|', bar + 1);
+            long t = parse(member.substring(bar + 1, end < 0 ? member.length() : end));
             if (t > 0) {
                 token = OptionalLong.of(t);
             }

@@ -102,4 +102,50 @@ class RedisUrisTest {
                 .isEqualTo(Duration.ofMillis(250));
         assertThat(RedisUris.options("redis://h:1")).isEqualTo(RedisOptions.defaults());
     }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void valkeySchemesMeanTheirRedisCounterparts() {
+        RedisURI plain = RedisUris.parse("valkey://alice:s3cret@db.example:6380/4", Duration.ofSeconds(3));
+        assertThat(plain.getHost()).isEqualTo("db.example");
+        assertThat(plain.getPort()).isEqualTo(6380);
+        assertThat(plain.getDatabase()).isEqualTo(4);
+        assertThat(UriCredentials.user(plain)).isEqualTo("alice");
+        assertThat(plain.isSsl()).isFalse();
+        assertThat(RedisUris.parse("VALKEYS://h", Duration.ofSeconds(1)).isSsl()).isTrue();
+
+        RedisURI sentinel = RedisUris.parse("valkey-sentinel://10.0.0.1:26379,10.0.0.2/orders/2?replicaAcks=1",
+                Duration.ofSeconds(2));
+        assertThat(sentinel.getSentinelMasterId()).isEqualTo("orders");
+        assertThat(sentinel.getSentinels()).extracting(RedisURI::getHost).containsExactly("10.0.0.1", "10.0.0.2");
+        assertThat(sentinel.getDatabase()).isEqualTo(2);
+        assertThat(RedisUris.options("valkey-sentinel://h:1/m?replicaAcks=1").replicaAcks()).isEqualTo(1);
+        assertThat(RedisUris.parse("valkeys-sentinel://h:1/m", Duration.ofSeconds(1)).getSentinels().get(0).isSsl())
+                .isTrue();
+        assertThat(RedisClusterUris.parse("valkey-cluster://:pw@h1:7000,h2:7001", Duration.ofSeconds(1)))
+                .extracting(RedisURI::getPort).containsExactly(7000, 7001);
+
+        assertThat(RedisUris.asRedisScheme("valkey-cluster://h:1")).isEqualTo("redis-cluster://h:1");
+        assertThat(RedisUris.asRedisScheme("valkeyx://h:1")).isEqualTo("valkeyx://h:1");
+        assertThat(RedisUris.asRedisScheme("redis://h:1")).isEqualTo("redis://h:1");
+        assertThat(new RedisLockClientProvider().uriPrefixes())
+                .contains("valkey://", "valkeys://", "valkey-sentinel://", "valkeys-sentinel://", "valkey-cluster://");
+    }
+
+    @Test
+    void malformedValkeyUrisAreNamedAsWrittenWithoutThePassword() {
+        assertThatThrownBy(() -> RedisUris.parse("valkey://bob:pa55word@host:1/notadb", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'valkey://***@host:1/notadb'")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+        assertThatThrownBy(() -> RedisUris.parse("valkey-sentinel://:pa55word@h1:1", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'valkey-sentinel://***@h1:1'")
+                .hasMessageContaining("names no master")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+        assertThatThrownBy(() -> RedisClusterUris.parse("valkey-cluster://u:pa55word@h:1/2", Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'valkey-cluster://***@h:1/2'")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
+    }
 }

@@ -12,7 +12,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import java.time.Duration;
 import org.springframework.context.annotation.Role;
 
 /**
@@ -56,7 +59,24 @@ public class LatchkeyAutoConfiguration {
             ObjectProvider<LockClient> client, ObjectProvider<ObservationRegistry> observationRegistry,
             BeanFactory beanFactory) {
         return new LockedAnnotationBeanPostProcessor(new LockedMethodInterceptor(client::getObject, beanFactory,
-                new LockObservations(observationRegistry::getIfAvailable)));
+                new LockObservations(observationRegistry::getIfAvailable), shutdown(beanFactory)));
+    }
+
+    /**
+     * Stops locked work in order when the context closes: no new work, the grace period for running methods, an
+     * interrupt, then (when the client bean is destroyed) the client releases what is left; see
+     * {@link LatchkeyShutdown}.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LatchkeyShutdown latchkeyShutdown(LatchkeyProperties properties, Environment environment) {
+        Duration phaseTimeout = Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase",
+                Duration.class).orElse(Duration.ofSeconds(30));
+        return LatchkeyShutdown.forPhaseTimeout(properties.getShutdown().getGracePeriod(), phaseTimeout);
+    }
+
+    private static java.util.function.Supplier<LatchkeyShutdown> shutdown(BeanFactory beanFactory) {
+        return () -> beanFactory.getBeanProvider(LatchkeyShutdown.class).getIfAvailable();
     }
 
     /**
@@ -78,6 +98,7 @@ public class LatchkeyAutoConfiguration {
             ObjectProvider<LockClient> client, ObjectProvider<ObservationRegistry> observationRegistry,
             ObjectProvider<DelayedReleases> delayedReleases, BeanFactory beanFactory) {
         return new LockedScheduleBeanPostProcessor(new LockedScheduleInterceptor(client::getObject, beanFactory,
-                new LockObservations(observationRegistry::getIfAvailable), delayedReleases::getObject));
+                new LockObservations(observationRegistry::getIfAvailable), delayedReleases::getObject,
+                shutdown(beanFactory)));
     }
 }

@@ -37,6 +37,7 @@ public class LatchkeyProperties {
     private final LockedAnnotation locked = new LockedAnnotation();
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
+    private final Shutdown shutdown = new Shutdown();
 
     /** Creates the properties with their defaults; Spring binds {@code latchkey.*} onto them. */
     public LatchkeyProperties() {
@@ -150,13 +151,23 @@ public class LatchkeyProperties {
         return health;
     }
 
-    /** The client options these properties describe, sending events to {@code listener}. */
+    /** {@return the {@code latchkey.shutdown.*} properties} */
+    public Shutdown getShutdown() {
+        return shutdown;
+    }
+
+    /**
+     * The client options these properties describe, sending events to {@code listener}. The client is not closed
+     * by the JVM's shutdown hook: the context closes it, after its locked methods ended (JVM shutdown hooks run in
+     * parallel, so the hook would close it under them).
+     */
     ClientOptions toClientOptions(LockEventListener listener) {
         ClientOptions.Builder b = ClientOptions.builder()
                 .watchdogTimeout(watchdogTimeout)
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
-                .eventListener(listener);
+                .eventListener(listener)
+                .closeOnShutdown(false);
         return (clientName == null ? b : b.clientName(clientName)).build();
     }
 
@@ -301,6 +312,40 @@ public class LatchkeyProperties {
          */
         public void setProbeName(String probeName) {
             this.probeName = Objects.requireNonNull(probeName, "probeName");
+        }
+    }
+
+    /** {@code latchkey.shutdown.*}: how locked methods end when the context closes. */
+    public static class Shutdown {
+
+        /**
+         * How long running locked methods may go on once the context closes, before they are interrupted; by default
+         * {@code spring.lifecycle.timeout-per-shutdown-phase} (30 s) less a fifth of it, at most 5 s.
+         */
+        private Duration gracePeriod;
+
+        /** Creates the {@code latchkey.shutdown.*} properties with their defaults; Spring binds them. */
+        public Shutdown() {
+        }
+
+        /** {@return {@code latchkey.shutdown.grace-period}, or {@code null} for the default} */
+        public Duration getGracePeriod() {
+            return gracePeriod;
+        }
+
+        /**
+         * Sets {@code latchkey.shutdown.grace-period}.
+         *
+         * @param gracePeriod how long running locked methods may go on once the context closes; not negative;
+         *        {@code null} for the default (the phase timeout less a margin)
+         * @throws IllegalArgumentException if it is negative
+         */
+        public void setGracePeriod(Duration gracePeriod) {
+            if (gracePeriod != null && gracePeriod.isNegative()) {
+                throw new IllegalArgumentException(
+                        String.format("latchkey.shutdown.grace-period must not be negative but was %s", gracePeriod));
+            }
+            this.gracePeriod = gracePeriod;
         }
     }
 }

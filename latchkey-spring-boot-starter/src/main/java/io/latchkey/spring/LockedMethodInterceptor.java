@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
+import io.latchkey.LockUnavailableException;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -44,15 +45,22 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private final Map<Method, LockedOperation> operations = new ConcurrentHashMap<>();
 
     private final LockObservations observations;
+    private final ShutdownRef shutdown;
 
     LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory) {
         this(client, beanFactory, LockObservations.none());
     }
 
     LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations) {
+        this(client, beanFactory, observations, () -> null);
+    }
+
+    LockedMethodInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations,
+                            Supplier<LatchkeyShutdown> shutdown) {
         this.client = client;
         this.beanFactory = beanFactory;
         this.observations = observations;
+        this.shutdown = new ShutdownRef(shutdown);
     }
 
     @Override
@@ -74,6 +82,27 @@ final class LockedMethodInterceptor implements MethodInterceptor {
                 LockedRun.exit(previous);
             }
         }
+        LatchkeyShutdown stopper = shutdown.get();
+        LatchkeyShutdown.Work work = null;
+        if (stopper != null) {
+            work = stopper.enter("@Locked " + method.getDeclaringClass().getSimpleName() + "." + method.getName(),
+                    name);
+            if (work == null) {
+                throw new LockUnavailableException(String.format("@Locked %s: not started on lock '%s': the "
+                        + "application is shutting down", method.toGenericString(), name));
+            }
+        }
+        try {
+            return lockAndProceed(invocation, operation, method, name);
+        } finally {
+            if (work != null) {
+                stopper.exit(work);
+            }
+        }
+    }
+
+    private Object lockAndProceed(MethodInvocation invocation, LockedOperation operation, Method method,
+                                  String name) throws Throwable {
         DistributedLock lock = client.get().lock(name);
         Observation acquire = observations.startAcquire(name, "locked");
         LockLease lease;
@@ -121,6 +150,11 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         } catch (LockLostException lost) {
             if (operation.failIfLost) {
                 throw lost;
+            }
+            if (ShutdownRef.closedByUs(lost)) {
+                LOG.warn("@Locked {}: lock '{}' was released on shutdown while the method still ran; returning its "
+                        + "result anyway", method.toGenericString(), name);
+                return result;
             }
             LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
                     method.toGenericString(), name, lost);

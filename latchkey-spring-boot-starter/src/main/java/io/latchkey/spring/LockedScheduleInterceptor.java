@@ -32,13 +32,20 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
     private final LockObservations observations;
     private final Supplier<DelayedReleases> delayedReleases;
     private final Map<Method, Operation> operations = new ConcurrentHashMap<>();
+    private final ShutdownRef shutdown;
 
     LockedScheduleInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations,
                               Supplier<DelayedReleases> delayedReleases) {
+        this(client, beanFactory, observations, delayedReleases, () -> null);
+    }
+
+    LockedScheduleInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations,
+                              Supplier<DelayedReleases> delayedReleases, Supplier<LatchkeyShutdown> shutdown) {
         this.client = client;
         this.beanFactory = beanFactory;
         this.observations = observations;
         this.delayedReleases = delayedReleases;
+        this.shutdown = new ShutdownRef(shutdown);
     }
 
     @Override
@@ -49,6 +56,26 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         if (op == null) {
             return invocation.proceed();
         }
+        LatchkeyShutdown stopper = shutdown.get();
+        LatchkeyShutdown.Work work = null;
+        if (stopper != null) {
+            work = stopper.enter("@LockedSchedule " + method.getDeclaringClass().getSimpleName() + "."
+                    + method.getName(), op.name);
+            if (work == null) {
+                LOG.info("@LockedSchedule '{}': the application is shutting down; skipping this run", op.name);
+                return null;
+            }
+        }
+        try {
+            return run(invocation, op, stopper);
+        } finally {
+            if (work != null) {
+                stopper.exit(work);
+            }
+        }
+    }
+
+    private Object run(MethodInvocation invocation, Operation op, LatchkeyShutdown stopper) throws Throwable {
         LockLease lease = tryAcquire(op);
         if (lease == null) {
             return null;
@@ -67,7 +94,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
             LockedRun.exit(previous);
             boolean wasLost = run.finish();
             hold.stop();
-            end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start));
+            end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start), stopper);
         }
     }
 
@@ -97,7 +124,35 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         return lease.get();
     }
 
-    private void end(Operation op, LockLease lease, boolean wasLost, Duration ran) {
+    private void end(Operation op, LockLease lease, boolean wasLost, Duration ran, LatchkeyShutdown stopper) {
+        boolean stopping = stopper != null && stopper.isStopping();
+        if (stopping && (wasLost || !lease.isValid())) {
+            try {
+                lease.release();
+            } catch (LockLostException e) {
+                if (ShutdownRef.closedByUs(e)) {
+                    LOG.warn("@LockedSchedule '{}': lock released on shutdown while the method still ran ({} ms): "
+                            + "the lock client closed before it ended", op.name, ran.toMillis());
+                    return;
+                }
+                LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms): {}", op.name,
+                        ran.toMillis(), e.getMessage());
+            } catch (LockUnavailableException e) {
+                LOG.warn("@LockedSchedule '{}': lock not released on shutdown ({}); it expires with its lease",
+                        op.name, e.getMessage());
+            }
+            return;
+        }
+        if (stopping && op.lockAtLeastFor.compareTo(ran) <= 0) {
+            try {
+                lease.release();
+                LOG.info("@LockedSchedule '{}': released lock on shutdown after the method ended ({} ms)", op.name,
+                        ran.toMillis());
+            } catch (LockLostException | LockUnavailableException e) {
+                LOG.warn("@LockedSchedule '{}': lock not released on shutdown: {}", op.name, e.getMessage());
+            }
+            return;
+        }
         if (wasLost || !lease.isValid()) {
             LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms); another node may have run "
                     + "meanwhile", op.name, ran.toMillis());

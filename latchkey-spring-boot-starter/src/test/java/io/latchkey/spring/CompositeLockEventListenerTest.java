@@ -45,4 +45,42 @@ class CompositeLockEventListenerTest {
                 OptionalLong.empty(), OptionalInt.empty()));
         assertThat(told).containsExactly("timedOut a", "heldBy billing-7");
     }
+
+    @Test
+    void aBackendsCompositeStillForwardsTheHolderAndTheWait() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        LockEventListener waits = new LockEventListener() {
+            @Override
+            public AcquireWait waitStarted(String lockName) {
+                return new AcquireWait() {
+                    @Override
+                    public void acquired(long fencingToken, Duration waited) {
+                        told.add("acquired " + lockName + " " + fencingToken);
+                    }
+                };
+            }
+
+            @Override
+            public LockEventListener forBackend(String backend) {
+                told.add("bound " + backend);
+                return this;
+            }
+        };
+        LockEventListener wants = new LockEventListener() {
+            @Override
+            public void timedOutHeldBy(String lockName, Duration waited, LockHolder holder) {
+                told.add("heldBy " + holder.clientName());
+            }
+        };
+        LockEventListener bound = CompositeLockEventListener.of(List.of(waits, wants)).forBackend("redis");
+        assertThat(overridesHolder(bound)).as("still asks for the holder").isTrue();
+        bound.waitStarted("a").acquired(7, Duration.ZERO);
+        bound.timedOutHeldBy("a", Duration.ZERO, new LockHolder("o", "billing-7", Optional.empty(), Optional.empty(),
+                OptionalLong.empty(), OptionalInt.empty()));
+        assertThat(told).containsExactly("bound redis", "acquired a 7", "heldBy billing-7");
+
+        LockEventListener plain = CompositeLockEventListener.of(List.of(waits, new LockEventListener() { }))
+                .forBackend("redis");
+        assertThat(overridesHolder(plain)).as("nobody wants the holder: not asked").isFalse();
+    }
 }

@@ -78,6 +78,23 @@ class LatchkeyMetricsTest {
             public void acquired(String lockName, Duration waited) {
                 heard.add(lockName);
             }
+
+            @Override
+            public LockEventListener forBackend(String backend) {
+                heard.add("backend " + backend);
+                return this;
+            }
+
+            @Override
+            public AcquireWait waitStarted(String lockName) {
+                heard.add("start " + lockName);
+                return new AcquireWait() {
+                    @Override
+                    public void acquired(long fencingToken, Duration waited) {
+                        heard.add("granted " + lockName);
+                    }
+                };
+            }
         };
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(LatchkeyAutoConfiguration.class,
@@ -90,7 +107,9 @@ class LatchkeyMetricsTest {
                     DistributedLock lock = context.getBean(LockClient.class).lock("x");
                     lock.lock();
                     lock.unlock();
-                    assertThat(heard).containsExactly("x");
+                    // the composite of both forwards every event, the acquire's own end included
+                    await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 4);
+                    assertThat(heard).containsExactly("backend mem", "start x", "x", "granted x");
                 });
     }
 

@@ -128,6 +128,17 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends the child SIGTERM ({@link Process#destroy()}: a normal exit that runs its shutdown hooks) and waits until
+     * it is gone.
+     */
+    public void terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            throw new AssertionError("child " + label + " survived SIGTERM for 20 s; " + describe());
+        }
+    }
+
     /** Closes the child's input (asking it to finish), then kills it if it is still alive after 10 s. */
     @Override
     public void close() throws InterruptedException {

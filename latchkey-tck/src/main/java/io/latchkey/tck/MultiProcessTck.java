@@ -11,8 +11,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Processes that die: a JVM holding a lock is killed with SIGKILL (no release, no shutdown hook), and another JVM
- * gets the lock within the watchdog timeout, with a greater fencing token. Only for backends whose state lives
- * outside the JVM.
+ * gets the lock within the watchdog timeout, with a greater fencing token; a JVM that gets SIGTERM (a normal exit)
+ * releases its lock on the way out, so another JVM gets it at once, not after the lease. Only for backends whose
+ * state lives outside the JVM.
  */
 public abstract class MultiProcessTck extends TckBase {
 
@@ -47,6 +48,41 @@ public abstract class MultiProcessTck extends TckBase {
             try {
                 assertThat(waited).as("ms from SIGKILL to acquire").isLessThan(
                         watchdogTimeout().plus(slack()).toMillis());
+                assertThat(lock.fencingToken().getAsLong()).isGreaterThan(childToken);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** The child's watchdog lease in the SIGTERM test: long, so that a lock left to expire shows. */
+    private static final long SIGTERM_HOLDER_WATCHDOG_MILLIS = 30_000;
+
+    /** How soon after a SIGTERMed holder's exit another JVM must get its lock. */
+    private static final Duration AFTER_NORMAL_EXIT = Duration.ofSeconds(2);
+
+    @Test
+    void sigtermedHolderJvmReleasesItsLockOnExit() throws Exception {
+        String name = newName();
+        DistributedLock lock = client().lock(name);
+        try (ChildJvm holder = ChildJvm.start("sigterm-holder", LockHolderMain.class, childUri(), name,
+                Long.toString(SIGTERM_HOLDER_WATCHDOG_MILLIS))) {
+            long childToken = Long.parseLong(holder.awaitLine("LOCKED", START_UP).substring(7));
+            assertThat(lock.isLocked()).isTrue();
+
+            long terminatedAt = System.nanoTime();
+            holder.terminate();
+            long exitedAt = System.nanoTime();
+            // waits a little past the bound, so that a failure shows how late the lock came (or that it did not)
+            boolean acquired = lock.tryLock(AFTER_NORMAL_EXIT.multipliedBy(2).toMillis(), TimeUnit.MILLISECONDS);
+            long afterExit = millisSince(exitedAt);
+            System.out.printf("[%s] SIGTERMed holder: exit %d ms after SIGTERM, lock acquired %d ms after exit%n",
+                    getClass().getSimpleName(), TimeUnit.NANOSECONDS.toMillis(exitedAt - terminatedAt), afterExit);
+            assertThat(acquired).as("lock of a SIGTERMed holder within %s of its exit (its lease is %d ms); %s",
+                    AFTER_NORMAL_EXIT.multipliedBy(2), SIGTERM_HOLDER_WATCHDOG_MILLIS, holder.describe()).isTrue();
+            try {
+                assertThat(afterExit).as("ms from the SIGTERMed holder's exit to acquire")
+                        .isLessThan(AFTER_NORMAL_EXIT.toMillis());
                 assertThat(lock.fencingToken().getAsLong()).isGreaterThan(childToken);
             } finally {
                 lock.unlock();

@@ -45,6 +45,22 @@ public abstract class PermitExpirableSemaphoreTck extends TckBase {
     }
 
     @Test
+    void closingTheClientReleasesItsWatchdogPermits() throws Exception {
+        String name = newName();
+        PermitExpirableSemaphore semaphore = client().permitExpirableSemaphore(name);
+        assertThat(semaphore.trySetPermits(1)).isTrue();
+        io.latchkey.LockClient holder = openClient();
+        try {
+            holder.permitExpirableSemaphore(name).acquire();
+        } catch (UnsupportedOperationException noWatchdogPermits) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "the backend does not renew permits by a watchdog");
+        }
+        assertThat(semaphore.availablePermits()).isZero();
+        holder.close();
+        assertThat(semaphore.availablePermits()).as("released on close, not after its lease").isEqualTo(1);
+    }
+
+    @Test
     void anExpiredPermitReturnsByItself() throws Exception {
         String name = newName();
         PermitExpirableSemaphore semaphore = client().permitExpirableSemaphore(name);

@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
  * replica per master and a short node timeout, for {@link #failOver(int)}.
  *
  * <p>Set up over the protocol ({@code CLUSTER SET-CONFIG-EPOCH}, {@code ADDSLOTSRANGE}, {@code MEET}), so only
- * {@code redis-server} 7.0 or later is needed. A missing binary fails with {@link RedisServer#INSTALL_HINT}.
+ * {@code redis-server} 7.0 or later (or {@code valkey-server}, {@link RedisBinary}) is needed. A missing binary
+ * fails with its install command.
  *
  * <pre>{@code
  * static RedisClusterSetup cluster;
@@ -59,7 +60,7 @@ public final class RedisClusterSetup implements AutoCloseable {
      *         not start, or the cluster does not converge within 30 s (with each node's {@code CLUSTER INFO})
      */
     public static RedisClusterSetup start() {
-        return start("redis-server");
+        return start(RedisBinary.configured().binary());
     }
 
     /** {@link #start()} with another binary name, so that a test can see what a missing binary does. */
@@ -73,7 +74,7 @@ public final class RedisClusterSetup implements AutoCloseable {
      * seconds ({@link #failOver(int)}). Returns once every replica's link to its master is up.
      */
     public static RedisClusterSetup startWithReplicas() {
-        return start("redis-server", true, null);
+        return start(RedisBinary.configured().binary(), true, null);
     }
 
     /**
@@ -88,14 +89,15 @@ public final class RedisClusterSetup implements AutoCloseable {
             throw new IllegalArgumentException("a Redis Cluster with replicas needs " + 2 * MASTERS
                     + " members but the segment has " + segment.members());
         }
-        return start("redis-server", true, segment);
+        return start(RedisBinary.configured().binary(), true, segment);
     }
 
     /** How long a master may be unreachable before its replica is promoted, with replicas. */
     static final int FAILOVER_NODE_TIMEOUT_MILLIS = 3000;
 
     private static RedisClusterSetup start(String binaryName, boolean replicas, NetworkSegment segment) {
-        Path binary = ServerProcess.requireBinary(binaryName, RedisServer.INSTALL_HINT);
+        Path binary = ServerProcess.requireBinary(binaryName, binaryName.equals(RedisBinary.VALKEY.binary())
+                ? RedisBinary.VALKEY.installHint() : RedisServer.INSTALL_HINT);
         RedisClusterSetup setup = new RedisClusterSetup(replicas);
         try {
             for (int i = 0; i < (replicas ? 2 * MASTERS : MASTERS); i++) {

@@ -18,8 +18,8 @@ import java.util.stream.Collectors;
  * by accident; failover tests pass about 2 s), so a {@link #failover()} finishes a few seconds after that.
  *
  * <p>{@link #start()} returns once the replica is in sync and every sentinel sees the master, the replica and the
- * two other sentinels. A missing {@code redis-server} fails with {@value RedisServer#INSTALL_HINT}. Not
- * thread-safe: drive it from one thread.
+ * two other sentinels. A missing {@code redis-server} (or {@code valkey-server}, {@link RedisBinary}) fails with
+ * its install command. Not thread-safe: drive it from one thread.
  */
 public final class RedisSentinelSetup implements AutoCloseable {
 
@@ -86,7 +86,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         if (master != null) {
             return this;
         }
-        binary = ServerProcess.requireBinary("redis-server", RedisServer.INSTALL_HINT);
+        binary = RedisBinary.configured().require();
         try {
             master = new Node("redis-master", 0);
             master.startData(null);

@@ -9,9 +9,9 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 
 /**
- * A real {@code redis-server} child process on a free port of 127.0.0.1, in its own temporary directory, without
- * persistence unless asked. Optionally with {@code requirepass} plus an ACL user, or TLS only (on a certificate
- * generated at start). Used directly by benchmarks and through {@link RedisServerExtension} by tests.
+ * A real {@code redis-server} (or {@code valkey-server}: {@link RedisBinary}) child process on a free port of
+ * 127.0.0.1, in its own temporary directory, without persistence unless asked. Optionally with {@code requirepass}
+ * plus an ACL user, or TLS only (on a certificate generated at start). Used directly by benchmarks and through {@link RedisServerExtension} by tests.
  *
  * <p>{@link #stop()} and {@link #start()} simulate a server going down and coming back on the same port (empty,
  * unless append-only persistence was enabled). Not thread-safe: drive it from one thread.
@@ -24,6 +24,7 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
     private final RedisServerConfig config;
+    private final RedisBinary binary;
     private Path dir;
     private TestCertificates certificates;
     private ServerProcess process;
@@ -31,8 +32,9 @@ public final class RedisServer implements AutoCloseable {
     private String host = "127.0.0.1";
     private NetworkNamespace namespace;
 
-    RedisServer(RedisServerConfig config) {
+    RedisServer(RedisServerConfig config, RedisBinary binary) {
         this.config = config;
+        this.binary = binary;
     }
 
     /**
@@ -49,28 +51,36 @@ public final class RedisServer implements AutoCloseable {
         return this;
     }
 
-    /** A plain server: no password, no TLS, no persistence. Call {@link #start()}. */
+    /**
+     * A plain server: no password, no TLS, no persistence, of the {@linkplain RedisBinary#configured() configured}
+     * binary. Call {@link #start()}.
+     */
     public static RedisServer standalone() {
-        return new RedisServer(new RedisServerConfig(null, null, null, null, false, false));
+        return standalone(RedisBinary.configured());
+    }
+
+    /** A plain server of {@code binary} ({@code redis-server} or {@code valkey-server}). Call {@link #start()}. */
+    public static RedisServer standalone(RedisBinary binary) {
+        return new RedisServer(new RedisServerConfig(null, null, null, null, false, false), binary);
     }
 
     /** The server that {@code builder} describes. */
-    static RedisServer of(RedisServerConfig config) {
-        return new RedisServer(config);
+    static RedisServer of(RedisServerConfig config, RedisBinary binary) {
+        return new RedisServer(config, binary);
     }
 
     /**
      * Starts the server (the first time on a free port, afterwards on the same port) and waits until it answers
      * PING. Does nothing if it runs.
      *
-     * @throws IllegalStateException if {@code redis-server} is not installed (naming {@link #INSTALL_HINT}) or
-     *         does not start
+     * @throws IllegalStateException if the binary is not installed (naming its install command, such as
+     *         {@link #INSTALL_HINT}) or does not start
      */
     public synchronized RedisServer start() {
         if (process != null && process.isAlive()) {
             return this;
         }
-        Path binary = ServerProcess.requireBinary("redis-server", INSTALL_HINT);
+        Path executable = binary.require();
         if (dir == null) {
             dir = TestFiles.createTempDir("latchkey-redis-");
             if (config.tls()) {
@@ -84,7 +94,8 @@ public final class RedisServer implements AutoCloseable {
                 port = TestFiles.freePort();
             }
             writeConfig();
-            process = new ServerProcess("redis-server-" + port, command(List.of(binary.toString(), "redis.conf")), dir);
+            process = new ServerProcess(binary.binary() + "-" + port,
+                    command(List.of(executable.toString(), "redis.conf")), dir);
             try {
                 process.start(this::answersPing, START_TIMEOUT);
                 return this;
@@ -167,6 +178,39 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Freezes the server process (SIGSTOP), as a long GC-like pause or a stopped VM would: connections stay open, the
+     * kernel still accepts what clients send, and the server runs it all after {@link #thaw()}.
+     */
+    public synchronized void freeze() {
+        signal("-STOP");
+    }
+
+    /** Lets a {@linkplain #freeze() frozen} server run again (SIGCONT). */
+    public synchronized void thaw() {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("redis-server is not running");
+        }
+        java.nio.file.Path kill = ServerProcess.requireBinary("kill", RedisSentinelSetup.KILL_INSTALL_HINT);
+        try {
+            Process p = new ProcessBuilder(kill.toString(), signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true).start();
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed: "
+                        + new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill " + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling redis-server", e);
+        }
+    }
+
     /** Whether the server process runs. */
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
@@ -192,8 +236,8 @@ public final class RedisServer implements AutoCloseable {
         try (RespConnection c = connect(5_000)) {
             return c.execute(command);
         } catch (IOException e) {
-            throw new UncheckedIOException("could not run " + command[0] + " on redis-server at " + host + ":" + port,
-                    e);
+            throw new UncheckedIOException("could not run " + command[0] + " on " + binary.binary() + " at " + host + ":"
+                    + port, e);
         }
     }
 
@@ -246,6 +290,11 @@ public final class RedisServer implements AutoCloseable {
         return config.requirePass();
     }
 
+    /** Which binary runs: {@code redis-server} or {@code valkey-server}. */
+    public RedisBinary binary() {
+        return binary;
+    }
+
     /** Whether the server speaks TLS only. */
     public boolean tls() {
         return config.tls();
@@ -279,7 +328,7 @@ public final class RedisServer implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "RedisServer{" + host + ":" + port + (config.tls() ? ", tls" : "")
+        return "RedisServer{" + binary.binary() + " " + host + ":" + port + (config.tls() ? ", tls" : "")
                 + (config.aclUser() != null ? ", acl user " + config.aclUser() : "") + "}";
     }
 }

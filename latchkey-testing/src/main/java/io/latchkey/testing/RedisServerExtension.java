@@ -10,7 +10,8 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Runs a real {@code redis-server} for a test class (static field) or for each test (instance field):
+ * Runs a real {@code redis-server} (or {@code valkey-server}, see {@link RedisBinary}) for a test class (static
+ * field) or for each test (instance field):
  *
  * <pre>{@code
  * @RegisterExtension
@@ -33,8 +34,8 @@ public final class RedisServerExtension
     private final RedisServer server;
     private boolean perClass;
 
-    private RedisServerExtension(RedisServerConfig config) {
-        this.server = RedisServer.of(config);
+    private RedisServerExtension(RedisServerConfig config, RedisBinary binary) {
+        this.server = RedisServer.of(config, binary);
     }
 
     /** A plain server: no password, no TLS, no persistence. */
@@ -132,6 +133,16 @@ public final class RedisServerExtension
         return server.execute(command);
     }
 
+    /** @see RedisServer#freeze() */
+    public void freeze() {
+        server.freeze();
+    }
+
+    /** @see RedisServer#thaw() */
+    public void thaw() {
+        server.thaw();
+    }
+
     /** @see RedisServer#pauseClients(Duration) */
     public void pauseClients(Duration duration) {
         server.pauseClients(duration);
@@ -175,6 +186,7 @@ public final class RedisServerExtension
         private String aclRules;
         private boolean tls;
         private boolean appendOnly;
+        private RedisBinary binary;
 
         private Builder() {
         }
@@ -213,9 +225,18 @@ public final class RedisServerExtension
             return this;
         }
 
+        /**
+         * Runs {@code binary} ({@code redis-server} or {@code valkey-server}) rather than the
+         * {@linkplain RedisBinary#configured() configured} one.
+         */
+        public Builder binary(RedisBinary binary) {
+            this.binary = Objects.requireNonNull(binary, "binary");
+            return this;
+        }
+
         public RedisServerExtension build() {
             return new RedisServerExtension(new RedisServerConfig(requirePass, aclUser, aclPassword, aclRules, tls,
-                    appendOnly));
+                    appendOnly), binary != null ? binary : RedisBinary.configured());
         }
     }
 }

@@ -24,6 +24,11 @@ final class BlockingAcquireAdapter {
     /** Sends {@code w}'s acquire to a backend that waits itself; must be called without holding the lock. */
     static void send(NameState nameState, Waiter w) {
         CompletableFuture<Grant> f = LockEngine.callRemote(() -> nameState.ops.acquire(w.request));
-        f.whenComplete((g, e) -> nameState.onGrantResult(w, g, e, false));
+        f.whenComplete((g, e) -> {
+            if (e != null) {
+                nameState.kind.cleanUp(nameState, w); // it may have taken the lock before its answer was lost
+            }
+            nameState.onGrantResult(w, g, e, false);
+        });
     }
 }

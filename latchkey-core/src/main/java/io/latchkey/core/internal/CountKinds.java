@@ -84,10 +84,14 @@ final class CountKinds implements WaitKind {
         RemoteCountOps ops = s.countOps;
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(1, ops.recheckMillis()));
         return switch (kind) {
-            case SEMAPHORE -> LockEngine.callRemote(() -> ops.tryTake(s.name, w.permits))
+            case SEMAPHORE -> LockEngine.callRemote(() -> ops.tryTake(s.name, w.permits, w.request.attemptId()))
                     .thenApply(ok -> new Look(Boolean.TRUE.equals(ok) ? Boolean.TRUE : null, recheck, null));
-            case PERMITS -> LockEngine.callRemote(() -> ops.tryLease(s.name, s.engine.newPermitId(),
-                    w.request.leaseMillis(), w.request.watchdog())).thenApply(g -> new Look(g, recheck, null));
+            case PERMITS -> {
+                String permitId = s.engine.newPermitId();
+                w.permitId = permitId; // the attempt's id: an unanswered lease is released by it
+                yield LockEngine.callRemote(() -> ops.tryLease(s.name, permitId, w.request.leaseMillis(),
+                        w.request.watchdog())).thenApply(g -> new Look(g, recheck, null));
+            }
             case LATCH -> LockEngine.callRemote(() -> ops.getCount(s.name))
                     .thenApply(c -> new Look(c != null && c <= 0 ? Boolean.TRUE : null, recheck, null));
         };
@@ -106,6 +110,23 @@ final class CountKinds implements WaitKind {
     @Override
     public boolean servesAll() {
         return kind == CountKind.LATCH;
+    }
+
+    /**
+     * Undoes an unanswered take (by its attempt id) or lease (by its permit id, which is its attempt's own); a latch's
+     * look takes nothing.
+     */
+    @Override
+    public void cleanUp(NameState s, Waiter w) {
+        if (kind == CountKind.SEMAPHORE) {
+            String id = w.request.attemptId();
+            s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered take %s of %d permit(s) of '%s'", id,
+                    w.permits, s.name), () -> s.countOps.cleanUpTake(s.name, w.permits, id));
+        } else if (kind == CountKind.PERMITS && w.permitId != null) {
+            String id = w.permitId;
+            s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered lease of permit %s of '%s'", id,
+                    s.name), () -> s.countOps.release(s.name, id));
+        }
     }
 
     /**

@@ -2,7 +2,9 @@ package io.latchkey.core.internal;
 
 import io.latchkey.LockEventListener;
 import io.latchkey.LockHolder;
+import io.latchkey.core.TimeSource;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,9 +16,16 @@ final class Events {
 
     private final boolean wantsHolder;
 
-    Events(LockEventListener listener) {
-        this.listener = listener;
-        this.wantsHolder = overrides(listener, "timedOutHeldBy", String.class, Duration.class, LockHolder.class);
+    Events(LockEventListener listener, String backendName) {
+        LockEventListener bound = null;
+        try {
+            bound = listener.forBackend(backendName);
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.forBackend threw for backend '{}'; its events go to the listener itself",
+                    backendName, e);
+        }
+        this.listener = bound != null ? bound : listener;
+        this.wantsHolder = overrides(this.listener, "timedOutHeldBy", String.class, Duration.class, LockHolder.class);
     }
 
     private static boolean overrides(LockEventListener listener, String method, Class<?>... parameters) {
@@ -25,6 +34,56 @@ final class Events {
         } catch (NoSuchMethodException | SecurityException e) {
             return true;
         }
+    }
+
+    /**
+     * On the caller's thread, before a lock's acquire (not a re-entry) sends its first attempt: what the listener
+     * wants told of its end, or {@code null}.
+     */
+    LockEventListener.AcquireWait waitStarted(String name) {
+        try {
+            return listener.waitStarted(name);
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.waitStarted threw for lock '{}'", name, e);
+            return null;
+        }
+    }
+
+    /**
+     * Tells {@code wait} how {@code w} ends, when its future completes: granted (a {@link Hold}), ran out, cancelled
+     * or failed. The waiter's state is read after its future completed, which happens after the state was written.
+     */
+    void watch(Waiter w, LockEventListener.AcquireWait wait, TimeSource time) {
+        w.future.whenComplete((result, failure) -> {
+            try {
+                if (result instanceof Hold) {
+                    Hold h = (Hold) result;
+                    wait.acquired(h.grant.fencingToken(), waited(h.acquiredAtNanos - w.startNanos));
+                } else if (failure != null) {
+                    wait.failed(failure, waited(time.nanoTime() - w.startNanos));
+                } else if (w.state == Waiter.State.TIMED_OUT) {
+                    wait.timedOut(waited(time.nanoTime() - w.startNanos));
+                } else {
+                    wait.failed(new CancellationException("the acquire of lock '" + w.nameState.name
+                            + "' was cancelled or interrupted"), waited(time.nanoTime() - w.startNanos));
+                }
+            } catch (RuntimeException e) {
+                log.warn("LockEventListener.AcquireWait threw for lock '{}'", w.nameState.name, e);
+            }
+        });
+    }
+
+    /** An acquire that {@link #waitStarted started} failed before it had a waiter (the client closed). */
+    void failedToStart(LockEventListener.AcquireWait wait, String name, RuntimeException failure) {
+        try {
+            wait.failed(failure, Duration.ZERO);
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.AcquireWait threw for lock '{}'", name, e);
+        }
+    }
+
+    private static Duration waited(long nanos) {
+        return Duration.ofNanos(Math.max(0, nanos));
     }
 
     void acquired(String name, long waitedNanos) {
@@ -64,9 +123,9 @@ final class Events {
         }
     }
 
-    void lost(String name) {
+    void lost(String name, String reason) {
         try {
-            listener.lost(name);
+            listener.lost(name, reason);
         } catch (RuntimeException e) {
             log.warn("LockEventListener.lost threw for lock '{}'", name, e);
         }

@@ -228,8 +228,14 @@ final class Hold implements Renewable, LockLease {
     }
 
     private void afterLost() {
-        log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId(), grant.fencingToken(), lostReason());
-        nameState.engine.events.lost(name());
+        String reason = lostReason();
+        if (LockEngine.CLIENT_CLOSED.equals(reason)) {
+            // our own close: nobody else took it, and the close releases it unless told not to
+            log.info("lock '{}' held by {} (token {}) ends: {}", name(), ownerId(), grant.fencingToken(), reason);
+        } else {
+            log.warn("lock '{}' held by {} (token {}) was lost: {}", name(), ownerId(), grant.fencingToken(), reason);
+        }
+        nameState.engine.events.lost(name(), reason);
         // the state is LOST before this read: an onLost that adds to the queue later sees it and runs itself
         ConcurrentLinkedQueue<Runnable> q = lost;
         if (q == null) {

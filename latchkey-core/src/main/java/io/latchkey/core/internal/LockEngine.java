@@ -94,6 +94,8 @@ public final class LockEngine {
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
     final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
+    /** The clean-ups of attempts whose answer never came. */
+    final AttemptCleanUps cleanUps = new AttemptCleanUps(this);
     /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
     private final ThreadLocal<String> threadOwners = new ThreadLocal<>();
 
@@ -114,7 +116,7 @@ public final class LockEngine {
         this.clientId = Objects.requireNonNull(clientId, "clientId");
         this.options = Objects.requireNonNull(options, "options");
         this.time = Objects.requireNonNull(time, "time");
-        this.events = new Events(options.eventListener());
+        this.events = new Events(options.eventListener(), backendName);
         this.watchdogMillis = options.watchdogTimeout().toMillis();
         String shortId = clientId.length() > 8 ? clientId.substring(0, 8) : clientId;
         this.watchdog = new Watchdog(this, String.format("latchkey-%s-watchdog-%s", backendName, shortId), timer,
@@ -270,35 +272,42 @@ public final class LockEngine {
 
     /**
      * Stops the watchdog, fails every waiter with {@link LockUnavailableException} and marks every held lock lost
-     * (it is no longer renewed and expires with its lease on the server). Idempotent.
+     * with the reason {@link #CLIENT_CLOSED} (listeners run once); then, unless the options say otherwise
+     * ({@link ClientOptions#releaseOnClose()}), releases all of them and this client's watchdog permits at the
+     * backend at once and waits for the answers, at most the operation timeout in total (see {@link CloseRelease}).
+     * A hold not released expires with its lease on the server. No local lock is held while anything is sent or
+     * awaited. Idempotent.
      */
     public void close() {
+        awaitClose(closeAsync(), System.nanoTime() + options.operationTimeout().toNanos());
+    }
+
+    /**
+     * {@link #close()} without the wait: the future completes when every release sent on close answered (at once
+     * if none was sent, or on a second call). For the JVM's shutdown hook, which closes every client at once, and
+     * the deterministic simulation, whose backend answers only while its scheduler runs.
+     */
+    public CompletableFuture<?> closeAsync() {
         if (!closed.compareAndSet(false, true)) {
-            return;
+            return CompletableFuture.completedFuture(CloseRelease.Outcome.NONE);
         }
         watchdog.shutdown();
-        LockUnavailableException failure = new LockUnavailableException(
-                String.format("client closed (%s backend, client %s)", backendName, clientId));
-        for (NameState s : nameStates.values()) {
-            s.failAll(failure);
-            s.sweep(true);
-        }
-        // watchdog permits are no longer renewed: they end with their lease on the server
-        for (PermitHold p : permits.values()) {
-            p.end();
-        }
-        java.util.List<Hold> lost = new java.util.ArrayList<>();
-        for (NameState s : nameStates.values()) {
-            for (Hold h : s.liveHolds()) {
-                if (h.beginLost("client closed")) {
-                    lost.add(h);
-                }
-            }
-        }
-        lost.forEach(Hold::finishLost);
+        CompletableFuture<CloseRelease.Outcome> released = CloseRelease.endAll(this, permits.values());
         // completions already handed over still run; the threads end when idle
         callbacks.shutdown();
+        return released;
     }
+
+    /**
+     * Waits for the releases of {@link #closeAsync()} until {@code deadlineNanos} ({@link System#nanoTime()}); an
+     * interrupt does not cut the wait short and is restored after it.
+     */
+    public void awaitClose(CompletableFuture<?> releases, long deadlineNanos) {
+        CloseRelease.await(this, releases, deadlineNanos);
+    }
+
+    /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
+    public static final String CLIENT_CLOSED = "client closed";
 
     // ---------------------------------------------------------------------------------------------- internals
 
@@ -322,12 +331,12 @@ public final class LockEngine {
         return clientId + "-p" + Long.toString(permitIds.incrementAndGet(), 36);
     }
 
-    /** Starts renewing a watchdog permit; a permit taken while the client closes is dropped at once. */
+    /** Starts renewing a watchdog permit; a permit taken while the client closes is released at once. */
     void rememberPermit(PermitHold p) {
         permits.put(p.key, p);
         watchdog.trackPermit(p);
-        if (closed.get()) {
-            p.end();
+        if (closed.get() && p.end() && options.releaseOnClose()) {
+            CloseRelease.releaseAll(this, java.util.List.of(), java.util.List.of(p));
         }
     }
 
@@ -357,27 +366,21 @@ public final class LockEngine {
         return op + Math.max(op / 10, TimeUnit.MILLISECONDS.toNanos(50));
     }
 
-    /**
-     * A wait ran out: the event, then, for a wait that waited at all (a single look that finds the lock busy asks
-     * nothing, so {@code tryLock()} stays one round trip), who held the lock: asked asynchronously, never blocking,
-     * and only when someone listens (a listener that overrides {@code timedOutHeldBy}, or debug logging).
-     */
+    /** A wait ran out: the event, then, if it waited and someone listens, who held it (asked async, never blocking). */
     void timedOut(RemoteLockOps ops, String name, long waitedNanos, boolean waited) {
         events.timedOut(name, waitedNanos);
-        boolean debug = log.isDebugEnabled();
-        if (!waited || !(debug || events.wantsHolder())) {
-            return;
+        if (waited && (log.isDebugEnabled() || events.wantsHolder())) {
+            callRemote(() -> ops.holder(name)).whenComplete((who, e) -> {
+                if (log.isDebugEnabled()) {
+                    log.debug("wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name,
+                            backendName, TimeUnit.NANOSECONDS.toMillis(waitedNanos),
+                            e != null ? "? (" + unwrap(e) + ")" : who == null ? "nobody known" : who);
+                }
+                if (e == null && who != null) {
+                    events.timedOutHeldBy(name, waitedNanos, who);
+                }
+            });
         }
-        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
-        callRemote(() -> ops.holder(name)).whenComplete((who, e) -> {
-            if (debug) {
-                log.debug("wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name, backendName,
-                        waitedMillis, e != null ? "? (" + unwrap(e) + ")" : who == null ? "nobody known" : who);
-            }
-            if (e == null && who != null) {
-                events.timedOutHeldBy(name, waitedNanos, who);
-            }
-        });
     }
 
     /** Asks who holds {@code name} ({@link io.latchkey.DistributedLock#holder()}), bounded by the operation timeout. */
@@ -388,8 +391,9 @@ public final class LockEngine {
 
     void remember(Hold h) {
         watchdog.track(h);
-        if (closed.get()) {
-            h.markLost("client closed");
+        if (closed.get() && h.markLost(CLIENT_CLOSED) && options.releaseOnClose()) {
+            // granted while the client closed: released like the holds close found
+            CloseRelease.releaseAll(this, java.util.List.of(h), java.util.List.of());
         }
     }
 

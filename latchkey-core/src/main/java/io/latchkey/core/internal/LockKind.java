@@ -62,6 +62,12 @@ final class LockKind implements WaitKind {
     }
 
     @Override
+    public void cleanUp(NameState s, Waiter w) {
+        s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered attempt %s of owner %s on lock '%s'",
+                w.request.attemptId(), w.ownerId, s.name), () -> s.ops.cleanUpAttempt(w.request));
+    }
+
+    @Override
     public void timedOut(NameState s, Waiter w) {
         s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos, w.waits);
     }

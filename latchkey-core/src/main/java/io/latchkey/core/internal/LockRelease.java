@@ -107,6 +107,7 @@ final class LockRelease {
             // the next waiter goes back to the head of the queue and acquires normally
             Waiter send;
             boolean cancelled = false;
+            boolean requeued = false;
             s.lock.lock();
             try {
                 if (s.inflight == next) {
@@ -119,6 +120,8 @@ final class LockRelease {
                         s.queue = new ArrayDeque<>(4);
                     }
                     s.queue.addFirst(next);
+                    requeued = true;
+                    next.handOffUnanswered = e != null;
                 } else if (next.state == Waiter.State.CANCELLED) {
                     cancelled = true;
                 }
@@ -129,6 +132,10 @@ final class LockRelease {
             }
             if (cancelled) {
                 Trampoline.run(s.engine.callbacks, () -> next.future.complete(null));
+            }
+            if (e != null && !requeued) {
+                // the hand-off may have passed the lock to a waiter that makes no further attempt now
+                s.kind.cleanUp(s, next);
             }
             if (e != null) {
                 h.setState(Hold.State.RELEASED);

@@ -81,7 +81,7 @@ final class PermitHold implements Renewable {
     public void finishLost() {
         engine.forgetPermit(this);
         log.warn("permit {} of semaphore '{}' was lost: {}", grant.ownerId(), grant.name(), lostReason);
-        engine.events.lost(grant.name());
+        engine.events.lost(grant.name(), lostReason);
     }
 
     /**

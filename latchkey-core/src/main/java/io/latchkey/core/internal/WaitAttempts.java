@@ -58,6 +58,9 @@ final class WaitAttempts {
         s.lock.lock();
         try {
             w.looked = true;
+            if (e == null) {
+                w.handOffUnanswered = false; // an answered attempt of the same request settled what a hand-off made
+            }
             if (e == null && a != null && a.taken() == null) {
                 // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
                 // deadline cannot end it in between and drop the grant
@@ -96,6 +99,10 @@ final class WaitAttempts {
             if (e != null || a == null) {
                 // a failed attempt may have made an entry the engine never learned of: a fair lock withdraws anyway
                 withdraw(s, w, s.fair);
+            }
+            if (e != null) {
+                // ... and a grant nobody will hear of: the waiter ends here, so its attempt id is undone
+                s.kind.cleanUp(s, w);
             }
             s.onGrantResult(w, a == null ? null : a.taken(), e != null ? e
                     : a == null ? new IllegalStateException("backend answered no attempt") : null, false);

@@ -169,8 +169,22 @@ final class WaitEnds {
         return next;
     }
 
-    /** Outside the lock, after {@link #leaveLocked}: its place in the server's queue and an unused subscription go. */
+    /**
+     * Outside the lock, after {@link #leaveLocked}: its place in the server's queue, an unused subscription and what an
+     * unanswered hand-off to it may have made go.
+     */
     private static void left(NameState s, Waiter w) {
+        boolean cleanUp;
+        s.lock.lock();
+        try {
+            cleanUp = w.handOffUnanswered;
+            w.handOffUnanswered = false;
+        } finally {
+            s.lock.unlock();
+        }
+        if (cleanUp) {
+            s.kind.cleanUp(s, w); // a hand-off to it got no answer, and no attempt of its own answered since
+        }
         if (s.single) {
             WaitAttempts.withdraw(s, w, false);
             WaitAttempts.closeUnusedSubscription(s);

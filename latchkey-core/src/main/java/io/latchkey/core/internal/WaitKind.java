@@ -38,6 +38,12 @@ interface WaitKind {
     /** Gives back what an attempt took for a waiter that no longer wants it; a failure is logged, never thrown. */
     CompletableFuture<?> giveBack(NameState s, Waiter w, Object taken);
 
+    /**
+     * The attempt of {@code w} got no answer (it failed) and {@code w} makes no further attempt: undo what it may have
+     * made at the server, by its attempt id ({@link AttemptCleanUps}). Never a failure: the clean-up retries on its own.
+     */
+    void cleanUp(NameState s, Waiter w);
+
     /** A wait ran out (the event and its log line, for locks). */
     default void timedOut(NameState s, Waiter w) {
     }

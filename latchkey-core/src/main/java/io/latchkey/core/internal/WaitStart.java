@@ -1,5 +1,6 @@
 package io.latchkey.core.internal;
 
+import io.latchkey.LockEventListener;
 import io.latchkey.core.AcquireRequest;
 
 /**
@@ -51,6 +52,27 @@ final class WaitStart {
     static Waiter enqueue(LockEngine engine, NameState.NameKey key, String ownerId, boolean threadOwned,
                           long leaseMillis, boolean watchdogRenewed, long waitNanos, boolean bypass, int permits,
                           boolean waits) {
+        // a lock's acquire is told to the event listener here, on the caller's thread; its end when its future ends
+        LockEventListener.AcquireWait observed = key.count() == null ? engine.events.waitStarted(key.name()) : null;
+        if (observed == null) {
+            return start(engine, key, ownerId, threadOwned, leaseMillis, watchdogRenewed, waitNanos, bypass, permits,
+                    waits);
+        }
+        Waiter w;
+        try {
+            w = start(engine, key, ownerId, threadOwned, leaseMillis, watchdogRenewed, waitNanos, bypass, permits,
+                    waits);
+        } catch (RuntimeException e) {
+            engine.events.failedToStart(observed, key.name(), e);
+            throw e;
+        }
+        engine.events.watch(w, observed, engine.time);
+        return w;
+    }
+
+    private static Waiter start(LockEngine engine, NameState.NameKey key, String ownerId, boolean threadOwned,
+                                long leaseMillis, boolean watchdogRenewed, long waitNanos, boolean bypass, int permits,
+                                boolean waits) {
         String name = key.name();
         long startNanos = engine.time.nanoTime();
         long deadline = Waits.deadline(startNanos, waitNanos);

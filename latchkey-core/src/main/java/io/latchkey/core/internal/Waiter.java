@@ -62,6 +62,13 @@ final class Waiter {
      */
     boolean deadlineSeen;
     int deadlineChanges;
+    /**
+     * A hand-off to this waiter got no answer and it went back to the queue: if it leaves before an attempt of its own
+     * answers, what the hand-off may have made is cleaned up. Guarded by the nameState's lock.
+     */
+    boolean handOffUnanswered;
+    /** The permit id of a permit-expirable semaphore's last lease attempt: that attempt's id. */
+    volatile String permitId;
     /** The re-check of a busy answer. */
     ScheduledFuture<?> recheck;
 

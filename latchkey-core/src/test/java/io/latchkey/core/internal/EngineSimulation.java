@@ -134,6 +134,7 @@ final class EngineSimulation {
             });
         }
         sched.at(50 * MS, this::monitor);
+        sched.at(50 * MS, this::watchOrphans);
         sched.runUntil(sched.nanoTime() + runFor, this::check);
         stopping = true;
         if (failure != null) {
@@ -147,11 +148,15 @@ final class EngineSimulation {
         }
         if (closeEarly) {
             trace("closing every client while owners are busy");
+            watchingOrphans = false;
             closed = true;
             for (Client c : clients) {
-                c.engine.close();
+                c.engine.closeAsync();
             }
             sched.runUntil(sched.nanoTime() + remoteTimeout + 100 * MS, this::check);
+            if (!faulty && !server.heldLocks().isEmpty()) {
+                fail("locks still held on the server after every client closed: " + server.heldLocks());
+            }
             for (Actor a : actors) {
                 if (a.pending != null) {
                     fail(a + " still waits after close: " + a.pending);
@@ -196,8 +201,9 @@ final class EngineSimulation {
         if (!server.fairQueues.isEmpty()) {
             fail("fair queue entries left: " + server.fairQueues);
         }
+        watchingOrphans = false;
         for (Client c : clients) {
-            c.engine.close();
+            c.engine.closeAsync();
         }
         sched.runUntil(sched.nanoTime() + remoteTimeout, null);
         for (Client c : clients) {
@@ -316,6 +322,33 @@ final class EngineSimulation {
             }
             sched.at(50 * MS, this::monitor);
         }
+    }
+
+    /** Whether {@link #watchOrphans} still checks: until the clients close (a closed client cleans up nothing). */
+    boolean watchingOrphans = true;
+
+    /**
+     * Every 50 ms, while the clients are open: what an attempt made at the server whose answer the network lost (a
+     * lock's hold, a read hold, a leased permit, a semaphore's take) is gone within the round trips of its clean-up
+     * after its client gave up on the answer, whoever owns it; it never stays until its lease runs out (or forever,
+     * for a semaphore's permits).
+     */
+    void watchOrphans() {
+        if (failure != null || !watchingOrphans) {
+            return;
+        }
+        long bound = 4 * faults.maxDelayNanos() + 200 * MS;
+        for (java.util.Iterator<SimServer.Orphan> it = server.orphans.iterator(); it.hasNext(); ) {
+            SimServer.Orphan o = it.next();
+            if (!o.there().getAsBoolean()) {
+                it.remove();
+            } else if (sched.nanoTime() - o.since() > bound) {
+                fail(String.format("orphan: what %s made is still on the server %d ms after its answer was lost",
+                        o.what(), (sched.nanoTime() - o.since()) / MS));
+                return;
+            }
+        }
+        sched.at(50 * MS, this::watchOrphans);
     }
 
     // ---------------------------------------------------------------------------------------------- clients

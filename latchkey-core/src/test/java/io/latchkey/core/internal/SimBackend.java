@@ -78,14 +78,29 @@ final class SimBackend {
      * answer may be lost: the caller's future then fails after the operation timeout.
      */
     <T> CompletableFuture<T> call(String what, boolean lossy, boolean fifo, Supplier<T> atServer) {
+        return call(what, lossy, fifo, atServer, r -> null);
+    }
+
+    /**
+     * As {@link #call(String, boolean, boolean, Supplier)}; {@code made} tells what an answer the network lost leaves
+     * on the server (whether it is still there), or {@code null} for nothing: an {@link SimServer.Orphan} from the
+     * moment the caller's future fails.
+     */
+    <T> CompletableFuture<T> call(String what, boolean lossy, boolean fifo, Supplier<T> atServer,
+                                  java.util.function.Function<T, java.util.function.BooleanSupplier> made) {
         CompletableFuture<T> f = new CompletableFuture<>();
         boolean lose = lossy && rng.nextDouble() < faults.loseAnswer;
         long back = delay(false, fifo);
+        long failsAt = sched.nanoTime() + opTimeoutNanos;
         sched.at(delay(true, fifo), () -> {
             T r = atServer.get();
             if (lose) {
                 trace.add(String.format("%8.3f %s %s -> %s (answer lost)", ms(), clientId, what, r));
                 server.answerLost.run();
+                java.util.function.BooleanSupplier there = made.apply(r);
+                if (there != null) {
+                    server.orphans.add(new SimServer.Orphan(clientId + " " + what, failsAt, there));
+                }
                 return;
             }
             sched.at(back, () -> f.complete(r));
@@ -104,9 +119,27 @@ final class SimBackend {
      * ({@code getCount} answers in time: a latch's zero-wait look is one bounded call outside the waiting machine,
      * whose bound ends with the watchdog when the client closes.)
      */
-    <T> CompletableFuture<T> attemptCall(String what, Supplier<T> atServer) {
+    <T> CompletableFuture<T> attemptCall(String what, Supplier<T> atServer,
+                                         java.util.function.Function<T, java.util.function.BooleanSupplier> made) {
         if (rng.nextDouble() >= faults.loseAnswer) {
             return call(what, false, false, atServer);
+        }
+        if (rng.nextBoolean()) {
+            // applied at the server, the answer never arrives: the caller's future fails after the operation timeout
+            CompletableFuture<T> f = new CompletableFuture<>();
+            long failsAt = sched.nanoTime() + opTimeoutNanos;
+            sched.at(delay(true, false), () -> {
+                T r = atServer.get();
+                trace.add(String.format("%8.3f %s %s -> %s (answer lost)", ms(), clientId, what, r));
+                server.answerLost.run();
+                java.util.function.BooleanSupplier there = made.apply(r);
+                if (there != null) {
+                    server.orphans.add(new SimServer.Orphan(clientId + " " + what, failsAt, there));
+                }
+            });
+            sched.at(opTimeoutNanos, () -> f.completeExceptionally(
+                    new LockUnavailableException(what + " timed out (simulated)")));
+            return f;
         }
         CompletableFuture<T> f = new CompletableFuture<>();
         long late = opTimeoutNanos + opTimeoutNanos / 5 + delay(false, false);
@@ -198,9 +231,15 @@ final class SimBackend {
         }
 
         private long tryAt(AcquireRequest req) {
-            return read ? server.tryRead(req.name(), req.ownerId(), req.leaseMillis())
-                    : write ? server.tryWrite(req.name(), req.ownerId(), req.leaseMillis())
-                    : server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair);
+            return read ? server.tryRead(req.name(), req.ownerId(), req.leaseMillis(), req.attemptId())
+                    : write ? server.tryWrite(req.name(), req.ownerId(), req.leaseMillis(), req.attemptId())
+                    : server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), fair, req.attemptId());
+        }
+
+        @Override
+        public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest req) {
+            return call("clean up " + req.name() + " for " + req.ownerId(), false, true,
+                    () -> server.cleanUpAttempt(req.name(), req.ownerId(), req.attemptId()));
         }
 
         @Override
@@ -213,7 +252,7 @@ final class SimBackend {
             long sentAt = sched.nanoTime();
             attempts.merge(req.name(), 1, Integer::sum);
             return call((read ? "read " : write ? "write " : "try ") + req.name() + " for " + req.ownerId(), true,
-                    fair, () -> tryAt(req))
+                    fair, () -> tryAt(req), t -> madeHold(req.name(), req.ownerId(), t))
                     .thenApply(t -> t >= 0 ? Attempt.granted(new Grant(req, t, sentAt, null))
                             : fair ? Attempt.queued(req.ownerId(), Math.min(RECHECK_NANOS, -t - 1))
                             : Attempt.busy(Math.min(RECHECK_NANOS, -t - 1)));
@@ -296,7 +335,8 @@ final class SimBackend {
         public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
             long sentAt = sched.nanoTime();
             return call("handOff " + from.name() + " to " + request.ownerId(), true, fair, () -> server.handOff(
-                    from.name(), from.ownerId(), from.fencingToken(), request.ownerId(), request.leaseMillis()))
+                    from.name(), from.ownerId(), from.fencingToken(), request.ownerId(), request.leaseMillis(),
+                    request.attemptId()), t -> madeHold(from.name(), request.ownerId(), t))
                     .thenApply(t -> t < 0 ? null : new Grant(request, t, sentAt, null));
         }
 
@@ -358,7 +398,8 @@ final class SimBackend {
             again = false;
             long sentAt = sched.nanoTime();
             call("try " + req.name() + " for " + req.ownerId(), true, ops.fair,
-                    () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), ops.fair))
+                    () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), ops.fair, req.attemptId()),
+                    t -> madeHold(req.name(), req.ownerId(), t))
                     .whenComplete((t, e) -> {
                         inFlight = false;
                         if (e != null) {
@@ -404,10 +445,17 @@ final class SimBackend {
         }
     }
 
+    /** What a lock attempt answered with token {@code t} left on the server: the hold, if it granted one. */
+    private java.util.function.BooleanSupplier madeHold(String name, String owner, long t) {
+        return t < 0 ? null : () -> server.holds(name, owner, t);
+    }
+
     // ---------------------------------------------------------------------------------------------- counted
 
     final class CountOps implements RemoteCountOps {
         final int id = nextOpsId++;
+        /** Takes sent without an attempt id get one here, so that the server can tell them apart all the same. */
+        private long untracked;
 
         @Override
         public int hashCode() {
@@ -440,7 +488,18 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Boolean> tryTake(String name, int permits) {
-            return attemptCall("tryTake " + permits, () -> server.tryTake(name, permits));
+            return tryTake(name, permits, clientId + "-sim-" + (++untracked));
+        }
+
+        @Override
+        public CompletableFuture<Boolean> tryTake(String name, int permits, String attemptId) {
+            return attemptCall("tryTake " + permits, () -> server.tryTake(name, permits, attemptId),
+                    ok -> ok ? () -> server.takes.containsKey(attemptId) : null);
+        }
+
+        @Override
+        public CompletableFuture<Boolean> cleanUpTake(String name, int permits, String attemptId) {
+            return call("clean up take " + permits, false, false, () -> server.cleanUpTake(name, attemptId));
         }
 
         @Override
@@ -454,7 +513,8 @@ final class SimBackend {
         @Override
         public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
             long sentAt = sched.nanoTime();
-            return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis))
+            return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis),
+                    ok -> ok ? () -> server.leasesOf(name).containsKey(permitId) : null)
                     .thenApply(ok -> ok ? new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt, null) : null);
         }
 

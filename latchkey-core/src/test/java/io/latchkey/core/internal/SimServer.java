@@ -22,7 +22,7 @@ final class SimServer {
 
     static final long ENTRY_TTL_NANOS = 3_000_000_000L;
 
-    record LockRec(String owner, long token, long expiresAt) {
+    record LockRec(String owner, long token, long expiresAt, String attempt) {
     }
 
     final SimScheduler sched;
@@ -43,6 +43,26 @@ final class SimServer {
     Runnable answerLost = () -> { };
     /** Called when permits are taken. */
     java.util.function.Consumer<String> taken = n -> { };
+
+    /**
+     * What an attempt made at the server whose answer the network lost: its client gave up on the answer at
+     * {@code since}; {@code there} tells whether it is still on the server.
+     */
+    record Orphan(String what, long since, java.util.function.BooleanSupplier there) {
+    }
+
+    /** The {@link Orphan}s not yet seen gone. */
+    final List<Orphan> orphans = new ArrayList<>();
+
+    /** {@code owner}'s hold {@code token} of {@code name}, exclusive or read, is still on the server. */
+    boolean holds(String name, String owner, long token) {
+        LockRec r = holder(name);
+        if (r != null && r.owner.equals(owner) && r.token == token) {
+            return true;
+        }
+        LockRec mine = readersOf(name).get(owner);
+        return mine != null && mine.token == token;
+    }
 
     interface Grantee {
         void on(String name, String owner, long token);
@@ -69,7 +89,7 @@ final class SimServer {
     }
 
     /** One attempt: the grant's token, or -(remaining lease in ns + 1) when busy. */
-    long tryLock(String name, String owner, long leaseMillis, boolean fair) {
+    long tryLock(String name, String owner, long leaseMillis, boolean fair, String attempt) {
         LockRec r = holder(name);
         if (fair) {
             LinkedHashMap<String, Long> q = fairQueues.computeIfAbsent(name, k -> new LinkedHashMap<>());
@@ -80,18 +100,18 @@ final class SimServer {
                 if (q.isEmpty()) {
                     fairQueues.remove(name);
                 }
-                return grant(name, owner, leaseMillis);
+                return grant(name, owner, leaseMillis, attempt);
             }
             return r == null ? -ENTRY_TTL_NANOS / 10 - 1 : -(r.expiresAt - now()) - 1;
         }
         if (r == null) {
-            return grant(name, owner, leaseMillis);
+            return grant(name, owner, leaseMillis, attempt);
         }
         if (r.owner.equals(owner)) {
             // the owner's own hold (a retried attempt whose first answer was lost, or a thread's new acquire after a
             // release whose answer was lost): a fresh grant with a new token and a full lease, as the Redis recipe
             // does; keeping the old expiry let the lease end before the engine's first renewal
-            return grant(name, owner, leaseMillis);
+            return grant(name, owner, leaseMillis, attempt);
         }
         return -(r.expiresAt - now()) - 1;
     }
@@ -121,24 +141,26 @@ final class SimServer {
     }
 
     /** A read attempt: granted unless another owner holds the write lock; the token, or -(remaining + 1). */
-    long tryRead(String name, String owner, long leaseMillis) {
+    long tryRead(String name, String owner, long leaseMillis, String attempt) {
         LockRec w = holder(name);
         if (w != null && !w.owner.equals(owner)) {
             return -(w.expiresAt - now()) - 1;
         }
         LockRec mine = readersOf(name).get(owner);
         if (mine != null) {
-            return mine.token; // a retried attempt whose first answer was lost: the same hold
+            // a retried attempt whose first answer was lost: the same hold, now this attempt's
+            readers.get(name).put(owner, new LockRec(owner, mine.token, mine.expiresAt, attempt));
+            return mine.token;
         }
         long token = ++tokens;
         readers.computeIfAbsent(name, k -> new HashMap<>()).put(owner,
-                new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+                new LockRec(owner, token, now() + leaseMillis * 1_000_000L, attempt));
         grantListener.on(name, owner, token);
         return token;
     }
 
     /** A write attempt: as {@link #tryLock} (not fair), once no reader holds the name. */
-    long tryWrite(String name, String owner, long leaseMillis) {
+    long tryWrite(String name, String owner, long leaseMillis, String attempt) {
         Map<String, LockRec> rs = readersOf(name);
         if (!rs.isEmpty()) {
             long soonest = Long.MAX_VALUE;
@@ -147,7 +169,7 @@ final class SimServer {
             }
             return -soonest - 1;
         }
-        return tryLock(name, owner, leaseMillis, false);
+        return tryLock(name, owner, leaseMillis, false, attempt);
     }
 
     boolean releaseRead(String name, String owner, long token) {
@@ -168,7 +190,7 @@ final class SimServer {
         if (r == null || r.token != token) {
             return false;
         }
-        readers.get(name).put(owner, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        readers.get(name).put(owner, new LockRec(owner, token, now() + leaseMillis * 1_000_000L, r.attempt));
         return true;
     }
 
@@ -190,9 +212,9 @@ final class SimServer {
         }
     }
 
-    private long grant(String name, String owner, long leaseMillis) {
+    private long grant(String name, String owner, long leaseMillis, String attempt) {
         long token = ++tokens;
-        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L, attempt));
         grantListener.on(name, owner, token);
         return token;
     }
@@ -212,17 +234,35 @@ final class SimServer {
         if (r == null || !r.owner.equals(owner) || r.token != token) {
             return false;
         }
-        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L));
+        locks.put(name, new LockRec(owner, token, now() + leaseMillis * 1_000_000L, r.attempt));
         return true;
     }
 
     /** Passes a held lock to {@code to} with a new token; -1 if {@code owner} no longer held it. */
-    long handOff(String name, String owner, long token, String to, long leaseMillis) {
+    long handOff(String name, String owner, long token, String to, long leaseMillis, String attempt) {
         LockRec r = holder(name);
         if (r == null || !r.owner.equals(owner) || r.token != token) {
             return -1;
         }
-        return grant(name, to, leaseMillis);
+        return grant(name, to, leaseMillis, attempt);
+    }
+
+    /**
+     * The clean-up of an attempt whose answer was lost: removes the hold (exclusive or read) of {@code owner} on
+     * {@code name} only if the attempt {@code attempt} made it; true if it removed one.
+     */
+    boolean cleanUpAttempt(String name, String owner, String attempt) {
+        LockRec r = holder(name);
+        if (r != null && r.owner.equals(owner) && r.attempt.equals(attempt)) {
+            locks.remove(name);
+            changed(name);
+            return true;
+        }
+        LockRec mine = readersOf(name).get(owner);
+        if (mine != null && mine.attempt.equals(attempt)) {
+            return releaseRead(name, owner, mine.token);
+        }
+        return false;
     }
 
     boolean forceUnlock(String name) {
@@ -249,13 +289,27 @@ final class SimServer {
 
     // ---------------------------------------------------------------------------------------------- counted
 
-    boolean tryTake(String name, int n) {
+    /** Takes that may still be undone ({@link #cleanUpTake}), by attempt id: how many permits each took. */
+    final Map<String, Integer> takes = new HashMap<>();
+
+    boolean tryTake(String name, int n, String attempt) {
         int p = permits.getOrDefault(name, 0);
         if (p < n) {
             return false;
         }
         permits.put(name, p - n);
+        takes.put(attempt, n);
         taken.accept(name);
+        return true;
+    }
+
+    /** Gives back what the take {@code attempt} took, once; true if it did. */
+    boolean cleanUpTake(String name, String attempt) {
+        Integer n = takes.remove(attempt);
+        if (n == null) {
+            return false;
+        }
+        give(name, n);
         return true;
     }
 

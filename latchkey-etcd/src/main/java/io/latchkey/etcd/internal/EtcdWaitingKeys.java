@@ -87,11 +87,16 @@ final class EtcdWaitingKeys {
         }
     }
 
-    /** The put of {@code k} failed at the server: nothing to delete. */
+    /**
+     * The put of {@code k} failed: refused, or its answer was lost after etcd applied it (a connection that broke after
+     * the write). The key, unique to this attempt, is deleted in case it landed, until etcd answers (a no-op if it
+     * never did), so that it does not stay on the client's lease and block the lock for the client's lifetime.
+     */
     void putFailed(Key k) {
         byKey.remove(k.key, k);
         k.state.compareAndSet(State.PUTTING, State.DONE);
         k.state.compareAndSet(State.ABANDONED, State.DONE);
+        ops.session.stranded().deleteUnanswered(k.key);
     }
 
     /** {@return whether {@code k} was still waiting} It is the owner's hold from now on, no longer this table's. */

@@ -63,6 +63,27 @@ final class StrandedKeys {
                 });
     }
 
+    /**
+     * Deletes the waiting key {@code key} whose put got no answer (it may have landed all the same: a connection lost
+     * after etcd applied it), retrying until etcd answers. Its name is unique to the one attempt that put it (this
+     * client's id and a sequence number), so whatever create revision it has, it is that attempt's key and no later
+     * hold's.
+     */
+    void deleteUnanswered(String key) {
+        if (pending.putIfAbsent(key, -1L) != null) {
+            return;
+        }
+        removals.now("clean-up of etcd key " + key + " whose put got no answer, on " + session.endpoints(),
+                retry -> session.bounded(session.client().getKVClient().delete(EtcdKeys.bytes(key)), "delete " + key)
+                        .thenApply(r -> r.getDeleted() > 0), e -> !EtcdSession.isLeaseNotFound(e), null, null)
+                .whenComplete((deleted, e) -> {
+                    pending.remove(key, -1L);
+                    if (Boolean.TRUE.equals(deleted)) {
+                        log.debug("etcd key {} of an attempt that got no answer deleted", key);
+                    }
+                });
+    }
+
     /** How many keys wait for their delete to reach etcd; for tests and inspection. */
     int size() {
         return pending.size();

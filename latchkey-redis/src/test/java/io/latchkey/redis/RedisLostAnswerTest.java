@@ -1,0 +1,173 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisTestSupport.owner;
+import static io.latchkey.redis.RedisTestSupport.request;
+import static io.latchkey.redis.RedisTestSupport.uniqueName;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latchkey.ClientOptions;
+import io.latchkey.DistributedLock;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.PermitExpirableSemaphore;
+import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.Grant;
+import io.latchkey.testing.RedisServerExtension;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * An acquire that the server ran after its client had given up on the answer — the server frozen (SIGSTOP) past the
+ * operation timeout, so the attempt waited in its input and ran once it was let go (SIGCONT) — leaves no hold behind:
+ * the engine cleans it up by the attempt's id, so another client takes the lock right after the server runs again
+ * instead of a watchdog timeout later; and the clean-up never removes a later hold of the same owner.
+ */
+class RedisLostAnswerTest {
+
+    // Per test: the server is frozen.
+    @RegisterExtension
+    RedisServerExtension redis = RedisServerExtension.standalone();
+
+    private static final Duration OP_TIMEOUT = Duration.ofSeconds(1);
+    private static final Duration PAUSE = Duration.ofSeconds(3);
+
+    private static ClientOptions options() {
+        return ClientOptions.builder().operationTimeout(OP_TIMEOUT).watchdogTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @Test
+    void aLockTakenForAnAttemptThatTimedOutIsFreeOnceTheServerRunsAgain() throws Exception {
+        try (RedisLockClient b = RedisLockClient.connect(redis.uri(), options());
+             RedisLockClient a = RedisLockClient.connect(redis.uri(), options())) {
+            String name = uniqueName("lost-answer");
+            DistributedLock lockB = b.lock(name);
+            // the scripts are in the server's cache (as on any server in use): the frozen attempt is an EVALSHA that
+            // runs, not one that fails with NOSCRIPT
+            lockB.lock();
+            lockB.unlock();
+            long frozenAt = System.nanoTime();
+            redis.freeze();
+            try {
+                assertThatThrownBy(() -> lockB.tryLock(2, TimeUnit.SECONDS))
+                        .isInstanceOf(LockUnavailableException.class);
+                assertThat(lockB.isHeldByCurrentThread()).isFalse();
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
+            } finally {
+                redis.thaw();
+            }
+            long thawedAt = System.nanoTime();
+            DistributedLock lockA = a.lock(name);
+            boolean acquired = false;
+            while (!acquired && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
+                acquired = lockA.tryLock(100, TimeUnit.MILLISECONDS);
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            System.out.printf("another client acquired the lock %d ms after the server ran again%n", tookMillis);
+            assertThat(acquired).as("acquired by another client").isTrue();
+            assertThat(tookMillis).as("ms from the server running again to another client's grant")
+                    .isLessThan(1_000);
+            lockA.unlock();
+        }
+    }
+
+    /** The same for a leased permit: it is released by its id, which is its attempt's own. */
+    @Test
+    void aPermitLeasedForAnAttemptThatTimedOutComesBackOnceTheServerRunsAgain() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            PermitExpirableSemaphore permits = client.permitExpirableSemaphore(uniqueName("lost-lease"));
+            assertThat(permits.trySetPermits(1)).isTrue();
+            permits.release(permits.acquire()); // the scripts are in the server's cache
+            long frozenAt = System.nanoTime();
+            redis.freeze();
+            try {
+                assertThatThrownBy(() -> permits.tryAcquire(Duration.ofSeconds(2)))
+                        .isInstanceOf(LockUnavailableException.class);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
+            } finally {
+                redis.thaw();
+            }
+            long thawedAt = System.nanoTime();
+            java.util.Optional<String> id = java.util.Optional.empty();
+            while (id.isEmpty() && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
+                id = permits.tryAcquire(Duration.ofMillis(100));
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            System.out.printf("the permit was leased again %d ms after the server ran again%n", tookMillis);
+            assertThat(id).as("leased again").isPresent();
+            assertThat(tookMillis).as("ms from the server running again to the next lease").isLessThan(1_000);
+            permits.release(id.get());
+        }
+    }
+
+    /**
+     * The recipe: a clean-up removes the hold of its own attempt only; a later attempt of the same owner (a thread's
+     * next {@code lock()}, which takes the orphan over) makes a hold that the earlier attempt's clean-up leaves alone.
+     */
+    @Test
+    void theCleanUpOfAnAttemptNeverRemovesALaterHoldOfTheSameOwner() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            RedisLockOps ops = client.redisLockOps();
+            String name = uniqueName("attempt-ids");
+            String owner = owner();
+            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+            assertThat(lost.attemptId()).isNotEqualTo(later.attemptId());
+            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+            assertThat(redis.execute("HGET", name, "latchkey:attempt")).isEqualTo(lost.attemptId());
+            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
+                    .isFalse();
+            assertThat(redis.execute("HGET", name, owner)).as("the later hold").isEqualTo("1");
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+            assertThat(redis.execute("EXISTS", name)).isEqualTo(0L);
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("idempotent").isFalse();
+        }
+    }
+
+    /** The same for a fair lock, whose hold is stored as {@code owner|token|attempt id}. */
+    @Test
+    void aFairLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            RedisFairLockOps ops = client.synchronizers().fairOps();
+            String name = uniqueName("fair-attempt-ids");
+            String owner = owner();
+            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
+                    .isFalse();
+            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
+                    .isEmpty();
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
+            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
+        }
+    }
+
+    /** The same for the write half of a read-write lock, whose hold is stored as {@code owner|token|attempt id}. */
+    @Test
+    void aWriteLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            RedisReadWriteLockOps ops = client.synchronizers().writeOps();
+            String name = uniqueName("rw-attempt-ids");
+            String owner = owner();
+            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
+                    .isFalse();
+            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
+                    .isEmpty();
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
+            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
+        }
+    }
+}
