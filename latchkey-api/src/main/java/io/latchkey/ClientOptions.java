@@ -38,6 +38,7 @@ public final class ClientOptions {
     private final Duration operationTimeout;
     private final String namespace;
     private final LockEventListener eventListener;
+    private final String clientName;
     private final boolean releaseOnClose;
     private final boolean closeOnShutdown;
 
@@ -46,6 +47,7 @@ public final class ClientOptions {
         this.operationTimeout = b.operationTimeout;
         this.namespace = b.namespace;
         this.eventListener = b.eventListener;
+        this.clientName = b.clientName;
         this.releaseOnClose = b.releaseOnClose;
         this.closeOnShutdown = b.closeOnShutdown;
     }
@@ -67,6 +69,7 @@ public final class ClientOptions {
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
                 .eventListener(eventListener)
+                .clientNameOrDefault(clientName)
                 .releaseOnClose(releaseOnClose)
                 .closeOnShutdown(closeOnShutdown);
     }
@@ -108,6 +111,17 @@ public final class ClientOptions {
     }
 
     /**
+     * {@return the name this client records with each hold, for operators} {@link DistributedLock#holder()},
+     * {@code latchkey inspect} and the message of a timed-out wait show it. Not an identity ({@link
+     * LockClient#clientId()} is): several clients may share a name. {@code host:pid} of this JVM by default (the host
+     * name as {@link java.net.InetAddress#getLocalHost()} tells it, looked up once per JVM, {@code localhost} if it
+     * cannot); 1 to 128 characters.
+     */
+    public String clientName() {
+        return clientName != null ? clientName : DefaultClientName.VALUE;
+    }
+
+    /**
      * {@return whether {@link LockClient#close()} releases the holds the client still has} If not, they are
      * marked lost and expire with their lease on the server, as after a crash. {@code true} by default.
      */
@@ -136,21 +150,22 @@ public final class ClientOptions {
                 && operationTimeout.equals(that.operationTimeout)
                 && namespace.equals(that.namespace)
                 && eventListener.equals(that.eventListener)
+                && clientName().equals(that.clientName())
                 && releaseOnClose == that.releaseOnClose
                 && closeOnShutdown == that.closeOnShutdown;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, releaseOnClose,
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, clientName(), releaseOnClose,
                 closeOnShutdown);
     }
 
     @Override
     public String toString() {
         return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
-                + ", namespace='" + namespace + "', releaseOnClose=" + releaseOnClose + ", closeOnShutdown=" + closeOnShutdown
-                + "}";
+                + ", namespace='" + namespace + "', clientName='" + clientName() + "', releaseOnClose=" + releaseOnClose
+                + ", closeOnShutdown=" + closeOnShutdown + "}";
     }
 
     /** Builds {@link ClientOptions}; not thread-safe, reusable. */
@@ -159,6 +174,8 @@ public final class ClientOptions {
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private String namespace = "";
         private LockEventListener eventListener = LockEventListener.NONE;
+        /** {@code null}: the default, {@code host:pid}, looked up only when asked. */
+        private String clientName;
         private boolean releaseOnClose = true;
         private boolean closeOnShutdown = true;
 
@@ -251,6 +268,26 @@ public final class ClientOptions {
          */
         public Builder eventListener(LockEventListener eventListener) {
             this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
+            return this;
+        }
+
+        /**
+         * Sets the name this client records with each hold (default {@code host:pid}), shown to operators by
+         * {@link DistributedLock#holder()}, {@code latchkey inspect} and timed-out waits.
+         *
+         * @param clientName the name, such as {@code "billing-7"}; not null
+         * @return this builder
+         * @throws NullPointerException if {@code clientName} is null
+         * @throws IllegalArgumentException if it is empty, longer than 128 characters, has control characters or is
+         *         not well-formed UTF-16 (a lone surrogate)
+         */
+        public Builder clientName(String clientName) {
+            this.clientName = DefaultClientName.check(clientName);
+            return this;
+        }
+
+        private Builder clientNameOrDefault(String clientName) {
+            this.clientName = clientName;
             return this;
         }
 

@@ -99,6 +99,20 @@ public interface DistributedLock extends Lock {
      */
     boolean isLocked();
 
+    /**
+     * {@return who holds the lock now, in any client, or empty if it is free} One remote query, bounded by the
+     * operation timeout: the holder's {@linkplain ClientOptions#clientName() client name}, when its hold began, its
+     * fencing token and lease left where the backend keeps them. A snapshot: the holder may have released or lost the
+     * lock by the time it is returned, so use it to tell operators who is in the way (after a {@code tryLock} that
+     * returned {@code false}, say), never to decide who may act. The default answers empty, for a lock that cannot
+     * tell.
+     *
+     * @throws LockUnavailableException if the backend is unreachable or slower than the operation timeout
+     */
+    default Optional<LockHolder> holder() {
+        return Optional.empty();
+    }
+
     /** {@return whether the current thread holds the lock} A local query, no round trip. */
     boolean isHeldByCurrentThread();
 

@@ -106,10 +106,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         this.directory = LockDirectory.attach(dir);
         String ns = options.namespace();
         this.recipes = Recipes.builder()
-                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost))
-                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost))
-                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost),
-                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost))
+                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost, options().clientName()))
+                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost, options().clientName()))
+                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost, options().clientName()),
+                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost, options().clientName()))
                 .semaphore(new FileSemaphoreOps(directory, ns))
                 .permitExpirableSemaphore(new FilePermitExpirableSemaphoreOps(directory, ns))
                 .countDownLatch(new FileCountDownLatchOps(directory, ns))

@@ -101,11 +101,14 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
-        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
+        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost,
+                options.clientName());
         this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
-                this::lost);
-        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
-        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
+                this::lost, options.clientName());
+        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost,
+                options.clientName());
+        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost,
+                options.clientName());
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
