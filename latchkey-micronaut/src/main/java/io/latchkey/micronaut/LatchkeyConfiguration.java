@@ -13,6 +13,7 @@ import java.time.Duration;
  *   watchdog-timeout: 30s            # lease of locks taken without a lease time; renewed every third of it
  *   operation-timeout: 5s            # bound of every backend command
  *   namespace: orders                # prefix of every lock name, so applications can share a backend
+ *   client-name: billing-7           # stored with each hold, shown by holder() and inspect (default host:pid)
  *   shutdown-grace-period: 10s       # how long running @Locked/@LockedSchedule work may take to end on shutdown
  *   health-probe-name: latchkey-health-probe   # the lock the health check reads (never taken)
  * </pre>
@@ -28,6 +29,7 @@ public class LatchkeyConfiguration {
     private Duration watchdogTimeout = ClientOptions.DEFAULT_WATCHDOG_TIMEOUT;
     private Duration operationTimeout = ClientOptions.DEFAULT_OPERATION_TIMEOUT;
     private String namespace = "";
+    private String clientName;
     private Duration shutdownGracePeriod = Duration.ofSeconds(10);
     private String healthProbeName = "latchkey-health-probe";
 
@@ -89,6 +91,20 @@ public class LatchkeyConfiguration {
      */
     public void setNamespace(String namespace) {
         this.namespace = namespace;
+    }
+
+    /** {@return {@code latchkey.client-name}: the name stored with each hold (default {@code host:pid}); null if unset} */
+    public String getClientName() {
+        return clientName;
+    }
+
+    /**
+     * Sets {@code latchkey.client-name}.
+     *
+     * @param clientName the name, checked by {@link ClientOptions.Builder#clientName}
+     */
+    public void setClientName(String clientName) {
+        this.clientName = clientName;
     }
 
     /**

@@ -34,7 +34,13 @@ class LatchkeyFactory {
         ClientOptions.Builder options = ClientOptions.builder()
                 .watchdogTimeout(config.getWatchdogTimeout())
                 .operationTimeout(config.getOperationTimeout())
-                .namespace(config.getNamespace() == null ? "" : config.getNamespace());
+                .namespace(config.getNamespace() == null ? "" : config.getNamespace())
+                // the context closes the client after its locked work has ended (LockedWork); the JVM-wide hook
+                // would close it in parallel with that work
+                .closeOnShutdown(false);
+        if (config.getClientName() != null && !config.getClientName().isBlank()) {
+            options.clientName(config.getClientName());
+        }
         if (!listeners.isEmpty()) {
             options.eventListener(listeners.size() == 1 ? listeners.get(0) : new CompositeLockEventListener(listeners));
         }

@@ -27,6 +27,18 @@ class StartupTest {
     }
 
     @Test
+    void theClientNameIsStoredWithEachHold() throws Exception {
+        try (ApplicationContext context = ApplicationContext.builder().deduceEnvironment(false).environments("prod")
+                .properties(Map.of("latchkey.uri", "mem://startup-test-name", "latchkey.client-name", "billing-7"))
+                .start()) {
+            io.latchkey.DistributedLock lock = context.getBean(LockClient.class).lock("named");
+            try (io.latchkey.LockLease lease = lock.acquire()) {
+                assertThat(lock.holder()).hasValueSatisfying(h -> assertThat(h.clientName()).isEqualTo("billing-7"));
+            }
+        }
+    }
+
+    @Test
     void badLockedMethodsFailTheStartNamingTheMethod() {
         assertThatThrownBy(() -> ApplicationContext.run(Map.of("test.async-orders", "true"), "test"))
                 .hasStackTraceContaining("@Locked on io.latchkey.micronaut.AsyncOrders.ship(long orderId): the method "
