@@ -68,6 +68,9 @@ public final class LockEngine {
      */
     static final int MAX_IDLE_NAME_STATES = 1024;
 
+    /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
+    public static final String CLIENT_CLOSED = "client closed";
+
     final String backendName;
     final String clientId;
     final ClientOptions options;
@@ -174,10 +177,7 @@ public final class LockEngine {
         return Checks.name(name);
     }
 
-    /**
-     * {@return the index of the first lone surrogate of {@code s}, or -1 if it is well-formed UTF-16} Every backend
-     * encodes names and keys as UTF-8, which turns each lone surrogate into {@code ?}, so such strings are refused.
-     */
+    /** {@return the index of the first lone surrogate of {@code s} (UTF-8 makes each one {@code ?}), or -1} */
     public static int loneSurrogate(CharSequence s) {
         return Checks.loneSurrogate(s);
     }
@@ -306,16 +306,10 @@ public final class LockEngine {
         return released;
     }
 
-    /**
-     * Waits for the releases of {@link #closeAsync()} until {@code deadlineNanos} ({@link System#nanoTime()}); an
-     * interrupt does not cut the wait short and is restored after it.
-     */
+    /** Waits for {@link #closeAsync()}'s releases until {@code deadlineNanos}; an interrupt is restored after it. */
     public void awaitClose(CompletableFuture<?> releases, long deadlineNanos) {
         CloseRelease.await(this, releases, deadlineNanos);
     }
-
-    /** The reason a hold ends when its client closes: what {@code onLost} listeners and {@code LockLostException} say. */
-    public static final String CLIENT_CLOSED = "client closed";
 
     // ---------------------------------------------------------------------------------------------- internals
 
