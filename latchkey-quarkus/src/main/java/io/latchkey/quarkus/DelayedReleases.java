@@ -81,6 +81,11 @@ class DelayedReleases {
         }
     }
 
+    /** Whether the application is stopping: scheduled ticks that still fire then are skipped. */
+    boolean stopping() {
+        return closed;
+    }
+
     void onShutdown(@Observes ShutdownEvent event) {
         close();
     }

@@ -38,6 +38,11 @@ class LockedScheduledInterceptor {
     @AroundInvoke
     Object around(InvocationContext context) throws Exception {
         Operation op = operations.computeIfAbsent(context.getMethod(), LockedScheduledInterceptor::operation);
+        if (delayedReleases.stopping()) {
+            // the scheduler may fire once more while the application stops; its client is about to close
+            LOG.debugf("@LockedScheduled '%s': the application is stopping; skipping this run", op.name);
+            return null;
+        }
         LockLease lease = tryAcquire(op);
         if (lease == null) {
             return null;
