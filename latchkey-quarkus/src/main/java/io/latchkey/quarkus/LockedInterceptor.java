@@ -1,0 +1,182 @@
+package io.latchkey.quarkus;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockLease;
+import io.latchkey.LockLostException;
+import io.latchkey.LockNameTemplate;
+import io.latchkey.quarkus.internal.DurationText;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * The interceptor behind {@link Locked}: renders the name, takes a lease on the lock, runs the method with the lease as
+ * {@link LockedRun#currentLease()}, releases the lease. A nested {@code @Locked} call on a name this thread already
+ * holds through {@code @Locked} runs under the outer lease.
+ */
+@Locked(name = "")
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 200)
+class LockedInterceptor {
+
+    private static final Logger LOG = Logger.getLogger(LockedInterceptor.class);
+
+    private final Map<Method, Operation> operations = new ConcurrentHashMap<>();
+
+    @Inject
+    LockClient client;
+
+    @AroundInvoke
+    Object around(InvocationContext context) throws Exception {
+        Method method = context.getMethod();
+        Operation operation = operations.computeIfAbsent(method, LockedInterceptor::operation);
+        String name = operation.name(method, context.getParameters());
+        LockLease held = LockedRun.heldByLocked(name);
+        if (held != null) {
+            // a @Locked method calling another one on the same name on this thread: it already holds the lock
+            LockLease previous = LockedRun.enter(held);
+            try {
+                return context.proceed();
+            } finally {
+                LockedRun.exit(previous);
+            }
+        }
+        LockLease lease = acquire(client.lock(name), operation, method);
+        Object result;
+        LockLease previous = LockedRun.enterLocked(lease);
+        try {
+            result = context.proceed();
+        } catch (Throwable t) {
+            LockedRun.exitLocked(lease, previous);
+            try {
+                lease.release();
+            } catch (RuntimeException releaseFailure) {
+                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
+                t.addSuppressed(releaseFailure);
+            }
+            throw t;
+        }
+        LockedRun.exitLocked(lease, previous);
+        try {
+            lease.release();
+        } catch (LockLostException lost) {
+            if (operation.failIfLost) {
+                throw lost;
+            }
+            LOG.warnf(lost, "@Locked %s: lock '%s' was lost while the method ran; returning its result anyway",
+                    method.toGenericString(), name);
+        }
+        return result;
+    }
+
+    private static LockLease acquire(DistributedLock lock, Operation operation, Method method)
+            throws InterruptedException {
+        if (operation.waitTime == null) {
+            return lockUninterruptibly(lock, operation);
+        }
+        long start = System.nanoTime();
+        Optional<LockLease> acquired;
+        try {
+            acquired = operation.leaseTime == null
+                    ? lock.tryAcquire(operation.waitTime)
+                    : lock.tryAcquire(operation.waitTime, operation.leaseTime);
+        } catch (InterruptedException e) {
+            if (Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class)) {
+                throw e;
+            }
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
+                    Duration.ofNanos(System.nanoTime() - start), e);
+        }
+        if (acquired.isEmpty()) {
+            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
+                    Duration.ofNanos(System.nanoTime() - start), null);
+        }
+        return acquired.get();
+    }
+
+    /**
+     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
+     * the lock is held.
+     */
+    private static LockLease lockUninterruptibly(DistributedLock lock, Operation operation) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return operation.leaseTime == null ? lock.acquire() : lock.acquire(operation.leaseTime);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static Operation operation(Method method) {
+        Locked locked = method.getAnnotation(Locked.class);
+        String where = "@Locked on " + method.toGenericString();
+        if (locked == null) {
+            throw new IllegalStateException(where + ": @Locked belongs on the method itself, not on its class");
+        }
+        Parameter[] parameters = method.getParameters();
+        List<String> names = Arrays.stream(parameters).map(Parameter::getName).collect(Collectors.toList());
+        LockNameTemplate template;
+        try {
+            template = LockNameTemplate.parse(locked.name(), names);
+        } catch (IllegalArgumentException e) {
+            boolean named = parameters.length == 0 || parameters[0].isNamePresent();
+            throw new IllegalArgumentException(where + ": " + e.getMessage()
+                    + (named ? "" : " (its class was compiled without -parameters, so its parameters are "
+                    + names + ")"), e);
+        }
+        Duration wait = locked.waitTime().isBlank() ? null : DurationText.parse(where + " waitTime", locked.waitTime());
+        Duration lease = locked.leaseTime().isBlank() ? null
+                : DurationText.parse(where + " leaseTime", locked.leaseTime());
+        if (lease != null && lease.isZero()) {
+            throw new IllegalArgumentException(where + ": leaseTime must be positive");
+        }
+        return new Operation(template, wait, lease, locked.failIfLost());
+    }
+
+    /** One annotated method, parsed once. */
+    private static final class Operation {
+        final LockNameTemplate template;
+        final Duration waitTime;
+        final Duration leaseTime;
+        final boolean failIfLost;
+
+        Operation(LockNameTemplate template, Duration waitTime, Duration leaseTime, boolean failIfLost) {
+            this.template = template;
+            this.waitTime = waitTime;
+            this.leaseTime = leaseTime;
+            this.failIfLost = failIfLost;
+        }
+
+        String name(Method method, Object[] args) {
+            String name = template.render(args);
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException(String.format(
+                        "@Locked name \"%s\" on %s rendered an empty string; a lock name must not be empty",
+                        template, method.toGenericString()));
+            }
+            return name;
+        }
+    }
+}
