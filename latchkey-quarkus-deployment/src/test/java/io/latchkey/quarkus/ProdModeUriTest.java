@@ -51,6 +51,11 @@ class ProdModeUriTest {
             }
 
             @Override
+            public Optional<String> clientName() {
+                return Optional.empty();
+            }
+
+            @Override
             public String healthProbeName() {
                 return "latchkey:health";
             }

@@ -52,6 +52,14 @@ public interface LatchkeyConfig {
     Optional<String> namespace();
 
     /**
+     * The name stored with each hold, shown by {@code DistributedLock.holder()}, {@code latchkey inspect} and the
+     * console; the client's default is {@code host:pid}.
+     *
+     * @return the client name, when set
+     */
+    Optional<String> clientName();
+
+    /**
      * The name of the lock whose {@code isLocked()} the readiness check reads (it is never taken).
      *
      * @return the probe lock's name

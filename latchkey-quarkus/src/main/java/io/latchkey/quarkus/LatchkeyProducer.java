@@ -36,8 +36,12 @@ class LatchkeyProducer {
     LockClient lockClient(LatchkeyConfig config, Instance<LockEventListener> listeners) {
         ClientOptions.Builder options = ClientOptions.builder()
                 .watchdogTimeout(config.watchdogTimeout())
-                .operationTimeout(config.operationTimeout());
+                .operationTimeout(config.operationTimeout())
+                // the application closes the client when it stops (close below); the JVM-wide hook would close it
+                // in parallel with the application's own shutdown, under running locked work
+                .closeOnShutdown(false);
         config.namespace().ifPresent(options::namespace);
+        config.clientName().filter(n -> !n.isBlank()).ifPresent(options::clientName);
         List<LockEventListener> all = listeners.stream().collect(Collectors.toList());
         if (all.size() == 1) {
             options.eventListener(all.get(0));

@@ -38,6 +38,7 @@ class RedisInstancesTest {
             // Maven's -D properties reach the test JVM as system properties (-Dlatchkey.test.jdk=...)
             .overrideConfigKey("smallrye.config.mapping.validate-unknown", "false")
             .overrideConfigKey("quarkus.scheduler.enabled", "false")
+            .overrideConfigKey("latchkey.client-name", "orders-1")
             .setBeforeAllCustomizer(() -> System.setProperty("latchkey.uri", REDIS.uri()))
             .setAfterAllCustomizer(() -> System.clearProperty("latchkey.uri"));
 
@@ -68,6 +69,8 @@ class RedisInstancesTest {
                 });
                 assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
                 assertThat(otherInstance.lock("order:9").tryAcquire(Duration.ofMillis(100))).isEmpty();
+                assertThat(otherInstance.lock("order:9").holder()).as("latchkey.client-name names the holder")
+                        .hasValueSatisfying(h -> assertThat(h.clientName()).isEqualTo("orders-1"));
                 release.countDown();
                 holder.get(10, TimeUnit.SECONDS);
                 otherInstance.lock("order:9").tryAcquire(Duration.ofSeconds(5)).orElseThrow().release();
