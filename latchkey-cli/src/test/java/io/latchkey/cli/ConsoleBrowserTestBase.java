@@ -27,7 +27,10 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.openqa.selenium.By;
@@ -51,6 +54,7 @@ import picocli.CommandLine;
  * console's own.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 abstract class ConsoleBrowserTestBase {
 
@@ -79,6 +83,10 @@ abstract class ConsoleBrowserTestBase {
     /** The backend's URI, for the console and the clients. */
     abstract String uri();
 
+    /** Stops the backend's server, after the console, the browser and the clients. */
+    void stopServer() throws Exception {
+    }
+
     /** Whether this class also saves the screenshot of the page. */
     boolean screenshot() {
         return false;
@@ -105,11 +113,14 @@ abstract class ConsoleBrowserTestBase {
         }
         InetSocketAddress a = command.listening;
         base = "http://127.0.0.1:" + a.getPort();
+        long started = System.nanoTime();
         holder = LockClient.connect(uri(), OPTIONS);
         other = LockClient.connect(uri(), OPTIONS);
         browser = startBrowser();
         browser.get(base + "/");
         waitFor("the page is live", () -> text(By.id("status")).equals("live"));
+        System.out.printf("[console] %s: browser and page ready in %d ms%n", getClass().getSimpleName(),
+                (System.nanoTime() - started) / 1_000_000);
     }
 
     static WebDriver startBrowser() {
@@ -129,22 +140,26 @@ abstract class ConsoleBrowserTestBase {
 
     @AfterAll
     void stop() throws Exception {
+        long t0 = System.nanoTime();
         for (LockLease l : leases) {
             try {
                 l.release();
             } catch (RuntimeException e) {
-                // force-unlocked or expired
+                // force-unlocked
             }
         }
+        long t1 = System.nanoTime();
         if (browser != null) {
             browser.quit();
         }
+        long t2 = System.nanoTime();
         if (holder != null) {
             holder.close();
         }
         if (other != null) {
             other.close();
         }
+        long t3 = System.nanoTime();
         if (command != null) {
             command.stop.countDown();
         }
@@ -152,6 +167,10 @@ abstract class ConsoleBrowserTestBase {
             consoleThread.join(10_000);
             assertThat(consoleThread.isAlive()).as("the console stops").isFalse();
         }
+        stopServer();
+        System.out.printf("[console] %s stop: releases %d ms, browser %d ms, clients %d ms, console %d ms%n",
+                getClass().getSimpleName(), (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000,
+                (System.nanoTime() - t3) / 1_000_000);
         assertThat(Thread.getAllStackTraces().keySet()).as("the console's threads end with it")
                 .noneMatch(t -> t.getName().startsWith("latchkey-console-") && t.isAlive());
     }
@@ -341,6 +360,7 @@ abstract class ConsoleBrowserTestBase {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE)
     void screenshotWithAFewLocksHeld() throws Exception {
         if (!screenshot()) {
             return;
@@ -348,20 +368,20 @@ abstract class ConsoleBrowserTestBase {
         // a short history first: holds that ended, so that the timeline has bars that end
         for (int i = 0; i < 3; i++) {
             LockLease l = holder.lock("inventory-sync").acquire();
-            Thread.sleep(700);
+            Thread.sleep(450);
             l.release();
-            Thread.sleep(400);
+            Thread.sleep(250);
         }
         hold("billing:invoice-run");
-        Thread.sleep(600);
+        Thread.sleep(300);
         hold("orders:eu-west");
         LockLease again = other.lock("reports:nightly").acquire();
         leases.add(again);
         holder.semaphore("thumbnails").trySetPermits(4);
         holder.semaphore("thumbnails").tryAcquire();
-        Thread.sleep(1500);
         waitFor("all shown", () -> row("orders:eu-west").isPresent() && row("reports:nightly").isPresent());
-        Thread.sleep(1100);
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1440, 1250));
+        Thread.sleep(700);
         byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
         Path out = Path.of("target", "console.png");
         Files.write(out, png);

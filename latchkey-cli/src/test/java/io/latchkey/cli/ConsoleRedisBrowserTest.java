@@ -1,7 +1,6 @@
 package io.latchkey.cli;
 
 import io.latchkey.testing.RedisServer;
-import org.junit.jupiter.api.AfterAll;
 
 /** The console on Redis in a browser; this class also saves the screenshot ({@code target/console.png}). */
 class ConsoleRedisBrowserTest extends ConsoleBrowserTestBase {
@@ -26,8 +25,8 @@ class ConsoleRedisBrowserTest extends ConsoleBrowserTestBase {
         return true;
     }
 
-    @AfterAll
-    void stopRedis() throws Exception {
+    @Override
+    void stopServer() throws Exception {
         redis.close();
     }
 }

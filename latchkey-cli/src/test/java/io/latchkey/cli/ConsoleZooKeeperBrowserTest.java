@@ -1,7 +1,6 @@
 package io.latchkey.cli;
 
 import io.latchkey.zookeeper.embedded.EmbeddedZooKeeper;
-import org.junit.jupiter.api.AfterAll;
 
 /** The console on ZooKeeper in a browser. */
 class ConsoleZooKeeperBrowserTest extends ConsoleBrowserTestBase {
@@ -21,8 +20,8 @@ class ConsoleZooKeeperBrowserTest extends ConsoleBrowserTestBase {
         return zookeeper.uri();
     }
 
-    @AfterAll
-    void stopZooKeeper() throws Exception {
+    @Override
+    void stopServer() throws Exception {
         zookeeper.close();
     }
 }

@@ -47,6 +47,12 @@
     return Math.abs(h) % 360;
   }
 
+  // The client part of an owner (<clientId>:<thread or lease id>): bars of one client share a color.
+  function clientOf(owner) {
+    const i = owner.lastIndexOf(':');
+    return i > 0 ? owner.slice(0, i) : owner;
+  }
+
   function matches(h, f) {
     if (!f) return true;
     return [h.name, h.owner, h.client || '', h.kind].some((v) => v.toLowerCase().includes(f));
@@ -143,15 +149,35 @@
     if (!contended.children.length) contended.appendChild(el('li', 'no waiters or handovers seen', 'muted'));
   }
 
+  // The timeline spans what this console saw: from the oldest bar still in its window (at least 20 s, at most
+  // five minutes), so that a console started a moment ago shows its bars wide enough to read.
+  function timelineSpan() {
+    const t = now();
+    let oldest = t;
+    for (const h of state.holds.concat(state.ended)) oldest = Math.min(oldest, h.start);
+    const max = Math.min(state.windowMs, 5 * 60 * 1000);
+    return Math.max(20 * 1000, Math.min(max, (t - oldest) * 1.1));
+  }
+
+  function tickStep(span) {
+    for (const s of [5, 10, 15, 30, 60, 120, 300]) if (span / (s * 1000) <= 8) return s * 1000;
+    return 600 * 1000;
+  }
+
+  function ago(ms) {
+    return ms >= 60000 ? '-' + (ms / 60000) + ' min' : '-' + (ms / 1000) + ' s';
+  }
+
   function renderTimeline(names) {
     const f = filterText();
     const t = now();
-    const windowMs = Math.min(state.windowMs, 5 * 60 * 1000);
+    const windowMs = timelineSpan();
     const start = t - windowMs;
     const rows = names.filter((n) => !f || n.name.toLowerCase().includes(f) || n.bars.some((b) => matches(b, f)))
       .sort((a, b) => (b.longest - a.longest) || (b.waiters - a.waiters) || (b.holders.size - a.holders.size))
       .slice(0, 40);
-    $('window').textContent = 'last ' + Math.round(windowMs / 60000) + ' min, as this console saw it; longest holds first';
+    $('window').textContent = 'last ' + duration(Math.round(windowMs / 1000) * 1000)
+      + ' as this console saw it; longest holds first';
     const box = $('timeline');
     const width = Math.max(600, box.clientWidth || 900);
     const label = 220;
@@ -162,10 +188,11 @@
     const root = svg('svg', { width: width, height: height, viewBox: '0 0 ' + width + ' ' + height, role: 'img' });
     root.appendChild(svg('title', {}, 'Timeline of holds'));
     const axis = svg('g', { class: 'axis' });
-    for (let m = 0; m <= windowMs / 60000; m++) {
-      const xm = x(t - m * 60000);
+    const step = tickStep(windowMs);
+    for (let m = 0; m * step <= windowMs; m++) {
+      const xm = x(t - m * step);
       axis.appendChild(svg('line', { x1: xm, x2: xm, y1: 14, y2: height, class: 'grid' }));
-      axis.appendChild(svg('text', { x: xm, y: 11, 'text-anchor': m === 0 ? 'end' : 'middle' }, m === 0 ? 'now' : '-' + m + ' min'));
+      axis.appendChild(svg('text', { x: xm, y: 11, 'text-anchor': m === 0 ? 'end' : 'middle' }, m === 0 ? 'now' : ago(m * step)));
     }
     root.appendChild(axis);
     rows.forEach((n, i) => {
@@ -181,7 +208,7 @@
         const x2 = Math.max(x1 + 2, x(b.end === null ? t : b.end));
         const rect = svg('rect', {
           x: x1, y: y + 3, width: x2 - x1, height: rowH - 6, rx: 2,
-          fill: 'hsl(' + hue(b.owner) + ', 65%, ' + (b.end === null ? '45%' : '70%') + ')',
+          fill: 'hsl(' + hue(clientOf(b.owner)) + ', 65%, ' + (b.end === null ? '45%' : '70%') + ')',
           class: 'tl-bar ' + (b.end === null ? 'open' : 'ended ' + b.endReason)
         });
         rect.appendChild(svg('title', {}, b.name + '\nholder ' + holderText(b) + (b.client ? '\nclient ' + b.client : '')
@@ -219,7 +246,7 @@
     const err = $('error');
     err.hidden = !state.error;
     err.textContent = state.error || '';
-    const names = byName(now() - Math.min(state.windowMs, 5 * 60 * 1000));
+    const names = byName(now() - timelineSpan());
     renderHolds();
     renderCards(names);
     renderTimeline(names);
