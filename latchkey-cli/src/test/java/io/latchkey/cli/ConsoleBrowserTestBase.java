@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -79,12 +80,18 @@ abstract class ConsoleBrowserTestBase {
     protected LockClient holder;
     protected LockClient other;
     private final List<LockLease> leases = new ArrayList<>();
+    private io.latchkey.Leadership leadership;
 
     /** The backend's URI, for the console and the clients. */
     abstract String uri();
 
     /** Stops the backend's server, after the console, the browser and the clients. */
     void stopServer() throws Exception {
+    }
+
+    /** Whether the backend's inspector counts a plain lock's waiters (ZooKeeper and etcd do; Redis, SQL, file not). */
+    boolean waitersKnown() {
+        return false;
     }
 
     /** Whether this class also saves the screenshot of the page. */
@@ -147,6 +154,9 @@ abstract class ConsoleBrowserTestBase {
             } catch (RuntimeException e) {
                 // force-unlocked
             }
+        }
+        if (leadership != null) {
+            leadership.close();
         }
         long t1 = System.nanoTime();
         if (browser != null) {
@@ -267,6 +277,23 @@ abstract class ConsoleBrowserTestBase {
     }
 
     @Test
+    void aWaiterIsCountedWhereTheBackendKnowsWaiters() throws Exception {
+        if (!waitersKnown()) {
+            return;
+        }
+        String name = unique("queue");
+        LockLease lease = hold(name);
+        CompletableFuture<LockLease> waiting = other.lock(name).acquireAsync();
+        waitFor(name + " shown with one waiter", () -> row(name)
+                .map(r -> r.findElement(By.cssSelector("td.waiters")).getText().equals("1")).orElse(false),
+                SHOWN_WITHIN);
+        lease.release();
+        leases.remove(lease);
+        waiting.get(10, TimeUnit.SECONDS).release();
+        waitFor(name + " gone", () -> row(name).isEmpty(), SHOWN_WITHIN);
+    }
+
+    @Test
     void forceUnlockFromThePageFreesTheLockAndIsAudited() throws Exception {
         String name = unique("payments");
         LockLease lease = hold(name);
@@ -379,7 +406,9 @@ abstract class ConsoleBrowserTestBase {
         leases.add(again);
         holder.semaphore("thumbnails").trySetPermits(4);
         holder.semaphore("thumbnails").tryAcquire();
-        waitFor("all shown", () -> row("orders:eu-west").isPresent() && row("reports:nightly").isPresent());
+        leadership = other.leaderElection("scheduler", "node-7").awaitLeadership();
+        waitFor("all shown", () -> row("orders:eu-west").isPresent() && row("reports:nightly").isPresent()
+                && row("scheduler").isPresent());
         browser.manage().window().setSize(new org.openqa.selenium.Dimension(1440, 1250));
         Thread.sleep(700);
         byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);

@@ -21,6 +21,11 @@ class ConsoleZooKeeperBrowserTest extends ConsoleBrowserTestBase {
     }
 
     @Override
+    boolean waitersKnown() {
+        return true;
+    }
+
+    @Override
     void stopServer() throws Exception {
         zookeeper.close();
     }

@@ -92,7 +92,7 @@
         if (h.renews) lease.appendChild(el('div', '↻ renews', 'renews'));
       }
       tr.appendChild(lease);
-      tr.appendChild(el('td', h.waiters === null ? '-' : h.waiters, 'num'));
+      tr.appendChild(el('td', h.waiters === null ? '-' : h.waiters, 'num waiters'));
       tr.appendChild(el('td', h.detail || '', 'muted'));
       const act = el('td');
       if (UNLOCKABLE.has(h.kind) && h.owner !== '-') {
