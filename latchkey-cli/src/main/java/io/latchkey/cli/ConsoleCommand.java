@@ -94,15 +94,19 @@ final class ConsoleCommand implements Callable<Integer> {
             throw new CliException(CliException.USAGE, String.format(
                     "cannot append to the audit file %s: %s", auditFile, e.getMessage()));
         }
+        String backend = Connector.describe(uri).strip();
+        if (backend.endsWith(" at")) {
+            backend = backend + " " + Secrets.mask(uri); // a lock directory has no host to name
+        }
         try (LockClient client = Connector.open(uri, global.timeout);
-             Console console = new Console(client, Connector.describe(uri), pattern, interval.toMillis(), audit);
+             Console console = new Console(client, backend, pattern, interval.toMillis(), audit);
              ConsoleServer server = bind(config, console)) {
             console.start();
             server.start();
             listening = server.address();
             String host = config.address().getAddress().isAnyLocalAddress() ? "<this host>"
                     : hostForUrl(config.address().getAddress());
-            out.printf("latchkey console for %s on http://%s:%d/%s%n", Connector.describe(uri), host,
+            out.printf("latchkey console for %s on http://%s:%d/%s%n", backend, host,
                     listening.getPort(), config.tokens().isEmpty() ? "" : "?token=<your token> (once; then a cookie)");
             out.println("Ctrl-C stops it");
             out.flush();

@@ -118,7 +118,7 @@ final class ConsoleServer implements AutoCloseable {
                 // keep the token out of the address bar and the history: a cookie from now on
                 exchange.getResponseHeaders().add("Set-Cookie", ConsoleAccess.COOKIE + "="
                         + ConsoleAccess.queryToken(exchange.getRequestURI()) + "; Path=/; HttpOnly; SameSite=Strict");
-                exchange.getResponseHeaders().set("Location", path);
+                exchange.getResponseHeaders().set("Location", "/"); // never the request's path: no open redirect
                 exchange.sendResponseHeaders(303, -1);
                 return;
             }
