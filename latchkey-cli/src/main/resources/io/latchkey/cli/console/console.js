@@ -63,46 +63,63 @@
   function holderText(h) { return h.owner === '-' ? '-' : h.owner; }
 
   // ---- held now ----
-  function renderHolds() {
-    const f = filterText();
-    const t = now();
-    const holds = state.holds.filter((h) => matches(h, f)).sort((a, b) => a.start - b.start);
-    const body = $('holds').tBodies[0];
-    body.replaceChildren();
-    for (const h of holds) {
-      const tr = el('tr');
+  // Rows are kept per hold and updated in place, so that a button under the pointer survives the refreshes.
+  const rows = new Map();
+
+  function holdRow(h) {
+    let tr = rows.get(h.key);
+    if (!tr) {
+      tr = el('tr');
       tr.dataset.name = h.name;
       tr.appendChild(el('td', h.name, 'name'));
       const kind = el('td');
       kind.appendChild(el('span', h.kind, 'kind'));
       tr.appendChild(kind);
-      tr.appendChild(el('td', holderText(h) + (h.holdCount > 1 ? ' ×' + h.holdCount : ''), 'owner'));
-      tr.appendChild(el('td', h.client === null ? '—' : h.client, 'owner'));
-      tr.appendChild(el('td', h.token === null ? '-' : h.token, 'num token'));
-      tr.appendChild(el('td', (h.sinceKnown ? '' : '≥ ') + clock(h.start),
-        h.sinceKnown ? 'since' : 'since muted'));
-      tr.lastChild.title = h.sinceKnown ? 'held since (as the backend records it)' : 'first seen by this console';
-      tr.appendChild(el('td', duration(Math.max(0, t - h.start)), 'num'));
-      const lease = el('td', null, 'num');
-      if (h.leaseMs === null) {
-        lease.textContent = '-';
-      } else {
-        const left = Math.max(0, h.leaseMs - (t - state.now));
-        lease.textContent = duration(left);
-        if (h.renews) lease.appendChild(el('div', '↻ renews', 'renews'));
-      }
-      tr.appendChild(lease);
-      tr.appendChild(el('td', h.waiters === null ? '-' : h.waiters, 'num waiters'));
-      tr.appendChild(el('td', h.detail || '', 'muted'));
+      ['owner', 'owner client', 'num token', 'since', 'num held', 'num lease', 'num waiters', 'muted detail']
+        .forEach((cls) => tr.appendChild(el('td', null, cls)));
       const act = el('td');
       if (UNLOCKABLE.has(h.kind) && h.owner !== '-') {
         const b = el('button', 'Force-unlock', 'danger');
-        b.addEventListener('click', () => confirmUnlock(h));
+        b.addEventListener('click', () => confirmUnlock(tr.hold));
         act.appendChild(b);
       }
       tr.appendChild(act);
-      body.appendChild(tr);
+      rows.set(h.key, tr);
     }
+    tr.hold = h;
+    return tr;
+  }
+
+  function renderHolds() {
+    const f = filterText();
+    const t = now();
+    const holds = state.holds.filter((h) => matches(h, f)).sort((a, b) => a.start - b.start);
+    const body = $('holds').tBodies[0];
+    const keep = new Set(holds.map((h) => h.key));
+    for (const [key, tr] of rows) {
+      if (!keep.has(key)) { tr.remove(); rows.delete(key); }
+    }
+    holds.forEach((h, i) => {
+      const tr = holdRow(h);
+      const c = tr.children;
+      c[2].textContent = holderText(h) + (h.holdCount > 1 ? ' ×' + h.holdCount : '');
+      c[3].textContent = h.client === null ? '—' : h.client;
+      c[4].textContent = h.token === null ? '-' : String(h.token);
+      c[5].textContent = (h.sinceKnown ? '' : '≥ ') + clock(h.start);
+      c[5].className = h.sinceKnown ? 'since' : 'since muted';
+      c[5].title = h.sinceKnown ? 'held since (as the backend records it)' : 'first seen by this console';
+      c[6].textContent = duration(Math.max(0, t - h.start));
+      const lease = c[7];
+      if (h.leaseMs === null) {
+        lease.textContent = '-';
+      } else {
+        lease.textContent = duration(Math.max(0, h.leaseMs - (t - state.now)));
+        if (h.renews) lease.appendChild(el('div', '↻ renews', 'renews'));
+      }
+      c[8].textContent = h.waiters === null ? '-' : String(h.waiters);
+      c[9].textContent = h.detail || '';
+      if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null); // into sorted place
+    });
     $('count').textContent = '(' + holds.length + (holds.length === state.holds.length ? '' : ' of ' + state.holds.length) + ')';
     $('empty').hidden = holds.length > 0;
   }
