@@ -17,7 +17,8 @@ import java.util.stream.Stream;
 /**
  * The public API of one module as text: every public or protected type and member of its exported packages, as
  * javap prints them. The exported packages are the unqualified exports of module-info.class, or, for a jar without a
- * descriptor, every package except *.internal.
+ * descriptor, every package except *.internal. Classes whose name starts with '$' are left out: annotation processors
+ * write them (Micronaut's bean definitions), nobody calls them.
  *
  * <pre>java scripts/ApiListing.java CLASSES_DIR API_FILE check|update</pre>
  *
@@ -60,6 +61,8 @@ public final class ApiListing {
       all.filter(p -> p.toString().endsWith(".class"))
           .filter(p -> !p.getFileName().toString().equals("module-info.class"))
           .filter(p -> !p.getFileName().toString().equals("package-info.class"))
+          // written by annotation processors (Micronaut's bean definitions, $Foo$Definition): not API anyone calls
+          .filter(p -> !p.getFileName().toString().startsWith("$"))
           .filter(p -> exported.contains(packageOf(classes, p)))
           .map(Path::toString).sorted().forEach(files::add);
     }

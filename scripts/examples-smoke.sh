@@ -63,4 +63,5 @@ run spring-boot3 com.example.ExampleApplication --latchkey.uri="$redis" --loggin
 run shedlock com.example.ShedLockExample "$redis" 2>&1
 run spring-integration com.example.SpringIntegrationExample "$redis" 2>&1
 run kotlin-coroutines com.example.KotlinCoroutinesExampleKt "$redis" --once 2>&1
+run micronaut com.example.MicronautExample "$redis" 2>&1
 echo "== examples smoke passed in $(( $(date +%s) - start )) s"

@@ -15,6 +15,7 @@ module io.latchkey.etcd {
     requires io.grpc.netty;
     requires io.netty.handler;
     requires org.slf4j;
+    requires java.logging; // to quiet grpc-netty's one INFO line at its first connection
 
     exports io.latchkey.etcd;
 

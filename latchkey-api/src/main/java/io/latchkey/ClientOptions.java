@@ -22,6 +22,15 @@ public final class ClientOptions {
     public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
     /** Default bound on one remote operation before {@link LockUnavailableException}. */
     public static final Duration DEFAULT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * The longest lease any primitive accepts, on every backend: 36,500 days (about 100 years). Leases
+     * ({@code leaseTime} of locks and permits, {@link #watchdogTimeout()}) and {@link #operationTimeout()} above it
+     * are refused with {@link IllegalArgumentException} before anything is sent, because a lease is sent to the
+     * server, which adds it to its own clock in milliseconds (Redis {@code PEXPIRE}, SQL time arithmetic, etcd lease
+     * TTLs capped at 9·10⁹ s): this bound fits all of them. Waits are never refused for being long: a wait too long
+     * to represent means forever.
+     */
+    public static final Duration MAX_LEASE_TIME = Duration.ofDays(36_500);
 
     private static final ClientOptions DEFAULTS = builder().build();
 
@@ -29,6 +38,7 @@ public final class ClientOptions {
     private final Duration operationTimeout;
     private final String namespace;
     private final LockEventListener eventListener;
+    private final String clientName;
     private final boolean releaseOnClose;
     private final boolean closeOnShutdown;
 
@@ -37,6 +47,7 @@ public final class ClientOptions {
         this.operationTimeout = b.operationTimeout;
         this.namespace = b.namespace;
         this.eventListener = b.eventListener;
+        this.clientName = b.clientName;
         this.releaseOnClose = b.releaseOnClose;
         this.closeOnShutdown = b.closeOnShutdown;
     }
@@ -58,6 +69,7 @@ public final class ClientOptions {
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
                 .eventListener(eventListener)
+                .clientNameOrDefault(clientName)
                 .releaseOnClose(releaseOnClose)
                 .closeOnShutdown(closeOnShutdown);
     }
@@ -99,6 +111,17 @@ public final class ClientOptions {
     }
 
     /**
+     * {@return the name this client records with each hold, for operators} {@link DistributedLock#holder()},
+     * {@code latchkey inspect} and the message of a timed-out wait show it. Not an identity ({@link
+     * LockClient#clientId()} is): several clients may share a name. {@code host:pid} of this JVM by default (the host
+     * name as {@link java.net.InetAddress#getLocalHost()} tells it, looked up once per JVM, {@code localhost} if it
+     * cannot); 1 to 128 characters.
+     */
+    public String clientName() {
+        return clientName != null ? clientName : DefaultClientName.VALUE;
+    }
+
+    /**
      * {@return whether {@link LockClient#close()} releases the holds the client still has} If not, they are
      * marked lost and expire with their lease on the server, as after a crash. {@code true} by default.
      */
@@ -127,21 +150,22 @@ public final class ClientOptions {
                 && operationTimeout.equals(that.operationTimeout)
                 && namespace.equals(that.namespace)
                 && eventListener.equals(that.eventListener)
+                && clientName().equals(that.clientName())
                 && releaseOnClose == that.releaseOnClose
                 && closeOnShutdown == that.closeOnShutdown;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, releaseOnClose,
+        return Objects.hash(watchdogTimeout, operationTimeout, namespace, eventListener, clientName(), releaseOnClose,
                 closeOnShutdown);
     }
 
     @Override
     public String toString() {
         return "ClientOptions{watchdogTimeout=" + watchdogTimeout + ", operationTimeout=" + operationTimeout
-                + ", namespace='" + namespace + "', releaseOnClose=" + releaseOnClose + ", closeOnShutdown=" + closeOnShutdown
-                + "}";
+                + ", namespace='" + namespace + "', clientName='" + clientName() + "', releaseOnClose=" + releaseOnClose
+                + ", closeOnShutdown=" + closeOnShutdown + "}";
     }
 
     /** Builds {@link ClientOptions}; not thread-safe, reusable. */
@@ -150,6 +174,8 @@ public final class ClientOptions {
         private Duration operationTimeout = DEFAULT_OPERATION_TIMEOUT;
         private String namespace = "";
         private LockEventListener eventListener = LockEventListener.NONE;
+        /** {@code null}: the default, {@code host:pid}, looked up only when asked. */
+        private String clientName;
         private boolean releaseOnClose = true;
         private boolean closeOnShutdown = true;
 
@@ -162,14 +188,16 @@ public final class ClientOptions {
          * @param watchdogTimeout the lease of watchdog-renewed locks; not null
          * @return this builder
          * @throws NullPointerException if {@code watchdogTimeout} is null
-         * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it)
+         * @throws IllegalArgumentException if it is not at least 30 ms (renewals run every third of it) or longer than
+         *         {@link #MAX_LEASE_TIME}
          */
         public Builder watchdogTimeout(Duration watchdogTimeout) {
             Objects.requireNonNull(watchdogTimeout, "watchdogTimeout");
-            if (watchdogTimeout.toMillis() < 30) {
+            if (watchdogTimeout.compareTo(Duration.ofMillis(30)) < 0) {
                 throw new IllegalArgumentException(
                         String.format("watchdogTimeout must be at least 30ms but was %s", watchdogTimeout));
             }
+            checkAtMostMaxLease("watchdogTimeout", watchdogTimeout);
             this.watchdogTimeout = watchdogTimeout;
             return this;
         }
@@ -180,7 +208,8 @@ public final class ClientOptions {
          * @param operationTimeout how long one remote operation may take; not null
          * @return this builder
          * @throws NullPointerException if {@code operationTimeout} is null
-         * @throws IllegalArgumentException if it is not positive
+         * @throws IllegalArgumentException if it is not positive or longer than {@link #MAX_LEASE_TIME} (backends pass
+         *         it to servers and drivers as their own timeouts)
          */
         public Builder operationTimeout(Duration operationTimeout) {
             Objects.requireNonNull(operationTimeout, "operationTimeout");
@@ -188,6 +217,7 @@ public final class ClientOptions {
                 throw new IllegalArgumentException(
                         String.format("operationTimeout must be positive but was %s", operationTimeout));
             }
+            checkAtMostMaxLease("operationTimeout", operationTimeout);
             this.operationTimeout = operationTimeout;
             return this;
         }
@@ -198,7 +228,8 @@ public final class ClientOptions {
          * @param namespace the prefix, possibly empty; not null
          * @return this builder
          * @throws NullPointerException if {@code namespace} is null
-         * @throws IllegalArgumentException if it is longer than 128 characters or has control characters
+         * @throws IllegalArgumentException if it is longer than 128 characters, has control characters or is not
+         *         well-formed UTF-16 (a lone surrogate)
          */
         public Builder namespace(String namespace) {
             Objects.requireNonNull(namespace, "namespace");
@@ -211,6 +242,16 @@ public final class ClientOptions {
                     throw new IllegalArgumentException(String.format(
                             "namespace must not contain control characters but had U+%04X at index %d",
                             (int) namespace.charAt(i), i));
+                }
+                if (Character.isSurrogate(namespace.charAt(i))) {
+                    if (Character.isHighSurrogate(namespace.charAt(i)) && i + 1 < namespace.length()
+                            && Character.isLowSurrogate(namespace.charAt(i + 1))) {
+                        i++;
+                    } else {
+                        throw new IllegalArgumentException(String.format(
+                                "namespace must be well-formed UTF-16 but had a lone surrogate U+%04X at index %d",
+                                (int) namespace.charAt(i), i));
+                    }
                 }
             }
             this.namespace = namespace;
@@ -227,6 +268,26 @@ public final class ClientOptions {
          */
         public Builder eventListener(LockEventListener eventListener) {
             this.eventListener = Objects.requireNonNull(eventListener, "eventListener");
+            return this;
+        }
+
+        /**
+         * Sets the name this client records with each hold (default {@code host:pid}), shown to operators by
+         * {@link DistributedLock#holder()}, {@code latchkey inspect} and timed-out waits.
+         *
+         * @param clientName the name, such as {@code "billing-7"}; not null
+         * @return this builder
+         * @throws NullPointerException if {@code clientName} is null
+         * @throws IllegalArgumentException if it is empty, longer than 128 characters, has control characters or is
+         *         not well-formed UTF-16 (a lone surrogate)
+         */
+        public Builder clientName(String clientName) {
+            this.clientName = DefaultClientName.check(clientName);
+            return this;
+        }
+
+        private Builder clientNameOrDefault(String clientName) {
+            this.clientName = clientName;
             return this;
         }
 
@@ -261,6 +322,14 @@ public final class ClientOptions {
         /** {@return new options, as set so far} The builder can go on being used. */
         public ClientOptions build() {
             return new ClientOptions(this);
+        }
+
+        private static void checkAtMostMaxLease(String what, Duration d) {
+            if (d.compareTo(MAX_LEASE_TIME) > 0) {
+                throw new IllegalArgumentException(String.format(
+                        "%s must be at most %s (ClientOptions.MAX_LEASE_TIME, 36500 days) but was %s", what,
+                        MAX_LEASE_TIME, d));
+            }
         }
     }
 }

@@ -47,6 +47,11 @@ final class CombinatorArgs {
         if (leaseTime.isNegative() || leaseTime.isZero()) {
             throw new IllegalArgumentException(String.format("leaseTime must be positive but was %s", leaseTime));
         }
+        if (leaseTime.compareTo(ClientOptions.MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException(String.format(
+                    "leaseTime must be at most %s (ClientOptions.MAX_LEASE_TIME, 36500 days) but was %s",
+                    ClientOptions.MAX_LEASE_TIME, leaseTime));
+        }
     }
 
     /** Checks a lease that may be {@code null} (watchdog). */
@@ -56,11 +61,14 @@ final class CombinatorArgs {
         }
     }
 
-    /** The wait in nanoseconds, saturated at {@link #FOREVER}. */
+    /**
+     * The wait in nanoseconds, saturated at {@link #FOREVER}; a negative wait is zero (one attempt), as every timed
+     * method of {@code java.util.concurrent} treats it.
+     */
     static long waitNanos(Duration waitTime) {
         Objects.requireNonNull(waitTime, "waitTime");
         if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
+            return 0;
         }
         return saturatedNanos(waitTime);
     }

@@ -74,7 +74,8 @@ public interface DistributedLock extends Lock {
      * existing lease and token.
      *
      * @param leaseTime how long after this acquire the lock expires on the server if not unlocked; positive
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      */
     void lock(Duration leaseTime);
 
@@ -82,11 +83,12 @@ public interface DistributedLock extends Lock {
      * Acquires the lock for the current thread if it becomes free within {@code waitTime}, with a fixed lease
      * (or watchdog renewal when {@code leaseTime} is {@code null}).
      *
-     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param waitTime how long to wait at most; zero or negative makes a single attempt; too long to represent waits forever
      * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
      *        watchdog-renewed hold
      * @return {@code true} if acquired (or already held by this thread), {@code false} if the wait ran out
-     * @throws IllegalArgumentException if {@code waitTime} is negative or {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException;
@@ -96,6 +98,20 @@ public interface DistributedLock extends Lock {
      * out of date by the time it returns.
      */
     boolean isLocked();
+
+    /**
+     * {@return who holds the lock now, in any client, or empty if it is free} One remote query, bounded by the
+     * operation timeout: the holder's {@linkplain ClientOptions#clientName() client name}, when its hold began, its
+     * fencing token and lease left where the backend keeps them. A snapshot: the holder may have released or lost the
+     * lock by the time it is returned, so use it to tell operators who is in the way (after a {@code tryLock} that
+     * returned {@code false}, say), never to decide who may act. The default answers empty, for a lock that cannot
+     * tell.
+     *
+     * @throws LockUnavailableException if the backend is unreachable or slower than the operation timeout
+     */
+    default Optional<LockHolder> holder() {
+        return Optional.empty();
+    }
 
     /** {@return whether the current thread holds the lock} A local query, no round trip. */
     boolean isHeldByCurrentThread();
@@ -127,15 +143,16 @@ public interface DistributedLock extends Lock {
      *
      * @param leaseTime how long after the acquire the lock expires on the server; it is never renewed
      * @return the new lease, which the caller should release before it expires
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
     LockLease acquire(Duration leaseTime) throws InterruptedException;
 
     /**
-     * Acquires a watchdog-renewed lease if the lock becomes free within {@code waitTime} (zero: try once).
+     * Acquires a watchdog-renewed lease if the lock becomes free within {@code waitTime} (zero or negative: try once).
      *
-     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param waitTime how long to wait at most; zero or negative makes a single attempt; too long to represent waits forever
      * @return the new lease, or empty if the lock was still held by another owner when the wait ran out
      * @throws InterruptedException if interrupted while waiting; no lock is then held
      */
@@ -145,7 +162,7 @@ public interface DistributedLock extends Lock {
      * Acquires a lease if the lock becomes free within {@code waitTime}; the lease expires after
      * {@code leaseTime}, or is watchdog-renewed when {@code leaseTime} is {@code null}.
      *
-     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param waitTime how long to wait at most; zero or negative makes a single attempt; too long to represent waits forever
      * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
      *        watchdog-renewed lease
      * @return the new lease, or empty if the lock was still held by another owner when the wait ran out
@@ -166,7 +183,7 @@ public interface DistributedLock extends Lock {
      * Like {@link #tryAcquire(Duration, Duration)} without blocking a thread: completes with an empty optional
      * when {@code waitTime} runs out.
      *
-     * @param waitTime how long to wait at most; zero makes a single attempt
+     * @param waitTime how long to wait at most; zero or negative makes a single attempt; too long to represent waits forever
      * @param leaseTime how long after the acquire the lock expires on the server, or {@code null} for a
      *        watchdog-renewed lease
      * @return a future that completes with the new lease, or with an empty optional when the wait runs out

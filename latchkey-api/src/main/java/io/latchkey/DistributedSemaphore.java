@@ -25,6 +25,15 @@ import java.util.concurrent.CompletableFuture;
  * took them, and there are no leases, no renewal and no fencing tokens. Use a {@link PermitExpirableSemaphore} when
  * a crashed holder must not keep its permits, or a {@link DistributedLock} when the holder needs a fencing token.
  *
+ * <h2>Counts past the int range</h2>
+ * The count is a 64-bit number on the server, on every backend. {@link #addPermits} and {@link #release} beyond
+ * {@code Integer.MAX_VALUE} are kept, not refused (where {@code java.util.concurrent.Semaphore} throws an
+ * {@code Error}: a distributed count may be raised by several clients at once, and refusing would need every backend's
+ * release to fail half-way); {@link #availablePermits()} and {@link #drainPermits()} report at most
+ * {@code Integer.MAX_VALUE}, and {@code drainPermits} takes every permit. {@code addPermits} of a negative number may
+ * take the count below zero, as {@code Semaphore.reducePermits} does; permits are then available again once releases
+ * bring it above zero. (ZooKeeper keeps one node per permit taken, so it cannot take billions of them at once.)
+ *
  * <h2>What a crashed holder leaves</h2>
  * Because permits are counts, permits taken by a process that dies without releasing them stay taken
  * (Redis, etcd, {@code mem://}); only {@link #addPermits} gives them back. ZooKeeper is the exception: each permit is
@@ -178,7 +187,8 @@ public interface DistributedSemaphore {
     /**
      * The permits available now: a snapshot that may be stale by the time it is read.
      *
-     * @return the available permits; 0 for a semaphore never set
+     * @return the available permits, saturated at {@code Integer.MAX_VALUE}, negative after {@link #addPermits} of a
+     *         negative number took more than were free; 0 for a semaphore never set
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     int availablePermits();
@@ -195,7 +205,8 @@ public interface DistributedSemaphore {
     boolean trySetPermits(int permits);
 
     /**
-     * Adds permits (waking waiters), or removes available permits if {@code permits} is negative.
+     * Adds permits (waking waiters), or removes permits if {@code permits} is negative; the count may go below zero
+     * (see the class comment).
      *
      * @param permits how many to add; negative to remove
      * @throws LockUnavailableException if the server does not answer within the operation timeout

@@ -67,12 +67,12 @@ public interface LeaderElection {
     Leadership awaitLeadership() throws InterruptedException;
 
     /**
-     * Campaigns for at most {@code waitTime}; {@code Duration.ZERO} makes a single attempt.
+     * Campaigns for at most {@code waitTime}; zero or a negative wait makes a single attempt (as in
+     * {@code java.util.concurrent}).
      *
-     * @param waitTime how long to campaign at most; zero or positive
+     * @param waitTime how long to campaign at most
      * @return the leadership, which the caller must close, or empty if another candidate still leads when the time
      *         is up (nothing is left on the server)
-     * @throws IllegalArgumentException if {@code waitTime} is negative
      * @throws InterruptedException if the thread is interrupted while waiting; nothing is left on the server
      * @throws LockUnavailableException if the backend cannot be reached or the client is closed
      */

@@ -25,8 +25,13 @@ import java.util.Set;
  * <p>Clients are thread-safe and meant to be shared: one per backend per application. Objects returned by the
  * factory methods are cheap views; two calls with the same name return objects that share state.
  *
- * <p>Names are 1 to 512 characters without control characters; other names throw
- * {@link IllegalArgumentException}. A primitive the backend does not support (see {@link #capabilities()})
+ * <p>Names are 1 to 512 characters of well-formed UTF-16 (no lone surrogate) without control characters; other
+ * names throw {@link IllegalArgumentException} before anything is sent. No name maps onto a key, path or row the
+ * library keeps for itself or for another name: ZooKeeper, etcd, SQL and file backends escape or hash names so that
+ * this cannot happen; on Redis, where a lock is the key {@code namespace + name} (Redisson's layout), names whose key
+ * contains {@code :latchkey:} or ends with {@code latchkey:tokens} are reserved, and so are synchronizer and
+ * fenced-store names of the form {@code {<namespace + other name>}} (without braces of their own), which would share
+ * the other name's keys; they throw {@link IllegalArgumentException} naming the reserved form. A primitive the backend does not support (see {@link #capabilities()})
  * throws {@link UnsupportedOperationException} naming the backend.
  */
 public interface LockClient extends AutoCloseable {

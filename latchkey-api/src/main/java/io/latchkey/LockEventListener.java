@@ -31,6 +31,18 @@ public interface LockEventListener {
     default void timedOut(String lockName, Duration waited) { }
 
     /**
+     * A wait for {@code lockName} that {@linkplain #timedOut timed out} found it held by {@code holder}. Asked after
+     * the time-out, asynchronously and only when this method is overridden (one remote query per timed-out wait that
+     * waited at all; a single attempt that finds the lock busy asks nothing), so it follows {@link #timedOut} and may
+     * come late or, if the backend does not answer or the lock was free by then, not at all.
+     *
+     * @param lockName the name of the lock
+     * @param waited how long the acquire waited before it gave up
+     * @param holder who held the lock when asked; a snapshot
+     */
+    default void timedOutHeldBy(String lockName, Duration waited, LockHolder holder) { }
+
+    /**
      * An owner released {@code lockName} after holding it for {@code held}.
      *
      * @param lockName the name of the lock

@@ -31,9 +31,10 @@ import java.util.Optional;
  * A permit taken with a lease time is never renewed: it returns to the semaphore when its lease has passed, released
  * or not ({@link #updateLease} gives it a new lease from now). A permit taken without one ({@link #acquire()},
  * {@link #tryAcquire(Duration)}) is renewed by the client's watchdog until released, and returns about
- * {@link ClientOptions#watchdogTimeout()} after its client died or was closed; Redis, etcd and {@code mem://} offer
- * it, ZooKeeper does not (its permits are ephemeral nodes: a crashed holder's permits return when its session
- * expires, whatever their lease). A release that did not reach the server throws {@link LockUnavailableException} and
+ * {@link ClientOptions#watchdogTimeout()} after its client died or was closed; Redis, ZooKeeper, etcd, SQL and
+ * {@code file://} offer it, {@code mem://} does not (its permits live in one JVM and end with their lease only). On
+ * ZooKeeper a permit is also an ephemeral node: a crashed holder's permits return when its session expires, whatever
+ * their lease. A release that did not reach the server throws {@link LockUnavailableException} and
  * is retried in the background until the server answers (the permit's own key or node is deleted, which is safe to
  * repeat); the lease bounds it either way.
  *
@@ -66,7 +67,8 @@ public interface PermitExpirableSemaphore {
      * @param leaseTime how long the permit lives unless released or extended; positive
      * @return the permit's id
      * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     String acquire(Duration leaseTime) throws InterruptedException;
@@ -78,7 +80,8 @@ public interface PermitExpirableSemaphore {
      * @param leaseTime how long the permit lives unless released or extended; positive
      * @return the permit's id, or empty if none became available in time
      * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     Optional<String> tryAcquire(Duration waitTime, Duration leaseTime) throws InterruptedException;
@@ -95,7 +98,7 @@ public interface PermitExpirableSemaphore {
      * @return the permit's id
      * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
      * @throws LockUnavailableException if the server does not answer within the operation timeout
-     * @throws UnsupportedOperationException if the backend does not renew permits (ZooKeeper; the default)
+     * @throws UnsupportedOperationException if the backend does not renew permits ({@code mem://}; the default)
      */
     default String acquire() throws InterruptedException {
         throw new UnsupportedOperationException(
@@ -109,7 +112,7 @@ public interface PermitExpirableSemaphore {
      * @return the permit's id, or empty if none became available in time
      * @throws InterruptedException if the thread is interrupted while waiting (no permit is left taken)
      * @throws LockUnavailableException if the server does not answer within the operation timeout
-     * @throws UnsupportedOperationException if the backend does not renew permits (ZooKeeper; the default)
+     * @throws UnsupportedOperationException if the backend does not renew permits ({@code mem://}; the default)
      */
     default Optional<String> tryAcquire(Duration waitTime) throws InterruptedException {
         throw new UnsupportedOperationException(
@@ -128,7 +131,8 @@ public interface PermitExpirableSemaphore {
      *
      * @param leaseTime how long the permit lives unless released or extended; positive
      * @return a future completing with the permit's id
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
      */
     default CompletableFuture<String> acquireAsync(Duration leaseTime) {
@@ -148,7 +152,8 @@ public interface PermitExpirableSemaphore {
      * @param waitTime how long to wait; zero or negative tries once
      * @param leaseTime how long the permit lives unless released or extended; positive
      * @return a future completing with the permit's id, or empty if none became available in time
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws UnsupportedOperationException if the backend's semaphores are not on the engine
      */
     default CompletableFuture<Optional<String>> tryAcquireAsync(Duration waitTime, Duration leaseTime) {
@@ -185,7 +190,8 @@ public interface PermitExpirableSemaphore {
      * @param permitId an id returned by an acquire
      * @param leaseTime the new lease, from now; positive
      * @return {@code true} if the permit was held; {@code false} if it had expired or was released
-     * @throws IllegalArgumentException if {@code leaseTime} is not positive
+     * @throws IllegalArgumentException if {@code leaseTime} is not positive or longer than
+     *         {@link ClientOptions#MAX_LEASE_TIME}
      * @throws LockUnavailableException if the server does not answer within the operation timeout
      */
     boolean updateLease(String permitId, Duration leaseTime);

@@ -40,7 +40,7 @@ final class QuorumAcquisition {
 
     long nodeTimeoutNanos(Duration leaseTime) {
         if (nodeTimeout != null) {
-            return nodeTimeout.toNanos();
+            return CombinatorArgs.saturatedNanos(nodeTimeout); // a timeout too long to represent: no bound
         }
         if (leaseTime == null) {
             return MAX_NODE_TIMEOUT.toNanos();

@@ -2,6 +2,7 @@ package io.latchkey.cli;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
+import io.latchkey.core.ConnectFailures;
 import io.latchkey.spi.LockClientProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +29,6 @@ final class Connector {
 
     /** A lock whose state is queried to check the connection; nothing is created under it. */
     private static final String PROBE_LOCK = "latchkey-cli:probe";
-
-    private static final java.util.regex.Pattern AUTH_FAILURE = java.util.regex.Pattern.compile(
-            "(?i)WRONGPASS|NOAUTH|NOPERM|authentication failed|password authentication|access denied|KeeperErrorCode = (NoAuth|AuthFailed)");
 
     private Connector() {
     }
@@ -246,12 +244,18 @@ final class Connector {
         }
         Throwable root = rootCause(failure);
         String why = root == null ? "" : reason(root);
-        if (root != null && root.getMessage() != null && AUTH_FAILURE.matcher(root.getMessage()).find()) {
+        ConnectFailures.Cause cause = ConnectFailures.classify(failure);
+        if (cause == ConnectFailures.Cause.AUTHENTICATION) {
             return new CliException(CliException.UNAVAILABLE, String.format("%s at %s refused the credentials (%s)",
                     backendName(uri), hosts(uri), why), failure);
         }
+        if (reached && cause == ConnectFailures.Cause.TLS) {
+            return new CliException(CliException.UNAVAILABLE, String.format("reached %s at %s, but %s",
+                    backendName(uri), hosts(uri), ConnectFailures.describe(failure)), failure);
+        }
         if (reached && isWrongProtocol(failure)) {
-            return wrongKind(uri, why, failure);
+            String described = ConnectFailures.describe(failure); // a backend's own probe says what answered
+            return wrongKind(uri, described != null && described.startsWith("not an") ? described : why, failure);
         }
         if (isTimeout(failure)) {
             return silent(uri, Endpoints.of(uri), timeout, failure);
@@ -290,25 +294,16 @@ final class Connector {
     }
 
     /**
-     * What drivers throw when the bytes that came back are not their protocol: Lettuce's decoder on an HTTP reply
-     * ({@code Invalid first byte: 60 (<)}), the JDBC drivers on an unexpected first message (SQLSTATE {@code 08P01}), gRPC
-     * (etcd) on an HTTP/1.x reply, ZooKeeper on a length that no ZooKeeper frame has.
+     * Whether the bytes that came back were not the driver's protocol ({@link ConnectFailures.Cause#WRONG_SERVER}),
+     * or the JDBC driver met an unexpected first message (SQLSTATE {@code 08P01}).
      */
-    private static final java.util.regex.Pattern WRONG_PROTOCOL = java.util.regex.Pattern.compile(
-            "(?i)RedisProtocolException|Invalid first byte|protocol error|unexpected packet|expected authentication "
-                    + "request|HTTP/1\\.|Http2Exception|first received frame was not SETTINGS|"
-                    + "Unreasonable length|Packet len -?\\d+ is out of range");
-
     private static boolean isWrongProtocol(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof java.sql.SQLException && "08P01".equals(((java.sql.SQLException) t).getSQLState())) {
                 return true; // SQLSTATE protocol_violation: e.g. PostgreSQL's reply to its TLS request was not one
             }
-            if (WRONG_PROTOCOL.matcher(t.getClass().getName() + " " + t.getMessage()).find()) {
-                return true;
-            }
         }
-        return false;
+        return ConnectFailures.classify(failure) == ConnectFailures.Cause.WRONG_SERVER;
     }
 
     private static String kind(String uri) {

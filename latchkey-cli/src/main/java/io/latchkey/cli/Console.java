@@ -124,6 +124,7 @@ final class Console implements AutoCloseable {
         List<String> holders = new ArrayList<>();
         boolean same = false;
         String rawOwner = owner;
+        String client = null;
         for (ConsoleRow row : now) {
             if (!row.name().equals(name)) {
                 continue;
@@ -132,6 +133,7 @@ final class Console implements AutoCloseable {
             if (row.kind().equals(kind) && Secrets.mask(row.info().owner()).equals(owner) && t == token) {
                 same = true;
                 rawOwner = row.info().owner();
+                client = row.clientName();
             }
             holders.add(Secrets.mask(row.info().owner()) + (t < 0 ? "" : " (token " + t + ")"));
         }
@@ -156,7 +158,7 @@ final class Console implements AutoCloseable {
                 Secrets.mask(owner), token < 0 ? "-" : Long.toString(token), outcome);
         try {
             audit.record(new ConsoleAudit.Entry(Instant.now(), who, remote, name, token < 0 ? "-" : Long.toString(token),
-                    Secrets.mask(owner), outcome));
+                    Secrets.mask(owner) + (client == null ? "" : " (" + client + ")"), outcome));
         } catch (IOException e) {
             message += String.format(" (the audit file could not be written: %s)", e.getMessage());
         }

@@ -1,6 +1,8 @@
 package io.latchkey.cli;
 
+import io.latchkey.LockHolder;
 import io.latchkey.spi.LockInfo;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -51,13 +53,14 @@ record ConsoleRow(String name, String kind, String detail, String clientName, lo
         return rows;
     }
 
-    /** The holding client's name, where the inspector tells it (null until it does). */
+    /** The holding client's name, or null where the hold does not record it. */
     static String clientName(LockInfo info) {
-        return null;
+        String name = info.clientName();
+        return name.equals(LockHolder.UNKNOWN_CLIENT) || name.isEmpty() ? null : Secrets.mask(name);
     }
 
-    /** When the hold began, where the inspector tells it (-1 until it does). */
+    /** When the hold began in epoch milliseconds, or -1 where the hold does not record it. */
     static long heldSince(LockInfo info) {
-        return -1;
+        return info.heldSince().map(Instant::toEpochMilli).orElse(-1L);
     }
 }

@@ -56,8 +56,9 @@ final class ConsoleState {
             this.firstSeen = firstSeen;
         }
 
+        /** When the hold began as the backend records it (by its clock), else when the console first saw it. */
         long start() {
-            return heldSince >= 0 && heldSince <= firstSeen ? heldSince : firstSeen;
+            return heldSince >= 0 ? heldSince : firstSeen;
         }
     }
 

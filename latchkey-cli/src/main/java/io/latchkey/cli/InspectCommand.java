@@ -26,8 +26,9 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = "List the locks held in a backend: name, kind (lock, fair-lock, read-lock, write-lock, "
-                + "permit, semaphore, latch), owner, hold count, fencing token, remaining lease, detail and "
-                + "waiters (where the backend knows them); then the leader elections: name, leader, term, since.")
+                + "permit, semaphore, latch), owner, the holding client's name and since when, hold count, fencing "
+                + "token, remaining lease, detail and waiters (where the backend knows them); then the leader "
+                + "elections: name, leader, term, since.")
 final class InspectCommand implements Callable<Integer> {
 
     @Mixin
@@ -113,10 +114,12 @@ final class InspectCommand implements Callable<Integer> {
             out.printf("no held locks match '%s' on %s%n", pattern, Connector.describe(uri));
             return;
         }
-        TextTable table = new TextTable("name", "kind", "owner", "holds", "token", "lease left", "detail",
-                "waiters").alignRight(3, 4, 5, 7);
+        TextTable table = new TextTable("name", "kind", "owner", "client", "since", "holds", "token", "lease left",
+                "detail", "waiters").alignRight(5, 6, 7, 9);
         for (LockInfo lock : locks) {
-            table.row(lock.name(), lock.kind(), Secrets.mask(lock.owner()), String.valueOf(lock.holdCount()),
+            table.row(lock.name(), lock.kind(), Secrets.mask(lock.owner()), printable(lock.clientName()),
+                    lock.heldSince().map(t -> t.truncatedTo(ChronoUnit.SECONDS).toString()).orElse("-"),
+                    String.valueOf(lock.holdCount()),
                     lock.fencingToken().isPresent() ? String.valueOf(lock.fencingToken().getAsLong()) : "-",
                     lock.remainingLease().map(d -> Durations.latency(d.toNanos())).orElse("-"),
                     lock.detail().isEmpty() ? "-" : lock.detail(),
@@ -149,6 +152,13 @@ final class InspectCommand implements Callable<Integer> {
         }
         out.print(table.render());
         out.printf("%d leader election%s on %s%n", n, n == 1 ? "" : "s", Connector.describe(uri));
+    }
+
+    /** Server text as one printable line: a control character (an escape sequence, a line break) becomes {@code ?}. */
+    static String printable(String text) {
+        StringBuilder b = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c));
+        return b.toString();
     }
 
     /** A glob ({@code *} any run, {@code ?} one character) as a regular expression over whole names. */

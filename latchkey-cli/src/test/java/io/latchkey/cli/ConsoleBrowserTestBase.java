@@ -65,10 +65,13 @@ abstract class ConsoleBrowserTestBase {
     /** Within how long the page must show a change. */
     static final Duration SHOWN_WITHIN = Duration.ofSeconds(2);
 
-    static final ClientOptions OPTIONS = ClientOptions.builder()
-            .watchdogTimeout(Duration.ofSeconds(6))
-            .operationTimeout(Duration.ofSeconds(5))
-            .build();
+    static ClientOptions options(String clientName) {
+        return ClientOptions.builder()
+                .watchdogTimeout(Duration.ofSeconds(6))
+                .operationTimeout(Duration.ofSeconds(5))
+                .clientName(clientName)
+                .build();
+    }
 
     private Thread consoleThread;
     private ConsoleCommand command;
@@ -121,8 +124,8 @@ abstract class ConsoleBrowserTestBase {
         InetSocketAddress a = command.listening;
         base = "http://127.0.0.1:" + a.getPort();
         long started = System.nanoTime();
-        holder = LockClient.connect(uri(), OPTIONS);
-        other = LockClient.connect(uri(), OPTIONS);
+        holder = LockClient.connect(uri(), options("billing-worker-1"));
+        other = LockClient.connect(uri(), options("reports-worker-2"));
         browser = startBrowser();
         browser.get(base + "/");
         waitFor("the page is live", () -> text(By.id("status")).equals("live"));
@@ -264,7 +267,11 @@ abstract class ConsoleBrowserTestBase {
         long shown = waitFor(name + " shown with token " + token, () -> row(name)
                 .map(r -> r.findElement(By.cssSelector("td.token")).getText().equals(token)).orElse(false),
                 SHOWN_WITHIN);
-        assertThat(row(name).orElseThrow().getText()).contains(holder.clientId());
+        WebElement shownRow = row(name).orElseThrow();
+        assertThat(shownRow.getText()).contains(holder.clientId());
+        assertThat(shownRow.findElement(By.cssSelector("td.client")).getText()).isEqualTo("billing-worker-1");
+        assertThat(shownRow.findElement(By.cssSelector("td.since")).getText())
+                .as("held since as the backend records it, not as first seen").doesNotStartWith("≥");
         lease.release();
         leases.remove(lease);
         long gone = waitFor(name + " gone", () -> row(name).isEmpty(), SHOWN_WITHIN);
@@ -299,12 +306,16 @@ abstract class ConsoleBrowserTestBase {
         LockLease lease = hold(name);
         String token = String.valueOf(lease.fencingToken());
         waitFor(name + " shown", () -> row(name).isPresent(), SHOWN_WITHIN);
-        row(name).orElseThrow().findElement(By.cssSelector("button.danger")).click();
+        waitFor("the force-unlock button clicked", () -> {
+            row(name).orElseThrow().findElement(By.cssSelector("button.danger")).click();
+            return true;
+        });
         WebElement dialog = browser.findElement(By.id("confirm"));
         waitFor("the confirmation dialog", dialog::isDisplayed);
         assertThat(browser.findElement(By.id("c-name")).getText()).isEqualTo(name);
         assertThat(browser.findElement(By.id("c-token")).getText()).isEqualTo(token);
         assertThat(browser.findElement(By.id("c-owner")).getText()).contains(holder.clientId());
+        assertThat(browser.findElement(By.id("c-client")).getText()).isEqualTo("billing-worker-1");
         browser.findElement(By.id("c-ok")).click();
         waitFor("another client acquires it", () -> {
             try {
@@ -319,6 +330,7 @@ abstract class ConsoleBrowserTestBase {
                 .anyMatch(tr -> tr.getText().contains(name) && tr.getText().contains(token)
                         && tr.getText().contains("released") && tr.getText().contains("local")), SHOWN_WITHIN);
         assertThat(Files.readString(auditFile)).contains(name).contains("token=" + token).contains("released")
+                .contains("(billing-worker-1)")
                 .contains("local").contains("127.0.0.1");
         waitFor("the old hold's bar ends as force-unlocked", () -> bars(name).stream()
                 .anyMatch(c -> c.contains("force-unlocked")), SHOWN_WITHIN);
@@ -409,7 +421,7 @@ abstract class ConsoleBrowserTestBase {
         leadership = other.leaderElection("scheduler", "node-7").awaitLeadership();
         waitFor("all shown", () -> row("orders:eu-west").isPresent() && row("reports:nightly").isPresent()
                 && row("scheduler").isPresent());
-        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1440, 1250));
+        browser.manage().window().setSize(new org.openqa.selenium.Dimension(1440, 1330));
         Thread.sleep(700);
         byte[] png = ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES);
         Path out = Path.of("target", "console.png");

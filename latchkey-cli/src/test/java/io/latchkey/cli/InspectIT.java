@@ -19,7 +19,7 @@ class InspectIT {
     void listsTheLocksAnotherProcessHolds() throws Exception {
         ClientOptions options = ClientOptions.builder().watchdogTimeout(Duration.ofSeconds(5)).build();
         try (EmbeddedZooKeeper zk = EmbeddedZooKeeper.start();
-             LockClient holder = LockClient.connect(zk.uri(), options);
+             LockClient holder = LockClient.connect(zk.uri(), options.toBuilder().clientName("billing-7").build());
              LockClient waiter = LockClient.connect(zk.uri(), options)) {
             LockLease one = holder.lock("orders-1").acquire();
             LockLease two = holder.lock("orders-2").acquire();
@@ -34,7 +34,7 @@ class InspectIT {
             assertThat(rows).hasSize(2);
             assertThat(rows.get(0)).startsWith("orders-1").endsWith(" 0");
             assertThat(rows.get(1)).as("one client queues for it").startsWith("orders-2").endsWith(" 1");
-            assertThat(rows.get(0)).contains(holder.clientId());
+            assertThat(rows.get(0)).contains(holder.clientId()).as("the holding client's name").contains(" billing-7 ");
             assertThat(rows.get(0)).as("the zxid token and the session timeout as the lease")
                     .contains(" " + one.fencingToken() + " ").contains("lease: session timeout")
                     .containsPattern(" \\d+\\.\\d\\d s ");

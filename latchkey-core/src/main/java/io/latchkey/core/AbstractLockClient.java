@@ -183,6 +183,20 @@ public abstract class AbstractLockClient implements LockClient {
         return LockEngine.checkName(name);
     }
 
+    /**
+     * Refuses a name that this backend would map onto a key, path or row it uses itself (a token counter, another
+     * primitive's keys); called by every factory of this class after {@link #checkName}, before anything is sent.
+     * The default accepts every name: override it in a backend whose mapping is not collision-free by construction.
+     *
+     * @param name a name that passed {@link #checkName}
+     * @param primitive the factory's name: {@code "lock"} (also spin locks and other variants of a plain lock),
+     *        {@code "fairLock"}, {@code "readWriteLock"}, {@code "semaphore"}, {@code "permitExpirableSemaphore"},
+     *        {@code "countDownLatch"} or {@code "fencedStore"}
+     * @throws IllegalArgumentException naming the reserved form
+     */
+    protected void checkNotReserved(String name, String primitive) {
+    }
+
     /** {@return the backend's name in messages and thread names, such as {@code "redis"}} */
     public final String backendName() {
         return backendName;
@@ -220,6 +234,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedLock lock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "lock");
         return engine.lock(recipe(Recipes::lock, "lock"), name);
     }
 
@@ -227,6 +242,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedLock fairLock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "fairLock");
         return engine.lock(recipe(Recipes::fairLock, "fairLock"), name);
     }
 
@@ -234,6 +250,7 @@ public abstract class AbstractLockClient implements LockClient {
     public DistributedReadWriteLock readWriteLock(String name) {
         checkOpen();
         checkName(name);
+        checkNotReserved(name, "readWriteLock");
         RemoteLockOps read = recipe(Recipes::readLock, "readWriteLock");
         RemoteLockOps write = recipe(Recipes::writeLock, "readWriteLock");
         return engine.readWriteLock(read, write, name);
@@ -256,6 +273,7 @@ public abstract class AbstractLockClient implements LockClient {
         checkOpen();
         checkName(name);
         hookOnce();
+        checkNotReserved(name, "lock");
         return engine.lock(Objects.requireNonNull(ops, "ops"), name);
     }
 
@@ -274,6 +292,7 @@ public abstract class AbstractLockClient implements LockClient {
         checkOpen();
         checkName(name);
         hookOnce();
+        checkNotReserved(name, "readWriteLock");
         return engine.readWriteLock(Objects.requireNonNull(read, "read"), Objects.requireNonNull(write, "write"),
                 name);
     }
@@ -295,6 +314,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public DistributedSemaphore semaphore(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "semaphore");
         return engine.semaphore(recipe(Recipes::semaphore, "semaphore"), name);
     }
 
@@ -305,6 +325,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public PermitExpirableSemaphore permitExpirableSemaphore(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "permitExpirableSemaphore");
         return engine.permitExpirableSemaphore(
                 recipe(Recipes::permitExpirableSemaphore, "permitExpirableSemaphore"), name);
     }
@@ -313,6 +334,7 @@ public abstract class AbstractLockClient implements LockClient {
     @Override
     public DistributedCountDownLatch countDownLatch(String name) {
         checkOpen();
+        checkNotReserved(checkName(name), "countDownLatch");
         return engine.countDownLatch(recipe(Recipes::countDownLatch, "countDownLatch"), name);
     }
 

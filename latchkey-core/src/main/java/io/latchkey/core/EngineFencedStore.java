@@ -47,7 +47,8 @@ public final class EngineFencedStore implements FencedStore {
     }
 
     /**
-     * Checks a store key: 1 to {@value FencedStore#MAX_KEY_LENGTH} characters, no control characters.
+     * Checks a store key: 1 to {@value FencedStore#MAX_KEY_LENGTH} characters, no control characters, well-formed
+     * UTF-16.
      *
      * @param key the key
      * @return the key
@@ -69,6 +70,12 @@ public final class EngineFencedStore implements FencedStore {
                 throw new IllegalArgumentException(String.format(
                         "fenced store key contains a control character (U+%04X) at index %d", (int) key.charAt(i), i));
             }
+        }
+        int lone = io.latchkey.core.internal.LockEngine.loneSurrogate(key);
+        if (lone >= 0) {
+            throw new IllegalArgumentException(String.format(
+                    "fenced store key is not well-formed UTF-16: lone surrogate U+%04X at index %d",
+                    (int) key.charAt(lone), lone));
         }
         return key;
     }

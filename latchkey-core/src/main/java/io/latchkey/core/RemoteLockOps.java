@@ -1,5 +1,6 @@
 package io.latchkey.core;
 
+import io.latchkey.LockHolder;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -212,14 +213,16 @@ public interface RemoteLockOps {
     }
 
     /**
-     * Describes who holds the lock now, for diagnostics (a timed-out wait logs it at debug level). The default
-     * answers {@code null} without a round trip.
+     * Asks who holds the lock now, in one round trip: the owner, the client name and start recorded with the hold,
+     * the fencing token and lease left where the backend keeps them ({@link io.latchkey.DistributedLock#holder()},
+     * and a timed-out wait that reports its holder). Read-only. The default answers {@code null} without a round
+     * trip, for a lock that cannot tell.
      *
      * @param name the lock's name
-     * @return a future of a few words such as {@code "owner 3f2a…:41, token 17, expires in 2300 ms"}, or of
-     *         {@code null} if the lock is free or the backend cannot tell cheaply
+     * @return a future of the holder (the first of several holders of a shared lock), or of {@code null} if the lock
+     *         is free or the backend cannot tell
      */
-    default CompletableFuture<String> describeHolder(String name) {
+    default CompletableFuture<LockHolder> holder(String name) {
         return CompletableFuture.completedFuture(null);
     }
 

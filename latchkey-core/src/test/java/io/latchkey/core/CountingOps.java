@@ -13,6 +13,7 @@ final class CountingOps implements RemoteLockOps {
     final AtomicInteger renewCalls = new AtomicInteger();
     final AtomicInteger renewedGrants = new AtomicInteger();
     final AtomicInteger handOffs = new AtomicInteger();
+    final AtomicInteger holders = new AtomicInteger();
     final AtomicInteger inFlightAcquires = new AtomicInteger();
     final AtomicInteger maxInFlightAcquires = new AtomicInteger();
 
@@ -97,6 +98,12 @@ final class CountingOps implements RemoteLockOps {
     @Override
     public boolean fair() {
         return delegate.fair();
+    }
+
+    @Override
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        holders.incrementAndGet();
+        return delegate.holder(name);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.ConnectFailures;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.RemoteCountOps;
@@ -107,6 +108,13 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
 
     static final String ROOT = "latchkey/";
 
+    /**
+     * grpc-netty logs one line at INFO on its first connection ("Epoll available during static init of
+     * TcpMetrics"), which reaches stderr through java.util.logging's console handler. Its logger is set to WARNING
+     * unless the application gave it a level; held here, as java.util.logging keeps loggers only weakly.
+     */
+    private static final java.util.logging.Logger GRPC_TCP_METRICS = quiet("io.grpc.netty.TcpMetrics");
+
     private final EtcdSession session;
     private final io.latchkey.etcd.internal.EtcdFencedStoreOps fencedStoreOps;
     private final String base;
@@ -126,7 +134,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
-                clientId());
+                clientId(), options.clientName());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
         // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
@@ -208,6 +216,14 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return new EtcdLockClient(client, true, endpoints, options);
     }
 
+    private static java.util.logging.Logger quiet(String name) {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(name);
+        if (logger.getLevel() == null) {
+            logger.setLevel(java.util.logging.Level.WARNING);
+        }
+        return logger;
+    }
+
     /**
      * Why the first read failed, in words: the server refused the credentials (or wants some), or did not answer.
      * Never shows the password.
@@ -224,7 +240,17 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
             return new LockUnavailableException(String.format("etcd %s %s: %s", endpoints, who, status), cause);
         }
         if (cause instanceof TimeoutException) {
-            String why = EtcdHandshakeProbe.diagnose(uri, probeMillis);
+            long probeStart = System.nanoTime();
+            if (ConnectFailures.refusedEverywhere(uri.addresses(), Math.max(1, probeMillis / 2))) {
+                return new LockUnavailableException(String.format(
+                        "cannot connect to etcd %s: connection refused (nothing listens there)", endpoints), cause);
+            }
+            String why = EtcdHandshakeProbe.diagnose(uri,
+                    probeMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - probeStart));
+            if (why != null && why.startsWith("not an etcd server")) {
+                return new LockUnavailableException(String.format("cannot connect to etcd %s: %s", endpoints, why),
+                        cause);
+            }
             return new LockUnavailableException(String.format("etcd %s did not answer within %d ms%s", endpoints,
                     millis, why == null ? "" : ": " + why), cause);
         }

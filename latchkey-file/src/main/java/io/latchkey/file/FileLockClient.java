@@ -106,10 +106,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         this.directory = LockDirectory.attach(dir);
         String ns = options.namespace();
         this.recipes = Recipes.builder()
-                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost))
-                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost))
-                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost),
-                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost))
+                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost, options().clientName()))
+                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost, options().clientName()))
+                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost, options().clientName()),
+                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost, options().clientName()))
                 .semaphore(new FileSemaphoreOps(directory, ns))
                 .permitExpirableSemaphore(new FilePermitExpirableSemaphoreOps(directory, ns))
                 .countDownLatch(new FileCountDownLatchOps(directory, ns))
@@ -125,7 +125,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param options the client's options
      * @return a new client on the directory, which the caller closes
      * @throws IllegalArgumentException if the URI is malformed or names a remote host
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient connect(String uri, ClientOptions options) {
         return create(FileUri.parse(uri), options);
@@ -137,7 +137,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param uri the lock directory's URI, {@code file:///absolute/dir}
      * @return a new client on the directory, which the caller closes
      * @throws IllegalArgumentException if the URI is malformed or names a remote host
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient connect(String uri) {
         return connect(uri, ClientOptions.defaults());
@@ -150,7 +150,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @param options the client's options
      * @return a new client on the directory, which the caller closes
      * @throws NullPointerException if an argument is null
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient create(Path directory, ClientOptions options) {
         Objects.requireNonNull(directory, "directory");
@@ -163,7 +163,7 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      *
      * @param directory the lock directory; a relative path is resolved against the working directory
      * @return a new client on the directory, which the caller closes
-     * @throws LockUnavailableException if the directory cannot be created, read or watched
+     * @throws LockUnavailableException if the directory cannot be created, read, written or watched
      */
     public static FileLockClient create(Path directory) {
         return create(directory, ClientOptions.defaults());

@@ -122,13 +122,16 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
                 threadPrefix, d.sessionless && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
-            LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
+            if (!LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable())) {
+                sql = new LeaseTableSql(dialect, tableName, false); // a table of an earlier version, left as it is
+            }
         } catch (RuntimeException e) {
             runner.close();
             throw e;
         }
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
+        ops.clientName(options.clientName());
         this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
         this.countSql = new CountTableSql(dialect, tableName);
         this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());

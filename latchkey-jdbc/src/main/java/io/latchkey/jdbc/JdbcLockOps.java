@@ -212,10 +212,15 @@ final class JdbcLockOps implements RemoteLockOps {
     }
 
     /** Who holds {@code name} now (owner, token, remaining lease on the database clock, since when); null if free. */
+    /** Sets the name this client records with each hold (before the first acquire). */
+    void clientName(String clientName) {
+        rows.clientName = clientName;
+    }
+
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
         String key = rows.key(name);
-        return runner.async("describe '" + name + "'", c -> rows.describeHolder(c, key));
+        return runner.async("holder of '" + name + "'", c -> rows.holder(c, key));
     }
 
     /**

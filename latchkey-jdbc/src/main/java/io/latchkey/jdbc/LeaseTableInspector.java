@@ -37,7 +37,8 @@ final class LeaseTableInspector {
         this.runner = runner;
         this.namespace = namespace;
         String now = sql.dialect.nowMillis();
-        this.select = "SELECT lock_name, owner, hold_count, token, expires_at - " + now + " FROM " + sql.table
+        this.select = "SELECT lock_name, owner, hold_count, token, expires_at - " + now + ", acquired_at, "
+                + (sql.clientColumn ? "client_name" : "NULL") + " FROM " + sql.table
                 + " WHERE owner IS NOT NULL AND expires_at > " + now + " AND lock_name LIKE ? ESCAPE '" + ESCAPE
                 + "' ORDER BY lock_name";
     }
@@ -58,7 +59,9 @@ final class LeaseTableInspector {
                         }
                         result.add(new LockInfo(name, rs.getString(2), Math.max(1, rs.getInt(3)),
                                 OptionalLong.of(rs.getLong(4)), Optional.of(Duration.ofMillis(Math.max(0, rs.getLong(5)))),
-                                OptionalInt.empty()));
+                                OptionalInt.empty()).withHolder(rs.getString(7) == null
+                                        ? io.latchkey.LockHolder.UNKNOWN_CLIENT : rs.getString(7),
+                                        Optional.of(java.time.Instant.ofEpochMilli(rs.getLong(6)))));
                     }
                 }
             }

@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
@@ -8,12 +9,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +40,8 @@ final class LeaseTableRows {
     private final String namespace;
     private final TimeSource time;
     private final String channel;
+    /** The client's name, written with each hold if the table has the column; set before the first acquire. */
+    String clientName = io.latchkey.ClientOptions.defaults().clientName();
 
     LeaseTableRows(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, String channel) {
         this.runner = runner;
@@ -77,8 +85,9 @@ final class LeaseTableRows {
                     ps.setString(1, key);
                     ps.setString(2, req.ownerId());
                     ps.setLong(3, req.leaseMillis());
-                    ps.setString(4, key);
-                    ps.setString(5, req.ownerId());
+                    int next = bindClient(ps, 4);
+                    ps.setString(next, key);
+                    ps.setString(next + 1, req.ownerId());
                     ps.execute();
                     long token = -1;
                     try (ResultSet rs = ps.getResultSet()) {
@@ -108,6 +117,7 @@ final class LeaseTableRows {
                 ps.setString(1, key);
                 ps.setString(2, req.ownerId());
                 ps.setLong(3, req.leaseMillis());
+                bindClient(ps, 4);
                 ps.executeUpdate();
             }
             try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
@@ -362,15 +372,29 @@ final class LeaseTableRows {
         return released;
     }
 
-    /** Who holds row {@code key} (owner, token, remaining lease on the database clock, since when); null if free. */
-    String describeHolder(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.stateWithAge)) {
+    /** Binds the client's name at {@code index} if the table has its column; the next parameter's index. */
+    private int bindClient(PreparedStatement ps, int index) throws SQLException {
+        if (!sql.clientColumn) {
+            return index;
+        }
+        ps.setString(index, clientName);
+        return index + 1;
+    }
+
+    /**
+     * Who holds row {@code key}: owner, token, remaining lease (database clock), since when (database clock) and the
+     * client's name ({@code unknown} for a row written without it); {@code null} if free. One SELECT.
+     */
+    LockHolder holder(Connection c, String key) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.holder)) {
             runner.limit(ps);
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next() && rs.getString(1) != null && rs.getLong(3) > 0) {
-                    return String.format("owner %s, token %d, expires in %d ms, held for %d ms", rs.getString(1),
-                            rs.getLong(2), rs.getLong(3), rs.getLong(4));
+                    String client = rs.getString(5);
+                    return new LockHolder(rs.getString(1), client == null ? LockHolder.UNKNOWN_CLIENT : client,
+                            Optional.of(Instant.ofEpochMilli(rs.getLong(4))), Optional.of(Duration.ofMillis(rs.getLong(3))),
+                            OptionalLong.of(rs.getLong(2)), OptionalInt.empty());
                 }
                 return null;
             }

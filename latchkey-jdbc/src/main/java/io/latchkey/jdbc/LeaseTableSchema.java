@@ -24,11 +24,14 @@ final class LeaseTableSchema {
     }
 
     /**
-     * Makes sure the table and the sequence exist.
+     * Makes sure the table and the sequence exist, and adds the {@code client_name} column to a table of an earlier
+     * version that lacks it (if {@code create} is on; otherwise clients run without recording their names, and
+     * holders show as {@code unknown}).
      *
+     * @return whether the table has the {@code client_name} column
      * @throws IllegalStateException naming the missing object and its DDL if one is missing and {@code create} is off
      */
-    static void ensure(JdbcRunner runner, LeaseTableSql sql, boolean create) {
+    static boolean ensure(JdbcRunner runner, LeaseTableSql sql, boolean create) {
         runner.call("check lock table " + sql.table, c -> {
             if (!usable(c, sql.probe)) {
                 if (!create) {
@@ -50,6 +53,28 @@ final class LeaseTableSchema {
                 createSequence(c, sql);
             }
             return null;
+        });
+        return runner.call("check column client_name of " + sql.table, c -> {
+            if (usable(c, sql.probeClientColumn)) {
+                return true;
+            }
+            if (create) {
+                try {
+                    execute(c, sql.dialect.clientNameColumnDdl(sql.table));
+                } catch (SQLException e) {
+                    if (!c.getAutoCommit()) {
+                        c.rollback();
+                    }
+                    // another client added it at the same moment, or the user may not alter the table
+                }
+                if (usable(c, sql.probeClientColumn)) {
+                    return true;
+                }
+            }
+            org.slf4j.LoggerFactory.getLogger(LeaseTableSchema.class).info("the lock table {} has no column "
+                    + "client_name: holders show as 'unknown'; add it with: {}", sql.table,
+                    sql.dialect.clientNameColumnDdl(sql.table));
+            return false;
         });
     }
 

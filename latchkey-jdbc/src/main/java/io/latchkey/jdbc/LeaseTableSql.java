@@ -57,8 +57,6 @@ final class LeaseTableSql {
     final String tokenize;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
-    /** Like {@link #state}, with how long the holder has held it (ms) instead of when it took it. */
-    final String stateWithAge;
     /**
      * Release by owner and token: deletes the row. PostgreSQL returns one row (whether the lease was still live)
      * and notifies waiters (payload: the lock name); the others delete only a live row and report a count.
@@ -80,8 +78,25 @@ final class LeaseTableSql {
     /** Deletes at most {@link #REAP_BATCH} expired rows (PostgreSQL: notifying flagged waiters). */
     final String reap;
     final String probe;
+    /** Whether the table has the {@code client_name} column (a table of an earlier version may lack it). */
+    final boolean clientColumn;
+    /** Selects the client name column: runs only if the table has it. */
+    final String probeClientColumn;
+    /** The row's owner, token, remaining lease (ms, database clock), acquisition time (epoch ms) and client name. */
+    final String holder;
 
     LeaseTableSql(SqlDialect dialect, String table) {
+        this(dialect, table, true);
+    }
+
+    /**
+     * @param clientColumn whether the table has the {@code client_name} column: acquires then write the client's name
+     *        (one more parameter, after the lease) and {@link #holder} reads it
+     */
+    LeaseTableSql(SqlDialect dialect, String table, boolean clientColumn) {
+        this.clientColumn = clientColumn;
+        String clientCol = clientColumn ? ", client_name" : "";
+        String clientVal = clientColumn ? ", ?" : "";
         this.dialect = dialect;
         this.table = SqlIdentifiers.qualifiedName("table", table);
         this.sequence = sequenceOf(this.table);
@@ -91,9 +106,10 @@ final class LeaseTableSql {
         String byOwner = " WHERE lock_name = ? AND owner = ? AND token = ?";
         switch (dialect) {
             case POSTGRESQL:
-                acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + ")"
+                acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at"
+                        + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
                         + " ON CONFLICT (lock_name) DO UPDATE SET"
+                        + (clientColumn ? " client_name = EXCLUDED.client_name," : "")
                         + " token = CASE WHEN " + free + " THEN " + nextToken + " ELSE l.token END,"
                         + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
                         + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
@@ -130,9 +146,10 @@ final class LeaseTableSql {
                 // MySQL assigns left to right and later expressions see earlier assignments: owner is assigned
                 // after every column whose condition reads it, and expires_at last, keyed on the new owner.
                 String mfree = "(owner IS NULL OR expires_at <= " + now + ")";
-                acquire = "INSERT INTO " + table + " (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + ")"
+                acquire = "INSERT INTO " + table + " (lock_name, owner, hold_count, token, expires_at, acquired_at"
+                        + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
                         + " ON DUPLICATE KEY UPDATE"
+                        + (clientColumn ? " client_name = IF(" + mfree + ", VALUES(client_name), client_name)," : "")
                         + " token = IF(" + mfree + ", " + UNTOKENED + ", token),"
                         + " hold_count = IF(" + mfree + ", 1, IF(owner = VALUES(owner), hold_count + 1, hold_count)),"
                         + " acquired_at = IF(" + mfree + ", VALUES(acquired_at), acquired_at),"
@@ -152,14 +169,17 @@ final class LeaseTableSql {
             case H2:
             default:
                 acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
-                        + " CAST(? AS BIGINT))) s(lock_name, owner, lease)"
+                        + " CAST(? AS BIGINT)" + (clientColumn ? ", CAST(? AS VARCHAR(128))" : "") + "))"
+                        + " s(lock_name, owner, lease" + clientCol + ")"
                         + " ON l.lock_name = s.lock_name"
                         + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = " + UNTOKENED + ","
                         + " hold_count = 1, expires_at = " + now + " + s.lease, acquired_at = " + now
+                        + (clientColumn ? ", client_name = s.client_name" : "")
                         + " WHEN MATCHED AND l.owner = s.owner THEN UPDATE SET hold_count = l.hold_count + 1,"
                         + " expires_at = " + now + " + s.lease"
-                        + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at)"
-                        + " VALUES (s.lock_name, s.owner, 1, " + UNTOKENED + ", " + now + " + s.lease, " + now + ")";
+                        + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at"
+                        + clientCol + ") VALUES (s.lock_name, s.owner, 1, " + UNTOKENED + ", " + now + " + s.lease, "
+                        + now + (clientColumn ? ", s.client_name" : "") + ")";
                 release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
                 releaseExpired = "DELETE FROM " + table + byOwner;
                 forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
@@ -175,8 +195,9 @@ final class LeaseTableSql {
         }
         nextTokenQuery = "SELECT " + nextToken;
         state = "SELECT owner, token, expires_at - " + now + ", acquired_at FROM " + table + " WHERE lock_name = ?";
-        stateWithAge = "SELECT owner, token, expires_at - " + now + ", " + now + " - acquired_at FROM " + table
-                + " WHERE lock_name = ?";
+        holder = "SELECT owner, token, expires_at - " + now + ", acquired_at, "
+                + (clientColumn ? "client_name" : "NULL") + " FROM " + table + " WHERE lock_name = ?";
+        probeClientColumn = "SELECT client_name FROM " + table + " WHERE 1 = 0";
         isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
                 + now;
         probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at"

@@ -109,7 +109,8 @@ public enum SqlDialect {
                         + "  hold_count  INT    NOT NULL DEFAULT 0,\n"
                         + "  token       BIGINT NOT NULL,\n"
                         + "  expires_at  BIGINT NOT NULL,\n"
-                        + "  acquired_at BIGINT NOT NULL\n"
+                        + "  acquired_at BIGINT NOT NULL,\n"
+                        + "  client_name VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL\n"
                         + ") ENGINE=InnoDB";
             case POSTGRESQL:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
@@ -119,7 +120,8 @@ public enum SqlDialect {
                         + "  token       BIGINT       NOT NULL,\n"
                         + "  expires_at  BIGINT       NOT NULL,\n"
                         + "  acquired_at BIGINT       NOT NULL,\n"
-                        + "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE\n"
+                        + "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE,\n"
+                        + "  client_name VARCHAR(128)\n"
                         + ")";
             case H2:
             default:
@@ -129,9 +131,23 @@ public enum SqlDialect {
                         + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
                         + "  token       BIGINT       NOT NULL,\n"
                         + "  expires_at  BIGINT       NOT NULL,\n"
-                        + "  acquired_at BIGINT       NOT NULL\n"
+                        + "  acquired_at BIGINT       NOT NULL,\n"
+                        + "  client_name VARCHAR(128)\n"
                         + ")";
         }
+    }
+
+    /**
+     * {@return the DDL that adds the {@code client_name} column (the holding client's name) to a lock table created by
+     * an earlier version}
+     *
+     * @param table the lock table's name, optionally schema-qualified
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String clientNameColumnDdl(String table) {
+        String t = SqlIdentifiers.qualifiedName("table", table);
+        return "ALTER TABLE " + t + " ADD COLUMN client_name VARCHAR(128)"
+                + (this == MYSQL ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL" : "");
     }
 
     /**

@@ -192,6 +192,42 @@ abstract class JdbcLockOpsTest {
     }
 
     @Test
+    void aTableWithoutTheClientNameColumnGetsItOrWorksWithoutIt() throws Exception {
+        String old = TestDatabases.table("noclient");
+        execute(dialect().lockTableDdl(old));
+        execute("ALTER TABLE " + old + " DROP COLUMN client_name");
+        execute(dialect().tokenSequenceDdl(old));
+        LeaseTableSql probe = new LeaseTableSql(dialect(), old);
+        assertThat(LeaseTableSchema.ensure(runner, probe, false)).as("left as it is: no column").isFalse();
+        JdbcLockOps without = new JdbcLockOps(runner, new LeaseTableSql(dialect(), old, false), "ns:",
+                TimeSource.SYSTEM, 50, "test-noclient");
+        try {
+            Grant g = acquire(without, request("a", "A", 10_000, Duration.ZERO));
+            io.latchkey.LockHolder h = await(without.holder("a"));
+            assertThat(h.clientName()).isEqualTo(io.latchkey.LockHolder.UNKNOWN_CLIENT);
+            assertThat(h.fencingToken()).hasValue(g.fencingToken());
+            assertThat(await(without.release(g))).isTrue();
+        } finally {
+            without.close();
+        }
+        assertThat(LeaseTableSchema.ensure(runner, probe, true)).as("the column added").isTrue();
+        JdbcLockOps with = new JdbcLockOps(runner, probe, "ns:", TimeSource.SYSTEM, 50, "test-client");
+        with.clientName("billing-7");
+        try {
+            Grant g = acquire(with, request("a", "A", 10_000, Duration.ZERO));
+            io.latchkey.LockHolder h = await(with.holder("a"));
+            assertThat(h.clientName()).isEqualTo("billing-7");
+            assertThat(h.owner()).isEqualTo("A");
+            assertThat(h.leaseLeft()).hasValueSatisfying(left -> assertThat(left.toMillis()).isBetween(1L, 10_000L));
+            assertThat(h.heldSince()).isPresent();
+            assertThat(await(with.release(g))).isTrue();
+            assertThat(await(with.holder("a"))).isNull();
+        } finally {
+            with.close();
+        }
+    }
+
+    @Test
     void renewsABatchInOneGoAndReportsTheLost() throws Exception {
         // Leases of 1.5 s renewed every 0.5 s for 2 s: they outlive their first lease only by being renewed.
         Grant g1 = acquire(ops, request("r1", "A", 1_500, Duration.ZERO));

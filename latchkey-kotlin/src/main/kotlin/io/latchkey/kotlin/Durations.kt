@@ -3,9 +3,13 @@ package io.latchkey.kotlin
 import kotlin.time.Duration
 import kotlin.time.toJavaDuration
 
-/** A wait: zero or positive; [Duration.INFINITE] saturates (the engine treats it as no deadline). */
+/**
+ * A wait: a negative one is zero (a single attempt, as in `java.util.concurrent`); [Duration.INFINITE] saturates
+ * (the engine treats it as no deadline).
+ */
+@Suppress("UNUSED_PARAMETER") // kept: the compiled signature is in the public-API listing
 internal fun Duration.toJavaWait(what: String = "waitTime"): java.time.Duration {
-    require(!isNegative()) { "$what must not be negative but was $this" }
+    if (isNegative()) return java.time.Duration.ZERO
     return if (isInfinite()) FOREVER else toJavaDuration()
 }
 

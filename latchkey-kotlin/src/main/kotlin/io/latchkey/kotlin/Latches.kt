@@ -17,9 +17,8 @@ public suspend fun DistributedCountDownLatch.awaitSuspending() {
 }
 
 /**
- * Suspends until the count reaches zero or [timeout] passes; whether it reached zero.
- *
- * @throws IllegalArgumentException if [timeout] is negative
+ * Suspends until the count reaches zero or [timeout] passes; whether it reached zero. A negative [timeout] looks
+ * once.
  */
 public suspend fun DistributedCountDownLatch.awaitSuspending(timeout: Duration): Boolean {
     val wait = timeout.toJavaWait("timeout")

@@ -38,7 +38,7 @@ public suspend fun DistributedLock.acquireSuspending(leaseTime: Duration? = null
  * Like [acquireSuspending], waiting at most [waitTime] ([Duration.ZERO]: a single attempt); `null` when the time is
  * up and the lock is still held by someone else.
  *
- * @throws IllegalArgumentException if [waitTime] is negative or [leaseTime] not positive and finite
+ * @throws IllegalArgumentException if [leaseTime] is not positive and finite (a negative [waitTime] tries once)
  */
 public suspend fun DistributedLock.tryAcquireSuspending(waitTime: Duration, leaseTime: Duration? = null): LockLease? {
     val wait = waitTime.toJavaWait()

@@ -26,7 +26,7 @@ public suspend fun DistributedSemaphore.acquireSuspending(permits: Int = 1) {
  * Like [acquireSuspending], waiting at most [waitTime] ([Duration.ZERO]: a single attempt); `false`, with no permit
  * taken, when the time is up.
  *
- * @throws IllegalArgumentException if `permits < 1` or [waitTime] is negative
+ * @throws IllegalArgumentException if `permits < 1` (a negative [waitTime] tries once)
  */
 public suspend fun DistributedSemaphore.tryAcquireSuspending(permits: Int = 1, waitTime: Duration): Boolean {
     require(permits >= 1) { "permits must be at least 1 but was $permits" }
@@ -76,7 +76,7 @@ public suspend fun PermitExpirableSemaphore.acquireSuspending(leaseTime: Duratio
 /**
  * Like [acquireSuspending], waiting at most [waitTime]; `null` when the time is up.
  *
- * @throws IllegalArgumentException if [waitTime] is negative or [leaseTime] not positive and finite
+ * @throws IllegalArgumentException if [leaseTime] is not positive and finite (a negative [waitTime] tries once)
  */
 public suspend fun PermitExpirableSemaphore.tryAcquireSuspending(waitTime: Duration, leaseTime: Duration): String? {
     val wait = waitTime.toJavaWait()

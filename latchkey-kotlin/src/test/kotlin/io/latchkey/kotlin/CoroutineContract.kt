@@ -218,16 +218,14 @@ abstract class CoroutineContract {
     @Test
     fun badArgumentsAreRejectedWithTheReason(): Unit = runBlocking {
         val lock = client().lock(newName())
-        assertThatThrownBy { runBlocking { lock.tryAcquireSuspending((-1).seconds) } }
-            .isInstanceOf(IllegalArgumentException::class.java).hasMessageContaining("waitTime must not be negative")
+        lock.tryAcquireSuspending((-1).seconds)!!.releaseSuspending() // a negative wait tries once
         assertThatThrownBy { runBlocking { lock.acquireSuspending(Duration.ZERO) } }
             .isInstanceOf(IllegalArgumentException::class.java).hasMessageContaining("leaseTime must be positive")
         assertThatThrownBy { runBlocking { lock.acquireSuspending(Duration.INFINITE) } }
             .isInstanceOf(IllegalArgumentException::class.java).hasMessageContaining("leaseTime must be positive")
         assertThatThrownBy { runBlocking { client().semaphore(newName()).acquireSuspending(0) } }
             .isInstanceOf(IllegalArgumentException::class.java).hasMessageContaining("permits must be at least 1")
-        assertThatThrownBy { runBlocking { client().countDownLatch(newName()).awaitSuspending((-1).seconds) } }
-            .isInstanceOf(IllegalArgumentException::class.java).hasMessageContaining("timeout must not be negative")
+        assertThat(client().countDownLatch(newName()).awaitSuspending((-1).seconds)).isTrue()
     }
 
     @Test

@@ -4,8 +4,10 @@ import io.latchkey.redis.LockScripts.Script;
 
 /**
  * The Lua scripts of the Redis fair lock, one EVALSHA each. Layout ({@link RedisFairLockOps}): {@code L} = string
- * {@code owner|token} with PEXPIRE (the hold); {@code Q} = sorted set of waiting owners scored by a server-side
- * sequence ({@code S}, arrival order); {@code T} = sorted set of the same owners scored by when the server forgets
+ * with PEXPIRE (the hold) of three lines, {@code owner|token|attempt id}, the holding client's name, and when the
+ * hold began (server time, epoch ms); a hold written by an earlier version is {@code owner|token} alone, and every
+ * script here accepts it (see {@link #HOLDS}; the write half of the read-write lock has the same value). {@code Q} =
+ * sorted set of waiting owners scored by a server-side sequence ({@code S}, arrival order); {@code T} = sorted set of the same owners scored by when the server forgets
  * them ({@code TIME} + heartbeat; a waiter asks again every third of it); {@code TK} = the token key and
  * {@code OF} = the previous layout's per-name counter ({@link FencingTokens}). Only server time and the server's
  * sequence decide order and expiry; clients' clocks never do. When the queue is empty, {@code Q}, {@code T} and
@@ -20,20 +22,33 @@ final class FairLockScripts {
     private static final String PURGE = "local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now); "
             + "for _, w in ipairs(dead) do redis.call('zrem', KEYS[2], w); redis.call('zrem', KEYS[3], w); end; ";
 
-    /** Deletes the sequence (and the timeouts) once the queue is empty: nothing of a free, unwaited name stays. */
     /**
-     * Whether the hold value {@code cur} is the hold {@code owner|token}: a hold is stored as
-     * {@code owner|token|attempt id} (or as {@code owner|token} by an earlier version).
+     * Lua, for a fair or write hold's value {@code cur} ({@code false} if free): {@code first_line(cur)}, the value's
+     * first line ({@code owner|token|attempt id}, or {@code owner|token} as an earlier version wrote it, without the
+     * lines naming the client and the start); {@code holds(cur, ownerToken)}, whether it is the hold
+     * {@code owner|token}; {@code made_by(cur, owner, attemptId)}, whether that owner holds it by that attempt.
      */
-    static final String HOLDS = "local function holds(cur, v) "
-            + "return cur ~= false and cur ~= nil and (cur == v or string.sub(cur, 1, #v + 1) == v .. '|'); end; ";
+    static final String HOLDS = "local function first_line(v) "
+            + "if type(v) ~= 'string' then return nil; end; "
+            + "local nl = string.find(v, '\\n', 1, true); "
+            + "if nl then return string.sub(v, 1, nl - 1); end; "
+            + "return v; end; "
+            + "local function holds(cur, v) "
+            + "local f = first_line(cur); "
+            + "return f ~= nil and (f == v or string.sub(f, 1, #v + 1) == v .. '|'); end; "
+            + "local function made_by(cur, owner, attempt) "
+            + "local f = first_line(cur); "
+            + "return f ~= nil and string.sub(f, 1, #owner + 1) == owner .. '|' "
+            + "and string.sub(f, -(#attempt + 1)) == '|' .. attempt; end; ";
 
+    /** Deletes the sequence (and the timeouts) once the queue is empty: nothing of a free, unwaited name stays. */
     private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
 
     /**
      * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel,
-     * attempt id. Takes the lock if it is free and the owner is first in line (or nobody waits), as
-     * {@code owner|token|attempt id} ({@link #CLEAN_UP} finds an unanswered attempt's hold by the last part); an orphan hold of the
+     * attempt id, client name. Takes the lock if it is free and the owner is first in line (or nobody waits), as
+     * {@code owner|token|attempt id}, a line with the client name and one with the server's time now
+     * ({@link #CLEAN_UP} finds an unanswered attempt's hold by the attempt id); an orphan hold of the
      * same owner is taken over with a new token. Otherwise queues the owner (once; its place is kept while it keeps
      * asking), wakes the head if the lock is free and the head is someone else, and returns minus the time to the
      * next re-check: the holder's remaining lease, or the head's heartbeat expiry.
@@ -46,7 +61,8 @@ final class FairLockScripts {
             + "redis.call('zrem', KEYS[2], ARGV[1]); redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[2], KEYS[3], KEYS[4]); end; "
             + "local token, text = next_token(KEYS[5], KEYS[6]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[6], 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[6] .. '\\n' .. ARGV[7] .. '\\n' .. now, "
+            + "'px', ARGV[2]); "
             + "return token; "
             + "end; "
             + "local ttl; "
@@ -90,10 +106,8 @@ final class FairLockScripts {
      * deletes the hold only if the owner holds it by that attempt (never a later hold of the same owner, which has
      * another attempt id) and names the head of the queue. 1 if it deleted the hold, else 0.
      */
-    static final Script CLEAN_UP = new Script("fairCleanUpAttempt",
-            "local cur = redis.call('get', KEYS[1]); "
-            + "if not cur or string.sub(cur, 1, #ARGV[1] + 1) ~= ARGV[1] .. '|' "
-            + "or string.sub(cur, -(#ARGV[2] + 1)) ~= '|' .. ARGV[2] then return 0; end; "
+    static final Script CLEAN_UP = new Script("fairCleanUpAttempt", HOLDS
+            + "if not made_by(redis.call('get', KEYS[1]), ARGV[1], ARGV[2]) then return 0; end; "
             + "redis.call('del', KEYS[1]); "
             + NOW + PURGE
             + "local head = redis.call('zrange', KEYS[2], 0, 0)[1]; "

@@ -13,13 +13,29 @@ import java.security.NoSuchAlgorithmException;
  * + 1, server µs)} from the namespace's (cluster: slot's) token key. A hold is identified by owner <em>and</em>
  * token: renewal, release and hand-off check both, so an operation issued for an earlier hold can never act on a
  * later hold of the same owner.
+ *
+ * <p>Who holds it, for operators ({@link #HOLDER}): the fields {@code latchkey:client} (the holding client's name)
+ * and {@code latchkey:since} (the server's {@code TIME} when the hold began, epoch milliseconds), written with the
+ * hold by {@link #ACQUIRE} and {@link #HAND_OFF} and deleted with it. Redisson ignores fields other than its owner's,
+ * and inspection skips every field starting with {@code latchkey:}. The field {@code latchkey:attempt} keeps the id
+ * of the acquire attempt that made the hold, for {@link #CLEAN_UP}.
  */
 final class LockScripts {
 
     /**
-     * KEYS: lock, token key, old counter. ARGV: lease millis, owner, attempt id. Returns a new token (&gt; 0) if taken,
-     * otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller knows when to
-     * re-check.
+     * Lua: {@code set_holder(lock, clientName)} records the holding client's name and the server's time now (epoch
+     * milliseconds) in the lock hash.
+     */
+    static final String SET_HOLDER = "local function set_holder(k, client) "
+            + "local t = redis.call('time'); "
+            + "redis.call('hset', k, 'latchkey:client', client, 'latchkey:since', "
+            + "string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))); "
+            + "end; ";
+
+    /**
+     * KEYS: lock, token key, old counter. ARGV: lease millis, owner, attempt id, client name. Returns a new token
+     * (&gt; 0) if taken, otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller
+     * knows when to re-check.
      *
      * <p>The engine counts reentrancy locally and only asks when it holds nothing, so an owner field that is
      * already there is an orphan of an attempt the engine gave up on (its reply timed out, but the server ran it).
@@ -27,10 +43,11 @@ final class LockScripts {
      * (old token) then fails its token check instead of deleting the new hold. The hold keeps the attempt's id in the
      * field {@code latchkey:attempt}: {@link #CLEAN_UP} removes it by that id when the answer never arrived.
      */
-    static final Script ACQUIRE = new Script("acquire", FencingTokens.NEXT
+    static final Script ACQUIRE = new Script("acquire", FencingTokens.NEXT + SET_HOLDER
             + "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
             + "local token, text = next_token(KEYS[2], KEYS[3]); "
             + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3]); "
+            + "set_holder(KEYS[1], ARGV[4]); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
             + "return token; "
             + "end; "
@@ -83,32 +100,35 @@ final class LockScripts {
 
     /**
      * KEYS: lock, token key, old counter. ARGV: from owner, from token, to owner, lease millis, the receiving
-     * request's attempt id. Passes the hold to the new owner with a new token and lease without freeing the lock in
-     * between. Returns the new token, or 0 if the old hold was gone.
+     * request's attempt id, the receiving client's name. Passes the hold to the new owner with a new token and lease
+     * without freeing the lock in between. Returns the new token, or 0 if the old hold was gone.
      */
-    static final Script HAND_OFF = new Script("handOff", FencingTokens.NEXT
+    static final Script HAND_OFF = new Script("handOff", FencingTokens.NEXT + SET_HOLDER
             + "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
             + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
             + "local token, text = next_token(KEYS[2], KEYS[3]); "
             + "redis.call('del', KEYS[1]); "
             + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[5]); "
+            + "set_holder(KEYS[1], ARGV[6]); "
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
             + "return token;");
 
     /**
-     * KEYS: lock. Read-only: {owner, count, pttl, token} of the first holder ({@code ''} as token for a holder
-     * that is not a Latchkey client), or an empty array if the lock is free. For diagnostics only (off the hot
-     * path).
+     * KEYS: lock. Read-only: {owner, count, pttl, token, client, since} of the first holder ({@code ''} for a field
+     * the hold lacks: a Redisson holder has no token, client or start), or an empty array if the lock is free. Off
+     * the hot path: {@code holder()}, and a timed-out wait that reports its holder.
      */
-    static final Script DESCRIBE = new Script("describeHolder",
+    static final Script HOLDER = new Script("holder",
             "local h = redis.call('hgetall', KEYS[1]); "
-            + "local owner, count, token = nil, nil, ''; "
+            + "local owner, count, token, client, since = nil, nil, '', '', ''; "
             + "for i = 1, #h, 2 do "
             + "if h[i] == 'latchkey:token' then token = h[i + 1]; "
-            + "elseif not owner then owner = h[i]; count = h[i + 1]; end; "
+            + "elseif h[i] == 'latchkey:client' then client = h[i + 1]; "
+            + "elseif h[i] == 'latchkey:since' then since = h[i + 1]; "
+            + "elseif not owner and string.sub(h[i], 1, 9) ~= 'latchkey:' then owner = h[i]; count = h[i + 1]; end; "
             + "end; "
             + "if not owner then return {}; end; "
-            + "return {owner, count, redis.call('pttl', KEYS[1]), token};");
+            + "return {owner, count, redis.call('pttl', KEYS[1]), token, client, since};");
 
     /** KEYS: lock, channel. Deletes the lock whoever holds it and wakes waiters. Returns 1 if it was held. */
     static final Script FORCE_UNLOCK = new Script("forceUnlock",

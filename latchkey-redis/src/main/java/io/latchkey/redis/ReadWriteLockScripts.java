@@ -4,7 +4,9 @@ import io.latchkey.redis.LockScripts.Script;
 
 /**
  * The Lua scripts of the Redis read-write lock, one EVALSHA each. Layout ({@link RedisReadWriteLockOps}):
- * {@code W} = string {@code owner|token} with PEXPIRE (the write hold); {@code R} = sorted set of read holds,
+ * {@code W} = string with PEXPIRE (the write hold), the same value as a fair lock's hold: {@code owner|token|attempt
+ * id}, a line with the holding client's name and one with when the hold began (server time, epoch ms), or
+ * {@code owner|token} alone as an earlier version wrote it ({@link FairLockScripts#HOLDS} reads both); {@code R} = sorted set of read holds,
  * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
  * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
  * again (only writers of a writer-preference lock register one); {@code TK} = the token key and {@code OF} = the
@@ -26,11 +28,15 @@ final class ReadWriteLockScripts {
     private static final String PURGE = "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
             + "redis.call('zremrangebyscore', KEYS[3], '-inf', now); ";
 
+    /** KEYS: a write or fair hold. Read-only: {value, pttl}; value {@code false} if free. */
+    static final Script HOLD = new Script("holdValue",
+            "return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])};");
+
     /**
-     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis, attempt id.
-     * Takes the write lock when nobody holds it, as {@code owner|token|attempt id} ({@link #CLEAN_UP_WRITE} finds an
-     * unanswered attempt's hold by the last part; an orphan write hold of the same owner is taken over with a new
-     * token); otherwise
+     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis, attempt id,
+     * client name. Takes the write lock when nobody holds it, as {@code owner|token|attempt id}, a line with the client
+     * name and one with its start ({@link #CLEAN_UP_WRITE} finds an unanswered attempt's hold by the attempt id; an
+     * orphan write hold of the same owner is taken over with a new token); otherwise
      * registers the writer's intent (so new readers wait: writer preference) and returns minus the time to the next
      * re-check: the writer's remaining lease, or the earliest read hold's expiry.
      */
@@ -39,7 +45,8 @@ final class ReadWriteLockScripts {
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
             + "local token, text = next_token(KEYS[4], KEYS[5]); "
-            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[5], 'px', ARGV[2]); "
+            + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[5] .. '\\n' .. ARGV[6] .. '\\n' .. now, "
+            + "'px', ARGV[2]); "
             + "redis.call('zrem', KEYS[3], ARGV[1]); "
             + "keep(KEYS[3]); "
             + "return token; "
@@ -78,8 +85,8 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one ({@code owner|token|attempt id},
-     * or {@code owner|token} as an earlier version wrote it) and wakes everyone.
+     * KEYS: W, channel. ARGV: owner|token. Deletes the write hold if it is that one (its first line
+     * {@code owner|token|attempt id}, or {@code owner|token} as an earlier version wrote it) and wakes everyone.
      */
     static final Script RELEASE_WRITE = new Script("releaseWrite", FairLockScripts.HOLDS
             + "if not holds(redis.call('get', KEYS[1]), ARGV[1]) then return 0; end; "
@@ -104,17 +111,15 @@ final class ReadWriteLockScripts {
      * the write hold only if the owner holds it by that attempt (never a later hold of the same owner) and wakes
      * everyone. 1 if it deleted the hold, else 0.
      */
-    static final Script CLEAN_UP_WRITE = new Script("rwCleanUpWriteAttempt",
-            "local cur = redis.call('get', KEYS[1]); "
-            + "if not cur or string.sub(cur, 1, #ARGV[1] + 1) ~= ARGV[1] .. '|' "
-            + "or string.sub(cur, -(#ARGV[2] + 1)) ~= '|' .. ARGV[2] then return 0; end; "
+    static final Script CLEAN_UP_WRITE = new Script("rwCleanUpWriteAttempt", FairLockScripts.HOLDS
+            + "if not made_by(redis.call('get', KEYS[1]), ARGV[1], ARGV[2]) then return 0; end; "
             + "redis.call('del', KEYS[1]); "
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
 
     /**
      * KEYS: W1..Wn. ARGV: owner|token, lease millis per hold. 1 (renewed) or 0 (lost) per hold. Also renews fair locks,
-     * whose holds carry their attempt id after the token ({@link FairLockScripts#HOLDS}).
+     * whose holds have the same value ({@link FairLockScripts#HOLDS}).
      */
     static final Script RENEW_WRITE = new Script("renewWrite", FairLockScripts.HOLDS
             + "local result = {}; "

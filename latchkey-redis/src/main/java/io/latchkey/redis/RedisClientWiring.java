@@ -68,7 +68,7 @@ final class RedisClientWiring {
         this.channels = new PubSubChannels(conns.pubSub, executor);
         this.reconnectListener = reconnectListener(conns.pubSub, conns.cluster, scheduler, channels);
         redisClient.addListener(reconnectListener);
-        this.lockOps = new RedisLockOps(options.namespace(), executor, channels);
+        this.lockOps = new RedisLockOps(options.namespace(), executor, channels, options.clientName());
         this.synchronizers = new RedisSynchronizers(options, executor, channels, clientId, lockOps,
                 ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions));
         this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,

@@ -56,9 +56,12 @@ final class RedisConnections {
         StatefulRedisConnection<String, String> conn = null;
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
-            if (uri != null) {
+            if (uri != null && uri.isSsl() && uri.getSentinels().isEmpty()) {
+                conn = connectTls(client, uri, timeout);
+                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+            } else if (uri != null) {
                 // Bounded here too: an application's client may have a longer connect timeout than ours.
-                conn = await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+                conn = connectPlain(client, uri, timeout);
                 pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
             } else {
                 conn = client.connect(StringCodec.UTF8);
@@ -69,6 +72,70 @@ final class RedisConnections {
             throw e;
         }
         return new RedisConnections(client, conn, conn.async(), pubSub, false, false);
+    }
+
+    /**
+     * A TLS connect whose handshake never ends is, most often, TLS against a plain port: a plain Redis server reads
+     * the client's hello as an inline command and waits for its end, so nothing comes back and Lettuce reports only
+     * a timeout. The last part of the timeout is kept for {@link RedisTlsProbe}, which asks the port in plain text.
+     */
+    private static StatefulRedisConnection<String, String> connectTls(RedisClient client, RedisURI uri,
+                                                                      Duration timeout) {
+        Duration probe = RedisTlsProbe.budget(timeout);
+        try {
+            return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout.minus(probe));
+        } catch (RedisConnectionException e) {
+            if (!(e.getCause() instanceof TimeoutException)) {
+                throw e;
+            }
+            String why = RedisTlsProbe.plainTextAnswer(uri.getHost(), uri.getPort(), probe);
+            if (why == null) {
+                throw new RedisConnectionException("no connection within " + timeout, e.getCause());
+            }
+            throw new RedisConnectionException("TLS handshake failed: " + why);
+        }
+    }
+
+    /**
+     * A plain connect that the server closes or resets in answer to HELLO: a Redis TLS port does that, which
+     * {@link RedisTlsProbe} tells (it needs {@code rediss://}); so do servers of other kinds. Lettuce also reports a
+     * refused HELLO (a wrong password) as "closed prematurely" when the close overtakes the error reply: a port that
+     * answers {@code PING} in RESP is a Redis server, and the connect is tried once more to get its answer.
+     */
+    private static StatefulRedisConnection<String, String> connectPlain(RedisClient client, RedisURI uri,
+                                                                        Duration timeout) {
+        long start = System.nanoTime();
+        try {
+            return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+        } catch (RedisConnectionException e) {
+            if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
+                throw e;
+            }
+            Duration left = timeout.minusNanos(System.nanoTime() - start);
+            if (left.isNegative() || left.isZero()) {
+                throw e;
+            }
+            if (RedisTlsProbe.respAnswer(uri.getHost(), uri.getPort(), left) != null) {
+                return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
+                        timeout.minusNanos(System.nanoTime() - start));
+            }
+            left = timeout.minusNanos(System.nanoTime() - start);
+            if (!left.isNegative() && !left.isZero() && RedisTlsProbe.speaksTls(uri.getHost(), uri.getPort(), left)) {
+                throw new RedisConnectionException(String.format("the server at %s:%d speaks TLS: use rediss:// "
+                        + "(it closed the connection in answer to plain text)", uri.getHost(), uri.getPort()), e);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean closedByServer(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            if (m != null && (m.contains("closed prematurely") || m.contains("reset by peer"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

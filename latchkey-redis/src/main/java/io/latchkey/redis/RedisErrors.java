@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.LockException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.ConnectFailures;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import java.time.Duration;
@@ -31,6 +32,12 @@ final class RedisErrors {
         Throwable e = unwrap(error);
         if (e instanceof LockException) {
             return (LockException) e;
+        }
+        String cause = "connect".equals(operation) ? ConnectFailures.describe(e) : null;
+        if (cause != null) {
+            // The driver's "Unable to connect" hides the reason causes deep: name it at the top.
+            return new LockUnavailableException(String.format("cannot connect to redis at %s: %s", address,
+                    cause), e);
         }
         if (e instanceof RedisCommandTimeoutException || e instanceof TimeoutException) {
             return new LockUnavailableException(String.format("redis at %s did not answer %s within %s", address,

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
@@ -44,8 +45,12 @@ final class RedisFairLockOps implements RemoteLockOps {
     private final FairHeads heads;
     private final Withdrawals withdrawals;
 
+    /** The client's name, recorded with each hold. */
+    private final String clientName;
+
     RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
-                     long heartbeatMillis, Withdrawals withdrawals) {
+                     long heartbeatMillis, Withdrawals withdrawals, String clientName) {
+        this.clientName = clientName;
         this.localOwners = clientId + ":";
         this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
         this.executor = executor;
@@ -151,7 +156,7 @@ final class RedisFairLockOps implements RemoteLockOps {
         heads.asking(owner, sentAt);
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
-                keys.channel, request.attemptId()).thenApply(reply -> {
+                keys.channel, request.attemptId(), clientName).thenApply(reply -> {
                     if (reply > 0) {
                         heads.done(owner);
                         return Attempt.granted(new Grant(request, reply, sentAt, null));
@@ -235,7 +240,7 @@ final class RedisFairLockOps implements RemoteLockOps {
                 args[2 * i] = member(batch.get(i));
                 args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
             }
-            // Same check as the write hold's renewal: the exact owner|token string, then PEXPIRE.
+            // Same check as the write hold's renewal: owner|token at the start of the first line, then PEXPIRE.
             batches.add(executor.<List<Object>>run(ReadWriteLockScripts.RENEW_WRITE, ScriptOutputType.MULTI, keys,
                     args).thenApply(reply -> {
                         Set<Grant> lost = new HashSet<>();
@@ -257,6 +262,12 @@ final class RedisFairLockOps implements RemoteLockOps {
     @Override
     public boolean fair() {
         return true;
+    }
+
+    /** Who holds it: the hold with its client-name and start lines ({@link RedisReadWriteLockOps#holder}). */
+    @Override
+    public CompletableFuture<LockHolder> holder(String name) {
+        return RedisReadWriteLockOps.holder(executor, keys(name).owner);
     }
 
     @Override

@@ -235,7 +235,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     @Override
     public io.latchkey.FencedStore fencedStore(String lockName) {
         checkOpen();
-        checkName(lockName);
+        checkNotReserved(checkName(lockName), "fencedStore");
         return new io.latchkey.core.EngineFencedStore(backendName(), lockName, wiring.fencedStoreOps,
                 options().operationTimeout());
     }
@@ -297,6 +297,17 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
     }
 
     private static final Duration MAX_SPIN_BACKOFF = Duration.ofDays(1);
+
+    /**
+     * Refuses names whose keys would be keys this backend keeps for itself or for another name: a lock key
+     * containing {@code :latchkey:} or ending with {@code latchkey:tokens}, or of the form
+     * {@code <namespace>{<namespace + other name>}} for a primitive other than a plain lock (see
+     * {@code ReservedNames}).
+     */
+    @Override
+    protected void checkNotReserved(String name, String primitive) {
+        ReservedNames.check(options().namespace(), name, !primitive.equals("lock"));
+    }
 
     /**
      * A read-write lock with or without writer preference. {@link #readWriteLock(String)} is

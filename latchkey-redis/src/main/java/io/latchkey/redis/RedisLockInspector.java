@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.lettuce.core.KeyScanArgs;
@@ -7,6 +8,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -81,14 +83,19 @@ final class RedisLockInspector {
             Map<String, String> holders = await(fields.get(i), "HGETALL");
             long pttl = await(ttls.get(i), "PTTL");
             String token = holders.get(LockKeys.TOKEN_FIELD);
+            String client = holders.getOrDefault("latchkey:client", LockHolder.UNKNOWN_CLIENT);
+            OptionalLong since = parseToken(holders.get("latchkey:since"));
             for (Map.Entry<String, String> holder : holders.entrySet()) {
+                // the hold's own fields (token, client, since, …) all start with "latchkey:"
                 int count = holder.getKey().startsWith("latchkey:") ? -1 : parseCount(holder.getValue());
                 if (count <= 0) {
                     continue;
                 }
                 into.add(new LockInfo(names.get(i), holder.getKey(), count,
                         parseToken(token),
-                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty()));
+                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty())
+                        .withHolder(client, since.isPresent()
+                                ? Optional.of(Instant.ofEpochMilli(since.getAsLong())) : Optional.empty()));
             }
         }
     }

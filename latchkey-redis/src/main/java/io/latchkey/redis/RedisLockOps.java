@@ -1,15 +1,21 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,9 +40,12 @@ final class RedisLockOps implements RemoteLockOps {
     private final PubSubChannels channels;
     private final KeyCache<LockKeys> keyCache;
     private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
+    /** The client's name, recorded with each hold ({@link LockScripts#SET_HOLDER}). */
+    private final String clientName;
 
-    RedisLockOps(String namespace, ScriptExecutor executor, PubSubChannels channels) {
+    RedisLockOps(String namespace, ScriptExecutor executor, PubSubChannels channels, String clientName) {
         this.namespace = namespace;
+        this.clientName = clientName;
         this.keyCache = new KeyCache<>(name -> new LockKeys(namespace, name, executor.cluster()));
         this.executor = executor;
         this.channels = channels;
@@ -103,7 +112,7 @@ final class RedisLockOps implements RemoteLockOps {
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
     CompletableFuture<Long> attempt(LockKeys keys, AcquireRequest request) {
         return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquireKeys,
-                Long.toString(request.leaseMillis()), request.ownerId(), request.attemptId());
+                Long.toString(request.leaseMillis()), request.ownerId(), request.attemptId(), clientName);
     }
 
     /** Deletes the hold the request's attempt made, if it is still that one ({@link LockScripts#CLEAN_UP}). */
@@ -186,32 +195,40 @@ final class RedisLockOps implements RemoteLockOps {
         long sentAt = request.time().nanoTime();
         return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
-                Long.toString(request.leaseMillis()), request.attemptId())
+                Long.toString(request.leaseMillis()), request.attemptId(), clientName)
                 .thenApply(token -> token > 0 ? new Grant(request, token, sentAt, null) : null);
     }
 
-    /**
-     * {@code "owner <id> (holds 1), token 1764000000000017, expires in 2300 ms"}: the token of the hold (none for a
-     * Redisson holder, which has no token).
-     */
+    /** Who holds it: one read-only script ({@link LockScripts#HOLDER}); Redis does not know who waits. */
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
+    public CompletableFuture<LockHolder> holder(String name) {
         LockKeys keys = keys(name);
-        return executor.<List<Object>>run(LockScripts.DESCRIBE, ScriptOutputType.MULTI,
-                new String[] {keys.lockKey})
-                .thenApply(r -> {
-                    if (r == null || r.size() < 4) {
-                        return null;
-                    }
-                    StringBuilder sb = new StringBuilder("owner ").append(r.get(0)).append(" (holds ")
-                            .append(r.get(1)).append(')');
-                    if (r.get(3) != null && !String.valueOf(r.get(3)).isEmpty()) {
-                        sb.append(", token ").append(r.get(3));
-                    }
-                    long pttl = r.get(2) instanceof Long ? (Long) r.get(2) : -1;
-                    sb.append(pttl >= 0 ? ", expires in " + pttl + " ms" : ", no expiry");
-                    return sb.toString();
-                });
+        return executor.<List<Object>>run(LockScripts.HOLDER, ScriptOutputType.MULTI, new String[] {keys.lockKey})
+                .thenApply(RedisLockOps::holder);
+    }
+
+    /** A {@link LockScripts#HOLDER} reply as a holder; {@code null} for an empty reply (free). */
+    static LockHolder holder(List<Object> r) {
+        if (r == null || r.size() < 6) {
+            return null;
+        }
+        String token = text(r.get(3));
+        String client = text(r.get(4));
+        String since = text(r.get(5));
+        long pttl = r.get(2) instanceof Long ? (Long) r.get(2) : -1;
+        return new LockHolder(text(r.get(0)), client.isEmpty() ? LockHolder.UNKNOWN_CLIENT : client,
+                since.matches("[0-9]{1,18}") ? Optional.of(Instant.ofEpochMilli(Long.parseLong(since)))
+                        : Optional.empty(),
+                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
+                token.matches("[0-9]{1,18}") ? OptionalLong.of(Long.parseLong(token)) : OptionalLong.empty(),
+                OptionalInt.empty());
+    }
+
+    private static String text(Object o) {
+        if (o instanceof byte[]) {
+            return new String((byte[]) o, java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return o == null ? "" : o.toString();
     }
 
     @Override

@@ -6,10 +6,16 @@ import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.redis.LockScripts.Script;
 import io.lettuce.core.ScriptOutputType;
+import io.latchkey.LockHolder;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * keys (see {@link ReadWriteLockScripts}). All keys of a name share the hash tag of {@link SyncKeys#base}:
  *
  * <ul>
- *   <li>{@code …:rw:write} — the write hold, string {@code owner|token}, PEXPIRE lease;</li>
+ *   <li>{@code …:rw:write} — the write hold, string {@code owner|token|attempt id}, then a line with the client's
+ *   name and one with the hold's start (see {@link ReadWriteLockScripts}), PEXPIRE lease;</li>
  *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
  *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
@@ -46,6 +53,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     private final long heartbeatMillis;
     private final KeyCache<Keys> keyCache;
     private final Withdrawals withdrawals;
+    /** The client's name, recorded with each write hold. */
+    private final String clientName;
 
     /**
      * @param writerPreference whether waiting writers hold back new readers (writers register an intent, readers
@@ -54,7 +63,9 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
      *        again at least every third of it
      */
     RedisReadWriteLockOps(boolean read, boolean writerPreference, ScriptExecutor executor, PubSubChannels channels,
-                          long heartbeatMillis, KeyCache<Keys> sharedKeyCache, Withdrawals withdrawals) {
+                          long heartbeatMillis, KeyCache<Keys> sharedKeyCache, Withdrawals withdrawals,
+                          String clientName) {
+        this.clientName = clientName;
         this.read = read;
         this.writerPreference = writerPreference;
         this.executor = executor;
@@ -142,7 +153,7 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                         request.ownerId(), lease, writerPreference ? "1" : "0")
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
-                        request.attemptId());
+                        request.attemptId(), clientName);
         return reply.thenApply(r -> {
             if (r > 0) {
                 return Attempt.granted(new Grant(request, r, sentAt, null));
@@ -231,6 +242,43 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         Script script = read ? ReadWriteLockScripts.RENEW_READ : ReadWriteLockScripts.RENEW_WRITE;
         return executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
                 .thenApply(reply -> RenewBatches.lost(reply, batch));
+    }
+
+    /** The write half: who holds the write lock; the read half cannot tell (read holds name no client). */
+    @Override
+    public CompletableFuture<LockHolder> holder(String name) {
+        return read ? RemoteLockOps.super.holder(name) : holder(executor, keys(name).write);
+    }
+
+    /**
+     * Who holds it: the hold's first line {@code owner|token|attempt id} with its client-name and start lines (one
+     * read-only script, {@link ReadWriteLockScripts#HOLD}); a hold of an earlier version ({@code owner|token}) names
+     * no client. Redis does not count waiters.
+     */
+    static CompletableFuture<LockHolder> holder(ScriptExecutor executor, String key) {
+        return executor.<List<Object>>run(ReadWriteLockScripts.HOLD, ScriptOutputType.MULTI, new String[] {key})
+                .thenApply(r -> {
+                    if (r == null || r.size() < 2 || !(r.get(0) instanceof String) && !(r.get(0) instanceof byte[])) {
+                        return null;
+                    }
+                    Object v = r.get(0);
+                    String value = v instanceof byte[] ? new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8)
+                            : (String) v;
+                    String[] lines = value.split("\n", 3);
+                    int bar = lines[0].indexOf('|');
+                    String owner = bar < 0 ? lines[0] : lines[0].substring(0, bar);
+                    int end = bar < 0 ? -1 : lines[0].indexOf('|', bar + 1);
+                    String tokenText = bar < 0 ? "" : lines[0].substring(bar + 1, end < 0 ? lines[0].length() : end);
+                    OptionalLong token = tokenText.matches("[0-9]{1,18}")
+                            ? OptionalLong.of(Long.parseLong(tokenText)) : OptionalLong.empty();
+                    String client = lines.length > 1 && !lines[1].isEmpty() ? lines[1] : LockHolder.UNKNOWN_CLIENT;
+                    Optional<Instant> since = lines.length > 2 && lines[2].matches("[0-9]{1,18}")
+                            ? Optional.of(Instant.ofEpochMilli(Long.parseLong(lines[2]))) : Optional.empty();
+                    long pttl = r.get(1) instanceof Long ? (Long) r.get(1) : -1;
+                    return new LockHolder(owner, client, since,
+                            pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), token,
+                            OptionalInt.empty());
+                });
     }
 
     @Override

@@ -112,8 +112,8 @@ final class RedisReplicaAckedLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
-        return delegate.describeHolder(name);
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        return delegate.holder(name);
     }
 
     @Override

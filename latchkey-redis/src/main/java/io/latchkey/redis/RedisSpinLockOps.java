@@ -119,8 +119,8 @@ final class RedisSpinLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
-        return lockOps.describeHolder(name);
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        return lockOps.holder(name);
     }
 
     @Override

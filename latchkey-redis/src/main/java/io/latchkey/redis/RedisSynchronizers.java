@@ -51,19 +51,19 @@ final class RedisSynchronizers {
                         executor.cluster()));
         Withdrawals withdrawals = new Withdrawals(executor.scheduler());
         this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals);
+                withdrawals, options.clientName());
         this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals);
+                withdrawals, options.clientName());
         this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals);
+                rwKeys, withdrawals, options.clientName());
         this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals);
+                rwKeys, withdrawals, options.clientName());
         long recheck = Math.max(1, heartbeatMillis / 3);
         this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), clientId, executor, channels, recheck);
         this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);
         this.latchOps = new RedisCountDownLatchOps(options.namespace(), executor, channels, recheck);
         this.fairOps = new RedisFairLockOps(options.namespace(), clientId, executor, channels, heartbeatMillis,
-                withdrawals);
+                withdrawals, options.clientName());
     }
 
     RedisFairLockOps fairOps() {

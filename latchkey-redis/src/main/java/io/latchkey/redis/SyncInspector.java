@@ -227,8 +227,14 @@ final class SyncInspector {
         }
     }
 
-    /** A row of a hold stored as {@code owner|token}, or {@code owner|token|attempt id} (a fair lock's, a writer's). */
-    private static LockInfo held(String name, String kind, String member, long pttlMillis, OptionalInt waiters) {
+    /**
+     * A row of a hold stored as {@code owner|token} (a read hold's member, or a fair or write hold written by an
+     * earlier version), or as a fair or write hold's value: {@code owner|token|attempt id}, a line with the client's
+     * name and one with its start (epoch ms, server time).
+     */
+    private static LockInfo held(String name, String kind, String value, long pttlMillis, OptionalInt waiters) {
+        String[] lines = value.split("\n", 3);
+        String member = lines[0];
         int bar = member.indexOf('|');
         String owner = bar < 0 ? member : member.substring(0, bar);
         OptionalLong token = OptionalLong.empty();
@@ -239,8 +245,13 @@ final class SyncInspector {
                 token = OptionalLong.of(t);
             }
         }
-        return new LockInfo(name, owner, 1, token,
+        LockInfo info = new LockInfo(name, owner, 1, token,
                 pttlMillis > 0 ? Optional.of(Duration.ofMillis(pttlMillis)) : Optional.empty(), waiters, kind, "");
+        if (lines.length < 2 || lines[1].isEmpty()) {
+            return info;
+        }
+        long since = lines.length > 2 ? parse(lines[2]) : -1;
+        return info.withHolder(lines[1], since > 0 ? Optional.of(java.time.Instant.ofEpochMilli(since)) : Optional.empty());
     }
 
     private static LockInfo unowned(String name, String kind, String detail) {

@@ -47,9 +47,10 @@ class RedisLockClientTest {
         DistributedLock lock = client.lock(name);
         lock.lock();
         try {
-            assertThat(redis.execute("HKEYS", name)).as("the owner's field, then the hold's token and attempt id")
+            assertThat(redis.execute("HKEYS", name))
+                    .as("the owner's field, the hold's token and attempt id, who holds it, since when")
                     .isEqualTo(List.of(client.clientId() + ":" + Thread.currentThread().getId(), LockKeys.TOKEN_FIELD,
-                            "latchkey:attempt"));
+                            "latchkey:attempt", "latchkey:client", "latchkey:since"));
             assertThat(lock.isLocked()).isTrue();
             assertThat(lock.fencingToken()).isNotEmpty();
             assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD))

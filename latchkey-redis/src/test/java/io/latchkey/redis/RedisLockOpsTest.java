@@ -197,7 +197,8 @@ class RedisLockOpsTest {
         Grant to = ops.handOff(from, req).get();
         assertThat(to.fencingToken()).isGreaterThan(from.fencingToken());
         assertThat(to.ownerId()).isEqualTo(next);
-        assertThat(redis.execute("HKEYS", name)).isEqualTo(List.of(next, LockKeys.TOKEN_FIELD, "latchkey:attempt"));
+        assertThat(redis.execute("HKEYS", name)).isEqualTo(
+                List.of(next, LockKeys.TOKEN_FIELD, "latchkey:attempt", "latchkey:client", "latchkey:since"));
         assertThat(redis.execute("HGET", name, "latchkey:attempt")).as("the receiving request's attempt")
                 .isEqualTo(req.attemptId());
         assertThat(redis.execute("HGET", name, LockKeys.TOKEN_FIELD)).isEqualTo(Long.toString(to.fencingToken()));
@@ -207,15 +208,33 @@ class RedisLockOpsTest {
     }
 
     @Test
-    void describeHolderNamesOwnerTokenAndExpiry() throws Exception {
-        String name = uniqueName("describe");
-        assertThat(ops.describeHolder(name).get()).isNull();
+    void holderNamesOwnerClientTokenAndExpiryInOneScript() throws Exception {
+        String name = uniqueName("holder");
+        assertThat(ops.holder(name).get()).isNull();
         String owner = owner();
         Grant g = acquireNow(ops, name, owner, 10_000);
-        assertThat(ops.describeHolder(name).get())
-                .startsWith("owner " + owner + " (holds 1), token " + g.fencingToken() + ", expires in ");
+        io.latchkey.LockHolder h = ops.holder(name).get();
+        assertThat(h.owner()).isEqualTo(owner);
+        assertThat(h.clientName()).isEqualTo(io.latchkey.ClientOptions.defaults().clientName());
+        assertThat(h.fencingToken()).hasValue(g.fencingToken());
+        assertThat(h.leaseLeft()).hasValueSatisfying(left -> assertThat(left.toMillis()).isBetween(1L, 10_000L));
+        assertThat(h.heldSince()).isPresent();
+        assertThat(h.waiters()).isEmpty();
         ops.release(g).get();
-        assertThat(ops.describeHolder(name).get()).isNull();
+        assertThat(ops.holder(name).get()).isNull();
+    }
+
+    @Test
+    void holderOfARedissonStyleHoldHasNoClientNameOrToken() throws Exception {
+        String name = uniqueName("holder-redisson");
+        redis.execute("HSET", name, "1b2c-uuid:7", "1");
+        redis.execute("PEXPIRE", name, "10000");
+        io.latchkey.LockHolder h = ops.holder(name).get();
+        assertThat(h.owner()).isEqualTo("1b2c-uuid:7");
+        assertThat(h.clientName()).isEqualTo(io.latchkey.LockHolder.UNKNOWN_CLIENT);
+        assertThat(h.fencingToken()).isEmpty();
+        assertThat(h.heldSince()).isEmpty();
+        redis.execute("DEL", name);
     }
 
     @Test
@@ -290,5 +309,48 @@ class RedisLockOpsTest {
         org.awaitility.Awaitility.await().until(() -> client.subscriptions().size() == 0);
         assertThat(ops.release(held).get()).isTrue();
         assertThat(ops.isLocked(name).get()).as("nothing left behind").isFalse();
+    }
+
+    /**
+     * A fair or write hold is {@code owner|token|attempt id}, the client's name and the start, one line each: every
+     * script reads the first line (renewal, clean-up by attempt id, holder, release), and a hold written by an
+     * earlier version ({@code owner|token} alone) still renews, reports its holder and releases.
+     */
+    @Test
+    void fairAndWriteHoldsKeepAttemptAndHolderLinesAndAcceptTheEarlierForm() throws Exception {
+        RedisFairLockOps fair = client.synchronizers().fairOps();
+        RedisReadWriteLockOps write = client.synchronizers().writeOps();
+        for (RemoteLockOps lockOps : List.<RemoteLockOps>of(fair, write)) {
+            String name = uniqueName("hold-value");
+            String key = lockOps == fair ? fair.keys(name).owner : write.keys(name).write;
+            String owner = owner();
+            AcquireRequest req = request(name, owner, 10_000, Duration.ZERO);
+            Grant grant = lockOps.tryAcquire(req, null).get(5, TimeUnit.SECONDS).grant();
+            String[] lines = ((String) redis.execute("GET", key)).split("\n", -1);
+            assertThat(lines).as("%s: owner|token|attempt id, client name, since", lockOps).hasSize(3);
+            assertThat(lines[0]).isEqualTo(owner + "|" + grant.fencingToken() + "|" + req.attemptId());
+            assertThat(lines[1]).isEqualTo(client.options().clientName());
+            assertThat(Long.parseLong(lines[2])).as("since, server time in epoch ms")
+                    .isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(60_000L));
+            io.latchkey.LockHolder holder = lockOps.holder(name).get(5, TimeUnit.SECONDS);
+            assertThat(holder.owner()).isEqualTo(owner);
+            assertThat(holder.clientName()).isEqualTo(client.options().clientName());
+            assertThat(holder.fencingToken()).hasValue(grant.fencingToken());
+            assertThat(holder.heldSince()).isPresent();
+            assertThat(lockOps.renew(List.of(grant)).get(5, TimeUnit.SECONDS)).as("renews").isEmpty();
+            assertThat(lockOps.cleanUpAttempt(request(name, owner, 10_000, Duration.ZERO)).get(5, TimeUnit.SECONDS))
+                    .as("another attempt's clean-up").isFalse();
+            assertThat(lockOps.release(grant).get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(redis.execute("EXISTS", key)).isEqualTo(0L);
+
+            // A hold as the previous release wrote it.
+            Grant old = lockOps.tryAcquire(request(name, owner, 10_000, Duration.ZERO), null)
+                    .get(5, TimeUnit.SECONDS).grant();
+            redis.execute("SET", key, owner + "|" + old.fencingToken(), "PX", "10000");
+            assertThat(lockOps.holder(name).get(5, TimeUnit.SECONDS).fencingToken()).hasValue(old.fencingToken());
+            assertThat(lockOps.renew(List.of(old)).get(5, TimeUnit.SECONDS)).as("the earlier form renews").isEmpty();
+            assertThat(lockOps.release(old).get(5, TimeUnit.SECONDS)).as("and releases").isTrue();
+            assertThat(redis.execute("EXISTS", key)).isEqualTo(0L);
+        }
     }
 }

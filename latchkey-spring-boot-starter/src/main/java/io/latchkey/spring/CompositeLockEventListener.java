@@ -8,8 +8,12 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Sends each event to every {@link LockEventListener} bean; one that throws does not keep it from the others. */
-final class CompositeLockEventListener implements LockEventListener {
+/**
+ * Sends each event to every {@link LockEventListener} bean; one that throws does not keep it from the others. It
+ * forwards {@code timedOutHeldBy} only if one of them overrides it, so that a timed-out wait asks for the holder only
+ * when someone listens.
+ */
+class CompositeLockEventListener implements LockEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompositeLockEventListener.class);
 
@@ -23,7 +27,33 @@ final class CompositeLockEventListener implements LockEventListener {
         if (listeners.isEmpty()) {
             return LockEventListener.NONE;
         }
-        return listeners.size() == 1 ? listeners.get(0) : new CompositeLockEventListener(listeners);
+        if (listeners.size() == 1) {
+            return listeners.get(0);
+        }
+        return listeners.stream().anyMatch(CompositeLockEventListener::wantsHolder)
+                ? new WithHolder(listeners) : new CompositeLockEventListener(listeners);
+    }
+
+    private static boolean wantsHolder(LockEventListener l) {
+        try {
+            return l.getClass().getMethod("timedOutHeldBy", String.class, Duration.class, io.latchkey.LockHolder.class)
+                    .getDeclaringClass() != LockEventListener.class;
+        } catch (NoSuchMethodException | SecurityException e) {
+            return true;
+        }
+    }
+
+    /** The composite of listeners of which one at least wants to know who held a lock after a timed-out wait. */
+    private static final class WithHolder extends CompositeLockEventListener {
+
+        private WithHolder(List<LockEventListener> listeners) {
+            super(listeners);
+        }
+
+        @Override
+        public void timedOutHeldBy(String lockName, Duration waited, io.latchkey.LockHolder holder) {
+            each(l -> l.timedOutHeldBy(lockName, waited, holder));
+        }
     }
 
     @Override
@@ -93,7 +123,7 @@ final class CompositeLockEventListener implements LockEventListener {
             }
             bound.add(b != null ? b : listener);
         }
-        return new CompositeLockEventListener(bound);
+        return of(bound);
     }
 
     @Override
@@ -111,7 +141,7 @@ final class CompositeLockEventListener implements LockEventListener {
         }
     }
 
-    private void each(Consumer<LockEventListener> event) {
+    final void each(Consumer<LockEventListener> event) {
         for (LockEventListener listener : listeners) {
             try {
                 event.accept(listener);

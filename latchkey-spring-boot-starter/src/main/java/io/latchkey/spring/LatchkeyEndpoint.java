@@ -66,6 +66,8 @@ public class LatchkeyEndpoint {
         row.put("name", info.name());
         row.put("kind", info.kind());
         row.put("owner", info.owner());
+        row.put("clientName", info.clientName());
+        row.put("heldSince", info.heldSince().map(Object::toString).orElse(null));
         row.put("holdCount", info.holdCount());
         row.put("fencingToken", info.fencingToken().isPresent() ? info.fencingToken().getAsLong() : null);
         row.put("remainingLeaseMillis", info.remainingLease().map(d -> d.toMillis()).orElse(null));

@@ -30,6 +30,9 @@ public class LatchkeyProperties {
     /** Prefix of every key, path or row the client creates. */
     private String namespace = "";
 
+    /** The name recorded with each hold; {@code null}: the default, {@code host:pid}. */
+    private String clientName;
+
     private final Jdbc jdbc = new Jdbc();
     private final LockedAnnotation locked = new LockedAnnotation();
     private final Metrics metrics = new Metrics();
@@ -107,6 +110,27 @@ public class LatchkeyProperties {
         this.namespace = value;
     }
 
+    /**
+     * {@return {@code latchkey.client-name}: the name this client records with each hold, shown by {@code holder()},
+     * {@code latchkey inspect} and the actuator endpoint; {@code null} (the default) means {@code host:pid}}
+     */
+    public String getClientName() {
+        return clientName;
+    }
+
+    /**
+     * Sets {@code latchkey.client-name}.
+     *
+     * @param clientName 1 to 128 characters without control characters, or {@code null} for {@code host:pid}
+     * @throws IllegalArgumentException if it is empty, too long, has control characters or is not well-formed
+     */
+    public void setClientName(String clientName) {
+        if (clientName != null) {
+            ClientOptions.builder().clientName(clientName);
+        }
+        this.clientName = clientName;
+    }
+
     /** {@return the {@code latchkey.jdbc.*} properties} */
     public Jdbc getJdbc() {
         return jdbc;
@@ -138,13 +162,13 @@ public class LatchkeyProperties {
      * parallel, so the hook would close it under them).
      */
     ClientOptions toClientOptions(LockEventListener listener) {
-        return ClientOptions.builder()
+        ClientOptions.Builder b = ClientOptions.builder()
                 .watchdogTimeout(watchdogTimeout)
                 .operationTimeout(operationTimeout)
                 .namespace(namespace)
                 .eventListener(listener)
-                .closeOnShutdown(false)
-                .build();
+                .closeOnShutdown(false);
+        return (clientName == null ? b : b.clientName(clientName)).build();
     }
 
     /** {@code latchkey.jdbc.*}: used when the client is built on the application's DataSource. */

@@ -182,10 +182,23 @@ final class LockedMethodInterceptor implements MethodInterceptor {
                     Duration.ofNanos(System.nanoTime() - start), e);
         }
         if (acquired.isEmpty()) {
-            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
-                    Duration.ofNanos(System.nanoTime() - start), null);
+            Duration waited = Duration.ofNanos(System.nanoTime() - start);
+            throw new LockNotAcquiredException(lock.name(), operation.waitTime, waited, null, holderOf(lock));
         }
         return acquired.get();
+    }
+
+    /**
+     * Who holds {@code lock}, for the message of a wait that ran out: one query, bounded by the operation timeout,
+     * on the failure path only; {@code null} if the lock is free by now or the backend cannot tell or answer.
+     */
+    private static io.latchkey.LockHolder holderOf(DistributedLock lock) {
+        try {
+            return lock.holder().orElse(null);
+        } catch (RuntimeException e) {
+            LOG.debug("could not ask who holds lock '{}'", lock.name(), e);
+            return null;
+        }
     }
 
     /**

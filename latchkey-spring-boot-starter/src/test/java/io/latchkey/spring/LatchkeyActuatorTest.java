@@ -43,6 +43,8 @@ class LatchkeyActuatorTest {
                         .containsEntry("holdCount", 1);
                 assertThat(orders.get(0).get("owner").toString()).startsWith(client.clientId());
                 assertThat(orders.get(0).get("fencingToken")).isEqualTo(order.fencingToken().getAsLong());
+                assertThat(orders.get(0).get("clientName")).isEqualTo(io.latchkey.ClientOptions.defaults().clientName());
+                assertThat(orders.get(0).get("heldSince")).isNotNull();
             } finally {
                 order.unlock();
                 report.unlock();

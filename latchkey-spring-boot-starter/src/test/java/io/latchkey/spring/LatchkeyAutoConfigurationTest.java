@@ -46,11 +46,13 @@ class LatchkeyAutoConfigurationTest {
     @Test
     void propertiesReachTheClientOptions() {
         runner.withPropertyValues("latchkey.uri=" + memUri(), "latchkey.watchdog-timeout=3s",
-                "latchkey.operation-timeout=750ms", "latchkey.namespace=orders:").run(context -> {
+                "latchkey.operation-timeout=750ms", "latchkey.namespace=orders:", "latchkey.client-name=billing-7")
+                .run(context -> {
             ClientOptions options = ((MemLockClient) context.getBean(LockClient.class)).options();
             assertThat(options.watchdogTimeout()).isEqualTo(Duration.ofSeconds(3));
             assertThat(options.operationTimeout()).isEqualTo(Duration.ofMillis(750));
             assertThat(options.namespace()).isEqualTo("orders:");
+            assertThat(options.clientName()).isEqualTo("billing-7");
         });
     }
 

@@ -98,8 +98,11 @@ class LockedTest {
                         assertThat(e.lockName()).isEqualTo("order:7");
                         assertThat(e.waitTime()).isEqualTo(Duration.ofMillis(100));
                         assertThat(e.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(90));
+                        assertThat(e.holder()).as("who held it").isPresent();
                     })
-                    .hasMessageStartingWith("lock 'order:7' not acquired within PT0.1S (waited ");
+                    .hasMessageStartingWith("lock 'order:7' not acquired within PT0.1S (waited ")
+                    .hasMessageContaining(": held by " + io.latchkey.ClientOptions.defaults().clientName() + " since ")
+                    .hasMessageContaining(", token ");
             assertThatThrownBy(() -> service.shipNow(7)).isInstanceOf(LockNotAcquiredException.class)
                     .hasMessageContaining("within PT0S");
             assertThat(service.shipNow(8)).isEqualTo("shipped 8");

@@ -34,6 +34,11 @@ public abstract class MultiProcessTck extends TckBase {
             Thread.sleep(watchdogTimeout().toMillis() * 3 / 2);
             assertThat(lock.isLocked()).isTrue();
             assertThat(lock.tryLock()).isFalse();
+            assertThat(lock.holder()).as("the other process's hold, named host:pid by default").hasValueSatisfying(
+                    h -> {
+                        assertThat(h.clientName()).endsWith(":" + holder.pid());
+                        assertThat(h.fencingToken()).hasValue(childToken);
+                    });
 
             holder.kill();
             long killedAt = System.nanoTime();

@@ -1,6 +1,7 @@
 package io.latchkey.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.Capability;
@@ -58,6 +59,36 @@ public abstract class PermitExpirableSemaphoreTck extends TckBase {
         assertThat(semaphore.availablePermits()).isZero();
         holder.close();
         assertThat(semaphore.availablePermits()).as("released on close, not after its lease").isEqualTo(1);
+    }
+
+    @Test
+    void watchdogRenewedPermitsOnEveryBackendButMem() throws Exception {
+        PermitExpirableSemaphore semaphore = client().permitExpirableSemaphore(newName());
+        assertThat(semaphore.trySetPermits(1)).isTrue();
+        if (backendName().equals("mem")) {
+            assertThatThrownBy(semaphore::acquire).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("mem");
+            return;
+        }
+        String id = semaphore.acquire();
+        assertThat(semaphore.availablePermits()).isZero();
+        assertThat(semaphore.tryAcquire(Duration.ZERO)).isEmpty();
+        assertThat(semaphore.release(id)).isTrue();
+        String again = semaphore.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(semaphore.release(again)).isTrue();
+        assertThat(semaphore.availablePermits()).isEqualTo(1);
+    }
+
+    @Test
+    void permitCountsSaturateAndMayGoBelowZero() throws Exception {
+        PermitExpirableSemaphore semaphore = client().permitExpirableSemaphore(newName());
+        semaphore.addPermits(-3);
+        assertThat(semaphore.availablePermits()).isEqualTo(-3);
+        assertThat(semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30))).isEmpty();
+        PermitExpirableSemaphore full = client().permitExpirableSemaphore(newName());
+        assertThat(full.trySetPermits(Integer.MAX_VALUE)).isTrue();
+        full.addPermits(10);
+        assertThat(full.availablePermits()).isEqualTo(Integer.MAX_VALUE);
     }
 
     @Test

@@ -6,15 +6,19 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
+import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
+import io.latchkey.PermitExpirableSemaphore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
@@ -101,13 +105,9 @@ public abstract class ValidationTck extends TckBase {
         assertRejected(() -> lock.lock(Duration.ZERO), "leaseTime");
         assertRejected(() -> lock.lock(negative), "leaseTime");
         assertRejected(() -> lock.tryLock(Duration.ofSeconds(1), Duration.ZERO), "leaseTime");
-        assertRejected(() -> lock.tryLock(negative, Duration.ofSeconds(1)), "waitTime");
         assertRejected(() -> lock.acquire(Duration.ZERO), "leaseTime");
         assertRejected(() -> lock.acquire(negative), "leaseTime");
-        assertRejected(() -> lock.tryAcquire(negative), "waitTime");
         assertRejected(() -> lock.tryAcquire(Duration.ZERO, negative), "leaseTime");
-        assertRejected(() -> lock.tryAcquire(negative, Duration.ofSeconds(1)), "waitTime");
-        assertRejected(() -> lock.tryAcquireAsync(negative, null).get(5, TimeUnit.SECONDS), "waitTime");
         assertRejected(() -> lock.tryAcquireAsync(Duration.ZERO, Duration.ZERO).get(5, TimeUnit.SECONDS),
                 "leaseTime");
         assertThat(lock.isLocked()).as("a rejected call took the lock").isFalse();
@@ -129,6 +129,222 @@ public abstract class ValidationTck extends TckBase {
         } finally {
             other.unlock();
         }
+    }
+
+    @Test
+    void negativeWaitsTryOnceOnEveryTimedMethodLikeJavaUtilConcurrent() throws Exception {
+        // The JDK treats a negative timeout as zero everywhere (Lock.tryLock, Semaphore.tryAcquire, await).
+        Duration negative = Duration.ofSeconds(-1);
+        Duration mostNegative = Duration.ofSeconds(Long.MIN_VALUE);
+        DistributedLock lock = client().lock(newName());
+        assertThat(lock.tryLock(negative, Duration.ofSeconds(30))).isTrue();
+        lock.unlock();
+        lock.tryAcquire(negative).orElseThrow().release();
+        lock.tryAcquire(mostNegative, Duration.ofSeconds(30)).orElseThrow().release();
+        lock.tryAcquireAsync(negative, null).get(5, TimeUnit.SECONDS).orElseThrow().release();
+        client().leaderElection(newName()).tryAwaitLeadership(negative).orElseThrow().close();
+        DistributedLock other = openClient(options()).lock(lock.name());
+        other.lock();
+        try {
+            long start = System.nanoTime();
+            assertThat(lock.tryLock(negative, Duration.ofSeconds(30))).isFalse();
+            assertThat(lock.tryAcquire(negative)).isEmpty();
+            assertThat(lock.tryAcquire(mostNegative, Duration.ofSeconds(30))).isEmpty();
+            assertThat(lock.tryAcquireAsync(negative, null).get(5, TimeUnit.SECONDS)).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2).plus(slack()));
+        } finally {
+            other.unlock();
+        }
+        Set<Capability> capabilities = client().capabilities();
+        if (capabilities.contains(Capability.SEMAPHORE)) {
+            DistributedSemaphore semaphore = client().semaphore(newName());
+            assertThat(semaphore.tryAcquire(1, negative)).isFalse();
+            assertThat(semaphore.tryAcquireAsync(1, negative).get(5, TimeUnit.SECONDS)).isFalse();
+            semaphore.addPermits(1);
+            assertThat(semaphore.tryAcquire(1, mostNegative)).isTrue();
+        }
+        if (capabilities.contains(Capability.PERMIT_EXPIRABLE_SEMAPHORE)) {
+            PermitExpirableSemaphore permits = client().permitExpirableSemaphore(newName());
+            assertThat(permits.tryAcquire(negative, Duration.ofSeconds(30))).isEmpty();
+            permits.addPermits(1);
+            assertThat(permits.release(permits.tryAcquire(negative, Duration.ofSeconds(30)).orElseThrow())).isTrue();
+        }
+        if (capabilities.contains(Capability.COUNT_DOWN_LATCH)) {
+            DistributedCountDownLatch latch = client().countDownLatch(newName());
+            assertThat(latch.await(negative)).as("an open latch").isTrue();
+            assertThat(latch.trySetCount(1)).isTrue();
+            assertThat(latch.await(negative)).isFalse();
+            assertThat(latch.await(mostNegative)).isFalse();
+        }
+    }
+
+    @Test
+    void leasesBeyondTheMaximumAreRejectedBeforeAnythingIsSentAndLongWaitsMeanForever() throws Exception {
+        DistributedLock lock = client().lock(newName());
+        for (Duration lease : List.of(Duration.ofSeconds(Long.MAX_VALUE), ClientOptions.MAX_LEASE_TIME.plusMillis(1),
+                java.time.temporal.ChronoUnit.FOREVER.getDuration())) {
+            assertRejected(() -> lock.lock(lease), "MAX_LEASE_TIME");
+            assertRejected(() -> lock.acquire(lease), "MAX_LEASE_TIME");
+            assertRejected(() -> lock.tryLock(Duration.ZERO, lease), "MAX_LEASE_TIME");
+            assertRejected(() -> lock.tryAcquire(Duration.ofSeconds(Long.MAX_VALUE), lease), "MAX_LEASE_TIME");
+            assertRejected(() -> lock.tryAcquireAsync(Duration.ZERO, lease).get(5, TimeUnit.SECONDS),
+                    "MAX_LEASE_TIME");
+            assertRejected(() -> ClientOptions.builder().watchdogTimeout(lease), "MAX_LEASE_TIME");
+            assertRejected(() -> ClientOptions.builder().operationTimeout(lease), "MAX_LEASE_TIME");
+            if (client().capabilities().contains(Capability.PERMIT_EXPIRABLE_SEMAPHORE)) {
+                PermitExpirableSemaphore permits = client().permitExpirableSemaphore(newName());
+                permits.addPermits(1);
+                assertRejected(() -> permits.acquire(lease), "MAX_LEASE_TIME");
+                assertRejected(() -> permits.tryAcquire(Duration.ZERO, lease), "MAX_LEASE_TIME");
+                String id = permits.acquire(Duration.ofSeconds(30));
+                assertRejected(() -> permits.updateLease(id, lease), "MAX_LEASE_TIME");
+                assertThat(permits.release(id)).isTrue();
+            }
+        }
+        assertThat(lock.isLocked()).as("a rejected call took the lock").isFalse();
+        // The maximum itself works on every backend, and so do waits too long to represent.
+        LockLease longest = lock.acquire(ClientOptions.MAX_LEASE_TIME);
+        assertThat(longest.isValid()).isTrue();
+        longest.release();
+        lock.tryAcquire(Duration.ofSeconds(Long.MAX_VALUE)).orElseThrow().release();
+        assertThat(lock.tryLock(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(30))).isTrue();
+        lock.unlock();
+        assertThat(lock.tryLock(Long.MAX_VALUE, TimeUnit.DAYS)).isTrue();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void namesThatAreNotWellFormedUtf16AreRejectedEverywhere() throws Exception {
+        LockClient c = client();
+        Set<Capability> capabilities = c.capabilities();
+        for (String bad : List.of("\uD800", "\uDBFF", "\uDC00", "a\uD83D", "\uDE00\uD83D", "x\uDFFFy")) {
+            assertRejected(() -> c.lock(bad), "UTF-16");
+            assertRejected(() -> c.leaderElection(bad), "UTF-16");
+            assertRejected(() -> c.leaderElection(newName(), bad), "UTF-16");
+            assertRejected(() -> ClientOptions.builder().namespace(bad), "UTF-16");
+            if (capabilities.contains(Capability.FENCED_STORE)) {
+                assertRejected(() -> c.fencedStore(bad), "UTF-16");
+                assertRejected(() -> c.fencedStore(newName()).get(bad), "UTF-16");
+            }
+            for (Map.Entry<Capability, Function<String, Object>> f : factories(c).entrySet()) {
+                if (capabilities.contains(f.getKey())) {
+                    assertRejected(() -> f.getValue().apply(bad), "UTF-16");
+                }
+            }
+        }
+        // "?" is what UTF-8 makes of a lone surrogate: an ordinary name, and a surrogate pair is fine.
+        String ns = newNamespace();
+        LockClient a = openClient(options().toBuilder().namespace(ns).build());
+        DistributedLock question = a.lock("?");
+        assertThat(question.tryLock()).isTrue();
+        try {
+            assertThat(a.lock("\uD83D\uDD12").tryLock()).isTrue();
+            a.lock("\uD83D\uDD12").unlock();
+        } finally {
+            question.unlock();
+        }
+    }
+
+    @Test
+    void namesNeverMapOntoKeysTheLibraryKeepsForItselfOrForOtherNames() throws Exception {
+        String ns = newNamespace();
+        LockClient a = openClient(options().toBuilder().namespace(ns).build());
+        LockClient b = openClient(options().toBuilder().namespace(ns).build());
+        LockClient sub = openClient(options().toBuilder().namespace(ns + "sub/").build());
+        // Each of these mapped onto a bookkeeping key of Redis (token counters, the per-name counter of the earlier
+        // layout, synchronizer and store keys). A backend may refuse them, naming the reserved form, or keep them
+        // apart; either way nothing else may be disturbed.
+        List<String> probes = List.of("latchkey:tokens", "sub/latchkey:tokens", "{x}:latchkey:tokens",
+                "{x}:latchkey:fence", "x:latchkey:fence", "{" + ns + "x}:latchkey:fence", "{x}:latchkey:semaphore",
+                "{x}:latchkey:store:k", "{x}:latchkey:rw:write", "{x}:latchkey:fair:queue");
+        DistributedLock x = b.lock("x");
+        DistributedLock y = sub.lock("y");
+        for (String probe : probes) {
+            Throwable refused = catchThrowable(() -> a.lock(probe));
+            if (refused != null) {
+                assertThat(refused).as("lock %s", probe).isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContaining("reserved");
+                continue;
+            }
+            DistributedLock held = a.lock(probe);
+            assertThat(held.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30))).as("lock %s", probe).isTrue();
+            try {
+                for (DistributedLock bystander : List.of(x, y)) {
+                    OptionalLong before = tokenOf(bystander);
+                    OptionalLong after = tokenOf(bystander);
+                    assertThat(after.getAsLong()).as("%s while %s is held", bystander.name(), probe)
+                            .isGreaterThan(before.getAsLong());
+                }
+            } finally {
+                held.unlock();
+            }
+        }
+        // An election's locks carry its name and the candidate id: refused at once, or working.
+        for (ThrowingCallable election : List.<ThrowingCallable>of(
+                () -> a.leaderElection("e:latchkey:x").tryAwaitLeadership(Duration.ZERO).orElseThrow().close(),
+                () -> a.leaderElection(newName(), "host:latchkey:1").tryAwaitLeadership(Duration.ZERO).orElseThrow()
+                        .close())) {
+            Throwable refused = catchThrowable(election);
+            if (refused != null) {
+                assertThat(refused).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            }
+        }
+        Set<Capability> capabilities = a.capabilities();
+        // "{<namespace>x}" has the hash tag Redis builds the keys of "x"'s synchronizers on.
+        if (capabilities.contains(Capability.SEMAPHORE)) {
+            String name = newName();
+            Throwable refused = catchThrowable(() -> a.semaphore("{" + ns + name + "}"));
+            if (refused != null) {
+                assertThat(refused).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            } else {
+                a.semaphore(name).addPermits(3);
+                assertThat(a.semaphore("{" + ns + name + "}").availablePermits()).isZero();
+            }
+        }
+        if (capabilities.contains(Capability.COUNT_DOWN_LATCH)) {
+            String name = newName();
+            Throwable refused = catchThrowable(() -> a.countDownLatch("{" + ns + name + "}"));
+            if (refused != null) {
+                assertThat(refused).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            } else {
+                assertThat(a.countDownLatch(name).trySetCount(2)).isTrue();
+                assertThat(a.countDownLatch("{" + ns + name + "}").getCount()).isZero();
+            }
+        }
+        if (capabilities.contains(Capability.FENCED_STORE)) {
+            String name = newName();
+            Throwable refused = catchThrowable(() -> a.fencedStore("{" + ns + name + "}"));
+            if (refused != null) {
+                assertThat(refused).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserved");
+            } else {
+                try (LockLease lease = a.lock(name).acquire()) {
+                    a.fencedStore(name).put(lease, "k", new byte[] {1});
+                }
+                assertThat(a.fencedStore("{" + ns + name + "}").get("k")).isEmpty();
+            }
+        }
+    }
+
+    private static OptionalLong tokenOf(DistributedLock lock) throws InterruptedException {
+        LockLease lease = lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow(
+                () -> new AssertionError(lock.name() + " could not be taken"));
+        try {
+            return OptionalLong.of(lease.fencingToken());
+        } finally {
+            lease.release();
+        }
+    }
+
+    private static Map<Capability, Function<String, Object>> factories(LockClient c) {
+        Map<Capability, Function<String, Object>> factories = new EnumMap<>(Capability.class);
+        factories.put(Capability.LOCK, c::lock);
+        factories.put(Capability.FAIR_LOCK, c::fairLock);
+        factories.put(Capability.READ_WRITE_LOCK, c::readWriteLock);
+        factories.put(Capability.SEMAPHORE, c::semaphore);
+        factories.put(Capability.PERMIT_EXPIRABLE_SEMAPHORE, c::permitExpirableSemaphore);
+        factories.put(Capability.COUNT_DOWN_LATCH, c::countDownLatch);
+        return factories;
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.ConnectFailures;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.Grant;
@@ -100,11 +101,14 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
-        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost);
+        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost,
+                options.clientName());
         this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
-                this::lost);
-        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost);
-        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost);
+                this::lost, options.clientName());
+        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost,
+                options.clientName());
+        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost,
+                options.clientName());
         this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
@@ -157,10 +161,24 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         CuratorFramework curator = builder.build();
         curator.start();
         try {
-            if (!curator.blockUntilConnected(opMillis, TimeUnit.MILLISECONDS)) {
-                closeAbandoned(curator);
-                throw new LockUnavailableException(String.format(
-                        "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(), opMillis));
+            // Curator retries a refused connect until the timeout: after a short first wait, a TCP connect to each
+            // server tells "nothing listens" from "slow", so that a wrong port fails at once and says so.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(opMillis);
+            int first = Math.min(opMillis, REFUSED_CHECK_AFTER_MILLIS);
+            if (!curator.blockUntilConnected(first, TimeUnit.MILLISECONDS)) {
+                if (ConnectFailures.refusedEverywhere(parsed.addresses(), Math.max(1, opMillis - first))) {
+                    closeAbandoned(curator);
+                    throw new LockUnavailableException(String.format(
+                            "cannot connect to ZooKeeper at %s: connection refused (nothing listens there)",
+                            parsed.hosts()));
+                }
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left <= 0 || !curator.blockUntilConnected((int) left, TimeUnit.MILLISECONDS)) {
+                    closeAbandoned(curator);
+                    throw new LockUnavailableException(String.format(
+                            "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(),
+                            opMillis));
+                }
             }
         } catch (InterruptedException e) {
             closeAbandoned(curator);
@@ -169,6 +187,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         }
         return new ZooKeeperLockClient(curator, true, options, acl);
     }
+
+    /** How long a connect waits before it checks whether anything listens at the servers' addresses. */
+    private static final int REFUSED_CHECK_AFTER_MILLIS = 250;
 
     /**
      * Closes a framework that never connected without making the caller wait: ZooKeeper's close sends a

@@ -8,6 +8,7 @@ import io.latchkey.zookeeper.internal.HeldNodes;
 import io.latchkey.zookeeper.internal.LockNodes;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkGrantState;
+import io.latchkey.zookeeper.internal.ZkHolders;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkLockOps;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +113,9 @@ final class ZooKeeperLockInspector {
             Optional<Duration> lease = sessionMs > 0 ? Optional.of(Duration.ofMillis(sessionMs)) : Optional.empty();
             result.add(new LockInfo(heldNames.get(i), owner(node, lines), 1, token, lease,
                     OptionalInt.of(waiters.get(i)), LockInfo.LOCK,
-                    sessionMs > 0 ? "lease: session timeout" : ""));
+                    sessionMs > 0 ? "lease: session timeout" : "")
+                    .withHolder(ZkHolders.clientName(lines),
+                            Optional.of(java.time.Instant.ofEpochMilli(node.stat.getMtime()))));
         }
         return result;
     }

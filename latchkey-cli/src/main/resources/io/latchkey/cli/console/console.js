@@ -75,7 +75,7 @@
       const kind = el('td');
       kind.appendChild(el('span', h.kind, 'kind'));
       tr.appendChild(kind);
-      ['owner', 'owner client', 'num token', 'since', 'num held', 'num lease', 'num waiters', 'muted detail']
+      ['owner', 'client', 'num token', 'since', 'num held', 'num lease', 'num waiters', 'muted detail']
         .forEach((cls) => tr.appendChild(el('td', null, cls)));
       const act = el('td');
       if (UNLOCKABLE.has(h.kind) && h.owner !== '-') {
@@ -149,7 +149,7 @@
     state.holds.slice().sort((a, b) => a.start - b.start).slice(0, 5).forEach((h) => {
       const li = el('li');
       li.appendChild(el('span', h.name, 'name'));
-      li.appendChild(el('span', ' — ' + duration(t - h.start) + ' by ' + holderText(h), 'muted'));
+      li.appendChild(el('span', ' — ' + duration(Math.max(0, t - h.start)) + ' by ' + (h.client || holderText(h)), 'muted'));
       longest.appendChild(li);
     });
     if (!longest.children.length) longest.appendChild(el('li', 'nothing held', 'muted'));
@@ -225,7 +225,7 @@
         const x2 = Math.max(x1 + 2, x(b.end === null ? t : b.end));
         const rect = svg('rect', {
           x: x1, y: y + 3, width: x2 - x1, height: rowH - 6, rx: 2,
-          fill: 'hsl(' + hue(clientOf(b.owner)) + ', 65%, ' + (b.end === null ? '45%' : '70%') + ')',
+          fill: 'hsl(' + hue(b.client || clientOf(b.owner)) + ', 65%, ' + (b.end === null ? '45%' : '70%') + ')',
           class: 'tl-bar ' + (b.end === null ? 'open' : 'ended ' + b.endReason)
         });
         rect.appendChild(svg('title', {}, b.name + '\nholder ' + holderText(b) + (b.client ? '\nclient ' + b.client : '')

@@ -1,6 +1,7 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.LockHolder;
 import io.latchkey.LockLease;
 import io.latchkey.core.RemoteLockOps;
 import java.time.Duration;
@@ -154,6 +155,11 @@ final class EngineLock implements DistributedLock {
     public boolean isLocked() {
         engine.checkOpen();
         return Boolean.TRUE.equals(engine.awaitRemote(LockEngine.callRemote(() -> ops().isLocked(name())), "isLocked", name()));
+    }
+
+    @Override
+    public Optional<LockHolder> holder() {
+        return engine.holder(ops(), name());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.LockEventListener;
+import io.latchkey.LockHolder;
 import io.latchkey.core.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
@@ -13,6 +14,8 @@ final class Events {
 
     private final LockEventListener listener;
 
+    private final boolean wantsHolder;
+
     Events(LockEventListener listener, String backendName) {
         LockEventListener bound = null;
         try {
@@ -22,6 +25,15 @@ final class Events {
                     backendName, e);
         }
         this.listener = bound != null ? bound : listener;
+        this.wantsHolder = overrides(this.listener, "timedOutHeldBy", String.class, Duration.class, LockHolder.class);
+    }
+
+    private static boolean overrides(LockEventListener listener, String method, Class<?>... parameters) {
+        try {
+            return listener.getClass().getMethod(method, parameters).getDeclaringClass() != LockEventListener.class;
+        } catch (NoSuchMethodException | SecurityException e) {
+            return true;
+        }
     }
 
     /**
@@ -87,6 +99,19 @@ final class Events {
             listener.timedOut(name, Duration.ofNanos(Math.max(0, waitedNanos)));
         } catch (RuntimeException e) {
             log.warn("LockEventListener.timedOut threw for lock '{}'", name, e);
+        }
+    }
+
+    /** Whether the listener overrides {@code timedOutHeldBy}: only then does a timed-out wait ask for the holder. */
+    boolean wantsHolder() {
+        return wantsHolder;
+    }
+
+    void timedOutHeldBy(String name, long waitedNanos, LockHolder holder) {
+        try {
+            listener.timedOutHeldBy(name, Duration.ofNanos(Math.max(0, waitedNanos)), holder);
+        } catch (RuntimeException e) {
+            log.warn("LockEventListener.timedOutHeldBy threw for lock '{}'", name, e);
         }
     }
 

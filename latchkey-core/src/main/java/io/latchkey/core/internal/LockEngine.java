@@ -166,12 +166,20 @@ public final class LockEngine {
     }
 
     /**
-     * Checks a lock name: 1 to 512 characters, no control characters.
+     * Checks a lock name: 1 to 512 characters, no control characters, well-formed UTF-16 (no lone surrogate).
      *
      * @throws IllegalArgumentException with the reason
      */
     public static String checkName(String name) {
         return Checks.name(name);
+    }
+
+    /**
+     * {@return the index of the first lone surrogate of {@code s}, or -1 if it is well-formed UTF-16} Every backend
+     * encodes names and keys as UTF-8, which turns each lone surrogate into {@code ?}, so such strings are refused.
+     */
+    public static int loneSurrogate(CharSequence s) {
+        return Checks.loneSurrogate(s);
     }
 
     /**
@@ -366,15 +374,27 @@ public final class LockEngine {
         return op + Math.max(op / 10, TimeUnit.MILLISECONDS.toNanos(50));
     }
 
-    /** A wait ran out: the event, and at debug level who held the lock (asked asynchronously, never blocking). */
-    void timedOut(RemoteLockOps ops, String name, long waitedNanos) {
+    /** A wait ran out: the event, then, if it waited and someone listens, who held it (asked async, never blocking). */
+    void timedOut(RemoteLockOps ops, String name, long waitedNanos, boolean waited) {
         events.timedOut(name, waitedNanos);
-        if (log.isDebugEnabled()) {
-            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waitedNanos);
-            callRemote(() -> ops.describeHolder(name)).whenComplete((who, e) -> log.debug(
-                    "wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name, backendName,
-                    waitedMillis, e != null ? "? (" + e + ")" : who == null ? "nobody known" : who));
+        if (waited && (log.isDebugEnabled() || events.wantsHolder())) {
+            callRemote(() -> ops.holder(name)).whenComplete((who, e) -> {
+                if (log.isDebugEnabled()) {
+                    log.debug("wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name,
+                            backendName, TimeUnit.NANOSECONDS.toMillis(waitedNanos),
+                            e != null ? "? (" + unwrap(e) + ")" : who == null ? "nobody known" : who);
+                }
+                if (e == null && who != null) {
+                    events.timedOutHeldBy(name, waitedNanos, who);
+                }
+            });
         }
+    }
+
+    /** Asks who holds {@code name} ({@link io.latchkey.DistributedLock#holder()}), bounded by the operation timeout. */
+    java.util.Optional<io.latchkey.LockHolder> holder(RemoteLockOps ops, String name) {
+        checkOpen();
+        return java.util.Optional.ofNullable(awaitRemote(callRemote(() -> ops.holder(name)), "holder", name));
     }
 
     void remember(Hold h) {

@@ -69,6 +69,6 @@ final class LockKind implements WaitKind {
 
     @Override
     public void timedOut(NameState s, Waiter w) {
-        s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos);
+        s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos, w.waits);
     }
 }

@@ -91,10 +91,10 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     protected Recipes recipes() {
         String namespace = options().namespace();
         return Recipes.builder()
-                .lock(new MemLockOps(server, namespace, MemLockOps.Kind.LOCK))
-                .fairLock(new MemLockOps(server, namespace, MemLockOps.Kind.FAIR))
-                .readWriteLock(new MemLockOps(server, namespace, MemLockOps.Kind.READ),
-                        new MemLockOps(server, namespace, MemLockOps.Kind.WRITE))
+                .lock(new MemLockOps(server, namespace, MemLockOps.Kind.LOCK, options().clientName()))
+                .fairLock(new MemLockOps(server, namespace, MemLockOps.Kind.FAIR, options().clientName()))
+                .readWriteLock(new MemLockOps(server, namespace, MemLockOps.Kind.READ, options().clientName()),
+                        new MemLockOps(server, namespace, MemLockOps.Kind.WRITE, options().clientName()))
                 .semaphore(new MemCountOps(server.synchronizers, name -> synchronizerKey("semaphore", name)))
                 .permitExpirableSemaphore(
                         new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name)))

@@ -39,11 +39,14 @@ final class MemLockOps implements RemoteLockOps {
      */
     private final String prefix;
     private final Kind kind;
+    /** The client's name, recorded with each hold (the one string of the client, never copied). */
+    private final String clientName;
 
-    MemLockOps(MemServer server, String namespace, Kind kind) {
+    MemLockOps(MemServer server, String namespace, Kind kind, String clientName) {
         this.server = server;
         this.prefix = namespace + '\u0000';
         this.kind = kind;
+        this.clientName = clientName;
     }
 
     private String key(String name) {
@@ -57,7 +60,7 @@ final class MemLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        return server.tryAcquire(key(request.name()), kind.shared, request);
+        return server.tryAcquire(key(request.name()), kind.shared, request, clientName);
     }
 
     @Override
@@ -90,7 +93,7 @@ final class MemLockOps implements RemoteLockOps {
         if (!kind.handOff) {
             throw new UnsupportedOperationException("handOff");
         }
-        return server.handOff(key(from.name()), from, request);
+        return server.handOff(key(from.name()), from, request, clientName);
     }
 
     @Override
@@ -104,8 +107,8 @@ final class MemLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
-        return CompletableFuture.completedFuture(server.describeHolder(key(name)));
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        return CompletableFuture.completedFuture(server.holder(key(name)));
     }
 
     @Override

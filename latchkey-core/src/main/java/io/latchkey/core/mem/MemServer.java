@@ -1,5 +1,6 @@
 package io.latchkey.core.mem;
 
+import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
@@ -8,6 +9,7 @@ import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -156,7 +158,8 @@ final class MemServer {
      * entry ahead in the key's queue blocks it (for a reader: no writer ahead; a downgrade never waits), else keeps
      * (or adds) the owner's entry in the queue and answers when to look again: at the earliest hold expiry.
      */
-    CompletableFuture<RemoteLockOps.Attempt> tryAcquire(String key, boolean shared, AcquireRequest request) {
+    CompletableFuture<RemoteLockOps.Attempt> tryAcquire(String key, boolean shared, AcquireRequest request,
+                                                      String clientName) {
         List<Runnable> after = new ArrayList<>();
         RemoteLockOps.Attempt answer;
         lock.lock();
@@ -171,7 +174,7 @@ final class MemServer {
             boolean downgrade = shared && owner.equals(e.exclusiveOwner());
             if (compatible(e, owner, shared) && (downgrade || first(e, owner, shared))) {
                 e.queue.remove(owner);
-                answer = RemoteLockOps.Attempt.granted(grant(e, request, shared, now));
+                answer = RemoteLockOps.Attempt.granted(grant(e, request, shared, now, clientName));
                 if (shared && !e.queue.isEmpty()) {
                     changed(e, now, after); // readers behind may come in as well
                 }
@@ -289,7 +292,7 @@ final class MemServer {
         return CompletableFuture.completedFuture(lost);
     }
 
-    CompletableFuture<Grant> handOff(String key, Grant from, AcquireRequest request) {
+    CompletableFuture<Grant> handOff(String key, Grant from, AcquireRequest request, String clientName) {
         List<Runnable> after = new ArrayList<>();
         Grant next = null;
         lock.lock();
@@ -304,7 +307,7 @@ final class MemServer {
                 MemHold h = e.find(from);
                 if (h != null && !h.shared) {
                     e.holds.remove(h);
-                    next = grant(e, request, false, now);
+                    next = grant(e, request, false, now, clientName);
                 }
                 removeIfIdle(e);
             }
@@ -360,25 +363,22 @@ final class MemServer {
         return CompletableFuture.completedFuture(held);
     }
 
-    /** Who holds {@code key} now, for diagnostics; {@code null} if free. */
-    String describeHolder(String key) {
+    /** Who holds {@code key} now (the first unexpired hold), with the length of its queue; {@code null} if free. */
+    LockHolder holder(String key) {
         lock.lock();
         try {
             Entry e = entries.get(key);
-            List<String> owners = new ArrayList<>();
             if (e != null) {
                 long now = clock.nanoTime();
                 for (MemHold h : e.holds) {
                     if (h.expiresAt - now > 0) {
-                        owners.add(String.format("%s %s (token %d, expires in %d ms)", h.shared ? "reader" : "owner",
-                                h.owner, h.token, TimeUnit.NANOSECONDS.toMillis(h.expiresAt - now)));
+                        return new LockHolder(h.owner, h.clientName, Optional.of(Instant.ofEpochMilli(h.sinceMillis)),
+                                Optional.of(Duration.ofNanos(h.expiresAt - now)), OptionalLong.of(h.token),
+                                OptionalInt.of(e.queue.size()));
                     }
                 }
-                if (!e.queue.isEmpty()) {
-                    owners.add(e.queue.size() + " waiter(s) queued");
-                }
             }
-            return owners.isEmpty() ? null : String.join(", ", owners);
+            return null;
         } finally {
             lock.unlock();
         }
@@ -408,7 +408,8 @@ final class MemServer {
                     if (left > 0) {
                         result.add(new LockInfo(e.key.substring(prefix.length()), h.owner, 1,
                                 OptionalLong.of(h.token), Optional.of(Duration.ofNanos(left)),
-                                OptionalInt.of(e.queue.size())));
+                                OptionalInt.of(e.queue.size()))
+                                .withHolder(h.clientName, Optional.of(Instant.ofEpochMilli(h.sinceMillis))));
                     }
                 }
             }
@@ -441,12 +442,12 @@ final class MemServer {
         return exclusive == null || exclusive.equals(owner);
     }
 
-    private Grant grant(Entry e, AcquireRequest request, boolean shared, long now) {
+    private Grant grant(Entry e, AcquireRequest request, boolean shared, long now, String clientName) {
         long token = fencing.merge(e.key, 1L, Long::sum);
         // taken before the server's expiry is set, so that requestedAt + lease is a safe local bound
         long requestedAt = request.time().nanoTime();
         MemHold h = new MemHold(request.ownerId(), token, shared,
-                now + TimeUnit.MILLISECONDS.toNanos(request.leaseMillis()));
+                now + TimeUnit.MILLISECONDS.toNanos(request.leaseMillis()), clientName, System.currentTimeMillis());
         e.holds.add(h);
         return new Grant(request, token, requestedAt, null);
     }
@@ -661,12 +662,17 @@ final class MemServer {
         final long token;
         final boolean shared;
         long expiresAt;
+        /** The holding client's name: the client's one string, shared by all its holds. */
+        final String clientName;
+        final long sinceMillis;
 
-        MemHold(String owner, long token, boolean shared, long expiresAt) {
+        MemHold(String owner, long token, boolean shared, long expiresAt, String clientName, long sinceMillis) {
             this.owner = owner;
             this.token = token;
             this.shared = shared;
             this.expiresAt = expiresAt;
+            this.clientName = clientName;
+            this.sinceMillis = sinceMillis;
         }
     }
 }

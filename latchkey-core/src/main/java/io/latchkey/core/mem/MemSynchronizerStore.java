@@ -239,7 +239,7 @@ final class MemSynchronizerStore {
                 return 0;
             }
             s.expire(now());
-            return s.available();
+            return saturated(s.available());
         } finally {
             lock.unlock();
         }
@@ -292,9 +292,9 @@ final class MemSynchronizerStore {
                 return 0;
             }
             s.expire(now());
-            int drained = Math.max(0, s.available());
+            long drained = Math.max(0, s.available());
             s.permits -= drained;
-            return drained;
+            return saturated(drained);
         } finally {
             lock.unlock();
         }
@@ -348,12 +348,19 @@ final class MemSynchronizerStore {
         }
     }
 
+    private static int saturated(long count) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, count));
+    }
+
     // ---------------------------------------------------------------------------------------------- state
 
     private static final class Semaphore {
         final String key;
-        /** Permits of the semaphore, leased ones included (for a permit-expirable semaphore). */
-        int permits;
+        /**
+         * Permits of the semaphore, leased ones included (for a permit-expirable semaphore): 64-bit like every
+         * backend's count; reads saturate at the int range.
+         */
+        long permits;
         boolean set;
         final Map<String, Long> leases = new HashMap<>();
 
@@ -361,7 +368,7 @@ final class MemSynchronizerStore {
             this.key = key;
         }
 
-        int available() {
+        long available() {
             return permits - leases.size();
         }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.latchkey.ClientOptions;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
@@ -362,8 +363,8 @@ class MultiLockTest {
                 .hasMessageContaining("locks[1] is null");
         assertThatThrownBy(() -> Locks.multiLock(a, a)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("locks[1] is the same lock object as locks[0]");
-        assertThatThrownBy(() -> Locks.multiLock(List.of(a)).tryAcquire(Duration.ofMillis(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("waitTime");
+        assertThatThrownBy(() -> Locks.multiLock(a).lock(ClientOptions.MAX_LEASE_TIME.plusMillis(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MAX_LEASE_TIME");
         assertThatThrownBy(() -> Locks.multiLock(a).lock(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime must be positive");
         assertThat(a.isLocked()).isFalse();

@@ -365,6 +365,14 @@ class RedLockTest {
     }
 
     @Test
+    void aNodeTimeoutTooLongToRepresentMeansNoBoundAndANegativeWaitTriesOnce() throws Exception {
+        RedLock lock = Locks.redLock(Duration.ofSeconds(Long.MAX_VALUE), MemServers.locks(mine, NAME));
+        lock.tryAcquire(Duration.ofSeconds(-1), Duration.ofSeconds(30)).orElseThrow().release();
+        assertThat(lock.tryLock(Duration.ofSeconds(-1), Duration.ofSeconds(30))).isTrue();
+        lock.unlock();
+    }
+
+    @Test
     void checksItsArguments() {
         DistributedLock a = mine.get(0).lock(NAME);
         assertThatThrownBy(() -> Locks.redLock()).isInstanceOf(IllegalArgumentException.class)
@@ -377,6 +385,8 @@ class RedLockTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeTimeout must be positive");
         assertThatThrownBy(() -> redLock().tryAcquire(Duration.ZERO, Duration.ofMillis(-5)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseTime must be positive");
+        assertThatThrownBy(() -> redLock().tryAcquire(Duration.ZERO, Duration.ofSeconds(Long.MAX_VALUE)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MAX_LEASE_TIME");
         assertThat(Locks.redLock(a).quorum()).isEqualTo(1);
         assertThat(Locks.redLock(MemServers.locks(mine.subList(0, 2), NAME)).quorum()).isEqualTo(2);
         assertThat(Locks.redLock(MemServers.locks(mine.subList(0, 3), NAME)).quorum()).isEqualTo(2);

@@ -90,7 +90,7 @@ class HeapPerHeldLockTest {
     private static long serverPerLock(String[] names) throws InterruptedException {
         MemServer server = MemServer.attach("heap-server-" + UUID.randomUUID());
         try {
-            MemLockOps ops = new MemLockOps(server, "", MemLockOps.Kind.LOCK);
+            MemLockOps ops = new MemLockOps(server, "", MemLockOps.Kind.LOCK, "heap-client");
             String owner = UUID.randomUUID() + ":1";
             ops.tryAcquire(new AcquireRequest("warm-up", owner, 600_000, true, AcquireRequest.NO_DEADLINE,
                     TimeSource.SYSTEM), null).join();

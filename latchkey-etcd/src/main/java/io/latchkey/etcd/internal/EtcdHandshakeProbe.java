@@ -33,7 +33,8 @@ import javax.net.ssl.X509TrustManager;
  * deadline and reports only the timeout. After such a timeout this probe opens one connection of its own to the
  * first member, within the time left, and says in words what went wrong: for {@code etcds://} the handshake error
  * (an untrusted server certificate, a client certificate the server asked for and did not get or did not accept);
- * for {@code etcd://} whether the member speaks TLS (then {@code etcds://} is what the user meant). It answers
+ * for {@code etcd://} whether the member speaks TLS (then {@code etcds://} is what the user meant), or another
+ * protocol than etcd's HTTP/2 (a server of another kind at that port). It answers
  * {@code null} when it finds nothing to say. Nothing here is used once a client is connected.
  */
 public final class EtcdHandshakeProbe {
@@ -49,6 +50,12 @@ public final class EtcdHandshakeProbe {
         URI first = URI.create(uri.endpoints().get(0));
         String host = first.getHost();
         int port = first.getPort();
+        if (!uri.tls()) {
+            String other = otherServer(host, port, Math.max(1, millis / 2));
+            if (other != null) {
+                return other;
+            }
+        }
         try {
             SSLContext context = uri.tls() ? context(uri) : trustingEverything();
             try (Socket plain = new Socket()) {
@@ -85,6 +92,45 @@ public final class EtcdHandshakeProbe {
                     + (uri.ca() == null ? " (no ?ca= given: the JVM's trust store was used)" : "")
                     + (uri.hasClientCertificate() ? "" : " (no client certificate given: ?cert=…&key=…)");
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether the plain port is a server of another kind: it gets HTTP/2's connection preface and an empty SETTINGS
+     * frame, which every gRPC server (etcd) answers with a SETTINGS frame. A reply that is neither that, nor TLS nor
+     * HTTP/1 (a TLS port's answer to plain text), is another protocol: its first line is shown. {@code null} when the
+     * port answers as HTTP/2, as TLS, or not at all (a TLS port closes at once: the TLS probe tells that case).
+     */
+    static String otherServer(String host, int port, long millis) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), (int) millis);
+            socket.setSoTimeout((int) millis);
+            // the preface, then an empty SETTINGS frame (length 0, type 4, no flags, stream 0)
+            byte[] hello = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0"
+                    .getBytes(StandardCharsets.ISO_8859_1);
+            socket.getOutputStream().write(hello);
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            byte[] head = new byte[80];
+            int n = 0;
+            for (int r; n < 9 && (r = in.read(head, n, head.length - n)) > 0; ) {
+                n += r;
+            }
+            if (n == 0) {
+                return null; // closed without a word: a TLS port does that too (the TLS probe tells)
+            }
+            if (n >= 4 && head[3] == 4 || head[0] == 0x15 || head[0] == 0x16) {
+                return null; // an HTTP/2 SETTINGS frame, or a TLS record
+            }
+            String text = new String(head, 0, n, StandardCharsets.ISO_8859_1);
+            if (text.startsWith("HTTP/1.")) {
+                return null; // e.g. a TLS port's "Client sent an HTTP request to an HTTPS server"
+            }
+            String line = text.split("[\r\n]", 2)[0].replaceAll("[^\\x20-\\x7e]", "?");
+            return String.format("not an etcd server at %s:%d: it answered HTTP/2, the protocol of etcd, with \"%s\"",
+                    host, port, line);
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }

@@ -114,7 +114,7 @@ public final class EtcdInspector {
                 if (ttl != null && ttl.getTTL() >= 0) {
                     info = new LockInfo(info.name(), info.owner(), info.holdCount(), info.fencingToken(),
                             Optional.of(Duration.ofSeconds(ttl.getTTL())), info.waiters(), info.kind(),
-                            info.detail());
+                            info.detail(), info.clientName(), info.heldSince());
                 }
             }
             result.add(info);
@@ -138,7 +138,8 @@ public final class EtcdInspector {
             token = EtcdKeys.token(holder);
         }
         into.add(new Row(new LockInfo(name, EtcdKeys.owner(holder), 1, OptionalLong.of(token), Optional.empty(),
-                OptionalInt.of(keys.size() - 1)), holder.getLease()));
+                OptionalInt.of(keys.size() - 1)).withHolder(EtcdKeys.clientName(holder), since(holder)),
+                holder.getLease()));
     }
 
     private void readWrite(String name, List<Entry> keys, List<Row> into) {
@@ -164,7 +165,8 @@ public final class EtcdInspector {
         for (Entry e : holders) {
             String kind = e.rest().startsWith("write-") ? "write-lock" : "read-lock";
             into.add(new Row(new LockInfo(name, EtcdKeys.owner(e.kv()), 1, OptionalLong.of(EtcdKeys.token(e.kv())),
-                    Optional.empty(), waiters, kind, ""), e.kv().getLease()));
+                    Optional.empty(), waiters, kind, "").withHolder(EtcdKeys.clientName(e.kv()), since(e.kv())),
+                    e.kv().getLease()));
         }
     }
 
@@ -187,6 +189,11 @@ public final class EtcdInspector {
         if (held.isEmpty()) {
             into.add(new Row(unowned(name, "permit-semaphore", detail), 0));
         }
+    }
+
+    private static Optional<java.time.Instant> since(io.etcd.jetcd.KeyValue kv) {
+        long since = EtcdKeys.since(kv);
+        return since >= 0 ? Optional.of(java.time.Instant.ofEpochMilli(since)) : Optional.empty();
     }
 
     private static LockInfo unowned(String name, String kind, String detail) {

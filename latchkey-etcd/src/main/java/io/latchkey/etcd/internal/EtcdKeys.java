@@ -33,6 +33,10 @@ public final class EtcdKeys {
 
     /** Prefix of the token line in an owner key's value (after the owner id on the first line). */
     static final String TOKEN = "\ntoken=";
+    /** Prefix of the client name line in an owner key's value: the holding client's name. */
+    static final String CLIENT = "\nclient=";
+    /** Prefix of the start line in an owner key's value: when the key was written, epoch ms by the writer's clock. */
+    static final String SINCE = "\nsince=";
     /** Prefix of the TTL line in an owner key's value: the TTL in seconds of the etcd lease the key lives on. */
     static final String TTL = "\nttl=";
 
@@ -40,10 +44,13 @@ public final class EtcdKeys {
      * An owner key's value: the owner id; the TTL of the lease the key is on, if known ({@code ttlSeconds > 0}), so
      * that a waiter behind it knows when the key goes at the latest if its owner dies; and the holder's fencing token
      * where a reader could not derive it from the key's revisions (a grant from the queue, a key moved to a lease of
-     * its own). The TTL line comes before the token line, which earlier readers take to the end of the value.
+     * its own). The TTL line comes before the token line, which earlier readers take to the end of the value. After
+     * the owner: the client's name and when the key was written (epoch ms, by the client's clock: etcd keeps no
+     * time), for operators ({@link #clientName}, {@link #since}).
      */
-    static ByteSequence value(String ownerId, long ttlSeconds, long token) {
-        StringBuilder b = new StringBuilder(ownerId.length() + 32).append(ownerId);
+    static ByteSequence value(String ownerId, String clientName, long ttlSeconds, long token) {
+        StringBuilder b = new StringBuilder(ownerId.length() + clientName.length() + 64).append(ownerId)
+                .append(CLIENT).append(clientName).append(SINCE).append(System.currentTimeMillis());
         if (ttlSeconds > 0) {
             b.append(TTL).append(ttlSeconds);
         }
@@ -80,6 +87,23 @@ public final class EtcdKeys {
      */
     static long ttlSeconds(io.etcd.jetcd.KeyValue kv) {
         return line(string(kv.getValue()), TTL);
+    }
+
+    /** {@return the holding client's name in an owner key's value, or {@code "unknown"} (an older client's key)} */
+    public static String clientName(io.etcd.jetcd.KeyValue kv) {
+        String v = string(kv.getValue());
+        int i = v.indexOf(CLIENT);
+        if (i < 0) {
+            return io.latchkey.LockHolder.UNKNOWN_CLIENT;
+        }
+        int end = v.indexOf('\n', i + CLIENT.length());
+        String name = v.substring(i + CLIENT.length(), end < 0 ? v.length() : end);
+        return name.isEmpty() ? io.latchkey.LockHolder.UNKNOWN_CLIENT : name;
+    }
+
+    /** {@return when the owner key was written (epoch ms, by its writer's clock), or -1 if its value does not say} */
+    public static long since(io.etcd.jetcd.KeyValue kv) {
+        return line(string(kv.getValue()), SINCE);
     }
 
     /** The non-negative number on the line that starts with {@code prefix}, or -1. */

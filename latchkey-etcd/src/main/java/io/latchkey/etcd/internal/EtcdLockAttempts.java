@@ -93,7 +93,7 @@ final class EtcdLockAttempts {
             CompletableFuture<TxnResponse> sent;
             try {
                 sent = session.client().getKVClient().txn()
-                        .Then(Op.put(bytes(key), EtcdKeys.value(request.ownerId(), session.sharedTtlSeconds(), -1),
+                        .Then(Op.put(bytes(key), EtcdKeys.value(request.ownerId(), session.clientName, session.sharedTtlSeconds(), -1),
                                         PutOption.builder().withLeaseId(lease).build()),
                                 Op.get(bytes(blockers(prefix, kind)), GetOption.builder().isPrefix(true)
                                         .withSortField(GetOption.SortTarget.CREATE)
@@ -238,7 +238,7 @@ final class EtcdLockAttempts {
         return session.bounded(session.client().getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s")
                 .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)))
-                        .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), g.getTTL(), token),
+                        .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), session.clientName, g.getTTL(), token),
                                 PutOption.builder().withLeaseId(g.getID()).build()))
                         .commit(), "move " + k.key + " to its own lease").thenApply(t -> {
                             if (!t.isSucceeded()) {
@@ -276,7 +276,7 @@ final class EtcdLockAttempts {
             session.client().getKVClient().txn()
                     .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
                             new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))
-                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, session.sharedTtlSeconds(), token),
+                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, session.clientName, session.sharedTtlSeconds(), token),
                             PutOption.builder().withLeaseId(k.leaseId).build()))
                     .commit().exceptionally(e -> null);
         } catch (RuntimeException e) {

@@ -300,7 +300,7 @@ public final class EtcdLockOps implements RemoteLockOps {
                         "grant a lease").thenApply(g -> g.getID());
         return lease.thenCompose(leaseId -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL, CmpTarget.createRevision(hold.createRevision())))
-                        .Then(Op.put(bytes(hold.key()), EtcdKeys.value(request.ownerId(), request.watchdog()
+                        .Then(Op.put(bytes(hold.key()), EtcdKeys.value(request.ownerId(), session.clientName, request.watchdog()
                                         ? session.sharedTtlSeconds() : session.ttlSecondsFor(request.leaseMillis()), -1),
                                 io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
                         .commit(), "hand off " + hold.key())
@@ -377,15 +377,31 @@ public final class EtcdLockOps implements RemoteLockOps {
         });
     }
 
+    /**
+     * Who holds it, in one read transaction: the holder key's value names the client and when it was written (by the
+     * client's clock); its revisions give the token; for the exclusive lock the waiters are the other keys. No lease
+     * left (asking the key's lease would take a second request).
+     */
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
-        return holder(name).thenApply(kv -> kv == null ? null : String.format("owner %s, token %d, key %s",
-                EtcdKeys.owner(kv), EtcdKeys.token(kv), EtcdKeys.string(kv.getKey())));
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        return holderAndCount(name).thenApply(h -> {
+            KeyValue kv = h.kv();
+            if (kv == null) {
+                return null;
+            }
+            long lastCount = h.keys();
+            long since = EtcdKeys.since(kv);
+            return new io.latchkey.LockHolder(EtcdKeys.owner(kv), EtcdKeys.clientName(kv),
+                    since >= 0 ? java.util.Optional.of(java.time.Instant.ofEpochMilli(since)) : java.util.Optional.empty(),
+                    java.util.Optional.empty(), java.util.OptionalLong.of(EtcdKeys.token(kv)),
+                    kind == Kind.EXCLUSIVE && lastCount >= 1 ? java.util.OptionalInt.of((int) (lastCount - 1))
+                            : java.util.OptionalInt.empty());
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return holder(name).thenApply(kv -> kv != null);
+        return holderKey(name).thenApply(kv -> kv != null);
     }
 
     /**
@@ -393,7 +409,15 @@ public final class EtcdLockOps implements RemoteLockOps {
      * lock's prefix; for a write half that key if it is a writer's; for a read half that key if it is a reader's,
      * else a downgraded reader's key if there is one.
      */
-    private CompletableFuture<KeyValue> holder(String name) {
+    private CompletableFuture<KeyValue> holderKey(String name) {
+        return holderAndCount(name).thenApply(HolderKey::kv);
+    }
+
+    /** A holder's key (or {@code null}) and how many keys the lock's prefix has (holders and waiters). */
+    private record HolderKey(KeyValue kv, long keys) {
+    }
+
+    private CompletableFuture<HolderKey> holderAndCount(String name) {
         String prefix = prefixOf.apply(name);
         GetOption lowest = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
@@ -405,19 +429,20 @@ public final class EtcdLockOps implements RemoteLockOps {
                     List<KeyValue> down = r.getGetResponses().get(1).getKvs();
                     KeyValue kv = first.isEmpty() ? null : first.get(0);
                     String k = kv == null ? "" : EtcdKeys.string(kv.getKey());
-                    return switch (kind) {
+                    KeyValue holder = switch (kind) {
                         case EXCLUSIVE -> kv;
                         case WRITE -> k.startsWith(prefix + Kind.WRITE.marker) ? kv : null;
                         default -> k.startsWith(prefix + Kind.READ.marker) ? kv
                                 : down.isEmpty() ? null : down.get(0);
                     };
+                    return new HolderKey(holder, r.getGetResponses().get(0).getCount());
                 });
     }
 
     /** Deletes the holder's key (waiters' keys stay queued); the next waiter is woken by its watch. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return holder(name).thenCompose(kv -> kv == null ? CompletableFuture.completedFuture(false)
+        return holderKey(name).thenCompose(kv -> kv == null ? CompletableFuture.completedFuture(false)
                 : deleteIfOurs(EtcdKeys.string(kv.getKey()), kv.getCreateRevision()));
     }
 }

@@ -100,7 +100,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     public CompletableFuture<Integer> availablePermits(String name) {
         return readState(name).thenApply(r -> {
             KeyValue total = total(r);
-            return total == null ? 0 : (int) Math.max(0, EtcdCounter.parse(total) - heldCount(r));
+            return total == null ? 0 : EtcdSemaphoreOps.clamp(EtcdCounter.parse(total) - heldCount(r));
         });
     }
 

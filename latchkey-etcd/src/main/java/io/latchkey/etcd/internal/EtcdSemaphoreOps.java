@@ -99,7 +99,12 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     public CompletableFuture<Integer> availablePermits(String name) {
         return session.bounded(session.client().getKVClient().get(bytes(keyOf.apply(name))),
                 "read " + keyOf.apply(name))
-                .thenApply(r -> r.getKvs().isEmpty() ? 0 : (int) EtcdCounter.parse(r.getKvs().get(0)));
+                .thenApply(r -> r.getKvs().isEmpty() ? 0 : clamp(EtcdCounter.parse(r.getKvs().get(0))));
+    }
+
+    /** An int count, saturated: the count is a 64-bit number on the server, as on every backend. */
+    static int clamp(long v) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
     }
 
     @Override
@@ -137,7 +142,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Integer> drainPermits(String name) {
         return update(name, "drain semaphore " + name, null,
-                v -> v == null || v <= 0 ? Change.none(0) : Change.put(0, (int) (long) v));
+                v -> v == null || v <= 0 ? Change.none(0) : Change.put(0, clamp(v)));
     }
 
     /**

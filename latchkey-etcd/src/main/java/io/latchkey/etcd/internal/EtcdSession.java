@@ -63,8 +63,23 @@ public final class EtcdSession implements AutoCloseable {
     /**
      * @param endpoints for messages only (never with credentials)
      */
+    /** The client's name, written into the value of each of its lock keys ({@link EtcdKeys#value}). */
+    final String clientName;
+
     public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
                        Duration watchdogTimeout, String clientId) {
+        this(client, owns, endpoints, operationTimeout, watchdogTimeout, clientId,
+                io.latchkey.ClientOptions.defaults().clientName());
+    }
+
+    /**
+     * A session whose lock keys record {@code clientName} (see the other constructor for the rest).
+     *
+     * @param clientName the client's name, written into the value of each of its lock keys
+     */
+    public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
+                       Duration watchdogTimeout, String clientId, String clientName) {
+        this.clientName = clientName;
         this.client = client;
         this.owns = owns;
         this.endpoints = endpoints;

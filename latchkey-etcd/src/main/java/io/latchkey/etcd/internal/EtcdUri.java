@@ -146,6 +146,16 @@ public record EtcdUri(List<String> endpoints, String user, String password, bool
         return uri.substring(0, start + 3) + user + ":****" + uri.substring(at);
     }
 
+    /** The members' addresses, unresolved (resolved by whoever connects to them). */
+    public List<java.net.InetSocketAddress> addresses() {
+        List<java.net.InetSocketAddress> addresses = new java.util.ArrayList<>();
+        for (String endpoint : endpoints) {
+            java.net.URI u = java.net.URI.create(endpoint);
+            addresses.add(java.net.InetSocketAddress.createUnresolved(u.getHost(), u.getPort()));
+        }
+        return addresses;
+    }
+
     public boolean hasCredentials() {
         return user != null;
     }

@@ -74,9 +74,12 @@ final class CountRecord {
         return earliest;
     }
 
-    /** For a permit-expirable semaphore: the total less the leases (never below 0); otherwise the count. */
+    /**
+     * For a permit-expirable semaphore: the total less the leases (below 0 after {@code addPermits} of a negative
+     * number, as on every backend); otherwise the count.
+     */
     long available() {
-        return kind == CountKind.PERMITS ? Math.max(0, count - leases.size()) : count;
+        return kind == CountKind.PERMITS ? count - leases.size() : count;
     }
 
     /** The record in {@code path}, or {@code null} if there is no such file. */

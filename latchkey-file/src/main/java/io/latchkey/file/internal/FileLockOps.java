@@ -18,17 +18,19 @@ public final class FileLockOps implements RemoteLockOps {
     private final LockDirectory directory;
     private final String namespace;
     private final LockKind kind;
-    private final BiConsumer<Grant, String> onLost;
+    private final LockEntry.HoldingClient onLost;
 
     /**
      * @param onLost tells the client that a hold ended without its renewal noticing first (another process
      *        force-unlocked it)
+     * @param clientName the client's name, recorded with each hold (a {@code holder} line of the lock file)
      */
-    public FileLockOps(LockDirectory directory, String namespace, LockKind kind, BiConsumer<Grant, String> onLost) {
+    public FileLockOps(LockDirectory directory, String namespace, LockKind kind, BiConsumer<Grant, String> onLost,
+                       String clientName) {
         this.directory = directory;
         this.namespace = namespace;
         this.kind = kind;
-        this.onLost = onLost;
+        this.onLost = new LockEntry.HoldingClient(clientName, onLost);
     }
 
     @Override
@@ -89,8 +91,8 @@ public final class FileLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<String> describeHolder(String name) {
-        return directory.inspection().describeHolder(namespace, name);
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        return directory.inspection().holder(namespace, name);
     }
 
     @Override

@@ -23,6 +23,8 @@ public final class FileNames {
     public static final String SUFFIX = ".lock";
     /** The directory's one bookkeeping file: the fencing-token counter, also the directory-wide mutex. */
     public static final String STATE_FILE = "latchkey.state";
+    /** Prefix of the empty file a connect creates and removes at once, to check that the directory is writable. */
+    static final String WRITE_PROBE_PREFIX = "latchkey.write-check-";
 
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 

@@ -59,10 +59,10 @@ public final class FileSemaphoreOps extends FileCountOps {
             if (loaded.record == null || loaded.record.count <= 0) {
                 return 0;
             }
-            int taken = clamp(loaded.record.count);
-            loaded.record.count -= taken;
+            long taken = loaded.record.count;
+            loaded.record.count = 0;
             loaded.changed = true;
-            return taken;
+            return clamp(taken); // all of them, as on every backend; the answer saturates
         });
     }
 }

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,7 +77,7 @@ final class LockArbiter {
 
     /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
     CompletableFuture<Attempt> tryAcquire(String namespace, LockKind kind, AcquireRequest request,
-                                          BiConsumer<Grant, String> onLost) {
+                                          LockEntry.HoldingClient onLost) {
         String file = FileNames.lockFile(namespace, request.name());
         return thread.submit("acquire", (s, after) -> {
             LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
@@ -91,7 +90,7 @@ final class LockArbiter {
         });
     }
 
-    private Attempt attempt(LockEntry e, LockKind kind, AcquireRequest request, BiConsumer<Grant, String> onLost,
+    private Attempt attempt(LockEntry e, LockKind kind, AcquireRequest request, LockEntry.HoldingClient onLost,
                             DirectorySection s, List<Runnable> after) throws IOException {
         pump(e, s, after);
         String owner = request.ownerId();
@@ -107,7 +106,7 @@ final class LockArbiter {
                 e.queue.remove(owner);
                 long requestedAt = request.time().nanoTime();
                 Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                addGrant(e, new GrantState(g, kind, onLost));
+                addGrant(e, new GrantState(g, kind, onLost, System.currentTimeMillis()));
                 files.sync(e, s);
                 arm(e);
                 if (kind.shared && !e.queue.isEmpty()) {
@@ -196,7 +195,7 @@ final class LockArbiter {
     }
 
     CompletableFuture<Grant> handOff(String namespace, Grant from, AcquireRequest request,
-                                     BiConsumer<Grant, String> onLost) {
+                                     LockEntry.HoldingClient onLost) {
         String file = FileNames.lockFile(namespace, from.name());
         return thread.submit("handOff", (s, after) -> {
             LockEntry e = entries.get(file);
@@ -219,7 +218,7 @@ final class LockArbiter {
             removeGrant(e, h);
             e.queue.remove(request.ownerId()); // had it queued itself before, the entry is served
             Grant g = new Grant(request, token, requestedAt, null);
-            addGrant(e, new GrantState(g, h.kind, onLost));
+            addGrant(e, new GrantState(g, h.kind, onLost, System.currentTimeMillis()));
             files.sync(e, s);
             arm(e);
             return g;
@@ -256,7 +255,7 @@ final class LockArbiter {
                     if (files.revoked(e)) {
                         log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
                         for (GrantState h : e.grants) {
-                            after.add(() -> h.onLost.accept(h.grant, "force-unlocked by another process"));
+                            after.add(() -> h.client.onLost().accept(h.grant, "force-unlocked by another process"));
                         }
                         clearGrants(e);
                     }

@@ -110,7 +110,7 @@ public final class LockDirectory {
     /**
      * The JVM's instance for {@code dir} (created, with the directory, on first use).
      *
-     * @throws LockUnavailableException if the directory cannot be created or read
+     * @throws LockUnavailableException if the directory cannot be created, read or written
      */
     public static LockDirectory attach(Path dir) {
         Path real;
@@ -121,6 +121,7 @@ public final class LockDirectory {
             throw new LockUnavailableException(String.format("lock directory %s cannot be created or read: %s", dir,
                     e), e);
         }
+        checkWritable(real);
         while (true) {
             CompletableFuture<Void> closing;
             REGISTRY_LOCK.lock();
@@ -146,6 +147,23 @@ public final class LockDirectory {
             // The last client of the previous instance is closing it: two instances in one JVM would drop each
             // other's OS locks (POSIX), so wait until it is gone.
             closing.join();
+        }
+    }
+
+    /**
+     * Fails unless this process can create (and remove) a file in {@code dir}, as every hold does: otherwise the
+     * connect would succeed and the first acquire fail. A read-only mount, an immutable directory or missing write
+     * permission all show here, at connect.
+     */
+    private static void checkWritable(Path dir) {
+        Path probe = dir.resolve(FileNames.WRITE_PROBE_PREFIX + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        try {
+            Files.createFile(probe);
+            Files.delete(probe);
+        } catch (IOException e) {
+            throw new LockUnavailableException(String.format(
+                    "lock directory %s is not writable by this process (%s): every hold creates a file in it", dir,
+                    e), e);
         }
     }
 

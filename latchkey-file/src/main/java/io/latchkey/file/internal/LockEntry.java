@@ -92,17 +92,20 @@ final class LockEntry {
 
         final Grant grant;
         final LockKind kind;
-        /** Tells the hold's client that the directory ended it for a reason of its own (a revoke). */
-        final BiConsumer<Grant, String> onLost;
+        /** The hold's client: its name, and how to tell it that the directory ended the hold (a revoke). */
+        final HoldingClient client;
+        /** When the hold began, epoch ms (this host's clock: every process of the directory shares it). */
+        final long sinceMillis;
         /** {@link System#nanoTime()} at which the lease ends, or {@link #DEAD}. */
         private final AtomicLong deadline = new AtomicLong();
         /** The lease end on the wall clock, for the lock file (other processes' inspect). */
         volatile long leaseEndMillis;
 
-        GrantState(Grant grant, LockKind kind, BiConsumer<Grant, String> onLost) {
+        GrantState(Grant grant, LockKind kind, HoldingClient client, long sinceMillis) {
             this.grant = grant;
             this.kind = kind;
-            this.onLost = onLost;
+            this.client = client;
+            this.sinceMillis = sinceMillis;
             deadline.set(System.nanoTime() + grant.leaseMillis() * 1_000_000L);
             leaseEndMillis = System.currentTimeMillis() + grant.leaseMillis();
         }
@@ -155,6 +158,16 @@ final class LockEntry {
         void end() {
             deadline.set(DEAD);
         }
+    }
+
+    /**
+     * A client of the directory, as its holds name it: one instance per lock kind of a client, shared by its holds.
+     *
+     * @param clientName the client's name, recorded with each hold
+     * @param onLost tells the client that a hold ended without its renewal noticing first (another process
+     *        force-unlocked it)
+     */
+    record HoldingClient(String clientName, BiConsumer<Grant, String> onLost) {
     }
 
     /**

@@ -19,18 +19,21 @@ import java.util.List;
  * namespace &lt;namespace&gt;
  * name &lt;lock name&gt;
  * hold &lt;process&gt; &lt;kind&gt; &lt;token&gt; &lt;lease end, epoch ms&gt; &lt;owner&gt;     one per hold
+ * holder &lt;token&gt; &lt;since, epoch ms&gt; &lt;client name&gt;                  after its hold line: who holds it
  * wait &lt;process&gt; &lt;ticket&gt; &lt;refreshed, epoch ms&gt; &lt;owner&gt;           one per queued fair waiter
  * revoke &lt;process&gt;                                                   force-unlock request to a holder process
  * </pre>
  * Names and namespaces contain no control characters, so a line break cannot be smuggled in; an owner is the last
- * field and may contain spaces. The record is informational except for {@code wait} lines (the fair queue across
+ * field and may contain spaces, as may a client name. A reader that does not know {@code holder} lines skips them. The record is informational except for {@code wait} lines (the fair queue across
  * processes) and {@code revoke}: exclusion itself is the OS lock on the file. Mutable; confined to one thread.
  */
 final class LockFileRecord {
 
     static final String MAGIC = "latchkey-file 1";
 
-    record HoldLine(String process, String kind, long token, long leaseEndMillis, String owner) {
+    /** One hold; {@code clientName} is {@code null} (and {@code sinceMillis} 0) if its {@code holder} line is missing. */
+    record HoldLine(String process, String kind, long token, long leaseEndMillis, String owner, String clientName,
+                    long sinceMillis) {
     }
 
     record WaitLine(String process, long ticket, long refreshedMillis, String owner) {
@@ -59,7 +62,15 @@ final class LockFileRecord {
                 } else if (line.startsWith("hold ")) {
                     String[] f = line.split(" ", 6);
                     if (f.length == 6) {
-                        r.holds.add(new HoldLine(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]), f[5]));
+                        r.holds.add(new HoldLine(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]), f[5], null, 0));
+                    }
+                } else if (line.startsWith("holder ")) {
+                    String[] f = line.split(" ", 4);
+                    int last = r.holds.size() - 1;
+                    if (f.length == 4 && last >= 0 && r.holds.get(last).token() == Long.parseLong(f[1])) {
+                        HoldLine h = r.holds.get(last);
+                        r.holds.set(last, new HoldLine(h.process(), h.kind(), h.token(), h.leaseEndMillis(), h.owner(),
+                                f[3], Long.parseLong(f[2])));
                     }
                 } else if (line.startsWith("wait ")) {
                     String[] f = line.split(" ", 5);
@@ -83,6 +94,10 @@ final class LockFileRecord {
         for (HoldLine h : holds) {
             b.append("hold ").append(h.process).append(' ').append(h.kind).append(' ').append(h.token).append(' ')
                     .append(h.leaseEndMillis).append(' ').append(h.owner).append('\n');
+            if (h.clientName != null) {
+                b.append("holder ").append(h.token).append(' ').append(h.sinceMillis).append(' ').append(h.clientName)
+                        .append('\n');
+            }
         }
         for (WaitLine w : waits) {
             b.append("wait ").append(w.process).append(' ').append(w.ticket).append(' ').append(w.refreshedMillis)

@@ -167,7 +167,7 @@ final class LockFiles {
             }
             for (GrantState h : e.grants) {
                 r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
-                        h.owner()));
+                        h.owner(), h.client.clientName(), h.sinceMillis));
             }
             for (java.util.Map.Entry<String, LockEntry.Queued> q : e.queue.entrySet()) {
                 if (q.getValue().ticket() != 0) {

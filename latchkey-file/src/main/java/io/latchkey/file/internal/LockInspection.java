@@ -1,9 +1,11 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.LockHolder;
 import io.latchkey.file.internal.LockEntry.GrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -76,20 +78,20 @@ final class LockInspection {
         });
     }
 
-    CompletableFuture<String> describeHolder(String namespace, String name) {
+    /** Who holds the lock: the first hold, this JVM's from memory, another process's from the lock file. */
+    CompletableFuture<LockHolder> holder(String namespace, String name) {
         String file = FileNames.lockFile(namespace, name);
-        return thread.submit("describeHolder", (s, after) -> {
-            List<String> owners = new ArrayList<>();
+        return thread.submit("holder", (s, after) -> {
             LockEntry e = arbiter.entry(file);
             if (e != null) {
                 arbiter.pump(e, s, after);
                 arbiter.removeIfIdle(e);
             }
             for (LockInfo info : infos(file, s)) {
-                owners.add(String.format("%s %s (token %d, expires in %d ms)", info.kind(), info.owner(),
-                        info.fencingToken().orElse(0), info.remainingLease().map(Duration::toMillis).orElse(0L)));
+                return new LockHolder(info.owner(), info.clientName(), info.heldSince(), info.remainingLease(),
+                        info.fencingToken(), OptionalInt.empty());
             }
-            return owners.isEmpty() ? null : String.join(", ", owners);
+            return null;
         });
     }
 
@@ -112,7 +114,8 @@ final class LockInspection {
             List<LockInfo> named = new ArrayList<>();
             for (LockInfo info : result) {
                 named.add(new LockInfo(info.name().substring(info.name().indexOf('\u0000') + 1), info.owner(), 1,
-                        info.fencingToken(), info.remainingLease(), info.waiters(), info.kind(), info.detail()));
+                        info.fencingToken(), info.remainingLease(), info.waiters(), info.kind(), info.detail(),
+                        info.clientName(), info.heldSince()));
             }
             named.addAll(counts.infos(s, namespace));
             return named;
@@ -138,7 +141,8 @@ final class LockInspection {
                 long deadline = h.deadline();
                 if (deadline != GrantState.DEAD) {
                     infos.add(info(e.namespace, e.name, h.owner(), h.token(),
-                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label));
+                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label)
+                            .withHolder(h.client.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis))));
                 }
             }
             r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
@@ -149,7 +153,10 @@ final class LockInspection {
             for (LockFileRecord.HoldLine h : r.holds) {
                 if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis && r.name != null) {
                     infos.add(info(r.namespace == null ? "" : r.namespace, r.name, h.owner(), h.token(),
-                            h.leaseEndMillis() - nowMillis, h.kind()));
+                            h.leaseEndMillis() - nowMillis, h.kind())
+                            .withHolder(h.clientName() == null ? LockHolder.UNKNOWN_CLIENT : h.clientName(),
+                                    h.clientName() == null ? Optional.empty()
+                                            : Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
                 }
             }
         }

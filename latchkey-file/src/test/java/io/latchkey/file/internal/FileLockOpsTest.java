@@ -34,7 +34,7 @@ class FileLockOpsTest {
     }
 
     FileLockOps ops(LockKind kind) {
-        return new FileLockOps(directory, "ns", kind, (g, why) -> { });
+        return new FileLockOps(directory, "ns", kind, (g, why) -> { }, "file-ops-test");
     }
 
     static AcquireRequest request(String name, String owner, long leaseMillis) {

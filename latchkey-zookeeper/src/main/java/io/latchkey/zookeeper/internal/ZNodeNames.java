@@ -16,26 +16,12 @@ public final class ZNodeNames {
     }
 
     /**
-     * Checks a lock name as every backend does: 1 to 512 characters, no control characters.
+     * Checks a lock name as every backend does: 1 to 512 characters, no control characters, well-formed UTF-16.
      *
      * @throws IllegalArgumentException with the reason
      */
     public static String checkName(String name) {
-        if (name == null) {
-            throw new NullPointerException("name");
-        }
-        if (name.isEmpty() || name.length() > 512) {
-            throw new IllegalArgumentException(
-                    String.format("name must be 1 to 512 characters but had %d", name.length()));
-        }
-        for (int i = 0; i < name.length(); i++) {
-            if (Character.isISOControl(name.charAt(i))) {
-                throw new IllegalArgumentException(String.format(
-                        "name must not contain control characters but had U+%04X at index %d",
-                        (int) name.charAt(i), i));
-            }
-        }
-        return name;
+        return io.latchkey.core.internal.LockEngine.checkName(name);
     }
 
     /** The single znode name for {@code name}. */

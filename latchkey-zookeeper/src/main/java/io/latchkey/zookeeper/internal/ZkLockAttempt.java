@@ -91,7 +91,7 @@ final class ZkLockAttempt {
         long expected = ops.kind == ZkLockOps.Kind.EXCLUSIVE
                 ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
-        zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), -1), ops.session.acl(),
+        zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), ops.clientName, zk.getSessionTimeout(), -1), ops.session.acl(),
                 CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, expected), null);
         if (expected < 0) {
@@ -328,7 +328,7 @@ final class ZkLockAttempt {
     private void recordToken(ZkGrantState hold, long fencing) {
         try {
             ZooKeeper zk = ops.session.zk();
-            zk.setData(hold.path(), ZkLockOps.nodeData(request.ownerId(), zk.getSessionTimeout(), fencing), 0,
+            zk.setData(hold.path(), ZkLockOps.nodeData(request.ownerId(), ops.clientName, zk.getSessionTimeout(), fencing), 0,
                     (rc, path, ctx, stat) -> { }, null);
         } catch (RuntimeException e) {
             // best effort: inspect then shows the node's czxid

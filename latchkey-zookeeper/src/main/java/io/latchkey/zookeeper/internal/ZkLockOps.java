@@ -71,6 +71,8 @@ public final class ZkLockOps implements RemoteLockOps {
     final HeldNodes held;
     final LockWakeUps wakeUps;
     private final Consumer<Grant> lostSink;
+    /** The client's name, a line of each lock node's data. */
+    final String clientName;
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
 
@@ -84,6 +86,19 @@ public final class ZkLockOps implements RemoteLockOps {
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                      HeldNodes held, Consumer<Grant> lostSink) {
+        this(session, pathOf, kind, fair, held, lostSink, io.latchkey.ClientOptions.defaults().clientName());
+    }
+
+    /**
+     * @param pathOf maps a lock name to its znode path
+     * @param fair a fair lock (see the other constructor)
+     * @param held the table of our held nodes
+     * @param lostSink told about every grant whose node vanished
+     * @param clientName the client's name, recorded in each lock node's data
+     */
+    public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
+                     HeldNodes held, Consumer<Grant> lostSink, String clientName) {
+        this.clientName = clientName;
         if (fair && kind != Kind.EXCLUSIVE) {
             throw new IllegalArgumentException(String.format("a %s lock cannot be fair", kind));
         }
@@ -245,7 +260,7 @@ public final class ZkLockOps implements RemoteLockOps {
             return result;
         }
         // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.
-        zk.setData(hold.path(), nodeData(request.ownerId(), zk.getSessionTimeout(), -1), -1, (rc, path, ctx, stat) -> {
+        zk.setData(hold.path(), nodeData(request.ownerId(), clientName, zk.getSessionTimeout(), -1), -1, (rc, path, ctx, stat) -> {
             Code code = Code.get(rc);
             if (code == Code.OK && stat.getEphemeralOwner() == hold.sessionId()) {
                 ZkGrantState next = new ZkGrantState(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
@@ -268,6 +283,38 @@ public final class ZkLockOps implements RemoteLockOps {
             }
         }, null);
         return session.bounded(result, "hand off " + hold.path());
+    }
+
+    /**
+     * Who holds it: the listing, then the holder node's data and stat (two requests: ZooKeeper cannot read a child it
+     * has not named). Held since the node's last write (its creation, or the hand-off that rewrote it); no lease (the
+     * holder's session keeps the node); the waiters are the other nodes of the queue.
+     */
+    @Override
+    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+        String lockPath = pathOf.apply(name);
+        return children(lockPath).thenCompose(children -> {
+            List<String> holders = holders(children);
+            if (holders.isEmpty()) {
+                return CompletableFuture.completedFuture(null);
+            }
+            String path = lockPath + "/" + holders.get(0);
+            Grant mine = held.get(path);
+            int waiters = Math.max(0, (int) children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).count()
+                    - holders.size());
+            CompletableFuture<io.latchkey.LockHolder> result = new CompletableFuture<>();
+            session.zk().getData(path, false, (rc, p, ctx, data, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK) {
+                    result.complete(ZkHolders.holder(data, stat, mine, waiters));
+                } else if (code == Code.NONODE) {
+                    result.complete(null); // released since the listing
+                } else {
+                    result.completeExceptionally(session.unavailable("read " + p, null));
+                }
+            }, null);
+            return session.bounded(result, "read " + path);
+        });
     }
 
     @Override
@@ -374,11 +421,13 @@ public final class ZkLockOps implements RemoteLockOps {
     /**
      * A lock node's data, for {@code latchkey inspect}: the owner id, the session timeout this client negotiated
      * (how long the node outlives a crashed holder) and, once a queued grant knows it, the holder's fencing token
-     * (which another client cannot derive from the node's stat). Lines {@code <owner>},
-     * {@code session-timeout-ms=<n>}, {@code token=<n>}; readers take the first line as the owner.
+     * (which another client cannot derive from the node's stat), and the holding client's name. Lines
+     * {@code <owner>}, {@code session-timeout-ms=<n>}, {@code client=<name>}, {@code token=<n>}; readers take the
+     * first line as the owner and look the others up by prefix (a client name has no line breaks).
      */
-    static byte[] nodeData(String ownerId, int sessionTimeoutMs, long token) {
-        StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs);
+    static byte[] nodeData(String ownerId, String clientName, int sessionTimeoutMs, long token) {
+        StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs)
+                .append('\n').append(CLIENT).append(clientName);
         if (token >= 0) {
             b.append('\n').append(TOKEN).append(token);
         }
@@ -387,6 +436,8 @@ public final class ZkLockOps implements RemoteLockOps {
 
     /** Prefix of the session timeout line in a lock node's data. */
     public static final String SESSION_TIMEOUT = "session-timeout-ms=";
+    /** Prefix of the client name line in a lock node's data. */
+    public static final String CLIENT = "client=";
     /** Prefix of the fencing token line in a lock node's data. */
     public static final String TOKEN = "token=";
 }

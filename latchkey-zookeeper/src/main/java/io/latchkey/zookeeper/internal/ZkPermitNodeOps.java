@@ -82,11 +82,15 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                 v -> v == null ? ZkCounter.Change.put(permits, true) : ZkCounter.Change.none(false));
     }
 
-    /** Never below zero (as before the counted contract): the permits are the node's data, not a balance. */
+    /**
+     * Adds {@code delta} (possibly negative) to the node's count, which may go below zero as on every backend
+     * ({@link java.util.concurrent.Semaphore#reducePermits}): permits then become free only once releases bring it
+     * above the nodes taken.
+     */
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
         return counter.update(pathOf.apply(name), "add permits to semaphore " + name,
-                v -> ZkCounter.Change.put(Math.max(0, (v == null ? 0 : v) + delta), (Void) null));
+                v -> ZkCounter.Change.put((v == null ? 0 : v) + delta, (Void) null));
     }
 
     /**
@@ -106,8 +110,8 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         return calls.retrying(operation, zk -> calls.read(zk, path)
                 .thenCombine(calls.children(zk, path), (node, children) -> {
                     Long permits = node == null ? null : ZkCounter.parse(node.data());
-                    return (int) Math.max(0, Math.min(Integer.MAX_VALUE, (permits == null ? 0 : permits))
-                            - children.size());
+                    long free = (permits == null ? 0 : permits) - children.size();
+                    return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, free));
                 }));
     }
 

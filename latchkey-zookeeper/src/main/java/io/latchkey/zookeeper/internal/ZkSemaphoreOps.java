@@ -84,7 +84,7 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
     }
 
     private CompletableFuture<Integer> drain(String name, int tries) {
-        return availablePermits(name).thenCompose(free -> free == 0 || tries == 0
+        return availablePermits(name).thenCompose(free -> free <= 0 || tries == 0
                 ? CompletableFuture.completedFuture(0)
                 : tryTake(name, free).thenCompose(ok -> ok ? CompletableFuture.completedFuture(free)
                         : drain(name, tries - 1)));

@@ -84,6 +84,26 @@ public record ZkUri(String connectString, String user, String password) {
         return uri.substring(0, start + 3) + user + ":****" + uri.substring(at);
     }
 
+    /** The servers' {@code host:port} list, without the chroot. */
+    public String hosts() {
+        int slash = connectString.indexOf('/');
+        return slash < 0 ? connectString : connectString.substring(0, slash);
+    }
+
+    /** The servers' addresses, unresolved (resolved by whoever connects to them). */
+    public java.util.List<java.net.InetSocketAddress> addresses() {
+        java.util.List<java.net.InetSocketAddress> addresses = new java.util.ArrayList<>();
+        for (String hp : hosts().split(",")) {
+            int colon = hp.lastIndexOf(':');
+            String host = hp.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            addresses.add(java.net.InetSocketAddress.createUnresolved(host, Integer.parseInt(hp.substring(colon + 1))));
+        }
+        return addresses;
+    }
+
     public boolean hasCredentials() {
         return user != null;
     }

@@ -52,6 +52,12 @@ final class ElectionNames {
                         "%s must not contain control characters but had U+%04X at index %d", what, (int) c, i));
             }
         }
+        int lone = io.latchkey.core.internal.LockEngine.loneSurrogate(value);
+        if (lone >= 0) {
+            throw new IllegalArgumentException(String.format(
+                    "%s must be well-formed UTF-16 but had a lone surrogate U+%04X at index %d", what,
+                    (int) value.charAt(lone), lone));
+        }
         return value;
     }
 

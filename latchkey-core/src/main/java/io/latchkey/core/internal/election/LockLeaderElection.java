@@ -42,6 +42,9 @@ public final class LockLeaderElection implements LeaderElection {
         this.name = ElectionNames.checkElectionName(name);
         this.candidateId = ElectionNames.checkCandidateId(candidateId);
         this.lock = client.lock(ElectionNames.electionLock(name));
+        // A view only (nothing is sent): a backend that reserves some names refuses the leader record's now, not
+        // when a leader first publishes it.
+        client.lock(ElectionNames.record(name, new LeaderInfo(this.candidateId, 1, Instant.EPOCH)));
     }
 
     @Override
@@ -67,9 +70,7 @@ public final class LockLeaderElection implements LeaderElection {
     @Override
     public Optional<Leadership> tryAwaitLeadership(Duration waitTime) throws InterruptedException {
         Objects.requireNonNull(waitTime, "waitTime");
-        if (waitTime.isNegative()) {
-            throw new IllegalArgumentException(String.format("waitTime must not be negative but was %s", waitTime));
-        }
+        // A negative wait is one attempt, as for the lock itself.
         Optional<LockLease> lease = lock.tryAcquire(waitTime);
         return lease.isPresent() ? Optional.of(elected(lease.get())) : Optional.empty();
     }

@@ -1,0 +1,138 @@
+package io.latchkey.micronaut;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockLease;
+import io.latchkey.LockLostException;
+import io.micronaut.aop.InterceptorBean;
+import io.micronaut.aop.MethodInterceptor;
+import io.micronaut.aop.MethodInvocationContext;
+import io.micronaut.context.processor.ExecutableMethodProcessor;
+import io.micronaut.inject.BeanDefinition;
+import io.micronaut.inject.ExecutableMethod;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The advice behind {@link Locked}: renders the name, takes a lease on the lock, runs the method with the lease as
+ * {@link LockedRun#currentLease()}, releases the lease. As an {@link ExecutableMethodProcessor} it parses every
+ * {@code @Locked} method when the context starts, so that a bad template, duration or return type fails the start.
+ */
+@Singleton
+@InterceptorBean(Locked.class)
+final class LockedInterceptor implements MethodInterceptor<Object, Object>, ExecutableMethodProcessor<Locked> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LockedInterceptor.class);
+
+    private final LockClient client;
+    private final LockedWork work;
+    private final Map<ExecutableMethod<?, ?>, LockedOperation> operations = new ConcurrentHashMap<>();
+
+    LockedInterceptor(LockClient client, LockedWork work) {
+        this.client = client;
+        this.work = work;
+    }
+
+    @Override
+    public void process(BeanDefinition<?> beanDefinition, ExecutableMethod<?, ?> method) {
+        LockedOperation.of(method);
+    }
+
+    @Override
+    public Object intercept(MethodInvocationContext<Object, Object> context) {
+        LockedOperation op = operations.computeIfAbsent(context.getExecutableMethod(), LockedOperation::of);
+        String name = op.name.render(context.getParameterValues());
+        LockLease held = LockedRun.heldByLocked(name);
+        if (held != null) {
+            // a @Locked method calling another one on the same name on this thread: it already holds the lock
+            LockLease previous = LockedRun.enter(held);
+            try {
+                return context.proceed();
+            } finally {
+                LockedRun.exit(previous);
+            }
+        }
+        if (!work.enter()) {
+            throw LockNotAcquiredException.shuttingDown(name, op.waitTime);
+        }
+        try {
+            LockLease lease = acquire(client.lock(name), op);
+            return proceedAndRelease(context, lease, op, name);
+        } finally {
+            work.exit();
+        }
+    }
+
+    private static Object proceedAndRelease(MethodInvocationContext<Object, Object> context, LockLease lease,
+                                            LockedOperation op, String name) {
+        Object result;
+        LockLease previous = LockedRun.enterLocked(lease);
+        try {
+            result = context.proceed();
+        } catch (Throwable t) {
+            LockedRun.exitLocked(lease, previous);
+            try {
+                lease.release();
+            } catch (RuntimeException releaseFailure) {
+                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
+                t.addSuppressed(releaseFailure);
+            }
+            throw t;
+        }
+        LockedRun.exitLocked(lease, previous);
+        try {
+            lease.release();
+        } catch (LockLostException lost) {
+            if (op.failIfLost) {
+                throw lost;
+            }
+            LOG.warn("{}: lock '{}' was lost while the method ran; returning its result anyway", op.where, name, lost);
+        }
+        return result;
+    }
+
+    private static LockLease acquire(DistributedLock lock, LockedOperation op) {
+        if (op.waitTime.isNegative()) {
+            return lockUninterruptibly(lock, op);
+        }
+        long start = System.nanoTime();
+        Optional<LockLease> acquired;
+        try {
+            acquired = op.leaseTime.isNegative()
+                    ? lock.tryAcquire(op.waitTime)
+                    : lock.tryAcquire(op.waitTime, op.leaseTime);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockNotAcquiredException(lock.name(), op.waitTime, Duration.ofNanos(System.nanoTime() - start),
+                    e);
+        }
+        if (acquired.isEmpty()) {
+            throw new LockNotAcquiredException(lock.name(), op.waitTime, Duration.ofNanos(System.nanoTime() - start),
+                    null);
+        }
+        return acquired.get();
+    }
+
+    /** Waits as long as it takes, like {@code Lock.lock()}: an interrupt is restored once the lock is held. */
+    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation op) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return op.leaseTime.isNegative() ? lock.acquire() : lock.acquire(op.leaseTime);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
