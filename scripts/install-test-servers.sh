@@ -25,6 +25,10 @@ command -v valkey-server >/dev/null 2>&1 || need_valkey=1
 [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || [ -e /usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1 ] \
   || need+=(faketime)
 
+# Chromium and its WebDriver for the browser tests of the operator console (latchkey-cli ConsoleBrowserTest).
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
+
 if [ ${#need[@]} -eq 0 ] && [ "$need_valkey" -eq 0 ]; then
   exit 0
 fi

@@ -11,7 +11,7 @@ import picocli.CommandLine.HelpCommand;
         description = "Distributed locks from the command line: a flash-sale demo, a benchmark, and tools to "
                 + "inspect and release locks, and a safety verifier for a backend.",
         subcommands = {DemoCommand.class, BenchCommand.class, InspectCommand.class, UnlockCommand.class,
-                VerifyCommand.class, LeaderCommand.class, HelpCommand.class},
+                VerifyCommand.class, LeaderCommand.class, ConsoleCommand.class, HelpCommand.class},
         footer = {"", "Backends (URI schemes):",
                 "  mem://NAME                         in-memory, this process only",
                 "  redis://[[user:]password@]host:port[/db]      rediss:// with TLS",
