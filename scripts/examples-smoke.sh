@@ -39,7 +39,7 @@ pids+=($!)
 m2="$root/target/examples-m2"
 rm -rf "$m2/io/latchkey"
 ( cd examples && "$root/mvnw" -B -ntp -q -s settings.xml -Dlatchkey.staging="$root/target/staging-deploy" \
-    -Dmaven.repo.local="$m2" -Dmaven.repo.local.tail="$HOME/.m2/repository" package )
+    -Dmaven.repo.local="$m2" -Dmaven.repo.local.tail="$HOME/.m2/repository" -P otel-agent package )
 # every io.latchkey jar the examples use was downloaded from the staging repository into the examples' own repository
 if ! grep -rqs "latchkey-staging" "$m2/io/latchkey/latchkey-redis"; then
   echo "io.latchkey artifacts did not come from target/staging-deploy" >&2; exit 1
@@ -59,6 +59,46 @@ echo "$out"
 # on Linux x86_64/aarch64 the Redis client must have run on the native epoll transport
 case "$(uname -m)" in x86_64|aarch64) echo "$out" | grep -q "netty epoll available: true" || { echo "epoll was not available" >&2; exit 1; } ;; esac
 run spring-boot4 com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN
+echo "== examples/spring-boot4: two instances at once with the OpenTelemetry Java agent, --example.ticks=4"
+# the example's -P otel-agent build copied the agent from Maven Central; each second one instance only runs the
+# @LockedSchedule job: the union of both outputs has each second once, its fencing tokens rising with the seconds
+# (C1 only and the serial collector: both start sooner on two busy cores)
+step=$(date +%s)
+boot4=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+  -javaagent:examples/spring-boot4/target/opentelemetry-javaagent.jar -Dotel.traces.exporter=none
+  -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.service.name=latchkey-example-spring-boot4
+  -cp "examples/spring-boot4/target/classes:$(cat examples/spring-boot4/target/classpath.txt)"
+  com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN --example.ticks=4)
+timeout 120 java "${boot4[@]}" > "$work/otel-1.log" 2>&1 & node1=$!; pids+=($node1)
+timeout 120 java "${boot4[@]}" > "$work/otel-2.log" 2>&1 & node2=$!; pids+=($node2)
+wait "$node1" || { cat "$work/otel-1.log"; exit 1; }
+wait "$node2" || { cat "$work/otel-2.log"; exit 1; }
+python3 - "$work/otel-1.log" "$work/otel-2.log" <<'CHECK'
+import re, sys
+runs, windows = [], []
+for node, path in enumerate(sys.argv[1:], 1):
+    text = open(path).read()
+    if re.search(r"exception|\berror\b", text, re.I):
+        sys.exit(f"instance {node} logged an error:\n{text}")
+    runs += [(int(s), int(t), node) for s, t in re.findall(r"^tick (\d+) token (\d+)$", text, re.M)]
+    windows += [tuple(map(int, w)) for w in re.findall(r"^ticks (\d+)\.\.(\d+):", text, re.M)]
+    print(f"instance {node}: " + " | ".join(l for l in text.splitlines() if l.startswith(("ticks ", "[otel.javaagent"))))
+runs.sort()
+print("runs (second, token, instance):", runs)
+seconds = [s for s, _, _ in runs]
+if len(set(seconds)) != len(seconds):
+    sys.exit("a tick ran on both instances")
+if any(a[1] >= b[1] for a, b in zip(runs, runs[1:])):
+    sys.exit("fencing tokens do not rise with the ticks")
+if len(windows) != 2:
+    sys.exit("an instance did not finish its ticks")
+first, last = max(w[0] for w in windows), min(w[1] for w in windows)
+both = [s for s in seconds if first <= s <= last]
+if last - first < 1 or len(both) < last - first:  # up together two seconds at least, one missed at most
+    sys.exit(f"while both instances ran ({first}..{last}) {len(both)} ticks ran")
+print(f"both instances up for {last - first + 1} ticks, {len(both)} runs in them, {len(runs)} runs in all")
+CHECK
+echo "== two instances with the agent: $(( $(date +%s) - step )) s"
 run spring-boot3 com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN
 run shedlock com.example.ShedLockExample "$redis" 2>&1
 run spring-integration com.example.SpringIntegrationExample "$redis" 2>&1
