@@ -182,6 +182,26 @@ final class JdbcLockOps implements RemoteLockOps {
         return runner.async("renew " + all.size() + " lock(s)", c -> rows.renew(c, all));
     }
 
+    /**
+     * Deletes the row an unanswered attempt of {@code request} wrote, by owner and attempt id, and wakes waiters as a
+     * release does; a later hold of the owner has another attempt id and stays. Without the {@code attempt_id}
+     * column (a table of an earlier version, left as it is) it removes nothing: the row ends with its lease.
+     */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        if (!sql.attemptColumn) {
+            return CompletableFuture.completedFuture(false);
+        }
+        String key = rows.key(request.name());
+        return runner.async("clean up attempt " + request.attemptId() + " on '" + request.name() + "'", c -> {
+            boolean removed = rows.cleanUp(c, key, request);
+            if (removed && !wakeups.pushes()) {
+                wakeups.changed(key);
+            }
+            return removed;
+        });
+    }
+
     @Override
     public boolean supportsHandOff() {
         return true;
