@@ -122,8 +122,11 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
                 threadPrefix, d.sessionless && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
-            if (!LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable())) {
-                sql = new LeaseTableSql(dialect, tableName, false); // a table of an earlier version, left as it is
+            boolean clientColumn = LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
+            boolean attemptColumn = LeaseTableSchema.ensureAttemptColumn(runner, sql, jdbcOptions.createTable());
+            if (!clientColumn || !attemptColumn) {
+                // a table of an earlier version, left as it is
+                sql = new LeaseTableSql(dialect, tableName, clientColumn, attemptColumn);
             }
         } catch (RuntimeException e) {
             runner.close();

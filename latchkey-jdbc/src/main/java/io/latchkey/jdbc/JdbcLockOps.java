@@ -51,6 +51,8 @@ final class JdbcLockOps implements RemoteLockOps {
     private final boolean shortPoll;
     /** Row key of each name this client waits for (has a subscription to), and since when (nanoTime). */
     private final Map<String, Long> waitingSince = new ConcurrentHashMap<>();
+    /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
+    private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
 
@@ -114,7 +116,7 @@ final class JdbcLockOps implements RemoteLockOps {
         }
         String key = rows.key(request.name());
         return runner.async("acquire '" + request.name() + "'", c -> {
-            LeaseTableRows.Outcome a = rows.tryAcquire(c, key, request);
+            LeaseTableRows.Outcome a = attempt(request, c, cn -> rows.tryAcquire(cn, key, request));
             if (a.token >= 0) {
                 return Attempt.granted(new Grant(request, a.token, a.sentAt, null));
             }
@@ -182,6 +184,46 @@ final class JdbcLockOps implements RemoteLockOps {
         return runner.async("renew " + all.size() + " lock(s)", c -> rows.renew(c, all));
     }
 
+    /** Runs the statements of an attempt of {@code request}, known to {@link #cleanUpAttempt} while they run. */
+    private <T> T attempt(AcquireRequest request, java.sql.Connection c, SqlWork<T> statements)
+            throws java.sql.SQLException {
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        running.put(request.attemptId(), ran);
+        try {
+            return statements.run(c);
+        } finally {
+            running.remove(request.attemptId(), ran);
+            ran.complete(null);
+        }
+    }
+
+    /**
+     * Deletes the row an unanswered attempt of {@code request} wrote, by owner and attempt id, and wakes waiters as a
+     * release does; a later hold of the owner has another attempt id and stays. The attempt's statements may still
+     * run on their connection (the operation timeout ended only the wait for their answer): the clean-up goes after
+     * they end, so that it never comes before what it undoes. Without the {@code attempt_id} column (a table of an
+     * earlier version, left as it is) it removes nothing: the row ends with its lease.
+     */
+    @Override
+    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
+        if (!sql.attemptColumn) {
+            return CompletableFuture.completedFuture(false);
+        }
+        CompletableFuture<Void> ran = running.get(request.attemptId());
+        return ran == null ? cleanUpNow(request) : ran.thenCompose(v -> cleanUpNow(request));
+    }
+
+    private CompletableFuture<Boolean> cleanUpNow(AcquireRequest request) {
+        String key = rows.key(request.name());
+        return runner.async("clean up attempt " + request.attemptId() + " on '" + request.name() + "'", c -> {
+            boolean removed = rows.cleanUp(c, key, request);
+            if (removed && !wakeups.pushes()) {
+                wakeups.changed(key);
+            }
+            return removed;
+        });
+    }
+
     @Override
     public boolean supportsHandOff() {
         return true;
@@ -190,7 +232,8 @@ final class JdbcLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         String key = rows.key(from.name());
-        return runner.async("hand off '" + from.name() + "'", c -> rows.handOff(c, key, from, request));
+        return runner.async("hand off '" + from.name() + "'",
+                c -> attempt(request, c, cn -> rows.handOff(cn, key, from, request)));
     }
 
     @Override

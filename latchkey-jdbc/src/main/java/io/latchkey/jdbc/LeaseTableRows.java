@@ -85,7 +85,7 @@ final class LeaseTableRows {
                     ps.setString(1, key);
                     ps.setString(2, req.ownerId());
                     ps.setLong(3, req.leaseMillis());
-                    int next = bindClient(ps, 4);
+                    int next = bindClient(ps, 4, req);
                     ps.setString(next, key);
                     ps.setString(next + 1, req.ownerId());
                     ps.execute();
@@ -117,7 +117,7 @@ final class LeaseTableRows {
                 ps.setString(1, key);
                 ps.setString(2, req.ownerId());
                 ps.setLong(3, req.leaseMillis());
-                bindClient(ps, 4);
+                bindClient(ps, 4, req);
                 ps.executeUpdate();
             }
             try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
@@ -310,9 +310,10 @@ final class LeaseTableRows {
                 runner.limit(ps);
                 ps.setString(1, request.ownerId());
                 ps.setLong(2, request.leaseMillis());
-                ps.setString(3, key);
-                ps.setString(4, from.ownerId());
-                ps.setLong(5, from.fencingToken());
+                int i = bindAttempt(ps, 3, request);
+                ps.setString(i, key);
+                ps.setString(i + 1, from.ownerId());
+                ps.setLong(i + 2, from.fencingToken());
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? new Grant(request, rs.getLong(1), sentAt, null) : null;
                 }
@@ -330,11 +331,21 @@ final class LeaseTableRows {
             ps.setString(1, request.ownerId());
             ps.setLong(2, token);
             ps.setLong(3, request.leaseMillis());
-            ps.setString(4, key);
-            ps.setString(5, from.ownerId());
-            ps.setLong(6, from.fencingToken());
+            int i = bindAttempt(ps, 4, request);
+            ps.setString(i, key);
+            ps.setString(i + 1, from.ownerId());
+            ps.setLong(i + 2, from.fencingToken());
             return ps.executeUpdate() == 1 ? new Grant(request, token, sentAt, null) : null;
         }
+    }
+
+    /** Binds {@code req}'s attempt id at {@code index} if the table has its column; the next parameter's index. */
+    private int bindAttempt(PreparedStatement ps, int index, AcquireRequest req) throws SQLException {
+        if (!sql.attemptColumn) {
+            return index;
+        }
+        ps.setString(index, req.attemptId());
+        return index + 1;
     }
 
     boolean isLocked(Connection c, String key) throws SQLException {
@@ -372,13 +383,38 @@ final class LeaseTableRows {
         return released;
     }
 
-    /** Binds the client's name at {@code index} if the table has its column; the next parameter's index. */
-    private int bindClient(PreparedStatement ps, int index) throws SQLException {
-        if (!sql.clientColumn) {
-            return index;
+    /**
+     * Binds the client's name at {@code index} and then {@code req}'s attempt id, each if the table has its column;
+     * the next parameter's index.
+     */
+    private int bindClient(PreparedStatement ps, int index, AcquireRequest req) throws SQLException {
+        if (sql.clientColumn) {
+            ps.setString(index++, clientName);
         }
-        ps.setString(index, clientName);
-        return index + 1;
+        if (sql.attemptColumn) {
+            ps.setString(index++, req.attemptId());
+        }
+        return index;
+    }
+
+    /**
+     * Deletes the row {@code req}'s attempt wrote, by owner and attempt id (on PostgreSQL notifying flagged waiters,
+     * as a release does); whether it deleted one. Never a later hold of the owner: its acquire wrote another id.
+     */
+    boolean cleanUp(Connection c, String key, AcquireRequest req) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.cleanUp)) {
+            runner.limit(ps);
+            ps.setString(1, key);
+            ps.setString(2, req.ownerId());
+            ps.setString(3, req.attemptId());
+            if (sql.dialect == SqlDialect.POSTGRESQL) {
+                ps.setString(4, channel);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next();
+                }
+            }
+            return ps.executeUpdate() > 0;
+        }
     }
 
     /**

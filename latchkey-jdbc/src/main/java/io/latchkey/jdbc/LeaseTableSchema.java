@@ -54,26 +54,49 @@ final class LeaseTableSchema {
             }
             return null;
         });
-        return runner.call("check column client_name of " + sql.table, c -> {
-            if (usable(c, sql.probeClientColumn)) {
+        return ensureColumn(runner, sql, create, "client_name", sql.probeClientColumn,
+                sql.dialect.clientNameColumnDdl(sql.table), "holders show as 'unknown'", false);
+    }
+
+    /**
+     * Adds the {@code attempt_id} column to a table of an earlier version that lacks it (if {@code create} is on;
+     * otherwise clients run without it: a row whose acquire answer never reached its client is not removed by the
+     * attempt's clean-up but blocks other owners until its lease runs out, which is logged once, with the DDL).
+     *
+     * @return whether the table has the {@code attempt_id} column
+     */
+    static boolean ensureAttemptColumn(JdbcRunner runner, LeaseTableSql sql, boolean create) {
+        return ensureColumn(runner, sql, create, "attempt_id", sql.probeAttemptColumn,
+                sql.dialect.attemptIdColumnDdl(sql.table), "a lock row whose acquire answer never reached its client "
+                        + "(an operation timeout, a lost connection) blocks other owners until its lease runs out", true);
+    }
+
+    private static boolean ensureColumn(JdbcRunner runner, LeaseTableSql sql, boolean create, String column,
+                                        String probe, String ddl, String without, boolean warn) {
+        return runner.call("check column " + column + " of " + sql.table, c -> {
+            if (usable(c, probe)) {
                 return true;
             }
             if (create) {
                 try {
-                    execute(c, sql.dialect.clientNameColumnDdl(sql.table));
+                    execute(c, ddl);
                 } catch (SQLException e) {
                     if (!c.getAutoCommit()) {
                         c.rollback();
                     }
                     // another client added it at the same moment, or the user may not alter the table
                 }
-                if (usable(c, sql.probeClientColumn)) {
+                if (usable(c, probe)) {
                     return true;
                 }
             }
-            org.slf4j.LoggerFactory.getLogger(LeaseTableSchema.class).info("the lock table {} has no column "
-                    + "client_name: holders show as 'unknown'; add it with: {}", sql.table,
-                    sql.dialect.clientNameColumnDdl(sql.table));
+            org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LeaseTableSchema.class);
+            String message = "the lock table {} has no column {}: {}; add it with: {}";
+            if (warn) {
+                log.warn(message, sql.table, column, without, ddl);
+            } else {
+                log.info(message, sql.table, column, without, ddl);
+            }
             return false;
         });
     }

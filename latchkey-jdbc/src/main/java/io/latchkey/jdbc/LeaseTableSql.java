@@ -84,19 +84,38 @@ final class LeaseTableSql {
     final String probeClientColumn;
     /** The row's owner, token, remaining lease (ms, database clock), acquisition time (epoch ms) and client name. */
     final String holder;
+    /**
+     * Whether the table has the {@code attempt_id} column (a table of an earlier version may lack it): acquires and
+     * hand-offs then write the request's attempt id (one more parameter, after the client name), and {@link #cleanUp}
+     * exists.
+     */
+    final boolean attemptColumn;
+    /** Selects the attempt id column: runs only if the table has it. */
+    final String probeAttemptColumn;
+    /**
+     * The clean-up of an attempt whose answer never arrived: deletes the row of (name, owner, attempt id), never a
+     * later hold of the owner (its acquire wrote another attempt id). PostgreSQL returns one row if it deleted one
+     * and notifies flagged waiters, as a release does; the others report a count. {@code null} without the column.
+     */
+    final String cleanUp;
 
     LeaseTableSql(SqlDialect dialect, String table) {
-        this(dialect, table, true);
+        this(dialect, table, true, true);
     }
 
     /**
      * @param clientColumn whether the table has the {@code client_name} column: acquires then write the client's name
      *        (one more parameter, after the lease) and {@link #holder} reads it
+     * @param attemptColumn whether the table has the {@code attempt_id} column: acquires and hand-offs then write the
+     *        request's attempt id (one more parameter, after the client's name) and {@link #cleanUp} deletes by it
      */
-    LeaseTableSql(SqlDialect dialect, String table, boolean clientColumn) {
+    LeaseTableSql(SqlDialect dialect, String table, boolean clientColumn, boolean attemptColumn) {
         this.clientColumn = clientColumn;
-        String clientCol = clientColumn ? ", client_name" : "";
-        String clientVal = clientColumn ? ", ?" : "";
+        this.attemptColumn = attemptColumn;
+        String clientCol = (clientColumn ? ", client_name" : "") + (attemptColumn ? ", attempt_id" : "");
+        String clientVal = (clientColumn ? ", ?" : "") + (attemptColumn ? ", ?" : "");
+        String setAttempt = attemptColumn ? ", attempt_id = ?" : "";
+        String byAttempt = " WHERE lock_name = ? AND owner = ? AND attempt_id = ?";
         this.dialect = dialect;
         this.table = SqlIdentifiers.qualifiedName("table", table);
         this.sequence = sequenceOf(this.table);
@@ -110,6 +129,7 @@ final class LeaseTableSql {
                         + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
                         + " ON CONFLICT (lock_name) DO UPDATE SET"
                         + (clientColumn ? " client_name = EXCLUDED.client_name," : "")
+                        + (attemptColumn ? " attempt_id = EXCLUDED.attempt_id," : "")
                         + " token = CASE WHEN " + free + " THEN " + nextToken + " ELSE l.token END,"
                         + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
                         + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
@@ -132,8 +152,10 @@ final class LeaseTableSql {
                         + " RETURNING lock_name, owner IS NOT NULL AND expires_at > " + now + " AS live)"
                         + " SELECT live, pg_notify(?, lock_name) FROM r";
                 forceUnlockExpired = null;
+                cleanUp = attemptColumn ? "WITH r AS (DELETE FROM " + table + byAttempt + " RETURNING lock_name, waiting)"
+                        + " SELECT CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r" : null;
                 handOff = "UPDATE " + table + " SET owner = ?, token = " + nextToken + ", hold_count = 1, expires_at = "
-                        + now + " + ?, acquired_at = " + now
+                        + now + " + ?, acquired_at = " + now + setAttempt
                         + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now + " RETURNING token";
                 // The outer condition is re-checked on the row's latest version (READ COMMITTED), so a row that was
                 // re-acquired after the inner SELECT saw it is left alone.
@@ -150,6 +172,8 @@ final class LeaseTableSql {
                         + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
                         + " ON DUPLICATE KEY UPDATE"
                         + (clientColumn ? " client_name = IF(" + mfree + ", VALUES(client_name), client_name)," : "")
+                        + (attemptColumn ? " attempt_id = IF(" + mfree + " OR owner = VALUES(owner),"
+                                + " VALUES(attempt_id), attempt_id)," : "")
                         + " token = IF(" + mfree + ", " + UNTOKENED + ", token),"
                         + " hold_count = IF(" + mfree + ", 1, IF(owner = VALUES(owner), hold_count + 1, hold_count)),"
                         + " acquired_at = IF(" + mfree + ", VALUES(acquired_at), acquired_at),"
@@ -161,7 +185,8 @@ final class LeaseTableSql {
                         + now;
                 forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
-                handOff = genericHandOff(table, now);
+                handOff = genericHandOff(table, now, setAttempt);
+                cleanUp = attemptColumn ? "DELETE FROM " + table + byAttempt : null;
                 tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
                         + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
@@ -169,24 +194,27 @@ final class LeaseTableSql {
             case H2:
             default:
                 acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
-                        + " CAST(? AS BIGINT)" + (clientColumn ? ", CAST(? AS VARCHAR(128))" : "") + "))"
+                        + " CAST(? AS BIGINT)" + (clientColumn ? ", CAST(? AS VARCHAR(128))" : "")
+                        + (attemptColumn ? ", CAST(? AS VARCHAR(32))" : "") + "))"
                         + " s(lock_name, owner, lease" + clientCol + ")"
                         + " ON l.lock_name = s.lock_name"
                         + " WHEN MATCHED AND " + free + " THEN UPDATE SET owner = s.owner, token = " + UNTOKENED + ","
                         + " hold_count = 1, expires_at = " + now + " + s.lease, acquired_at = " + now
                         + (clientColumn ? ", client_name = s.client_name" : "")
+                        + (attemptColumn ? ", attempt_id = s.attempt_id" : "")
                         + " WHEN MATCHED AND l.owner = s.owner THEN UPDATE SET hold_count = l.hold_count + 1,"
-                        + " expires_at = " + now + " + s.lease"
+                        + " expires_at = " + now + " + s.lease" + (attemptColumn ? ", attempt_id = s.attempt_id" : "")
                         + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at"
                         + clientCol + ") VALUES (s.lock_name, s.owner, 1, " + UNTOKENED + ", " + now + " + s.lease, "
-                        + now + (clientColumn ? ", s.client_name" : "") + ")";
+                        + now + (clientColumn ? ", s.client_name" : "") + (attemptColumn ? ", s.attempt_id" : "") + ")";
                 release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
                 releaseExpired = "DELETE FROM " + table + byOwner;
                 forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
                         + now;
                 forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
                 markWaiting = null;
-                handOff = genericHandOff(table, now);
+                handOff = genericHandOff(table, now, setAttempt);
+                cleanUp = attemptColumn ? "DELETE FROM " + table + byAttempt : null;
                 tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
                         + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
@@ -198,15 +226,16 @@ final class LeaseTableSql {
         holder = "SELECT owner, token, expires_at - " + now + ", acquired_at, "
                 + (clientColumn ? "client_name" : "NULL") + " FROM " + table + " WHERE lock_name = ?";
         probeClientColumn = "SELECT client_name FROM " + table + " WHERE 1 = 0";
+        probeAttemptColumn = "SELECT attempt_id FROM " + table + " WHERE 1 = 0";
         isLocked = "SELECT COUNT(*) FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
                 + now;
         probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at"
                 + (dialect == SqlDialect.POSTGRESQL ? ", waiting" : "") + " FROM " + table + " WHERE 1 = 0";
     }
 
-    private static String genericHandOff(String table, String now) {
+    private static String genericHandOff(String table, String now, String setAttempt) {
         return "UPDATE " + table + " SET owner = ?, token = ?, hold_count = 1, expires_at = " + now
-                + " + ?, acquired_at = " + now
+                + " + ?, acquired_at = " + now + setAttempt
                 + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
     }
 

@@ -110,7 +110,8 @@ public enum SqlDialect {
                         + "  token       BIGINT NOT NULL,\n"
                         + "  expires_at  BIGINT NOT NULL,\n"
                         + "  acquired_at BIGINT NOT NULL,\n"
-                        + "  client_name VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL\n"
+                        + "  client_name VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
+                        + "  attempt_id  VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL\n"
                         + ") ENGINE=InnoDB";
             case POSTGRESQL:
                 return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
@@ -121,7 +122,8 @@ public enum SqlDialect {
                         + "  expires_at  BIGINT       NOT NULL,\n"
                         + "  acquired_at BIGINT       NOT NULL,\n"
                         + "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE,\n"
-                        + "  client_name VARCHAR(128)\n"
+                        + "  client_name VARCHAR(128),\n"
+                        + "  attempt_id  VARCHAR(32)\n"
                         + ")";
             case H2:
             default:
@@ -132,7 +134,8 @@ public enum SqlDialect {
                         + "  token       BIGINT       NOT NULL,\n"
                         + "  expires_at  BIGINT       NOT NULL,\n"
                         + "  acquired_at BIGINT       NOT NULL,\n"
-                        + "  client_name VARCHAR(128)\n"
+                        + "  client_name VARCHAR(128),\n"
+                        + "  attempt_id  VARCHAR(32)\n"
                         + ")";
         }
     }
@@ -148,6 +151,20 @@ public enum SqlDialect {
         String t = SqlIdentifiers.qualifiedName("table", table);
         return "ALTER TABLE " + t + " ADD COLUMN client_name VARCHAR(128)"
                 + (this == MYSQL ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL" : "");
+    }
+
+    /**
+     * {@return the DDL that adds the {@code attempt_id} column (the id of the acquire attempt that wrote the row, by
+     * which the client removes a row whose acquire answer never reached it) to a lock table created by an earlier
+     * version}
+     *
+     * @param table the lock table's name, optionally schema-qualified
+     * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
+     */
+    public String attemptIdColumnDdl(String table) {
+        String t = SqlIdentifiers.qualifiedName("table", table);
+        return "ALTER TABLE " + t + " ADD COLUMN attempt_id VARCHAR(32)"
+                + (this == MYSQL ? " CHARACTER SET ascii COLLATE ascii_bin NULL" : "");
     }
 
     /**

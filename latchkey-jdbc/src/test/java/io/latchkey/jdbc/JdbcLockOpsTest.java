@@ -199,7 +199,7 @@ abstract class JdbcLockOpsTest {
         execute(dialect().tokenSequenceDdl(old));
         LeaseTableSql probe = new LeaseTableSql(dialect(), old);
         assertThat(LeaseTableSchema.ensure(runner, probe, false)).as("left as it is: no column").isFalse();
-        JdbcLockOps without = new JdbcLockOps(runner, new LeaseTableSql(dialect(), old, false), "ns:",
+        JdbcLockOps without = new JdbcLockOps(runner, new LeaseTableSql(dialect(), old, false, true), "ns:",
                 TimeSource.SYSTEM, 50, "test-noclient");
         try {
             Grant g = acquire(without, request("a", "A", 10_000, Duration.ZERO));
@@ -222,6 +222,84 @@ abstract class JdbcLockOpsTest {
             assertThat(h.heldSince()).isPresent();
             assertThat(await(with.release(g))).isTrue();
             assertThat(await(with.holder("a"))).isNull();
+        } finally {
+            with.close();
+        }
+    }
+
+    @Test
+    void theCleanUpOfAnAttemptRemovesItsOwnRowAndNeverALaterHoldOfTheSameOwner() throws Exception {
+        // the attempt the client gave up on: the database committed its row, the answer never arrived
+        AcquireRequest lost = request("orphan", "A", 30_000, Duration.ZERO);
+        Grant orphan = acquire(ops, lost);
+        assertThat(orphan).isNotNull();
+        // the same thread's next lock() (same owner, another attempt) takes the row over before the clean-up runs
+        AcquireRequest later = request("orphan", "A", 30_000, Duration.ZERO);
+        Grant next = acquire(ops, later);
+        assertThat(await(ops.cleanUpAttempt(lost))).as("the later hold stays").isFalse();
+        assertThat(await(ops.isLocked("orphan"))).isTrue();
+        assertThat(await(ops.renew(List.of(next)))).isEmpty();
+        assertThat(await(ops.cleanUpAttempt(later))).as("its own attempt's row goes").isTrue();
+        assertThat(await(ops.isLocked("orphan"))).isFalse();
+        assertThat(await(ops.cleanUpAttempt(later))).as("idempotent").isFalse();
+        assertThat(rows()).isZero();
+        // another owner's hold is never the clean-up's, nor is a hand-off's new hold the old attempt's
+        Grant b = acquire(ops, request("orphan", "B", 30_000, Duration.ZERO));
+        assertThat(await(ops.cleanUpAttempt(lost))).isFalse();
+        AcquireRequest handed = request("orphan", "C", 30_000, Duration.ZERO);
+        Grant c = await(ops.handOff(b, handed));
+        assertThat(c).isNotNull();
+        assertThat(await(ops.cleanUpAttempt(request("orphan", "C", 30_000, Duration.ZERO)))).isFalse();
+        assertThat(await(ops.cleanUpAttempt(handed))).as("the hand-off's attempt").isTrue();
+        assertThat(rows()).isZero();
+    }
+
+    @Test
+    void theCleanUpOfAnAttemptWakesThisClientsWaiters() throws Exception {
+        AcquireRequest lost = request("wake", "A", 30_000, Duration.ZERO);
+        assertThat(acquire(ops, lost)).isNotNull();
+        CountDownLatch woken = new CountDownLatch(1);
+        RemoteCountOps.Subscription sub = await(ops.subscribe("wake", woken::countDown));
+        try {
+            // a busy attempt, as a waiter makes (on PostgreSQL it flags the row, so that its deletion notifies)
+            assertThat(await(ops.tryAcquire(request("wake", "B", 30_000, Duration.ZERO), null)).isGranted()).isFalse();
+            assertThat(await(ops.cleanUpAttempt(lost))).isTrue();
+            assertThat(woken.await(5, TimeUnit.SECONDS)).as("woken like a release wakes").isTrue();
+        } finally {
+            sub.close();
+        }
+        assertThat(acquire(ops, request("wake", "B", 30_000, Duration.ZERO))).isNotNull();
+    }
+
+    @Test
+    void aTableWithoutTheAttemptColumnGetsItOrWorksWithoutCleanUps() throws Exception {
+        String old = TestDatabases.table("noattempt");
+        execute(dialect().lockTableDdl(old));
+        execute("ALTER TABLE " + old + " DROP COLUMN attempt_id");
+        execute(dialect().tokenSequenceDdl(old));
+        LeaseTableSql probe = new LeaseTableSql(dialect(), old);
+        assertThat(LeaseTableSchema.ensureAttemptColumn(runner, probe, false)).as("left as it is").isFalse();
+        JdbcLockOps without = new JdbcLockOps(runner, new LeaseTableSql(dialect(), old, true, false), "ns:",
+                TimeSource.SYSTEM, 50, "test-noattempt");
+        try {
+            AcquireRequest r = request("a", "A", 10_000, Duration.ZERO);
+            Grant g = acquire(without, r);
+            assertThat(g).isNotNull();
+            Grant h = await(without.handOff(g, request("a", "B", 10_000, Duration.ZERO)));
+            assertThat(h).isNotNull();
+            assertThat(await(without.cleanUpAttempt(r))).as("nothing to clean up by").isFalse();
+            assertThat(await(without.renew(List.of(h)))).isEmpty();
+            assertThat(await(without.release(h))).isTrue();
+        } finally {
+            without.close();
+        }
+        assertThat(LeaseTableSchema.ensureAttemptColumn(runner, probe, true)).as("the column added").isTrue();
+        JdbcLockOps with = new JdbcLockOps(runner, probe, "ns:", TimeSource.SYSTEM, 50, "test-attempt");
+        try {
+            AcquireRequest r = request("a", "A", 10_000, Duration.ZERO);
+            assertThat(acquire(with, r)).isNotNull();
+            assertThat(await(with.cleanUpAttempt(r))).isTrue();
+            assertThat(rows(old)).isZero();
         } finally {
             with.close();
         }

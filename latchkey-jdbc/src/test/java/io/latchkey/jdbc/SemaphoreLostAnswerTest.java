@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * A semaphore take that committed while its answer was lost (a proxy delays the database's answers past the
  * operation timeout) gives its permits back exactly once; a take whose answer arrived
  * leaves no record once its permits are released. Per database: PostgreSQL (one statement with its record), MariaDB
- * and H2 (a transaction).
+ * and H2 (a transaction). A lock row written by an attempt whose answer was lost is deleted by the attempt's
+ * clean-up, long before its lease runs out.
  */
 abstract class SemaphoreLostAnswerTest {
 
@@ -78,6 +79,39 @@ abstract class SemaphoreLostAnswerTest {
             assertThat(semaphore.tryAcquire(2, Duration.ZERO)).isTrue();
             semaphore.release(2);
             assertThat(records(url, table)).as("the release deleted the take's record").isZero();
+        }
+    }
+
+    @Test
+    void aLockRowWrittenByAnAttemptWhoseAnswerWasLostIsDeleted() throws Exception {
+        String url = TestDatabases.jdbcUrl(dialect());
+        URI u = URI.create(url.substring("jdbc:".length()));
+        String table = TestDatabases.table("lostlock");
+        JdbcOptions jdbc = JdbcOptions.builder().tableName(table).build();
+        try (AnswerDelayingProxy proxy = new AnswerDelayingProxy(u.getHost(), u.getPort());
+             JdbcLockClient client = JdbcLockClient.create(through(url, proxy.port()), 4, options(), jdbc);
+             JdbcLockClient other = JdbcLockClient.create(url, 2, options(), jdbc)) {
+            String name = "lock-lost-" + UUID.randomUUID();
+            // the attempt's answer comes two operation timeouts late: its row is written (and committed) by then
+            proxy.delayAnswers(2 * OP_TIMEOUT.toMillis());
+            try {
+                assertThatThrownBy(() -> client.lock(name).tryLock(0, java.util.concurrent.TimeUnit.MILLISECONDS))
+                        .isInstanceOf(LockUnavailableException.class);
+            } finally {
+                proxy.delayAnswers(0);
+            }
+            // without the clean-up the row would block everybody for its lease: the watchdog timeout of 10 s
+            long start = System.nanoTime();
+            io.latchkey.DistributedLock lock = other.lock(name);
+            assertThat(lock.tryLock(8, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            long waitedMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(waitedMillis).as("freed by the clean-up, not by the lease").isLessThan(5_000);
+            Thread.sleep(OP_TIMEOUT.toMillis()); // the late answer has arrived: it must not have touched the new hold
+            assertThat(lock.isHeldByCurrentThread()).isTrue();
+            assertThat(client.lock(name).tryLock(0, java.util.concurrent.TimeUnit.MILLISECONDS)).as("still held by the other client").isFalse();
+            lock.unlock();
+            assertThat(client.lock(name).tryLock(2, java.util.concurrent.TimeUnit.SECONDS)).as("the first client locks again").isTrue();
+            client.lock(name).unlock();
         }
     }
 
