@@ -7,8 +7,7 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code W} = string with PEXPIRE (the write hold), the same value as a fair lock's hold: {@code owner|token|attempt
  * id}, a line with the holding client's name and one with when the hold began (server time, epoch ms), or
  * {@code owner|token} alone as an earlier version wrote it ({@link FairLockScripts#HOLDS} reads both); {@code R} = sorted set of read holds,
- * member {@code owner|token|attempt id} ({@code owner|token} as an earlier version wrote it: released and renewed by
- * its exact member like any other), score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
+ * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
  * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
  * again (only writers of a writer-preference lock register one); {@code TK} = the token key and {@code OF} = the
  * previous layout's per-name counter ({@link FencingTokens}; a new token for every read and write hold). Expired
@@ -65,17 +64,16 @@ final class ReadWriteLockScripts {
 
     /**
      * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
-     * reader back; {@code 0}: only a write hold does), attempt id. Takes a read hold {@code owner|token|attempt id}
-     * when no writer holds (or, with writer preference, waits), or at once when the owner itself holds the write lock
-     * (downgrade); {@link #CLEAN_UP_READ} finds an unanswered attempt's hold by the attempt id. Otherwise returns
-     * minus the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
+     * reader back; {@code 0}: only a write hold does). Takes a read hold when no writer holds (or, with writer
+     * preference, waits), or at once when the owner itself holds the write lock (downgrade). Otherwise returns minus
+     * the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
      */
     static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + FencingTokens.NEXT + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if mine or (not cur and (ARGV[3] == '0' or redis.call('zcard', KEYS[3]) == 0)) then "
             + "local token, text = next_token(KEYS[4], KEYS[5]); "
-            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. text .. '|' .. ARGV[4]); "
+            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. text); "
             + "keep(KEYS[2]); "
             + "return token; "
             + "end; "
@@ -117,25 +115,6 @@ final class ReadWriteLockScripts {
             + "if not made_by(redis.call('get', KEYS[1]), ARGV[1], ARGV[2]) then return 0; end; "
             + "redis.call('del', KEYS[1]); "
             + "redis.pcall('publish', KEYS[2], '0'); "
-            + "return 1;");
-
-    /**
-     * KEYS: R, channel. ARGV: owner, attempt id. The clean-up of a read attempt whose answer never arrived: removes
-     * the owner's read hold {@code owner|token|attempt id} of that attempt (never another read hold of the owner: each
-     * has its own attempt id; a hold of an earlier version, {@code owner|token}, has none and ends with its lease),
-     * and wakes the waiting writers if it was the last. 1 if it removed the hold, else 0.
-     */
-    static final Script CLEAN_UP_READ = new Script("rwCleanUpReadAttempt", NOW
-            + "local p = ARGV[1] .. '|'; "
-            + "local found; "
-            + "for _, m in ipairs(redis.call('zrange', KEYS[1], 0, -1)) do "
-            + "if string.sub(m, 1, #p) == p and string.match(string.sub(m, #p + 1), '^%d+|(.*)$') == ARGV[2] then "
-            + "found = m; break; end; "
-            + "end; "
-            + "if not found then return 0; end; "
-            + "redis.call('zrem', KEYS[1], found); "
-            + "redis.call('zremrangebyscore', KEYS[1], '-inf', now); "
-            + "if redis.call('zcard', KEYS[1]) == 0 then redis.pcall('publish', KEYS[2], '0'); end; "
             + "return 1;");
 
     /**

@@ -27,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li>{@code …:rw:write} — the write hold, string {@code owner|token|attempt id}, then a line with the client's
  *   name and one with the hold's start (see {@link ReadWriteLockScripts}), PEXPIRE lease;</li>
- *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token|attempt id} ({@code owner|token} as an
- *   earlier version wrote it) scored by their expiry in server time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
+ *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
+ *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
  *   waiting writer asks again well before), which holds back new readers: writers do not starve. Only with
  *   writer preference (the default); without it writers register nothing and readers enter while no writer
@@ -119,12 +119,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         return keyCache.peekOrBuild(grant.name());
     }
 
-    /**
-     * The hold's value (write) or member (read) the scripts match: {@code owner|token}, or a read grant's exact
-     * member {@code owner|token|attempt id}, which it keeps as its backend state.
-     */
     private static String member(Grant grant) {
-        return grant.backendState() instanceof String m ? m : grant.ownerId() + "|" + grant.fencingToken();
+        return grant.ownerId() + "|" + grant.fencingToken();
     }
 
     @Override
@@ -154,15 +150,13 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         long sentAt = request.time().nanoTime();
         CompletableFuture<Long> reply = read
                 ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
-                        request.ownerId(), lease, writerPreference ? "1" : "0", request.attemptId())
+                        request.ownerId(), lease, writerPreference ? "1" : "0")
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
                         request.attemptId(), clientName);
         return reply.thenApply(r -> {
             if (r > 0) {
-                // a read hold's member names its attempt: release and renewal match it exactly
-                return Attempt.granted(new Grant(request, r, sentAt,
-                        read ? request.ownerId() + "|" + r + "|" + request.attemptId() : null));
+                return Attempt.granted(new Grant(request, r, sentAt, null));
             }
             long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - r, Math.max(1, heartbeatMillis / 3)));
             return intent ? Attempt.queued(request.ownerId(), recheck) : Attempt.busy(recheck);
@@ -192,19 +186,16 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes the hold its request's attempt made, if it is still that one: the write hold by the attempt id in its
-     * value ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}), a read hold by the attempt id in its member
-     * {@code owner|token|attempt id} ({@link ReadWriteLockScripts#CLEAN_UP_READ}); either wakes waiters as a release
-     * does. Another hold of the same owner has another attempt id and stays.
+     * The write half deletes the hold its request's attempt made, if it is still that one
+     * ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}). A read hold (a member {@code owner|token} of the readers' set)
+     * keeps no attempt id: an unanswered read attempt's hold ends with its lease.
      */
     @Override
     public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
-        Keys keys = keys(request.name());
         if (read) {
-            return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_READ, ScriptOutputType.INTEGER,
-                    new String[] {keys.readers, keys.channel}, request.ownerId(), request.attemptId())
-                    .thenApply(r -> r == 1L);
+            return CompletableFuture.completedFuture(false);
         }
+        Keys keys = keys(request.name());
         return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_WRITE, ScriptOutputType.INTEGER,
                 new String[] {keys.write, keys.channel}, request.ownerId(), request.attemptId())
                 .thenApply(r -> r == 1L);

@@ -170,49 +170,4 @@ class RedisLostAnswerTest {
             assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
         }
     }
-
-    /**
-     * The same for the read half, whose holds are members {@code owner|token|attempt id} of the readers' set: the
-     * clean-up removes its attempt's member only, never the owner's other read hold; a member {@code owner|token} as
-     * an earlier version wrote it is still renewed and released by its exact value.
-     */
-    @Test
-    void aReadLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
-        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options());
-             io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
-             var connection = raw.connect()) {
-            RedisReadWriteLockOps ops = client.synchronizers().readOps();
-            RedisReadWriteLockOps writeOps = client.synchronizers().writeOps();
-            String name = uniqueName("rw-read-attempt-ids");
-            String owner = owner();
-            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
-            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
-            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
-            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
-            String readers = new RedisReadWriteLockOps.Keys(options().namespace(), name).readers;
-            assertThat(connection.sync().zrange(readers, 0, -1)).containsExactlyInAnyOrder(
-                    owner + "|" + orphan.fencingToken() + "|" + lost.attemptId(),
-                    owner + "|" + current.fencingToken() + "|" + later.attemptId());
-            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the attempt's own read hold").isTrue();
-            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("once").isFalse();
-            assertThat(connection.sync().zrange(readers, 0, -1))
-                    .containsExactly(owner + "|" + current.fencingToken() + "|" + later.attemptId());
-            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
-                    .isEmpty();
-            assertThat(writeOps.tryAcquire(request(name, owner(), 10_000, Duration.ZERO), null)
-                    .get(5, TimeUnit.SECONDS).isGranted()).as("still read-held").isFalse();
-            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).isTrue();
-            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
-
-            // a read hold of an earlier version: no attempt id in its member
-            String oldOwner = owner();
-            connection.sync().zadd(readers, System.currentTimeMillis() + 10_000, oldOwner + "|7");
-            Grant old = new Grant(name, oldOwner, 7, 10_000, false, System.nanoTime(), null);
-            assertThat(ops.cleanUpAttempt(request(name, oldOwner, 10_000, Duration.ZERO)).get(5, TimeUnit.SECONDS))
-                    .isFalse();
-            assertThat(ops.renew(java.util.List.of(old)).get(5, TimeUnit.SECONDS)).isEmpty();
-            assertThat(ops.release(old).get(5, TimeUnit.SECONDS)).isTrue();
-            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
-        }
-    }
 }
