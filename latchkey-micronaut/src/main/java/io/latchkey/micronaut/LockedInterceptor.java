@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
+import io.latchkey.integration.CurrentLease;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
 import io.micronaut.aop.MethodInvocationContext;
@@ -47,14 +48,14 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
     public Object intercept(MethodInvocationContext<Object, Object> context) {
         LockedOperation op = operations.computeIfAbsent(context.getExecutableMethod(), LockedOperation::of);
         String name = op.name.render(context.getParameterValues());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
+            LockLease previous = CurrentLease.enter(held);
             try {
                 return context.proceed();
             } finally {
-                LockedRun.exit(previous);
+                CurrentLease.exit(previous);
             }
         }
         if (!work.enter()) {
@@ -71,11 +72,11 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
     private static Object proceedAndRelease(MethodInvocationContext<Object, Object> context, LockLease lease,
                                             LockedOperation op, String name) {
         Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
+        LockLease previous = CurrentLease.enterLocked(lease);
         try {
             result = context.proceed();
         } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
+            CurrentLease.exitLocked(lease, previous);
             try {
                 lease.release();
             } catch (RuntimeException releaseFailure) {
@@ -84,7 +85,7 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
             }
             throw t;
         }
-        LockedRun.exitLocked(lease, previous);
+        CurrentLease.exitLocked(lease, previous);
         try {
             lease.release();
         } catch (LockLostException lost) {

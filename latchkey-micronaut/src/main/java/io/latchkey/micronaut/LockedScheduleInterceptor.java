@@ -5,6 +5,9 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DelayedReleases;
+import io.latchkey.integration.DurationText;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
 import io.micronaut.aop.MethodInvocationContext;
@@ -60,11 +63,11 @@ final class LockedScheduleInterceptor implements MethodInterceptor<Object, Objec
             long start = System.nanoTime();
             Run run = new Run(Thread.currentThread(), op.onLost == LockedSchedule.OnLost.INTERRUPT);
             lease.onLost(run::lost);
-            LockLease previous = LockedRun.enter(lease);
+            LockLease previous = CurrentLease.enter(lease);
             try {
                 return context.proceed();
             } finally {
-                LockedRun.exit(previous);
+                CurrentLease.exit(previous);
                 boolean wasLost = run.finish();
                 end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start));
             }
@@ -106,7 +109,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor<Object, Objec
         }
         Duration rest = op.lockAtLeastFor.minus(ran);
         if (rest.isNegative() || rest.isZero()) {
-            DelayedReleases.release(lease);
+            DelayedReleases.release("@LockedSchedule", lease);
         } else {
             work.delayedReleases().releaseAfter(lease, rest);
         }

@@ -5,7 +5,8 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockNameTemplate;
-import io.latchkey.quarkus.internal.DurationText;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DurationText;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -44,23 +45,23 @@ class LockedInterceptor {
         Method method = context.getMethod();
         Operation operation = operations.computeIfAbsent(method, LockedInterceptor::operation);
         String name = operation.name(method, context.getParameters());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
+            LockLease previous = CurrentLease.enter(held);
             try {
                 return context.proceed();
             } finally {
-                LockedRun.exit(previous);
+                CurrentLease.exit(previous);
             }
         }
         LockLease lease = acquire(client.lock(name), operation, method);
         Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
+        LockLease previous = CurrentLease.enterLocked(lease);
         try {
             result = context.proceed();
         } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
+            CurrentLease.exitLocked(lease, previous);
             try {
                 lease.release();
             } catch (RuntimeException releaseFailure) {
@@ -69,7 +70,7 @@ class LockedInterceptor {
             }
             throw t;
         }
-        LockedRun.exitLocked(lease, previous);
+        CurrentLease.exitLocked(lease, previous);
         try {
             lease.release();
         } catch (LockLostException lost) {

@@ -5,7 +5,8 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.quarkus.internal.DurationText;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DurationText;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -50,11 +51,11 @@ class LockedScheduledInterceptor {
         long start = System.nanoTime();
         Run run = new Run(Thread.currentThread(), op.onLost == LockedScheduled.OnLost.INTERRUPT);
         lease.onLost(run::lost);
-        LockLease previous = LockedRun.enter(lease);
+        LockLease previous = CurrentLease.enter(lease);
         try {
             return context.proceed();
         } finally {
-            LockedRun.exit(previous);
+            CurrentLease.exit(previous);
             boolean wasLost = run.finish();
             end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start));
         }

@@ -5,6 +5,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.integration.CurrentLease;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -72,14 +73,14 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         String name = operation.name(method, invocation.getArguments(), invocation.getThis());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
+            LockLease previous = CurrentLease.enter(held);
             try {
                 return invocation.proceed();
             } finally {
-                LockedRun.exit(previous);
+                CurrentLease.exit(previous);
             }
         }
         LatchkeyShutdown stopper = shutdown.get();
@@ -131,11 +132,11 @@ final class LockedMethodInterceptor implements MethodInterceptor {
                                             LockedOperation operation, Method method, String name, Observation hold)
             throws Throwable {
         Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
+        LockLease previous = CurrentLease.enterLocked(lease);
         try (Observation.Scope scope = hold.openScope()) {
             result = invocation.proceed();
         } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
+            CurrentLease.exitLocked(lease, previous);
             try {
                 lease.release();
             } catch (RuntimeException releaseFailure) {
@@ -144,7 +145,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             }
             throw t;
         }
-        LockedRun.exitLocked(lease, previous);
+        CurrentLease.exitLocked(lease, previous);
         try {
             lease.release();
         } catch (LockLostException lost) {

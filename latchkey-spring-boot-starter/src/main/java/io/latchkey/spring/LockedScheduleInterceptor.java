@@ -5,6 +5,9 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DelayedReleases;
+import io.latchkey.integration.DurationText;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -84,14 +87,14 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         Run run = new Run(Thread.currentThread(), op.onLost == LockedSchedule.OnLost.INTERRUPT);
         lease.onLost(run::lost);
         Observation hold = observations.startHold(op.name, "schedule", lease.fencingToken());
-        LockLease previous = LockedRun.enter(lease);
+        LockLease previous = CurrentLease.enter(lease);
         try (Observation.Scope scope = hold.openScope()) {
             return invocation.proceed();
         } catch (Throwable t) {
             hold.error(t);
             throw t;
         } finally {
-            LockedRun.exit(previous);
+            CurrentLease.exit(previous);
             boolean wasLost = run.finish();
             hold.stop();
             end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start), stopper);
@@ -165,7 +168,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         }
         Duration rest = op.lockAtLeastFor.minus(ran);
         if (rest.isNegative() || rest.isZero()) {
-            DelayedReleases.release(lease);
+            DelayedReleases.release("@LockedSchedule", lease);
         } else {
             delayedReleases.get().releaseAfter(lease, rest);
         }
