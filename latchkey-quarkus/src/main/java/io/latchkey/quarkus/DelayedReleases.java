@@ -1,11 +1,9 @@
 package io.latchkey.quarkus;
 
-import io.latchkey.LockLease;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
-import java.time.Duration;
 
 /**
  * Releases the leases of {@link LockedScheduled} runs that ended before their {@code lockAtLeastFor}
@@ -16,17 +14,11 @@ import java.time.Duration;
 @Singleton
 class DelayedReleases {
 
-    private static final String ANNOTATION = "@LockedScheduled";
-
     private final io.latchkey.integration.DelayedReleases releases =
-            new io.latchkey.integration.DelayedReleases(ANNOTATION);
+            new io.latchkey.integration.DelayedReleases("@LockedScheduled");
 
-    void releaseAfter(LockLease lease, Duration delay) {
-        releases.releaseAfter(lease, delay);
-    }
-
-    static void release(LockLease lease) {
-        io.latchkey.integration.DelayedReleases.release(ANNOTATION, lease);
+    io.latchkey.integration.DelayedReleases releases() {
+        return releases;
     }
 
     /** Whether the application is stopping: scheduled ticks that still fire then are skipped. */
