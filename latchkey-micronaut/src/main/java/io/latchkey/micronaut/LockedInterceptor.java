@@ -3,8 +3,8 @@ package io.latchkey.micronaut;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
 import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.LockedCall;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
 import io.micronaut.aop.MethodInvocationContext;
@@ -51,12 +51,7 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
         LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = CurrentLease.enter(held);
-            try {
-                return context.proceed();
-            } finally {
-                CurrentLease.exit(previous);
-            }
+            return LockedCall.reenter(held, context::proceed);
         }
         if (!work.enter()) {
             throw LockNotAcquiredException.shuttingDown(name, op.waitTime);
@@ -71,30 +66,9 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
 
     private static Object proceedAndRelease(MethodInvocationContext<Object, Object> context, LockLease lease,
                                             LockedOperation op, String name) {
-        Object result;
-        LockLease previous = CurrentLease.enterLocked(lease);
-        try {
-            result = context.proceed();
-        } catch (Throwable t) {
-            CurrentLease.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        CurrentLease.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (op.failIfLost) {
-                throw lost;
-            }
-            LOG.warn("{}: lock '{}' was lost while the method ran; returning its result anyway", op.where, name, lost);
-        }
-        return result;
+        return LockedCall.run(lease, op.failIfLost, lost -> LOG.warn(
+                "{}: lock '{}' was lost while the method ran; returning its result anyway", op.where, name, lost),
+                context::proceed);
     }
 
     private static LockLease acquire(DistributedLock lock, LockedOperation op) {

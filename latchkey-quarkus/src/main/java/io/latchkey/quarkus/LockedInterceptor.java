@@ -3,10 +3,10 @@ package io.latchkey.quarkus;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
 import io.latchkey.LockNameTemplate;
 import io.latchkey.integration.CurrentLease;
 import io.latchkey.integration.DurationText;
+import io.latchkey.integration.LockedCall;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -48,39 +48,12 @@ class LockedInterceptor {
         LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = CurrentLease.enter(held);
-            try {
-                return context.proceed();
-            } finally {
-                CurrentLease.exit(previous);
-            }
+            return LockedCall.reenter(held, context::proceed);
         }
         LockLease lease = acquire(client.lock(name), operation, method);
-        Object result;
-        LockLease previous = CurrentLease.enterLocked(lease);
-        try {
-            result = context.proceed();
-        } catch (Throwable t) {
-            CurrentLease.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        CurrentLease.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (operation.failIfLost) {
-                throw lost;
-            }
-            LOG.warnf(lost, "@Locked %s: lock '%s' was lost while the method ran; returning its result anyway",
-                    method.toGenericString(), name);
-        }
-        return result;
+        return LockedCall.run(lease, operation.failIfLost, lost -> LOG.warnf(lost,
+                "@Locked %s: lock '%s' was lost while the method ran; returning its result anyway",
+                method.toGenericString(), name), context::proceed);
     }
 
     private static LockLease acquire(DistributedLock lock, Operation operation, Method method)

@@ -3,9 +3,9 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.LockedCall;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -76,12 +76,7 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = CurrentLease.enter(held);
-            try {
-                return invocation.proceed();
-            } finally {
-                CurrentLease.exit(previous);
-            }
+            return LockedCall.reenter(held, invocation::proceed);
         }
         LatchkeyShutdown stopper = shutdown.get();
         LatchkeyShutdown.Work work = null;
@@ -131,36 +126,19 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private static Object proceedAndRelease(MethodInvocation invocation, LockLease lease,
                                             LockedOperation operation, Method method, String name, Observation hold)
             throws Throwable {
-        Object result;
-        LockLease previous = CurrentLease.enterLocked(lease);
-        try (Observation.Scope scope = hold.openScope()) {
-            result = invocation.proceed();
-        } catch (Throwable t) {
-            CurrentLease.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        CurrentLease.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (operation.failIfLost) {
-                throw lost;
-            }
+        return LockedCall.run(lease, operation.failIfLost, lost -> {
             if (ShutdownRef.closedByUs(lost)) {
                 LOG.warn("@Locked {}: lock '{}' was released on shutdown while the method still ran; returning its "
                         + "result anyway", method.toGenericString(), name);
-                return result;
+            } else {
+                LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
+                        method.toGenericString(), name, lost);
             }
-            LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
-                    method.toGenericString(), name, lost);
-        }
-        return result;
+        }, () -> {
+            try (Observation.Scope scope = hold.openScope()) {
+                return invocation.proceed();
+            }
+        });
     }
 
     private static LockLease acquire(DistributedLock lock, LockedOperation operation, Method method)
