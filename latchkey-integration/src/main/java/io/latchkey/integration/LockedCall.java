@@ -1,7 +1,9 @@
 package io.latchkey.integration;
 
+import io.latchkey.DistributedLock;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
@@ -50,6 +52,31 @@ public final class LockedCall {
             return body.proceed();
         } finally {
             CurrentLease.exit(previous);
+        }
+    }
+
+    /**
+     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
+     * the lock is held.
+     *
+     * @param lock the lock
+     * @param leaseTime the lease; null for one the watchdog renews until release
+     * @return the lease
+     */
+    public static LockLease acquireUninterruptibly(DistributedLock lock, Duration leaseTime) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return leaseTime == null ? lock.acquire() : lock.acquire(leaseTime);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

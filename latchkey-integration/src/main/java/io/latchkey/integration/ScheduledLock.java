@@ -161,6 +161,35 @@ public final class ScheduledLock {
     }
 
     /**
+     * One whole run of the method: {@link #tryAcquire(LockClient)} (null, a skipped run, when held elsewhere), the
+     * method with the lease current, then {@link #end}.
+     *
+     * @param client the application's client
+     * @param releases where a release waits for {@code lockAtLeastFor}
+     * @param body the method
+     * @param <X> what it throws
+     * @return what it returned; null for a skipped run
+     * @throws X what it threw (the lease is released or handed to {@code releases} all the same)
+     */
+    public <X extends Throwable> Object run(LockClient client, DelayedReleases releases, LockedCall.Body<X> body)
+            throws X {
+        LockLease lease = tryAcquire(client);
+        if (lease == null) {
+            return null;
+        }
+        long start = System.nanoTime();
+        Run run = start(lease);
+        LockLease previous = CurrentLease.enter(lease);
+        try {
+            return body.proceed();
+        } finally {
+            CurrentLease.exit(previous);
+            boolean wasLost = run.finish();
+            end(lease, wasLost, Duration.ofNanos(System.nanoTime() - start), releases);
+        }
+    }
+
+    /**
      * One run's state, so that a loss interrupts only the run it belongs to: RUNNING until the method returns (then
      * DONE) or the lease is lost (then LOST, and with interruption INTERRUPTING until the interrupt is sent).
      */

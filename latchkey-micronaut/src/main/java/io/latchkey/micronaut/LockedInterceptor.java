@@ -73,7 +73,7 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
 
     private static LockLease acquire(DistributedLock lock, LockedOperation op) {
         if (op.waitTime.isNegative()) {
-            return lockUninterruptibly(lock, op);
+            return LockedCall.acquireUninterruptibly(lock, op.leaseTime.isNegative() ? null : op.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -91,23 +91,5 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
                     null);
         }
         return acquired.get();
-    }
-
-    /** Waits as long as it takes, like {@code Lock.lock()}: an interrupt is restored once the lock is held. */
-    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation op) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return op.leaseTime.isNegative() ? lock.acquire() : lock.acquire(op.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

@@ -1,8 +1,6 @@
 package io.latchkey.micronaut;
 
 import io.latchkey.LockClient;
-import io.latchkey.LockLease;
-import io.latchkey.integration.CurrentLease;
 import io.latchkey.integration.ScheduledLock;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
@@ -11,7 +9,6 @@ import io.micronaut.context.processor.ExecutableMethodProcessor;
 import io.micronaut.inject.BeanDefinition;
 import io.micronaut.inject.ExecutableMethod;
 import jakarta.inject.Singleton;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -51,20 +48,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor<Object, Objec
             return null;
         }
         try {
-            LockLease lease = op.tryAcquire(client);
-            if (lease == null) {
-                return null;
-            }
-            long start = System.nanoTime();
-            ScheduledLock.Run run = op.start(lease);
-            LockLease previous = CurrentLease.enter(lease);
-            try {
-                return context.proceed();
-            } finally {
-                CurrentLease.exit(previous);
-                boolean wasLost = run.finish();
-                op.end(lease, wasLost, Duration.ofNanos(System.nanoTime() - start), work.delayedReleases());
-            }
+            return op.run(client, work.delayedReleases(), context::proceed);
         } finally {
             work.exit();
         }

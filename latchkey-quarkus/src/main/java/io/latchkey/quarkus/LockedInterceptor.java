@@ -59,7 +59,7 @@ class LockedInterceptor {
     private static LockLease acquire(DistributedLock lock, Operation operation, Method method)
             throws InterruptedException {
         if (operation.waitTime == null) {
-            return lockUninterruptibly(lock, operation);
+            return LockedCall.acquireUninterruptibly(lock, operation.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -80,27 +80,6 @@ class LockedInterceptor {
                     Duration.ofNanos(System.nanoTime() - start), null);
         }
         return acquired.get();
-    }
-
-    /**
-     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
-     * the lock is held.
-     */
-    private static LockLease lockUninterruptibly(DistributedLock lock, Operation operation) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return operation.leaseTime == null ? lock.acquire() : lock.acquire(operation.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private static Operation operation(Method method) {

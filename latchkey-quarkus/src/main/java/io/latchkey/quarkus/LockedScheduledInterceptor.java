@@ -1,8 +1,6 @@
 package io.latchkey.quarkus;
 
 import io.latchkey.LockClient;
-import io.latchkey.LockLease;
-import io.latchkey.integration.CurrentLease;
 import io.latchkey.integration.ScheduledLock;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
@@ -10,7 +8,6 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
@@ -39,20 +36,7 @@ class LockedScheduledInterceptor {
             LOG.debugf("@LockedScheduled '%s': the application is stopping; skipping this run", op.name());
             return null;
         }
-        LockLease lease = op.tryAcquire(client);
-        if (lease == null) {
-            return null;
-        }
-        long start = System.nanoTime();
-        ScheduledLock.Run run = op.start(lease);
-        LockLease previous = CurrentLease.enter(lease);
-        try {
-            return context.proceed();
-        } finally {
-            CurrentLease.exit(previous);
-            boolean wasLost = run.finish();
-            op.end(lease, wasLost, Duration.ofNanos(System.nanoTime() - start), delayedReleases.releases());
-        }
+        return op.run(client, delayedReleases.releases(), context::proceed);
     }
 
     private static ScheduledLock operation(Method method) {

@@ -144,7 +144,8 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private static LockLease acquire(DistributedLock lock, LockedOperation operation, Method method)
             throws InterruptedException {
         if (operation.waitTime.isNegative()) {
-            return lockUninterruptibly(lock, operation);
+            return LockedCall.acquireUninterruptibly(lock,
+                    operation.leaseTime.isNegative() ? null : operation.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -177,27 +178,6 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         } catch (RuntimeException e) {
             LOG.debug("could not ask who holds lock '{}'", lock.name(), e);
             return null;
-        }
-    }
-
-    /**
-     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
-     * the lock is held.
-     */
-    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation operation) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return operation.leaseTime.isNegative() ? lock.acquire() : lock.acquire(operation.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
