@@ -3,6 +3,7 @@ package io.latchkey.micronaut;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockEventListener;
+import io.latchkey.integration.CompositeLockEventListener;
 import io.micronaut.context.annotation.Bean;
 import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Factory;
@@ -42,7 +43,7 @@ class LatchkeyFactory {
             options.clientName(config.getClientName());
         }
         if (!listeners.isEmpty()) {
-            options.eventListener(listeners.size() == 1 ? listeners.get(0) : new CompositeLockEventListener(listeners));
+            options.eventListener(CompositeLockEventListener.of(listeners));
         }
         String uri = config.getUri();
         if (uri == null || uri.isBlank()) {

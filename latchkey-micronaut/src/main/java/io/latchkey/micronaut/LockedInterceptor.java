@@ -3,7 +3,8 @@ package io.latchkey.micronaut;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.LockedCall;
 import io.micronaut.aop.InterceptorBean;
 import io.micronaut.aop.MethodInterceptor;
 import io.micronaut.aop.MethodInvocationContext;
@@ -47,15 +48,10 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
     public Object intercept(MethodInvocationContext<Object, Object> context) {
         LockedOperation op = operations.computeIfAbsent(context.getExecutableMethod(), LockedOperation::of);
         String name = op.name.render(context.getParameterValues());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
-            try {
-                return context.proceed();
-            } finally {
-                LockedRun.exit(previous);
-            }
+            return LockedCall.reenter(held, context::proceed);
         }
         if (!work.enter()) {
             throw LockNotAcquiredException.shuttingDown(name, op.waitTime);
@@ -70,35 +66,14 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
 
     private static Object proceedAndRelease(MethodInvocationContext<Object, Object> context, LockLease lease,
                                             LockedOperation op, String name) {
-        Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
-        try {
-            result = context.proceed();
-        } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        LockedRun.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (op.failIfLost) {
-                throw lost;
-            }
-            LOG.warn("{}: lock '{}' was lost while the method ran; returning its result anyway", op.where, name, lost);
-        }
-        return result;
+        return LockedCall.run(lease, op.failIfLost, lost -> LOG.warn(
+                "{}: lock '{}' was lost while the method ran; returning its result anyway", op.where, name, lost),
+                context::proceed);
     }
 
     private static LockLease acquire(DistributedLock lock, LockedOperation op) {
         if (op.waitTime.isNegative()) {
-            return lockUninterruptibly(lock, op);
+            return LockedCall.acquireUninterruptibly(lock, op.leaseTime.isNegative() ? null : op.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -116,23 +91,5 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
                     null);
         }
         return acquired.get();
-    }
-
-    /** Waits as long as it takes, like {@code Lock.lock()}: an interrupt is restored once the lock is held. */
-    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation op) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return op.leaseTime.isNegative() ? lock.acquire() : lock.acquire(op.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

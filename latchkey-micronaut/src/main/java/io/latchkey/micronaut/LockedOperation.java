@@ -1,6 +1,7 @@
 package io.latchkey.micronaut;
 
 import io.latchkey.LockNameTemplate;
+import io.latchkey.integration.DurationText;
 import io.micronaut.core.type.Argument;
 import io.micronaut.inject.ExecutableMethod;
 import java.time.Duration;

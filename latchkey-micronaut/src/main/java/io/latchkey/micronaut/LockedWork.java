@@ -1,5 +1,6 @@
 package io.latchkey.micronaut;
 
+import io.latchkey.integration.DelayedReleases;
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.context.event.ShutdownEvent;
 import jakarta.inject.Singleton;
@@ -22,7 +23,7 @@ final class LockedWork implements ApplicationEventListener<ShutdownEvent> {
     private static final Logger LOG = LoggerFactory.getLogger(LockedWork.class);
 
     private final Duration gracePeriod;
-    private final DelayedReleases delayedReleases = new DelayedReleases();
+    private final DelayedReleases delayedReleases = new DelayedReleases("@LockedSchedule");
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
     private int running;

@@ -3,7 +3,7 @@ package io.latchkey.quarkus;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockEventListener;
-import io.latchkey.quarkus.internal.CompositeListener;
+import io.latchkey.integration.CompositeLockEventListener;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.LaunchMode;
 import io.quarkus.runtime.StartupEvent;
@@ -43,10 +43,8 @@ class LatchkeyProducer {
         config.namespace().ifPresent(options::namespace);
         config.clientName().filter(n -> !n.isBlank()).ifPresent(options::clientName);
         List<LockEventListener> all = listeners.stream().collect(Collectors.toList());
-        if (all.size() == 1) {
-            options.eventListener(all.get(0));
-        } else if (all.size() > 1) {
-            options.eventListener(new CompositeListener(all));
+        if (!all.isEmpty()) {
+            options.eventListener(CompositeLockEventListener.of(all));
         }
         return LockClient.connect(uri(config, LaunchMode.current()), options.build());
     }

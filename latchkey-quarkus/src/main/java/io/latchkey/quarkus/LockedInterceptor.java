@@ -3,9 +3,10 @@ package io.latchkey.quarkus;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
 import io.latchkey.LockNameTemplate;
-import io.latchkey.quarkus.internal.DurationText;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DurationText;
+import io.latchkey.integration.LockedCall;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
@@ -44,48 +45,21 @@ class LockedInterceptor {
         Method method = context.getMethod();
         Operation operation = operations.computeIfAbsent(method, LockedInterceptor::operation);
         String name = operation.name(method, context.getParameters());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
-            try {
-                return context.proceed();
-            } finally {
-                LockedRun.exit(previous);
-            }
+            return LockedCall.reenter(held, context::proceed);
         }
         LockLease lease = acquire(client.lock(name), operation, method);
-        Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
-        try {
-            result = context.proceed();
-        } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        LockedRun.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (operation.failIfLost) {
-                throw lost;
-            }
-            LOG.warnf(lost, "@Locked %s: lock '%s' was lost while the method ran; returning its result anyway",
-                    method.toGenericString(), name);
-        }
-        return result;
+        return LockedCall.run(lease, operation.failIfLost, lost -> LOG.warnf(lost,
+                "@Locked %s: lock '%s' was lost while the method ran; returning its result anyway",
+                method.toGenericString(), name), context::proceed);
     }
 
     private static LockLease acquire(DistributedLock lock, Operation operation, Method method)
             throws InterruptedException {
         if (operation.waitTime == null) {
-            return lockUninterruptibly(lock, operation);
+            return LockedCall.acquireUninterruptibly(lock, operation.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -106,27 +80,6 @@ class LockedInterceptor {
                     Duration.ofNanos(System.nanoTime() - start), null);
         }
         return acquired.get();
-    }
-
-    /**
-     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
-     * the lock is held.
-     */
-    private static LockLease lockUninterruptibly(DistributedLock lock, Operation operation) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return operation.leaseTime == null ? lock.acquire() : lock.acquire(operation.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private static Operation operation(Method method) {

@@ -2,7 +2,10 @@ package io.latchkey.spring;
 
 import io.latchkey.LockClient;
 import io.latchkey.LockEventListener;
+import io.latchkey.integration.CompositeLockEventListener;
+import io.latchkey.integration.DelayedReleases;
 import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -14,9 +17,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-import java.time.Duration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of the application's {@link LockClient} and of {@link Locked}.
@@ -87,7 +89,7 @@ public class LatchkeyAutoConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     @ConditionalOnProperty(prefix = "latchkey.schedule", name = "enabled", matchIfMissing = true)
     static DelayedReleases latchkeyScheduleDelayedReleases() {
-        return new DelayedReleases();
+        return new DelayedReleases("@LockedSchedule");
     }
 
     /** Static, like the one above, and before Spring's scheduling post-processor (see its order). */

@@ -1,5 +1,6 @@
 package io.latchkey.spring;
 
+import io.latchkey.integration.MicrometerLockEventListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

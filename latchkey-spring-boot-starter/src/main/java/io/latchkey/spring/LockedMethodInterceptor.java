@@ -3,8 +3,9 @@ package io.latchkey.spring;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
-import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.LockedCall;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -72,15 +73,10 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return invocation.proceed();
         }
         String name = operation.name(method, invocation.getArguments(), invocation.getThis());
-        LockLease held = LockedRun.heldByLocked(name);
+        LockLease held = CurrentLease.heldByLocked(name);
         if (held != null) {
             // a @Locked method calling another one on the same name on this thread: it already holds the lock
-            LockLease previous = LockedRun.enter(held);
-            try {
-                return invocation.proceed();
-            } finally {
-                LockedRun.exit(previous);
-            }
+            return LockedCall.reenter(held, invocation::proceed);
         }
         LatchkeyShutdown stopper = shutdown.get();
         LatchkeyShutdown.Work work = null;
@@ -130,42 +126,26 @@ final class LockedMethodInterceptor implements MethodInterceptor {
     private static Object proceedAndRelease(MethodInvocation invocation, LockLease lease,
                                             LockedOperation operation, Method method, String name, Observation hold)
             throws Throwable {
-        Object result;
-        LockLease previous = LockedRun.enterLocked(lease);
-        try (Observation.Scope scope = hold.openScope()) {
-            result = invocation.proceed();
-        } catch (Throwable t) {
-            LockedRun.exitLocked(lease, previous);
-            try {
-                lease.release();
-            } catch (RuntimeException releaseFailure) {
-                // the method's own failure is what the caller must see; the lost or unreachable lock rides along
-                t.addSuppressed(releaseFailure);
-            }
-            throw t;
-        }
-        LockedRun.exitLocked(lease, previous);
-        try {
-            lease.release();
-        } catch (LockLostException lost) {
-            if (operation.failIfLost) {
-                throw lost;
-            }
+        return LockedCall.run(lease, operation.failIfLost, lost -> {
             if (ShutdownRef.closedByUs(lost)) {
                 LOG.warn("@Locked {}: lock '{}' was released on shutdown while the method still ran; returning its "
                         + "result anyway", method.toGenericString(), name);
-                return result;
+            } else {
+                LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
+                        method.toGenericString(), name, lost);
             }
-            LOG.warn("@Locked {}: lock '{}' was lost while the method ran; returning its result anyway",
-                    method.toGenericString(), name, lost);
-        }
-        return result;
+        }, () -> {
+            try (Observation.Scope scope = hold.openScope()) {
+                return invocation.proceed();
+            }
+        });
     }
 
     private static LockLease acquire(DistributedLock lock, LockedOperation operation, Method method)
             throws InterruptedException {
         if (operation.waitTime.isNegative()) {
-            return lockUninterruptibly(lock, operation);
+            return LockedCall.acquireUninterruptibly(lock,
+                    operation.leaseTime.isNegative() ? null : operation.leaseTime);
         }
         long start = System.nanoTime();
         Optional<LockLease> acquired;
@@ -198,27 +178,6 @@ final class LockedMethodInterceptor implements MethodInterceptor {
         } catch (RuntimeException e) {
             LOG.debug("could not ask who holds lock '{}'", lock.name(), e);
             return null;
-        }
-    }
-
-    /**
-     * Waits as long as it takes, like {@code Lock.lock()}: an interrupt does not end the wait, it is restored once
-     * the lock is held.
-     */
-    private static LockLease lockUninterruptibly(DistributedLock lock, LockedOperation operation) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return operation.leaseTime.isNegative() ? lock.acquire() : lock.acquire(operation.leaseTime);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

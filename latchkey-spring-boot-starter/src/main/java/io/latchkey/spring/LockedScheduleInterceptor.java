@@ -5,13 +5,15 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.integration.CurrentLease;
+import io.latchkey.integration.DelayedReleases;
+import io.latchkey.integration.ScheduledLock;
 import io.micrometer.observation.Observation;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -31,7 +33,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
     private final BeanFactory beanFactory;
     private final LockObservations observations;
     private final Supplier<DelayedReleases> delayedReleases;
-    private final Map<Method, Operation> operations = new ConcurrentHashMap<>();
+    private final Map<Method, ScheduledLock> operations = new ConcurrentHashMap<>();
     private final ShutdownRef shutdown;
 
     LockedScheduleInterceptor(Supplier<LockClient> client, BeanFactory beanFactory, LockObservations observations,
@@ -52,7 +54,7 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Class<?> targetClass = invocation.getThis() == null ? null : AopUtils.getTargetClass(invocation.getThis());
         Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
-        Operation op = operations.computeIfAbsent(method, this::operation);
+        ScheduledLock op = operations.computeIfAbsent(method, this::operation);
         if (op == null) {
             return invocation.proceed();
         }
@@ -60,9 +62,9 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         LatchkeyShutdown.Work work = null;
         if (stopper != null) {
             work = stopper.enter("@LockedSchedule " + method.getDeclaringClass().getSimpleName() + "."
-                    + method.getName(), op.name);
+                    + method.getName(), op.name());
             if (work == null) {
-                LOG.info("@LockedSchedule '{}': the application is shutting down; skipping this run", op.name);
+                LOG.info("@LockedSchedule '{}': the application is shutting down; skipping this run", op.name());
                 return null;
             }
         }
@@ -75,23 +77,22 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         }
     }
 
-    private Object run(MethodInvocation invocation, Operation op, LatchkeyShutdown stopper) throws Throwable {
+    private Object run(MethodInvocation invocation, ScheduledLock op, LatchkeyShutdown stopper) throws Throwable {
         LockLease lease = tryAcquire(op);
         if (lease == null) {
             return null;
         }
         long start = System.nanoTime();
-        Run run = new Run(Thread.currentThread(), op.onLost == LockedSchedule.OnLost.INTERRUPT);
-        lease.onLost(run::lost);
-        Observation hold = observations.startHold(op.name, "schedule", lease.fencingToken());
-        LockLease previous = LockedRun.enter(lease);
+        ScheduledLock.Run run = op.start(lease);
+        Observation hold = observations.startHold(op.name(), "schedule", lease.fencingToken());
+        LockLease previous = CurrentLease.enter(lease);
         try (Observation.Scope scope = hold.openScope()) {
             return invocation.proceed();
         } catch (Throwable t) {
             hold.error(t);
             throw t;
         } finally {
-            LockedRun.exit(previous);
+            CurrentLease.exit(previous);
             boolean wasLost = run.finish();
             hold.stop();
             end(op, lease, wasLost, Duration.ofNanos(System.nanoTime() - start), stopper);
@@ -99,18 +100,16 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
     }
 
     /** The lease, or null when another node holds the lock (a quiet skip). */
-    private LockLease tryAcquire(Operation op) {
-        DistributedLock lock = client.get().lock(op.name);
-        Observation acquire = observations.startAcquire(op.name, "schedule");
+    private LockLease tryAcquire(ScheduledLock op) {
+        DistributedLock lock = client.get().lock(op.name());
+        Observation acquire = observations.startAcquire(op.name(), "schedule");
         Optional<LockLease> lease;
         try {
-            lease = op.lockAtMostFor == null
-                    ? lock.tryAcquire(Duration.ZERO)
-                    : lock.tryAcquire(Duration.ZERO, op.lockAtMostFor);
+            lease = op.tryAcquire(lock);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             LockObservations.endAcquire(acquire, "error", e);
-            LOG.debug("@LockedSchedule '{}': interrupted while trying the lock; skipping this run", op.name);
+            LOG.debug("@LockedSchedule '{}': interrupted while trying the lock; skipping this run", op.name());
             return null;
         } catch (RuntimeException e) {
             LockObservations.endAcquire(acquire, "error", e);
@@ -118,13 +117,13 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         }
         LockObservations.endAcquire(acquire, lease.isPresent() ? "acquired" : "skipped", null);
         if (lease.isEmpty()) {
-            LOG.debug("@LockedSchedule '{}': held elsewhere; skipping this run", op.name);
+            LOG.debug("@LockedSchedule '{}': held elsewhere; skipping this run", op.name());
             return null;
         }
         return lease.get();
     }
 
-    private void end(Operation op, LockLease lease, boolean wasLost, Duration ran, LatchkeyShutdown stopper) {
+    private void end(ScheduledLock op, LockLease lease, boolean wasLost, Duration ran, LatchkeyShutdown stopper) {
         boolean stopping = stopper != null && stopper.isStopping();
         if (stopping && (wasLost || !lease.isValid())) {
             try {
@@ -132,46 +131,31 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
             } catch (LockLostException e) {
                 if (ShutdownRef.closedByUs(e)) {
                     LOG.warn("@LockedSchedule '{}': lock released on shutdown while the method still ran ({} ms): "
-                            + "the lock client closed before it ended", op.name, ran.toMillis());
+                            + "the lock client closed before it ended", op.name(), ran.toMillis());
                     return;
                 }
-                LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms): {}", op.name,
+                LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms): {}", op.name(),
                         ran.toMillis(), e.getMessage());
             } catch (LockUnavailableException e) {
                 LOG.warn("@LockedSchedule '{}': lock not released on shutdown ({}); it expires with its lease",
-                        op.name, e.getMessage());
+                        op.name(), e.getMessage());
             }
             return;
         }
-        if (stopping && op.lockAtLeastFor.compareTo(ran) <= 0) {
+        if (stopping && op.lockAtLeastFor().compareTo(ran) <= 0) {
             try {
                 lease.release();
-                LOG.info("@LockedSchedule '{}': released lock on shutdown after the method ended ({} ms)", op.name,
+                LOG.info("@LockedSchedule '{}': released lock on shutdown after the method ended ({} ms)", op.name(),
                         ran.toMillis());
             } catch (LockLostException | LockUnavailableException e) {
-                LOG.warn("@LockedSchedule '{}': lock not released on shutdown: {}", op.name, e.getMessage());
+                LOG.warn("@LockedSchedule '{}': lock not released on shutdown: {}", op.name(), e.getMessage());
             }
             return;
         }
-        if (wasLost || !lease.isValid()) {
-            LOG.warn("@LockedSchedule '{}': the lock was lost while the method ran ({} ms); another node may have run "
-                    + "meanwhile", op.name, ran.toMillis());
-            try {
-                lease.release();
-            } catch (LockLostException | LockUnavailableException expected) {
-                // the loss is what we just reported; the release only cleans up
-            }
-            return;
-        }
-        Duration rest = op.lockAtLeastFor.minus(ran);
-        if (rest.isNegative() || rest.isZero()) {
-            DelayedReleases.release(lease);
-        } else {
-            delayedReleases.get().releaseAfter(lease, rest);
-        }
+        op.end(lease, wasLost, ran, delayedReleases.get());
     }
 
-    private Operation operation(Method method) {
+    private ScheduledLock operation(Method method) {
         LockedSchedule a = AnnotatedElementUtils.findMergedAnnotation(method, LockedSchedule.class);
         if (a == null) {
             return null;
@@ -186,17 +170,9 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         if (name == null || name.isEmpty()) {
             throw new IllegalArgumentException(where + ": name resolved to an empty string");
         }
-        Duration atMost = a.lockAtMostFor().isBlank() ? null
-                : DurationText.parse(where + " lockAtMostFor", resolve(a.lockAtMostFor()));
-        Duration atLeast = DurationText.parse(where + " lockAtLeastFor", resolve(a.lockAtLeastFor()));
-        if (atMost != null && atMost.isZero()) {
-            throw new IllegalArgumentException(where + ": lockAtMostFor must be positive");
-        }
-        if (atMost != null && atLeast.compareTo(atMost) > 0) {
-            throw new IllegalArgumentException(String.format("%s: lockAtLeastFor (%s) must not exceed lockAtMostFor "
-                    + "(%s)", where, atLeast, atMost));
-        }
-        return new Operation(name, atMost, atLeast, a.onLost());
+        return ScheduledLock.of("@LockedSchedule", where, name,
+                a.lockAtMostFor().isBlank() ? null : resolve(a.lockAtMostFor()), resolve(a.lockAtLeastFor()),
+                a.onLost() == LockedSchedule.OnLost.INTERRUPT);
     }
 
     private String resolve(String value) {
@@ -212,66 +188,6 @@ final class LockedScheduleInterceptor implements MethodInterceptor {
         }
         for (Method m : type.getDeclaredMethods()) {
             operations.computeIfAbsent(m, this::operation);
-        }
-    }
-
-    private static final class Operation {
-        final String name;
-        final Duration lockAtMostFor;
-        final Duration lockAtLeastFor;
-        final LockedSchedule.OnLost onLost;
-
-        Operation(String name, Duration lockAtMostFor, Duration lockAtLeastFor, LockedSchedule.OnLost onLost) {
-            this.name = name;
-            this.lockAtMostFor = lockAtMostFor;
-            this.lockAtLeastFor = lockAtLeastFor;
-            this.onLost = onLost;
-        }
-    }
-
-    /**
-     * One run's state, so that a loss interrupts only the run it belongs to: RUNNING until the method returns
-     * (then DONE) or the lease is lost (then LOST, and with interruption INTERRUPTING until the interrupt is sent).
-     */
-    private static final class Run {
-        private static final int RUNNING = 0;
-        private static final int DONE = 1;
-        private static final int INTERRUPTING = 2;
-        private static final int LOST = 3;
-
-        private final Thread thread;
-        private final boolean interrupt;
-        private final AtomicInteger state = new AtomicInteger(RUNNING);
-
-        Run(Thread thread, boolean interrupt) {
-            this.thread = thread;
-            this.interrupt = interrupt;
-        }
-
-        /** On a Latchkey thread: the lease was lost. */
-        void lost() {
-            if (interrupt) {
-                if (state.compareAndSet(RUNNING, INTERRUPTING)) {
-                    thread.interrupt();
-                    state.set(LOST);
-                }
-            } else {
-                state.compareAndSet(RUNNING, LOST);
-            }
-        }
-
-        /** On the running thread, once the method returned: whether the lease was lost during the run. */
-        boolean finish() {
-            if (state.compareAndSet(RUNNING, DONE)) {
-                return false;
-            }
-            if (interrupt) {
-                while (state.get() == INTERRUPTING) {
-                    Thread.onSpinWait(); // the other thread is between its CAS and interrupt(): a few instructions
-                }
-                Thread.interrupted(); // our interrupt must not reach the scheduler's next task
-            }
-            return true;
         }
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockEventListener;
+import io.latchkey.integration.MicrometerLockEventListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

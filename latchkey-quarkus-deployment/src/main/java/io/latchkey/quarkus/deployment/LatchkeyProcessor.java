@@ -1,9 +1,9 @@
 package io.latchkey.quarkus.deployment;
 
 import io.latchkey.LockNameTemplate;
+import io.latchkey.integration.DurationText;
 import io.latchkey.quarkus.Locked;
 import io.latchkey.quarkus.LockedScheduled;
-import io.latchkey.quarkus.internal.DurationText;
 import io.latchkey.quarkus.internal.LatchkeyHealthCheck;
 import io.latchkey.quarkus.internal.MicrometerLockEventListener;
 import io.latchkey.spi.LockClientProvider;
@@ -13,6 +13,7 @@ import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.Capability;
 import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.builditem.AdditionalIndexedClassesBuildItem;
 import io.quarkus.deployment.builditem.CombinedIndexBuildItem;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
@@ -65,9 +66,14 @@ class LatchkeyProcessor {
     }
 
     @BuildStep
-    void metrics(Optional<MetricsCapabilityBuildItem> metrics, BuildProducer<AdditionalBeanBuildItem> beans) {
+    void metrics(Optional<MetricsCapabilityBuildItem> metrics, BuildProducer<AdditionalBeanBuildItem> beans,
+                 BuildProducer<AdditionalIndexedClassesBuildItem> indexed) {
         if (metrics.isPresent() && metrics.get().metricsSupported(MetricsFactory.MICROMETER)) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(MicrometerLockEventListener.class));
+            // its superclass lives in latchkey-integration, a plain jar (no beans): indexed so that CDI sees the bean
+            // class's whole hierarchy
+            indexed.produce(new AdditionalIndexedClassesBuildItem(
+                    io.latchkey.integration.MicrometerLockEventListener.class.getName()));
         }
     }
 

@@ -1,4 +1,4 @@
-package io.latchkey.quarkus.internal;
+package io.latchkey.integration;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * Durations in annotation attributes: {@code 500ms}, {@code 30s}, {@code 10m}, {@code 2h}, {@code 1d},
- * {@code PT10M}; parsed when the application is built (to fail the build) and again when the method first runs.
+ * {@code PT10M}. A number without a unit is an error, not milliseconds: {@code lockAtMostFor = "10"} would otherwise
+ * hold a lock for 10 ms or 10 s depending on who reads it.
  */
 public final class DurationText {
 

@@ -1,4 +1,4 @@
-package io.latchkey.spring;
+package io.latchkey.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.latchkey.spring;
+package io.latchkey.integration;
 
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
@@ -14,11 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Releases the leases of {@link LockedSchedule} runs that ended before their {@code lockAtLeastFor}. One thread,
- * {@code latchkey-schedule-release}, started on first use and stopped by {@link #close()}, which releases every lease
- * still waiting at once (a stopping node should not keep its ticks locked).
+ * Releases the leases of scheduled runs ({@code @LockedSchedule}, {@code @LockedScheduled}) that ended before their
+ * {@code lockAtLeastFor}. One thread, {@code latchkey-schedule-release}, started on first use and stopped by
+ * {@link #close()}, which releases every lease still waiting at once (a stopping node should not keep its ticks
+ * locked); a lease handed over after {@code close()} is released at once. A release that fails is logged, never
+ * thrown: the lease then expires on the server.
  */
-final class DelayedReleases implements AutoCloseable {
+public final class DelayedReleases implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(DelayedReleases.class);
 
@@ -26,23 +28,40 @@ final class DelayedReleases implements AutoCloseable {
     private volatile ScheduledThreadPoolExecutor executor;
     private static final AtomicReferenceFieldUpdater<DelayedReleases, ScheduledThreadPoolExecutor> EXECUTOR =
             AtomicReferenceFieldUpdater.newUpdater(DelayedReleases.class, ScheduledThreadPoolExecutor.class, "executor");
+    private final String annotation;
     private volatile boolean closed;
 
-    void releaseAfter(LockLease lease, Duration delay) {
+    /**
+     * Creates the releases; no thread starts before the first delayed release.
+     *
+     * @param annotation the annotation of the scheduled runs, such as {@code "@LockedSchedule"}, for the log
+     */
+    public DelayedReleases(String annotation) {
+        this.annotation = annotation;
+    }
+
+    /**
+     * Releases {@code lease} once {@code delay} has passed, or at {@link #close()} if that comes first; at once if
+     * this is closed.
+     *
+     * @param lease the lease of a run that ended
+     * @param delay what is left of its {@code lockAtLeastFor}
+     */
+    public void releaseAfter(LockLease lease, Duration delay) {
         if (closed) {
-            release(lease);
+            release(annotation, lease);
             return;
         }
         pending.add(lease);
         try {
             executor().schedule(() -> {
                 if (pending.remove(lease)) {
-                    release(lease);
+                    release(annotation, lease);
                 }
             }, delay.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
             if (pending.remove(lease)) {
-                release(lease);
+                release(annotation, lease);
             }
         }
     }
@@ -67,17 +86,33 @@ final class DelayedReleases implements AutoCloseable {
         return e;
     }
 
-    static void release(LockLease lease) {
+    /**
+     * Releases {@code lease} now; a lease lost meanwhile, or a release the backend cannot answer, is logged (the lease
+     * then expires on the server), never thrown.
+     *
+     * @param annotation the annotation of the scheduled run, such as {@code "@LockedSchedule"}, for the log
+     * @param lease the lease of a run that ended
+     */
+    public static void release(String annotation, LockLease lease) {
         try {
             lease.release();
         } catch (LockLostException e) {
-            LOG.warn("@LockedSchedule lock '{}' was lost before its lockAtLeastFor ended", lease.lockName());
+            LOG.warn("{} lock '{}' was lost before its lockAtLeastFor ended", annotation, lease.lockName());
         } catch (LockUnavailableException e) {
-            LOG.warn("@LockedSchedule lock '{}' could not be released (it expires on the server): {}",
-                    lease.lockName(), e.getMessage());
+            LOG.warn("{} lock '{}' could not be released (it expires on the server): {}",
+                    annotation, lease.lockName(), e.getMessage());
         }
     }
 
+    /** {@return whether {@link #close()} was called: the application is stopping} */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Stops the thread (waiting up to 5 seconds for a release under way) and releases every lease still waiting.
+     * Restores the interrupt flag if interrupted while waiting.
+     */
     @Override
     public void close() {
         closed = true;
@@ -92,7 +127,7 @@ final class DelayedReleases implements AutoCloseable {
         }
         for (LockLease lease : pending) {
             if (pending.remove(lease)) {
-                release(lease);
+                release(annotation, lease);
             }
         }
     }

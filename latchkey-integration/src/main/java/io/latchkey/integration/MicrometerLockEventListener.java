@@ -1,4 +1,4 @@
-package io.latchkey.spring;
+package io.latchkey.integration;
 
 import io.latchkey.LockEventListener;
 import io.micrometer.core.instrument.Counter;
@@ -18,13 +18,21 @@ import java.time.Duration;
  * </ul>
  * With {@code nameTag} every lock meter also carries tag {@code name}: one time series per lock name, so only for
  * applications with a few fixed names.
+ *
+ * <p>The Spring Boot, Micronaut and Quarkus integrations register it (a framework's bean may extend it to take its
+ * constructor arguments from the framework) when the application has a {@code MeterRegistry}; Micrometer is an
+ * optional dependency of this module, needed only by this class.
  */
-final class MicrometerLockEventListener implements LockEventListener {
+public class MicrometerLockEventListener implements LockEventListener {
 
-    static final String ACQUIRE = "latchkey.lock.acquire";
-    static final String HELD = "latchkey.lock.held";
-    static final String LOST = "latchkey.lock.lost";
-    static final String RENEW = "latchkey.watchdog.renew";
+    /** The acquire timer. */
+    public static final String ACQUIRE = "latchkey.lock.acquire";
+    /** The hold timer. */
+    public static final String HELD = "latchkey.lock.held";
+    /** The lost-hold counter. */
+    public static final String LOST = "latchkey.lock.lost";
+    /** The watchdog renewal timer. */
+    public static final String RENEW = "latchkey.watchdog.renew";
 
     private final MeterRegistry registry;
     private final boolean nameTag;
@@ -34,7 +42,13 @@ final class MicrometerLockEventListener implements LockEventListener {
     private final Counter lost;
     private final Timer renewed;
 
-    MicrometerLockEventListener(MeterRegistry registry, boolean nameTag) {
+    /**
+     * Registers the meters without a {@code name} tag in {@code registry}.
+     *
+     * @param registry where the meters go
+     * @param nameTag whether every lock meter also carries tag {@code name} (one time series per lock name)
+     */
+    public MicrometerLockEventListener(MeterRegistry registry, boolean nameTag) {
         this.registry = registry;
         this.nameTag = nameTag;
         this.acquired = acquireTimer("acquired", Tags.empty());
@@ -46,27 +60,27 @@ final class MicrometerLockEventListener implements LockEventListener {
     }
 
     @Override
-    public void acquired(String lockName, Duration waited) {
+    public final void acquired(String lockName, Duration waited) {
         (nameTag ? acquireTimer("acquired", name(lockName)) : acquired).record(waited);
     }
 
     @Override
-    public void timedOut(String lockName, Duration waited) {
+    public final void timedOut(String lockName, Duration waited) {
         (nameTag ? acquireTimer("timeout", name(lockName)) : timedOut).record(waited);
     }
 
     @Override
-    public void released(String lockName, Duration heldFor) {
+    public final void released(String lockName, Duration heldFor) {
         (nameTag ? heldTimer(name(lockName)) : held).record(heldFor);
     }
 
     @Override
-    public void lost(String lockName) {
+    public final void lost(String lockName) {
         (nameTag ? lostCounter(name(lockName)) : lost).increment();
     }
 
     @Override
-    public void renewed(int leases, Duration took) {
+    public final void renewed(int leases, Duration took) {
         renewed.record(took);
     }
 

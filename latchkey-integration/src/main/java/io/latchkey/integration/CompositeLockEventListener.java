@@ -1,4 +1,4 @@
-package io.latchkey.spring;
+package io.latchkey.integration;
 
 import io.latchkey.LockEventListener;
 import java.time.Duration;
@@ -9,11 +9,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends each event to every {@link LockEventListener} bean; one that throws does not keep it from the others. It
- * forwards {@code timedOutHeldBy} only if one of them overrides it, so that a timed-out wait asks for the holder only
- * when someone listens.
+ * Several {@link LockEventListener} beans as the one listener a client takes: each event goes to every one, in order;
+ * one that throws does not keep it from the others (the failure is logged). It forwards {@code timedOutHeldBy} only if
+ * one of them overrides it, so that a timed-out wait asks for the holder only when someone listens.
  */
-class CompositeLockEventListener implements LockEventListener {
+public class CompositeLockEventListener implements LockEventListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(CompositeLockEventListener.class);
 
@@ -23,7 +23,13 @@ class CompositeLockEventListener implements LockEventListener {
         this.listeners = List.copyOf(listeners);
     }
 
-    static LockEventListener of(List<LockEventListener> listeners) {
+    /**
+     * {@return one listener for {@code listeners}} {@link LockEventListener#NONE} for none, the listener itself for
+     * one, else a composite that calls each in this order.
+     *
+     * @param listeners the listeners, in the order they are called
+     */
+    public static LockEventListener of(List<LockEventListener> listeners) {
         if (listeners.isEmpty()) {
             return LockEventListener.NONE;
         }
