@@ -131,21 +131,7 @@ class RedisLostAnswerTest {
     @Test
     void aFairLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
-            RedisFairLockOps ops = client.synchronizers().fairOps();
-            String name = uniqueName("fair-attempt-ids");
-            String owner = owner();
-            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
-            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
-            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
-            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
-            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
-            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
-                    .isFalse();
-            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
-                    .isEmpty();
-            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
-            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
-            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
+            checkCleanUpLeavesTheLaterHold(client.synchronizers().fairOps(), uniqueName("fair-attempt-ids"));
         }
     }
 
@@ -153,21 +139,28 @@ class RedisLostAnswerTest {
     @Test
     void aWriteLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
-            RedisReadWriteLockOps ops = client.synchronizers().writeOps();
-            String name = uniqueName("rw-attempt-ids");
-            String owner = owner();
-            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
-            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
-            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
-            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
-            assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
-            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
-                    .isFalse();
-            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
-                    .isEmpty();
-            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
-            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
-            assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
+            checkCleanUpLeavesTheLaterHold(client.synchronizers().writeOps(), uniqueName("rw-attempt-ids"));
         }
+    }
+
+    /**
+     * Two attempts of one owner on {@code name}, the first one's answer taken as lost: its clean-up leaves the later
+     * hold (which still renews), the later one's own clean-up removes it.
+     */
+    private static void checkCleanUpLeavesTheLaterHold(io.latchkey.core.RemoteLockOps ops, String name)
+            throws Exception {
+        String owner = owner();
+        AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+        AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+        Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+        Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+        assertThat(current.fencingToken()).isGreaterThan(orphan.fencingToken());
+        assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up")
+                .isFalse();
+        assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
+                .isEmpty();
+        assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+        assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
+        assertThat(ops.release(current).get(5, TimeUnit.SECONDS)).as("gone").isFalse();
     }
 }
