@@ -4,6 +4,7 @@ import io.latchkey.DistributedLock;
 import io.latchkey.LockLease;
 import io.latchkey.LockLostException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -33,7 +34,69 @@ public final class LockedCall {
         Object proceed() throws X;
     }
 
+    /** Makes the integration's own exception for a {@code @Locked} wait that ended without the lock. */
+    @FunctionalInterface
+    public interface NotAcquired {
+        /**
+         * {@return the exception to throw}
+         *
+         * @param waited how long the call waited
+         * @param interrupt the interrupt that ended the wait, or {@code null} if the wait time ran out
+         */
+        RuntimeException create(Duration waited, InterruptedException interrupt);
+    }
+
     private LockedCall() {
+    }
+
+    /**
+     * Waits at most {@code waitTime} for the lock, as {@code @Locked(waitTime = …)} does in every integration.
+     *
+     * @param lock the lock
+     * @param waitTime the longest wait
+     * @param leaseTime the lease; null for one the watchdog renews until release
+     * @param rethrowInterrupt whether an interrupt is thrown as it is (the method declares
+     *        {@link InterruptedException}); otherwise the interrupt flag is restored and {@code notAcquired} made
+     * @param notAcquired the exception of a wait that ended without the lock
+     * @return the lease
+     * @throws InterruptedException only with {@code rethrowInterrupt}
+     */
+    public static LockLease tryAcquire(DistributedLock lock, Duration waitTime, Duration leaseTime,
+                                       boolean rethrowInterrupt, NotAcquired notAcquired) throws InterruptedException {
+        long start = System.nanoTime();
+        Optional<LockLease> acquired;
+        try {
+            acquired = leaseTime == null ? lock.tryAcquire(waitTime) : lock.tryAcquire(waitTime, leaseTime);
+        } catch (InterruptedException e) {
+            if (rethrowInterrupt) {
+                throw e;
+            }
+            Thread.currentThread().interrupt();
+            throw notAcquired.create(Duration.ofNanos(System.nanoTime() - start), e);
+        }
+        if (acquired.isEmpty()) {
+            throw notAcquired.create(Duration.ofNanos(System.nanoTime() - start), null);
+        }
+        return acquired.get();
+    }
+
+    /**
+     * {@link #tryAcquire(DistributedLock, Duration, Duration, boolean, NotAcquired)} for a method that does not
+     * declare {@link InterruptedException}: an interrupt restores the flag and ends in {@code notAcquired}.
+     *
+     * @param lock the lock
+     * @param waitTime the longest wait
+     * @param leaseTime the lease; null for one the watchdog renews until release
+     * @param notAcquired the exception of a wait that ended without the lock
+     * @return the lease
+     */
+    public static LockLease tryAcquire(DistributedLock lock, Duration waitTime, Duration leaseTime,
+                                       NotAcquired notAcquired) {
+        try {
+            return tryAcquire(lock, waitTime, leaseTime, false, notAcquired);
+        } catch (InterruptedException e) {
+            throw new AssertionError("an interrupt is not rethrown here", e);
+        }
     }
 
     /**

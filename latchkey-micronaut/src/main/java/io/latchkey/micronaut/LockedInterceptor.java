@@ -12,9 +12,7 @@ import io.micronaut.context.processor.ExecutableMethodProcessor;
 import io.micronaut.inject.BeanDefinition;
 import io.micronaut.inject.ExecutableMethod;
 import jakarta.inject.Singleton;
-import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,21 +73,7 @@ final class LockedInterceptor implements MethodInterceptor<Object, Object>, Exec
         if (op.waitTime.isNegative()) {
             return LockedCall.acquireUninterruptibly(lock, op.leaseTime.isNegative() ? null : op.leaseTime);
         }
-        long start = System.nanoTime();
-        Optional<LockLease> acquired;
-        try {
-            acquired = op.leaseTime.isNegative()
-                    ? lock.tryAcquire(op.waitTime)
-                    : lock.tryAcquire(op.waitTime, op.leaseTime);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockNotAcquiredException(lock.name(), op.waitTime, Duration.ofNanos(System.nanoTime() - start),
-                    e);
-        }
-        if (acquired.isEmpty()) {
-            throw new LockNotAcquiredException(lock.name(), op.waitTime, Duration.ofNanos(System.nanoTime() - start),
-                    null);
-        }
-        return acquired.get();
+        return LockedCall.tryAcquire(lock, op.waitTime, op.leaseTime.isNegative() ? null : op.leaseTime,
+                (waited, interrupt) -> new LockNotAcquiredException(lock.name(), op.waitTime, waited, interrupt));
     }
 }

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -61,25 +60,9 @@ class LockedInterceptor {
         if (operation.waitTime == null) {
             return LockedCall.acquireUninterruptibly(lock, operation.leaseTime);
         }
-        long start = System.nanoTime();
-        Optional<LockLease> acquired;
-        try {
-            acquired = operation.leaseTime == null
-                    ? lock.tryAcquire(operation.waitTime)
-                    : lock.tryAcquire(operation.waitTime, operation.leaseTime);
-        } catch (InterruptedException e) {
-            if (Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class)) {
-                throw e;
-            }
-            Thread.currentThread().interrupt();
-            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
-                    Duration.ofNanos(System.nanoTime() - start), e);
-        }
-        if (acquired.isEmpty()) {
-            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
-                    Duration.ofNanos(System.nanoTime() - start), null);
-        }
-        return acquired.get();
+        return LockedCall.tryAcquire(lock, operation.waitTime, operation.leaseTime,
+                Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class),
+                (waited, interrupt) -> new LockNotAcquiredException(lock.name(), operation.waitTime, waited, interrupt));
     }
 
     private static Operation operation(Method method) {

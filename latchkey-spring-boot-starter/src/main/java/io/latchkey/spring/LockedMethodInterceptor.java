@@ -11,7 +11,6 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -147,25 +146,12 @@ final class LockedMethodInterceptor implements MethodInterceptor {
             return LockedCall.acquireUninterruptibly(lock,
                     operation.leaseTime.isNegative() ? null : operation.leaseTime);
         }
-        long start = System.nanoTime();
-        Optional<LockLease> acquired;
-        try {
-            acquired = operation.leaseTime.isNegative()
-                    ? lock.tryAcquire(operation.waitTime)
-                    : lock.tryAcquire(operation.waitTime, operation.leaseTime);
-        } catch (InterruptedException e) {
-            if (Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class)) {
-                throw e;
-            }
-            Thread.currentThread().interrupt();
-            throw new LockNotAcquiredException(lock.name(), operation.waitTime,
-                    Duration.ofNanos(System.nanoTime() - start), e);
-        }
-        if (acquired.isEmpty()) {
-            Duration waited = Duration.ofNanos(System.nanoTime() - start);
-            throw new LockNotAcquiredException(lock.name(), operation.waitTime, waited, null, holderOf(lock));
-        }
-        return acquired.get();
+        return LockedCall.tryAcquire(lock, operation.waitTime,
+                operation.leaseTime.isNegative() ? null : operation.leaseTime,
+                Arrays.asList(method.getExceptionTypes()).contains(InterruptedException.class),
+                (waited, interrupt) -> interrupt != null
+                        ? new LockNotAcquiredException(lock.name(), operation.waitTime, waited, interrupt)
+                        : new LockNotAcquiredException(lock.name(), operation.waitTime, waited, null, holderOf(lock)));
     }
 
     /**
