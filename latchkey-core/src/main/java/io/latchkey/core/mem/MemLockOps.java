@@ -60,27 +60,27 @@ final class MemLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        return server.tryAcquire(key(request.name()), kind.shared, request, clientName);
+        return server.locks.tryAcquire(key(request.name()), kind.shared, request, clientName);
     }
 
     @Override
     public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        return server.subscribe(key(name), changed);
+        return server.locks.watchers.subscribe(key(name), changed);
     }
 
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
-        return server.withdraw(key(request.name()), entry != null ? entry : request.ownerId());
+        return server.locks.withdraw(key(request.name()), entry != null ? entry : request.ownerId());
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        return server.release(key(grant.name()), grant);
+        return server.locks.release(key(grant.name()), grant);
     }
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return server.renew(prefix, grants);
+        return server.locks.renew(prefix, grants);
     }
 
     @Override
@@ -93,7 +93,7 @@ final class MemLockOps implements RemoteLockOps {
         if (!kind.handOff) {
             throw new UnsupportedOperationException("handOff");
         }
-        return server.handOff(key(from.name()), from, request, clientName);
+        return server.locks.handOff(key(from.name()), from, request, clientName);
     }
 
     @Override
@@ -108,17 +108,17 @@ final class MemLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        return CompletableFuture.completedFuture(server.holder(key(name)));
+        return CompletableFuture.completedFuture(MemInspection.holder(server.locks, key(name)));
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return server.isLocked(key(name));
+        return server.locks.isLocked(key(name));
     }
 
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return server.forceUnlock(key(name));
+        return server.locks.forceUnlock(key(name));
     }
 
     @Override

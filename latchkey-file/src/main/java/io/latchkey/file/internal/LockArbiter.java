@@ -2,9 +2,10 @@ package io.latchkey.file.internal;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.NameArbiter.Hold;
+import io.latchkey.core.NameArbiter.Waiting;
 import io.latchkey.core.RemoteLockOps.Attempt;
 import io.latchkey.file.internal.LockEntry.GrantState;
-import io.latchkey.file.internal.LockEntry.Queued;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,11 +23,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Arbitration between this JVM's clients of one lock directory, in memory (as {@code mem://}'s server does): one
- * {@link LockEntry} per name held or waited for in this JVM, its grants and its queue of waiting owners. An attempt
- * ({@link #tryAcquire}) is granted when it is compatible with the grants (shared with shared, a downgrade for the write
- * holder), no entry ahead of its owner's in the queue blocks it (for a reader: no writer ahead), and this JVM holds or
- * gets the file's OS lock ({@link LockFiles}); otherwise the owner keeps (or takes) its entry and is told when to look
+ * Arbitration between this JVM's clients of one lock directory, in memory (with {@code mem://}'s arbiter, {@link
+ * io.latchkey.core.NameArbiter}): one {@link LockEntry} per name held or waited for in this JVM, its grants and its
+ * queue of waiting owners. An attempt ({@link #tryAcquire}) is granted when the arbiter lets its owner take the name
+ * (compatible with the grants, no entry ahead of its owner's in the queue blocks it) and this JVM holds or gets the
+ * file's OS lock ({@link LockFiles}); otherwise the owner keeps (or takes) its entry and is told when to look
  * again. The engine does the waiting; every change in this JVM that can let a waiter in (a release, a lease end, a
  * forced unlock, a withdrawn entry) tells the file's subscribers ({@code changed}), and the directory watcher tells
  * them of other processes' changes. Also the per-name timer of a grant's lease end. Confined to the directory's
@@ -94,30 +95,29 @@ final class LockArbiter {
                             DirectorySection s, List<Runnable> after) throws IOException {
         pump(e, s, after);
         String owner = request.ownerId();
-        Queued q = e.queue.get(owner);
+        Waiting q = e.waiting(owner);
         boolean remote = false;
-        boolean downgrade = kind.shared && owner.equals(e.exclusiveOwner());
-        if (downgrade || compatible(e, kind.shared, owner) && first(e, owner, kind.shared)) {
-            if (e.grants.isEmpty()) {
+        if (e.mayTake(owner, kind.shared)) {
+            if (e.holds().isEmpty()) {
                 remote = kind.fair && files.earlierTicketElsewhere(e, q == null ? 0 : q.ticket(), s)
                         || !files.lock(e, kind.shared, s);
             }
             if (!remote) {
-                e.queue.remove(owner);
                 long requestedAt = request.time().nanoTime();
                 Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                addGrant(e, new GrantState(g, kind, onLost, System.currentTimeMillis()));
+                GrantState h = new GrantState(g, kind, onLost, System.currentTimeMillis());
+                boolean othersQueue = e.grant(h);
+                live.put(grantKey(e.file, h.owner(), h.token()), h);
                 files.sync(e, s);
                 arm(e);
-                if (kind.shared && !e.queue.isEmpty()) {
+                if (othersQueue) {
                     after.add(() -> changed.accept(e.file)); // readers behind may come in as well
                 }
                 return Attempt.granted(g);
             }
         }
         if (q == null) {
-            q = new Queued(kind, kind.fair ? s.nextToken() : 0, System.nanoTime());
-            e.queue.put(owner, q);
+            q = e.enqueue(owner, new Waiting(kind.shared, kind.fair ? s.nextToken() : 0, System.nanoTime()));
             if (q.ticket() != 0) {
                 files.sync(e, s);
             }
@@ -133,20 +133,16 @@ final class LockArbiter {
      * push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms
      * so that each attempt keeps them live.
      */
-    private static long recheckNanos(LockEntry e, Queued q, boolean remote) {
+    private static long recheckNanos(LockEntry e, Waiting q, boolean remote) {
         long now = System.nanoTime();
         long millis;
         if (remote) {
             long queued = TimeUnit.NANOSECONDS.toMillis(now - q.sinceNanos());
             millis = Math.min(MAX_RECHECK_MILLIS, Math.max(MIN_RECHECK_MILLIS, queued));
         } else {
-            millis = LOCAL_RECHECK_MILLIS;
-            for (GrantState h : e.grants) {
-                long d = h.deadline();
-                if (d != GrantState.DEAD) {
-                    millis = Math.min(millis, Math.max(1, TimeUnit.NANOSECONDS.toMillis(d - now) + 1));
-                }
-            }
+            long d = e.earliestLeaseEnd();
+            millis = d == Hold.ENDED ? LOCAL_RECHECK_MILLIS
+                    : Math.min(LOCAL_RECHECK_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(d - now) + 1));
         }
         if (e.hasTickets()) {
             millis = Math.min(millis, TICKET_REFRESH_MILLIS);
@@ -160,7 +156,7 @@ final class LockArbiter {
         return thread.submit("withdraw", (s, after) -> {
             LockEntry e = entries.get(file);
             if (e != null) {
-                Queued q = e.queue.remove(owner);
+                Waiting q = e.withdraw(owner);
                 if (q != null) {
                     if (q.ticket() != 0) {
                         files.sync(e, s);
@@ -187,7 +183,8 @@ final class LockArbiter {
                 removeIfIdle(e);
                 return false;
             }
-            removeGrant(e, h);
+            e.remove(h);
+            forget(e, List.of(h));
             pump(e, s, after);
             removeIfIdle(e);
             return true;
@@ -212,13 +209,13 @@ final class LockArbiter {
                 }
                 return null;
             }
-            // The OS lock stays: the lock is never free in between.
+            // The OS lock stays: the lock is never free in between. Had the receiver queued itself, the entry is served.
             long requestedAt = request.time().nanoTime();
-            long token = s.nextToken();
-            removeGrant(e, h);
-            e.queue.remove(request.ownerId()); // had it queued itself before, the entry is served
-            Grant g = new Grant(request, token, requestedAt, null);
-            addGrant(e, new GrantState(g, h.kind, onLost, System.currentTimeMillis()));
+            Grant g = new Grant(request, s.nextToken(), requestedAt, null);
+            GrantState to = new GrantState(g, h.kind, onLost, System.currentTimeMillis());
+            e.handOver(h, to);
+            live.remove(grantKey(file, h.owner(), h.token()), h);
+            live.put(grantKey(file, to.owner(), to.token()), to);
             files.sync(e, s);
             arm(e);
             return g;
@@ -236,7 +233,7 @@ final class LockArbiter {
         for (Grant g : grants) {
             String file = FileNames.lockFile(namespace, g.name());
             GrantState h = live.get(grantKey(file, g.ownerId(), g.fencingToken()));
-            if (h == null || !h.renew(g.leaseMillis())) {
+            if (h == null || !h.renew(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(g.leaseMillis()))) {
                 if (h != null) {
                     log.debug("renewal of {} came after its lease had ended in {}", g, dir);
                 }
@@ -254,10 +251,9 @@ final class LockArbiter {
                     }
                     if (files.revoked(e)) {
                         log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
-                        for (GrantState h : e.grants) {
+                        for (GrantState h : clearGrants(e)) {
                             after.add(() -> h.client.onLost().accept(h.grant, "force-unlocked by another process"));
                         }
-                        clearGrants(e);
                     }
                     pump(e, s, after);
                     files.sync(e, s);
@@ -279,10 +275,10 @@ final class LockArbiter {
     void pump(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
         expireGrants(e);
         boolean changed = files.matchOsLock(e, s);
-        if (changed && !e.queue.isEmpty()) {
+        if (changed && !e.queue().isEmpty()) {
             after.add(() -> this.changed.accept(e.file));
         }
-        if (!e.queue.isEmpty() && e.hasTickets()
+        if (!e.queue().isEmpty() && e.hasTickets()
                 && System.currentTimeMillis() - e.ticketsWrittenMillis >= TICKET_REFRESH_MILLIS) {
             changed = true;
         }
@@ -292,65 +288,31 @@ final class LockArbiter {
         arm(e);
     }
 
-    private static boolean compatible(LockEntry e, boolean shared, String owner) {
-        if (e.grants.isEmpty()) {
-            return true;
-        }
-        if (!shared) {
-            return false;
-        }
-        String exclusive = e.exclusiveOwner();
-        return exclusive == null || exclusive.equals(owner);
-    }
-
-    /** Whether no entry ahead of {@code owner}'s (all of them, if it has none) blocks it: for a reader, no writer. */
-    private static boolean first(LockEntry e, String owner, boolean shared) {
-        for (Map.Entry<String, Queued> q : e.queue.entrySet()) {
-            if (q.getKey().equals(owner)) {
-                return true;
-            }
-            if (!shared || !q.getValue().kind().shared) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static String grantKey(String file, String owner, long token) {
         return file + '\u0000' + owner + '\u0000' + token;
     }
 
-    private void addGrant(LockEntry e, GrantState h) {
-        e.grants.add(h);
-        live.put(grantKey(e.file, h.owner(), h.token()), h);
-    }
-
-    private void removeGrant(LockEntry e, GrantState h) {
-        h.end();
-        e.grants.remove(h);
-        live.remove(grantKey(e.file, h.owner(), h.token()), h);
-    }
-
-    /** Ends every grant of {@code e} in this JVM (a force-unlock, a revoke, the directory's close). */
-    void clearGrants(LockEntry e) {
-        for (GrantState h : new ArrayList<>(e.grants)) {
-            removeGrant(e, h);
+    private void forget(LockEntry e, List<GrantState> ended) {
+        for (GrantState h : ended) {
+            live.remove(grantKey(e.file, h.owner(), h.token()), h);
         }
     }
 
-    /** Ends the grants whose lease ran out (renewals race with this through {@link GrantState#expire}). */
+    /** Ends every grant of {@code e} in this JVM (a force-unlock, a revoke, the directory's close); returns them. */
+    List<GrantState> clearGrants(LockEntry e) {
+        List<GrantState> ended = e.clear();
+        forget(e, ended);
+        return ended;
+    }
+
+    /** Ends the grants whose lease ran out (renewals race with this through {@link Hold#expire}). */
     private void expireGrants(LockEntry e) {
-        long now = System.nanoTime();
-        for (GrantState h : new ArrayList<>(e.grants)) {
-            if (h.expire(now)) {
-                removeGrant(e, h);
-            }
-        }
+        forget(e, e.expire(System.nanoTime()));
     }
 
     /** Forgets {@code e} once nobody of this JVM holds or waits for it. */
     void removeIfIdle(LockEntry e) {
-        if (e.idle() && entries.get(e.file) == e) {
+        if (e.isIdle() && entries.get(e.file) == e) {
             DirectoryThread.cancel(e.expiry);
             entries.remove(e.file);
         }
@@ -360,16 +322,8 @@ final class LockArbiter {
 
     /** Arms the entry's lease-end timer (earliest grant). */
     private void arm(LockEntry e) {
-        long earliest = 0;
-        boolean any = false;
-        for (GrantState h : e.grants) {
-            long deadline = h.deadline();
-            if (deadline != GrantState.DEAD && (!any || deadline - earliest < 0)) {
-                earliest = deadline;
-                any = true;
-            }
-        }
-        if (!any) {
+        long earliest = e.earliestLeaseEnd();
+        if (earliest == Hold.ENDED) {
             DirectoryThread.cancel(e.expiry);
             e.expiry = null;
         } else if (e.expiry == null || e.expiryAtNanos != earliest) {
@@ -398,7 +352,7 @@ final class LockArbiter {
      */
     void closeAll(DirectorySection s, List<Runnable> after) {
         for (LockEntry e : new ArrayList<>(entries.values())) {
-            e.queue.clear();
+            e.clearQueue();
             clearGrants(e);
             try {
                 pump(e, s, after);

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
  * timer and file access (a few system calls each). The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link LockEntry.GrantState}) on the engine's watchdog thread, so that a renewal never waits
+ * (compare-and-set, see {@link io.latchkey.core.NameArbiter.Hold}) on the engine's watchdog thread, so that a renewal never waits
  * behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
  * {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the directory's
  * change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the last
@@ -283,10 +283,7 @@ public final class LockDirectory {
                 return stale;
             }
             arbiter.pump(e, s, after);
-            boolean held = false;
-            for (LockEntry.GrantState g : e.grants) {
-                held |= g.token() == token && !g.kind.shared;
-            }
+            boolean held = e.holdsExclusive(token);
             arbiter.removeIfIdle(e);
             if (!held) {
                 return stale;

@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.NameArbiter;
 import io.latchkey.file.internal.LockEntry.GrantState;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -54,7 +55,7 @@ final class LockFiles {
      * @return whether the OS lock changed (the file is to be rewritten)
      */
     boolean matchOsLock(LockEntry e, DirectorySection s) throws IOException {
-        if (e.grants.isEmpty() && e.osLock != null) {
+        if (e.holds().isEmpty() && e.osLock != null) {
             // Inside the directory section, like every tryLock and delete: released outside it, another process
             // could lock this file, release it and delete it, and a third create and lock a new file at the path,
             // all before our sync() below enters the section; our probe of the old, unlinked file would then succeed
@@ -65,7 +66,7 @@ final class LockFiles {
             e.osLock = null;
             return true;
         }
-        if (!e.grants.isEmpty() && e.allShared() && e.osLock != null && !e.osLock.isShared()) {
+        if (!e.holds().isEmpty() && e.allShared() && e.osLock != null && !e.osLock.isShared()) {
             // the write hold ended, a downgraded read remains: exclusive → shared. Inside the directory section no
             // other process can lock the file between the two steps.
             s.enter();
@@ -144,7 +145,7 @@ final class LockFiles {
         boolean temporary = e.channel == null;
         FileChannel ch = e.channel;
         if (temporary) {
-            boolean ours = !e.grants.isEmpty() || e.hasTickets();
+            boolean ours = !e.holds().isEmpty() || e.hasTickets();
             if (!ours && !Files.exists(e.path)) {
                 return;
             }
@@ -165,11 +166,11 @@ final class LockFiles {
             } else if (e.osLock != null) {
                 r.holds.removeIf(line -> !line.kind().equals(LockKind.READ.label)); // only readers can be alive
             }
-            for (GrantState h : e.grants) {
+            for (GrantState h : e.holds()) {
                 r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
-                        h.owner(), h.client.clientName(), h.sinceMillis));
+                        h.owner(), h.clientName(), h.sinceMillis()));
             }
-            for (java.util.Map.Entry<String, LockEntry.Queued> q : e.queue.entrySet()) {
+            for (java.util.Map.Entry<String, NameArbiter.Waiting> q : e.queue().entrySet()) {
                 if (q.getValue().ticket() != 0) {
                     r.waits.add(new LockFileRecord.WaitLine(process, q.getValue().ticket(), nowMillis, q.getKey()));
                 }

@@ -1,6 +1,7 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.LockHolder;
+import io.latchkey.core.NameArbiter.Hold;
 import io.latchkey.file.internal.LockEntry.GrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
@@ -43,7 +44,7 @@ final class LockInspection {
             if (e != null) {
                 arbiter.pump(e, s, after);
                 arbiter.removeIfIdle(e);
-                if (!e.grants.isEmpty()) {
+                if (!e.holds().isEmpty()) {
                     return true;
                 }
                 if (e.channel != null) {
@@ -61,7 +62,7 @@ final class LockInspection {
             LockEntry e = arbiter.entry(file);
             if (e != null) {
                 arbiter.pump(e, s, after);
-                held = !e.grants.isEmpty();
+                held = !e.holds().isEmpty();
                 arbiter.clearGrants(e);
                 arbiter.pump(e, s, after);
                 arbiter.removeIfIdle(e);
@@ -137,12 +138,12 @@ final class LockInspection {
         LockFileRecord r;
         if (e != null && e.channel != null) {
             long now = System.nanoTime();
-            for (GrantState h : e.grants) {
-                long deadline = h.deadline();
-                if (deadline != GrantState.DEAD) {
+            for (GrantState h : e.holds()) {
+                long deadline = h.leaseEnd();
+                if (deadline != Hold.ENDED) {
                     infos.add(info(e.namespace, e.name, h.owner(), h.token(),
                             Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label)
-                            .withHolder(h.client.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis))));
+                            .withHolder(h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
                 }
             }
             r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
