@@ -1,12 +1,11 @@
 package io.latchkey.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * The in-process arbitration of one lock name, for backends that arbitrate in this JVM: the {@code mem://} server,
@@ -120,13 +119,13 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         return queue.get(owner);
     }
 
-    /** Queues {@code owner} with {@code entry} unless it is queued already; {@return its entry in the queue} */
+    /** Queues {@code owner} with {@code entry} unless it is queued already, and returns its entry in the queue. */
     public final Waiting enqueue(String owner, Waiting entry) {
         Waiting had = queue.putIfAbsent(owner, entry);
         return had != null ? had : entry;
     }
 
-    /** Gives up {@code owner}'s place in the queue; {@return its entry, or {@code null} if it had none} */
+    /** Gives up {@code owner}'s place in the queue, and returns its entry ({@code null} if it had none). */
     public final Waiting withdraw(String owner) {
         return queue.remove(owner);
     }
@@ -166,12 +165,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         return false;
     }
 
-    /** {@return whether every hold is shared (also when there is none)} */
-    public final boolean allShared() {
-        return exclusiveOwner() == null;
-    }
-
-    /** Ends and removes {@code hold}; {@return whether it was a hold of the name} */
+    /** Ends and removes {@code hold}, and returns whether it was a hold of the name. */
     public final boolean remove(H hold) {
         if (!holds.remove(hold)) {
             return false;
@@ -180,7 +174,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         return true;
     }
 
-    /** Ends and removes every hold (a forced unlock); {@return the holds that ended} */
+    /** Ends and removes every hold (a forced unlock), and returns the holds that ended. */
     public final List<H> clear() {
         if (holds.isEmpty()) {
             return List.of();
@@ -191,7 +185,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         return ended;
     }
 
-    /** Removes the holds whose lease ran out by {@code now} ({@link System#nanoTime()}); {@return those holds} */
+    /** Removes the holds whose lease ran out by {@code now} ({@link System#nanoTime()}), and returns them. */
     public final List<H> expire(long now) {
         List<H> ended = null;
         for (int i = holds.size() - 1; i >= 0; i--) {
@@ -237,15 +231,8 @@ public class NameArbiter<H extends NameArbiter.Hold> {
     public static class Hold {
         /** The lease end of a hold that is over; final. */
         public static final long ENDED = Long.MIN_VALUE;
-        private static final VarHandle LEASE_END;
-
-        static {
-            try {
-                LEASE_END = MethodHandles.lookup().findVarHandle(Hold.class, "leaseEnd", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
+        private static final AtomicLongFieldUpdater<Hold> LEASE_END =
+                AtomicLongFieldUpdater.newUpdater(Hold.class, "leaseEnd");
 
         private final String owner;
         private final long token;
@@ -310,7 +297,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
             }
         }
 
-        /** Ends the hold if its lease ran out by {@code now}; {@return whether it is over} */
+        /** Ends the hold if its lease ran out by {@code now}, and returns whether it is over. */
         public final boolean expire(long now) {
             while (true) {
                 long end = leaseEnd;

@@ -66,7 +66,7 @@ final class LockFiles {
             e.osLock = null;
             return true;
         }
-        if (!e.holds().isEmpty() && e.allShared() && e.osLock != null && !e.osLock.isShared()) {
+        if (!e.holds().isEmpty() && e.exclusiveOwner() == null && e.osLock != null && !e.osLock.isShared()) {
             // the write hold ended, a downgraded read remains: exclusive → shared. Inside the directory section no
             // other process can lock the file between the two steps.
             s.enter();
