@@ -24,7 +24,7 @@ final class MemInspection {
     static LockHolder holder(MemLocks locks, String key) {
         locks.lock.lock();
         try {
-            MemLocks.Entry e = locks.entry(key);
+            MemLocks.Entry e = locks.entries().get(key);
             long now = System.nanoTime();
             for (Hold h : e == null ? List.<Hold>of() : e.holds()) {
                 if (h.leaseEnd() - now > 0) {
@@ -53,7 +53,7 @@ final class MemInspection {
                 throw locks.unavailable("inspect");
             }
             long now = System.nanoTime();
-            for (MemLocks.Entry e : locks.entries()) {
+            for (MemLocks.Entry e : locks.entries().values()) {
                 if (!e.key.startsWith(prefix)) {
                     continue;
                 }

@@ -120,9 +120,7 @@ final class MemLocks {
                 }
                 return RemoteLockOps.Attempt.granted(new Grant(request, h.token(), requestedAt, null));
             }
-            if (e.waiting(owner) == null) {
-                e.enqueue(owner, new NameArbiter.Waiting(shared, 0, now));
-            }
+            e.enqueue(owner, new NameArbiter.Waiting(shared, 0, now)); // keeps its place if it had one
             ensureWake(e, now);
             long earliest = e.earliestLeaseEnd();
             return RemoteLockOps.Attempt.queued(owner, earliest == Hold.ENDED ? TimeUnit.SECONDS.toNanos(1)
@@ -216,14 +214,9 @@ final class MemLocks {
         return e;
     }
 
-    /** The entry of {@code key}, or {@code null}, for inspection; under the lock. */
-    Entry entry(String key) {
-        return entries.get(key);
-    }
-
-    /** Every key's entry, for inspection; under the lock. */
-    Collection<Entry> entries() {
-        return entries.values();
+    /** The entries by key, for inspection (read only); under the lock. */
+    Map<String, Entry> entries() {
+        return entries;
     }
 
     // ---------------------------------------------------------------------------------------------- internals

@@ -209,7 +209,7 @@ final class LockArbiter {
                 }
                 return null;
             }
-            // The OS lock stays: the lock is never free in between. Had the receiver queued itself, the entry is served.
+            // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
             long requestedAt = request.time().nanoTime();
             Grant g = new Grant(request, s.nextToken(), requestedAt, null);
             GrantState to = new GrantState(g, h.kind, onLost, System.currentTimeMillis());

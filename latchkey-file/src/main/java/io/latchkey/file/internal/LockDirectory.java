@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Threads</h2>
  * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
  * timer and file access (a few system calls each). The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link io.latchkey.core.NameArbiter.Hold}) on the engine's watchdog thread, so that a renewal never waits
- * behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
+ * (compare-and-set, see {@link io.latchkey.core.NameArbiter.Hold}) on the engine's watchdog thread, so that a renewal
+ * never waits behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
  * {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the directory's
  * change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the last
  * {@link #detach()} (the last client's {@code close()}).
