@@ -79,7 +79,7 @@ final class JdbcLockOps implements RemoteLockOps {
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
         this.listener = listenOn != null ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen") : null;
-        this.wakeups = new CountWakeups(runner, channel, listener);
+        this.wakeups = new CountWakeups(channel, listener);
         if (listener != null) {
             // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
             listener.start();
