@@ -175,8 +175,7 @@ final class LockEntry {
      *
      * @param kind the kind it waits for
      * @param ticket its place in the fair queue across processes (a directory token, written as a wait line), or 0
-     * @param sinceNanos when it queued ({@link System#nanoTime()})
      */
-    record Queued(LockKind kind, long ticket, long sinceNanos) {
+    record Queued(LockKind kind, long ticket) {
     }
 }
