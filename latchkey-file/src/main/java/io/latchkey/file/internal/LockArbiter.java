@@ -130,9 +130,9 @@ final class LockArbiter {
 
     /**
      * When a queued owner looks again without a push: blocked by another process, at most
-     * {@value #MAX_RECHECK_MILLIS} ms (the engine backs off up to it: a SIGKILLed holder changes no file); blocked in this JVM, the earliest lease end here (releases here
-     * push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms
-     * so that each attempt keeps them live.
+     * {@value #MAX_RECHECK_MILLIS} ms (the engine backs off up to it: a SIGKILLed holder changes no file); blocked in
+     * this JVM, the earliest lease end here (releases here push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with
+     * wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms so that each attempt keeps them live.
      */
     private static long recheckNanos(LockEntry e, boolean remote) {
         long now = System.nanoTime();
