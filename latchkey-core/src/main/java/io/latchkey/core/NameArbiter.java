@@ -218,9 +218,8 @@ public class NameArbiter<H extends NameArbiter.Hold> {
      *
      * @param shared whether it waits for a shared hold
      * @param ticket its place in a queue across processes (the file backend's fair wait line), or 0
-     * @param sinceNanos when it queued ({@link System#nanoTime()})
      */
-    public record Waiting(boolean shared, long ticket, long sinceNanos) {
+    public record Waiting(boolean shared, long ticket) {
     }
 
     /**

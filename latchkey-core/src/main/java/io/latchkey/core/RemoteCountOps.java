@@ -17,7 +17,10 @@ import java.util.concurrent.CompletableFuture;
  * {@link #getCount} each look once and answer. The engine waits between attempts, woken by
  * {@link #subscribe subscriptions} (pub/sub, watches, notifications) and, as the fallback for a lost push, by a
  * re-check every {@link #recheckMillis()}. A backend must therefore make every change that could let a waiter in
- * (a release, an expired or revoked permit, added permits, a count reaching zero) visible to its subscribers.
+ * (a release, a revoked permit, added permits, a count reaching zero) visible to its subscribers. The one change
+ * nobody announces, a permit's lease running out on the server's clock, is named by the refused
+ * {@linkplain #tryLease lease attempt} itself: it answers {@linkplain Attempt#busy(long) busy} with the time until
+ * the earliest lease ends, and the engine looks again then; a backend keeps no timer of its own for it.
  *
  * <h2>Which methods an instance serves</h2>
  * One instance serves one kind: a semaphore ({@link #tryTake}, {@link #give}, {@link #drainPermits}), a
@@ -215,17 +218,51 @@ public interface RemoteCountOps {
      * {@code leaseMillis} after it was taken (no later than the server-side equivalent of that time; a backend
      * whose server rounds leases up ends the permit on time itself). Completes with the grant (the permit id as
      * {@link Grant#ownerId()}, a token that grows per name, {@link Grant#requestedAtNanos()} no later than the
-     * lease's start) or {@code null} when none is available.
+     * lease's start) {@linkplain Attempt#granted granted}, or {@linkplain Attempt#busy(long) busy} when none is
+     * available, with the time until the earliest held permit's lease ends where the backend read it (the engine
+     * looks again then without a push: nothing announces a lease that runs out).
      *
      * @param name the semaphore's name
      * @param permitId the new permit's id, chosen by the engine and unique
      * @param leaseMillis the permit's lease in milliseconds: the fixed lease, or the watchdog timeout
      * @param watchdog whether the engine will renew the permit
-     * @return a future of the permit's grant, or of {@code null} if no permit is available now
+     * @return a future of the answer: the permit's grant, or busy with when to look again
      * @throws UnsupportedOperationException unless a permit-expirable semaphore's ops overrides it (the default)
      */
-    default CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    default CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         throw new UnsupportedOperationException("tryLease");
+    }
+
+    /**
+     * The answer to one {@linkplain #tryLease lease attempt}: the permit's grant, or when to look again. A
+     * semaphore's {@link #tryTake} needs none: its permits have no lease, so every change that frees one is pushed.
+     *
+     * @param grant the permit's grant, or {@code null} if no permit was available
+     * @param recheckNanos when none was available: when to look again at the latest even without a push (the time
+     *        until the earliest held permit's lease ends, plus the server clock's granularity), or 0 for no hint;
+     *        the engine bounds it by {@link #recheckMillis()}
+     */
+    record Attempt(Grant grant, long recheckNanos) {
+
+        /** {@return the answer of an attempt that took a permit} */
+        public static Attempt granted(Grant grant) {
+            return new Attempt(java.util.Objects.requireNonNull(grant, "grant"), 0);
+        }
+
+        /** {@return the answer of an attempt that found no permit: look again within {@code recheckNanos}} */
+        public static Attempt busy(long recheckNanos) {
+            return new Attempt(null, Math.max(0, recheckNanos));
+        }
+
+        /** {@return the answer of an attempt that found no permit and knows no lease end: the engine's re-check} */
+        public static Attempt busy() {
+            return new Attempt(null, 0);
+        }
+
+        /** {@return whether a permit was taken} */
+        public boolean isGranted() {
+            return grant != null;
+        }
     }
 
     /**

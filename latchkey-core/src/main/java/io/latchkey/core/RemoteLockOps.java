@@ -128,22 +128,48 @@ public interface RemoteLockOps {
      * @param recheckNanos when not granted: when to look again at the latest even without a push (such as the holder's
      *        remaining lease); the engine bounds it
      * @param entry when not granted: the waiter's place in the server's queue, or {@code null} if none is kept
+     * @param backoffNanos when not granted and nothing may push the change that lets the waiter in (a holder in
+     *        another process that dies changes nothing anybody announces, a backend without notifications): the first
+     *        wait of the engine's back-off, which grows with the time the waiter has waited up to
+     *        {@code recheckNanos} ({@link #withBackoff}); 0 to look again at {@code recheckNanos}
      */
-    record Attempt(Grant grant, long recheckNanos, String entry) {
+    record Attempt(Grant grant, long recheckNanos, String entry, long backoffNanos) {
 
         /** {@return the answer of an attempt that took the lock} */
         public static Attempt granted(Grant grant) {
-            return new Attempt(java.util.Objects.requireNonNull(grant, "grant"), 0, null);
+            return new Attempt(java.util.Objects.requireNonNull(grant, "grant"), 0, null, 0);
         }
 
         /** {@return the answer of an attempt that found the lock busy: look again within {@code recheckNanos}} */
         public static Attempt busy(long recheckNanos) {
-            return new Attempt(null, recheckNanos, null);
+            return new Attempt(null, recheckNanos, null, 0);
         }
 
         /** {@return the answer of an attempt that keeps its place {@code entry} in the server's queue} */
         public static Attempt queued(String entry, long recheckNanos) {
-            return new Attempt(null, recheckNanos, java.util.Objects.requireNonNull(entry, "entry"));
+            return new Attempt(null, recheckNanos, java.util.Objects.requireNonNull(entry, "entry"), 0);
+        }
+
+        /**
+         * {@return this busy or queued answer, re-checked by the engine's back-off} The engine looks again after a
+         * wait about as long as the waiter has waited so far (so the waits about double), at least
+         * {@code floorNanos} and at most {@link #recheckNanos()} (such as the holder's remaining lease, when the lock
+         * is surely free), each drawn from [d/2, d] so that waiters of several clients spread out. The engine keeps
+         * the state; the backend keeps none per waiter.
+         *
+         * @param floorNanos the first wait, positive
+         * @throws IllegalArgumentException if {@code floorNanos} is not positive
+         * @throws IllegalStateException if this answer granted the lock
+         */
+        public Attempt withBackoff(long floorNanos) {
+            if (floorNanos <= 0) {
+                throw new IllegalArgumentException("the back-off's first wait must be positive but was "
+                        + floorNanos + " ns");
+            }
+            if (grant != null) {
+                throw new IllegalStateException("a granted attempt has no back-off");
+            }
+            return new Attempt(null, recheckNanos, entry, floorNanos);
         }
 
         /** {@return whether the lock was taken} */

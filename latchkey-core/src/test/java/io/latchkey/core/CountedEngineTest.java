@@ -119,7 +119,7 @@ class CountedEngineTest {
         }
 
         @Override
-        public CompletableFuture<io.latchkey.core.Grant> tryLease(String name, String permitId, long leaseMillis,
+        public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis,
                                                                  boolean watchdog) {
             return attempt(delegate.tryLease(name, permitId, leaseMillis, watchdog));
         }

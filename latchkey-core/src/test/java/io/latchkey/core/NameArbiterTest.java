@@ -22,7 +22,7 @@ class NameArbiterTest {
     }
 
     private void queue(String owner, boolean shared) {
-        name.enqueue(owner, new Waiting(shared, 0, NOW));
+        name.enqueue(owner, new Waiting(shared, 0));
     }
 
     @Test

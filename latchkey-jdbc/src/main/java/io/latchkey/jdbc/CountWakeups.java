@@ -8,8 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Who waits for which counted resource in one client, and how they are told of a change: the engine's
@@ -21,17 +19,15 @@ import java.util.concurrent.TimeUnit;
  *   <li>On PostgreSQL the same call sends {@code NOTIFY} on the lease table's channel, which the client's one
  *       {@link PgReleaseListener} of every client passes to {@link #changed(String)}; after the listener reconnects
  *       everybody looks again ({@link #changedAll()}).
- *   <li>A leased permit's end publishes nothing: a waiter that found no permit is woken at the earliest lease end it
- *       read ({@link #wakeAt}).
+ *   <li>A leased permit's end publishes nothing: the attempt that found no permit tells the engine when to look
+ *       again (the earliest lease end it read).
  *   <li>Elsewhere (MariaDB, MySQL, H2) other clients' changes are seen by the engine's re-check.
  * </ul>
  *
- * Subscribers are plain {@link Runnable}s that must not block; wake-ups run on the listener's, the timer's or an
- * I/O thread.
+ * Subscribers are plain {@link Runnable}s that must not block; wake-ups run on the listener's or an I/O thread.
  */
 final class CountWakeups {
 
-    private final JdbcRunner runner;
     private final String channel;
     private final PgReleaseListener listener;
     private final Map<String, Set<Runnable>> subscribers = new ConcurrentHashMap<>();
@@ -39,8 +35,7 @@ final class CountWakeups {
     /**
      * @param listener PostgreSQL's listener, or {@code null} on databases without notifications
      */
-    CountWakeups(JdbcRunner runner, String channel, PgReleaseListener listener) {
-        this.runner = runner;
+    CountWakeups(String channel, PgReleaseListener listener) {
         this.channel = channel;
         this.listener = listener;
         if (listener != null) {
@@ -106,17 +101,5 @@ final class CountWakeups {
             }
         }
         changed(key);
-    }
-
-    /** Wakes {@code key}'s subscribers after {@code delayMillis} (the earliest lease end a waiter read). */
-    void wakeAt(String key, long delayMillis) {
-        if (!subscribers.containsKey(key)) {
-            return;
-        }
-        try {
-            runner.timer().schedule(() -> changed(key), Math.max(1, delayMillis + 1), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing
-        }
     }
 }

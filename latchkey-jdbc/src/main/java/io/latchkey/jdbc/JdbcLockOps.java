@@ -15,6 +15,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The remote half of the lease-table lock: one row per held lock name, decided by single statements on the
@@ -25,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * attempt answers when to look again: on PostgreSQL, where releases are pushed ({@link #subscribe}: {@code NOTIFY}
  * through the client's one {@link PgReleaseListener}, by way of {@link CountWakeups}, which the counted primitives
  * share), the holder's remaining lease capped at a second (a fallback for a lost notification); elsewhere, and behind
- * a transaction pooler without a listen URL, a poll that starts at {@value #MIN_POLL_MILLIS} ms and grows with the
- * time the client has waited for the name (a doubling backoff without per-waiter state) up to
+ * a transaction pooler without a listen URL, the engine's back-off from {@value #MIN_POLL_MILLIS} ms
+ * ({@link Attempt#withBackoff}: growing with the time the waiter has waited) up to
  * {@link JdbcOptions#maxPollInterval()}, or with short polling up to {@value #SHORT_POLL_STEP_MILLIS} ms per name the
  * client waits for; never past the holder's remaining lease. A release or forced unlock by this client wakes its own
  * waiters at once where nothing is pushed.
@@ -49,8 +51,8 @@ final class JdbcLockOps implements RemoteLockOps {
     private final CountWakeups wakeups;
     private final long maxPollMillis;
     private final boolean shortPoll;
-    /** Row key of each name this client waits for (has a subscription to), and since when (nanoTime). */
-    private final Map<String, Long> waitingSince = new ConcurrentHashMap<>();
+    /** How many names this client waits for (has a subscription to): short polling shares its rate among them. */
+    private final AtomicInteger waitingNames = new AtomicInteger();
     /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
     private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
     private volatile boolean closed;
@@ -79,7 +81,7 @@ final class JdbcLockOps implements RemoteLockOps {
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
         this.listener = listenOn != null ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen") : null;
-        this.wakeups = new CountWakeups(runner, channel, listener);
+        this.wakeups = new CountWakeups(channel, listener);
         if (listener != null) {
             // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
             listener.start();
@@ -121,24 +123,22 @@ final class JdbcLockOps implements RemoteLockOps {
                 return Attempt.granted(new Grant(request, a.token, a.sentAt, null));
             }
             // retryNow: the row changed between two statements of the attempt; look again after the shortest pause
-            long millis = a.retryNow ? 1 : recheckMillis(key, a.holderRemainingMillis);
-            return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(millis));
+            if (a.retryNow) {
+                return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1));
+            }
+            return busy(a.holderRemainingMillis);
         });
     }
 
-    /** When a busy attempt of row {@code key} looks again at the latest (see the class comment). */
-    private long recheckMillis(String key, long holderRemainingMillis) {
-        long delay;
-        if (wakeups.pushes()) {
-            delay = Math.max(PUSHED_RECHECK_MILLIS, maxPollMillis);
-        } else {
-            Long since = waitingSince.get(key);
-            long waited = since == null ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
-            long cap = shortPoll ? Math.min(maxPollMillis, SHORT_POLL_STEP_MILLIS * Math.max(1, waitingSince.size()))
-                    : maxPollMillis;
-            delay = Math.min(Math.max(MIN_POLL_MILLIS, waited), cap);
-        }
-        return Math.max(1, Math.min(delay, holderRemainingMillis + 1));
+    /** A busy answer: when to look again at the latest, and how to back off without pushes (see the class comment). */
+    private Attempt busy(long holderRemainingMillis) {
+        long cap = wakeups.pushes() ? Math.max(PUSHED_RECHECK_MILLIS, maxPollMillis)
+                : shortPoll ? Math.min(maxPollMillis, SHORT_POLL_STEP_MILLIS * Math.max(1, waitingNames.get()))
+                : maxPollMillis;
+        long millis = Math.max(1, Math.min(cap, holderRemainingMillis + 1));
+        Attempt busy = Attempt.busy(TimeUnit.MILLISECONDS.toNanos(millis));
+        return wakeups.pushes() ? busy : busy.withBackoff(TimeUnit.MILLISECONDS.toNanos(Math.min(MIN_POLL_MILLIS,
+                millis)));
     }
 
     /**
@@ -148,9 +148,13 @@ final class JdbcLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         String key = rows.key(name);
-        Long since = System.nanoTime();
-        waitingSince.put(key, since);
-        Runnable done = () -> waitingSince.remove(key, since);
+        waitingNames.incrementAndGet();
+        AtomicBoolean once = new AtomicBoolean();
+        Runnable done = () -> {
+            if (once.compareAndSet(false, true)) {
+                waitingNames.decrementAndGet();
+            }
+        };
         return wakeups.subscribe(key, changed).handle((sub, e) -> {
             if (e != null) {
                 done.run();

@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * A lease ends at its end on the database's clock; a permit whose lease ended counts for nothing, whoever is alive.
  * A fixed lease ends {@code leaseMillis} after the statement that took it; a watchdog lease is extended by the
  * engine's watchdog ({@link #renew}: the exact permit, id and token), so a crashed client's permits return one
- * watchdog timeout after its last renewal. The end of a lease publishes nothing: a waiter that found no permit is
- * woken at the earliest lease end it read ({@link CountWakeups#wakeAt}). Rows of ended leases are deleted by the
+ * watchdog timeout after its last renewal. The end of a lease publishes nothing: an attempt that found no permit
+ * answers busy until the earliest lease end it read, and the engine looks again then. Rows of ended leases are deleted by the
  * next take of their semaphore and, every {@value #REAP_INTERVAL_SECONDS} s, by the client's reaper.
  *
  * <p>A release that fails while the client is open is retried every {@value #RELEASE_RETRY_MILLIS} ms until the
@@ -86,7 +86,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     }
 
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         if (reaping.compareAndSet(false, true)) {
             runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady,
                     this::reapExpired);
@@ -96,23 +96,21 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
         return run("take a permit of", name, c -> inTransaction(c, tx -> {
             Long total = count(tx, sql.selectCountForUpdate, key);
             if (total == null) {
-                return null; // never set: no permits
+                return Attempt.busy(); // never set: no permits
             }
             execute(tx, sql.deleteExpiredPermits, key);
             try (var ps = prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getLong(1) >= total) {
-                    long soonest = rs.getLong(2);
-                    if (!rs.wasNull()) {
-                        wakeups.wakeAt(wakeKey(name), soonest); // a lease end publishes nothing: look again then
-                    }
-                    return null;
+                    long soonest = rs.getLong(2); // a lease end publishes nothing: look again then
+                    return rs.wasNull() ? Attempt.busy()
+                            : Attempt.busy(TimeUnit.MILLISECONDS.toNanos(Math.max(1, soonest + 1)));
                 }
             }
             execute(tx, sql.deletePermit, key, permitId); // an id is taken once; a second take replaces the first
             long token = queryLong(tx, sql.nextTokenQuery);
             execute(tx, sql.insertPermit, key, permitId, token, leaseMillis, watchdog);
-            return new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null);
+            return Attempt.granted(new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null));
         }));
     }
 

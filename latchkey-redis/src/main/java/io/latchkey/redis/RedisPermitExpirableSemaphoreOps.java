@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Wake-ups.</b> Releases, added permits and a first {@code trySetPermits} publish on
  * {@code latchkey_permits__channel:<base>}. A lease that runs out publishes nothing, so a refused attempt learns from
- * its script when the earliest lease ends and this client wakes the name's subscribers then (on the client's timer).
+ * its script when the earliest lease ends and answers busy until then: the engine looks again at that time.
  *
  * <p><b>Watchdog permits</b> get a lease of the watchdog timeout that the engine's one watchdog extends with
  * {@link #renew}: one script per 512 permits (per hash slot on a cluster), pipelined.
@@ -40,26 +38,10 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     static final int RENEW_BATCH = 512;
 
     private final AtomicLong tokens = new AtomicLong();
-    /** The engine's one subscription per name: woken when a lease this client saw runs out. */
-    private final Map<String, Runnable> subscribers = new ConcurrentHashMap<>();
 
     RedisPermitExpirableSemaphoreOps(String namespace, ScriptExecutor executor, PubSubChannels channels,
                                      long recheckMillis) {
         super("permits", namespace, executor, channels, recheckMillis);
-    }
-
-    /** The channel's subscription, plus this client's lease-end wake-ups of the name ({@link #wakeAfter}). */
-    @Override
-    public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        subscribers.put(name, changed);
-        return super.subscribe(name, changed).whenComplete((sub, error) -> {
-            if (error != null) {
-                subscribers.remove(name, changed);
-            }
-        }).thenApply(sub -> () -> {
-            subscribers.remove(name, changed);
-            sub.close();
-        });
     }
 
     @Override
@@ -84,36 +66,19 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     }
 
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         String base = base(name);
         long sentAt = System.nanoTime();
         return executor.<Long>run(PermitSemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
                 new String[] {base + ":total", base + ":leases"}, permitId, Long.toString(leaseMillis),
                 Long.toString(recheckMillis())).thenApply(r -> {
                     if (r > 0) {
-                        return new Grant(name, permitId, tokens.incrementAndGet(), leaseMillis, watchdog, sentAt,
-                                base + ":leases");
+                        return Attempt.granted(new Grant(name, permitId, tokens.incrementAndGet(), leaseMillis,
+                                watchdog, sentAt, base + ":leases"));
                     }
-                    wakeAfter(name, -r);
-                    return null;
+                    // -r: the time until the earliest lease ends (at most the re-check), on the server's clock
+                    return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1 - r));
                 });
-    }
-
-    /** Wakes {@code name}'s subscriber when the earliest lease the script saw has run out. */
-    private void wakeAfter(String name, long millis) {
-        if (millis <= 0 || millis >= recheckMillis() || !subscribers.containsKey(name)) {
-            return; // the engine's re-check comes first anyway
-        }
-        try {
-            executor.scheduler().schedule(() -> {
-                Runnable changed = subscribers.get(name);
-                if (changed != null) {
-                    changed.run();
-                }
-            }, millis + 1, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing: its waiters end with it
-        }
     }
 
     @Override

@@ -7,23 +7,18 @@ import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The remote half of the Redis spin lock: the plain lock's keys and scripts ({@link RedisLockOps}: so a spin lock
  * and a lock of the same name exclude each other, and Redisson's too), but nothing pushes: its
  * {@linkplain #subscribe subscription} subscribes to nothing and never takes effect. The waiting is the engine's, as for
- * every lock; this class only chooses when to look again, as a backoff policy: the n-th busy answer of a wait asks
- * to look again after a wait drawn uniformly from [d/2, d] with d = min(max, initial &times; 2<sup>n</sup>), never
- * longer than the holder's remaining lease (the lock is surely free then); the engine bounds it by the caller's
- * deadline and by its own longest re-check. For deployments where pub/sub is unavailable (a proxy without it, an ACL
- * without channels) or where thousands of short waits would cost more in subscriptions than in retries.
- *
- * <p>The per-waiter state (n) is kept by the engine, not here: a busy answer is {@linkplain Attempt#queued queued}
- * with the number of the next backoff as its entry, which the engine hands back with the waiter's next attempt and
- * forgets with the waiter; {@link #withdraw} has nothing to give up. So nothing stays behind after a grant, a timeout
- * or the client's close.
+ * every lock, and so is the back-off: a busy answer asks for the engine's back-off
+ * ({@linkplain Attempt#withBackoff from the initial backoff}) bounded by the maximum backoff and the holder's
+ * remaining lease (the lock is surely free then); the engine grows each waiter's wait with the time it has waited,
+ * draws it from [d/2, d], and bounds it by the caller's deadline and its own longest re-check. This class keeps no
+ * state per waiter. For deployments where pub/sub is unavailable (a proxy without it, an ACL without channels) or
+ * where thousands of short waits would cost more in subscriptions than in retries.
  */
 final class RedisSpinLockOps implements RemoteLockOps {
 
@@ -46,27 +41,14 @@ final class RedisSpinLockOps implements RemoteLockOps {
         this.maxBackoffNanos = maxBackoffNanos;
     }
 
-    /** The wait before attempt {@code n + 1} (n &ge; 0), jittered. */
-    long backoffNanos(int n) {
-        long d = n >= 62 ? maxBackoffNanos : Math.min(maxBackoffNanos, initialBackoffNanos << Math.min(n, 40));
-        if (d <= 0) {
-            d = maxBackoffNanos;
-        }
-        return d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
-    }
-
     @Override
     public boolean singleAttempts() {
         return true;
     }
 
-    /**
-     * One attempt: granted, or busy with the next backoff as the hint (at most the holder's remaining lease); the
-     * entry counts the busy answers of this wait.
-     */
+    /** One attempt: granted, or busy with the engine's back-off, at most the holder's remaining lease. */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        int n = entry == null ? 0 : Integer.parseInt(entry);
         LockKeys keys = lockOps.keysForAttempt(request.name());
         long sentAt = request.time().nanoTime();
         return lockOps.attempt(keys, request).thenApply(reply -> {
@@ -74,11 +56,9 @@ final class RedisSpinLockOps implements RemoteLockOps {
                 return Attempt.granted(new Grant(request, reply, sentAt, null));
             }
             lockOps.keepKeys(keys);
-            long wait = backoffNanos(n);
-            if (reply < 0) {
-                wait = Math.min(wait, TimeUnit.MILLISECONDS.toNanos(1 - reply));
-            }
-            return Attempt.queued(Integer.toString(Math.min(n + 1, 62)), wait);
+            long bound = reply < 0 ? Math.min(maxBackoffNanos, TimeUnit.MILLISECONDS.toNanos(1 - reply))
+                    : maxBackoffNanos;
+            return Attempt.busy(bound).withBackoff(Math.min(initialBackoffNanos, bound));
         });
     }
 

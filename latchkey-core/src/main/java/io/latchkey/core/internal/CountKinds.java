@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The counted resources as {@link WaitKind}s of the one waiting machine ({@link NameState}): what one attempt asks
  * the backend, what its success gives the waiter, and how what it took is given back for a waiter that had left.
- * A busy answer is re-checked every {@link RemoteCountOps#recheckMillis()}.
+ * A busy answer is re-checked every {@link RemoteCountOps#recheckMillis()}, sooner at a lease attempt's hint (the
+ * earliest permit lease end).
  * <ul>
  * <li>{@link CountKind#SEMAPHORE}: {@link RemoteCountOps#tryTake} of the waiter's permits; success is
  *     {@code Boolean.TRUE}; given back with {@link RemoteCountOps#give}. Released permits go to this client's
@@ -90,7 +91,8 @@ final class CountKinds implements WaitKind {
                 String permitId = s.engine.newPermitId();
                 w.permitId = permitId; // the attempt's id: an unanswered lease is released by it
                 yield LockEngine.callRemote(() -> ops.tryLease(s.name, permitId, w.request.leaseMillis(),
-                        w.request.watchdog())).thenApply(g -> new Look(g, recheck, null));
+                        w.request.watchdog())).thenApply(a -> a == null ? null : new Look(a.grant(),
+                        a.recheckNanos() > 0 ? Math.min(a.recheckNanos(), recheck) : recheck, null));
             }
             case LATCH -> LockEngine.callRemote(() -> ops.getCount(s.name))
                     .thenApply(c -> new Look(c != null && c <= 0 ? Boolean.TRUE : null, recheck, null));

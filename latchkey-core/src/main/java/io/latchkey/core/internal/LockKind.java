@@ -4,19 +4,15 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A lock as a {@link WaitKind}: an attempt is {@link RemoteLockOps#tryAcquire} with the waiter's place in the server's
  * queue; a success is a {@link Hold} registered in the name's holders (renewed by the watchdog, reported to the
- * listener); a busy answer is re-checked at the backend's hint, at most {@link #RECHECK_FALLBACK_NANOS}; a grant that
- * answers a waiter nobody waits for any more is released.
+ * listener); a busy answer is re-checked as {@link Backoff} decides from the backend's hint; a grant that answers a
+ * waiter nobody waits for any more is released.
  */
 final class LockKind implements WaitKind {
     static final LockKind INSTANCE = new LockKind();
-
-    /** At most this long between looks without a push (the engine's bound on a backend's hint). */
-    static final long RECHECK_FALLBACK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private LockKind() {
     }
@@ -24,8 +20,7 @@ final class LockKind implements WaitKind {
     @Override
     public CompletableFuture<Look> attempt(NameState s, Waiter w, String entry) {
         return LockEngine.callRemote(() -> s.ops.tryAcquire(w.request, entry)).thenApply(a -> a == null ? null
-                : new Look(a.grant(), a.recheckNanos() <= 0 ? RECHECK_FALLBACK_NANOS
-                        : Math.min(a.recheckNanos(), RECHECK_FALLBACK_NANOS), a.entry()));
+                : new Look(a.grant(), Backoff.recheckNanos(a, s.engine.time.nanoTime() - w.startNanos), a.entry()));
     }
 
     @Override

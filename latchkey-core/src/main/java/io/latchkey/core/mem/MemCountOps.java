@@ -75,14 +75,15 @@ final class MemCountOps implements RemoteCountOps {
     }
 
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         if (watchdog) {
             throw new UnsupportedOperationException("the mem backend does not renew permits");
         }
         long sentAt = System.nanoTime();
         return call(() -> {
             long token = store.tryLease(keyOf.apply(name), permitId, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-            return token < 0 ? null : new Grant(name, permitId, token, leaseMillis, false, sentAt, null);
+            return token > 0 ? Attempt.granted(new Grant(name, permitId, token, leaseMillis, false, sentAt, null))
+                    : Attempt.busy(-token); // look again when the earliest lease ends
         });
     }
 

@@ -120,7 +120,7 @@ final class MemLocks {
                 }
                 return RemoteLockOps.Attempt.granted(new Grant(request, h.token(), requestedAt, null));
             }
-            e.enqueue(owner, new NameArbiter.Waiting(shared, 0, now)); // keeps its place if it had one
+            e.enqueue(owner, new NameArbiter.Waiting(shared, 0)); // keeps its place if it had one
             ensureWake(e, now);
             long earliest = e.earliestLeaseEnd();
             return RemoteLockOps.Attempt.queued(owner, earliest == Hold.ENDED ? TimeUnit.SECONDS.toNanos(1)

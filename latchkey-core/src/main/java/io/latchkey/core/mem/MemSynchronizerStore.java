@@ -7,16 +7,16 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The mem server's state of semaphores, permit-expirable semaphores and count-down latches: counts, leased permits
  * with their expiry on the server's clock ({@link System#nanoTime()}), and the subscribers of each key. Nothing waits
  * here: every operation looks once and answers ({@link MemCountOps}), and the engine waits, woken by the
- * subscribers' callbacks — after any change that can let a waiter in, at the earliest lease expiry of a key with
- * subscribers, and when the server goes down (the next look then fails). One {@link ReentrantLock} guards the state;
- * subscribers are called after it is released.
+ * subscribers' callbacks after any change that can let a waiter in and when the server goes down (the next look then
+ * fails); a lease that runs out is no change anybody makes, so a refused lease answers when the earliest one ends
+ * and the engine looks again then. One {@link ReentrantLock} guards the state; subscribers are called after it is
+ * released.
  */
 final class MemSynchronizerStore {
 
@@ -25,7 +25,6 @@ final class MemSynchronizerStore {
     private final Map<String, Semaphore> semaphores = new HashMap<>();
     private final Map<String, Long> latches = new HashMap<>();
     private final Map<String, List<Runnable>> subscribers = new HashMap<>();
-    private final Map<String, ScheduledFuture<?>> expiryWakes = new HashMap<>();
     private long permitTokens;
 
     MemSynchronizerStore(MemServer server) {
@@ -67,10 +66,6 @@ final class MemSynchronizerStore {
         lock.lock();
         try {
             subscribers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(changed);
-            Semaphore s = semaphores.get(key);
-            if (s != null) {
-                scheduleExpiryWake(s, now());
-            }
         } finally {
             lock.unlock();
         }
@@ -80,10 +75,6 @@ final class MemSynchronizerStore {
                 List<Runnable> l = subscribers.get(key);
                 if (l != null && l.remove(changed) && l.isEmpty()) {
                     subscribers.remove(key);
-                    ScheduledFuture<?> wake = expiryWakes.remove(key);
-                    if (wake != null) {
-                        wake.cancel(false);
-                    }
                 }
             } finally {
                 lock.unlock();
@@ -98,42 +89,6 @@ final class MemSynchronizerStore {
 
     private static void notify(List<Runnable> subscribers) {
         subscribers.forEach(Runnable::run);
-    }
-
-    /** While someone is subscribed to a semaphore with leased permits, wake them at the earliest expiry. */
-    private void scheduleExpiryWake(Semaphore s, long now) {
-        if (!subscribers.containsKey(s.key) || s.leases.isEmpty() || expiryWakes.containsKey(s.key)) {
-            return;
-        }
-        long earliest = 0;
-        boolean first = true;
-        for (long expiresAt : s.leases.values()) {
-            if (first || expiresAt - earliest < 0) {
-                earliest = expiresAt;
-                first = false;
-            }
-        }
-        ScheduledFuture<?> wake = server.schedule(() -> expiryWake(s.key), Math.max(0, earliest - now));
-        if (wake != null) {
-            expiryWakes.put(s.key, wake);
-        }
-    }
-
-    private void expiryWake(String key) {
-        List<Runnable> told;
-        lock.lock();
-        try {
-            expiryWakes.remove(key);
-            Semaphore s = semaphores.get(key);
-            told = subscribersLocked(key);
-            if (s != null) {
-                s.expire(now());
-                scheduleExpiryWake(s, now());
-            }
-        } finally {
-            lock.unlock();
-        }
-        notify(told);
     }
 
     // ---------------------------------------------------------------------------------------------- semaphores
@@ -159,7 +114,10 @@ final class MemSynchronizerStore {
         }
     }
 
-    /** Takes one permit leased for {@code leaseNanos} under {@code permitId}; its token, or -1 if none is free. */
+    /**
+     * Takes one permit leased for {@code leaseNanos} under {@code permitId}: its token (positive), or if none is free
+     * minus the nanoseconds until the earliest lease ends (0 without leases).
+     */
     long tryLease(String key, String permitId, long leaseNanos) {
         lock.lock();
         try {
@@ -168,10 +126,13 @@ final class MemSynchronizerStore {
             long now = now();
             s.expire(now);
             if (s.available() < 1 || s.leases.containsKey(permitId)) {
-                return -1;
+                long soonest = Long.MAX_VALUE;
+                for (long expiresAt : s.leases.values()) {
+                    soonest = Math.min(soonest, Math.max(1, expiresAt - now));
+                }
+                return soonest == Long.MAX_VALUE ? 0 : -soonest;
             }
             s.leases.put(permitId, now + leaseNanos);
-            scheduleExpiryWake(s, now);
             return ++permitTokens;
         } finally {
             lock.unlock();
@@ -205,7 +166,9 @@ final class MemSynchronizerStore {
         }
     }
 
+    /** A new lease from now; a shorter one tells the subscribers (they look again for its end). */
     boolean updateLease(String key, String permitId, long leaseNanos) {
+        List<Runnable> told = List.of();
         lock.lock();
         try {
             checkAvailable("updateLease", key);
@@ -215,18 +178,18 @@ final class MemSynchronizerStore {
             }
             long now = now();
             s.expire(now);
-            if (!s.leases.containsKey(permitId)) {
+            Long before = s.leases.get(permitId);
+            if (before == null) {
                 return false;
             }
             s.leases.put(permitId, now + leaseNanos);
-            ScheduledFuture<?> wake = expiryWakes.remove(key);
-            if (wake != null) {
-                wake.cancel(false);
+            if (now + leaseNanos - before < 0) {
+                told = subscribersLocked(key);
             }
-            scheduleExpiryWake(s, now);
             return true;
         } finally {
             lock.unlock();
+            notify(told);
         }
     }
 

@@ -511,11 +511,12 @@ final class SimBackend {
         }
 
         @Override
-        public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
             long sentAt = sched.nanoTime();
             return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis),
                     ok -> ok ? () -> server.leasesOf(name).containsKey(permitId) : null)
-                    .thenApply(ok -> ok ? new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt, null) : null);
+                    .thenApply(ok -> ok ? Attempt.granted(new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt,
+                            null)) : Attempt.busy(server.nanosToEarliestLeaseEnd(name)));
         }
 
         @Override

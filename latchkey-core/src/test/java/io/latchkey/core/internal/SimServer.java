@@ -360,6 +360,16 @@ final class SimServer {
         return true;
     }
 
+    /** The time until the earliest lease of {@code name} ends (plus 1 ms), or 0 without leases: a busy lease's hint. */
+    long nanosToEarliestLeaseEnd(String name) {
+        long soonest = 0;
+        for (long end : leasesOf(name).values()) {
+            long left = end - now() + 1_000_000L;
+            soonest = soonest == 0 ? left : Math.min(soonest, left);
+        }
+        return Math.max(0, soonest);
+    }
+
     boolean releaseLease(String name, String id) {
         if (leasesOf(name).remove(id) == null) {
             return false;

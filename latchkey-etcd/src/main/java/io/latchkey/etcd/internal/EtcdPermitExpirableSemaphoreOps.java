@@ -120,8 +120,14 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         return true;
     }
 
+    /** A lease end deletes its key: the watch tells, so a busy answer needs no hint. */
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        return lease(name, permitId, leaseMillis, watchdog).thenApply(g -> g == null ? Attempt.busy()
+                : Attempt.granted(g));
+    }
+
+    private CompletableFuture<Grant> lease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
         return readState(name).thenCompose(r -> {
             KeyValue total = total(r);
@@ -186,7 +192,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     }
 
     private CompletableFuture<Grant> tryLeaseAgain(String name, String permitId, long leaseMillis, boolean watchdog) {
-        return tryLease(name, permitId, leaseMillis, watchdog);
+        return lease(name, permitId, leaseMillis, watchdog);
     }
 
     /** Deletes a fixed permit's key at the exact end of its lease (etcd's TTL is rounded up to whole seconds). */

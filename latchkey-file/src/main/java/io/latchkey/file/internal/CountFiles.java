@@ -16,10 +16,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,13 +38,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>this JVM changed the file in a way that may let a waiter in (at once);</li>
  *   <li>the directory watcher saw the file created, rewritten or deleted (another process's change; our own
- *       changes come back this way too, a harmless second wake-up), or lost events (an overflow);</li>
- *   <li>the earliest lease this JVM saw in a permits file ends: nobody writes the file when a lease runs out (its
- *       holder may be dead), so every read of a permits file arms a timer at its earliest lease end while the name
- *       has subscribers.</li>
+ *       changes come back this way too, a harmless second wake-up), or lost events (an overflow).</li>
  * </ul>
- * The engine's re-check ({@link RemoteCountOps#recheckMillis()}) covers whatever is left (a watch service that
- * polls, a network file system).
+ * Nobody writes the file when a lease runs out (its holder may be dead): a lease attempt that found no permit answers
+ * when the earliest lease ends, and the engine looks again then. The engine's re-check
+ * ({@link RemoteCountOps#recheckMillis()}) covers whatever is left (a watch service that polls, a network file
+ * system).
  */
 final class CountFiles {
     private static final Logger log = LoggerFactory.getLogger(CountFiles.class);
@@ -89,11 +84,9 @@ final class CountFiles {
         }
     }
 
-    /** The subscribers of one file and its lease-end timer. */
+    /** The subscribers of one file. */
     private static final class Watch {
         final Set<Listener> listeners = new CopyOnWriteArraySet<>();
-        ScheduledFuture<?> timer;
-        long timerAtMillis;
     }
 
     /** One subscription (its own identity, whatever the runnable). */
@@ -106,12 +99,10 @@ final class CountFiles {
     }
 
     private final Path dir;
-    private final ScheduledExecutorService actor;
     private final ConcurrentHashMap<String, Watch> watches = new ConcurrentHashMap<>();
 
-    CountFiles(Path dir, ScheduledExecutorService actor) {
+    CountFiles(Path dir) {
         this.dir = dir;
-        this.actor = actor;
     }
 
     /** Reads the state file of {@code name}; on the directory's thread, entering the section. */
@@ -127,9 +118,6 @@ final class CountFiles {
         long now = System.currentTimeMillis();
         if (r != null && kind == CountKind.PERMITS) {
             r.dropExpired(now);
-            if (!r.leases.isEmpty()) {
-                armLeaseEnd(file, r.earliestLeaseEnd());
-            }
         }
         return new Loaded(file, path, kind, namespace, name, now, r);
     }
@@ -229,17 +217,11 @@ final class CountFiles {
         watches.computeIfAbsent(file, f -> new Watch()).listeners.add(listener);
         return () -> watches.computeIfPresent(file, (f, w) -> {
             w.listeners.remove(listener);
-            if (!w.listeners.isEmpty()) {
-                return w;
-            }
-            if (w.timer != null) {
-                w.timer.cancel(false);
-            }
-            return null;
+            return w.listeners.isEmpty() ? null : w;
         });
     }
 
-    /** Tells the subscribers of {@code file} (the watcher's thread, a timer, or after a section). */
+    /** Tells the subscribers of {@code file} (the watcher's thread, or after a section). */
     void changed(String file) {
         Watch w = watches.get(file);
         if (w == null) {
@@ -261,33 +243,8 @@ final class CountFiles {
         }
     }
 
-    /** Wakes the subscribers of {@code file} when the lease ending at {@code endMillis} (epoch ms) has ended. */
-    private void armLeaseEnd(String file, long endMillis) {
-        watches.computeIfPresent(file, (f, w) -> {
-            if (w.timer != null && !w.timer.isDone() && w.timerAtMillis <= endMillis) {
-                return w; // an earlier (or the same) wake-up is armed; it reads the file and arms the next
-            }
-            if (w.timer != null) {
-                w.timer.cancel(false);
-            }
-            long delay = Math.max(0, endMillis - System.currentTimeMillis()) + 1;
-            try {
-                w.timer = actor.schedule(() -> changed(f), delay, TimeUnit.MILLISECONDS);
-                w.timerAtMillis = endMillis;
-            } catch (RejectedExecutionException closing) {
-                w.timer = null;
-            }
-            return w;
-        });
-    }
-
-    /** Stops the timers (the directory closes; the engine closes the subscriptions of its clients). */
+    /** Forgets the subscribers (the directory closes; the engine closes the subscriptions of its clients). */
     void close() {
-        for (Watch w : watches.values()) {
-            if (w.timer != null) {
-                w.timer.cancel(false);
-            }
-        }
         watches.clear();
     }
 }

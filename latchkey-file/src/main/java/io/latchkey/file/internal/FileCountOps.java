@@ -8,8 +8,8 @@ import java.util.concurrent.CompletableFuture;
  * What the file backend's counted primitives share: one kind of one namespace on the JVM's {@link LockDirectory}.
  * Every operation is one task on the directory's thread: one directory section, one read of the name's state file,
  * at most one write (see {@link CountFiles}); the caller's thread never touches a file. Wake-ups come from the
- * directory's watcher, this JVM's own changes and lease-end timers ({@link CountFiles}); the engine's re-check every
- * {@value #RECHECK_MILLIS} ms is the fallback.
+ * directory's watcher and this JVM's own changes ({@link CountFiles}); a lease end comes with the refused attempt's
+ * answer; the engine's re-check every {@value #RECHECK_MILLIS} ms is the fallback.
  */
 abstract class FileCountOps implements RemoteCountOps {
 
@@ -43,8 +43,8 @@ abstract class FileCountOps implements RemoteCountOps {
     }
 
     /**
-     * Subscribes to the name's state file; completes after one read of it (which also arms the wake-up at its
-     * earliest lease end), from when on every change is reported: the watcher was watching before.
+     * Subscribes to the name's state file; completes after one read of it, from when on every change is reported:
+     * the watcher was watching before.
      */
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {

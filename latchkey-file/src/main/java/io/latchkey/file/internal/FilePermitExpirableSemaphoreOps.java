@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * the engine's watchdog ({@link #renew}: one section per batch, the exact permit — id and token — only), so the
  * permits of a process that died (SIGKILL included) return one watchdog timeout after its last renewal. A wall
  * clock stepped forward ends leases early, one stepped back ends them late; the lock files' lease ends make the same
- * assumption. Waiters in every process are woken when a lease ends by a timer armed at the earliest lease end they
- * read ({@link CountFiles}).
+ * assumption. An attempt that finds no permit answers when the earliest lease ends, and the engine looks again then
+ * (nobody writes the file when a lease runs out).
  *
  * <h2>Tokens</h2>
  * A grant's fencing token is the directory's next token ({@link DirectorySection#nextToken()}, persisted in
@@ -68,12 +69,12 @@ public final class FilePermitExpirableSemaphoreOps extends FileCountOps {
     }
 
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
         return change("take a permit of", name, (loaded, s) -> {
             CountRecord r = loaded.record;
             if (r == null) {
-                return null;
+                return Attempt.busy();
             }
             CountRecord.Lease same = r.lease(permitId);
             if (same != null) {
@@ -83,13 +84,15 @@ public final class FilePermitExpirableSemaphoreOps extends FileCountOps {
                 if (same != null) {
                     r.leases.add(same);
                 }
-                return null;
+                // look again when the earliest lease ends (on the wall clock, as the leases)
+                return r.leases.isEmpty() ? Attempt.busy() : Attempt.busy(
+                        TimeUnit.MILLISECONDS.toNanos(Math.max(0, r.earliestLeaseEnd() - loaded.nowMillis) + 1));
             }
             long token = s.nextToken();
             long start = System.currentTimeMillis();
             r.leases.add(new CountRecord.Lease(permitId, token, start + leaseMillis, watchdog));
             loaded.changed = true;
-            return new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null);
+            return Attempt.granted(new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null));
         });
     }
 
@@ -130,7 +133,7 @@ public final class FilePermitExpirableSemaphoreOps extends FileCountOps {
             leases.set(leases.indexOf(lease), new CountRecord.Lease(permitId, lease.token(),
                     System.currentTimeMillis() + leaseMillis, false));
             loaded.changed = true;
-            loaded.wake = true; // a shorter lease: waiters re-arm their lease-end timers
+            loaded.wake = true; // a shorter lease: waiters look again for its end
             return true;
         });
     }

@@ -37,8 +37,8 @@ final class LockArbiter {
     private static final Logger log = LoggerFactory.getLogger(LockArbiter.class);
 
     /**
-     * The re-check hint of an owner blocked by another process (whose SIGKILL changes no file): 20 ms, growing with
-     * the time it has queued up to {@value #MAX_RECHECK_MILLIS} ms.
+     * The re-check of an owner blocked by another process (whose SIGKILL changes no file): the engine's back-off from
+     * 20 ms, growing with the time it has waited, up to {@value #MAX_RECHECK_MILLIS} ms.
      */
     static final long MIN_RECHECK_MILLIS = 20;
     static final long MAX_RECHECK_MILLIS = 200;
@@ -117,28 +117,28 @@ final class LockArbiter {
             }
         }
         if (q == null) {
-            q = e.enqueue(owner, new Waiting(kind.shared, kind.fair ? s.nextToken() : 0, System.nanoTime()));
+            q = e.enqueue(owner, new Waiting(kind.shared, kind.fair ? s.nextToken() : 0));
             if (q.ticket() != 0) {
                 files.sync(e, s);
             }
         } else if (e.hasTickets() && System.currentTimeMillis() - e.ticketsWrittenMillis >= TICKET_REFRESH_MILLIS) {
             files.sync(e, s); // keeps this JVM's wait lines live for other processes
         }
-        return Attempt.queued(owner, recheckNanos(e, q, remote));
+        Attempt queued = Attempt.queued(owner, recheckNanos(e, remote));
+        return remote ? queued.withBackoff(TimeUnit.MILLISECONDS.toNanos(MIN_RECHECK_MILLIS)) : queued;
     }
 
     /**
-     * When a queued owner looks again without a push: blocked by another process, a poll growing with the time it
-     * has queued (a SIGKILLed holder changes no file); blocked in this JVM, the earliest lease end here (releases here
-     * push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms
-     * so that each attempt keeps them live.
+     * When a queued owner looks again without a push: blocked by another process, at most
+     * {@value #MAX_RECHECK_MILLIS} ms (the engine backs off up to it: a SIGKILLed holder changes no file); blocked in
+     * this JVM, the earliest lease end here (releases here push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with
+     * wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms so that each attempt keeps them live.
      */
-    private static long recheckNanos(LockEntry e, Waiting q, boolean remote) {
+    private static long recheckNanos(LockEntry e, boolean remote) {
         long now = System.nanoTime();
         long millis;
         if (remote) {
-            long queued = TimeUnit.NANOSECONDS.toMillis(now - q.sinceNanos());
-            millis = Math.min(MAX_RECHECK_MILLIS, Math.max(MIN_RECHECK_MILLIS, queued));
+            millis = MAX_RECHECK_MILLIS;
         } else {
             long d = e.earliestLeaseEnd();
             millis = d == Hold.ENDED ? LOCAL_RECHECK_MILLIS

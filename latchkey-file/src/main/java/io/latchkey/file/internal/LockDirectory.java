@@ -83,7 +83,7 @@ public final class LockDirectory {
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
-        this.counts = new CountFiles(dir, thread.executor());
+        this.counts = new CountFiles(dir);
         this.arbiter = new LockArbiter(dir, thread, files, counts::changed);
         this.inspection = new LockInspection(thread, arbiter, files, counts, process);
         DirectoryWatcher w;

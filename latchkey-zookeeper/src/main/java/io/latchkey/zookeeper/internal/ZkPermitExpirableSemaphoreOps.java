@@ -53,13 +53,13 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     }
 
     @Override
-    public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         String path = pathOf.apply(name);
         long sentAt = System.nanoTime();
         return attempt(path, ZNodeNames.escape(permitId), 1, ZkCounter.bytes(leaseMillis),
                 "take a permit of semaphore " + name).thenApply(taken -> {
                     if (taken == null) {
-                        return null;
+                        return Attempt.busy(); // a lease end deletes its node: the watch tells
                     }
                     ZkGrantState hold = new ZkGrantState(path, taken.names().get(0), taken.czxid(), taken.czxid(),
                             taken.sessionId(), false);
@@ -69,7 +69,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
                     if (!watchdog) {
                         arm(key, grant);
                     }
-                    return grant;
+                    return Attempt.granted(grant);
                 });
     }
 
