@@ -6,6 +6,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.console.LockConsole;
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.CookieManager;
@@ -14,6 +15,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -29,6 +31,13 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The lock console in a Spring Boot 4 servlet application on Tomcat behind Spring Security's default protection,
@@ -163,6 +172,83 @@ class LatchkeyConsoleTest {
         assertThat(client.lock(name).isLocked()).as("free for the next holder").isFalse();
         assertThat(get("/api/state").body()).contains("\"audit\":[{").contains("\"who\":\"ops\"")
                 .contains("\"lock\":\"" + name + "\"");
+    }
+
+    /**
+     * The page in headless chromium after the application's form login: live over server-sent events under the
+     * actuator's path, a held lock shown with its token, and force-unlock from the page (which sends Spring
+     * Security's CSRF token along with its own) frees it and shows the audit line.
+     */
+    @Test
+    void inTheBrowserThePageIsLiveAndForceUnlocks() throws Exception {
+        String chromium = "/usr/bin/chromium";
+        String chromedriver = "/usr/bin/chromedriver";
+        assertThat(new File(chromium).canExecute() && new File(chromedriver).canExecute())
+                .as("chromium and chromium-driver (scripts/install-test-servers.sh installs them)").isTrue();
+        long started = System.nanoTime();
+        System.setProperty("SE_OFFLINE", "true");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(chromium);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-extensions", "--no-first-run");
+        WebDriver browser = new ChromeDriver(new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(chromedriver)).usingAnyFreePort().build(), options);
+        try {
+            WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(10));
+            String host = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port");
+            browser.get(host + "/login");
+            browser.findElement(By.id("username")).sendKeys("ops");
+            browser.findElement(By.id("password")).sendKeys("console-test-password");
+            browser.findElement(By.cssSelector("button[type=submit]")).click();
+            try {
+                wait.until(d -> !d.getCurrentUrl().contains("/login"));
+                browser.get(base() + "/");
+                wait.until(d -> d.findElement(By.id("status")).getText().equals("live"));
+            } catch (RuntimeException e) {
+                throw new AssertionError("not logged in or not live: " + browser.getCurrentUrl() + "\n"
+                        + browser.getPageSource(), e);
+            }
+
+            String name = "browser-job";
+            LockLease lease = client.lock(name).acquire();
+            String token = Long.toString(lease.fencingToken());
+            WebElement row = wait.until(d -> d.findElements(By.cssSelector("#holds tbody tr")).stream()
+                    .filter(tr -> tr.getText().contains(name) && tr.getText().contains(token)).findFirst()
+                    .orElse(null));
+            row.findElement(By.cssSelector("button.danger")).click();
+            wait.until(d -> d.findElement(By.id("confirm")).isDisplayed());
+            browser.findElement(By.id("c-ok")).click();
+            wait.until(d -> !client.lock(name).isLocked());
+            wait.until(d -> d.findElements(By.cssSelector("#audit tbody tr")).stream()
+                    .anyMatch(tr -> tr.getText().contains(name) && tr.getText().contains("ops")
+                            && tr.getText().contains("released")));
+        } finally {
+            browser.quit();
+        }
+        System.out.printf("[console] Spring Boot 4 page in chromium: %d ms%n",
+                (System.nanoTime() - started) / 1_000_000);
+    }
+
+    @Test
+    void onTheManagementPortWhenTheActuatorHasItsOwn() throws Exception {
+        try (ConfigurableApplicationContext separate = new SpringApplicationBuilder(App.class)
+                .web(WebApplicationType.SERVLET)
+                .properties("server.port=0", "management.server.port=0",
+                        "latchkey.uri=" + LatchkeyAutoConfigurationTest.memUri(), "latchkey.console.enabled=true",
+                        "management.endpoints.web.exposure.include=latchkey",
+                        "spring.security.user.name=ops", "spring.security.user.password=console-test-password")
+                .run()) {
+            String path = "/actuator/latchkey/console/";
+            HttpResponse<String> management = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + separate.getEnvironment().getProperty("local.management.port") + path))
+                    .header("Authorization", LOGIN).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(management.statusCode()).isEqualTo(200);
+            assertThat(management.body()).contains("latchkey-csrf");
+            HttpResponse<String> application = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + separate.getEnvironment().getProperty("local.server.port") + path))
+                    .header("Authorization", LOGIN).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(application.statusCode()).as("not on the application's port").isEqualTo(404);
+        }
     }
 
     @Test
