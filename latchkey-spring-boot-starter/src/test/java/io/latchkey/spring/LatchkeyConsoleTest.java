@@ -32,6 +32,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -194,7 +195,8 @@ class LatchkeyConsoleTest {
         WebDriver browser = new ChromeDriver(new ChromeDriverService.Builder()
                 .usingDriverExecutable(new File(chromedriver)).usingAnyFreePort().build(), options);
         try {
-            WebDriverWait wait = new WebDriverWait(browser, Duration.ofSeconds(10));
+            // the page redraws its tables at every change: an element found may be gone when read
+            var wait = new WebDriverWait(browser, Duration.ofSeconds(10)).ignoring(StaleElementReferenceException.class);
             String host = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port");
             browser.get(host + "/login");
             browser.findElement(By.id("username")).sendKeys("ops");
@@ -212,10 +214,16 @@ class LatchkeyConsoleTest {
             String name = "browser-job";
             LockLease lease = client.lock(name).acquire();
             String token = Long.toString(lease.fencingToken());
-            WebElement row = wait.until(d -> d.findElements(By.cssSelector("#holds tbody tr")).stream()
-                    .filter(tr -> tr.getText().contains(name) && tr.getText().contains(token)).findFirst()
-                    .orElse(null));
-            row.findElement(By.cssSelector("button.danger")).click();
+            wait.until(d -> {
+                WebElement row = d.findElements(By.cssSelector("#holds tbody tr")).stream()
+                        .filter(tr -> tr.getText().contains(name) && tr.getText().contains(token)).findFirst()
+                        .orElse(null);
+                if (row == null) {
+                    return false;
+                }
+                row.findElement(By.cssSelector("button.danger")).click();
+                return true;
+            });
             wait.until(d -> d.findElement(By.id("confirm")).isDisplayed());
             browser.findElement(By.id("c-ok")).click();
             wait.until(d -> !client.lock(name).isLocked());
