@@ -4,41 +4,22 @@ import com.sun.net.httpserver.HttpExchange;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.SecureRandom;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Who may use the console and whether a request is the page's own: access tokens (none on a loopback address, then
- * every request is {@code local}), the {@code Host} a browser names (a loopback console answers loopback names only,
- * which defeats DNS rebinding), and for changes the {@code Origin} and a per-page-load CSRF token that only a page
- * served by this console knows.
+ * Who may use the command's console: access tokens (none on a loopback address, then every request is
+ * {@code local}) and the {@code Host} a browser names (a loopback console answers loopback names only, which defeats
+ * DNS rebinding). Whether a change is the page's own (its CSRF token and origin) the console itself checks.
  */
 final class ConsoleAccess {
 
     /** The cookie the console sets from {@code ?token=}. */
     static final String COOKIE = "latchkey_console";
 
-    /** The header a change must carry with the page's CSRF token. */
-    static final String CSRF_HEADER = "X-Latchkey-Csrf";
-
-    /** How many page loads' CSRF tokens are remembered (the oldest are forgotten first). */
-    private static final int CSRF_KEPT = 1024;
-
     private final Map<String, String> tokens;
     private final boolean loopback;
-    private final SecureRandom random = new SecureRandom();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, Boolean> csrf = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > CSRF_KEPT;
-        }
-    };
     private int port;
 
     /**
@@ -132,46 +113,5 @@ final class ConsoleAccess {
         }
         String h = host.toLowerCase(Locale.ROOT);
         return h.equals("localhost:" + port) || h.equals("127.0.0.1:" + port) || h.equals("[::1]:" + port);
-    }
-
-    /**
-     * Whether a change comes from the console's own page: its {@code Origin} (when the browser sends one) is this
-     * console's, {@code Sec-Fetch-Site} (when sent) is {@code same-origin}, and it carries a CSRF token this console
-     * issued with a page.
-     */
-    boolean sameOriginChange(HttpExchange exchange) {
-        String host = exchange.getRequestHeaders().getFirst("Host");
-        String origin = exchange.getRequestHeaders().getFirst("Origin");
-        if (origin != null && !origin.equalsIgnoreCase("http://" + host)) {
-            return false;
-        }
-        String site = exchange.getRequestHeaders().getFirst("Sec-Fetch-Site");
-        if (site != null && !site.equals("same-origin")) {
-            return false;
-        }
-        String token = exchange.getRequestHeaders().getFirst(CSRF_HEADER);
-        if (token == null) {
-            return false;
-        }
-        lock.lock();
-        try {
-            return csrf.containsKey(token);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A new CSRF token for one page load (32 random bytes, hex). */
-    String issueCsrf() {
-        byte[] bytes = new byte[32];
-        random.nextBytes(bytes);
-        String token = HexFormat.of().formatHex(bytes);
-        lock.lock();
-        try {
-            csrf.put(token, Boolean.TRUE);
-        } finally {
-            lock.unlock();
-        }
-        return token;
     }
 }

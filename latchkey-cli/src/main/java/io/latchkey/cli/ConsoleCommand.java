@@ -1,13 +1,17 @@
 package io.latchkey.cli;
 
 import io.latchkey.LockClient;
+import io.latchkey.console.LockConsole;
+import io.latchkey.spi.LockInspector;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -87,9 +91,10 @@ final class ConsoleCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Config config = check();
         Connector.checkScheme(uri);
-        ConsoleAudit audit = new ConsoleAudit(auditFile);
         try {
-            audit.checkWritable();
+            if (auditFile != null) {
+                Files.write(auditFile, new byte[0], StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            }
         } catch (IOException e) {
             throw new CliException(CliException.USAGE, String.format(
                     "cannot append to the audit file %s: %s", auditFile, e.getMessage()));
@@ -99,7 +104,7 @@ final class ConsoleCommand implements Callable<Integer> {
             backend = backend + " " + Secrets.mask(uri); // a lock directory has no host to name
         }
         try (LockClient client = Connector.open(uri, global.timeout);
-             Console console = new Console(client, backend, pattern, interval.toMillis(), audit);
+             LockConsole console = console(client, backend);
              ConsoleServer server = bind(config, console)) {
             console.start();
             server.start();
@@ -168,7 +173,17 @@ final class ConsoleCommand implements Callable<Integer> {
         return new Config(new InetSocketAddress(address, port), bySecret);
     }
 
-    private ConsoleServer bind(Config config, Console console) {
+    private LockConsole console(LockClient client, String backend) {
+        if (!(client instanceof LockInspector)) {
+            throw new CliException(CliException.UNSUPPORTED, String.format(
+                    "this backend does not support inspection (%s), which the console reads the locks from",
+                    backend));
+        }
+        return LockConsole.builder(client).backend(backend).pattern(pattern).interval(interval)
+                .auditFile(auditFile).mask(Secrets::mask).maxStreams(ConsoleServer.STREAMS).build();
+    }
+
+    private ConsoleServer bind(Config config, LockConsole console) {
         try {
             return new ConsoleServer(config.address(), console,
                     new ConsoleAccess(config.tokens(), config.address().getAddress().isLoopbackAddress()));

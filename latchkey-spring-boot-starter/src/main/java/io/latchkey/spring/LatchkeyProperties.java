@@ -38,6 +38,7 @@ public class LatchkeyProperties {
     private final Metrics metrics = new Metrics();
     private final Health health = new Health();
     private final Shutdown shutdown = new Shutdown();
+    private final Console console = new Console();
 
     /** Creates the properties with their defaults; Spring binds {@code latchkey.*} onto them. */
     public LatchkeyProperties() {
@@ -154,6 +155,11 @@ public class LatchkeyProperties {
     /** {@return the {@code latchkey.shutdown.*} properties} */
     public Shutdown getShutdown() {
         return shutdown;
+    }
+
+    /** {@return the {@code latchkey.console.*} properties} */
+    public Console getConsole() {
+        return console;
     }
 
     /**
@@ -346,6 +352,100 @@ public class LatchkeyProperties {
                         String.format("latchkey.shutdown.grace-period must not be negative but was %s", gracePeriod));
             }
             this.gracePeriod = gracePeriod;
+        }
+    }
+
+    /**
+     * {@code latchkey.console.*}: the lock console under the actuator ({@code /actuator/latchkey/console/}). Whoever
+     * reaches the actuator's path can then see every lock name and holder of the namespace and force-unlock them.
+     */
+    public static class Console {
+
+        /** Whether the console is served (servlet applications, with the latchkey endpoint exposed over HTTP). */
+        private boolean enabled = false;
+
+        /** Only locks whose names match this glob are shown. */
+        private String pattern = "*";
+
+        /** How often the console lists the namespace's locks while the application runs. */
+        private Duration interval = Duration.ofSeconds(1);
+
+        /** How many console pages are served live at once; each keeps one request thread while open. */
+        private int maxStreams = 8;
+
+        /** Creates the {@code latchkey.console.*} properties with their defaults; Spring binds them. */
+        public Console() {
+        }
+
+        /** {@return {@code latchkey.console.enabled}: whether the console is served (default {@code false})} */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /**
+         * Sets {@code latchkey.console.enabled}.
+         *
+         * @param enabled whether the console is served under the actuator (default {@code false})
+         */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** {@return {@code latchkey.console.pattern}: the glob of the lock names shown (default {@code *})} */
+        public String getPattern() {
+            return pattern;
+        }
+
+        /**
+         * Sets {@code latchkey.console.pattern}.
+         *
+         * @param pattern a glob: {@code *} any run, {@code ?} one character
+         * @throws IllegalArgumentException if it is null or empty
+         */
+        public void setPattern(String pattern) {
+            if (pattern == null || pattern.isEmpty()) {
+                throw new IllegalArgumentException("latchkey.console.pattern must not be empty (* shows every lock)");
+            }
+            this.pattern = pattern;
+        }
+
+        /** {@return {@code latchkey.console.interval}: how often the locks are listed (default 1 s)} */
+        public Duration getInterval() {
+            return interval;
+        }
+
+        /**
+         * Sets {@code latchkey.console.interval}.
+         *
+         * @param interval from 50 ms to 1 minute; each is one listing of the namespace by each instance
+         * @throws IllegalArgumentException if it is null or out of that range
+         */
+        public void setInterval(Duration interval) {
+            if (interval == null || interval.compareTo(Duration.ofMillis(50)) < 0
+                    || interval.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("latchkey.console.interval must be from 50ms to 1m but was "
+                        + interval);
+            }
+            this.interval = interval;
+        }
+
+        /** {@return {@code latchkey.console.max-streams}: how many pages are served live at once (default 8)} */
+        public int getMaxStreams() {
+            return maxStreams;
+        }
+
+        /**
+         * Sets {@code latchkey.console.max-streams}.
+         *
+         * @param maxStreams at least 1; each open page keeps one request thread
+         * @throws IllegalArgumentException if it is less than 1
+         */
+        public void setMaxStreams(int maxStreams) {
+            if (maxStreams < 1) {
+                throw new IllegalArgumentException("latchkey.console.max-streams must be at least 1 but was "
+                        + maxStreams);
+            }
+            this.maxStreams = maxStreams;
         }
     }
 }

@@ -292,13 +292,21 @@
   async function unlock(h) {
     const body = new URLSearchParams({ name: h.name, kind: h.kind, owner: h.owner, token: h.token === null ? '' : String(h.token) });
     try {
-      const r = await fetch('/api/unlock', {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Latchkey-Csrf': csrf },
-        body: body
+      const headers = { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Latchkey-Csrf': csrf };
+      // what the application's own protection asks of a change (its CSRF token), when the page is served by one
+      document.querySelectorAll('meta[name="latchkey-header"]').forEach(m => {
+        headers[m.getAttribute('content')] = m.getAttribute('data-value');
       });
-      const answer = await r.json();
-      toast(answer.message, !answer.ok);
+      const r = await fetch('api/unlock', {
+        method: 'POST', credentials: 'same-origin', headers: headers, body: body
+      });
+      const type = r.headers.get('Content-Type') || '';
+      if (type.startsWith('application/json')) {
+        const answer = await r.json();
+        toast(answer.message, !answer.ok);
+      } else {
+        toast('force-unlock refused by the server: HTTP ' + r.status, true);
+      }
     } catch (e) {
       toast('force-unlock failed: ' + e, true);
     }
@@ -314,7 +322,7 @@
 
   // ---- live state ----
   function connect() {
-    const source = new EventSource('/events');
+    const source = new EventSource('events');
     source.addEventListener('state', (e) => {
       state = JSON.parse(e.data);
       offset = state.now - Date.now();

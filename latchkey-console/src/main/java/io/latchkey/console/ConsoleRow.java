@@ -1,4 +1,4 @@
-package io.latchkey.cli;
+package io.latchkey.console;
 
 import io.latchkey.LockHolder;
 import io.latchkey.spi.LockInfo;
@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * One row the console shows, made from an inspector's {@link LockInfo}: its name and kind as the page shows them (an
@@ -18,45 +19,48 @@ import java.util.Map;
  */
 record ConsoleRow(String name, String kind, String detail, String clientName, long heldSince, LockInfo info) {
 
-    /** The console's rows for one poll: elections folded in, leader records dropped. */
-    static List<ConsoleRow> of(List<LockInfo> infos) {
-        Map<String, InspectCommand.Election> leaders = new HashMap<>();
+    /**
+     * The console's rows for one poll: elections folded in, leader records dropped.
+     *
+     * @param mask what the page shows of a client's name (the command hides passwords in it)
+     */
+    static List<ConsoleRow> of(List<LockInfo> infos, UnaryOperator<String> mask) {
+        Map<String, LeaderRecord> leaders = new HashMap<>();
         for (LockInfo info : infos) {
-            InspectCommand.Election r = InspectCommand.Election.ofRecord(info.name());
+            LeaderRecord r = LeaderRecord.of(info.name());
             if (r != null) {
-                InspectCommand.Election e = leaders.get(r.name);
-                if (e == null || r.recordTerm > e.recordTerm) {
-                    leaders.put(r.name, r);
+                LeaderRecord e = leaders.get(r.name());
+                if (e == null || r.term() > e.term()) {
+                    leaders.put(r.name(), r);
                 }
             }
         }
         List<ConsoleRow> rows = new ArrayList<>();
         for (LockInfo info : infos) {
-            if (info.name().startsWith(InspectCommand.LEADER_RECORD)
-                    && InspectCommand.Election.ofRecord(info.name()) != null) {
+            if (info.name().startsWith(LeaderRecord.LEADER_RECORD) && LeaderRecord.of(info.name()) != null) {
                 continue;
             }
-            if (info.name().startsWith(InspectCommand.ELECTION_LOCK)) {
-                String election = info.name().substring(InspectCommand.ELECTION_LOCK.length());
+            if (info.name().startsWith(LeaderRecord.ELECTION_LOCK)) {
+                String election = info.name().substring(LeaderRecord.ELECTION_LOCK.length());
                 long term = info.fencingToken().isPresent() ? info.fencingToken().getAsLong() : -1;
-                InspectCommand.Election record = leaders.get(election);
-                String leader = record != null && record.recordTerm == term ? record.candidate : "(being elected)";
+                LeaderRecord record = leaders.get(election);
+                boolean current = record != null && record.term() == term;
+                String leader = current ? record.candidate() : "(being elected)";
                 rows.add(new ConsoleRow(election, "election", "leader " + leader + ", term "
-                        + (term < 0 ? "-" : Long.toString(term)), clientName(info),
-                        record != null && record.recordTerm == term ? record.since.toEpochMilli() : heldSince(info),
-                        info));
+                        + (term < 0 ? "-" : Long.toString(term)), clientName(info, mask),
+                        current ? record.sinceMs() : heldSince(info), info));
             } else {
-                rows.add(new ConsoleRow(info.name(), info.kind(), info.detail(), clientName(info), heldSince(info),
-                        info));
+                rows.add(new ConsoleRow(info.name(), info.kind(), info.detail(), clientName(info, mask),
+                        heldSince(info), info));
             }
         }
         return rows;
     }
 
     /** The holding client's name, or null where the hold does not record it. */
-    static String clientName(LockInfo info) {
+    static String clientName(LockInfo info, UnaryOperator<String> mask) {
         String name = info.clientName();
-        return name.equals(LockHolder.UNKNOWN_CLIENT) || name.isEmpty() ? null : Secrets.mask(name);
+        return name.equals(LockHolder.UNKNOWN_CLIENT) || name.isEmpty() ? null : mask.apply(name);
     }
 
     /** When the hold began in epoch milliseconds, or -1 where the hold does not record it. */

@@ -1,4 +1,4 @@
-package io.latchkey.cli;
+package io.latchkey.console;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,11 +11,13 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * The console's audit log of force-unlocks: who (the access token's label, or {@code local} without tokens), when,
  * which lock, token and holder, and from which address. The last {@link #KEPT} entries are kept in memory for the
- * page; with a file every entry is also appended to it, one line each, before the page shows it.
+ * page; with a file every entry is also appended to it, one line each, before the page shows it; with a sink (the
+ * application's log) every line is also handed to it.
  */
 final class ConsoleAudit {
 
@@ -42,12 +44,22 @@ final class ConsoleAudit {
     }
 
     private final Path file;
+    private final Consumer<String> sink;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Entry> entries = new ArrayDeque<>();
 
     /** @param file the file entries are appended to, or null to keep them in memory only */
     ConsoleAudit(Path file) {
+        this(file, null);
+    }
+
+    /**
+     * @param file the file entries are appended to, or null
+     * @param sink what else receives each entry's line (the application's log), or null
+     */
+    ConsoleAudit(Path file, Consumer<String> sink) {
         this.file = file;
+        this.sink = sink;
     }
 
     /** Checks that the audit file can be appended to, so that the console does not start with a broken log. */
@@ -80,6 +92,9 @@ final class ConsoleAudit {
             }
         } finally {
             lock.unlock();
+        }
+        if (sink != null) {
+            sink.accept(entry.line());
         }
         if (failure != null) {
             throw failure;

@@ -1,4 +1,4 @@
-package io.latchkey.cli;
+package io.latchkey.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /** What the console makes of successive polls: new holds, renewals, how holds end, and when it publishes. */
@@ -18,7 +19,7 @@ class ConsoleStateTest {
     private static ConsoleRow row(String name, String owner, long token, long leaseMs) {
         LockInfo info = new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leaseMs)),
                 OptionalInt.empty());
-        return ConsoleRow.of(List.of(info)).get(0);
+        return ConsoleRow.of(List.of(info), UnaryOperator.identity()).get(0);
     }
 
     @Test
@@ -73,11 +74,20 @@ class ConsoleStateTest {
                 new LockInfo("latchkey.election:billing", "c1:lease-4", 1, OptionalLong.of(12),
                         Optional.of(Duration.ofSeconds(5)), OptionalInt.empty()),
                 new LockInfo("latchkey.leader:7:billing/12/1700000000000/node-7", "c1:lease-5", 1,
-                        OptionalLong.of(13), Optional.of(Duration.ofSeconds(5)), OptionalInt.empty())));
+                        OptionalLong.of(13), Optional.of(Duration.ofSeconds(5)), OptionalInt.empty())), UnaryOperator.identity());
         assertThat(rows).hasSize(1);
         assertThat(rows.get(0).name()).isEqualTo("billing");
         assertThat(rows.get(0).kind()).isEqualTo("election");
         assertThat(rows.get(0).detail()).isEqualTo("leader node-7, term 12");
         assertThat(rows.get(0).heldSince()).isEqualTo(1_700_000_000_000L);
+    }
+
+    @Test
+    void jsonEscapesEverythingThatCouldEndAScriptOrAnAttribute() {
+        String json = new ConsoleJson().beginObject().field("name", "</script><img src=x onerror='a'>&\"\\\n\u2028")
+                .endObject().toString();
+        assertThat(json).doesNotContain("<", ">", "'", "&", "\u2028")
+                .isEqualTo("{\"name\":\"\\u003c/script\\u003e\\u003cimg src=x onerror=\\u0027a\\u0027\\u003e"
+                        + "\\u0026\\\"\\\\\\n\\u2028\"}");
     }
 }

@@ -1,4 +1,4 @@
-package io.latchkey.cli;
+package io.latchkey.console;
 
 import io.latchkey.spi.LockInfo;
 import java.util.ArrayDeque;
@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 /**
  * What the console observed: the holds seen in the last poll, and the timeline of holds of the last
@@ -71,15 +72,22 @@ final class ConsoleState {
     private final String pattern;
     private final long intervalMs;
     private final ConsoleAudit audit;
+    private final UnaryOperator<String> mask;
     private String error;
     private long version;
     private String json = "{}";
 
     ConsoleState(String backend, String pattern, long intervalMs, ConsoleAudit audit) {
+        this(backend, pattern, intervalMs, audit, UnaryOperator.identity());
+    }
+
+    /** @param mask what the page shows of an owner or client name (the command hides passwords in it) */
+    ConsoleState(String backend, String pattern, long intervalMs, ConsoleAudit audit, UnaryOperator<String> mask) {
         this.backend = backend;
         this.pattern = pattern;
         this.intervalMs = intervalMs;
         this.audit = audit;
+        this.mask = mask;
         lock.lock();
         try {
             json = render(System.currentTimeMillis());
@@ -278,12 +286,12 @@ final class ConsoleState {
         return j.endArray().endObject().toString();
     }
 
-    private static void hold(ConsoleJson j, Hold h, long now) {
+    private void hold(ConsoleJson j, Hold h, long now) {
         j.beginObject()
-                .field("key", key(h.name, h.kind, Secrets.mask(h.owner), h.token))
+                .field("key", key(h.name, h.kind, mask.apply(h.owner), h.token))
                 .field("name", h.name)
                 .field("kind", h.kind)
-                .field("owner", Secrets.mask(h.owner))
+                .field("owner", mask.apply(h.owner))
                 .field("client", h.clientName)
                 .fieldOrNull("token", h.token)
                 .field("holdCount", h.holdCount)

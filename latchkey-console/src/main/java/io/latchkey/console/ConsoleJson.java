@@ -1,4 +1,4 @@
-package io.latchkey.cli;
+package io.latchkey.console;
 
 /**
  * A small JSON writer for the console's answers. Every string is escaped, including {@code <}, {@code >},

@@ -1,0 +1,10 @@
+/**
+ * The lock console, free of any web server: {@link io.latchkey.console.LockConsole} reads a client's locks, keeps
+ * their timeline and audit log, and answers the page's requests through {@link io.latchkey.console.ConsoleExchange},
+ * which the server that carries it implements.
+ */
+module io.latchkey.console {
+    requires transitive io.latchkey;
+
+    exports io.latchkey.console;
+}
