@@ -344,12 +344,7 @@ public final class EtcdSession implements AutoCloseable {
 
     /** A failure of jetcd as the exception callers see. */
     LockUnavailableException unavailable(String operation, Throwable e) {
-        Throwable cause = unwrap(e);
-        if (cause instanceof LockUnavailableException u) {
-            return u;
-        }
-        return new LockUnavailableException(
-                String.format("etcd %s failed '%s': %s", endpoints, operation, cause), cause);
+        return io.latchkey.core.ConnectFailures.unavailable("etcd " + endpoints, operation, e);
     }
 
     static Throwable unwrap(Throwable e) {
