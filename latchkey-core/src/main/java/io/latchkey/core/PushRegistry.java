@@ -39,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * Thread-safe. {@link #fire} and {@link #fireAll} run the subscribers' callbacks on the caller's thread (a driver's
  * event or I/O thread), never under a lock of this class; a callback must be fast and must not block, and one that
  * throws is logged and the others still run. A closed subscription is told nothing more (but by a push already
- * running its callbacks). The source's {@code open} and its subscriptions' {@code close} run outside any lock of this class too, on the
- * thread of the first subscribe, the last close, the linger timer or the previous closing's completion; they must
- * not block.
+ * running its callbacks). The source's {@code open} and its subscriptions' {@code close} run outside any lock of
+ * this class too, on the thread of the first subscribe, the last close, the linger timer or the previous closing's
+ * completion; they must not block.
  *
  * @param <M> the message type of a push ({@code String} for a channel's message, say); {@link #fire} with
  *        {@code null} tells every subscriber of the name

@@ -99,7 +99,7 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
                 .permitExpirableSemaphore(
                         new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name)))
                 .countDownLatch(new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name)))
-                .fencedStore(new MemFencedStoreOps(server, namespace)) // beside the locks, checked under the server's lock
+                .fencedStore(new MemFencedStoreOps(server, namespace)) // checked under the server's lock
                 .build();
     }
 
