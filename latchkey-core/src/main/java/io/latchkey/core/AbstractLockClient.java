@@ -6,6 +6,7 @@ import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
+import io.latchkey.FencedStore;
 import io.latchkey.LeaderElection;
 import io.latchkey.LockClient;
 import io.latchkey.PermitExpirableSemaphore;
@@ -336,6 +337,18 @@ public abstract class AbstractLockClient implements LockClient {
         checkOpen();
         checkNotReserved(checkName(name), "countDownLatch");
         return engine.countDownLatch(recipe(Recipes::countDownLatch, "countDownLatch"), name);
+    }
+
+    /**
+     * A fenced store on the backend's {@link Recipes.Builder#fencedStore} ops; unsupported unless the backend offers
+     * them. Its blocking forms wait for the server like {@link DistributedLock#isLocked()}: at most the operation
+     * timeout, not interruptibly (the interrupt flag is kept).
+     */
+    @Override
+    public FencedStore fencedStore(String lockName) {
+        checkOpen();
+        checkNotReserved(checkName(lockName), "fencedStore");
+        return new EngineFencedStore(backendName, lockName, recipe(Recipes::fencedStore, "fencedStore"), engine);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.latchkey.core;
 
+import io.latchkey.LockUnavailableException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -7,12 +8,15 @@ import java.net.Socket;
 import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.regex.Pattern;
 
 /**
  * Names the cause of a failed connect in words, shared by every backend and the {@code latchkey} command, so that
  * the top message of the exception says what the driver buried causes deep: the credentials were refused, the TLS
- * handshake failed, nothing listens at the address, or the server there speaks another protocol.
+ * handshake failed, nothing listens at the address, or the server there speaks another protocol; and makes every
+ * backend's exception for a server that could not do an operation ({@link #unavailable}).
  */
 public final class ConnectFailures {
 
@@ -51,6 +55,30 @@ public final class ConnectFailures {
                     + "Connection closed prematurely");
 
     private ConnectFailures() {
+    }
+
+    /**
+     * The exception of every backend for a server that could not do an operation (down, unreachable, too slow, or the
+     * client closing): its message names the server, the operation and the cause, as in {@code redis at
+     * 127.0.0.1:6379: release of lock 'a' failed: Connection closed}.
+     *
+     * @param server the server, as the user named it (host:port, endpoints, a directory; never credentials)
+     * @param operation what could not be done, such as {@code "acquire of lock 'a'"}
+     * @param cause the driver's failure ({@link java.util.concurrent.CompletionException} and
+     *        {@link java.util.concurrent.ExecutionException} unwrapped), or {@code null}
+     * @return {@code cause} itself if it is a {@link LockUnavailableException} already (it names its server), else a
+     *         new one with {@code cause} as its cause
+     */
+    public static LockUnavailableException unavailable(String server, String operation, Throwable cause) {
+        Throwable c = cause;
+        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        if (c instanceof LockUnavailableException u) {
+            return u;
+        }
+        return new LockUnavailableException(server + ": " + operation + " failed" + (c == null ? "" : ": " + words(c)),
+                c);
     }
 
     /**

@@ -2,43 +2,30 @@ package io.latchkey.core;
 
 import io.latchkey.FencedStore;
 import io.latchkey.Leadership;
-import io.latchkey.LockException;
 import io.latchkey.LockLease;
-import io.latchkey.LockUnavailableException;
 import io.latchkey.StaleLeaseException;
-import java.time.Duration;
-import java.util.Objects;
+import io.latchkey.core.internal.LockEngine;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * The {@link FencedStore} of every backend: checks arguments, turns a lease or leadership into the fencing token the
- * server checks, and gives the blocking and asynchronous forms over a backend's {@link RemoteFencedStoreOps}.
+ * The {@link FencedStore} of every backend ({@link AbstractLockClient#fencedStore}): checks arguments, turns a lease
+ * or leadership into the fencing token the server checks, and gives the blocking and asynchronous forms over a
+ * backend's {@link RemoteFencedStoreOps}. The blocking forms wait for the server as the engine's other remote calls
+ * do: at most the operation timeout, not interruptibly (an interrupt is kept for the caller).
  */
-public final class EngineFencedStore implements FencedStore {
+final class EngineFencedStore implements FencedStore {
 
     private final String backendName;
     private final String lockName;
     private final RemoteFencedStoreOps ops;
-    private final Duration timeout;
+    private final LockEngine engine;
 
-    /**
-     * Creates the store view.
-     *
-     * @param backendName the backend's name, for messages
-     * @param lockName the lock's name, already checked
-     * @param ops the backend's remote half
-     * @param timeout how long the blocking forms wait for the server (the client's operation timeout)
-     */
-    public EngineFencedStore(String backendName, String lockName, RemoteFencedStoreOps ops, Duration timeout) {
-        this.backendName = Objects.requireNonNull(backendName, "backendName");
-        this.lockName = Objects.requireNonNull(lockName, "lockName");
-        this.ops = Objects.requireNonNull(ops, "ops");
-        this.timeout = Objects.requireNonNull(timeout, "timeout");
+    EngineFencedStore(String backendName, String lockName, RemoteFencedStoreOps ops, LockEngine engine) {
+        this.backendName = backendName;
+        this.lockName = lockName;
+        this.ops = ops;
+        this.engine = engine;
     }
 
     @Override
@@ -54,7 +41,7 @@ public final class EngineFencedStore implements FencedStore {
      * @return the key
      * @throws IllegalArgumentException with the reason
      */
-    public static String checkKey(String key) {
+    static String checkKey(String key) {
         if (key == null) {
             throw new IllegalArgumentException("fenced store key is null");
         }
@@ -71,7 +58,7 @@ public final class EngineFencedStore implements FencedStore {
                         "fenced store key contains a control character (U+%04X) at index %d", (int) key.charAt(i), i));
             }
         }
-        int lone = io.latchkey.core.internal.LockEngine.loneSurrogate(key);
+        int lone = LockEngine.loneSurrogate(key);
         if (lone >= 0) {
             throw new IllegalArgumentException(String.format(
                     "fenced store key is not well-formed UTF-16: lone surrogate U+%04X at index %d",
@@ -201,31 +188,7 @@ public final class EngineFencedStore implements FencedStore {
     }
 
     private <T> T await(CompletableFuture<T> future, String operation, String key) {
-        try {
-            return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            future.cancel(false);
-            throw new LockException(String.format("interrupted during %s of key '%s' in the fenced store of lock "
-                    + "'%s'; the write may or may not have been applied", operation, key, lockName), e);
-        } catch (TimeoutException e) {
-            throw new LockUnavailableException(String.format("%s of key '%s' in the fenced store of lock '%s' on the "
-                    + "%s backend timed out after %d ms; a write may or may not have been applied", operation, key,
-                    lockName, backendName, timeout.toMillis()), e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            while (cause instanceof CompletionException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            if (cause instanceof RuntimeException r) {
-                throw r;
-            }
-            if (cause instanceof Error err) {
-                throw err;
-            }
-            throw new LockUnavailableException(String.format("%s of key '%s' in the fenced store of lock '%s' failed",
-                    operation, key, lockName), cause);
-        }
+        return engine.awaitRemote(future, "fenced store " + operation + " of key '" + key + "'", lockName);
     }
 
     @Override

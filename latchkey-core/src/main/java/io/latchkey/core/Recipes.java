@@ -13,6 +13,7 @@ import java.util.Objects;
  *         .lock(new FileLockOps(...))
  *         .readWriteLock(readOps, writeOps)
  *         .semaphore(new FileSemaphoreOps(...))
+ *         .fencedStore(new FileFencedStoreOps(...))
  *         .build();
  * }</pre>
  */
@@ -27,6 +28,7 @@ public final class Recipes {
     private final RemoteCountOps semaphore;
     private final RemoteCountOps permitExpirableSemaphore;
     private final RemoteCountOps countDownLatch;
+    private final RemoteFencedStoreOps fencedStore;
 
     private Recipes(Builder b) {
         this.lock = b.lock;
@@ -36,6 +38,7 @@ public final class Recipes {
         this.semaphore = b.semaphore;
         this.permitExpirableSemaphore = b.permitExpirableSemaphore;
         this.countDownLatch = b.countDownLatch;
+        this.fencedStore = b.fencedStore;
     }
 
     /** {@return a builder with no primitive} */
@@ -53,6 +56,7 @@ public final class Recipes {
         b.semaphore = semaphore;
         b.permitExpirableSemaphore = permitExpirableSemaphore;
         b.countDownLatch = countDownLatch;
+        b.fencedStore = fencedStore;
         return b;
     }
 
@@ -84,6 +88,10 @@ public final class Recipes {
         return countDownLatch;
     }
 
+    RemoteFencedStoreOps fencedStore() {
+        return fencedStore;
+    }
+
     /** Collects the remote halves; each setter may be called once. */
     public static final class Builder {
         private RemoteLockOps lock;
@@ -93,6 +101,7 @@ public final class Recipes {
         private RemoteCountOps semaphore;
         private RemoteCountOps permitExpirableSemaphore;
         private RemoteCountOps countDownLatch;
+        private RemoteFencedStoreOps fencedStore;
 
         private Builder() {
         }
@@ -168,6 +177,18 @@ public final class Recipes {
          */
         public Builder countDownLatch(RemoteCountOps ops) {
             this.countDownLatch = Objects.requireNonNull(ops, "ops");
+            return this;
+        }
+
+        /**
+         * The remote half of {@link io.latchkey.LockClient#fencedStore(String)}: a read, and a write applied only if
+         * the lock's current hold has the writer's fencing token, in one atomic server step.
+         *
+         * @param ops the ops, kept for the client's lifetime
+         * @return this builder
+         */
+        public Builder fencedStore(RemoteFencedStoreOps ops) {
+            this.fencedStore = Objects.requireNonNull(ops, "ops");
             return this;
         }
 

@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
  * Tokens are strictly increasing per lock name and never reused, so a token names exactly one hold: "a hold with
  * this token exists" is "this lease is the current hold". Never a read followed by a separate write.
  *
- * <p>Keys and values arrive checked ({@link EngineFencedStore}); the backend maps keys so that they can never
- * meet the lock's own keys, rows or nodes. Futures fail with {@link io.latchkey.LockUnavailableException} when the
- * server is unreachable.
+ * <p>Keys and values arrive checked (by {@link AbstractLockClient#fencedStore}'s store); the backend maps keys so
+ * that they can never meet the lock's own keys, rows or nodes. Futures fail with
+ * {@link io.latchkey.LockUnavailableException} when the server is unreachable.
  */
 public interface RemoteFencedStoreOps {
 

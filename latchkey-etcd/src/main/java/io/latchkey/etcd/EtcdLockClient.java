@@ -284,19 +284,6 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * The fenced store of the lock {@code lockName}: keys under {@code latchkey/[<namespace>/]stores/<name>/}, each
-     * write one transaction comparing the holder's key's create revision ({@code EtcdFencedStoreOps}). It accepts
-     * the leases of this client.
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkName(lockName);
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
-                options().operationTimeout());
-    }
-
-    /**
      * Tells under which key prefix the owners of the lock called {@code name} queue, for tools and tests.
      *
      * @param name the lock's name
@@ -335,6 +322,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
                 .semaphore(semaphoreOps)
                 .permitExpirableSemaphore(permitOps)
                 .countDownLatch(latchOps)
+                .fencedStore(fencedStoreOps)
                 .build();
     }
 

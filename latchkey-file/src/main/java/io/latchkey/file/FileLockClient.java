@@ -99,7 +99,6 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
 
     private final LockDirectory directory;
     private final Recipes recipes;
-    private final io.latchkey.file.internal.FileFencedStoreOps fencedStoreOps;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
@@ -113,8 +112,8 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
                 .semaphore(new FileSemaphoreOps(directory, ns))
                 .permitExpirableSemaphore(new FilePermitExpirableSemaphoreOps(directory, ns))
                 .countDownLatch(new FileCountDownLatchOps(directory, ns))
+                .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
                 .build();
-        this.fencedStoreOps = new io.latchkey.file.internal.FileFencedStoreOps(directory, ns);
     }
 
     /**
@@ -219,18 +218,6 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
     @Override
     protected Recipes recipes() {
         return recipes;
-    }
-
-    /**
-     * The fenced store of the lock {@code lockName}: one file per key under {@code stores/} in the directory, written
-     * under the directory's lock while this JVM holds the lock with the writer's token ({@code FileFencedStoreOps}).
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkName(lockName);
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
-                options().operationTimeout());
     }
 
     /**

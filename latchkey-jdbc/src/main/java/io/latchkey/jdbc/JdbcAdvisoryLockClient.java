@@ -45,7 +45,9 @@ import javax.sql.DataSource;
  *
  * <h2>Fencing tokens</h2>
  * PostgreSQL: the transaction id of a statement run after the lock was taken (64-bit, never reused). MariaDB and
- * MySQL: {@code UUID_SHORT()}, increasing while the server clock does not go back across restarts.
+ * MySQL: {@code UUID_SHORT()}, increasing while the server clock does not go back across restarts. No fenced store:
+ * an advisory lock leaves no row for a store's write to check in its transaction (use the lease table,
+ * {@link JdbcLockClient}, or {@link FencingGuard}).
  *
  * <h2>Administration</h2>
  * {@code forceUnlock} ends the holder's session ({@code pg_terminate_backend} / {@code KILL CONNECTION}), which
@@ -134,17 +136,6 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         return Recipes.builder()
                 .lock(ops)
                 .build();
-    }
-
-    /**
-     * Unsupported: an advisory lock leaves no row for a store's write to check in its transaction (use the lease
-     * table, {@link JdbcLockClient}, or {@link FencingGuard}).
-     *
-     * @throws UnsupportedOperationException always, naming the backend
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        throw unsupported("fencedStore");
     }
 
     @Override

@@ -295,6 +295,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
                         countWakeups, ns, pollMillis))
                 .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,
                         pollMillis))
+                .fencedStore(fencedStoreOps)
                 .build();
     }
 
@@ -314,18 +315,6 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         all.addAll(countInspector.list(pattern));
         all.sort(java.util.Comparator.comparing(LockInfo::name));
         return all;
-    }
-
-    /**
-     * The fenced store of the lock {@code lockName}: rows of {@code <table>_store} written in one transaction with a
-     * {@code SELECT … FOR UPDATE} of the lock's lease row ({@code JdbcFencedStoreOps}).
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkName(lockName);
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
-                options().operationTimeout());
     }
 
     @Override

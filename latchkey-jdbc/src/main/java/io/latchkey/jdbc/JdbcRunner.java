@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.ConnectFailures;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -164,8 +165,7 @@ final class JdbcRunner implements AutoCloseable {
     }
 
     LockUnavailableException unavailable(String operation, SQLException e) {
-        return new LockUnavailableException(String.format("%s on %s failed: %s (SQLState %s)", operation, server,
-                e.getMessage(), e.getSQLState()), e);
+        return ConnectFailures.unavailable(server, operation + " (SQLState " + e.getSQLState() + ")", e);
     }
 
     /** Applies the operation timeout to a statement (the driver's granularity is a second). */

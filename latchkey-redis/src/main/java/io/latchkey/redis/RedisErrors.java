@@ -47,8 +47,7 @@ final class RedisErrors {
             return new LockException(String.format("redis at %s refused %s: %s", address, operation,
                     e.getMessage()), e);
         }
-        return new LockUnavailableException(String.format("redis at %s is unavailable for %s: %s", address,
-                operation, e.getMessage()), e);
+        return ConnectFailures.unavailable("redis at " + address, operation, e);
     }
 
     /** A server that is loading, read-only (failover) or busy with a script will answer again soon. */

@@ -225,19 +225,8 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
                 .semaphore(wiring.synchronizers.semaphoreOps())
                 .permitExpirableSemaphore(wiring.synchronizers.permitExpirableSemaphoreOps())
                 .countDownLatch(wiring.synchronizers.countDownLatchOps())
+                .fencedStore(wiring.fencedStoreOps)
                 .build();
-    }
-
-    /**
-     * The fenced store of the lock {@code lockName} ({@link RedisFencedStoreOps}): one script checks the lock hash's
-     * token and writes a string key in the lock's hash slot.
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkNotReserved(checkName(lockName), "fencedStore");
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, wiring.fencedStoreOps,
-                options().operationTimeout());
     }
 
     /**

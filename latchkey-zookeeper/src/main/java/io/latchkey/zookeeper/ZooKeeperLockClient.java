@@ -278,19 +278,6 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * The fenced store of the lock {@code lockName}: persistent nodes under {@code <base>/stores/<name>}, each write
-     * one {@code multi} with a {@code check} of the holder's lock node ({@code ZkFencedStoreOps}). It accepts the
-     * leases of this client.
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkName(lockName);
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName, fencedStoreOps,
-                options().operationTimeout());
-    }
-
-    /**
      * The remote halves: {@code ZkLockOps} for the four locks; the node {@code /latchkey[/<ns>]/semaphores/<escaped
      * name>} holds a semaphore's permits, each permit taken is an ephemeral child of the taker's session, and a
      * release deletes this client's own nodes first ({@code ZkSemaphoreOps}); the node
@@ -308,6 +295,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 .semaphore(semaphoreOps)
                 .permitExpirableSemaphore(permitOps)
                 .countDownLatch(latchOps)
+                .fencedStore(fencedStoreOps)
                 .build();
     }
 

@@ -404,7 +404,7 @@ public final class LockEngine {
     }
 
     /** Waits (uninterruptibly, bounded by the operation timeout) for a remote operation's result. */
-    <T> T awaitRemote(CompletableFuture<T> f, String operation, String name) {
+    public <T> T awaitRemote(CompletableFuture<T> f, String operation, String name) {
         long timeout = remoteTimeoutNanos();
         long deadline = System.nanoTime() + timeout;
         boolean interrupted = false;

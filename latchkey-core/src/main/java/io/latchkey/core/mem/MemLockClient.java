@@ -99,19 +99,8 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
                 .permitExpirableSemaphore(
                         new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name)))
                 .countDownLatch(new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name)))
+                .fencedStore(new MemFencedStoreOps(server, namespace)) // checked under the server's lock
                 .build();
-    }
-
-    /**
-     * The fenced store of lock {@code lockName}: its data lives on the in-process server beside the locks, checked
-     * against the lock's hold under the server's lock.
-     */
-    @Override
-    public io.latchkey.FencedStore fencedStore(String lockName) {
-        checkOpen();
-        checkName(lockName);
-        return new io.latchkey.core.EngineFencedStore(backendName(), lockName,
-                new MemFencedStoreOps(server, options().namespace()), options().operationTimeout());
     }
 
     /** Each kind has its own key space; the NUL keeps namespace and name apart (see {@link MemLockOps}). */

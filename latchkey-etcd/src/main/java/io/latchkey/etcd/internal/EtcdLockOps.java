@@ -71,8 +71,6 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
     private final EtcdLockAttempts attempts;
-    /** The engine's listeners of this ops' subscriptions, told to look again when the server may have changed unseen. */
-    private final Set<Runnable> subscribers = ConcurrentHashMap.newKeySet();
     /** Held grants by key, for losses the session reports (an expired shared lease). */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
@@ -113,8 +111,6 @@ public final class EtcdLockOps implements RemoteLockOps {
         this.lostSink = lostSink;
         this.attempts = new EtcdLockAttempts(this);
         session.onSharedLeaseLost(this::sharedLeaseLost);
-        // a keep-alive failed: the server may be gone, so the waiters ask it now instead of trusting the watch
-        session.onKeeperFailure(() -> subscribers.forEach(Runnable::run));
         session.keepAliveWhile(() -> !attempts.waiting.isEmpty());
     }
 
@@ -160,20 +156,15 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /**
      * The client's watch of the deletions under the lock's prefix (a put never lets a waiter in; one watch per prefix,
-     * shared with the other lock kind queueing there: {@link EtcdQueueWatches}), reporting only the deletion of a key a
-     * waiter of this ops waits for (its predecessor, or its own key), so a release wakes only its successor's client.
+     * shared with the other lock kind queueing there: {@link EtcdSession#queueWatches}), reporting only the deletion of
+     * a key a waiter of this ops waits for (its predecessor, or its own key), so a release wakes only its successor's
+     * client.
      */
     @Override
     public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         String prefix = prefixOf.apply(name);
-        return session.queueWatches().subscribe(prefix, deleted -> attempts.waiting.wakes(prefix, deleted), changed)
-                .thenApply(watch -> {
-                    subscribers.add(changed);
-                    return () -> {
-                        subscribers.remove(changed);
-                        watch.close();
-                    };
-                });
+        return session.queueWatches().subscribe(prefix,
+                deleted -> deleted.stream().anyMatch(k -> attempts.waiting.wakes(prefix, k)), changed);
     }
 
     /** Deletes the waiter's key (retried until etcd answers); without an entry, its owner's waiting keys. */
@@ -239,7 +230,6 @@ public final class EtcdLockOps implements RemoteLockOps {
                 lostSink.accept(g, "its etcd lease " + Long.toHexString(leaseId) + " expired");
             }
         }
-        subscribers.forEach(Runnable::run); // the waiting keys on it are gone too: the waiters queue again
     }
 
     @Override

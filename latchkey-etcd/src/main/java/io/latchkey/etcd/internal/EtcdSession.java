@@ -9,6 +9,7 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.PushRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -49,11 +50,10 @@ public final class EtcdSession implements AutoCloseable {
     private final long sharedTtlSeconds;
     private final ScheduledThreadPoolExecutor scheduler;
     private final List<LongConsumer> leaseLostListeners = new CopyOnWriteArrayList<>();
-    private final List<Runnable> keeperFailureListeners = new CopyOnWriteArrayList<>();
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
     private final StrandedKeys stranded;
-    private final EtcdQueueWatches queueWatches;
+    private final PushRegistry<List<String>> queueWatches;
     // guarded by leaseLock
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
@@ -93,7 +93,7 @@ public final class EtcdSession implements AutoCloseable {
         });
         scheduler.setRemoveOnCancelPolicy(true);
         this.stranded = new StrandedKeys(this);
-        this.queueWatches = new EtcdQueueWatches(this);
+        this.queueWatches = new PushRegistry<>(this::watchDeletions);
     }
 
     public Client client() {
@@ -123,9 +123,16 @@ public final class EtcdSession implements AutoCloseable {
         return stranded;
     }
 
-    /** The client's one watch per lock queue (prefix), shared by the lock kinds that queue there. */
-    EtcdQueueWatches queueWatches() {
+    /**
+     * The client's one watch of the deletions per lock queue (prefix), shared by the lock kinds that queue there; a
+     * push carries the deleted keys ({@code null}: the watch broke, or the waiting keys may be gone).
+     */
+    PushRegistry<List<String>> queueWatches() {
         return queueWatches;
+    }
+
+    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> watchDeletions(String prefix) {
+        return EtcdChanges.deletions(this, prefix, deleted -> queueWatches.fire(prefix, deleted));
     }
 
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
@@ -143,11 +150,6 @@ public final class EtcdSession implements AutoCloseable {
     /** Told the id of the shared lease once etcd reports it gone. */
     void onSharedLeaseLost(LongConsumer listener) {
         leaseLostListeners.add(listener);
-    }
-
-    /** Told when a keep-alive of the shared lease failed (the server may be down): waiters re-check. */
-    void onKeeperFailure(Runnable listener) {
-        keeperFailureListeners.add(listener);
     }
 
     /**
@@ -221,6 +223,7 @@ public final class EtcdSession implements AutoCloseable {
             log.warn("etcd lease {} of this client expired on {}; its keys are gone", Long.toHexString(leaseId),
                     endpoints);
             leaseLostListeners.forEach(l -> l.accept(leaseId));
+            queueWatches.fireAll(); // the waiting keys on it are gone too: the waiters queue again
         }
     }
 
@@ -296,7 +299,7 @@ public final class EtcdSession implements AutoCloseable {
         keepAliveOnce(lease).whenComplete((ok, e) -> {
             if (e != null) {
                 log.debug("keep-alive of etcd lease {} failed: {}", Long.toHexString(lease), e.toString());
-                keeperFailureListeners.forEach(Runnable::run);
+                queueWatches.fireAll(); // the server may be gone: the waiters ask it now, not trusting the watch
             }
         });
     }
@@ -344,12 +347,7 @@ public final class EtcdSession implements AutoCloseable {
 
     /** A failure of jetcd as the exception callers see. */
     LockUnavailableException unavailable(String operation, Throwable e) {
-        Throwable cause = unwrap(e);
-        if (cause instanceof LockUnavailableException u) {
-            return u;
-        }
-        return new LockUnavailableException(
-                String.format("etcd %s failed '%s': %s", endpoints, operation, cause), cause);
+        return io.latchkey.core.ConnectFailures.unavailable("etcd " + endpoints, operation, e);
     }
 
     static Throwable unwrap(Throwable e) {

@@ -155,9 +155,8 @@ final class DirectoryThread {
         }
         if (failure != null) {
             log.debug("{} in {} failed", op, dir, failure);
-            result.completeExceptionally(failure instanceof LockUnavailableException ? failure
-                    : new LockUnavailableException(String.format("lock directory %s: %s failed: %s", dir, op,
-                            failure), failure));
+            result.completeExceptionally(io.latchkey.core.ConnectFailures.unavailable("lock directory " + dir, op,
+                    failure));
         } else {
             result.complete(value);
         }

@@ -1,18 +1,12 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.core.PushRegistry;
 import io.latchkey.core.RemoteCountOps;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.zookeeper.AsyncCallback.DataCallback;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The wake-ups of one {@link ZkLockOps}' waiters ({@code RemoteLockOps#subscribe}): an attempt that queues arms a
@@ -25,34 +19,23 @@ import org.slf4j.LoggerFactory;
  * <p>This object is the watcher of every such watch, so ZooKeeper keeps one registration per watched node however
  * often it is armed. Watches live as long as the session: after a reconnect (which may have missed an event) and
  * when the session is lost every subscriber is told; its waiters' next looks list the queue again with the new
- * handle and arm new watches. Subscriptions are local and take effect at once. Callbacks run on ZooKeeper's event thread or
- * Curator's state thread and never block.
+ * handle and arm new watches. Subscriptions are local ({@link PushRegistry} without a server side) and take effect
+ * at once. Callbacks run on ZooKeeper's event thread or Curator's state thread and never block.
  */
 final class LockWakeUps implements Watcher {
-    private static final Logger log = LoggerFactory.getLogger(LockWakeUps.class);
 
-    /** Subscribers by lock path; a path's set is changed only inside the map's compute. */
-    private final Map<String, Set<Subscriber>> byLockPath = new ConcurrentHashMap<>();
+    /** Subscribers by lock path. */
+    private final PushRegistry<Void> byLockPath = new PushRegistry<>();
 
     LockWakeUps(ZkSession session) {
-        session.onReconnected(this::fireAll);
+        session.onReconnected(byLockPath::fireAll);
         // the waiters' nodes went with the session: they queue again (or hear of the outage) at once
-        session.onSessionLost(id -> fireAll());
-    }
-
-    private void fireAll() {
-        byLockPath.values().forEach(set -> List.copyOf(set).forEach(Subscriber::fire));
+        session.onSessionLost(id -> byLockPath.fireAll());
     }
 
     /** Tells {@code changed} about every change of a watched node under {@code lockPath}. */
     CompletableFuture<RemoteCountOps.Subscription> subscribe(String lockPath, Runnable changed) {
-        Subscriber s = new Subscriber(lockPath, changed);
-        byLockPath.compute(lockPath, (p, set) -> {
-            Set<Subscriber> next = set != null ? set : ConcurrentHashMap.newKeySet();
-            next.add(s);
-            return next;
-        });
-        return CompletableFuture.completedFuture(s);
+        return byLockPath.subscribe(lockPath, changed);
     }
 
     /** Arms the watch on {@code nodePath} (a queue node); {@code answer} receives the {@code getData} answer. */
@@ -64,44 +47,8 @@ final class LockWakeUps implements Watcher {
     @Override
     public void process(WatchedEvent event) {
         String path = event.getPath();
-        if (event.getType() == Event.EventType.None || path == null || path.lastIndexOf('/') <= 0) {
-            return;
-        }
-        Set<Subscriber> set = byLockPath.get(path.substring(0, path.lastIndexOf('/')));
-        if (set != null) {
-            List.copyOf(set).forEach(Subscriber::fire);
-        }
-    }
-
-    private final class Subscriber implements RemoteCountOps.Subscription {
-        final String lockPath;
-        final Runnable changed;
-        final AtomicBoolean closed = new AtomicBoolean();
-
-        Subscriber(String lockPath, Runnable changed) {
-            this.lockPath = lockPath;
-            this.changed = changed;
-        }
-
-        void fire() {
-            if (closed.get()) {
-                return;
-            }
-            try {
-                changed.run();
-            } catch (RuntimeException e) {
-                log.warn("a wake-up of {} failed", lockPath, e);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (closed.compareAndSet(false, true)) {
-                byLockPath.computeIfPresent(lockPath, (p, set) -> {
-                    set.remove(this);
-                    return set.isEmpty() ? null : set;
-                });
-            }
+        if (event.getType() != Event.EventType.None && path != null && path.lastIndexOf('/') > 0) {
+            byLockPath.fire(path.substring(0, path.lastIndexOf('/')), null);
         }
     }
 }

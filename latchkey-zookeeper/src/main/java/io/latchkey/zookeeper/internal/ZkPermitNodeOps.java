@@ -1,11 +1,9 @@
 package io.latchkey.zookeeper.internal;
 
-import io.latchkey.LockUnavailableException;
 import io.latchkey.core.RemoteCountOps;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
@@ -138,7 +136,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                     // its session only when it connects, and a create queued on it runs under that one
                     dropStrays(path, prefix, zk.getSessionId());
                 }
-                result.completeExceptionally(unavailable(operation, e));
+                result.completeExceptionally(session.unavailable(operation, e));
             } else if (taken == null) {
                 result.complete(null); // never set: no node, no permits
             } else {
@@ -147,7 +145,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                         deleteAll(taken);
                     }
                     if (e2 != null) {
-                        result.completeExceptionally(unavailable(operation, e2));
+                        result.completeExceptionally(session.unavailable(operation, e2));
                     } else if (!result.complete(held ? taken : null) && held) {
                         deleteAll(taken); // the caller gave up on the operation timeout meanwhile
                     }
@@ -227,12 +225,6 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
     /** After a create whose answer was lost: deletes its nodes once they can be listed ({@link NodeDeletes}). */
     private void dropStrays(String path, String prefix, long sessionId) {
         deletes.dropStrays(path, prefix, sessionId);
-    }
-
-    /** {@code error} as the {@link LockUnavailableException} the caller hears of. */
-    LockUnavailableException unavailable(String operation, Throwable error) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return e instanceof LockUnavailableException u ? u : session.unavailable(operation, e);
     }
 
     /**

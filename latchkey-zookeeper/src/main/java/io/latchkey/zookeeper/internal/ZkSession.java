@@ -243,8 +243,7 @@ public final class ZkSession implements AutoCloseable {
 
     /** The error for an operation that could not be done, naming the servers (never credentials). */
     public LockUnavailableException unavailable(String operation, Throwable cause) {
-        return new LockUnavailableException(servers + ": could not " + operation
-                + (cause == null ? "" : " (" + cause.getClass().getSimpleName() + ")"), cause);
+        return io.latchkey.core.ConnectFailures.unavailable("ZooKeeper " + servers, operation, cause);
     }
 
     /** Fails {@code future} with {@link LockUnavailableException} if it is not done within the operation timeout. */

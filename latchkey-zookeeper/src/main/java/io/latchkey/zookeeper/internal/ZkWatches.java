@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.core.PushRegistry;
 import io.latchkey.core.RemoteCountOps;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -10,15 +11,13 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The wake-ups of the counted primitives ({@link RemoteCountOps#subscribe}): one ZooKeeper persistent watch
- * ({@link AddWatchMode#PERSISTENT}, ZooKeeper 3.6+) per subscription on the primitive's node. It fires on every
- * change of the node's data (permits, a count), of its children (a permit taken or returned, by release, lease end
- * or an expired session) and on its creation or deletion, and stays registered until the subscription is closed;
- * a subscription is ready once the server confirmed the watch.
+ * ({@link AddWatchMode#PERSISTENT}, ZooKeeper 3.6+) per watched node and client, shared by its subscribers
+ * ({@link PushRegistry}). It fires on every change of the node's data (permits, a count), of its children (a permit
+ * taken or returned, by release, lease end or an expired session) and on its creation or deletion, and is removed
+ * after the last subscriber left; a subscription is ready once the server confirmed the watch.
  *
  * <p>ZooKeeper registers the watches again after a reconnect with the same session; a reconnect also wakes every
  * subscriber (a change during the outage may have fired no event), and after a session expiry (a new handle, which
@@ -27,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * block.
  */
 public final class ZkWatches {
-    private static final Logger log = LoggerFactory.getLogger(ZkWatches.class);
 
     private final ZkSession session;
+    private final PushRegistry<Void> subscribers = new PushRegistry<>(this::watch);
     private final Set<Watch> live = ConcurrentHashMap.newKeySet();
 
     public ZkWatches(ZkSession session) {
@@ -39,16 +38,20 @@ public final class ZkWatches {
 
     /** Watches {@code path}; the future completes once the server registered the watch. */
     CompletableFuture<RemoteCountOps.Subscription> subscribe(String path, Runnable changed) {
-        Watch w = new Watch(path, changed);
+        return subscribers.subscribe(path, changed);
+    }
+
+    /** The one watch of {@code path}, for its first subscriber; removed again if it is not confirmed in time. */
+    private CompletableFuture<RemoteCountOps.Subscription> watch(String path) {
+        Watch w = new Watch(path);
         live.add(w);
         CompletableFuture<RemoteCountOps.Subscription> ready = new CompletableFuture<>();
         w.register(ready);
-        ready.whenComplete((s, e) -> {
+        return session.bounded(ready, "watch " + path).whenComplete((s, e) -> {
             if (e != null) {
                 w.close();
             }
         });
-        return session.bounded(ready, "watch " + path);
     }
 
     private void reconnected() {
@@ -62,19 +65,17 @@ public final class ZkWatches {
             if (w.on != now) {
                 w.register(new CompletableFuture<>());
             }
-            w.fire();
         }
+        subscribers.fireAll();
     }
 
     private final class Watch implements Watcher, RemoteCountOps.Subscription {
         final String path;
-        final Runnable changed;
         final AtomicBoolean closed = new AtomicBoolean();
         volatile ZooKeeper on;
 
-        Watch(String path, Runnable changed) {
+        Watch(String path) {
             this.path = path;
-            this.changed = changed;
         }
 
         void register(CompletableFuture<RemoteCountOps.Subscription> ready) {
@@ -106,23 +107,12 @@ public final class ZkWatches {
         @Override
         public void process(WatchedEvent event) {
             if (event.getType() != Event.EventType.None
-                    && event.getType() != Event.EventType.PersistentWatchRemoved) {
-                fire();
+                    && event.getType() != Event.EventType.PersistentWatchRemoved && !closed.get()) {
+                subscribers.fire(path, null);
             }
         }
 
-        void fire() {
-            if (closed.get()) {
-                return;
-            }
-            try {
-                changed.run();
-            } catch (RuntimeException e) {
-                log.warn("a wake-up of {} failed", path, e);
-            }
-        }
-
-        /** Stops the wake-ups and removes the watch locally at once (the server forgets it on its own). */
+        /** Removes the watch locally at once (the server forgets it on its own). */
         @Override
         public void close() {
             if (!closed.compareAndSet(false, true)) {
