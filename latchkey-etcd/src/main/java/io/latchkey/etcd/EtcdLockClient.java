@@ -361,7 +361,6 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     @Override
     protected void closeBackend() {
         semaphoreOps.close(operationTimeoutMillis);
-        permitOps.close();
         session.close();
     }
 

@@ -17,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client's single timer thread: the batched lease renewer, the expiry of fixed leases, and waiters' deadlines.
+ * The client's single timer thread: the batched lease renewer, the expiry of fixed leases (of lock holds and of
+ * leased permits, calling the backend's clean-up at their end), and waiters' deadlines.
  *
  * <p>Every {@code renewalInterval} the tick takes every held watchdog lease — lock holds and watchdog permits of
  * permit-expirable semaphores alike ({@link Renewable}) — groups them by backend operations
@@ -41,6 +42,8 @@ final class Watchdog {
     private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
     private final FixedLeaseExpiry fixedLeases;
+    /** The fixed-lease permits in {@link #fixedLeases}, by semaphore and id. */
+    private final Map<PermitHold.Key, FixedPermit> fixedPermits = new ConcurrentHashMap<>();
     final String threadName;
     private volatile Thread thread;
     private volatile boolean started;
@@ -104,6 +107,30 @@ final class Watchdog {
     void untrack(Hold h) {
         if (!h.grant.watchdog()) {
             fixedLeases.untrack(h);
+        }
+    }
+
+    /**
+     * Starts watching the fixed lease of a permit this client took, which runs out at {@code endNanos} on the engine's
+     * clock; replaces the permit's earlier lease end, if any.
+     */
+    void trackFixedPermit(PermitHold.Key key, long endNanos) {
+        ensureStarted();
+        FixedPermit p = new FixedPermit(key, endNanos, fixedPermits);
+        untrackFixed(fixedPermits.put(key, p));
+        fixedLeases.track(p, endNanos - engine.time.nanoTime());
+    }
+
+    /** Stops watching a permit's fixed lease (released, or its lease being updated); the entry, or {@code null}. */
+    FixedPermit untrackFixedPermit(PermitHold.Key key) {
+        FixedPermit p = fixedPermits.remove(key);
+        untrackFixed(p);
+        return p;
+    }
+
+    private void untrackFixed(FixedPermit p) {
+        if (p != null) {
+            fixedLeases.untrack(p);
         }
     }
 
@@ -265,6 +292,7 @@ final class Watchdog {
     void shutdown() {
         scheduler.shutdownNow();
         renewed.clear();
+        fixedPermits.clear();
         fixedLeases.clear();
         if (!isWatchdogThread()) {
             try {
