@@ -118,7 +118,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         this.redisOptions = redisOptions;
         this.address = address;
         this.wiring = new RedisClientWiring(redisClient, ownsClient, connect, address, options, redisOptions,
-                clientId());
+                clientId(), scheduler());
     }
 
     /**
