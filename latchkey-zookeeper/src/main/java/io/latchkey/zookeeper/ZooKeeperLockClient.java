@@ -264,7 +264,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     private void lost(Grant grant) {
-        grantLost(grant, "its ZooKeeper session expired or its lease ran out, so its node "
+        grantLost(grant, "its ZooKeeper session expired, so its node "
                 + grant.backendState(io.latchkey.zookeeper.internal.ZkGrantState.class).path() + " is gone");
     }
 

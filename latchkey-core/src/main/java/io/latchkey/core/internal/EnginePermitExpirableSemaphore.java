@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A fixed-lease permit returns after its lease, also when its holder crashed: the server expires it, or, for a
  * server without an expiry that ends on time, the backend's {@link RemoteCountOps#leaseEnded} called from the client's
- * one heap of fixed leases (no timer per permit). A watchdog permit lives while this client renews it; a crashed client's watchdog permits return about
- * one watchdog timeout later. A timed-out or interrupted acquire leaves no permit behind (a permit granted after
+ * one heap of fixed leases (no timer per permit). A watchdog permit lives while this client renews it; a crashed
+ * client's watchdog permits return about one watchdog timeout later. A timed-out or interrupted acquire leaves no permit behind (a permit granted after
  * its waiter left is released again).
  */
 final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {

@@ -11,8 +11,8 @@ import java.util.function.BiFunction;
  * Expiry of fixed (non-renewed) leases, of lock holds and of leased permits alike: one timer on the watchdog thread for
  * the earliest bound instead of one scheduled task per hold, in the engine and in no backend. At a bound the entry's
  * {@link Entry#leaseRanOut()} marks a hold lost and calls the recipe's server-side clean-up
- * ({@link io.latchkey.core.RemoteLockOps#leaseEnded}, {@link io.latchkey.core.RemoteCountOps#leaseEnded}). A scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two
- * wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
+ * ({@link io.latchkey.core.RemoteLockOps#leaseEnded}, {@link io.latchkey.core.RemoteCountOps#leaseEnded}). A
+ * scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
  * insert into an intrusive heap ({@link Entry#expiryIndex()}) and untracking an O(log n) removal, and the timer is
  * only re-armed when a hold expires earlier than the armed time. The deadlines live here, in an array beside the heap
  * ({@link #deadlines}), not in the holds: only fixed leases have one, and a watchdog hold then carries no field for
