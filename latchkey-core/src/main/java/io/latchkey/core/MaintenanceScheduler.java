@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Lifetime.</b> The thread starts with the first task and ends when it has had nothing to do for a few seconds,
  * or when the client closes: after {@link AbstractLockClient#closeBackend()} has returned, so the backend's
- * retries and time bounds still run while the client releases its holds on close. From then on every method throws
+ * retries and time bounds still run while the client releases its holds on close. From then on scheduling throws
  * {@link java.util.concurrent.RejectedExecutionException} and pending tasks are dropped (as with
  * {@link java.util.concurrent.ScheduledExecutorService#shutdownNow()}).
  */
