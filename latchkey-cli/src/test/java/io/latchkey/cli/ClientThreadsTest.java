@@ -123,6 +123,8 @@ class ClientThreadsTest {
         // ZooKeeper, gRPC/Vert.x, HikariCP, the PostgreSQL driver).
         for (Thread t : started) {
             assertThat(t.getName()).as(backend).doesNotMatch("Thread-\\d+|pool-\\d+-thread-\\d+");
+            // one scheduler per client, the engine's (the watchdog thread): a backend starts no timer thread of its own
+            assertThat(t.getName()).as(backend).doesNotMatch("latchkey-.*-(timer|session)-.*|latchkey-zookeeper-\\d+-\\d+");
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         List<Thread> alive = new ArrayList<>(started);

@@ -34,10 +34,12 @@ import org.slf4j.LoggerFactory;
  * overrides it and wraps what {@code super.recipes()} returns.
  *
  * <h2>Threads</h2>
- * The engine starts one thread per client on its first lease or wait, named {@code latchkey-<backend>-watchdog-<first
- * 8 characters of the client id>}, a daemon, stopped by {@link #close()}: it renews watchdog leases (one
- * {@link RemoteLockOps#renew} per ops per tick), expires fixed leases locally and enforces wait deadlines. Backends
- * start their own I/O threads besides (see {@code docs/concurrency.md} for every thread by name).
+ * The engine starts one thread per client on its first lease, wait or backend task, named
+ * {@code latchkey-<backend>-watchdog-<first 8 characters of the client id>}, a daemon, stopped by {@link #close()}: it
+ * renews watchdog leases (one {@link RemoteLockOps#renew} per ops per tick), ends fixed leases (calling the recipe's
+ * {@link RemoteLockOps#leaseEnded}), enforces wait deadlines, and runs the backend's maintenance
+ * ({@link #scheduler()}); backends start no scheduler thread of their own, only the I/O threads their drivers need
+ * (see {@code docs/concurrency.md} for every thread by name).
  * Futures returned by {@link RemoteLockOps} may complete on any thread (including the caller's); the engine then
  * runs its bookkeeping and completes the caller's future on that thread, so backends must not complete futures
  * while holding their own locks.
@@ -144,8 +146,19 @@ public abstract class AbstractLockClient implements LockClient {
         return true;
     }
 
-    /** Releases the backend's connections; called once by {@link #close()} after the engine stopped. */
+    /**
+     * Releases the backend's connections; called once by {@link #close()} after the engine stopped. The
+     * {@link #scheduler()} still runs until it returns.
+     */
     protected abstract void closeBackend();
+
+    /**
+     * {@return the client's one scheduler, for the backend's maintenance} Its tasks must not block: they share the
+     * thread that renews every lease (see {@link MaintenanceScheduler}). It stops after {@link #closeBackend()}.
+     */
+    protected final MaintenanceScheduler scheduler() {
+        return engine.timer();
+    }
 
     /**
      * {@return a new exception for a primitive this backend does not offer} Its message names the backend, the
@@ -403,6 +416,7 @@ public abstract class AbstractLockClient implements LockClient {
         } catch (RuntimeException e) {
             log.warn("closing the {} backend failed", backendName, e);
         } finally {
+            engine.timer().stop();
             if (hooked) {
                 ShutdownHook.unregister(this);
             }

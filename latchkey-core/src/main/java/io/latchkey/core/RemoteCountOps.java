@@ -292,6 +292,26 @@ public interface RemoteCountOps {
     }
 
     /**
+     * Ends at the server the permit {@code permitId} of this client, whose fixed lease has run out: the recipe's
+     * clean-up for a server that keeps no expiry of its own that ends on time (ZooKeeper nodes, etcd's whole-second
+     * leases). A backend whose server expires permits itself keeps the default, which does nothing.
+     *
+     * <p>The same contract as {@link RemoteLockOps#leaseEnded}: called by the engine on the client's timer thread,
+     * once, when the local bound of a fixed-lease permit this client took ({@link #tryLease} without the watchdog, or
+     * {@link #updateLease}) has passed (its start, {@code requestedAtNanos} of the grant or the time the update was
+     * sent, plus the lease; never earlier), unless the permit was released or its lease updated first through this
+     * client; never for a watchdog permit. It must not block (start the removal, return); a
+     * {@link RuntimeException} it throws is logged and ignored; a removal that fails on a live session is retried
+     * by the backend until the server answers. It may race a {@link #release} of the same permit id (by this or
+     * another client): both must remove only this permit, so either order leaves the same state.
+     *
+     * @param name the semaphore's name
+     * @param permitId the permit's id, as {@link #tryLease} was given it
+     */
+    default void leaseEnded(String name, String permitId) {
+    }
+
+    /**
      * {@return whether permits can be renewed by the watchdog} That is, whether {@code tryLease(…, watchdog = true)}
      * and {@link #renew} are supported; the default is {@code false}.
      */

@@ -187,6 +187,41 @@ public interface RemoteLockOps {
     CompletableFuture<Boolean> release(Grant grant);
 
     /**
+     * Ends at the server the hold of {@code grant}, whose fixed lease has run out: the recipe's clean-up for a server
+     * that keeps no expiry of its own that ends on time (a ZooKeeper node lives as long as its session, an etcd lease
+     * is rounded up to whole seconds, an SQL advisory lock as long as its connection). A backend whose server expires
+     * the hold itself (Redis {@code PEXPIRE}, a lease row compared with the database's clock) keeps the default,
+     * which does nothing.
+     *
+     * <p><b>Who calls it, when.</b> The engine, for a hold with a fixed lease ({@link Grant#watchdog()} false) that
+     * it still counted as held when its local bound passed ({@code requestedAtNanos} plus the lease, on the client's
+     * clock; never earlier). The hold is marked lost first: its lease is invalid and a later {@code unlock} or
+     * {@code release} of it throws {@link io.latchkey.LockLostException}; then this method is called; then the
+     * {@code onLost} listeners run. It is called at most once per grant, and never for a grant that was released,
+     * handed off or lost otherwise before its bound (those end through {@link #release}, {@link #handOff} or the
+     * backend's own report). There is no per-hold timer: the engine keeps one heap of fixed leases and one timer.
+     *
+     * <p><b>Thread.</b> The client's timer thread (the watchdog's; see {@code docs/concurrency.md}), which also
+     * renews every watchdog lease and ends every wait's deadline. The method must therefore not block: it starts
+     * the asynchronous removal and returns. It must not complete an engine future while holding a lock of its own.
+     *
+     * <p><b>Failures.</b> A {@link RuntimeException} it throws is logged and otherwise ignored: the hold stays lost.
+     * A removal that fails on a live session must be retried by the backend until the server answers (as a release
+     * is), so that the hold does not block the name for longer than its lease; a hold whose session or connection
+     * ends goes with it.
+     *
+     * <p><b>Ordering.</b> It may race the owner's clean-up {@link #release} of the same lost grant and the client's
+     * {@code close()}: both the removal here and the release touch only this exact grant's hold (the node, key or
+     * session of this grant, compared by its identity at the server), never a later hold of the same name, so either
+     * order leaves the same state and never frees someone else's hold. Fencing tokens are unaffected: the next
+     * holder's token comes from the server after this removal, as after a release.
+     *
+     * @param grant the grant whose fixed lease ran out, the very instance this ops returned
+     */
+    default void leaseEnded(Grant grant) {
+    }
+
+    /**
      * Extends every grant's lease to its {@link Grant#leaseMillis()} from now, in as few round trips as the
      * backend allows (ideally one for the whole batch). A renewal must only extend the exact hold it was issued
      * for: a grant whose owner released and re-acquired the lock (with another token) must not be extended.

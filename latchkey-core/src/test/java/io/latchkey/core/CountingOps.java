@@ -72,6 +72,17 @@ final class CountingOps implements RemoteLockOps {
         return delegate.release(grant);
     }
 
+    /** Told of every {@link #leaseEnded} call, on the thread that made it. */
+    volatile java.util.function.Consumer<Grant> onLeaseEnded = g -> { };
+    final AtomicInteger leaseEnds = new AtomicInteger();
+
+    @Override
+    public void leaseEnded(Grant grant) {
+        leaseEnds.incrementAndGet();
+        onLeaseEnded.accept(grant);
+        delegate.leaseEnded(grant);
+    }
+
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         renewCalls.incrementAndGet();

@@ -134,7 +134,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
-                clientId(), options.clientName());
+                scheduler(), options.clientName());
         this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
                 (grant, reason) -> grantLost(grant, reason), false);
         // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
@@ -349,7 +349,6 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     @Override
     protected void closeBackend() {
         semaphoreOps.close(operationTimeoutMillis);
-        permitOps.close();
         session.close();
     }
 

@@ -54,8 +54,12 @@ class EtcdRecheckHintTest {
         jetcd = Client.builder().endpoints(etcd.endpoint()).build();
         closeAfter.add(jetcd);
         waiterId = UUID.randomUUID().toString();
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors
+                .newSingleThreadScheduledExecutor(r -> new Thread(r, "etcd-recheck-test-timer"));
+        closeAfter.add(timer::shutdownNow);
         EtcdSession session = new EtcdSession(Client.builder().endpoints(etcd.endpoint()).build(), true,
-                etcd.endpoint(), Duration.ofSeconds(3), Duration.ofSeconds(30), waiterId);
+                etcd.endpoint(), Duration.ofSeconds(3), Duration.ofSeconds(30),
+                io.latchkey.core.MaintenanceScheduler.of(timer));
         closeAfter.add(0, session);
         waiterOps = new EtcdLockOps(session, holder::lockPrefix, waiterId, (g, why) -> { }, false);
     }

@@ -17,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -110,7 +109,6 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean keep = false;
         boolean[] cancelFired = {false};
         try {
-            long sentAt = time.nanoTime();
             boolean got = tryOnce(c, request.name());
             while (!got && !request.isExpired() && !request.isCancelled()) {
                 // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
@@ -122,15 +120,14 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             if (!got) {
                 return null;
             }
+            // The lease starts when the database granted the lock (it keeps no lease of its own), not when the wait
+            // in its queue began: the engine's bound and the end of a fixed lease count from here.
+            long grantedAt = time.nanoTime();
             long token = token(c);
             Held held = new Held(c, request.name());
             keep = true;
-            Grant grant = new Grant(request, token, sentAt, held);
-            if (!request.watchdog()) {
-                // The database knows no lease: the client ends a fixed lease itself, on time.
-                held.expiry = runner.timer().schedule(() -> expire(held), request.leaseMillis(), TimeUnit.MILLISECONDS);
-            }
-            return grant;
+            // The database knows no lease: the engine ends a fixed lease on time (leaseEnded).
+            return new Grant(request, token, grantedAt, held);
         } catch (SQLException e) {
             throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
         } finally {
@@ -231,12 +228,23 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         }
     }
 
-    private void expire(Held held) {
-        runner.io().execute(() -> {
-            if (held.end(false)) {
-                unlockAndClose(held);
-            }
-        });
+    /**
+     * The database knows no lease: when the engine finds a fixed lease over, this unlocks on the hold's own session
+     * (on an I/O thread: the engine's timer thread must not block) and gives its connection back, unless the hold
+     * was released first.
+     */
+    @Override
+    public void leaseEnded(Grant grant) {
+        Held held = grant.backendState(Held.class);
+        try {
+            runner.io().execute(() -> {
+                if (held.end()) {
+                    unlockAndClose(held);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closing: the client's close ends the session, and the lock with it
+        }
     }
 
     @Override
@@ -245,7 +253,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         CompletableFuture<Boolean> result = new CompletableFuture<>();
         try {
             runner.io().execute(() -> {
-                if (!held.end(true)) {
+                if (!held.end()) {
                     result.complete(false);
                     return;
                 }
@@ -387,7 +395,6 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         final String name;
         final ReentrantLock lock = new ReentrantLock();
         volatile boolean ended;
-        volatile ScheduledFuture<?> expiry;
 
         Held(Connection connection, String name) {
             this.connection = connection;
@@ -395,17 +402,13 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         }
 
         /** Marks the hold ended once; {@code false} if it already was (released, or its fixed lease ran out). */
-        boolean end(boolean byRelease) {
+        boolean end() {
             lock.lock();
             try {
                 if (ended) {
                     return false;
                 }
                 ended = true;
-                ScheduledFuture<?> e = expiry;
-                if (byRelease && e != null) {
-                    e.cancel(false);
-                }
                 return true;
             } finally {
                 lock.unlock();

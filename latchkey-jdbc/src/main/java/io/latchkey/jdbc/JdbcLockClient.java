@@ -119,7 +119,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.dialect = d.dialect;
         this.sessionless = d.sessionless;
         this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
-                threadPrefix, d.sessionless && dialect == SqlDialect.POSTGRESQL);
+                threadPrefix, scheduler(), d.sessionless && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
             boolean clientColumn = LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());

@@ -2,6 +2,7 @@ package io.latchkey.jdbc;
 
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.ConnectFailures;
+import io.latchkey.core.MaintenanceScheduler;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -11,10 +12,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -38,20 +37,23 @@ final class JdbcRunner implements AutoCloseable {
     private final String server;
     private final Duration operationTimeout;
     private final ThreadPoolExecutor io;
-    private final ScheduledThreadPoolExecutor timer;
+    private final MaintenanceScheduler timer;
 
     private final boolean sessionless;
 
-    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix) {
-        this(dataSource, server, operationTimeout, ioThreads, threadPrefix, false);
+    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
+               MaintenanceScheduler timer) {
+        this(dataSource, server, operationTimeout, ioThreads, threadPrefix, timer, false);
     }
 
     /**
+     * @param timer the client's scheduler (its one timer thread, shared with the watchdog): timers here only hand
+     *        statements to the I/O threads, never run one
      * @param sessionless the connections go through a transaction pooler: PgJDBC's named server-side prepared
      *        statements, which live in a session, are turned off on every connection borrowed
      */
     JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
-               boolean sessionless) {
+               MaintenanceScheduler timer, boolean sessionless) {
         this.sessionless = sessionless;
         this.dataSource = dataSource;
         this.server = server;
@@ -59,8 +61,7 @@ final class JdbcRunner implements AutoCloseable {
         this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
                 new NamedThreads(threadPrefix + "-io"));
         this.io.allowCoreThreadTimeOut(true);
-        this.timer = new ScheduledThreadPoolExecutor(1, new NamedThreads(threadPrefix + "-timer"));
-        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer = timer;
     }
 
     DataSource dataSource() {
@@ -71,7 +72,8 @@ final class JdbcRunner implements AutoCloseable {
         return server;
     }
 
-    ScheduledExecutorService timer() {
+    /** The client's scheduler: its tasks hand work to {@link #io()}, they never run a statement themselves. */
+    MaintenanceScheduler timer() {
         return timer;
     }
 
@@ -175,7 +177,6 @@ final class JdbcRunner implements AutoCloseable {
 
     @Override
     public void close() {
-        timer.shutdownNow();
         io.shutdown();
         try {
             if (!io.awaitTermination(operationTimeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -26,11 +26,14 @@ abstract class JdbcLockOpsTest {
     HikariDataSource ds;
     JdbcRunner runner;
     JdbcLockOps ops;
+    final java.util.concurrent.ScheduledExecutorService timer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "jdbc-ops-test-timer"));
 
     @BeforeEach
     void setUp() {
         ds = TestDatabases.pool(TestDatabases.jdbcUrl(dialect()), 8);
-        runner = new JdbcRunner(ds, "test", Duration.ofSeconds(5), 8, "test-jdbc");
+        runner = new JdbcRunner(ds, "test", Duration.ofSeconds(5), 8, "test-jdbc",
+                io.latchkey.core.MaintenanceScheduler.of(timer));
         table = TestDatabases.table("ops");
         LeaseTableSql sql = new LeaseTableSql(dialect(), table);
         LeaseTableSchema.ensure(runner, sql, true);
@@ -78,6 +81,7 @@ abstract class JdbcLockOpsTest {
     void tearDown() {
         ops.close();
         runner.close();
+        timer.shutdownNow();
         ds.close();
     }
 

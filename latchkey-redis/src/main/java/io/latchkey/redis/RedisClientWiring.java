@@ -1,6 +1,7 @@
 package io.latchkey.redis;
 
 import io.latchkey.ClientOptions;
+import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
@@ -9,13 +10,12 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Everything a {@link RedisLockClient} runs on, put together once and taken apart by {@link #close()}: the two
- * connections, the timer thread {@code latchkey-redis-timer-…}, the script executor, the pub/sub channels and
+ * connections, the client's scheduler (its one timer thread, which never blocks here), the script executor, the pub/sub channels and
  * their re-check after a reconnect, and the remote operations of every primitive (wrapped for replica
  * acknowledgement when {@link RedisOptions} asks for it).
  */
@@ -24,7 +24,7 @@ final class RedisClientWiring {
     private final AbstractRedisClient redisClient;
     private final boolean ownsClient;
     private final RedisConnections connections;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final MaintenanceScheduler scheduler;
     private final RedisConnectionStateListener reconnectListener;
     final PubSubChannels channels;
     final RedisLockOps lockOps;
@@ -39,20 +39,20 @@ final class RedisClientWiring {
     /**
      * Opens the connections by {@code connect} and wires the primitives on them.
      *
-     * @throws io.latchkey.LockUnavailableException if the connections cannot be opened (the timer is stopped)
+     * @param scheduler the client's scheduler: command time bounds, retried withdrawals, re-subscriptions
+     * @throws io.latchkey.LockUnavailableException if the connections cannot be opened
      */
     RedisClientWiring(AbstractRedisClient redisClient, boolean ownsClient,
                       Function<Duration, RedisConnections> connect, String address, ClientOptions options,
-                      RedisOptions redisOptions, String clientId) {
+                      RedisOptions redisOptions, String clientId, MaintenanceScheduler scheduler) {
         this.redisClient = redisClient;
         this.ownsClient = ownsClient;
-        this.scheduler = newScheduler(clientId);
+        this.scheduler = scheduler;
         RedisErrors errors = new RedisErrors(address, options.operationTimeout());
         RedisConnections conns;
         try {
             conns = connect.apply(options.operationTimeout());
         } catch (RuntimeException e) {
-            scheduler.shutdownNow();
             throw errors.map(e, "connect");
         }
         this.connections = conns;
@@ -83,7 +83,7 @@ final class RedisClientWiring {
     /** After a reconnect of the pub/sub connection, every waiter re-checks once. */
     private static RedisConnectionStateListener reconnectListener(
             StatefulRedisPubSubConnection<String, String> pubSubConnection, boolean cluster,
-            ScheduledThreadPoolExecutor scheduler, PubSubChannels channels) {
+            MaintenanceScheduler scheduler, PubSubChannels channels) {
         return new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
@@ -100,25 +100,12 @@ final class RedisClientWiring {
         };
     }
 
-    private static ScheduledThreadPoolExecutor newScheduler(String clientId) {
-        String name = "latchkey-redis-timer-" + clientId.substring(0, 8);
-        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
-        executor.setRemoveOnCancelPolicy(true);
-        executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        return executor;
-    }
-
     /**
-     * Stops the reconnect listener and the timer, closes the two connections, and shuts the
-     * Lettuce client down if it was made here. Called once.
+     * Stops the reconnect listener, closes the two connections, and shuts the Lettuce client down if it was made
+     * here (the client stops its scheduler afterwards). Called once.
      */
     void close() {
         redisClient.removeListener(reconnectListener);
-        scheduler.shutdownNow();
         connections.close();
         if (ownsClient) {
             LettuceClients.shutdown(redisClient);

@@ -94,8 +94,9 @@ import java.util.function.Function;
  * messages or {@link #toString()}.
  *
  * <h2>Threads</h2>
- * Lettuce's I/O threads (its own, or the application client's) plus one daemon timer thread
- * {@code latchkey-redis-timer-…}, stopped by {@link #close()}.
+ * Lettuce's I/O threads (its own, or the application client's) plus the engine's one daemon timer thread
+ * {@code latchkey-redis-watchdog-…} (renewals, deadlines, and this backend's timers, which never block), stopped by
+ * {@link #close()}.
  */
 public final class RedisLockClient extends AbstractLockClient implements LockInspector {
 
@@ -118,7 +119,7 @@ public final class RedisLockClient extends AbstractLockClient implements LockIns
         this.redisOptions = redisOptions;
         this.address = address;
         this.wiring = new RedisClientWiring(redisClient, ownsClient, connect, address, options, redisOptions,
-                clientId());
+                clientId(), scheduler());
     }
 
     /**

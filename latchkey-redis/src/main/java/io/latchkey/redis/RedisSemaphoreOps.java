@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AnsweredTakes;
+import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -52,7 +52,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
                       long recheckMillis) {
         super("semaphore", namespace, executor, channels, recheckMillis);
         this.takeIds = clientId + ":t";
-        ScheduledExecutorService scheduler = executor.scheduler();
+        MaintenanceScheduler scheduler = executor.scheduler();
         this.giveBacks = new RetriedRemoval(
                 (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
                 () -> !scheduler.isShutdown(), Withdrawals.FIRST_RETRY_MILLIS, Withdrawals.MAX_RETRY_MILLIS, log);

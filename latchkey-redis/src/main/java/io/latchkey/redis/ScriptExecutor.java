@@ -1,10 +1,10 @@
 package io.latchkey.redis;
 
+import io.latchkey.core.MaintenanceScheduler;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -28,14 +28,14 @@ final class ScriptExecutor {
     private final boolean cluster;
     private final boolean sharded;
     private final RedisErrors errors;
-    private final ScheduledExecutorService scheduler;
+    private final MaintenanceScheduler scheduler;
     private final long ownTimeoutNanos;
 
     /**
      * @param ownTimeoutNanos the bound to enforce here, or 0 when the connection times commands out itself
      */
     ScriptExecutor(RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
-                   ScheduledExecutorService scheduler, long ownTimeoutNanos) {
+                   MaintenanceScheduler scheduler, long ownTimeoutNanos) {
         this(commands, errors, scheduler, ownTimeoutNanos, false, false);
     }
 
@@ -44,7 +44,7 @@ final class ScriptExecutor {
      * @param sharded whether scripts publish with {@code SPUBLISH} (a Redis Cluster of Redis 7 or later)
      */
     ScriptExecutor(RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
-                   ScheduledExecutorService scheduler, long ownTimeoutNanos, boolean cluster, boolean sharded) {
+                   MaintenanceScheduler scheduler, long ownTimeoutNanos, boolean cluster, boolean sharded) {
         this.commands = commands;
         this.cluster = cluster;
         this.sharded = sharded;
@@ -57,8 +57,8 @@ final class ScriptExecutor {
         return errors;
     }
 
-    /** The client's timer thread. */
-    ScheduledExecutorService scheduler() {
+    /** The client's scheduler (its one timer thread: tasks never block). */
+    MaintenanceScheduler scheduler() {
         return scheduler;
     }
 

@@ -1,11 +1,11 @@
 package io.latchkey.redis;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RetriedRemoval;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -39,7 +39,7 @@ final class Withdrawals {
     /** The withdrawal being retried per name and owner, by its identity. */
     private final Map<String, Object> pending = new ConcurrentHashMap<>();
 
-    Withdrawals(ScheduledExecutorService scheduler) {
+    Withdrawals(MaintenanceScheduler scheduler) {
         this.removals = new RetriedRemoval(
                 (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
                 () -> !scheduler.isShutdown(), FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS, log);

@@ -100,7 +100,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.owns = owns;
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
-        this.session = new ZkSession(curator, owns, options.operationTimeout(), acl);
+        this.session = new ZkSession(curator, owns, options.operationTimeout(), acl, scheduler());
         this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost,
                 options.clientName());
         this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
@@ -264,7 +264,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     private void lost(Grant grant) {
-        grantLost(grant, "its ZooKeeper session expired or its lease ran out, so its node "
+        grantLost(grant, "its ZooKeeper session expired, so its node "
                 + grant.backendState(io.latchkey.zookeeper.internal.ZkGrantState.class).path() + " is gone");
     }
 

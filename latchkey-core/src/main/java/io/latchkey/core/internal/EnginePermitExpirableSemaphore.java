@@ -16,9 +16,10 @@ import java.util.concurrent.CompletableFuture;
  * re-check), permit ids drawn by the engine ({@code <client id>-p<sequence>}), and watchdog permits
  * ({@link #acquire()}) renewed by the client's one {@link Watchdog} in the same batches as lock holds.
  *
- * <p>A fixed-lease permit is the backend's to end: it returns by itself after its lease, also when its holder
- * crashed. A watchdog permit lives while this client renews it; a crashed client's watchdog permits return about
- * one watchdog timeout later. A timed-out or interrupted acquire leaves no permit behind (a permit granted after
+ * <p>A fixed-lease permit returns after its lease, also when its holder crashed: the server expires it, or, for a
+ * server without an expiry that ends on time, the backend's {@link RemoteCountOps#leaseEnded} called from the client's
+ * one heap of fixed leases (no timer per permit). A watchdog permit lives while this client renews it; a crashed
+ * client's watchdog permits return about one watchdog timeout later. A timed-out or interrupted acquire leaves no permit behind (a permit granted after
  * its waiter left is released again).
  */
 final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
@@ -79,9 +80,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         if (grant == null) {
             return Optional.empty();
         }
-        if (watchdog) {
-            engine.rememberPermit(new PermitHold(engine, ops, grant));
-        }
+        granted(grant);
         return Optional.of(grant.ownerId());
     }
 
@@ -105,21 +104,40 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
                 return finish.apply(Optional.empty());
             }
             Grant grant = (Grant) r;
-            if (watchdog) {
-                engine.rememberPermit(new PermitHold(engine, ops, grant));
-            }
+            granted(grant);
             return finish.apply(Optional.of(grant.ownerId()));
         });
+    }
+
+    /**
+     * A watchdog permit is renewed from now on; a fixed one goes into the client's heap of fixed leases, whose timer
+     * has the backend end it at the server when its lease runs out ({@link RemoteCountOps#leaseEnded}).
+     */
+    private void granted(Grant grant) {
+        if (grant.watchdog()) {
+            engine.rememberPermit(new PermitHold(engine, ops, grant));
+        } else {
+            engine.watchdog.trackFixedPermit(new PermitHold.Key(ops, name, grant.ownerId()),
+                    grant.requestedAtNanos() + grant.leaseMillis() * 1_000_000L);
+        }
+    }
+
+    /** Stops renewing the permit, or watching its fixed lease: no renewal or lease end outlives a release. */
+    private PermitHold.Key stopTracking(String permitId) {
+        PermitHold.Key k = new PermitHold.Key(ops, name, permitId);
+        PermitHold held = engine.permit(k);
+        if (held != null) {
+            held.end();
+        }
+        engine.watchdog.untrackFixedPermit(k);
+        return k;
     }
 
     @Override
     public CompletableFuture<Boolean> releaseAsync(String permitId) {
         Objects.requireNonNull(permitId, "permitId");
         engine.checkOpen();
-        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
-        if (held != null) {
-            held.end();
-        }
+        stopTracking(permitId);
         return engine.boundedRemote(ops.release(name, permitId), "release", name);
     }
 
@@ -128,10 +146,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
     public boolean release(String permitId) {
         Objects.requireNonNull(permitId, "permitId");
         engine.checkOpen();
-        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
-        if (held != null) {
-            held.end();
-        }
+        stopTracking(permitId);
         return engine.awaitRemote(ops.release(name, permitId), "release", name);
     }
 
@@ -140,11 +155,26 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         Objects.requireNonNull(permitId, "permitId");
         long leaseMillis = Checks.leaseMillis(leaseTime);
         engine.checkOpen();
-        PermitHold held = engine.permit(new PermitHold.Key(ops, name, permitId));
+        PermitHold.Key k = new PermitHold.Key(ops, name, permitId);
+        FixedPermit before = engine.watchdog.untrackFixedPermit(k);
+        PermitHold held = engine.permit(k);
         if (held != null) {
             held.end();
         }
-        return engine.awaitRemote(ops.updateLease(name, permitId, leaseMillis), "updateLease", name);
+        long sentAt = engine.time.nanoTime();
+        boolean updated;
+        try {
+            updated = engine.awaitRemote(ops.updateLease(name, permitId, leaseMillis), "updateLease", name);
+        } catch (RuntimeException e) {
+            if (before != null) {
+                engine.watchdog.trackFixedPermit(k, before.endNanos); // not updated, as far as we know: ends as before
+            }
+            throw e;
+        }
+        if (updated) {
+            engine.watchdog.trackFixedPermit(k, sentAt + leaseMillis * 1_000_000L);
+        }
+        return updated;
     }
 
     @Override

@@ -8,10 +8,12 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 
 /**
- * Expiry of fixed (non-renewed) leases: one timer on the watchdog thread for the earliest bound instead of one
- * scheduled task per hold. A scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two
- * wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
- * insert into an intrusive heap ({@link Hold#expiryIndex()}) and untracking an O(log n) removal, and the timer is
+ * Expiry of fixed (non-renewed) leases, of lock holds and of leased permits alike: one timer on the watchdog thread for
+ * the earliest bound instead of one scheduled task per hold, in the engine and in no backend. At a bound the entry's
+ * {@link Entry#leaseRanOut()} marks a hold lost and calls the recipe's server-side clean-up
+ * ({@link io.latchkey.core.RemoteLockOps#leaseEnded}, {@link io.latchkey.core.RemoteCountOps#leaseEnded}). A
+ * scheduled task per hold cost an allocation-heavy {@code ScheduledFutureTask}, two wrappers and two trips through the executor's queue lock on every lock/unlock cycle; here tracking a hold is an
+ * insert into an intrusive heap ({@link Entry#expiryIndex()}) and untracking an O(log n) removal, and the timer is
  * only re-armed when a hold expires earlier than the armed time. The deadlines live here, in an array beside the heap
  * ({@link #deadlines}), not in the holds: only fixed leases have one, and a watchdog hold then carries no field for
  * it.
@@ -21,13 +23,26 @@ import java.util.function.BiFunction;
  * when its deadline has passed; the timer never fires early, so none is marked lost before its bound.
  */
 final class FixedLeaseExpiry {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FixedLeaseExpiry.class);
+
+    /** What the heap holds: a lock's {@link Hold} or a leased permit's {@link FixedPermit}. */
+    interface Entry {
+        /** Position in the heap, -1 when not tracked; written only under the heap's lock. */
+        int expiryIndex();
+
+        /** Sets {@link #expiryIndex()}; under the heap's lock. */
+        void expiryIndex(int i);
+
+        /** On the timer thread, outside the heap's lock, once: the bound has passed. Must not block. */
+        void leaseRanOut();
+    }
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Scheduler: (task, delayNanos) → handle, or {@code null} once shut down. */
     private final BiFunction<Runnable, Long, ScheduledFuture<?>> scheduler;
     private final Runnable fire = this::fire;
     // guarded by lock
-    private Hold[] heap = new Hold[8];
+    private Entry[] heap = new Entry[8];
     /** {@code deadlines[i]} is when {@code heap[i]}'s lease runs out, on {@link #clock}. */
     private long[] deadlines = new long[8];
     private int size;
@@ -44,7 +59,7 @@ final class FixedLeaseExpiry {
     }
 
     /** Starts watching {@code h}, whose lease runs out {@code delayNanos} from now. */
-    void track(Hold h, long delayNanos) {
+    void track(Entry h, long delayNanos) {
         long deadline = clock.nanoTime() + Math.max(0, delayNanos);
         lock.lock();
         try {
@@ -53,7 +68,7 @@ final class FixedLeaseExpiry {
             }
             if (size > Hold.MAX_EXPIRY_INDEX) {
                 throw new IllegalStateException("more than " + Hold.MAX_EXPIRY_INDEX
-                        + " locks held with a fixed lease time by one client");
+                        + " locks and permits held with a fixed lease time by one client");
             }
             if (size == heap.length) {
                 heap = Arrays.copyOf(heap, size * 2);
@@ -69,7 +84,7 @@ final class FixedLeaseExpiry {
     }
 
     /** Stops watching {@code h}; the armed timer stays (it re-arms for the next bound, or disarms, when it fires). */
-    void untrack(Hold h) {
+    void untrack(Entry h) {
         if (h.expiryIndex() < 0) {
             return;
         }
@@ -80,7 +95,7 @@ final class FixedLeaseExpiry {
                 return;
             }
             h.expiryIndex(-1);
-            Hold last = heap[--size];
+            Entry last = heap[--size];
             long lastDeadline = deadlines[size];
             heap[size] = null;
             if (i != size) {
@@ -90,7 +105,7 @@ final class FixedLeaseExpiry {
                 }
             }
             if (size == 0 && heap.length > 64) {
-                heap = new Hold[8];
+                heap = new Entry[8];
                 deadlines = new long[8];
             }
         } finally {
@@ -121,16 +136,16 @@ final class FixedLeaseExpiry {
         }
     }
 
-    /** On the watchdog thread: every hold past its deadline is lost; the timer re-arms for the next one. */
+    /** On the watchdog thread: every entry past its deadline ends; the timer re-arms for the next one. */
     private void fire() {
-        List<Hold> expired = null;
+        List<Entry> expired = null;
         lock.lock();
         try {
             armed = false;
             timer = null;
             long now = clock.nanoTime();
             while (size > 0 && deadlines[0] - now <= 0) {
-                Hold h = heap[0];
+                Entry h = heap[0];
                 untrackTopLocked();
                 if (expired == null) {
                     expired = new ArrayList<>();
@@ -144,16 +159,20 @@ final class FixedLeaseExpiry {
             lock.unlock();
         }
         if (expired != null) {
-            for (Hold h : expired) {
-                h.markLost(String.format("its fixed lease of %d ms ran out", h.grant.leaseMillis()));
+            for (Entry h : expired) {
+                try {
+                    h.leaseRanOut();
+                } catch (RuntimeException e) {
+                    log.warn("the end of a fixed lease ({}) failed", h, e);
+                }
             }
         }
     }
 
     private void untrackTopLocked() {
-        Hold top = heap[0];
+        Entry top = heap[0];
         top.expiryIndex(-1);
-        Hold last = heap[--size];
+        Entry last = heap[--size];
         long lastDeadline = deadlines[size];
         heap[size] = null;
         if (size > 0) {
@@ -172,7 +191,7 @@ final class FixedLeaseExpiry {
     }
 
     /** Places {@code h} (due at {@code deadline}) at {@code i} or above, moving later parents down. */
-    private void siftUp(int i, Hold h, long deadline) {
+    private void siftUp(int i, Entry h, long deadline) {
         while (i > 0) {
             int parent = (i - 1) >>> 1;
             if (deadline - deadlines[parent] >= 0) {
@@ -185,7 +204,7 @@ final class FixedLeaseExpiry {
     }
 
     /** Places {@code h} (due at {@code deadline}) at {@code i} or below, moving earlier children up. */
-    private void siftDown(int i, Hold h, long deadline) {
+    private void siftDown(int i, Entry h, long deadline) {
         int half = size >>> 1;
         while (i < half) {
             int child = 2 * i + 1;
@@ -206,7 +225,7 @@ final class FixedLeaseExpiry {
         place(to, heap[from], deadlines[from]);
     }
 
-    private void place(int i, Hold h, long deadline) {
+    private void place(int i, Entry h, long deadline) {
         heap[i] = h;
         deadlines[i] = deadline;
         h.expiryIndex(i);

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * RELEASING → LOST (the backend said at release time that we no longer held it). Transitions are CASes so that
  * a release racing the watchdog's loss detection settles exactly once.
  */
-final class Hold implements Renewable, LockLease {
+final class Hold implements Renewable, LockLease, FixedLeaseExpiry.Entry {
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
     enum State { HELD, RELEASING, RELEASED, LOST }
@@ -130,12 +130,14 @@ final class Hold implements Renewable, LockLease {
      * Position in {@link FixedLeaseExpiry}'s heap, -1 when not tracked there; written under its lock (read without
      * it only to skip holds that were never tracked). The deadline itself is kept there, not here.
      */
-    int expiryIndex() {
+    @Override
+    public int expiryIndex() {
         return (bits >>> EXPIRY_SHIFT) - 1;
     }
 
     /** Sets {@link #expiryIndex()}: -1 to {@link #MAX_EXPIRY_INDEX}; under {@link FixedLeaseExpiry}'s lock. */
-    void expiryIndex(int i) {
+    @Override
+    public void expiryIndex(int i) {
         int field = (i + 1) << EXPIRY_SHIFT;
         int b;
         do {
@@ -194,6 +196,24 @@ final class Hold implements Renewable, LockLease {
         }
         finishLost();
         return true;
+    }
+
+    /**
+     * Its fixed lease ran out ({@link FixedLeaseExpiry}, on the timer thread): lost first, then the recipe's
+     * server-side clean-up ({@link io.latchkey.core.RemoteLockOps#leaseEnded}), then the listeners.
+     */
+    @Override
+    public void leaseRanOut() {
+        if (!beginLost(String.format("its fixed lease of %d ms ran out", grant.leaseMillis()))) {
+            return;
+        }
+        try {
+            nameState.ops.leaseEnded(grant);
+        } catch (RuntimeException e) {
+            log.warn("the {} backend's clean-up at the end of the fixed lease of lock '{}' (token {}) failed",
+                    nameState.engine.backendName, name(), grant.fencingToken(), e);
+        }
+        finishLost();
     }
 
     /**

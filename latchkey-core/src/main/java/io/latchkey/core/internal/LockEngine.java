@@ -8,11 +8,9 @@ import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -278,22 +276,22 @@ public final class LockEngine {
         watchdog.tick();
     }
 
-    /**
-     * Stops the watchdog, fails every waiter with {@link LockUnavailableException} and marks every held lock lost
-     * with the reason {@link #CLIENT_CLOSED} (listeners run once); then, unless the options say otherwise
-     * ({@link ClientOptions#releaseOnClose()}), releases all of them and this client's watchdog permits at the
-     * backend at once and waits for the answers, at most the operation timeout in total (see {@link CloseRelease}).
-     * A hold not released expires with its lease on the server. No local lock is held while anything is sent or
-     * awaited. Idempotent.
-     */
+    /** {@link #closeAsync()}, waits for its releases (at most the operation timeout), stops the {@link #timer()}. */
     public void close() {
         awaitClose(closeAsync(), System.nanoTime() + options.operationTimeout().toNanos());
+        watchdog.stop();
+    }
+
+    /** The client's one timer thread, lent to its backend; {@link ClientTimer#stop()} once the backend closed. */
+    public ClientTimer timer() {
+        return watchdog.timer;
     }
 
     /**
-     * {@link #close()} without the wait: the future completes when every release sent on close answered (at once
-     * if none was sent, or on a second call). For the JVM's shutdown hook, which closes every client at once, and
-     * the deterministic simulation, whose backend answers only while its scheduler runs.
+     * Ends the engine's timers, fails every waiter ({@link LockUnavailableException}), marks every hold lost
+     * ({@link #CLIENT_CLOSED}; listeners run once) and, unless {@link ClientOptions#releaseOnClose()} is off, sends
+     * their releases and the watchdog permits' at once; the future completes when all answered (at once on a second
+     * call). The {@link #timer()} runs on for the backend: the client stops it after {@code closeBackend()}.
      */
     public CompletableFuture<?> closeAsync() {
         if (!closed.compareAndSet(false, true)) {

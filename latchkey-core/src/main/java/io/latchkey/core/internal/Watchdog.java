@@ -11,13 +11,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client's single timer thread: the batched lease renewer, the expiry of fixed leases, and waiters' deadlines.
+ * The client's single timer thread: the batched lease renewer, the expiry of fixed leases (of lock holds and of
+ * leased permits, calling the backend's clean-up at their end), and waiters' deadlines.
  *
  * <p>Every {@code renewalInterval} the tick takes every held watchdog lease — lock holds and watchdog permits of
  * permit-expirable semaphores alike ({@link Renewable}) — groups them by backend operations
@@ -41,8 +41,14 @@ final class Watchdog {
     private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
     private final FixedLeaseExpiry fixedLeases;
+    /** The fixed-lease permits in {@link #fixedLeases}, by semaphore and id. */
+    private final Map<PermitHold.Key, FixedPermit> fixedPermits = new ConcurrentHashMap<>();
     final String threadName;
-    private volatile Thread thread;
+    /** The client's one timer thread, also lent to the backend ({@link io.latchkey.core.MaintenanceScheduler}). */
+    final ClientTimer timer;
+    private volatile java.util.concurrent.ScheduledFuture<?> tick;
+    /** Set by {@link #shutdown()}: the engine's tasks no longer run, while the backend's still may. */
+    private volatile boolean closed;
     private volatile boolean started;
     private final java.util.concurrent.atomic.AtomicBoolean startedFlag = new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -56,20 +62,8 @@ final class Watchdog {
         this.engine = engine;
         this.threadName = threadName;
         this.fixedLeases = new FixedLeaseExpiry(this::schedule, schedulerClock);
-        if (scheduler != null) {
-            this.scheduler = scheduler;
-            return;
-        }
-        ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            thread = t;
-            return t;
-        });
-        own.setRemoveOnCancelPolicy(true);
-        own.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        own.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
-        this.scheduler = own;
+        this.timer = new ClientTimer(threadName, scheduler);
+        this.scheduler = timer.executor();
     }
 
     /**
@@ -80,7 +74,7 @@ final class Watchdog {
         if (!started && startedFlag.compareAndSet(false, true)) {
             long period = engine.options.renewalInterval().toNanos();
             try {
-                scheduler.scheduleAtFixedRate(this::safeTick, period, period, TimeUnit.NANOSECONDS);
+                tick = scheduler.scheduleAtFixedRate(this::safeTick, period, period, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) {
                 // shut down concurrently: nothing to renew any more
             }
@@ -104,6 +98,30 @@ final class Watchdog {
     void untrack(Hold h) {
         if (!h.grant.watchdog()) {
             fixedLeases.untrack(h);
+        }
+    }
+
+    /**
+     * Starts watching the fixed lease of a permit this client took, which runs out at {@code endNanos} on the engine's
+     * clock; replaces the permit's earlier lease end, if any.
+     */
+    void trackFixedPermit(PermitHold.Key key, long endNanos) {
+        ensureStarted();
+        FixedPermit p = new FixedPermit(key, endNanos, fixedPermits);
+        untrackFixed(fixedPermits.put(key, p));
+        fixedLeases.track(p, endNanos - engine.time.nanoTime());
+    }
+
+    /** Stops watching a permit's fixed lease (released, or its lease being updated); the entry, or {@code null}. */
+    FixedPermit untrackFixedPermit(PermitHold.Key key) {
+        FixedPermit p = fixedPermits.remove(key);
+        untrackFixed(p);
+        return p;
+    }
+
+    private void untrackFixed(FixedPermit p) {
+        if (p != null) {
+            fixedLeases.untrack(p);
         }
     }
 
@@ -132,9 +150,15 @@ final class Watchdog {
 
     /** Runs {@code task} on the watchdog thread after {@code delayNanos}; {@code null} once shut down. */
     ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        if (closed) {
+            return null;
+        }
         ensureStarted();
         try {
             return scheduler.schedule(() -> {
+                if (closed) {
+                    return; // the client closed: the engine's timers end there, as if the thread had stopped
+                }
                 try {
                     task.run();
                 } catch (RuntimeException e) {
@@ -147,6 +171,9 @@ final class Watchdog {
     }
 
     private void safeTick() {
+        if (closed) {
+            return;
+        }
         try {
             tick();
         } catch (RuntimeException e) {
@@ -259,20 +286,28 @@ final class Watchdog {
     }
 
     boolean isWatchdogThread() {
-        return Thread.currentThread() == thread;
+        return timer.isTimerThread();
     }
 
+    /**
+     * Ends the engine's timers (the client closes): the tick, fixed-lease ends, deadlines and re-checks run no more.
+     * The thread itself goes on for the backend's maintenance until {@link #stop()}.
+     */
     void shutdown() {
-        scheduler.shutdownNow();
-        renewed.clear();
-        fixedLeases.clear();
-        if (!isWatchdogThread()) {
-            try {
-                scheduler.awaitTermination(1, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        closed = true;
+        java.util.concurrent.ScheduledFuture<?> t = tick;
+        if (t != null) {
+            t.cancel(false);
         }
+        renewed.clear();
+        fixedPermits.clear();
+        fixedLeases.clear();
+    }
+
+    /** Ends the engine's timers and the thread (for an engine closed without a client around it). */
+    void stop() {
+        shutdown();
+        timer.stop();
     }
 
     private record GrantKey(String name, String ownerId, long token) {

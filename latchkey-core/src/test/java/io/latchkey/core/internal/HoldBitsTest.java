@@ -75,7 +75,7 @@ class HoldBitsTest {
             h.casState(Hold.State.HELD, Hold.State.RELEASING); // a state change must not move it in the heap
         }
         assertThat(expiry.size()).isEqualTo(tracked.size());
-        Hold[] heap = (Hold[]) field("heap").get(expiry);
+        FixedLeaseExpiry.Entry[] heap = (FixedLeaseExpiry.Entry[]) field("heap").get(expiry);
         long[] deadlines = (long[]) field("deadlines").get(expiry);
         for (int i = 0; i < tracked.size(); i++) {
             assertThat(heap[i].expiryIndex()).as("position of heap[%d]", i).isEqualTo(i);

@@ -16,9 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
@@ -73,7 +70,6 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final EtcdLockAttempts attempts;
     /** Held grants by key, for losses the session reports (an expired shared lease). */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
-    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
     private final boolean fair;
     final Kind kind;
@@ -82,7 +78,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
-     * @param lostSink told about grants this client found gone without being asked (lease expired, fixed lease over)
+     * @param lostSink told about grants this client found gone without being asked (an expired shared lease)
      * @param fair a fair lock ({@link RemoteLockOps#fair()}): every waiting owner of this client puts its own key
      *        when it starts waiting, and a held lock never passes straight to another owner of this client; the
      *        plain lock shares one waiting key per name among the client's threads and hands off
@@ -187,32 +183,22 @@ public final class EtcdLockOps implements RemoteLockOps {
         return null;
     }
 
-    /** Called by an attempt once it holds: remember the key, arm the end of a fixed lease. */
+    /** Called by an attempt once it holds: remember the key (the engine ends a fixed lease: {@link #leaseEnded}). */
     void granted(Grant grant) {
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         held.put(hold.key(), grant);
-        if (!grant.watchdog()) {
-            long delayNanos = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis())
-                    - System.nanoTime();
-            try {
-                leaseTimers.put(hold.key(), session.scheduler().schedule(() -> leaseRanOut(grant),
-                        Math.max(0, delayNanos), TimeUnit.NANOSECONDS));
-            } catch (RejectedExecutionException e) {
-                // closing: the key's own lease ends it
-            }
-        }
     }
 
     /**
      * etcd's TTLs are whole seconds (and at least the server's minimum), so a fixed lease would outlive its time on
-     * the server: at its exact end this client deletes the key (the engine has marked the hold lost by then). A
-     * crashed holder's key goes with its lease's rounded-up TTL instead.
+     * the server: at its exact end, told by the engine (which has marked the hold lost), this client deletes the key
+     * if its create revision is still this grant's, retried until etcd answers ({@link StrandedKeys}). A crashed
+     * holder's key goes with its lease's rounded-up TTL instead.
      */
-    private void leaseRanOut(Grant grant) {
+    @Override
+    public void leaseEnded(Grant grant) {
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
-        leaseTimers.remove(hold.key());
         if (held.remove(hold.key(), grant)) {
-            lostSink.accept(grant, "its fixed lease of " + grant.leaseMillis() + " ms ran out");
             deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
                 if (e != null) {
                     strand(hold);
@@ -235,10 +221,6 @@ public final class EtcdLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
-        ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
-        if (timer != null) {
-            timer.cancel(false);
-        }
         // The server's answer alone decides: a renewal that read the key just after this delete may have dropped the
         // grant from the table already.
         return deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((deleted, e) -> {
@@ -295,10 +277,6 @@ public final class EtcdLockOps implements RemoteLockOps {
                                 io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
                         .commit(), "hand off " + hold.key())
                 .thenCompose(t -> {
-                    ScheduledFuture<?> timer = leaseTimers.remove(hold.key());
-                    if (timer != null) {
-                        timer.cancel(false);
-                    }
                     if (!t.isSucceeded()) {
                         held.remove(hold.key(), from);
                         if (!request.watchdog()) {

@@ -18,9 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -40,7 +37,8 @@ import java.util.function.Function;
  *
  * <h2>Leases</h2>
  * etcd's TTLs are whole seconds and at least the server's minimum (about 2 s), so a fixed lease gets a lease of the
- * rounded-up time and this client deletes the permit's key at the exact end; a crashed holder's fixed permit returns
+ * rounded-up time and this client deletes the permit's key at the exact end ({@link #leaseEnded}, called from the
+ * engine's one heap of fixed leases); a crashed holder's fixed permit returns
  * with its etcd lease, a watchdog permit with the shared lease (the watchdog timeout, rounded up). A release or
  * expiry that does not reach etcd is retried until it does ({@link StrandedKeys}): a watchdog permit's key on the
  * shared lease would otherwise stay for the client's life. Waiters put no keys: waiting is the engine's, woken by a
@@ -51,9 +49,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     private final EtcdSession session;
     private final Function<String, String> prefixOf;
     private final EtcdCounter counter;
-    /** Permits this client took, by key: their own leases, for the timers and for revoking at release. */
+    /** Permits this client took, by key: their own leases, for their ends and for revoking at release. */
     private final Map<String, EtcdGrantState> held = new ConcurrentHashMap<>();
-    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
 
     /** @param prefixOf maps a semaphore name to its key prefix (ending in {@code /}) */
     public EtcdPermitExpirableSemaphoreOps(EtcdSession session, Function<String, String> prefixOf) {
@@ -183,9 +180,6 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 Grant grant = new Grant(name, permitId, revision, leaseMillis, watchdog, Math.min(sentAt, ttlStart),
                         hold);
                 held.put(key, hold);
-                if (!watchdog) {
-                    armExpiry(name, hold, sentAt, leaseMillis);
-                }
                 return grant;
             });
         });
@@ -195,23 +189,15 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         return lease(name, permitId, leaseMillis, watchdog);
     }
 
-    /** Deletes a fixed permit's key at the exact end of its lease (etcd's TTL is rounded up to whole seconds). */
-    private void armExpiry(String name, EtcdGrantState hold, long startNanos, long leaseMillis) {
-        long delay = startNanos + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - System.nanoTime();
-        try {
-            ScheduledFuture<?> previous = leaseTimers.put(hold.key(), session.scheduler().schedule(
-                    () -> expire(hold), Math.max(0, delay), TimeUnit.NANOSECONDS));
-            if (previous != null) {
-                previous.cancel(false);
-            }
-        } catch (RejectedExecutionException e) {
-            // closing: the key's own lease ends it
-        }
-    }
-
-    private void expire(EtcdGrantState hold) {
-        if (held.remove(hold.key(), hold)) {
-            leaseTimers.remove(hold.key());
+    /**
+     * Deletes a fixed permit's key at the exact end of its lease, told by the engine (etcd's TTL is rounded up to
+     * whole seconds): only if its create revision is still the one this client took; retried until etcd answers.
+     */
+    @Override
+    public void leaseEnded(String name, String permitId) {
+        String key = permitKey(name, permitId);
+        EtcdGrantState hold = held.get(key);
+        if (hold != null && hold.ownLease() && held.remove(key, hold)) {
             session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
                 if (e != null) {
                     strand(hold);
@@ -226,23 +212,15 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
-    private void forget(String key) {
-        ScheduledFuture<?> timer = leaseTimers.remove(key);
-        if (timer != null) {
-            timer.cancel(false);
-        }
-    }
-
     /**
      * Deletes the permit's key. For a permit this client took, the delete compares its create revision and is
      * retried until etcd answers if it fails ({@link StrandedKeys}); a permit id of another client's is deleted by
-     * key (its holder's timer and lease find it gone).
+     * key (its holder's lease end and renewals find it gone).
      */
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
         String key = permitKey(name, permitId);
         EtcdGrantState hold = held.remove(key);
-        forget(key);
         if (hold == null) {
             return session.bounded(session.client().getKVClient().delete(bytes(key)), "release permit " + permitId)
                     .thenApply(d -> d.getDeleted() > 0);
@@ -263,7 +241,6 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
         String key = permitKey(name, permitId);
-        long sentAt = System.nanoTime();
         return session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
                 "grant a lease").thenCompose(g -> {
                     long leaseId = g.getID();
@@ -286,7 +263,6 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                                 if (old != null && old.ownLease()) {
                                     session.revoke(old.leaseId());
                                 }
-                                armExpiry(name, now, sentAt, leaseMillis);
                                 return true;
                             });
                 });
@@ -302,11 +278,5 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
             });
             return lost;
         });
-    }
-
-    /** Stops the expiry timers; the keys go with their leases (the session revokes the shared one). */
-    public void close() {
-        leaseTimers.values().forEach(t -> t.cancel(false));
-        leaseTimers.clear();
     }
 }

@@ -10,15 +10,14 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.PushRegistry;
+import io.latchkey.core.MaintenanceScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
@@ -29,7 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client's connection to etcd: the jetcd client, the client-wide etcd lease that keeps watchdog holds and
- * waiting keys alive, a scheduler thread for timers, and the mapping of jetcd failures to
+ * waiting keys alive, the client's scheduler for timers (its one timer thread, lent by the engine: nothing here blocks
+ * on it), and the mapping of jetcd failures to
  * {@link LockUnavailableException} within the operation timeout.
  *
  * <h2>The shared lease</h2>
@@ -48,7 +48,7 @@ public final class EtcdSession implements AutoCloseable {
     private final String endpoints;
     private final long operationTimeoutMillis;
     private final long sharedTtlSeconds;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final MaintenanceScheduler scheduler;
     private final List<LongConsumer> leaseLostListeners = new CopyOnWriteArrayList<>();
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
@@ -67,31 +67,26 @@ public final class EtcdSession implements AutoCloseable {
     final String clientName;
 
     public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
-                       Duration watchdogTimeout, String clientId) {
-        this(client, owns, endpoints, operationTimeout, watchdogTimeout, clientId,
+                       Duration watchdogTimeout, MaintenanceScheduler scheduler) {
+        this(client, owns, endpoints, operationTimeout, watchdogTimeout, scheduler,
                 io.latchkey.ClientOptions.defaults().clientName());
     }
 
     /**
      * A session whose lock keys record {@code clientName} (see the other constructor for the rest).
      *
+     * @param scheduler the client's scheduler: keep-alives, time bounds, retried deletes (its tasks never block)
      * @param clientName the client's name, written into the value of each of its lock keys
      */
     public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
-                       Duration watchdogTimeout, String clientId, String clientName) {
+                       Duration watchdogTimeout, MaintenanceScheduler scheduler, String clientName) {
         this.clientName = clientName;
         this.client = client;
         this.owns = owns;
         this.endpoints = endpoints;
         this.operationTimeoutMillis = Math.max(1, operationTimeout.toMillis());
         this.sharedTtlSeconds = Math.max(1, (watchdogTimeout.toMillis() + 999) / 1000);
-        String threadName = "latchkey-etcd-session-" + clientId.substring(0, 8);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
+        this.scheduler = scheduler;
         this.stranded = new StrandedKeys(this);
         this.queueWatches = new PushRegistry<>(this::watchDeletions);
     }
@@ -100,7 +95,8 @@ public final class EtcdSession implements AutoCloseable {
         return client;
     }
 
-    public ScheduledExecutorService scheduler() {
+    /** The client's scheduler, shared with the engine's watchdog: tasks on it must not block. */
+    public MaintenanceScheduler scheduler() {
         return scheduler;
     }
 
@@ -174,7 +170,7 @@ public final class EtcdSession implements AutoCloseable {
             sharedLease = lease;
             if (keeper == null && !scheduler.isShutdown()) {
                 long period = Math.max(100, sharedTtlSeconds * 1000 / 3);
-                keeper = scheduler.scheduleAtFixedRate(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
+                keeper = scheduler.scheduleWithFixedDelay(this::keepAlive, period, period, TimeUnit.MILLISECONDS);
             }
         } finally {
             leaseLock.unlock();
@@ -390,7 +386,6 @@ public final class EtcdSession implements AutoCloseable {
         } finally {
             leaseLock.unlock();
         }
-        scheduler.shutdownNow();
         if (lease != 0) {
             try {
                 client.getLeaseClient().revoke(lease).get(operationTimeoutMillis, TimeUnit.MILLISECONDS);

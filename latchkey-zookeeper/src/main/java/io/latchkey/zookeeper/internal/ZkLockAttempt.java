@@ -140,8 +140,9 @@ final class ZkLockAttempt {
     /**
      * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
      * asynchronous create of the path as a container node, then the queue node again. Only when a parent is missing
-     * too (rare: the lock root of a new namespace) are the parents created the blocking way. The session's one
-     * scheduler thread never waits on a round trip here, so many threads locking new names do not queue on it.
+     * too (rare: the lock root of a new namespace) are the parents created the blocking way, on a thread of that
+     * call's own ({@link ZkSession#createContainersAsync}). The client's scheduler thread, which also renews every
+     * lease, never waits on a round trip here.
      */
     private void createLockPath() {
         ZooKeeper zk = zk();
@@ -156,12 +157,11 @@ final class ZkLockAttempt {
                     || code == Code.SESSIONMOVED) {
                 afterReconnect(this::create); // the queue node's create finds the path missing again if it is
             } else {
-                ops.session.scheduler().execute(() -> {
-                    try {
-                        ops.session.createContainers(lockPath);
-                        create();
-                    } catch (RuntimeException e) {
+                ops.session.createContainersAsync(lockPath).whenComplete((v, e) -> {
+                    if (e != null) {
                         fail(e);
+                    } else {
+                        create();
                     }
                 });
             }

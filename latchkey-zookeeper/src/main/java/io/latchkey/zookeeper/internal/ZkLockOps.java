@@ -8,12 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException.Code;
@@ -73,7 +69,6 @@ public final class ZkLockOps implements RemoteLockOps {
     private final Consumer<Grant> lostSink;
     /** The client's name, a line of each lock node's data. */
     final String clientName;
-    private final Map<String, ScheduledFuture<?>> leaseTimers = new ConcurrentHashMap<>();
     final SoloHistory solo = new SoloHistory();
 
     /**
@@ -82,7 +77,7 @@ public final class ZkLockOps implements RemoteLockOps {
      *        only with {@link Kind#EXCLUSIVE}. The plain exclusive lock hands off; read and write halves never do
      *        (the write lock's holder may also hold the read lock).
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
-     * @param lostSink told about every grant whose node vanished with an expired session or a lease that ran out
+     * @param lostSink told about every grant whose node vanished with an expired session
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                      HeldNodes held, Consumer<Grant> lostSink) {
@@ -144,22 +139,15 @@ public final class ZkLockOps implements RemoteLockOps {
         return deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
     }
 
-    /** Called by an attempt once it holds: remember the node, arm the fixed lease. */
+    /** Called by an attempt once it holds: remember the node (the engine ends a fixed lease: {@link #leaseEnded}). */
     void granted(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         held.put(hold.path(), grant);
-        if (!grant.watchdog()) {
-            armLease(grant);
-        }
     }
 
     /** A grant nobody received (its attempt had already failed): forget it and delete its node. */
     void dropGrant(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
-        if (timer != null) {
-            timer.cancel(false);
-        }
         held.remove(hold.path(), grant);
         deleteNode(hold.path(), hold.sessionId());
     }
@@ -169,35 +157,22 @@ public final class ZkLockOps implements RemoteLockOps {
         deletes.dropStrays(lockPath, prefix, sessionId);
     }
 
-    private void armLease(Grant grant) {
+    /**
+     * ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the engine finds the
+     * fixed lease over (a crashed holder's node goes with its session instead). Only this grant's node, and only
+     * while this client still counts it as held: the delete is retried until the server answers ({@link NodeDeletes}).
+     */
+    @Override
+    public void leaseEnded(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        long delay = grant.leaseMillis();
-        ScheduledFuture<?> timer = session.scheduler().schedule(() -> leaseRanOut(grant), delay,
-                TimeUnit.MILLISECONDS);
-        ScheduledFuture<?> previous = leaseTimers.put(hold.path(), timer);
-        if (previous != null) {
-            previous.cancel(false);
-        }
-    }
-
-    private void leaseRanOut(Grant grant) {
-        ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        leaseTimers.remove(hold.path());
-        // ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the fixed lease
-        // is over (a crashed holder's node goes with its session instead).
         if (held.remove(hold.path(), grant)) {
             deleteNode(hold.path(), hold.sessionId());
-            lostSink.accept(grant);
         }
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
-        if (timer != null) {
-            timer.cancel(false);
-        }
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
         // Only a delete that has to wait for the connection gets a timer (none on the hot path): the caller hears
         // of the outage within the operation timeout while the retries go on in the background.
@@ -266,14 +241,7 @@ public final class ZkLockOps implements RemoteLockOps {
                 ZkGrantState next = new ZkGrantState(hold.lockPath(), hold.node(), hold.czxid(), stat.getMzxid(),
                         hold.sessionId(), false);
                 Grant grant = new Grant(request, stat.getMzxid(), sentAt, next);
-                ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
-                if (timer != null) {
-                    timer.cancel(false);
-                }
                 held.put(hold.path(), grant);
-                if (!grant.watchdog()) {
-                    armLease(grant);
-                }
                 result.complete(grant);
             } else if (code == Code.OK || code == Code.NONODE || code == Code.SESSIONEXPIRED) {
                 held.remove(hold.path(), from);
@@ -403,10 +371,6 @@ public final class ZkLockOps implements RemoteLockOps {
         for (Grant g : held.grantsOfSession(sessionId)) {
             ZkGrantState hold = g.backendState(ZkGrantState.class);
             if (held.remove(hold.path(), g)) {
-                ScheduledFuture<?> timer = leaseTimers.remove(hold.path());
-                if (timer != null) {
-                    timer.cancel(false);
-                }
                 lostSink.accept(g);
             }
         }

@@ -8,9 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException.Code;
 
@@ -25,13 +22,13 @@ import org.apache.zookeeper.KeeperException.Code;
  * ZooKeeper has no expiry for single nodes. A watchdog permit ({@link #renewsPermits()}) lives as long as this
  * client's session and the engine's renewals: {@link #renew} checks in one pipelined batch that each node is still
  * the one granted ({@link HeldChecks}), and a crashed client's permits go with its session (the watchdog timeout
- * for clients created from a URI). A fixed lease is ended by this client: a timer on the session's scheduler
- * thread deletes the node at the lease's end (a crashed holder's node goes with its session instead, possibly
- * later). Every delete of our node is retried until the server answers ({@link NodeDeletes}).
+ * for clients created from a URI). A fixed lease is ended by this client: the engine's heap of fixed leases calls
+ * {@link #leaseEnded} at the lease's end, which deletes the node (a crashed holder's node goes with its session
+ * instead, possibly later). Every delete of our node is retried until the server answers ({@link NodeDeletes}).
  *
  * <p>{@link #release} of a permit another client took finds its node by the permit id and deletes it (that
- * client's timer and renewals then find it gone); {@link #updateLease} works only on permits this client holds,
- * whose timers it can move.
+ * client's lease end and renewals then find it gone); {@link #updateLease} works only on permits this client holds,
+ * whose lease ends it tracks.
  */
 public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
 
@@ -40,7 +37,6 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
 
     /** The permits this client holds (until released, expired, or found gone by a renewal). */
     private final Map<Key, Grant> held = new ConcurrentHashMap<>();
-    private final Map<Key, ScheduledFuture<?>> timers = new ConcurrentHashMap<>();
 
     /** @param pathOf maps a semaphore name to its node's full path */
     public ZkPermitExpirableSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
@@ -66,39 +62,18 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
                     Grant grant = new Grant(name, permitId, taken.czxid(), leaseMillis, watchdog, sentAt, hold);
                     Key key = new Key(path, permitId);
                     held.put(key, grant);
-                    if (!watchdog) {
-                        arm(key, grant);
-                    }
                     return Attempt.granted(grant);
                 });
     }
 
-    /** Deletes the node when the fixed lease that started at the grant's {@code requestedAtNanos} is over. */
-    private void arm(Key key, Grant grant) {
-        long delay = grant.requestedAtNanos() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()) - System.nanoTime();
-        try {
-            ScheduledFuture<?> previous = timers.put(key, session.scheduler().schedule(() -> expire(key, grant),
-                    Math.max(0, delay), TimeUnit.NANOSECONDS));
-            if (previous != null) {
-                previous.cancel(false);
-            }
-        } catch (RejectedExecutionException e) {
-            // closing: the session's end removes the node
-        }
-    }
-
-    private void expire(Key key, Grant grant) {
-        if (held.remove(key, grant)) {
-            timers.remove(key);
+    /** Deletes the node of a fixed-lease permit whose lease the engine found over (retried: {@link NodeDeletes}). */
+    @Override
+    public void leaseEnded(String name, String permitId) {
+        Key key = new Key(pathOf.apply(name), permitId);
+        Grant grant = held.get(key);
+        if (grant != null && !grant.watchdog() && held.remove(key, grant)) {
             ZkGrantState hold = grant.backendState(ZkGrantState.class);
             deletes.delete(hold.path(), hold.sessionId(), null).exceptionally(e -> false);
-        }
-    }
-
-    private void forget(Key key) {
-        ScheduledFuture<?> timer = timers.remove(key);
-        if (timer != null) {
-            timer.cancel(false);
         }
     }
 
@@ -107,7 +82,6 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         String path = pathOf.apply(name);
         Key key = new Key(path, permitId);
         Grant grant = held.remove(key);
-        forget(key);
         String operation = "release permit " + permitId + " of semaphore " + name;
         if (grant != null) {
             ZkGrantState hold = grant.backendState(ZkGrantState.class);
@@ -125,7 +99,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         });
     }
 
-    /** Rewrites the node's lease (which also proves it is still there) and moves this client's timer. */
+    /** Rewrites the node's lease (which also proves it is still there); the engine moves the lease's end. */
     @Override
     public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
         Key key = new Key(pathOf.apply(name), permitId);
@@ -138,17 +112,11 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         return calls.retrying("update the lease of permit " + permitId,
                 zk -> calls.write(zk, hold.path(), ZkCounter.bytes(leaseMillis), -1)).thenApply(code -> {
                     if (code != Code.OK) {
-                        if (held.remove(key, before)) {
-                            forget(key);
-                        }
+                        held.remove(key, before);
                         return false;
                     }
                     Grant fixed = new Grant(name, permitId, before.fencingToken(), leaseMillis, false, sentAt, hold);
-                    if (!held.replace(key, before, fixed)) {
-                        return false; // released or expired meanwhile
-                    }
-                    arm(key, fixed);
-                    return true;
+                    return held.replace(key, before, fixed); // false: released or expired meanwhile
                 });
     }
 
@@ -163,13 +131,11 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     }
 
     /**
-     * Deletes the nodes of every permit this client still holds and stops its timers: for a client on an
+     * Deletes the nodes of every permit this client still holds: for a client on an
      * application's own Curator framework, whose session outlives the client (otherwise the session's end removes
      * them). Completes when every delete has been answered.
      */
     public CompletableFuture<Void> deleteHeld() {
-        timers.values().forEach(t -> t.cancel(false));
-        timers.clear();
         List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
         for (Map.Entry<Key, Grant> e : held.entrySet()) {
             if (held.remove(e.getKey(), e.getValue())) {

@@ -1,14 +1,12 @@
 package io.latchkey.zookeeper.internal;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.MaintenanceScheduler;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import org.apache.curator.framework.CuratorFramework;
@@ -25,8 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client's view of its Curator connection: the current ZooKeeper handle for pipelined raw calls, the
- * connection state (connected, suspended, lost), the client's scheduler, and the error it reports when the
- * ensemble does not answer.
+ * connection state (connected, suspended, lost), the client's scheduler (its one timer thread, lent by the engine:
+ * nothing here blocks on it), and the error it reports when the ensemble does not answer.
  *
  * <p>Raw asynchronous calls on the handle are used rather than Curator's builders because ZooKeeper answers one
  * session's requests in the order they were sent: a create and a getChildren sent back to back cost one round
@@ -35,7 +33,6 @@ import org.slf4j.LoggerFactory;
 public final class ZkSession implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ZkSession.class);
-    private static final AtomicInteger COUNTER = new AtomicInteger();
 
     private final CuratorFramework curator;
     private final boolean ownsCurator;
@@ -43,7 +40,7 @@ public final class ZkSession implements AutoCloseable {
     private final String servers;
     private final String namespace;
     private final List<ACL> acl;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final MaintenanceScheduler scheduler;
     private final List<LongConsumer> lostListeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> reconnectListeners = new CopyOnWriteArrayList<>();
     private final AtomicReference<CompletableFuture<Void>> connected = new AtomicReference<>(new CompletableFuture<>());
@@ -53,8 +50,10 @@ public final class ZkSession implements AutoCloseable {
 
     /**
      * @param acl the ACL of every node this client creates
+     * @param scheduler the client's scheduler: operation time bounds and retries (its tasks never block)
      */
-    public ZkSession(CuratorFramework curator, boolean ownsCurator, Duration operationTimeout, List<ACL> acl) {
+    public ZkSession(CuratorFramework curator, boolean ownsCurator, Duration operationTimeout, List<ACL> acl,
+                     MaintenanceScheduler scheduler) {
         this.acl = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(acl)); // Curator calls contains(null)
         this.curator = curator;
         this.ownsCurator = ownsCurator;
@@ -62,14 +61,7 @@ public final class ZkSession implements AutoCloseable {
         this.servers = safeServers(curator);
         String ns = curator.getNamespace();
         this.namespace = ns == null || ns.isEmpty() ? null : ns;
-        int n = COUNTER.incrementAndGet();
-        AtomicInteger threads = new AtomicInteger();
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "latchkey-zookeeper-" + n + "-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
+        this.scheduler = scheduler;
         curator.getConnectionStateListenable().addListener(stateListener);
         if (curator.getZookeeperClient().isConnected()) {
             connected.get().complete(null);
@@ -192,14 +184,17 @@ public final class ZkSession implements AutoCloseable {
         return acl;
     }
 
-    /** Creates {@code path} and its missing parents as container nodes; blocking, so never call it on the event thread. */
+    /**
+     * Creates {@code path} and its missing parents as container nodes; blocking, so never call it on the event thread
+     * or the scheduler's.
+     */
     public void createContainers(String path) {
         createContainers(path, true);
     }
 
     /**
      * Creates {@code path} and its missing parents as container nodes, with this client's ACL on {@code path} if
-     * {@code protect} and open ACLs on the rest; blocking, so never call it on the event thread.
+     * {@code protect} and open ACLs on the rest; blocking, so never call it on the event thread or the scheduler's.
      */
     public void createContainers(String path, boolean protect) {
         try {
@@ -224,12 +219,33 @@ public final class ZkSession implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #createContainers(String)} on a thread of its own, {@code latchkey-zookeeper-parents}, started for this
+     * call and ended with it: the rare creation of a lock root's missing parents is ZooKeeper's blocking
+     * {@code mkdirs}, which must run neither on the event thread nor on the client's scheduler (the watchdog's).
+     */
+    public CompletableFuture<Void> createContainersAsync(String path) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                createContainers(path);
+                done.complete(null);
+            } catch (RuntimeException e) {
+                done.completeExceptionally(e);
+            }
+        }, "latchkey-zookeeper-parents");
+        t.setDaemon(true);
+        t.start();
+        return done;
+    }
+
     /** {@code relative} below Curator's namespace, as the raw handle needs it. */
     public String path(String relative) {
         return namespace == null ? relative : ZKPaths.fixForNamespace(namespace, relative);
     }
 
-    public ScheduledExecutorService scheduler() {
+    /** The client's scheduler, shared with the engine's watchdog: tasks on it must not block. */
+    public MaintenanceScheduler scheduler() {
         return scheduler;
     }
 
@@ -261,12 +277,6 @@ public final class ZkSession implements AutoCloseable {
     @Override
     public void close() {
         curator.getConnectionStateListenable().removeListener(stateListener);
-        scheduler.shutdownNow();
-        try {
-            scheduler.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         if (ownsCurator) {
             curator.close();
         }

@@ -33,13 +33,16 @@ class ZkLockOpsTest {
     private ZkLockOps ops1;
     private ZkLockOps ops2;
     private final String base = "/ops-test/" + UUID.randomUUID();
+    private final java.util.concurrent.ScheduledExecutorService timer =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "zk-ops-test-timer"));
+    private final io.latchkey.core.MaintenanceScheduler scheduler = io.latchkey.core.MaintenanceScheduler.of(timer);
 
     @BeforeEach
     void setUp() {
         c1 = SharedZooKeeper.curator();
         c2 = SharedZooKeeper.curator();
-        s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
-        s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
+        s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
         ops1 = new ZkLockOps(s1, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
                 new HeldNodes(), g -> { });
         ops2 = new ZkLockOps(s2, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
@@ -50,6 +53,7 @@ class ZkLockOpsTest {
     void tearDown() {
         s1.close();
         s2.close();
+        timer.shutdownNow();
     }
 
     private static AcquireRequest request(String owner, long waitMillis) {
@@ -105,7 +109,7 @@ class ZkLockOpsTest {
     @Test
     void onlyTheClientWhoseWaiterIsNextIsWokenAndACreateWakesNobody() throws Exception {
         CuratorFramework c3 = SharedZooKeeper.curator();
-        ZkSession s3 = new ZkSession(c3, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        ZkSession s3 = new ZkSession(c3, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
         try {
             ZkLockOps ops3 = new ZkLockOps(s3, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
                     new HeldNodes(), g -> { });
