@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -63,7 +62,7 @@ public final class PushRegistry<M> {
     }
 
     private final Source source;
-    private final ScheduledExecutorService timer;
+    private final MaintenanceScheduler timer;
     private final long lingerMillis;
     private final int maxLingering;
     /** The names with subscribers or lingering; changed under {@link #lock}, read without it by {@link #fire}. */
@@ -98,7 +97,7 @@ public final class PushRegistry<M> {
      * @param lingerMillis how long a name without subscribers stays open
      * @param maxLingering at most this many names linger at a time; beyond that they close at once
      */
-    public PushRegistry(Source source, ScheduledExecutorService timer, long lingerMillis, int maxLingering) {
+    public PushRegistry(Source source, MaintenanceScheduler timer, long lingerMillis, int maxLingering) {
         this.source = Objects.requireNonNull(source, "source");
         this.timer = timer;
         this.lingerMillis = lingerMillis;

@@ -130,7 +130,7 @@ class LeaseEndHookTest {
         }
 
         @Override
-        public CompletableFuture<Grant> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
             return delegate.tryLease(name, permitId, leaseMillis, watchdog);
         }
 

@@ -148,7 +148,7 @@ class PushRegistryTest {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         try {
             Recording source = new Recording();
-            PushRegistry<String> registry = new PushRegistry<>(source, timer, 200, 1);
+            PushRegistry<String> registry = new PushRegistry<>(source, MaintenanceScheduler.of(timer), 200, 1);
             CompletableFuture<RemoteCountOps.Subscription> a = registry.subscribe("a", () -> { });
             CompletableFuture<RemoteCountOps.Subscription> b = registry.subscribe("b", () -> { });
             source.confirm(0, "a");
