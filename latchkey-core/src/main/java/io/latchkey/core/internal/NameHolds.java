@@ -198,16 +198,32 @@ abstract class NameHolds extends ReentrantLock {
 
     /** Under the lock: the first broken invariant of the holds (see the class comment), or {@code null}. */
     String checkHoldsLocked() {
-        if (readers != null && (holder != null || readers.size() < 2)) {
+        if (readers == null) {
+            return holder == null ? null : checkHold(holder);
+        }
+        if (holder != null || readers.size() < 2) {
             return "the holders are inconsistent: " + holder + ", " + readers;
         }
-        for (Hold h : holdersLocked()) {
-            if (h.nameState != this || h != holderLocked(h.ownerId()) || h.threadOwned() && h.count < 1
-                    || lostHolds != null && lostHolds.containsValue(h)) {
-                return "hold " + h + " is not its owner's one live hold here (count " + h.count + ")";
+        for (Hold h : readers.values()) {
+            String broken = checkHold(h);
+            if (broken != null) {
+                return broken;
             }
         }
         return null;
+    }
+
+    private String checkHold(Hold h) {
+        if (h.nameState != this || h != holderLocked(h.ownerId()) || h.threadOwned() && h.count < 1
+                || lostHolds != null && lostHolds.get(h.ownerId()) == h) {
+            return "hold " + h + " is not its owner's one live hold here (count " + h.count + ")";
+        }
+        return null;
+    }
+
+    /** Under the lock: two or more owners hold the name. */
+    boolean severalHoldsLocked() {
+        return readers != null;
     }
 
     /** Under the lock: the holds, for test failures. */

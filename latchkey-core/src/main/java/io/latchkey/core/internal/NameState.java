@@ -328,7 +328,7 @@ final class NameState extends NameWaiters {
             String broken = fair && inflightLocked() ? "a fair lock has a head in flight" : checkWaitersLocked(single);
             if (broken == null) {
                 broken = countOps != null && (heldLocked() || !lostHoldsEmptyLocked()) ? "a counted resource holds"
-                        : !shared && !fair && holdersLocked().size() > 1 ? "an exclusive lock has several holds"
+                        : !shared && !fair && severalHoldsLocked() ? "an exclusive lock has several holds"
                         : checkHoldsLocked();
             }
             if (broken == null && (releasing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS

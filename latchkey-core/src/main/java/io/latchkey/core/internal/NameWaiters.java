@@ -220,14 +220,13 @@ abstract class NameWaiters extends NameHolds {
             }
         }
         if (queue != null) {
-            int i = 0;
             for (Waiter<?> w : queue) {
                 if (w.nameState != this || w.state() != State.QUEUED || besideQueue(w) || w.checkFlags(single) != null) {
                     return w + " is queued in a state or place it may not be";
                 }
-                if (queue.stream().skip(++i).anyMatch(q -> q == w)) {
-                    return w + " is queued twice";
-                }
+            }
+            if (queue.size() > 1 && queue.stream().distinct().count() != queue.size()) {
+                return "a waiter is queued twice: " + queue; // Waiter keeps Object's identity equals
             }
         }
         return null;
