@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The thin adapter for a {@link RemoteLockOps} that waits itself ({@link RemoteLockOps#singleAttempts()} is
  * {@code false}): the waiter's request goes to {@link RemoteLockOps#acquire} once, and the backend's answer (a grant,
- * {@code null} when the wait ran out, or a failure) settles the waiter through {@link NameState#onGrantResult}. The
+ * {@code null} when the wait ran out, or a failure) settles the waiter through {@link WaitAnswers#settle}. The
  * engine keeps only the deadline's backstop, cancellation ({@link io.latchkey.core.AcquireRequest#cancel()}) and the
  * give-back of a grant nobody waits for any more; no re-check, subscription or withdrawal happens here.
  *
@@ -22,13 +22,13 @@ final class BlockingAcquireAdapter {
     }
 
     /** Sends {@code w}'s acquire to a backend that waits itself; must be called without holding the lock. */
-    static void send(NameState nameState, Waiter w) {
+    static void send(NameState nameState, Waiter<?> w) {
         CompletableFuture<Grant> f = LockEngine.callRemote(() -> nameState.ops.acquire(w.request));
         f.whenComplete((g, e) -> {
             if (e != null) {
                 nameState.kind.cleanUp(nameState, w); // it may have taken the lock before its answer was lost
             }
-            nameState.onGrantResult(w, g, e, false);
+            WaitAnswers.settle(nameState, w, g, e, false);
         });
     }
 }

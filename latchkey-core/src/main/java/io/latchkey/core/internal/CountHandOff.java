@@ -31,52 +31,24 @@ final class CountHandOff {
         if (s == null) {
             return new HandOff(permits, null);
         }
-        List<Waiter> served = new ArrayList<>(2);
-        int left = permits;
-        CompletableFuture<Void> settled = null;
-        Waiter next;
-        s.lock.lock();
+        List<Waiter<?>> served = new ArrayList<>(2);
+        int left;
+        Waiter<?> next;
+        s.lock();
         try {
-            if (s.dead) {
-                return new HandOff(permits, null);
-            }
-            if (s.handOffStreak >= LockEngine.MAX_LOCAL_HAND_OFFS) {
-                s.handOffStreak = 0;
-                return new HandOff(permits, null);
-            }
-            Waiter head = s.inflight;
-            boolean fits = true;
-            if (head != null && head.state == Waiter.State.INFLIGHT) {
-                fits = head.permits <= left;
-                if (fits) {
-                    left -= head.permits;
-                    served.add(head);
-                    if (head.attempting) {
-                        // its attempt stays the one in flight until it answers; what it takes goes back
-                        head.state = Waiter.State.HANDED;
-                        head.settled = new CompletableFuture<>();
-                        settled = head.settled;
-                    } else {
-                        head.state = Waiter.State.GRANTED;
-                        s.inflight = null;
-                    }
-                }
-            }
-            while (fits && !s.queueEmptyLocked() && s.queue.peekFirst().permits <= left) {
-                Waiter w = s.queue.poll();
-                left -= w.permits;
-                w.state = Waiter.State.GRANTED;
-                served.add(w);
-            }
-            s.handOffStreak = served.isEmpty() ? 0 : s.handOffStreak + 1;
+            left = s.handPermitsLocked(permits, served);
             next = s.pumpLocked();
             s.idleCheckLocked();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        for (Waiter w : served) {
+        CompletableFuture<Void> settled = null;
+        for (Waiter<?> w : served) {
             w.cancelTimer();
-            w.future.complete(Boolean.TRUE);
+            w.serve(WaitKind.TOOK);
+            if (w.settled() != null) {
+                settled = w.settled(); // the head, HANDED: its attempt's answer and give-back are still to come
+            }
         }
         if (!served.isEmpty()) {
             WaitAttempts.closeUnusedSubscription(s);

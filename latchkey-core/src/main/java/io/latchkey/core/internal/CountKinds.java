@@ -24,78 +24,98 @@ import org.slf4j.LoggerFactory;
  *     waiter ({@link #servesAll}); nothing to give back.</li>
  * </ul>
  * The caller's side ({@link #await}, {@link #submit}) is {@link CallerWaits}, shared with locks.
+ *
+ * @param <R> what a waiter gets: {@code Boolean.TRUE} (a semaphore's permits, a latch at zero) or a permit's grant
  */
-final class CountKinds implements WaitKind {
+final class CountKinds<R> implements WaitKind<R> {
     private static final Logger log = LoggerFactory.getLogger(CountKinds.class);
 
-    private static final CountKinds SEMAPHORE = new CountKinds(CountKind.SEMAPHORE);
-    private static final CountKinds PERMITS = new CountKinds(CountKind.PERMITS);
-    private static final CountKinds LATCH = new CountKinds(CountKind.LATCH);
+    static final CountKinds<Boolean> SEMAPHORE = new CountKinds<>(CountKind.SEMAPHORE, g -> Boolean.TRUE, b -> TOOK);
+    static final CountKinds<Grant> PERMITS = new CountKinds<>(CountKind.PERMITS, g -> g, g -> g);
+    static final CountKinds<Boolean> LATCH = new CountKinds<>(CountKind.LATCH, g -> Boolean.TRUE, b -> TOOK);
 
     private final CountKind kind;
+    /** What a waiter gets for what a success took. */
+    private final Function<Grant, R> result;
+    /** What a success that gave a waiter {@code R} took (for the give-back after a give-up). */
+    private final Function<R, Grant> taken;
 
-    private CountKinds(CountKind kind) {
+    private CountKinds(CountKind kind, Function<Grant, R> result, Function<R, Grant> taken) {
         this.kind = kind;
-    }
-
-    static CountKinds of(CountKind kind) {
-        return switch (kind) {
-            case SEMAPHORE -> SEMAPHORE;
-            case PERMITS -> PERMITS;
-            case LATCH -> LATCH;
-        };
+        this.result = result;
+        this.taken = taken;
     }
 
     /**
-     * Queues a waiter for {@code permits} of {@code key} (a lease of {@code leaseMillis} for a permit) and blocks until
-     * it completes: the attempt's result, or {@code null} when its wait ran out. On interrupt the waiter leaves; what
-     * a success that raced it took is given back before {@link InterruptedException} is thrown (the flag cleared, as
-     * {@code java.util.concurrent} does), so an interrupted acquire takes nothing.
+     * Queues a waiter for {@code permits} of {@code key} and blocks until it completes: what its kind gives for a
+     * success, or {@code null} when its wait ran out. On interrupt the waiter leaves; what a success that raced it took
+     * is given back before {@link InterruptedException} is thrown (the flag cleared, as {@code java.util.concurrent}
+     * does), so an interrupted acquire takes nothing.
      *
-     * @param waitNanos negative to wait as long as needed, zero for a single look
-     * @param waits whether it waits at all: a single look of a semaphore does not (it is refused at once while a
-     *              blocked waiter of this client waits for the name)
+     * @param waitNanos negative to wait as long as needed, zero for a single look (refused at once while a blocked
+     *                  waiter of this client waits for the name)
      */
-    static Object await(LockEngine engine, NameState.NameKey key, int permits, long leaseMillis, boolean watchdog,
-                        long waitNanos, boolean waits) throws InterruptedException {
+    static <R> R await(LockEngine engine, NameKey.Count<R> key, int permits, long waitNanos)
+            throws InterruptedException {
+        notInterrupted(key);
+        return await(engine, key, WaitStart.count(engine, key, permits, 0, false, waitNanos));
+    }
+
+    /** As {@link #await}, for one leased permit of {@code leaseMillis} ({@code watchdog}: renewed by the watchdog). */
+    static Grant awaitLease(LockEngine engine, NameKey.Count<Grant> key, long leaseMillis, boolean watchdog,
+                            long waitNanos) throws InterruptedException {
+        notInterrupted(key);
+        return await(engine, key, WaitStart.count(engine, key, 1, leaseMillis, watchdog, waitNanos));
+    }
+
+    private static void notInterrupted(NameKey key) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException("interrupted before waiting for '" + key.name() + "'");
         }
-        Waiter w = WaitStart.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
-                permits, waits);
-        return CallerWaits.await(engine, w.future, key.name(), true, () -> w.nameState.cancel(w),
-                late -> w.nameState.kind.giveBack(w.nameState, w, late));
+    }
+
+    private static <R> R await(LockEngine engine, NameKey.Count<R> key, Waiter<R> w) throws InterruptedException {
+        return CallerWaits.await(engine, w.future, key.name(), true,
+                () -> w.nameState.cancel(w), late -> key.kind().giveBack(w.nameState, w, key.kind().taken.apply(late)));
     }
 
     /**
-     * Queues a waiter without blocking: the returned future completes with {@code map} applied to the attempt's
-     * result ({@code null} when the wait ran out) on a Latchkey thread. Cancelling it withdraws the waiter; if a
+     * Queues a waiter without blocking: the returned future completes with {@code map} applied to what the kind gives
+     * for a success ({@code null} when the wait ran out) on a Latchkey thread. Cancelling it withdraws the waiter; if a
      * success raced the cancellation, what it took is given back (as after an interrupt).
      */
-    static <T> CompletableFuture<T> submit(LockEngine engine, NameState.NameKey key, int permits, long leaseMillis,
-                                           boolean watchdog, long waitNanos, boolean waits, Function<Object, T> map) {
-        Waiter w = WaitStart.enqueue(engine, key, engine.clientId, false, leaseMillis, watchdog, waitNanos, false,
-                permits, waits);
+    static <R, T> CompletableFuture<T> submit(LockEngine engine, NameKey.Count<R> key, int permits, long waitNanos,
+                                              Function<R, T> map) {
+        return submit(key, WaitStart.count(engine, key, permits, 0, false, waitNanos), map);
+    }
+
+    /** As {@link #submit}, for one leased permit of {@code leaseMillis} ({@code watchdog}: renewed by the watchdog). */
+    static <T> CompletableFuture<T> submitLease(LockEngine engine, NameKey.Count<Grant> key, long leaseMillis,
+                                                boolean watchdog, long waitNanos, Function<Grant, T> map) {
+        return submit(key, WaitStart.count(engine, key, 1, leaseMillis, watchdog, waitNanos), map);
+    }
+
+    private static <R, T> CompletableFuture<T> submit(NameKey.Count<R> key, Waiter<R> w, Function<R, T> map) {
         return CallerWaits.async(w.future, map, () -> w.nameState.cancel(w),
-                r -> w.nameState.kind.giveBack(w.nameState, w, r));
+                r -> key.kind().giveBack(w.nameState, w, key.kind().taken.apply(r)));
     }
 
     @Override
-    public CompletableFuture<Look> attempt(NameState s, Waiter w, String entry) {
+    public CompletableFuture<Look> attempt(NameState s, Waiter<R> w, String entry) {
         RemoteCountOps ops = s.countOps;
         long recheck = TimeUnit.MILLISECONDS.toNanos(Math.max(1, ops.recheckMillis()));
         return switch (kind) {
             case SEMAPHORE -> LockEngine.callRemote(() -> ops.tryTake(s.name, w.permits, w.request.attemptId()))
-                    .thenApply(ok -> new Look(Boolean.TRUE.equals(ok) ? Boolean.TRUE : null, recheck, null));
+                    .thenApply(ok -> new Look(Boolean.TRUE.equals(ok) ? TOOK : null, recheck, null));
             case PERMITS -> {
                 String permitId = s.engine.newPermitId();
-                w.permitId = permitId; // the attempt's id: an unanswered lease is released by it
+                w.leasing(permitId); // the attempt's id: an unanswered lease is released by it
                 yield LockEngine.callRemote(() -> ops.tryLease(s.name, permitId, w.request.leaseMillis(),
                         w.request.watchdog())).thenApply(a -> a == null ? null : new Look(a.grant(),
                         a.recheckNanos() > 0 ? Math.min(a.recheckNanos(), recheck) : recheck, null));
             }
             case LATCH -> LockEngine.callRemote(() -> ops.getCount(s.name))
-                    .thenApply(c -> new Look(c != null && c <= 0 ? Boolean.TRUE : null, recheck, null));
+                    .thenApply(c -> new Look(c != null && c <= 0 ? TOOK : null, recheck, null));
         };
     }
 
@@ -105,8 +125,8 @@ final class CountKinds implements WaitKind {
     }
 
     @Override
-    public Object grantedLocked(NameState s, Waiter w, Object taken) {
-        return taken;
+    public R grantedLocked(NameState s, Waiter<R> w, Grant taken) {
+        return result.apply(taken);
     }
 
     @Override
@@ -119,13 +139,13 @@ final class CountKinds implements WaitKind {
      * look takes nothing.
      */
     @Override
-    public void cleanUp(NameState s, Waiter w) {
+    public void cleanUp(NameState s, Waiter<?> w) {
         if (kind == CountKind.SEMAPHORE) {
             String id = w.request.attemptId();
             s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered take %s of %d permit(s) of '%s'", id,
                     w.permits, s.name), () -> s.countOps.cleanUpTake(s.name, w.permits, id));
-        } else if (kind == CountKind.PERMITS && w.permitId != null) {
-            String id = w.permitId;
+        } else if (kind == CountKind.PERMITS && w.permitId() != null) {
+            String id = w.permitId();
             s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered lease of permit %s of '%s'", id,
                     s.name), () -> s.countOps.release(s.name, id));
         }
@@ -136,12 +156,12 @@ final class CountKinds implements WaitKind {
      * once; a failure is logged (a leased permit still ends with its lease).
      */
     @Override
-    public CompletableFuture<?> giveBack(NameState s, Waiter w, Object taken) {
+    public CompletableFuture<?> giveBack(NameState s, Waiter<?> w, Grant taken) {
         CompletableFuture<?> f;
         String what;
-        if (taken instanceof Grant g) {
-            what = "permit " + g.ownerId();
-            f = LockEngine.callRemote(() -> s.countOps.release(s.name, g.ownerId()));
+        if (kind == CountKind.PERMITS && taken != null) {
+            what = "permit " + taken.ownerId();
+            f = LockEngine.callRemote(() -> s.countOps.release(s.name, taken.ownerId()));
         } else if (kind == CountKind.SEMAPHORE && taken != null) {
             what = w.permits + " permit(s)";
             f = LockEngine.callRemote(() -> s.countOps.give(s.name, w.permits));

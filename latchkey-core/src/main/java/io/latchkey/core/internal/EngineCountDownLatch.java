@@ -2,7 +2,6 @@ package io.latchkey.core.internal;
 
 import io.latchkey.DistributedCountDownLatch;
 import io.latchkey.core.Arguments;
-import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -21,13 +20,13 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final NameState.NameKey key;
+    private final NameKey.Count<Boolean> key;
 
     EngineCountDownLatch(LockEngine engine, RemoteCountOps ops, String name) {
         this.engine = engine;
         this.ops = ops;
         this.name = name;
-        this.key = new NameState.NameKey(ops, name, CountKind.LATCH);
+        this.key = new NameKey.Count<>(ops, name, CountKinds.LATCH);
     }
 
     @Override
@@ -72,7 +71,7 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
             }
             return getCount() <= 0;
         }
-        return CountKinds.await(engine, key, 1, 0, false, waitNanos, true) != null;
+        return CountKinds.await(engine, key, 1, waitNanos) != null;
     }
 
     @Override
@@ -82,7 +81,7 @@ final class EngineCountDownLatch implements DistributedCountDownLatch {
         if (waitNanos == 0) {
             return engine.boundedRemote(ops.getCount(name), "getCount", name).thenApply(c -> c <= 0);
         }
-        return CountKinds.submit(engine, key, 1, 0, false, waitNanos, true, r -> r != null);
+        return CountKinds.submit(engine, key, 1, waitNanos, r -> r != null);
     }
 
     @Override

@@ -21,19 +21,22 @@ final class EngineLock implements DistributedLock {
 
     enum Role { PLAIN, READ, WRITE }
 
+    /** Whether a blocking acquire gives up on an interrupt ({@code lockInterruptibly}) or waits on and restores it. */
+    private enum Interrupts { THROW, DEFER }
+
     private final LockEngine engine;
     /**
      * The ops and the name, which the handle reads from here rather than keeping fields of its own: the handle is
      * kept by the application for every lock it holds, 8 bytes each.
      */
-    private final NameState.NameKey key;
+    private final NameKey.Lock key;
     private final Role role;
     /** The other half of a read-write pair; set once by {@link EngineReadWriteLock} before publication. */
     EngineLock partner;
 
     EngineLock(LockEngine engine, RemoteLockOps ops, String name, Role role) {
         this.engine = engine;
-        this.key = new NameState.NameKey(ops, name);
+        this.key = new NameKey.Lock(ops, name);
         engine.registerOps(ops);
         this.role = role;
     }
@@ -44,7 +47,7 @@ final class EngineLock implements DistributedLock {
     }
 
     private RemoteLockOps ops() {
-        return (RemoteLockOps) key.ops();
+        return key.ops();
     }
 
     // ---------------------------------------------------------------------------------------------- thread-owned
@@ -61,7 +64,7 @@ final class EngineLock implements DistributedLock {
 
     private void acquireUninterruptibly(long leaseMillis, boolean watchdog) {
         try {
-            acquireThread(-1, leaseMillis, watchdog, false);
+            acquireThread(-1, leaseMillis, watchdog, Interrupts.DEFER);
         } catch (InterruptedException e) {
             throw new AssertionError("uninterruptible acquire was interrupted", e);
         }
@@ -69,13 +72,13 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        acquireThread(-1, engine.watchdogMillis, true, true);
+        acquireThread(-1, engine.watchdogMillis, true, Interrupts.THROW);
     }
 
     @Override
     public boolean tryLock() {
         try {
-            return acquireThread(0, engine.watchdogMillis, true, false);
+            return acquireThread(0, engine.watchdogMillis, true, Interrupts.DEFER);
         } catch (InterruptedException e) {
             throw new AssertionError("uninterruptible acquire was interrupted", e);
         }
@@ -83,27 +86,27 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        return acquireThread(Checks.waitNanos(time, unit), engine.watchdogMillis, true, true);
+        return acquireThread(Checks.waitNanos(time, unit), engine.watchdogMillis, true, Interrupts.THROW);
     }
 
     @Override
     public boolean tryLock(Duration waitTime, Duration leaseTime) throws InterruptedException {
         long waitNanos = Checks.waitNanos(waitTime);
         if (leaseTime == null) {
-            return acquireThread(waitNanos, engine.watchdogMillis, true, true);
+            return acquireThread(waitNanos, engine.watchdogMillis, true, Interrupts.THROW);
         }
-        return acquireThread(waitNanos, Checks.leaseMillis(leaseTime), false, true);
+        return acquireThread(waitNanos, Checks.leaseMillis(leaseTime), false, Interrupts.THROW);
     }
 
     /** @param waitNanos negative: as long as needed; zero: a single attempt */
-    private boolean acquireThread(long waitNanos, long leaseMillis, boolean watchdog, boolean interruptible)
+    private boolean acquireThread(long waitNanos, long leaseMillis, boolean watchdog, Interrupts interrupts)
             throws InterruptedException {
         engine.checkOpen();
-        if (interruptible && Thread.interrupted()) {
+        if (interrupts == Interrupts.THROW && Thread.interrupted()) {
             throw new InterruptedException();
         }
         String owner = engine.threadOwner();
-        boolean bypass = false;
+        Waiter.Ownership ownership = Waiter.Ownership.THREAD;
         if (role == Role.WRITE && partner.liveThreadHold(owner) != null && liveThreadHold(owner) == null) {
             throw new IllegalMonitorStateException(String.format(
                     "the current thread holds the read lock of '%s'; a read lock cannot be upgraded to the write "
@@ -111,18 +114,20 @@ final class EngineLock implements DistributedLock {
         }
         if (role == Role.READ) {
             // a downgrade: the backend grants it at once, so it must not queue behind our own waiting readers
-            bypass = partner.liveThreadHold(owner) != null;
+            if (partner.liveThreadHold(owner) != null) {
+                ownership = Waiter.Ownership.THREAD_DOWNGRADE;
+            }
         }
         if (WaitStart.reenter(engine, key, owner) != null) {
             return true;
         }
-        return awaitWaiter(WaitStart.enqueue(engine, key, owner, true, leaseMillis, watchdog, waitNanos, bypass),
-                interruptible) != null;
+        return awaitWaiter(WaitStart.lock(engine, key, owner, ownership, leaseMillis, watchdog, waitNanos),
+                interrupts) != null;
     }
 
     /** Waits for {@code w}; interrupted, it gives up and releases a grant that raced it, so no lock stays held. */
-    private Hold awaitWaiter(Waiter w, boolean interruptible) throws InterruptedException {
-        return CallerWaits.await(engine, w.<Hold>result(), name(), interruptible, () -> w.nameState.cancel(w),
+    private Hold awaitWaiter(Waiter<Hold> w, Interrupts interrupts) throws InterruptedException {
+        return CallerWaits.await(engine, w.future, name(), interrupts == Interrupts.THROW, () -> w.nameState.cancel(w),
                 h -> h.nameState.release(h));
     }
 
@@ -222,9 +227,9 @@ final class EngineLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = WaitStart.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
-                waitNanos, false);
-        Hold h = awaitWaiter(w, true);
+        Waiter<Hold> w = WaitStart.lock(engine, key, engine.newLeaseOwner(), Waiter.Ownership.LEASE, leaseMillis,
+                watchdog, waitNanos);
+        Hold h = awaitWaiter(w, Interrupts.THROW);
         return h == null ? Optional.empty() : Optional.of((LockLease) h);
     }
 
@@ -245,10 +250,10 @@ final class EngineLock implements DistributedLock {
     private <T> CompletableFuture<T> acquireLeaseAsync(long waitNanos, long leaseMillis, boolean watchdog,
                                                        Function<Optional<LockLease>, T> result) {
         engine.checkOpen();
-        Waiter w = WaitStart.enqueue(engine, key, engine.newLeaseOwner(), false, leaseMillis, watchdog,
-                waitNanos, false);
+        Waiter<Hold> w = WaitStart.lock(engine, key, engine.newLeaseOwner(), Waiter.Ownership.LEASE, leaseMillis,
+                watchdog, waitNanos);
         // a grant that raced the caller's cancel is released: no lock may stay behind
-        return CallerWaits.async(w.<Hold>result(), h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
+        return CallerWaits.async(w.future, h -> result.apply(h == null ? Optional.empty() : Optional.of((LockLease) h)),
                 () -> w.nameState.cancel(w), h -> h.nameState.release(h));
     }
 

@@ -2,7 +2,6 @@ package io.latchkey.core.internal;
 
 import io.latchkey.PermitExpirableSemaphore;
 import io.latchkey.core.Arguments;
-import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
@@ -27,7 +26,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final NameState.NameKey key;
+    private final NameKey.Count<Grant> key;
     private final PermitCounts counts;
 
     EnginePermitExpirableSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
@@ -35,7 +34,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new NameState.NameKey(ops, name, CountKind.PERMITS);
+        this.key = new NameKey.Count<>(ops, name, CountKinds.PERMITS);
     }
 
     @Override
@@ -76,7 +75,7 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
 
     private Optional<String> lease(long leaseMillis, boolean watchdog, long waitNanos) throws InterruptedException {
         engine.checkOpen();
-        Grant grant = (Grant) CountKinds.await(engine, key, 1, leaseMillis, watchdog, waitNanos, waitNanos != 0);
+        Grant grant = CountKinds.awaitLease(engine, key, leaseMillis, watchdog, waitNanos);
         if (grant == null) {
             return Optional.empty();
         }
@@ -99,11 +98,10 @@ final class EnginePermitExpirableSemaphore implements PermitExpirableSemaphore {
     private <T> CompletableFuture<T> leaseAsync(long leaseMillis, boolean watchdog, long waitNanos,
                                                 java.util.function.Function<Optional<String>, T> finish) {
         engine.checkOpen();
-        return CountKinds.submit(engine, key, 1, leaseMillis, watchdog, waitNanos, waitNanos != 0, r -> {
-            if (r == null) {
+        return CountKinds.submitLease(engine, key, leaseMillis, watchdog, waitNanos, grant -> {
+            if (grant == null) {
                 return finish.apply(Optional.empty());
             }
-            Grant grant = (Grant) r;
             granted(grant);
             return finish.apply(Optional.of(grant.ownerId()));
         });

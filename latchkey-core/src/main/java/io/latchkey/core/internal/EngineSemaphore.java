@@ -2,7 +2,6 @@ package io.latchkey.core.internal;
 
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.core.Arguments;
-import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -26,7 +25,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     private final LockEngine engine;
     private final RemoteCountOps ops;
     private final String name;
-    private final NameState.NameKey key;
+    private final NameKey.Count<Boolean> key;
     private final PermitCounts counts;
 
     EngineSemaphore(LockEngine engine, RemoteCountOps ops, String name) {
@@ -34,7 +33,7 @@ final class EngineSemaphore implements DistributedSemaphore {
         this.ops = ops;
         this.counts = new PermitCounts(engine, ops, name);
         this.name = name;
-        this.key = new NameState.NameKey(ops, name, CountKind.SEMAPHORE);
+        this.key = new NameKey.Count<>(ops, name, CountKinds.SEMAPHORE);
     }
 
     @Override
@@ -71,7 +70,7 @@ final class EngineSemaphore implements DistributedSemaphore {
     /** @param waitNanos negative to wait as long as needed, 0 for a single attempt */
     private boolean take(int permits, long waitNanos) throws InterruptedException {
         engine.checkOpen();
-        return CountKinds.await(engine, key, permits, 0, false, waitNanos, waitNanos != 0) != null;
+        return CountKinds.await(engine, key, permits, waitNanos) != null;
     }
 
     @Override
@@ -87,9 +86,9 @@ final class EngineSemaphore implements DistributedSemaphore {
     }
 
     /** Cancelling the result withdraws the waiter (see {@link CountKinds#submit}). */
-    private <T> CompletableFuture<T> takeAsync(int permits, long waitNanos, java.util.function.Function<Object, T> map) {
+    private <T> CompletableFuture<T> takeAsync(int permits, long waitNanos, java.util.function.Function<Boolean, T> map) {
         engine.checkOpen();
-        return CountKinds.submit(engine, key, permits, 0, false, waitNanos, waitNanos != 0, map);
+        return CountKinds.submit(engine, key, permits, waitNanos, map);
     }
 
     @Override

@@ -53,15 +53,15 @@ final class Events {
      * Tells {@code wait} how {@code w} ends, when its future completes: granted (a {@link Hold}), ran out, cancelled
      * or failed. The waiter's state is read after its future completed, which happens after the state was written.
      */
-    void watch(Waiter w, LockEventListener.AcquireWait wait, TimeSource time) {
+    void watch(Waiter<Hold> w, LockEventListener.AcquireWait wait, TimeSource time) {
         w.future.whenComplete((result, failure) -> {
             try {
-                if (result instanceof Hold) {
-                    Hold h = (Hold) result;
+                if (result != null) {
+                    Hold h = result;
                     wait.acquired(h.grant.fencingToken(), waited(h.acquiredAtNanos - w.startNanos));
                 } else if (failure != null) {
                     wait.failed(failure, waited(time.nanoTime() - w.startNanos));
-                } else if (w.state == Waiter.State.TIMED_OUT) {
+                } else if (w.state() == Waiter.State.TIMED_OUT) {
                     wait.timedOut(waited(time.nanoTime() - w.startNanos));
                 } else {
                     wait.failed(new CancellationException("the acquire of lock '" + w.nameState.name

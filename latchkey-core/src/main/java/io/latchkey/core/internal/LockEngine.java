@@ -78,7 +78,7 @@ public final class LockEngine {
     /** Where completions continue when they nest too deep on one stack ({@link Trampoline}); threads on demand. */
     final java.util.concurrent.ExecutorService callbacks;
     final long watchdogMillis;
-    final ConcurrentHashMap<NameState.NameKey, NameState> nameStates = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<NameKey, NameState> nameStates = new ConcurrentHashMap<>();
     /** How many nameStates in {@link #nameStates} are idle, kept for reuse. */
     final java.util.concurrent.atomic.AtomicInteger idleNameStates = new java.util.concurrent.atomic.AtomicInteger();
     /**
@@ -94,7 +94,7 @@ public final class LockEngine {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
-    final java.util.function.Function<NameState.NameKey, NameState> newNameState = k -> new NameState(this, k);
+    final java.util.function.Function<NameKey, NameState> newNameState = k -> new NameState(this, k);
     /** The clean-ups of attempts whose answer never came. */
     final AttemptCleanUps cleanUps = new AttemptCleanUps(this);
     /** The owner id of each thread, built once per thread instead of concatenated on every lock and unlock. */
@@ -186,7 +186,7 @@ public final class LockEngine {
      */
     public boolean markLost(io.latchkey.core.Grant grant, String reason) {
         for (RemoteLockOps ops : lockOps) {
-            NameState s = nameStates.get(new NameState.NameKey(ops, grant.name()));
+            NameState s = nameStates.get(new NameKey.Lock(ops, grant.name()));
             Hold h = s == null ? null : s.holdOf(grant);
             if (h != null) {
                 return h.markLost(reason);
@@ -364,23 +364,6 @@ public final class LockEngine {
     long remoteTimeoutNanos() {
         long op = options.operationTimeout().toNanos();
         return op + Math.max(op / 10, TimeUnit.MILLISECONDS.toNanos(50));
-    }
-
-    /** A wait ran out: the event, then, if it waited and someone listens, who held it (asked async, never blocking). */
-    void timedOut(RemoteLockOps ops, String name, long waitedNanos, boolean waited) {
-        events.timedOut(name, waitedNanos);
-        if (waited && (log.isDebugEnabled() || events.wantsHolder())) {
-            callRemote(() -> ops.holder(name)).whenComplete((who, e) -> {
-                if (log.isDebugEnabled()) {
-                    log.debug("wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name,
-                            backendName, TimeUnit.NANOSECONDS.toMillis(waitedNanos),
-                            e != null ? "? (" + unwrap(e) + ")" : who == null ? "nobody known" : who);
-                }
-                if (e == null && who != null) {
-                    events.timedOutHeldBy(name, waitedNanos, who);
-                }
-            });
-        }
     }
 
     /** Asks who holds {@code name} ({@link io.latchkey.DistributedLock#holder()}), bounded by the operation timeout. */

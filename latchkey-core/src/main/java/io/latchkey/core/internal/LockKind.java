@@ -11,14 +11,16 @@ import java.util.concurrent.CompletableFuture;
  * listener); a busy answer is re-checked as {@link Backoff} decides from the backend's hint; a grant that answers a
  * waiter nobody waits for any more is released.
  */
-final class LockKind implements WaitKind {
+final class LockKind implements WaitKind<Hold> {
     static final LockKind INSTANCE = new LockKind();
+    /** The timed-out wait's line keeps the engine's logger, where it always was. */
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LockEngine.class);
 
     private LockKind() {
     }
 
     @Override
-    public CompletableFuture<Look> attempt(NameState s, Waiter w, String entry) {
+    public CompletableFuture<Look> attempt(NameState s, Waiter<Hold> w, String entry) {
         return LockEngine.callRemote(() -> s.ops.tryAcquire(w.request, entry)).thenApply(a -> a == null ? null
                 : new Look(a.grant(), Backoff.recheckNanos(a, s.engine.time.nanoTime() - w.startNanos), a.entry()));
     }
@@ -29,25 +31,21 @@ final class LockKind implements WaitKind {
     }
 
     @Override
-    public Object grantedLocked(NameState s, Waiter w, Object taken) {
-        Hold h = new Hold(s, w.ownerId, w.threadOwned, (Grant) taken, s.engine.time.nanoTime());
-        s.putHolderLocked(h);
-        // a loss this owner never unlocked is superseded by the new hold
-        s.removeLostHoldLocked(w.ownerId);
+    public Hold grantedLocked(NameState s, Waiter<Hold> w, Grant taken) {
+        Hold h = new Hold(s, w.ownerId, w.threadOwned(), taken, s.engine.time.nanoTime());
+        s.putHolderLocked(h); // a loss this owner never unlocked is superseded by the new hold
         return h;
     }
 
     @Override
-    public void granted(NameState s, Waiter w, Object result) {
-        Hold h = (Hold) result;
+    public void granted(NameState s, Waiter<Hold> w, Hold h) {
         // renewal and expiry are armed before anyone can see the hold
         s.engine.remember(h);
         s.engine.events.acquired(s.name, h.acquiredAtNanos - w.startNanos);
     }
 
     @Override
-    public CompletableFuture<?> giveBack(NameState s, Waiter w, Object taken) {
-        Grant g = (Grant) taken;
+    public CompletableFuture<?> giveBack(NameState s, Waiter<?> w, Grant g) {
         CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(g));
         return f.whenComplete((ok, e) -> {
             if (e != null) {
@@ -57,13 +55,29 @@ final class LockKind implements WaitKind {
     }
 
     @Override
-    public void cleanUp(NameState s, Waiter w) {
+    public void cleanUp(NameState s, Waiter<?> w) {
         s.engine.cleanUps.cleanUp(String.format("clean-up of the unanswered attempt %s of owner %s on lock '%s'",
                 w.request.attemptId(), w.ownerId, s.name), () -> s.ops.cleanUpAttempt(w.request));
     }
 
+    /** A wait ran out: the event, then, if it waited and someone listens, who held it (asked async, never blocking). */
     @Override
-    public void timedOut(NameState s, Waiter w) {
-        s.engine.timedOut(s.ops, s.name, s.engine.time.nanoTime() - w.startNanos, w.waits);
+    public void timedOut(NameState s, Waiter<?> w) {
+        LockEngine engine = s.engine;
+        String name = s.name;
+        long waitedNanos = engine.time.nanoTime() - w.startNanos;
+        engine.events.timedOut(name, waitedNanos);
+        if (w.waits && (log.isDebugEnabled() || engine.events.wantsHolder())) {
+            LockEngine.callRemote(() -> s.ops.holder(name)).whenComplete((who, e) -> {
+                if (log.isDebugEnabled()) {
+                    log.debug("wait for lock '{}' on the {} backend ran out after {} ms; held by {}", name,
+                            engine.backendName, TimeUnit.NANOSECONDS.toMillis(waitedNanos),
+                            e != null ? "? (" + LockEngine.unwrap(e) + ")" : who == null ? "nobody known" : who);
+                }
+                if (e == null && who != null) {
+                    engine.events.timedOutHeldBy(name, waitedNanos, who);
+                }
+            });
+        }
     }
 }

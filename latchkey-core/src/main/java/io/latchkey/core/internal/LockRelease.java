@@ -2,7 +2,6 @@ package io.latchkey.core.internal;
 
 import io.latchkey.LockLostException;
 import io.latchkey.core.Grant;
-import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -34,24 +33,13 @@ final class LockRelease {
         }
         // stop renewing BEFORE the remote release, so that no renewal can outlive it
         s.engine.forget(h);
-        Waiter next = null;
-        s.lock.lock();
+        Waiter<?> next;
+        s.lock();
         try {
-            s.removeHolderLocked(h);
-            if (!s.shared && !s.fair && s.ops.supportsHandOff() && s.handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
-                    && s.inflight == null && s.releasing == 0 && !s.queueEmptyLocked()) {
-                next = s.queue.poll();
-                next.state = Waiter.State.INFLIGHT;
-                // the hand-off is its attempt: its deadline or a cancel waits for the answer
-                next.attempting = true;
-                s.inflight = next;
-                s.handOffStreak++;
-            } else {
-                s.handOffStreak = 0;
-                s.releasing++;
-            }
+            // the hand-off is the next waiter's attempt: its deadline or a cancel waits for the answer
+            next = s.releaseHoldLocked(h);
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         return next != null ? handOff(s, h, next) : remoteRelease(s, h);
     }
@@ -60,14 +48,14 @@ final class LockRelease {
         CompletableFuture<Boolean> f = LockEngine.callRemote(() -> s.ops.release(h.grant));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((ok, e) -> {
-            Waiter next;
-            s.lock.lock();
+            Waiter<?> next;
+            s.lock();
             try {
-                s.releasing--;
+                s.releasedLocked();
                 next = s.pumpLocked();
                 s.idleCheckLocked();
             } finally {
-                s.lock.unlock();
+                s.unlock();
             }
             if (e != null) {
                 // no longer renewed: the server lets it expire with its lease
@@ -87,48 +75,35 @@ final class LockRelease {
         return result;
     }
 
-    private static CompletableFuture<Void> handOff(NameState s, Hold h, Waiter next) {
+    private static CompletableFuture<Void> handOff(NameState s, Hold h, Waiter<?> next) {
         CompletableFuture<Grant> f = LockEngine.callRemote(() -> s.ops.handOff(h.grant, next.request));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((g, e) -> {
-            s.lock.lock();
+            s.lock();
             try {
-                next.attempting = false;
+                next.handOffAnswered();
             } finally {
-                s.lock.unlock();
+                s.unlock();
             }
             if (e == null && g != null) {
                 h.setState(Hold.State.RELEASED);
                 s.engine.events.released(s.name, s.engine.time.nanoTime() - h.acquiredAtNanos);
-                s.onGrantResult(next, g, null, true);
+                WaitAnswers.settle(s, next, g, null, true);
                 Trampoline.run(s.engine.callbacks, () -> result.complete(null));
                 return;
             }
             // the next waiter goes back to the head of the queue and acquires normally
-            Waiter send;
-            boolean cancelled = false;
-            boolean requeued = false;
-            s.lock.lock();
+            Waiter<?> send;
+            boolean cancelled;
+            boolean requeued;
+            s.lock();
             try {
-                if (s.inflight == next) {
-                    s.inflight = null;
-                }
-                s.handOffStreak = 0;
-                if (next.state == Waiter.State.INFLIGHT) {
-                    next.state = Waiter.State.QUEUED;
-                    if (s.queue == null) {
-                        s.queue = new ArrayDeque<>(4);
-                    }
-                    s.queue.addFirst(next);
-                    requeued = true;
-                    next.handOffUnanswered = e != null;
-                } else if (next.state == Waiter.State.CANCELLED) {
-                    cancelled = true;
-                }
+                requeued = s.handOffFailedLocked(next, e);
+                cancelled = !requeued && next.state() == Waiter.State.CANCELLED;
                 send = s.pumpLocked();
                 s.idleCheckLocked();
             } finally {
-                s.lock.unlock();
+                s.unlock();
             }
             if (cancelled) {
                 Trampoline.run(s.engine.callbacks, () -> next.future.complete(null));

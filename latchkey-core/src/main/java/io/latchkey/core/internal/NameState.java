@@ -1,81 +1,71 @@
 package io.latchkey.core.internal;
 
-import io.latchkey.core.CountKind;
-import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
+import io.latchkey.core.internal.Waiter.State;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The one local waiting machine of the engine: the state of one name of one backend operation set and kind in one
- * client, for every primitive. A lock ({@link LockKind}) keeps its holders here; a semaphore, a permit-expirable
- * semaphore and a latch ({@link CountKinds}) keep only their waiters. What differs per kind (the attempt, what a
- * success gives the waiter, the give-back) is the {@link WaitKind}; everything else is this machine, each job in its
- * own file: {@link WaitStart} starts a wait; {@link WaitAttempts} looks at the backend for the waiters there, one
- * attempt out per waiter, re-checks and the name's one subscription; {@link WaitEnds} ends a waiter by its
- * deadline, a cancel, an interrupt or the client's close, and gives back what a success that answers an abandoned
- * waiter took; {@link LockRelease} releases a lock's hold or hands it to the next local waiter; {@link CountHandOff}
- * passes a semaphore's released permits to local waiters. With a lock ops that waits itself
- * ({@link RemoteLockOps#acquire}), the request goes to the backend once ({@link BlockingAcquireAdapter}).
+ * client, for every primitive, and every change of it. A lock ({@link LockKind}) keeps its holds here (in the base
+ * class {@link NameHolds}); a semaphore, a permit-expirable semaphore and a latch ({@link CountKinds}) keep only their
+ * waiters. What differs per kind is a {@link WaitKind}, a policy: it makes the attempt and says what a success gives.
  *
- * <h2>Rules</h2>
- * <ul>
- * <li>One FIFO {@link #queue} per name, kind and client. At most one queued waiter (the head) is at the backend
- *     ({@link #inflight}), with at most one attempt out. For an exclusive lock the head is only sent while no local
- *     owner holds the lock and no release is in flight: the backend could not grant it anyway; a shared lock's and a
- *     counted resource's head is sent whenever nothing is in flight, and the next head right after a success (more
- *     permits may be free).</li>
- * <li>Except for a {@linkplain RemoteLockOps#fair() fair} lock: every waiter is sent at once, beside the queue
- *     ({@link #bypassing}), so that it takes its own place in the backend's queue when it starts waiting (strict
- *     FIFO across clients), even while another thread of this client holds the lock; the queue stays empty and
- *     nothing is handed off. (A read lock's downgrade is sent beside the queue as well: the backend grants it at
- *     once.)</li>
- * <li>A latch's one success serves every waiter of the name.</li>
- * <li>A single look ({@code tryLock()}, {@code tryAcquire()}) is refused without a round trip when this client is
- *     busy with the name already: for a lock, when the head could not be sent now; for a counted resource, only
- *     when a blocked waiter of this client waits (two single looks with two free permits both succeed).</li>
- * <li>Local hand-off, at most {@link LockEngine#MAX_LOCAL_HAND_OFFS} times in a row, then a real release so that
- *     other clients' waiters get their turn: an exclusive lock released while a local waiter is queued is
+ * <h2>Events and transitions</h2>
+ * Events: start ({@link WaitStart}), answer ({@link WaitAnswers#settle}), push ({@link WaitAttempts#changed}), re-check
+ * and the next attempt ({@link #send}), deadline ({@link WaitEnds#onDeadline}), cancel ({@link #cancel}), release
+ * ({@link #release}, {@link #onHoldLost}, {@link CountHandOff}) and close ({@link #failAll}). The package-private parts
+ * that carry an event through its round trips ({@link WaitAttempts}, {@link WaitAnswers}, {@link WaitEnds},
+ * {@link LockRelease}, {@link CountHandOff}, {@link BlockingAcquireAdapter} for a lock ops that waits itself) change
+ * state only through the {@code ...Locked} transitions here and the waiter's own ({@link Waiter#moveTo}, whose allowed
+ * moves {@link Waiter.State} writes once); every field is private.
+ *
+ * <h2>Invariants</h2>
+ * Under the lock, between events ({@link #checkInvariants()}; the deterministic simulation checks them after every
+ * event):
+ * <ol>
+ * <li>At most one queued waiter, the head, is at the backend ({@code inflight}), with at most one attempt out
+ *     ({@link Waiter#attempting()}). The queue holds only {@code QUEUED} waiters with no attempt out, each once, never
+ *     one at the backend.</li>
+ * <li>Only a {@linkplain RemoteLockOps#fair() fair} lock's waiters and a read lock's downgrade are at the backend
+ *     beside the queue ({@code bypassing}): every waiter of a fair lock is sent at once, to take its own place in the
+ *     backend's queue (strict FIFO across clients); a fair lock queues nothing locally and hands nothing off.</li>
+ * <li>A waiter at the backend is {@code INFLIGHT}, or {@code CANCELLED} or {@code HANDED} with its attempt still out,
+ *     whose answer then decides and what it took is given back. A waiter's future is completed by the transition that
+ *     ends it; a success that answers later is given back, never given to a second waiter.</li>
+ * <li>An exclusive lock's head is in flight only while no local owner holds the lock and no release (nor give-back of
+ *     a late grant) is in flight ({@code releasing}); a plain exclusive lock has at most one live hold here. A shared
+ *     lock's and a counted resource's head is sent whenever nothing is in flight, and the next one right after a
+ *     success (more permits may be free).</li>
+ * <li>The holds: each live hold is its owner's only one, a thread-owned one counts at least one entry, a lost one
+ *     is no longer live ({@link NameHolds}); a counted resource holds nothing here.</li>
+ * <li>At most {@link LockEngine#MAX_LOCAL_HAND_OFFS} local hand-offs in a row, then a real release, so that other
+ *     clients' waiters get their turn: an exclusive lock released while a local waiter is queued is
  *     {@linkplain RemoteLockOps#handOff handed off} in one round trip, never free in between; a semaphore's released
- *     permits go to the local waiters that fit, in queue order.</li>
- * <li>Everything here is guarded by {@link #lock}, which is never held while calling the backend, completing a
- *     future or running a listener: backends may complete their futures on the calling thread.</li>
- * <li>An idle nameState stays in the engine's map ({@link #idle}) so that the next cycle on a hot name reuses it, but
- *     only while the watchdog runs and at most {@link LockEngine#MAX_IDLE_NAME_STATES} of them; a nameState still idle
- *     at two watchdog ticks in a row, or one that goes idle beyond that bound, removes itself ({@link #dead}); a
- *     caller that finds a dead nameState retries with a fresh one.</li>
- * </ul>
+ *     permits go to the local waiters that fit, in queue order. A latch's one success serves every waiter.</li>
+ * <li>An idle nameState (nothing held, lost, queued, in flight or released) may stay in the engine's map for reuse
+ *     ({@code idle}) while the watchdog runs, at most {@link LockEngine#MAX_IDLE_NAME_STATES}; still idle at two
+ *     watchdog ticks in a row, or beyond that bound, it leaves the map ({@code dead}) and never changes again; a
+ *     caller that finds it dead retries with a fresh one.</li>
+ * </ol>
+ * A single look ({@code tryLock()}, {@code tryAcquire()}) is refused without a round trip when this client is busy
+ * with the name already: for a lock, when the head could not be sent now; for a counted resource, only when a blocked
+ * waiter of this client waits. Everything is guarded by this object (a {@link ReentrantLock}: one object less per held
+ * name), never held while calling the backend, completing a future or running a listener.
  *
- * <h2>What wakes a waiter</h2>
- * The backend's push on the name's subscription (taken on the first busy answer, closed once no waiter is at the
- * backend), the waiter's re-check timer (the backend's hint for a lock, {@code recheckMillis()} for a counted
- * resource), a local release (hand-off) or a success of the waiter ahead. A push during an attempt makes that
- * attempt look again at once when it answers busy, so a change between the backend's look and its answer is never
- * slept through.
- *
- * <h2>Deadlines, interruption, close</h2>
- * A queued waiter whose deadline passes ends at once; the waiter at the backend ends at once between attempts, but if
- * its attempt is out (or its first attempt has not answered yet) that answer decides: a short wait on a free
- * resource does not fail because the round trip was slower than the wait. That answer is bounded by the operation
- * timeout ({@link WaitEnds#onDeadline}): without it the waiter fails with
- * {@link io.latchkey.LockUnavailableException}, and a success that still comes is given back. An interrupt or a
- * cancelled future withdraws the waiter the same way; what a success that raced it took is given back before the
- * caller returns, so an interrupted, cancelled or timed-out acquire takes nothing. The client's close fails every
- * waiter; a success that answers after it is given back.
- *
- * <h2>Memory effects</h2>
- * Every change here happens under {@link #lock}, and a waiter's future completes after it: actions of a thread
- * before it releases a lock (or permits) happen-before actions of a local waiter served by that release.
+ * <h2>What wakes a waiter; deadlines, interruption, close</h2>
+ * The backend's push on the name's one subscription (taken on the first busy answer, closed once no waiter is at the
+ * backend), its re-check timer (the backend's hint), a local release (hand-off) or a success of the waiter ahead; an
+ * attempt that a push overlapped looks again at once. A queued waiter whose deadline passes ends at once; the waiter
+ * at the backend ends at once between attempts, but an attempt that is out (or the first one) decides, bounded by the
+ * operation timeout ({@link WaitEnds#onDeadline}). An interrupt or a cancel withdraws the waiter the same way; what a
+ * success that raced it took is given back before the caller returns. The client's close fails every waiter.
+ * Actions of a thread before it releases a lock (or permits) happen-before those of a local waiter it serves.
  */
 @SuppressWarnings("serial") // never serialized: package-private, engine-internal
-final class NameState extends ReentrantLock {
+final class NameState extends NameWaiters {
     static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(NameState.class);
 
     final LockEngine engine;
@@ -84,153 +74,79 @@ final class NameState extends ReentrantLock {
     final RemoteLockOps ops;
     /** The count ops, or {@code null} for a lock. */
     final RemoteCountOps countOps;
-    final WaitKind kind;
+    final WaitKind<?> kind;
     final String name;
     /** Not exclusive: a shared lock or a counted resource; the head is sent whenever nothing is in flight. */
     final boolean shared;
-    /** Every waiter is sent at once, none queues locally, nothing is handed off: see the class comment. */
+    /** Every waiter is sent at once, none queues locally, nothing is handed off. */
     final boolean fair;
     /** Single attempts: this nameState waits, re-checks and withdraws itself (see {@link WaitAttempts}). */
     final boolean single;
-    /**
-     * Guards everything below. The name state is its own lock (it extends {@link ReentrantLock}): one object less
-     * per held lock name; nothing outside the engine sees a name state.
-     */
-    final ReentrantLock lock = this;
 
-    // everything below is guarded by lock
-    /** Live holds by owner id, as {@link Holders} keeps them: at most one for an exclusive lock. */
-    private Object holders;
-    // lostHolds, queue and bypassing are created on first use: most nameStates live for one uncontended
-    // lock/unlock cycle and never need them
-    /** Thread-owned holds that were lost and whose owner has not unlocked yet (so that unlock can say so). */
-    Map<String, Hold> lostHolds;
-    ArrayDeque<Waiter> queue;
-    Waiter inflight;
-    /** Waiters at the backend beside the queue: every waiter of a fair lock, a read lock's downgrade. */
-    Set<Waiter> bypassing;
-    /** Releases in flight; an exclusive nameState does not send its head before they complete. */
-    int releasing;
-    int handOffStreak;
-    boolean dead;
-    /** Nothing held, waited for or in flight, but kept for reuse; counted in {@link LockEngine#idleNameStates}. */
-    boolean idle;
+    // guarded by this lock
+    /** Releases (and give-backs of an exclusive lock's late grants) in flight. */
+    private int releasing;
+    private int handOffStreak;
+    private boolean dead;
+    private boolean idle;
     /** A watchdog sweep found it idle; still idle at the next sweep, it is dropped. */
-    boolean idleSeen;
-    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend; made on first use. */
-    ChangeSubscription subscription;
+    private boolean idleSeen;
+    /** Single attempts: the subscription to the name's changes, while a waiter is at the backend. */
+    private ChangeSubscription subscription;
     /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
-    int changes;
+    private int changes;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
         this.key = key;
         this.name = key.name();
-        if (key.count() == null) {
-            this.ops = (RemoteLockOps) key.ops();
+        if (key instanceof NameKey.Lock lock) {
+            this.ops = lock.ops();
             this.countOps = null;
             this.kind = LockKind.INSTANCE;
             this.shared = ops.shared();
             this.fair = ops.fair();
             this.single = ops.singleAttempts();
         } else {
+            NameKey.Count<?> count = (NameKey.Count<?>) key;
             this.ops = null;
-            this.countOps = (RemoteCountOps) key.ops();
-            this.kind = CountKinds.of(key.count());
+            this.countOps = count.ops();
+            this.kind = count.kind();
             this.shared = true;
             this.fair = false;
             this.single = true;
         }
     }
 
-    // ---------------------------------------------------------------------------------------------- acquire
+    // ---------------------------------------------------------------------------------------------- start
 
-    /** Under the lock: the caller's live thread-owned hold, re-entered, or {@code null}. */
-    Hold reenterLocked(String ownerId) {
-        Hold h = holderLocked(ownerId);
-        if (h != null && h.threadOwned() && h.isHeld()) {
-            h.count++;
-            return h;
-        }
-        return null;
+    boolean deadLocked() {
+        return dead;
     }
 
-    /** Under the lock: a new acquire by {@code ownerId} after a loss it never unlocked starts afresh. */
-    void forgetLostHoldLocked(String ownerId) {
-        removeLostHoldLocked(ownerId);
+    @Override
+    boolean headMayGoLocked() {
+        return shared || !heldLocked() && releasing == 0;
     }
 
-    /** Under the lock: queues {@code w}; returns the waiter to send now, if any. */
-    Waiter enqueueLocked(Waiter w) {
-        if (w.bypass || fair) {
-            w.state = Waiter.State.INFLIGHT;
-            if (bypassing == null) {
-                // in arrival order: a push wakes a fair lock's waiters in the order they called
-                bypassing = new java.util.LinkedHashSet<>(4);
-            }
-            bypassing.add(w);
-            return w;
-        }
-        if (sendableNowLocked()) {
-            // as pumpLocked would at once, without making a queue (64 bytes kept per held lock)
-            w.state = Waiter.State.INFLIGHT;
-            inflight = w;
-            return w;
-        }
-        if (queue == null) {
-            queue = new ArrayDeque<>(4);
-        }
-        queue.add(w);
-        return pumpLocked();
+    @Override
+    boolean besideQueue(Waiter<?> w) {
+        return fair || w.bypass();
     }
 
-    /**
-     * Under the lock: whether a single look must be refused without a round trip, this client being busy with the name
-     * already: a lock's head could not be sent now; a counted resource has a blocked waiter of this client (single
-     * looks ahead do not refuse it).
-     */
+    /** Under the lock: whether a single look must be refused without a round trip (see the class comment). */
     boolean busyForOneLookLocked() {
-        if (countOps == null) {
-            return !sendableNowLocked();
-        }
-        if (inflight != null && inflight.waits && inflight.state == Waiter.State.INFLIGHT) {
-            return true;
-        }
-        if (queue != null) {
-            for (Waiter q : queue) {
-                if (q.waits) {
-                    return true;
-                }
-            }
-        }
-        return false;
+        return countOps == null ? !sendableNowLocked() : blockedWaiterLocked();
     }
 
-    /** Under the lock: a new waiter would be sent now (nothing in flight or queued, nothing held if exclusive). */
-    private boolean sendableNowLocked() {
-        return inflight == null && queueEmptyLocked() && (shared || (holders == null && releasing == 0));
+    private boolean emptyLocked() {
+        return !heldLocked() && lostHoldsEmptyLocked() && queueEmptyLocked() && !atBackendLocked() && releasing == 0;
     }
 
-    Waiter pumpLocked() {
-        if (inflight != null || queueEmptyLocked()) {
-            return null;
-        }
-        if (!shared && (holders != null || releasing > 0)) {
-            return null;
-        }
-        Waiter w = queue.poll();
-        w.state = Waiter.State.INFLIGHT;
-        inflight = w;
-        return w;
-    }
-
-    /**
-     * Under the lock: if nothing is held, waited for or in flight, keeps this nameState for reuse while the watchdog
-     * can sweep it and fewer than {@link LockEngine#MAX_IDLE_NAME_STATES} are kept; otherwise forgets it.
-     */
+    /** Under the lock: if nothing is held, waited for or in flight, keeps this nameState for reuse or forgets it. */
+    @Override
     void idleCheckLocked() {
-        if (!dead && !idle && holders == null && (lostHolds == null || lostHolds.isEmpty()) && queueEmptyLocked()
-                && inflight == null && (bypassing == null || bypassing.isEmpty()) && releasing == 0) {
+        if (!dead && !idle && emptyLocked()) {
             if (engine.keepIdle()) {
                 idle = true;
                 idleSeen = false;
@@ -245,15 +161,14 @@ final class NameState extends ReentrantLock {
     void reviveLocked() {
         if (idle) {
             idle = false;
-            // as a fresh nameState would be (a loss can leave a streak behind)
-            handOffStreak = 0;
+            handOffStreak = 0; // as a fresh nameState would be (a loss can leave a streak behind)
             engine.idleNameStates.decrementAndGet();
         }
     }
 
     /** A watchdog sweep (or close): drops this nameState if it was idle at the previous sweep too ({@code now}: at once). */
     void sweep(boolean now) {
-        lock.lock();
+        lock();
         try {
             if (dead || !idle) {
                 return;
@@ -267,43 +182,99 @@ final class NameState extends ReentrantLock {
                 idleSeen = true;
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
-    boolean queueEmptyLocked() {
-        return queue == null || queue.isEmpty();
-    }
+    // ------------------------------------------------------------------------- transitions of waiters, under the lock
 
-    void removeLostHoldLocked(String ownerId) {
-        if (lostHolds != null) {
-            lostHolds.remove(ownerId);
+    /** A waiter got what an answer took; {@code handOff}: by a local hand-off, which continues the streak. */
+    void grantedLocked(boolean handOff) {
+        if (!handOff) {
+            handOffStreak = 0;
         }
     }
 
-    void putLostHoldLocked(String ownerId, Hold h) {
-        if (lostHolds == null) {
-            lostHolds = new HashMap<>(2);
-        }
-        lostHolds.put(ownerId, h);
-    }
-
-    void removeBypassingLocked(Waiter w) {
-        if (bypassing != null) {
-            bypassing.remove(w);
+    /** What an answer took for a waiter that left goes back; an exclusive lock sends no head until it is back. */
+    void givingBackLocked() {
+        if (!shared) {
+            releasing++;
         }
     }
 
-    /** Under the lock: {@code w} (between attempts) is no longer at the backend. */
-    void leaveBackendLocked(Waiter w) {
-        if (inflight == w) {
-            inflight = null;
-        }
-        removeBypassingLocked(w);
+    /** A release, or a give-back counted by {@link #givingBackLocked}, answered. */
+    void releasedLocked() {
+        releasing--;
     }
 
-    /** Sends {@code w}'s acquire to the backend; must be called without holding the lock. */
-    void send(Waiter w) {
+    int changesLocked() {
+        return changes;
+    }
+
+    /** A push: returns the push count now; adds to {@code wake} every waiter at the backend not looking now. */
+    int pushedLocked(List<Waiter<?>> wake) {
+        notLookingLocked(wake);
+        return ++changes;
+    }
+
+    /** The name's one subscription, made on first use. */
+    ChangeSubscription subscriptionLocked() {
+        if (subscription == null) {
+            subscription = new ChangeSubscription();
+        }
+        return subscription;
+    }
+
+    /** The subscription to close, once no waiter of this name is at the backend; {@code null} while one is. */
+    CompletableFuture<RemoteCountOps.Subscription> unusedSubscriptionLocked() {
+        if (subscription == null || !subscription.activeLocked() || atBackendLocked()) {
+            return null;
+        }
+        return subscription.takeLocked();
+    }
+
+    /**
+     * {@code h} is released: returns the next local waiter, now in flight, to hand the lock to in one round trip (an
+     * exclusive lock with a queued waiter, within the streak), or {@code null} for a release at the backend.
+     */
+    Waiter<?> releaseHoldLocked(Hold h) {
+        removeHolderLocked(h);
+        Waiter<?> next = !shared && !fair && ops.supportsHandOff() && handOffStreak < LockEngine.MAX_LOCAL_HAND_OFFS
+                && releasing == 0 ? handOffHeadLocked() : null;
+        if (next != null) {
+            handOffStreak++;
+        } else {
+            handOffStreak = 0;
+            releasing++;
+        }
+        return next;
+    }
+
+    /** A hand-off to {@code next} did not take ({@code e}: no answer); returns whether it queued again at the head. */
+    boolean handOffFailedLocked(Waiter<?> next, Throwable e) {
+        handOffStreak = 0;
+        return requeueLocked(next, e);
+    }
+
+    /**
+     * A semaphore's {@code permits} released by this client go to its waiters that fit, added to {@code served}
+     * ({@link #servePermitsLocked}); returns what is left for the backend (all of it after
+     * {@link LockEngine#MAX_LOCAL_HAND_OFFS} hand-offs in a row).
+     */
+    int handPermitsLocked(int permits, List<Waiter<?>> served) {
+        if (dead || handOffStreak >= LockEngine.MAX_LOCAL_HAND_OFFS) {
+            handOffStreak = 0;
+            return permits;
+        }
+        int left = servePermitsLocked(permits, served);
+        handOffStreak = served.isEmpty() ? 0 : handOffStreak + 1;
+        return left;
+    }
+
+    // ---------------------------------------------------------------------------------------------- events
+
+    /** Re-check, or the next head: sends {@code w}'s attempt (or blocking acquire); without holding the lock. */
+    void send(Waiter<?> w) {
         if (w == null) {
             return;
         }
@@ -314,188 +285,69 @@ final class NameState extends ReentrantLock {
         }
     }
 
-    // ------------------------------------------------------------------------------ the jobs in their own files
-
-    /** The backend answered {@code w}'s attempt, acquire or hand-off (see {@link WaitAnswers#settle}). */
-    void onGrantResult(Waiter w, Object taken, Throwable e, boolean handOff) {
-        WaitAnswers.settle(this, w, taken, e, handOff);
-    }
-
-    /** A push from the subscription (see {@link WaitAttempts#changed}). */
-    void changed() {
-        WaitAttempts.changed(this);
-    }
-
-    /** The waiter's wait time ran out (see {@link WaitEnds#onDeadline}). */
-    void onDeadline(Waiter w) {
-        WaitEnds.onDeadline(this, w);
-    }
-
-    /** The caller gave up on {@code w} (see {@link WaitEnds#cancel}). */
-    void cancel(Waiter w) {
+    /** Cancel: the caller gave up on {@code w} ({@link WaitEnds#cancel}). */
+    void cancel(Waiter<?> w) {
         WaitEnds.cancel(this, w);
     }
 
-    /** Client close: every waiter fails with {@code failure} (see {@link WaitEnds#failAll}). */
+    /** Close: every waiter fails with {@code failure} ({@link WaitEnds#failAll}). */
     void failAll(RuntimeException failure) {
         WaitEnds.failAll(this, failure);
     }
 
-    /** Releases {@code h} (see {@link LockRelease#release}). */
+    /** Release of {@code h} ({@link LockRelease#release}). */
     CompletableFuture<Void> release(Hold h) {
         return LockRelease.release(this, h);
     }
 
-    /** Release of a hold already known lost (see {@link LockRelease#releaseLost}). */
+    /** Release of a hold already known lost ({@link LockRelease#releaseLost}). */
     CompletableFuture<Void> releaseLost(Hold h) {
         return LockRelease.releaseLost(this, h);
     }
 
-    // ---------------------------------------------------------------------------------------------- holds
-
     /** A live hold was lost: it no longer blocks local waiters. */
     void onHoldLost(Hold h) {
-        Waiter next;
-        lock.lock();
+        Waiter<?> next;
+        lock();
         try {
-            if (removeHolderLocked(h) && h.threadOwned()) {
-                putLostHoldLocked(h.ownerId(), h);
-            }
+            lostLocked(h);
             next = pumpLocked();
             idleCheckLocked();
         } finally {
-            lock.unlock();
+            unlock();
         }
         send(next);
     }
 
-    // ---------------------------------------------------------------------------------------------- thread owner
+    // ---------------------------------------------------------------------------------------------- invariants
 
-    /** What {@code unlock()} by {@code ownerId} must do, decided under the lock. */
-    Object unlockThread(String ownerId) {
-        lock.lock();
+    /** Checks the invariants of the class comment; returns the first one broken, or {@code null}. For tests. */
+    String checkInvariants() {
+        lock();
         try {
-            Hold h = holderLocked(ownerId);
-            if (h != null && h.threadOwned()) {
-                if (!h.isHeld()) {
-                    // lost a moment ago; onHoldLost has not moved it yet: do it here, keeping the count so that
-                    // every pending unlock of a nested hold reports the loss
-                    removeHolderLocked(h);
-                    if (--h.count > 0) {
-                        putLostHoldLocked(ownerId, h);
-                    }
-                    idleCheckLocked();
-                    return new LostUnlock(h);
-                }
-                if (--h.count > 0) {
-                    return UnlockResult.STILL_HELD;
-                }
-                return h;
+            String broken = fair && inflightLocked() ? "a fair lock has a head in flight" : checkWaitersLocked(single);
+            if (broken == null) {
+                broken = countOps != null && (heldLocked() || !lostHoldsEmptyLocked()) ? "a counted resource holds"
+                        : !shared && !fair && severalHoldsLocked() ? "an exclusive lock has several holds"
+                        : checkHoldsLocked();
             }
-            Hold lost = lostHolds == null ? null : lostHolds.get(ownerId);
-            if (lost != null) {
-                if (--lost.count <= 0) {
-                    lostHolds.remove(ownerId);
-                    idleCheckLocked();
-                }
-                return new LostUnlock(lost);
+            if (broken == null && (releasing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS
+                    || !shared && inflightLocked() && (heldLocked() || releasing > 0))) {
+                broken = "an exclusive head is in flight while held or releasing, or a count is out of range";
             }
-            return UnlockResult.NOT_HELD;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Under the lock: the live hold of {@code ownerId}, or {@code null}. */
-    private Hold holderLocked(String ownerId) {
-        return Holders.of(holders, ownerId);
-    }
-
-    /** Under the lock: {@code h} becomes its owner's live hold (replacing any earlier one of that owner). */
-    void putHolderLocked(Hold h) {
-        holders = Holders.with(holders, h);
-    }
-
-    /** Under the lock: removes {@code h} if it is its owner's live hold; returns whether it was. */
-    boolean removeHolderLocked(Hold h) {
-        if (Holders.of(holders, h.ownerId()) != h) {
-            return false;
-        }
-        holders = Holders.without(holders, h);
-        return true;
-    }
-
-    /** Under the lock: a snapshot of the live holds. */
-    List<Hold> holdersLocked() {
-        return Holders.list(holders);
-    }
-
-    /** Adds the held watchdog holds here to {@code batches}, by renewer (the watchdog's tick). */
-    void addRenewable(Map<Object, List<Renewable>> batches) {
-        lock.lock();
-        try {
-            for (Hold h : holdersLocked()) {
-                if (h.grant.watchdog() && h.isHeld()) {
-                    batches.computeIfAbsent(h.renewer(), k -> new ArrayList<>()).add(h);
-                }
+            if (broken == null && ((idle || dead) && !emptyLocked() || idle && dead
+                    || dead && engine.nameStates.get(key) == this)) {
+                broken = "idle or dead while in use, or dead and still in the engine's map";
             }
+            return broken == null ? null : broken + ": " + describeLocked();
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
-    /** The hold here whose grant is {@code grant} (the very instance), or {@code null}. */
-    Hold holdOf(Grant grant) {
-        lock.lock();
-        try {
-            for (Hold h : holdersLocked()) {
-                if (h.grant == grant) {
-                    return h;
-                }
-            }
-            return null;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** A snapshot of the holds here (for close). */
-    List<Hold> liveHolds() {
-        lock.lock();
-        try {
-            return holdersLocked();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    Hold liveThreadHold(String ownerId) {
-        lock.lock();
-        try {
-            Hold h = holderLocked(ownerId);
-            return h != null && h.threadOwned() && h.isHeld() ? h : null;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    enum UnlockResult { STILL_HELD, NOT_HELD }
-
-    /** {@code unlock()} of a hold that was lost: the caller reports the loss. */
-    record LostUnlock(Hold hold) {
-    }
-
-    /**
-     * Identity of a nameState: one per backend operation set, name and kind ({@code count} is {@code null} for a
-     * lock, whose ops says plain, fair, read or write).
-     */
-    record NameKey(Object ops, String name, CountKind count) {
-        NameKey(RemoteLockOps ops, String name) {
-            this(ops, name, null);
-        }
-
-        NameKey(RemoteCountOps ops, String name, CountKind count) {
-            this((Object) ops, name, java.util.Objects.requireNonNull(count, "count"));
-        }
+    /** Under the lock: the state, for test failures. */
+    String describeLocked() {
+        return String.format("[%s: idle=%s dead=%s %s %s releasing=%d streak=%d]", key, idle, dead,
+                describeHoldsLocked(), describeWaitersLocked(), releasing, handOffStreak);
     }
 }

@@ -1,6 +1,6 @@
 package io.latchkey.core.internal;
 
-import java.util.ArrayList;
+import io.latchkey.core.Grant;
 import java.util.List;
 
 /**
@@ -18,59 +18,46 @@ final class WaitAnswers {
 
     /**
      * The backend answered {@code w}'s attempt, acquire or hand-off: {@code taken} is what it took ({@code null}:
-     * nothing), {@code e} its failure.
+     * nothing), {@code e} its failure; {@code handOff}: the answer of a local hand-off (which continues the streak).
      */
-    static void settle(NameState s, Waiter w, Object taken, Throwable e, boolean handOff) {
+    static <R> void settle(NameState s, Waiter<R> w, Grant taken, Throwable e, boolean handOff) {
         Runnable done;
-        Waiter next;
-        Object late = null;
-        Object granted = null;
+        Waiter<?> next;
+        Grant late = null;
+        R granted = null;
         boolean settle = false;
-        List<Waiter> alsoServed = null;
-        s.lock.lock();
+        List<Waiter<?>> alsoServed = null;
+        s.lock();
         try {
-            if (s.inflight == w) {
-                s.inflight = null;
-            }
-            if ((w.bypass || s.fair) && w.state != Waiter.State.ABANDONED) {
-                s.removeBypassingLocked(w);
-            }
-            switch (w.state) {
+            s.leaveBackendLocked(w);
+            switch (w.state()) {
                 case INFLIGHT:
                     if (e != null) {
-                        w.state = Waiter.State.FAILED;
+                        w.moveTo(Waiter.State.FAILED);
                         Throwable cause = LockEngine.unwrap(e);
                         done = () -> w.future.completeExceptionally(cause);
                     } else if (taken == null) {
-                        w.state = Waiter.State.TIMED_OUT;
+                        w.moveTo(Waiter.State.TIMED_OUT);
                         done = () -> {
-                            s.kind.timedOut(s, w);
+                            w.kind.timedOut(s, w);
                             w.future.complete(null);
                         };
                     } else {
-                        w.state = Waiter.State.GRANTED;
-                        if (!handOff) {
-                            s.handOffStreak = 0;
-                        }
-                        Object r = s.kind.grantedLocked(s, w, taken);
+                        w.moveTo(Waiter.State.GRANTED);
+                        s.grantedLocked(handOff);
+                        R r = w.kind.grantedLocked(s, w, taken);
                         granted = r;
                         done = () -> w.future.complete(r);
                     }
-                    if (s.kind.servesAll() && (e != null || taken != null) && !s.queueEmptyLocked()) {
+                    if (w.kind.servesAll() && (e != null || taken != null)) {
                         // a latch's one look answers for every waiter of the name
-                        alsoServed = new ArrayList<>(s.queue);
-                        s.queue.clear();
-                        for (Waiter q : alsoServed) {
-                            q.state = e != null ? Waiter.State.FAILED : Waiter.State.GRANTED;
-                        }
+                        alsoServed = s.drainQueueLocked(e != null ? Waiter.State.FAILED : Waiter.State.GRANTED);
                     }
                     break;
                 case CANCELLED:
                     if (taken != null) {
                         late = taken;
-                        if (!s.shared) {
-                            s.releasing++;
-                        }
+                        s.givingBackLocked();
                         done = null;
                     } else {
                         done = () -> w.future.complete(null);
@@ -90,31 +77,30 @@ final class WaitAnswers {
             next = s.pumpLocked();
             s.idleCheckLocked();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         w.cancelTimer();
         if (granted != null) {
-            s.kind.granted(s, w, granted);
+            w.kind.granted(s, w, granted);
         }
         if (late != null) {
             WaitEnds.releaseLateGrant(s, w, late);
         }
         if (settle) {
-            w.settled.complete(null);
+            w.settled().complete(null);
         }
         if (done != null) {
             Trampoline.run(s.engine.callbacks, done);
         }
         if (alsoServed != null) {
-            Object r = granted;
             Throwable cause = e == null ? null : LockEngine.unwrap(e);
-            for (Waiter q : alsoServed) {
+            for (Waiter<?> q : alsoServed) {
                 q.cancelTimer();
                 Trampoline.run(s.engine.callbacks, () -> {
                     if (cause != null) {
                         q.future.completeExceptionally(cause);
                     } else {
-                        q.future.complete(r);
+                        q.serve(taken);
                     }
                 });
             }

@@ -30,65 +30,54 @@ final class WaitAttempts {
      * One attempt for {@code w} (the head at the backend, or any waiter of a fair lock), unless one is out already or
      * {@code w} is no longer waiting at the backend. Must be called without holding the lock.
      */
-    static void attempt(NameState s, Waiter w) {
+    static <R> void attempt(NameState s, Waiter<R> w) {
         int epoch;
         String entry;
-        s.lock.lock();
+        s.lock();
         try {
-            if (w.state != Waiter.State.INFLIGHT || w.attempting) {
+            if (!w.beginAttempt()) {
                 return;
             }
-            w.attempting = true;
-            epoch = s.changes;
-            entry = w.entry;
+            epoch = s.changesLocked();
+            entry = w.entry();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        CompletableFuture<WaitKind.Look> f = LockEngine.callRemote(() -> s.kind.attempt(s, w, entry));
+        CompletableFuture<WaitKind.Look> f = LockEngine.callRemote(() -> w.kind.attempt(s, w, entry));
         // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
         // trampoline's bound
         f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
     }
 
-    /** The backend answered an attempt for {@code w}. */
-    private static void attempted(NameState s, Waiter w, int epoch, WaitKind.Look a, Throwable e) {
+    /** The answer event: the backend answered an attempt for {@code w}. */
+    private static void attempted(NameState s, Waiter<?> w, int epoch, WaitKind.Look a, Throwable e) {
         CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribeNow = null;
+        ChangeSubscription subscription = null;
         boolean again = false;
         boolean over = false;
-        s.lock.lock();
+        s.lock();
         try {
-            w.looked = true;
-            if (e == null) {
-                w.handOffUnanswered = false; // an answered attempt of the same request settled what a hand-off made
-            }
+            w.answered(e);
             if (e == null && a != null && a.taken() == null) {
-                // a grant or a failure keeps the waiter "attempting" until onGrantResult has settled it, so that its
-                // deadline cannot end it in between and drop the grant
-                w.attempting = false;
-                if (a.entry() != null) {
-                    w.entry = a.entry();
-                }
-                if (w.state != Waiter.State.INFLIGHT || w.request.isExpired()
-                        && !(w.deadlineSeen && w.deadlineChanges - epoch > 0)) {
-                    // cancelled, abandoned, or its deadline passed: this attempt was its last (unless a push came
-                    // after it was sent and before the deadline: then one more look, within the same bound)
+                // a grant or a failure keeps the waiter "attempting" until settled, so that its deadline cannot end
+                // it in between and drop the grant
+                w.busy(a.entry());
+                if (w.lastLook(epoch)) {
                     over = true;
-                } else if (s.changes != epoch) {
+                } else if (s.changesLocked() != epoch) {
                     again = true;
                 } else {
-                    w.recheck = s.engine.watchdog.schedule(() -> attempt(s, w),
-                            Math.max(MIN_RECHECK_NANOS, a.recheckNanos()));
-                    if (s.subscription == null) {
-                        s.subscription = new ChangeSubscription();
-                    }
-                    subscribeNow = s.subscription.beginLocked();
+                    w.armRecheck(s.engine.watchdog.schedule(() -> attempt(s, w),
+                            Math.max(MIN_RECHECK_NANOS, a.recheckNanos())));
+                    subscription = s.subscriptionLocked();
+                    subscribeNow = subscription.beginLocked();
                 }
             }
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         if (subscribeNow != null) {
-            s.subscription.subscribe(s.lock, () -> false, subscribeNow, () -> s.kind.subscribe(s, () -> changed(s)),
+            subscription.subscribe(s, () -> false, subscribeNow, () -> s.kind.subscribe(s, () -> changed(s)),
                     () -> changed(s), s.name);
         }
         if (again) {
@@ -104,41 +93,29 @@ final class WaitAttempts {
                 // ... and a grant nobody will hear of: the waiter ends here, so its attempt id is undone
                 s.kind.cleanUp(s, w);
             }
-            s.onGrantResult(w, a == null ? null : a.taken(), e != null ? e
+            WaitAnswers.settle(s, w, a == null ? null : a.taken(), e != null ? e
                     : a == null ? new IllegalStateException("backend answered no attempt") : null, false);
             closeUnusedSubscription(s);
         } else if (over) {
             withdraw(s, w, false);
-            s.onGrantResult(w, null, null, false);
+            WaitAnswers.settle(s, w, null, null, false);
             closeUnusedSubscription(s);
         }
     }
 
     private static final long MIN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** A push from the subscription: every waiter at the backend that is not looking now looks again. */
+
+    /** The push event: every waiter at the backend that is not looking now looks again. */
     static void changed(NameState s) {
-        List<Waiter> wake = new ArrayList<>(2);
-        s.lock.lock();
+        List<Waiter<?>> wake = new ArrayList<>(2);
+        s.lock();
         try {
-            s.changes++;
-            if (s.inflight != null && s.inflight.state == Waiter.State.INFLIGHT && !s.inflight.attempting) {
-                wake.add(s.inflight);
-            }
-            if (s.bypassing != null) {
-                for (Waiter w : s.bypassing) {
-                    if (w.state == Waiter.State.INFLIGHT && !w.attempting) {
-                        wake.add(w);
-                    }
-                }
-            }
+            s.pushedLocked(wake);
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        for (Waiter w : wake) {
-            ScheduledFuture<?> r = w.recheck;
-            if (r != null) {
-                r.cancel(false);
-            }
+        for (Waiter<?> w : wake) {
+            w.cancelRecheck();
             attempt(s, w);
         }
     }
@@ -146,36 +123,30 @@ final class WaitAttempts {
     /** Closes the subscription once no waiter of this name is at the backend; outside the lock. */
     static void closeUnusedSubscription(NameState s) {
         CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> taken;
-        s.lock.lock();
+        s.lock();
         try {
-            if (s.subscription == null || !s.subscription.activeLocked() || s.inflight != null
-                    || s.bypassing != null && !s.bypassing.isEmpty()) {
-                return;
-            }
-            taken = s.subscription.takeLocked();
+            taken = s.unusedSubscriptionLocked();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        ChangeSubscription.close(taken);
+        if (taken != null) {
+            ChangeSubscription.close(taken);
+        }
     }
 
     /**
      * Gives up {@code w}'s place in the server's queue, if it has one (best effort: the backend retries); with
      * {@code unknown}, also when the engine knows of none (an attempt failed: it may have made one).
      */
-    static void withdraw(NameState s, Waiter w, boolean unknown) {
+    static void withdraw(NameState s, Waiter<?> w, boolean unknown) {
         String entry;
-        s.lock.lock();
+        s.lock();
         try {
-            entry = w.entry;
-            w.entry = null;
+            entry = w.takeEntry();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        ScheduledFuture<?> r = w.recheck;
-        if (r != null) {
-            r.cancel(false);
-        }
+        w.cancelRecheck();
         if (entry == null && !unknown) {
             return;
         }

@@ -1,9 +1,9 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.Grant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,83 +28,79 @@ final class WaitEnds {
      * that nothing is left behind; then the waiter's future completes with {@code null} (and a served waiter's
      * {@link Waiter#settled}).
      */
-    static void releaseLateGrant(NameState s, Waiter w, Object taken) {
-        boolean counted = w.state == Waiter.State.CANCELLED && !s.shared;
+    static void releaseLateGrant(NameState s, Waiter<?> w, Grant taken) {
+        boolean counted = w.state() == Waiter.State.CANCELLED && !s.shared;
         log.debug("giving back {} taken for an abandoned acquire of '{}'", taken, s.name);
-        s.kind.giveBack(s, w, taken).whenComplete((ok, e) -> {
-            Waiter next;
-            s.lock.lock();
+        w.kind.giveBack(s, w, taken).whenComplete((ok, e) -> {
+            Waiter<?> next;
+            s.lock();
             try {
                 if (counted) {
-                    s.releasing--;
+                    s.releasedLocked();
                 }
                 next = s.pumpLocked();
                 s.idleCheckLocked();
             } finally {
-                s.lock.unlock();
+                s.unlock();
             }
             Trampoline.run(s.engine.callbacks, () -> w.future.complete(null));
-            if (w.settled != null) {
-                w.settled.complete(null);
+            if (w.settled() != null) {
+                w.settled().complete(null);
             }
             s.send(next);
         });
     }
 
-    /** The waiter's wait time ran out: a queued waiter gives up; an in-flight one gets a grace period. */
-    static void onDeadline(NameState s, Waiter w) {
+    /** The deadline event: a queued waiter gives up; an in-flight one gets a grace period. */
+    static void onDeadline(NameState s, Waiter<?> w) {
         boolean timedOut = false;
         boolean backstop = false;
-        Waiter next = null;
-        s.lock.lock();
+        Waiter<?> next = null;
+        s.lock();
         try {
-            if (w.state == Waiter.State.QUEUED && !w.waits) {
+            Waiter.State st = w.state();
+            if (st == Waiter.State.QUEUED && !w.waits) {
                 // a single look queued behind another single look: it keeps its look, bounded as an attempt is
                 backstop = true;
-            } else if (w.state == Waiter.State.QUEUED
-                    || w.state == Waiter.State.INFLIGHT && s.single && !w.attempting && w.looked) {
+            } else if (st == Waiter.State.QUEUED
+                    || st == Waiter.State.INFLIGHT && s.single && !w.attempting() && w.looked()) {
                 // queued, or waiting between attempts: over now (an attempt that is out decides instead, bounded
                 // below; so does the first one, about to be sent: a wait never ends without one look)
                 next = leaveLocked(s, w, Waiter.State.TIMED_OUT);
                 timedOut = true;
-            } else if (w.state == Waiter.State.INFLIGHT) {
+            } else if (st == Waiter.State.INFLIGHT) {
                 backstop = true;
-                w.deadlineSeen = true;
-                w.deadlineChanges = s.changes;
+                w.deadlinePassed(s.changesLocked());
             }
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         if (timedOut) {
             left(s, w);
-            s.kind.timedOut(s, w);
+            w.kind.timedOut(s, w);
             w.future.complete(null);
             s.send(next);
         } else if (backstop) {
-            w.timer = s.engine.watchdog.schedule(() -> onNoAnswer(s, w), s.engine.remoteTimeoutNanos());
+            w.armTimer(s.engine.watchdog.schedule(() -> onNoAnswer(s, w), s.engine.remoteTimeoutNanos()));
         }
     }
 
     /** The backend did not answer an acquire within the operation timeout after its deadline. */
-    private static void onNoAnswer(NameState s, Waiter w) {
-        Waiter next;
-        s.lock.lock();
+    private static void onNoAnswer(NameState s, Waiter<?> w) {
+        Waiter<?> next;
+        s.lock();
         try {
-            if (w.state == Waiter.State.QUEUED) {
-                s.queue.remove(w); // a single look whose turn never came
-                s.idleCheckLocked();
-            } else if (w.state != Waiter.State.INFLIGHT) {
+            if (w.state() == Waiter.State.QUEUED) {
+                s.leaveQueueLocked(w); // a single look whose turn never came
+            } else if (w.state() != Waiter.State.INFLIGHT) {
                 return;
             }
-            w.state = Waiter.State.ABANDONED;
-            if (s.inflight == w) {
-                s.inflight = null;
-            }
-            s.removeBypassingLocked(w);
+            w.moveTo(Waiter.State.ABANDONED);
+            s.leaveBackendLocked(w);
             next = s.pumpLocked();
             s.idleCheckLocked(); // an answer that still comes is given back all the same
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         w.request.cancel();
         long waited = s.engine.time.nanoTime() - w.startNanos;
@@ -119,28 +115,29 @@ final class WaitEnds {
     }
 
     /**
-     * The caller gave up on {@code w} (interrupt, cancelled future). A queued waiter leaves at once; an in-flight
-     * one is cancelled at the backend and its future completes with {@code null} once the backend has answered
-     * (and any grant it still made was released). A waiter already granted is left alone: the caller then owns
-     * the hold in its future and must release it.
+     * The cancel event: the caller gave up on {@code w} (interrupt, cancelled future). A queued waiter leaves at once;
+     * an in-flight one is cancelled at the backend and its future completes with {@code null} once the backend has
+     * answered (and any grant it still made was released). A waiter already granted is left alone: the caller then
+     * owns the hold in its future and must release it.
      */
-    static void cancel(NameState s, Waiter w) {
+    static void cancel(NameState s, Waiter<?> w) {
         boolean removed = false;
         boolean remote = false;
-        Waiter next = null;
-        s.lock.lock();
+        Waiter<?> next = null;
+        s.lock();
         try {
-            if (w.state == Waiter.State.QUEUED || w.state == Waiter.State.INFLIGHT && s.single && !w.attempting) {
+            if (w.state() == Waiter.State.QUEUED
+                    || w.state() == Waiter.State.INFLIGHT && s.single && !w.attempting()) {
                 // queued, or waiting between attempts: leaves now (an attempt that is out decides instead: a grant
                 // goes back)
                 next = leaveLocked(s, w, Waiter.State.CANCELLED);
                 removed = true;
-            } else if (w.state == Waiter.State.INFLIGHT) {
-                w.state = Waiter.State.CANCELLED;
+            } else if (w.state() == Waiter.State.INFLIGHT) {
+                w.moveTo(Waiter.State.CANCELLED);
                 remote = true;
             }
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         if (removed) {
             w.cancelTimer();
@@ -156,15 +153,15 @@ final class WaitEnds {
      * Under the lock: ends {@code w}, queued or between attempts, in {@code end}; returns the next waiter to send (one
      * that left the backend makes room there, one that left the queue does not).
      */
-    private static Waiter leaveLocked(NameState s, Waiter w, Waiter.State end) {
-        boolean queued = w.state == Waiter.State.QUEUED;
+    private static Waiter<?> leaveLocked(NameState s, Waiter<?> w, Waiter.State end) {
+        boolean queued = w.state() == Waiter.State.QUEUED;
         if (queued) {
-            s.queue.remove(w);
+            s.leaveQueueLocked(w);
         } else {
             s.leaveBackendLocked(w);
         }
-        w.state = end;
-        Waiter next = queued ? null : s.pumpLocked();
+        w.moveTo(end);
+        Waiter<?> next = queued ? null : s.pumpLocked();
         s.idleCheckLocked();
         return next;
     }
@@ -173,14 +170,13 @@ final class WaitEnds {
      * Outside the lock, after {@link #leaveLocked}: its place in the server's queue, an unused subscription and what an
      * unanswered hand-off to it may have made go.
      */
-    private static void left(NameState s, Waiter w) {
+    private static void left(NameState s, Waiter<?> w) {
         boolean cleanUp;
-        s.lock.lock();
+        s.lock();
         try {
-            cleanUp = w.handOffUnanswered;
-            w.handOffUnanswered = false;
+            cleanUp = w.takeHandOffUnanswered();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
         if (cleanUp) {
             s.kind.cleanUp(s, w); // a hand-off to it got no answer, and no attempt of its own answered since
@@ -191,43 +187,23 @@ final class WaitEnds {
         }
     }
 
-    /** Client close: every waiter fails with {@code failure}; requests at the backend are cancelled. */
+    /** The close event: every waiter fails with {@code failure}; requests at the backend are cancelled. */
     static void failAll(NameState s, RuntimeException failure) {
-        List<Waiter> failed = new ArrayList<>();
-        List<Waiter> looking = new ArrayList<>(1);
-        s.lock.lock();
+        List<Waiter<?>> failed;
+        List<Waiter<?>> looking = new ArrayList<>(1);
+        s.lock();
         try {
-            if (s.queue != null) {
-                for (Waiter w : s.queue) {
-                    w.state = Waiter.State.FAILED;
-                    failed.add(w);
-                }
-                s.queue.clear();
-            }
-            if (s.inflight != null && s.inflight.state == Waiter.State.INFLIGHT) {
-                s.inflight.state = Waiter.State.ABANDONED;
-                failed.add(s.inflight);
-            }
-            s.inflight = null;
-            if (s.bypassing != null) {
-                for (Waiter w : s.bypassing) {
-                    if (w.state == Waiter.State.INFLIGHT) {
-                        w.state = Waiter.State.ABANDONED;
-                        failed.add(w);
-                    }
-                }
-                s.bypassing.clear();
-            }
-            for (Waiter w : failed) {
-                if (w.attempting) {
+            failed = s.failAllLocked();
+            for (Waiter<?> w : failed) {
+                if (w.attempting()) {
                     looking.add(w);
                 }
             }
             s.idleCheckLocked();
         } finally {
-            s.lock.unlock();
+            s.unlock();
         }
-        for (Waiter w : failed) {
+        for (Waiter<?> w : failed) {
             w.cancelTimer();
             w.request.cancel();
             if (s.single && !looking.contains(w)) {

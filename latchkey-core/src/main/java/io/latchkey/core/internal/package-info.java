@@ -1,7 +1,9 @@
 /**
  * The lock engine behind {@link io.latchkey.core.AbstractLockClient}: the local half of every primitive, one job per
- * file. One waiting machine for every primitive ({@code NameState}: per name, kind and client, the FIFO of local
- * waiters, the waiter at the backend, a lock's local owners), with what differs per kind ({@code WaitKind}:
+ * file. One waiting machine for every primitive ({@code NameState}: per name, kind and client, one state machine whose
+ * fields only its transitions change; its base classes {@code NameWaiters}, the FIFO of local waiters and the waiter
+ * at the backend, and {@code NameHolds}, a lock's local owners; keyed by {@code NameKey}; each {@code Waiter}'s states
+ * with their allowed moves written once), with what differs per kind, a policy ({@code WaitKind}:
  * {@code LockKind} for locks, {@code CountKinds} for semaphores, permits and latches); how a wait starts
  * ({@code WaitStart}), single attempts, re-checks and the name's subscription ({@code WaitAttempts}), how a wait
  * ends without a grant ({@code WaitEnds}), a lock's release and local hand-off ({@code LockRelease}), a

@@ -220,13 +220,11 @@ final class EngineSimulation {
     static String describeLocalState(LockEngine e) {
         StringBuilder sb = new StringBuilder();
         for (NameState ns : e.nameStates.values()) {
-            ns.lock.lock();
+            ns.lock();
             try {
-                sb.append(String.format("[%s %s: idle=%s holders=%s lost=%s queue=%s inflight=%s bypassing=%s "
-                        + "releasing=%d] ", ns.key.count() == null ? "lock" : ns.key.count(), ns.name, ns.idle,
-                        ns.holdersLocked(), ns.lostHolds, ns.queue, ns.inflight, ns.bypassing, ns.releasing));
+                sb.append(ns.describeLocked()).append(' ');
             } finally {
-                ns.lock.unlock();
+                ns.unlock();
             }
         }
         return sb.toString();
@@ -260,10 +258,22 @@ final class EngineSimulation {
 
     // ---------------------------------------------------------------------------------------------- properties
 
-    /** After every event: mutual exclusion and fencing order, from the owners' point of view. */
+    /**
+     * After every event: the invariants of every client's name states ({@link NameState#checkInvariants()}); mutual
+     * exclusion and fencing order, from the owners' point of view.
+     */
     void check() {
         if (failure != null) {
             return;
+        }
+        for (Client c : clients) {
+            for (NameState ns : c.engine.nameStates.values()) {
+                String broken = ns.checkInvariants();
+                if (broken != null) {
+                    fail("invariant broken in client " + c.id + ": " + broken);
+                    return;
+                }
+            }
         }
         for (String name : new String[] {LOCK, FAIR}) {
             Actor holder = null;
@@ -492,17 +502,17 @@ final class EngineSimulation {
 
         /** Whether this client's local state lets a new waiter of {@code name} go to the backend at once. */
         boolean aloneHere(String name) {
-            NameState ns = client.engine.nameStates.get(new NameState.NameKey(name.equals(FAIR) ? client.fairOps
+            NameState ns = client.engine.nameStates.get(new NameKey.Lock(name.equals(FAIR) ? client.fairOps
                     : name.equals(RW_READ) ? client.readOps : name.equals(RW_WRITE) ? client.writeOps
                     : client.plainOps, serverName(name)));
             if (ns == null) {
                 return true;
             }
-            ns.lock.lock();
+            ns.lock();
             try {
                 return !ns.busyForOneLookLocked();
             } finally {
-                ns.lock.unlock();
+                ns.unlock();
             }
         }
 
@@ -640,22 +650,22 @@ final class EngineSimulation {
 
         void threadLock() {
             long wait = pickWait();
-            NameState.NameKey key = new NameState.NameKey(client.plainOps, LOCK);
+            NameKey.Lock key = new NameKey.Lock(client.plainOps, LOCK);
             t(String.format("L.lock as thread (%s)", wait < 0 ? "forever" : wait / MS + " ms"));
             alone = aloneHere(LOCK);
             attemptsAtCall = client.backend.attempts.getOrDefault(LOCK, 0);
-            Waiter w;
+            Waiter<Hold> w;
             try {
                 if (WaitStart.reenter(client.engine, key, threadOwner) != null) {
                     fail(this + " re-entered a hold it does not have");
                     return;
                 }
-                w = WaitStart.enqueue(client.engine, key, threadOwner, true, client.engine.watchdogMillis, true, wait,
-                        false);
+                w = WaitStart.lock(client.engine, key, threadOwner, Waiter.Ownership.THREAD,
+                        client.engine.watchdogMillis, true, wait);
             } catch (IllegalStateException closed) {
                 return;
             }
-            CompletableFuture<Hold> f = w.result();
+            CompletableFuture<Hold> f = w.future;
             pending = f;
             callSeq = ++calls;
             pendingName = LOCK;
@@ -716,7 +726,7 @@ final class EngineSimulation {
         }
 
         /** EngineLock.unlock without blocking; returns whether the hold is still held (a nested unlock). */
-        private boolean unlockOnce(NameState.NameKey key, boolean nested) {
+        private boolean unlockOnce(NameKey.Lock key, boolean nested) {
             NameState ns = client.engine.nameStates.get(key);
             Object r = ns == null ? NameState.UnlockResult.NOT_HELD : ns.unlockThread(threadOwner);
             if (r == NameState.UnlockResult.STILL_HELD) {

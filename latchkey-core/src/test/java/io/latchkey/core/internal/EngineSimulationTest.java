@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Deterministic simulation of the engine ({@link EngineSimulation}): many seeds, each a different mix of clients,
- * owners, operations and faults, all on a virtual clock. Checked after every event or at the end of each run: mutual
+ * owners, operations and faults, all on a virtual clock. Checked after every event or at the end of each run: the
+ * invariants of every client's name states ({@link NameState#checkInvariants()}, after every event); mutual
  * exclusion (from the owners' point of view) and growing fencing tokens; fair locks served in call order across
  * clients; no lost wake-up (a free lock or permits with waiters are taken within one re-check, plus the round trips
  * and the operation timeout of an answer the network lost); a timed wait ends by its deadline plus one attempt; a
