@@ -4,6 +4,7 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A lock as a {@link WaitKind}: an attempt is {@link RemoteLockOps#tryAcquire} with the waiter's place in the server's
