@@ -31,7 +31,7 @@ final class ConsoleState {
     static final int MAX_SEGMENTS = 5000;
 
     /** One hold as the console sees it, and its bar on the timeline. */
-    static final class Hold {
+    static final class SeenHold {
         final String name;
         final String kind;
         final String owner;
@@ -49,7 +49,7 @@ final class ConsoleState {
         long end = -1;
         String endReason = "";
 
-        Hold(String name, String kind, String owner, long token, long firstSeen) {
+        SeenHold(String name, String kind, String owner, long token, long firstSeen) {
             this.name = name;
             this.kind = kind;
             this.owner = owner;
@@ -65,8 +65,8 @@ final class ConsoleState {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final Map<String, Hold> current = new LinkedHashMap<>();
-    private final Deque<Hold> ended = new ArrayDeque<>();
+    private final Map<String, SeenHold> current = new LinkedHashMap<>();
+    private final Deque<SeenHold> ended = new ArrayDeque<>();
     private final Map<String, String> endReasons = new HashMap<>();
     private final String backend;
     private final String pattern;
@@ -112,14 +112,14 @@ final class ConsoleState {
         try {
             boolean change = error != null;
             error = null;
-            Map<String, Hold> seen = new LinkedHashMap<>();
+            Map<String, SeenHold> seen = new LinkedHashMap<>();
             for (ConsoleRow row : rows) {
                 LockInfo info = row.info();
                 long token = info.fencingToken().isPresent() ? info.fencingToken().getAsLong() : -1;
                 String key = key(row.name(), row.kind(), info.owner(), token);
-                Hold h = current.remove(key);
+                SeenHold h = current.remove(key);
                 if (h == null) {
-                    h = new Hold(row.name(), row.kind(), info.owner(), token, now);
+                    h = new SeenHold(row.name(), row.kind(), info.owner(), token, now);
                     change = true;
                 }
                 long lease = info.remainingLease().map(d -> d.toMillis()).orElse(-1L);
@@ -140,8 +140,8 @@ final class ConsoleState {
                 h.heldSince = row.heldSince();
                 seen.put(key, h);
             }
-            for (Map.Entry<String, Hold> gone : current.entrySet()) {
-                Hold h = gone.getValue();
+            for (Map.Entry<String, SeenHold> gone : current.entrySet()) {
+                SeenHold h = gone.getValue();
                 h.end = now;
                 String reason = endReasons.remove(gone.getKey());
                 h.endReason = reason != null ? reason
@@ -196,11 +196,11 @@ final class ConsoleState {
     }
 
     /** The hold of {@code name} now, by kind, owner and token, or null; for the force-unlock check. */
-    List<Hold> holdsOf(String name) {
+    List<SeenHold> holdsOf(String name) {
         lock.lock();
         try {
-            List<Hold> holds = new ArrayList<>();
-            for (Hold h : current.values()) {
+            List<SeenHold> holds = new ArrayList<>();
+            for (SeenHold h : current.values()) {
                 if (h.name.equals(name)) {
                     holds.add(h);
                 }
@@ -244,9 +244,9 @@ final class ConsoleState {
     }
 
     private void prune(long now) {
-        Iterator<Hold> it = ended.iterator();
+        Iterator<SeenHold> it = ended.iterator();
         while (it.hasNext()) {
-            Hold h = it.next();
+            SeenHold h = it.next();
             if (h.end < now - WINDOW_MS || ended.size() > MAX_SEGMENTS) {
                 it.remove();
             } else {
@@ -270,11 +270,11 @@ final class ConsoleState {
                 .field("windowMs", WINDOW_MS)
                 .field("error", error);
         j.beginArray("holds");
-        for (Hold h : current.values()) {
+        for (SeenHold h : current.values()) {
             hold(j, h, now);
         }
         j.endArray().beginArray("ended");
-        for (Iterator<Hold> it = ended.descendingIterator(); it.hasNext(); ) {
+        for (Iterator<SeenHold> it = ended.descendingIterator(); it.hasNext(); ) {
             hold(j, it.next(), now);
         }
         j.endArray().beginArray("audit");
@@ -286,7 +286,7 @@ final class ConsoleState {
         return j.endArray().endObject().toString();
     }
 
-    private void hold(ConsoleJson j, Hold h, long now) {
+    private void hold(ConsoleJson j, SeenHold h, long now) {
         j.beginObject()
                 .field("key", key(h.name, h.kind, mask.apply(h.owner), h.token))
                 .field("name", h.name)

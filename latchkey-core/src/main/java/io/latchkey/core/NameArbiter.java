@@ -30,17 +30,17 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * a hold ended ({@link #remove}, {@link #expire}, {@link #clear}, a non-null {@link #withdraw}), or {@link #grant}
  * returned {@code true} (a shared hold while others queue: readers behind may come in as well).
  *
- * <p><b>Leases.</b> Each hold has a lease end on {@link System#nanoTime()}'s clock. {@link Hold#renew} and
- * {@link Hold#expire} race by compare-and-set, and {@link Hold#ENDED} is final: a renewal that loses to the end
- * reports the hold lost, an end that loses to a renewal does not happen.
+ * <p><b>Leases.</b> Each hold has a lease end on {@link System#nanoTime()}'s clock. {@link GrantState#renew} and
+ * {@link GrantState#expire} race by compare-and-set, and {@link GrantState#ENDED} is final: a renewal that loses to the
+ * end reports the hold lost, an end that loses to a renewal does not happen.
  *
  * <p><b>Thread safety.</b> Instances are not thread-safe: the backend guards each one by one lock (the mem server's)
- * or confines it to one thread (the lock directory's). The one exception is a {@link Hold}'s lease end, which
- * {@link Hold#renew} may extend from any thread. Nothing here does I/O or calls out, so it may run under a lock.
+ * or confines it to one thread (the lock directory's). The one exception is a {@link GrantState}'s lease end, which
+ * {@link GrantState#renew} may extend from any thread. Nothing here does I/O or calls out, so it may run under a lock.
  *
  * @param <H> the backend's hold type
  */
-public class NameArbiter<H extends NameArbiter.Hold> {
+public class NameArbiter<H extends NameArbiter.GrantState> {
 
     private final List<H> holds = new ArrayList<>(2);
     private final LinkedHashMap<String, Waiting> queue = new LinkedHashMap<>(4);
@@ -181,7 +181,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         }
         List<H> ended = new ArrayList<>(holds);
         holds.clear();
-        ended.forEach(Hold::end);
+        ended.forEach(GrantState::end);
         return ended;
     }
 
@@ -201,12 +201,12 @@ public class NameArbiter<H extends NameArbiter.Hold> {
         return ended == null ? List.of() : ended;
     }
 
-    /** {@return the earliest lease end of the holds ({@link System#nanoTime()}), or {@link Hold#ENDED} if none} */
+    /** {@return the earliest lease end of the holds ({@link System#nanoTime()}), or {@link GrantState#ENDED} if none} */
     public final long earliestLeaseEnd() {
-        long earliest = Hold.ENDED;
+        long earliest = GrantState.ENDED;
         for (H h : holds) {
             long end = h.leaseEnd();
-            if (end != Hold.ENDED && (earliest == Hold.ENDED || end - earliest < 0)) {
+            if (end != GrantState.ENDED && (earliest == GrantState.ENDED || end - earliest < 0)) {
                 earliest = end;
             }
         }
@@ -227,11 +227,11 @@ public class NameArbiter<H extends NameArbiter.Hold> {
      * end, which {@link #renew} extends from any thread and {@link #expire} or {@link #end} ends (see the class
      * comment of {@link NameArbiter}).
      */
-    public static class Hold {
+    public static class GrantState {
         /** The lease end of a hold that is over; final. */
         public static final long ENDED = Long.MIN_VALUE;
-        private static final AtomicLongFieldUpdater<Hold> LEASE_END =
-                AtomicLongFieldUpdater.newUpdater(Hold.class, "leaseEnd");
+        private static final AtomicLongFieldUpdater<GrantState> LEASE_END =
+                AtomicLongFieldUpdater.newUpdater(GrantState.class, "leaseEnd");
 
         private final String owner;
         private final long token;
@@ -249,7 +249,7 @@ public class NameArbiter<H extends NameArbiter.Hold> {
          * @param clientName the holding client's name (the client's one string, not a copy)
          * @param sinceMillis when it began (epoch ms)
          */
-        public Hold(String owner, long token, boolean shared, long leaseEnd, String clientName, long sinceMillis) {
+        public GrantState(String owner, long token, boolean shared, long leaseEnd, String clientName, long sinceMillis) {
             this.owner = owner;
             this.token = token;
             this.shared = shared;

@@ -2,7 +2,7 @@ package io.latchkey.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.latchkey.core.NameArbiter.Hold;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.NameArbiter.Waiting;
 import org.junit.jupiter.api.Test;
 
@@ -14,11 +14,11 @@ class NameArbiterTest {
 
     private static final long NOW = 1_000_000_000L;
     private static final long LEASE = 30_000_000_000L;
-    private final NameArbiter<Hold> name = new NameArbiter<>();
+    private final NameArbiter<GrantState> name = new NameArbiter<>();
     private long tokens;
 
-    private Hold hold(String owner, boolean shared) {
-        return new Hold(owner, ++tokens, shared, NOW + LEASE, "client", 0);
+    private GrantState hold(String owner, boolean shared) {
+        return new GrantState(owner, ++tokens, shared, NOW + LEASE, "client", 0);
     }
 
     private void queue(String owner, boolean shared) {
@@ -51,31 +51,31 @@ class NameArbiterTest {
 
     @Test
     void aHandOverEndsTheExclusiveHoldAndServesTheReceiversEntry() {
-        Hold from = hold("a", false);
+        GrantState from = hold("a", false);
         name.grant(from);
         queue("b", false);
         queue("c", false);
-        Hold to = hold("b", false);
+        GrantState to = hold("b", false);
         assertThat(name.handOver(from, to)).isTrue();
-        assertThat(from.leaseEnd()).isEqualTo(Hold.ENDED);
+        assertThat(from.leaseEnd()).isEqualTo(GrantState.ENDED);
         assertThat(name.holds()).containsExactly(to);
         assertThat(name.queue()).containsOnlyKeys("c");
         assertThat(name.find("b", to.token())).isSameAs(to);
         assertThat(name.find("b", from.token())).as("owner and token together").isNull();
-        Hold reader = hold("r", true);
+        GrantState reader = hold("r", true);
         assertThat(name.handOver(reader, hold("c", false))).as("not a hold of the name").isFalse();
     }
 
     @Test
     void aRenewalAndALeaseEndRaceAndTheEndIsFinal() {
-        Hold h = hold("a", false);
+        GrantState h = hold("a", false);
         name.grant(h);
         assertThat(h.renew(NOW + 1, LEASE)).isTrue();
         assertThat(name.earliestLeaseEnd()).isEqualTo(NOW + 1 + LEASE);
         assertThat(name.expire(NOW + LEASE)).isEmpty();
         assertThat(name.expire(NOW + 1 + LEASE)).containsExactly(h);
         assertThat(h.renew(NOW, LEASE)).as("a renewal after the end reports the hold lost").isFalse();
-        assertThat(name.earliestLeaseEnd()).isEqualTo(Hold.ENDED);
+        assertThat(name.earliestLeaseEnd()).isEqualTo(GrantState.ENDED);
         assertThat(name.isIdle()).isTrue();
     }
 }

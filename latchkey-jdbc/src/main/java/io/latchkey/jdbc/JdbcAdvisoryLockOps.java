@@ -124,7 +124,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             // in its queue began: the engine's bound and the end of a fixed lease count from here.
             long grantedAt = time.nanoTime();
             long token = token(c);
-            Held held = new Held(c, request.name());
+            AdvisoryGrantState held = new AdvisoryGrantState(c, request.name());
             keep = true;
             // The database knows no lease: the engine ends a fixed lease on time (leaseEnded).
             return new Grant(request, token, grantedAt, held);
@@ -235,7 +235,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
      */
     @Override
     public void leaseEnded(Grant grant) {
-        Held held = grant.backendState(Held.class);
+        AdvisoryGrantState held = grant.backendState(AdvisoryGrantState.class);
         try {
             runner.io().execute(() -> {
                 if (held.end()) {
@@ -249,7 +249,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        Held held = grant.backendState(Held.class);
+        AdvisoryGrantState held = grant.backendState(AdvisoryGrantState.class);
         CompletableFuture<Boolean> result = new CompletableFuture<>();
         try {
             runner.io().execute(() -> {
@@ -266,7 +266,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
     }
 
     /** Unlocks on the hold's own session and gives the connection back; {@code false} if the session was gone. */
-    private boolean unlockAndClose(Held held) {
+    private boolean unlockAndClose(AdvisoryGrantState held) {
         held.lock.lock();
         try {
             String sql = postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)";
@@ -294,7 +294,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         return CompletableFuture.supplyAsync(() -> {
             Set<Grant> lost = new HashSet<>();
             for (Grant g : all) {
-                Held held = g.backendState(Held.class);
+                AdvisoryGrantState held = g.backendState(AdvisoryGrantState.class);
                 held.lock.lock();
                 try {
                     // A session-level lock lives exactly as long as its session: a live session still holds it.
@@ -390,13 +390,13 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
     }
 
     /** One hold: its dedicated session. */
-    private static final class Held {
+    private static final class AdvisoryGrantState {
         final Connection connection;
         final String name;
         final ReentrantLock lock = new ReentrantLock();
         volatile boolean ended;
 
-        Held(Connection connection, String name) {
+        AdvisoryGrantState(Connection connection, String name) {
             this.connection = connection;
             this.name = name;
         }

@@ -99,12 +99,12 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final String tableName;
     private final JdbcRunner runner;
     private final JdbcLockOps ops;
-    private final LeaseTableInspector inspector;
+    private final JdbcInspector inspector;
     private final AutoCloseable ownedDataSource;
     private final CountTableSql countSql;
     private final CountTableSchema countSchema;
     private final CountWakeups countWakeups;
-    private final CountTableInspector countInspector;
+    private final CountTableInspection countInspector;
     private final JdbcFencedStoreOps fencedStoreOps;
     private final long pollMillis;
     private final boolean sessionless;
@@ -135,12 +135,12 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
         ops.clientName(options.clientName());
-        this.inspector = new LeaseTableInspector(runner, sql, options.namespace());
+        this.inspector = new JdbcInspector(runner, sql, options.namespace());
         this.countSql = new CountTableSql(dialect, tableName);
         this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
         this.countWakeups = ops.wakeups();
         this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
-        this.countInspector = new CountTableInspector(runner, countSql, options.namespace());
+        this.countInspector = new CountTableInspection(runner, countSql, options.namespace());
         this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),
                 jdbcOptions.createTable());
     }

@@ -29,7 +29,7 @@ final class RedisClientWiring {
     final PubSubChannels channels;
     final RedisLockOps lockOps;
     final RedisSynchronizers synchronizers;
-    final RedisLockInspector inspector;
+    final RedisInspector inspector;
     final RemoteLockOps ackedLockOps;
     final RemoteLockOps ackedFairOps;
     final RemoteLockOps ackedReadOps;
@@ -71,7 +71,7 @@ final class RedisClientWiring {
         this.lockOps = new RedisLockOps(options.namespace(), executor, channels, options.clientName());
         this.synchronizers = new RedisSynchronizers(options, executor, channels, clientId, lockOps,
                 ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions));
-        this.inspector = new RedisLockInspector(options.namespace(), conns.commands, errors,
+        this.inspector = new RedisInspector(options.namespace(), conns.commands, errors,
                 options.operationTimeout());
         this.ackedLockOps = RedisReplicaAckedLockOps.wrap(lockOps, executor, redisOptions);
         this.ackedFairOps = RedisReplicaAckedLockOps.wrap(synchronizers.fairOps(), executor, redisOptions);

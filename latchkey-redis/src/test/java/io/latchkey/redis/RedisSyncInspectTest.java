@@ -121,10 +121,10 @@ class RedisSyncInspectTest {
 
     @Test
     void recognizesOnlyKeysThatMapBackToANameOfItsNamespace() {
-        SyncInspector inspector = new SyncInspector("ns:", null, (f, op) -> null);
+        SynchronizerInspection inspector = new SynchronizerInspection("ns:", null, (f, op) -> null);
         for (String name : new String[] {"plain", "with{tag}", "close}only", "a{b", "x:latchkey:rw:write"}) {
             String base = SyncKeys.base("ns:", name, "rw");
-            SyncInspector.Found found = inspector.recognize(base + ":write");
+            SynchronizerInspection.Found found = inspector.recognize(base + ":write");
             assertThat(found).as(name).isNotNull();
             assertThat(found.name()).isEqualTo(name);
             assertThat(found.kind()).isEqualTo("rw");

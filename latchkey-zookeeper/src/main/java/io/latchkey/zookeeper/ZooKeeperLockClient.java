@@ -90,7 +90,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private final ZkLockOps fairLockOps;
     private final ZkLockOps readOps;
     private final ZkLockOps writeOps;
-    private final ZooKeeperLockInspector inspector;
+    private final ZkInspector inspector;
     private final ZkSemaphoreOps semaphoreOps;
     private final ZkPermitExpirableSemaphoreOps permitOps;
     private final ZkCountDownLatchOps latchOps;
@@ -109,7 +109,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 options.clientName());
         this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost,
                 options.clientName());
-        this.inspector = new ZooKeeperLockInspector(session, full(base + "/locks"), held);
+        this.inspector = new ZkInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
         ZkWatches watches = new ZkWatches(session);
@@ -304,7 +304,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * pipelined rounds of reads. The holder is the first node of each queue; its owner is the owner id written in
      * its node (or its session id); waiters are the other nodes of the queue; there is no remaining lease (the
      * session holds the node); the fencing token is shown only where it is known exactly (see
-     * {@code ZooKeeperLockInspector}).
+     * {@code ZkInspector}).
      *
      * @throws LockUnavailableException if the ensemble does not answer within the operation timeout
      */

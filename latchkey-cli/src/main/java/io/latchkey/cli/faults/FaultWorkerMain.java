@@ -127,7 +127,7 @@ public final class FaultWorkerMain {
 
     /** What a worker does while it holds the lock, before it releases it. */
     @FunctionalInterface
-    private interface Hold {
+    private interface WorkWhileHeld {
         void run(LockLease held, long token) throws InterruptedException;
     }
 
@@ -135,7 +135,7 @@ public final class FaultWorkerMain {
      * The worker's loop until standard input closes: try to acquire {@code name} for {@code wait}, and when granted
      * log it, run {@code work}, release, and pause up to half a hold before the next try.
      */
-    private void contend(LockClient client, String name, Duration wait, long hold, Hold work)
+    private void contend(LockClient client, String name, Duration wait, long hold, WorkWhileHeld work)
             throws InterruptedException {
         DistributedLock lock = client.lock(name);
         log(HistoryEvent.Type.START, -1, -1, ProcessHandle.current().pid() + "");

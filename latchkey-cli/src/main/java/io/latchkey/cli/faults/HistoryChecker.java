@@ -63,7 +63,7 @@ final class HistoryChecker {
     }
 
     /** A worker's hold as it saw it: from the grant until it was told, released or killed. */
-    private static final class Hold {
+    private static final class HeldSpan {
         final String actor;
         final long token;
         final long start;
@@ -72,7 +72,7 @@ final class HistoryChecker {
         boolean killed;
         boolean open = true;
 
-        Hold(String actor, long token, long start) {
+        HeldSpan(String actor, long token, long start) {
             this.actor = actor;
             this.token = token;
             this.start = start;
@@ -100,7 +100,7 @@ final class HistoryChecker {
      * @param finalValue the register's value after the run
      */
     List<FaultRow> check(List<HistoryEvent> events, List<FaultWindow> windows, long runEnd, long finalValue) {
-        List<Hold> holds = holds(events, runEnd);
+        List<HeldSpan> holds = holds(events, runEnd);
         Map<FaultWindow, Counts> counts = new LinkedHashMap<>();
         for (FaultWindow w : windows) {
             counts.put(w, new Counts());
@@ -144,9 +144,9 @@ final class HistoryChecker {
         // Overlaps and lost holds: another worker's later grant (a higher token) while a hold lasted. The lost one is
         // the lower token, whatever the stamps say: a worker stamps its grant only after the server's answer reached
         // it, so a hold granted first may be stamped after the one that took it over.
-        for (Hold h : holds) {
-            Hold intruder = null;
-            for (Hold g : holds) {
+        for (HeldSpan h : holds) {
+            HeldSpan intruder = null;
+            for (HeldSpan g : holds) {
                 if (!g.actor.equals(h.actor) && g.token > h.token && g.start - h.end < 0 && h.start - g.end < 0
                         && (intruder == null || g.start < intruder.start)) {
                     intruder = g;
@@ -358,11 +358,11 @@ final class HistoryChecker {
      * A fault aimed at a holder whose hold had already ended (by its own stamps) when the fault landed hit nothing:
      * the target held no token then, and the next-grant rule does not apply.
      */
-    private static FaultWindow hitOrMissed(FaultWindow w, List<Hold> holds) {
+    private static FaultWindow hitOrMissed(FaultWindow w, List<HeldSpan> holds) {
         if (!w.kind().targetsHolder() || w.targetToken() < 0) {
             return w;
         }
-        for (Hold h : holds) {
+        for (HeldSpan h : holds) {
             if (h.actor.equals(w.target()) && h.token == w.targetToken() && h.end - w.start() < 0 && !h.killed) {
                 return new FaultWindow(w.kind(), w.target(), -1, w.start(), w.end(), w.windowEnd(), w.problem());
             }
@@ -384,17 +384,17 @@ final class HistoryChecker {
         f.accept(total);
     }
 
-    private static List<Hold> holds(List<HistoryEvent> events, long runEnd) {
-        List<Hold> holds = new ArrayList<>();
-        Map<String, Hold> open = new HashMap<>();
+    private static List<HeldSpan> holds(List<HistoryEvent> events, long runEnd) {
+        List<HeldSpan> holds = new ArrayList<>();
+        Map<String, HeldSpan> open = new HashMap<>();
         for (HistoryEvent e : events) {
-            Hold h = open.get(e.actor());
+            HeldSpan h = open.get(e.actor());
             switch (e.type()) {
                 case ACQUIRED -> {
                     if (h != null) {
                         end(h, e.nanos(), open);
                     }
-                    Hold n = new Hold(e.actor(), e.token(), e.nanos());
+                    HeldSpan n = new HeldSpan(e.actor(), e.token(), e.nanos());
                     holds.add(n);
                     open.put(e.actor(), n);
                 }
@@ -419,13 +419,13 @@ final class HistoryChecker {
                 }
             }
         }
-        for (Hold h : new ArrayList<>(open.values())) {
+        for (HeldSpan h : new ArrayList<>(open.values())) {
             end(h, runEnd, open);
         }
         return holds;
     }
 
-    private static void end(Hold h, long nanos, Map<String, Hold> open) {
+    private static void end(HeldSpan h, long nanos, Map<String, HeldSpan> open) {
         h.end = nanos;
         h.open = false;
         open.remove(h.actor);

@@ -9,17 +9,17 @@ import java.util.function.Supplier;
 
 /**
  * The remote half of the mem semaphores, permit-expirable semaphores and latches on the engine's counted contract:
- * each call is one look at the server's {@link MemSynchronizerStore} (no I/O; futures complete at once, failed with
+ * each call is one look at the server's {@link MemCountStore} (no I/O; futures complete at once, failed with
  * {@link io.latchkey.LockUnavailableException} while the server is down). Permits are not renewed by a watchdog
  * here ({@link #renewsPermits()} is {@code false}): a leased permit ends with its lease on the server's clock.
  */
 final class MemCountOps implements RemoteCountOps {
 
-    private final MemSynchronizerStore store;
+    private final MemCountStore store;
     private final Function<String, String> keyOf;
 
     /** @param keyOf maps a name to its key in the store (one key space per kind and namespace) */
-    MemCountOps(MemSynchronizerStore store, Function<String, String> keyOf) {
+    MemCountOps(MemCountStore store, Function<String, String> keyOf) {
         this.store = store;
         this.keyOf = keyOf;
     }

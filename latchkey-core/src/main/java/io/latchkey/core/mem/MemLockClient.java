@@ -123,7 +123,7 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        List<LockInfo> result = MemInspection.holds(server.locks, options().namespace() + '\u0000');
+        List<LockInfo> result = MemInspector.holds(server.locks, options().namespace() + '\u0000');
         result.removeIf(info -> !LockInspector.matches(pattern, info.name()));
         result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
         return result;

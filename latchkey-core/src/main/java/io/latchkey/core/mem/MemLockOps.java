@@ -108,7 +108,7 @@ final class MemLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        return CompletableFuture.completedFuture(MemInspection.holder(server.locks, key(name)));
+        return CompletableFuture.completedFuture(MemInspector.holder(server.locks, key(name)));
     }
 
     @Override

@@ -4,7 +4,7 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.NameArbiter;
-import io.latchkey.core.NameArbiter.Hold;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ final class MemLocks {
         try {
             if (!available) {
                 return CompletableFuture.failedFuture(unavailable(key == null ? operation
-                        : operation + " of lock '" + MemSynchronizerStore.display(key) + "'"));
+                        : operation + " of lock '" + MemCountStore.display(key) + "'"));
             }
             result = step.run(clock.nanoTime(), after);
         } finally {
@@ -114,7 +114,7 @@ final class MemLocks {
             String owner = request.ownerId();
             if (e.mayTake(owner, shared)) {
                 long requestedAt = request.time().nanoTime(); // before the hold: requestedAt + lease is a safe bound
-                Hold h = newHold(e, request, shared, now, clientName);
+                GrantState h = newHold(e, request, shared, now, clientName);
                 if (e.grant(h)) {
                     changed(e, now, after); // readers behind may come in as well
                 }
@@ -123,7 +123,7 @@ final class MemLocks {
             e.enqueue(owner, new NameArbiter.Waiting(shared, 0)); // keeps its place if it had one
             ensureWake(e, now);
             long earliest = e.earliestLeaseEnd();
-            return RemoteLockOps.Attempt.queued(owner, earliest == Hold.ENDED ? TimeUnit.SECONDS.toNanos(1)
+            return RemoteLockOps.Attempt.queued(owner, earliest == GrantState.ENDED ? TimeUnit.SECONDS.toNanos(1)
                     : Math.max(1, earliest - now));
         });
     }
@@ -157,7 +157,7 @@ final class MemLocks {
             Set<Grant> lost = new HashSet<>();
             for (Grant g : grants) {
                 Entry e = current(namespace + g.name(), now, after);
-                Hold h = e == null ? null : e.find(g.ownerId(), g.fencingToken());
+                GrantState h = e == null ? null : e.find(g.ownerId(), g.fencingToken());
                 if (h == null || !h.renew(now, TimeUnit.MILLISECONDS.toNanos(g.leaseMillis()))) {
                     lost.add(g);
                 } else {
@@ -172,11 +172,11 @@ final class MemLocks {
     CompletableFuture<Grant> handOff(String key, Grant from, AcquireRequest request, String clientName) {
         return call("handOff", key, (now, after) -> {
             Entry e = current(key, now, after);
-            Hold h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
+            GrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
             Grant next = null;
             if (h != null && !h.shared()) {
                 long requestedAt = request.time().nanoTime();
-                Hold to = newHold(e, request, false, now, clientName);
+                GrantState to = newHold(e, request, false, now, clientName);
                 e.handOver(h, to);
                 next = new Grant(request, to.token(), requestedAt, null);
             }
@@ -222,8 +222,8 @@ final class MemLocks {
     // ---------------------------------------------------------------------------------------------- internals
 
     /** A hold of {@code request}'s owner with the key's next fencing token (not yet granted). */
-    private Hold newHold(Entry e, AcquireRequest request, boolean shared, long now, String clientName) {
-        return new Hold(request.ownerId(), fencing.merge(e.key, 1L, Long::sum), shared,
+    private GrantState newHold(Entry e, AcquireRequest request, boolean shared, long now, String clientName) {
+        return new GrantState(request.ownerId(), fencing.merge(e.key, 1L, Long::sum), shared,
                 now + TimeUnit.MILLISECONDS.toNanos(request.leaseMillis()), clientName, System.currentTimeMillis());
     }
 
@@ -242,7 +242,7 @@ final class MemLocks {
     /** Keeps one wake-up scheduled at the earliest hold expiry while anyone waits. */
     private void ensureWake(Entry e, long now) {
         long earliest = e.earliestLeaseEnd();
-        if (e.queue().isEmpty() || earliest == Hold.ENDED) {
+        if (e.queue().isEmpty() || earliest == GrantState.ENDED) {
             cancelWake(e);
             return;
         }
@@ -288,7 +288,7 @@ final class MemLocks {
     }
 
     /** One key's arbiter, with its expiry wake-up. */
-    static final class Entry extends NameArbiter<Hold> {
+    static final class Entry extends NameArbiter<GrantState> {
         final String key;
         ScheduledFuture<?> wake;
         long wakeAt;

@@ -12,8 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * An in-process lock server shared by every {@link MemLockClient} connected to the same {@code mem://} name: the
  * reference implementation of the backend contract. This class is the server's registry, lifecycle and thread; its
  * parts, one job each: {@link MemLocks} (locks and fencing counters, with their subscribers in {@link MemWatchers}),
- * {@link MemInspection} (holders and listing), the fenced stores' data ({@link MemFencedStoreOps}) and
- * {@link MemSynchronizerStore} (semaphores, permit-expirable semaphores, latches).
+ * {@link MemInspector} (holders and listing), the fenced stores' data ({@link MemFencedStoreOps}) and
+ * {@link MemCountStore} (semaphores, permit-expirable semaphores, latches).
  *
  * <p>Expiry wake-ups run on one daemon thread per server ({@code latchkey-mem-server-<name>}), started by the first
  * client and stopped by the last one's close; locks left behind meanwhile expire lazily on the next access.
@@ -30,7 +30,7 @@ final class MemServer {
     final MemLocks locks = new MemLocks(this);
     /** The fenced stores' data: lock key, NUL, store key → value. Guarded by the locks' lock; never expires. */
     final Map<String, byte[]> fencedData = new HashMap<>();
-    final MemSynchronizerStore synchronizers = new MemSynchronizerStore(this);
+    final MemCountStore synchronizers = new MemCountStore(this);
 
     private MemServer(String serverName) {
         this.serverName = serverName;

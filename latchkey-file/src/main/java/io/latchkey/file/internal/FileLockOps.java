@@ -11,7 +11,7 @@ import java.util.function.BiConsumer;
 
 /**
  * The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory} (its
- * {@link LockArbiter} for the locks, its {@link LockInspection} for the operator's calls).
+ * {@link LockArbiter} for the locks, its {@link FileInspector} for the operator's calls).
  */
 public final class FileLockOps implements RemoteLockOps {
 

@@ -2,10 +2,10 @@ package io.latchkey.file.internal;
 
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
-import io.latchkey.core.NameArbiter.Hold;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.NameArbiter.Waiting;
 import io.latchkey.core.RemoteLockOps.Attempt;
-import io.latchkey.file.internal.LockEntry.GrantState;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,7 +55,7 @@ final class LockArbiter {
     // confined to the directory's thread
     private final Map<String, LockEntry> entries = new HashMap<>();
     /** Every live grant of this JVM by {@link #grantKey}: renewals find them here without a trip to the thread. */
-    private final ConcurrentHashMap<String, GrantState> live = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, FileGrantState> live = new ConcurrentHashMap<>();
 
     LockArbiter(Path dir, DirectoryThread thread, LockFiles files, Consumer<String> changed) {
         this.dir = dir;
@@ -105,7 +105,7 @@ final class LockArbiter {
             if (!remote) {
                 long requestedAt = request.time().nanoTime();
                 Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                GrantState h = new GrantState(g, kind, onLost, System.currentTimeMillis());
+                FileGrantState h = new FileGrantState(g, kind, onLost, System.currentTimeMillis());
                 boolean othersQueue = e.grant(h);
                 live.put(grantKey(e.file, h.owner(), h.token()), h);
                 files.sync(e, s);
@@ -141,7 +141,7 @@ final class LockArbiter {
             millis = MAX_RECHECK_MILLIS;
         } else {
             long d = e.earliestLeaseEnd();
-            millis = d == Hold.ENDED ? LOCAL_RECHECK_MILLIS
+            millis = d == GrantState.ENDED ? LOCAL_RECHECK_MILLIS
                     : Math.min(LOCAL_RECHECK_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(d - now) + 1));
         }
         if (e.hasTickets()) {
@@ -177,7 +177,7 @@ final class LockArbiter {
                 return false;
             }
             expireGrants(e);
-            GrantState h = e.find(grant.ownerId(), grant.fencingToken());
+            FileGrantState h = e.find(grant.ownerId(), grant.fencingToken());
             if (h == null) {
                 pump(e, s, after);
                 removeIfIdle(e);
@@ -199,7 +199,7 @@ final class LockArbiter {
             if (e != null) {
                 expireGrants(e);
             }
-            GrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
+            FileGrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
             // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
             // would answer "from no longer held", and the engine would report a held lock as lost
             if (h == null || h.kind.shared) {
@@ -212,7 +212,7 @@ final class LockArbiter {
             // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
             long requestedAt = request.time().nanoTime();
             Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-            GrantState to = new GrantState(g, h.kind, onLost, System.currentTimeMillis());
+            FileGrantState to = new FileGrantState(g, h.kind, onLost, System.currentTimeMillis());
             e.handOver(h, to);
             live.remove(grantKey(file, h.owner(), h.token()), h);
             live.put(grantKey(file, to.owner(), to.token()), to);
@@ -232,7 +232,7 @@ final class LockArbiter {
         Set<String> touched = new HashSet<>();
         for (Grant g : grants) {
             String file = FileNames.lockFile(namespace, g.name());
-            GrantState h = live.get(grantKey(file, g.ownerId(), g.fencingToken()));
+            FileGrantState h = live.get(grantKey(file, g.ownerId(), g.fencingToken()));
             if (h == null || !h.renew(System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(g.leaseMillis()))) {
                 if (h != null) {
                     log.debug("renewal of {} came after its lease had ended in {}", g, dir);
@@ -251,7 +251,7 @@ final class LockArbiter {
                     }
                     if (files.revoked(e)) {
                         log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
-                        for (GrantState h : clearGrants(e)) {
+                        for (FileGrantState h : clearGrants(e)) {
                             after.add(() -> h.client.onLost().accept(h.grant, "force-unlocked by another process"));
                         }
                     }
@@ -292,20 +292,20 @@ final class LockArbiter {
         return file + '\u0000' + owner + '\u0000' + token;
     }
 
-    private void forget(LockEntry e, List<GrantState> ended) {
-        for (GrantState h : ended) {
+    private void forget(LockEntry e, List<FileGrantState> ended) {
+        for (FileGrantState h : ended) {
             live.remove(grantKey(e.file, h.owner(), h.token()), h);
         }
     }
 
     /** Ends every grant of {@code e} in this JVM (a force-unlock, a revoke, the directory's close); returns them. */
-    List<GrantState> clearGrants(LockEntry e) {
-        List<GrantState> ended = e.clear();
+    List<FileGrantState> clearGrants(LockEntry e) {
+        List<FileGrantState> ended = e.clear();
         forget(e, ended);
         return ended;
     }
 
-    /** Ends the grants whose lease ran out (renewals race with this through {@link Hold#expire}). */
+    /** Ends the grants whose lease ran out (renewals race with this through {@link GrantState#expire}). */
     private void expireGrants(LockEntry e) {
         forget(e, e.expire(System.nanoTime()));
     }
@@ -323,7 +323,7 @@ final class LockArbiter {
     /** Arms the entry's lease-end timer (earliest grant). */
     private void arm(LockEntry e) {
         long earliest = e.earliestLeaseEnd();
-        if (earliest == Hold.ENDED) {
+        if (earliest == GrantState.ENDED) {
             DirectoryThread.cancel(e.expiry);
             e.expiry = null;
         } else if (e.expiry == null || e.expiryAtNanos != earliest) {

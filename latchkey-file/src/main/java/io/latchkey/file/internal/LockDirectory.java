@@ -27,17 +27,17 @@ import org.slf4j.LoggerFactory;
  * the wiring of its parts, one job each: {@link DirectoryThread} (the one thread every task runs on),
  * {@link LockArbiter} (single attempts: this JVM's grants and queue of waiting owners per name, and the lease-end
  * timers), {@link LockFiles} (lock files and
- * OS locks), {@link LockInspection} (is-locked, holders, listing, force-unlock), {@link CountFiles} (the counted
+ * OS locks), {@link FileInspector} (is-locked, holders, listing, force-unlock), {@link CountFiles} (the counted
  * primitives' state files) and {@link DirectoryWatcher} (change events).
  *
  * <h2>Threads</h2>
  * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
  * timer and file access (a few system calls each). The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link io.latchkey.core.NameArbiter.Hold}) on the engine's watchdog thread, so that a renewal
- * never waits behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A second thread,
- * {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the directory's
- * change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the last
- * {@link #detach()} (the last client's {@code close()}).
+ * (compare-and-set, see {@link io.latchkey.core.NameArbiter.GrantState}) on the engine's watchdog thread, so that a
+ * renewal never waits behind slow file I/O, and leaves the rewrite of the lease end in the file to this thread. A
+ * second thread, {@code latchkey-file-watch-<…>}, blocks in {@link java.nio.file.WatchService#take()} and posts the
+ * directory's change events to the first. Both are daemons, started by the first {@link #attach} and stopped by the
+ * last {@link #detach()} (the last client's {@code close()}).
  *
  * <h2>Waiting</h2>
  * The engine waits; the subscribers of a lock file ({@link CountFiles#subscribe}, shared with the counted primitives)
@@ -67,7 +67,7 @@ public final class LockDirectory {
     private final DirectoryWatcher watcher;
     private final LockFiles files;
     private final LockArbiter arbiter;
-    private final LockInspection inspection;
+    private final FileInspector inspection;
     /** The counted primitives' state files and their wake-ups. */
     private final CountFiles counts;
     // guarded by REGISTRY_LOCK
@@ -85,7 +85,7 @@ public final class LockDirectory {
         this.files = new LockFiles(dir, process);
         this.counts = new CountFiles(dir);
         this.arbiter = new LockArbiter(dir, thread, files, counts::changed);
-        this.inspection = new LockInspection(thread, arbiter, files, counts, process);
+        this.inspection = new FileInspector(thread, arbiter, files, counts, process);
         DirectoryWatcher w;
         try {
             w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, this::onFileEvent, this::onOverflow);
@@ -248,7 +248,7 @@ public final class LockDirectory {
     }
 
     /** Is-locked, holders and force-unlock of the directory's locks. */
-    LockInspection inspection() {
+    FileInspector inspection() {
         return inspection;
     }
 

@@ -13,10 +13,10 @@ import java.util.function.BiConsumer;
  * What this JVM knows about one lock file: the arbitration between this JVM's clients ({@link NameArbiter}: its
  * grants in this JVM, of any client, and the queue of this JVM's waiting owners), and the OS lock that backs the
  * grants. Exists while the name is held or waited for in this JVM; confined to the directory's thread, except a
- * grant's lease end (see {@link GrantState}). Invariant: {@link #osLock} is held exactly while {@link #holds()} is not
- * empty (between two steps of that thread).
+ * grant's lease end (see {@link FileGrantState}). Invariant: {@link #osLock} is held exactly while {@link #holds()} is
+ * not empty (between two steps of that thread).
  */
-final class LockEntry extends NameArbiter<LockEntry.GrantState> {
+final class LockEntry extends NameArbiter<LockEntry.FileGrantState> {
 
     final String file;
     final Path path;
@@ -54,9 +54,9 @@ final class LockEntry extends NameArbiter<LockEntry.GrantState> {
     /**
      * The directory's state of one grant in this JVM (the engine keeps its own hold of it). Its lease end is the one
      * field shared with other threads: a renewal extends it on the caller's thread (so that renewals never wait behind
-     * file I/O on the directory's thread), the directory's thread ends it ({@link NameArbiter.Hold}).
+     * file I/O on the directory's thread), the directory's thread ends it ({@link NameArbiter.GrantState}).
      */
-    static final class GrantState extends NameArbiter.Hold {
+    static final class FileGrantState extends NameArbiter.GrantState {
         final Grant grant;
         final LockKind kind;
         /** The hold's client: its name, and how to tell it that the directory ended the hold (a revoke). */
@@ -65,7 +65,7 @@ final class LockEntry extends NameArbiter<LockEntry.GrantState> {
         volatile long leaseEndMillis;
 
         /** {@code sinceMillis}: when the hold began, epoch ms (this host's clock, which every process here shares). */
-        GrantState(Grant grant, LockKind kind, HoldingClient client, long sinceMillis) {
+        FileGrantState(Grant grant, LockKind kind, HoldingClient client, long sinceMillis) {
             super(grant.ownerId(), grant.fencingToken(), kind.shared,
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()), client.clientName(),
                     sinceMillis);

@@ -1,7 +1,7 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.NameArbiter;
-import io.latchkey.file.internal.LockEntry.GrantState;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -166,7 +166,7 @@ final class LockFiles {
             } else if (e.osLock != null) {
                 r.holds.removeIf(line -> !line.kind().equals(LockKind.READ.label)); // only readers can be alive
             }
-            for (GrantState h : e.holds()) {
+            for (FileGrantState h : e.holds()) {
                 r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
                         h.owner(), h.clientName(), h.sinceMillis()));
             }

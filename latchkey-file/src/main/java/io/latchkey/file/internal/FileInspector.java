@@ -1,8 +1,8 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.LockHolder;
-import io.latchkey.core.NameArbiter.Hold;
-import io.latchkey.file.internal.LockEntry.GrantState;
+import io.latchkey.core.NameArbiter.GrantState;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
 import java.time.Duration;
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * (this JVM's grants end at once; another process is asked through a revoke line to end its own at its next
  * renewal). Each call is one task on the directory's thread.
  */
-final class LockInspection {
+final class FileInspector {
 
     private final DirectoryThread thread;
     private final LockArbiter arbiter;
@@ -29,7 +29,7 @@ final class LockInspection {
     private final CountFiles counts;
     private final String process;
 
-    LockInspection(DirectoryThread thread, LockArbiter arbiter, LockFiles files, CountFiles counts, String process) {
+    FileInspector(DirectoryThread thread, LockArbiter arbiter, LockFiles files, CountFiles counts, String process) {
         this.thread = thread;
         this.arbiter = arbiter;
         this.files = files;
@@ -138,9 +138,9 @@ final class LockInspection {
         LockFileRecord r;
         if (e != null && e.channel != null) {
             long now = System.nanoTime();
-            for (GrantState h : e.holds()) {
+            for (FileGrantState h : e.holds()) {
                 long deadline = h.leaseEnd();
-                if (deadline != Hold.ENDED) {
+                if (deadline != GrantState.ENDED) {
                     infos.add(info(e.namespace, e.name, h.owner(), h.token(),
                             Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label)
                             .withHolder(h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));

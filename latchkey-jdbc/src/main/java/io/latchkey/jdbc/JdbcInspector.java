@@ -25,7 +25,7 @@ import java.time.Duration;
  * {@code expires_at} minus the database's now; {@code waiters} is empty: waiters poll (or listen) and leave no
  * trace in the table.
  */
-final class LeaseTableInspector {
+final class JdbcInspector {
 
     private static final char ESCAPE = '!';
 
@@ -33,7 +33,7 @@ final class LeaseTableInspector {
     private final String select;
     private final String namespace;
 
-    LeaseTableInspector(JdbcRunner runner, LeaseTableSql sql, String namespace) {
+    JdbcInspector(JdbcRunner runner, LeaseTableSql sql, String namespace) {
         this.runner = runner;
         this.namespace = namespace;
         String now = sql.dialect.nowMillis();

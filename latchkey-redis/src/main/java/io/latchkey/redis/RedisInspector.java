@@ -29,24 +29,24 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>On a Redis Cluster the commands are Lettuce's cluster commands: its SCAN walks every master in turn (one
  * cursor across the nodes) and the per-key reads are routed by slot, so the listing covers the whole cluster.
- * The other synchronizers (fair and read-write locks, semaphores, latches) are listed by {@link SyncInspector} with
- * their {@link LockInfo#kind()}.
+ * The other synchronizers (fair and read-write locks, semaphores, latches) are listed by {@link SynchronizerInspection}
+ * with their {@link LockInfo#kind()}.
  */
-final class RedisLockInspector {
+final class RedisInspector {
 
     private final String namespace;
     private final RedisClusterAsyncCommands<String, String> commands;
     private final RedisErrors errors;
     private final Duration timeout;
-    private final SyncInspector synchronizers;
+    private final SynchronizerInspection synchronizers;
 
-    RedisLockInspector(String namespace, RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
+    RedisInspector(String namespace, RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
                        Duration timeout) {
         this.namespace = namespace;
         this.commands = commands;
         this.errors = errors;
         this.timeout = timeout;
-        this.synchronizers = new SyncInspector(namespace, commands, this::await);
+        this.synchronizers = new SynchronizerInspection(namespace, commands, this::await);
     }
 
     List<LockInfo> list(String pattern) {

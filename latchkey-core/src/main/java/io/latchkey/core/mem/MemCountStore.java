@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * and the engine looks again then. One {@link ReentrantLock} guards the state; subscribers are called after it is
  * released.
  */
-final class MemSynchronizerStore {
+final class MemCountStore {
 
     private final MemServer server;
     private final ReentrantLock lock = new ReentrantLock();
@@ -27,7 +27,7 @@ final class MemSynchronizerStore {
     private final Map<String, List<Runnable>> subscribers = new HashMap<>();
     private long permitTokens;
 
-    MemSynchronizerStore(MemServer server) {
+    MemCountStore(MemServer server) {
         this.server = server;
     }
 

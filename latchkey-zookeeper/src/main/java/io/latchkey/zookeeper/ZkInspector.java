@@ -45,14 +45,14 @@ import org.apache.zookeeper.data.Stat;
  * the node's czxid, which is the token of a lock taken without waiting (and, for the few milliseconds until a
  * queued grant's write lands, a lower bound of its token).
  */
-final class ZooKeeperLockInspector {
+final class ZkInspector {
 
     private final ZkSession session;
     private final String locksRoot;
     private final HeldNodes held;
 
     /** @param locksRoot the full path (Curator namespace applied) of the parent of every lock path */
-    ZooKeeperLockInspector(ZkSession session, String locksRoot, HeldNodes held) {
+    ZkInspector(ZkSession session, String locksRoot, HeldNodes held) {
         this.session = session;
         this.locksRoot = locksRoot;
         this.held = held;

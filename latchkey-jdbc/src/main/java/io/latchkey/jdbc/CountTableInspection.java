@@ -23,9 +23,9 @@ import java.util.OptionalLong;
  * id, its token and remaining lease; detail: permits available of the total), and a {@code "permit-semaphore"} row
  * for a permit-expirable semaphore with no permit out. The records of semaphore takes ({@link JdbcSemaphoreOps},
  * under a reserved name no semaphore has) are not listed. Two SELECTs narrowed like the lock table's
- * ({@link LeaseTableInspector}); nothing when the tables were never created.
+ * ({@link JdbcInspector}); nothing when the tables were never created.
  */
-final class CountTableInspector {
+final class CountTableInspection {
 
     /** One live leased permit. */
     private record Leased(String permitId, long token, long remainingMillis) {
@@ -37,7 +37,7 @@ final class CountTableInspector {
     private final String counts;
     private final String permits;
 
-    CountTableInspector(JdbcRunner runner, CountTableSql sql, String namespace) {
+    CountTableInspection(JdbcRunner runner, CountTableSql sql, String namespace) {
         this.runner = runner;
         this.sql = sql;
         this.namespace = namespace;
@@ -51,7 +51,7 @@ final class CountTableInspector {
 
     List<LockInfo> list(String pattern) {
         String keyPrefix = LeaseTableRows.keyPrefix(namespace);
-        String like = LeaseTableInspector.like(keyPrefix, pattern);
+        String like = JdbcInspector.like(keyPrefix, pattern);
         return runner.call("inspect semaphores and latches", c -> {
             if (!LeaseTableSchema.usable(c, sql.probeCounts)) {
                 return List.of(); // never used: the tables are created on first use
@@ -60,7 +60,7 @@ final class CountTableInspector {
             Map<String, Long> permitTotals = new LinkedHashMap<>();
             try (ResultSet rs = query(c, counts, like)) {
                 while (rs.next()) {
-                    String name = LeaseTableInspector.nameOf(rs.getString(2), keyPrefix, pattern);
+                    String name = JdbcInspector.nameOf(rs.getString(2), keyPrefix, pattern);
                     long value = rs.getLong(3);
                     if (name == null) {
                         continue;
@@ -80,7 +80,7 @@ final class CountTableInspector {
             if (!permitTotals.isEmpty() && LeaseTableSchema.usable(c, sql.probePermits)) {
                 try (ResultSet rs = query(c, permits, like)) {
                     while (rs.next()) {
-                        String name = LeaseTableInspector.nameOf(rs.getString(1), keyPrefix, pattern);
+                        String name = JdbcInspector.nameOf(rs.getString(1), keyPrefix, pattern);
                         if (name != null) {
                             leased.computeIfAbsent(name, n -> new ArrayList<>())
                                     .add(new Leased(rs.getString(2), rs.getLong(3), rs.getLong(4)));

@@ -19,7 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 
 /**
- * The synchronizer half of {@code latchkey inspect} ({@link RedisLockInspector} lists the plain locks): one SCAN of
+ * The synchronizer half of {@code latchkey inspect} ({@link RedisInspector} lists the plain locks): one SCAN of
  * the namespace's {@code …:latchkey:…} keys, each recognized by its kind and part and mapped back to the name only
  * if {@link SyncKeys#base} of that name gives the same key (so keys of other namespaces or of no synchronizer are
  * skipped), then per synchronizer a few pipelined reads and one {@code TIME} for the sorted sets' expiry scores:
@@ -34,7 +34,7 @@ import java.util.function.BiFunction;
  * </ul>
  * Not atomic across reads: a hold may end between them (it is then left out, or shown with what was read).
  */
-final class SyncInspector {
+final class SynchronizerInspection {
 
     /** kind in the keys → the parts whose presence means there may be something to show. */
     private static final String[][] ANCHORS = {
@@ -49,7 +49,7 @@ final class SyncInspector {
     private final RedisClusterAsyncCommands<String, String> commands;
     private final BiFunction<CompletableFuture<?>, String, Object> await;
 
-    SyncInspector(String namespace, RedisClusterAsyncCommands<String, String> commands,
+    SynchronizerInspection(String namespace, RedisClusterAsyncCommands<String, String> commands,
                   BiFunction<CompletableFuture<?>, String, Object> await) {
         this.namespace = namespace;
         this.commands = commands;
@@ -67,7 +67,7 @@ final class SyncInspector {
 
     List<LockInfo> list(String pattern) {
         boolean plainNamespace = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0;
-        String match = (plainNamespace ? RedisLockInspector.escape(namespace) : "") + "*:latchkey:*";
+        String match = (plainNamespace ? RedisInspector.escape(namespace) : "") + "*:latchkey:*";
         ScanArgs args = ScanArgs.Builder.matches(match).limit(1_000);
         Set<Found> found = new LinkedHashSet<>();
         ScanCursor cursor = ScanCursor.INITIAL;

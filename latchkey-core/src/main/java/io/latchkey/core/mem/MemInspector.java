@@ -1,7 +1,7 @@
 package io.latchkey.core.mem;
 
 import io.latchkey.LockHolder;
-import io.latchkey.core.NameArbiter.Hold;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.spi.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,9 +15,9 @@ import java.util.OptionalLong;
  * The operator's view of a mem server's locks: who holds a key, and every hold of a namespace. Reads under the locks'
  * lock; expired holds are skipped, not removed: inspection changes nothing.
  */
-final class MemInspection {
+final class MemInspector {
 
-    private MemInspection() {
+    private MemInspector() {
     }
 
     /** Who holds {@code key} now (the first unexpired hold), with the length of its queue; {@code null} if free. */
@@ -26,7 +26,7 @@ final class MemInspection {
         try {
             MemLocks.Entry e = locks.entries().get(key);
             long now = System.nanoTime();
-            for (Hold h : e == null ? List.<Hold>of() : e.holds()) {
+            for (GrantState h : e == null ? List.<GrantState>of() : e.holds()) {
                 if (h.leaseEnd() - now > 0) {
                     return new LockHolder(h.owner(), h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis())),
                             Optional.of(Duration.ofNanos(h.leaseEnd() - now)), OptionalLong.of(h.token()),
@@ -57,7 +57,7 @@ final class MemInspection {
                 if (!e.key.startsWith(prefix)) {
                     continue;
                 }
-                for (Hold h : e.holds()) {
+                for (GrantState h : e.holds()) {
                     long left = h.leaseEnd() - now;
                     if (left > 0) {
                         result.add(new LockInfo(e.key.substring(prefix.length()), h.owner(), 1,

@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-class RedisLockInspectorTest {
+class RedisInspectorTest {
 
     @RegisterExtension
     static RedisServerExtension redis = RedisServerExtension.standalone();
