@@ -1,0 +1,73 @@
+package io.latchkey.core.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deterministic simulation ({@link EngineSimulation}) with a fault that strikes one client while the others go
+ * on: a clock that jumps forward and back ({@link SimClockJumps}), a connection or session that is lost
+ * ({@link SimSessionLoss}). Every property of {@link EngineSimulationTest} is checked, and after every event the
+ * lease properties of {@link SimLeaseChecks}. A failing seed prints itself, its model and its last events; run it
+ * alone with {@code -Dlatchkey.sim.seed=N -Dlatchkey.sim.model=clock} (or {@code session}).
+ * {@code -Dlatchkey.sim.seeds=N} sets how many seeds each model tries (from {@code -Dlatchkey.sim.from}, default 1).
+ */
+class EngineSimulationClientFaultsTest {
+
+    /** Seeds per model and run: 400 take about 2 s each on a loaded 2-core machine. */
+    private static final int DEFAULT_SEEDS = 400;
+
+    @Test
+    void clockJumpsOnOneClient() {
+        seeds("clock", SimClockJumps::new);
+    }
+
+    @Test
+    void connectionOrSessionLostOnOneClient() {
+        seeds("session", SimSessionLoss::new);
+    }
+
+    @Test
+    void aSeedReplaysExactly() {
+        for (LongFunction<SimFaultModel> model : List.<LongFunction<SimFaultModel>>of(SimClockJumps::new,
+                SimSessionLoss::new)) {
+            for (long seed : new long[] {3, 77}) {
+                EngineSimulation a = new EngineSimulation(seed, model.apply(seed));
+                EngineSimulation b = new EngineSimulation(seed, model.apply(seed));
+                assertThat(a.run()).isEqualTo(b.run());
+                assertThat(a.sched.executed()).as("events of seed " + seed).isEqualTo(b.sched.executed());
+                assertThat(String.join("\n", a.trace)).isEqualTo(String.join("\n", b.trace));
+            }
+        }
+    }
+
+    private static void seeds(String name, LongFunction<SimFaultModel> model) {
+        String one = System.getProperty("latchkey.sim.seed");
+        if (one != null) {
+            String only = System.getProperty("latchkey.sim.model");
+            if (only == null || only.equals(name)) {
+                long seed = Long.parseLong(one);
+                String failure = new EngineSimulation(seed, model.apply(seed)).run();
+                assertThat(failure).as("seed " + one + " (" + name + ")").isNull();
+            }
+            return;
+        }
+        long from = Long.getLong("latchkey.sim.from", 1);
+        int count = Integer.getInteger("latchkey.sim.seeds", DEFAULT_SEEDS);
+        List<String> failures = new ArrayList<>();
+        long started = System.nanoTime();
+        for (long seed = from; seed < from + count && failures.size() < 3; seed++) {
+            String failure = new EngineSimulation(seed, model.apply(seed)).run();
+            if (failure != null) {
+                System.err.println(failure);
+                failures.add(failure);
+            }
+        }
+        System.err.printf("simulation (%s): %d seeds from %d in %d ms%n", name, count, from,
+                (System.nanoTime() - started) / 1_000_000);
+        assertThat(failures).as("failing seeds").isEmpty();
+    }
+}
