@@ -48,7 +48,10 @@ final class SimBackend {
     io.latchkey.core.TimeSource clock;
     /** Whether this client's connection is down now: requests are not sent (or not applied), pushes are lost. */
     java.util.function.BooleanSupplier cut = () -> false;
-    /** Whether a request refused while the connection is down fails at once (else after the operation timeout). */
+    /**
+     * Whether a request refused while the connection is down fails after a connect timeout of 100 ms (else after
+     * the operation timeout, as a client that queues requests while it reconnects).
+     */
     boolean failFast;
     /** This client's server subscriptions, one per name, shared by its waiting acquires. */
     private final Map<String, Set<Runnable>> wakers = new HashMap<>();
@@ -96,7 +99,7 @@ final class SimBackend {
     <T> CompletableFuture<T> call(String what, boolean lossy, boolean fifo, Supplier<T> atServer,
                                   java.util.function.Function<T, java.util.function.BooleanSupplier> made) {
         if (cut.getAsBoolean()) {
-            return unreachable(what, sched.nanoTime() + (failFast ? 1 : opTimeoutNanos));
+            return unreachable(what, sched.nanoTime() + (failFast ? 100_000_000L : opTimeoutNanos));
         }
         CompletableFuture<T> f = new CompletableFuture<>();
         boolean lose = lossy && rng.nextDouble() < faults.loseAnswer;

@@ -31,6 +31,7 @@ final class SimClockJumps implements SimFaultModel {
     private final long backwards;
     private long offset;
     private boolean steppedBack;
+    private long lastBackStepAt = Long.MIN_VALUE;
     private SimScheduler.Timers timers;
     private TimeSource clock;
     private SimLeaseChecks checks;
@@ -83,7 +84,10 @@ final class SimClockJumps implements SimFaultModel {
                 sim.trace(String.format("c%d's clock jumps %+d ms%s", VICTIM, s[1] / EngineSimulation.MS,
                         timersFollow ? ", its timers with it" : ""));
                 offset += s[1];
-                steppedBack |= s[1] < 0;
+                if (s[1] < 0) {
+                    steppedBack = true;
+                    lastBackStepAt = sim.sched.nanoTime();
+                }
                 if (timersFollow) {
                     timers.shift(s[1]);
                 }
@@ -103,6 +107,16 @@ final class SimClockJumps implements SimFaultModel {
         }
         Hold h = SimLeaseChecks.holdOf(a);
         return h != null && !SimLeaseChecks.onServer(sim, h);
+    }
+
+    /**
+     * A fair waiter of the victim that waited through a backward step of timers that follow the clock: its
+     * re-checks, which keep its queue entry live on the server, stalled for the step, so the server dropped the
+     * entry as a crashed waiter's and served later callers first.
+     */
+    @Override
+    public boolean outOfLine(EngineSimulation sim, EngineSimulation.Actor a) {
+        return a.client.id == VICTIM && timersFollow && a.calledAt <= lastBackStepAt;
     }
 
     @Override

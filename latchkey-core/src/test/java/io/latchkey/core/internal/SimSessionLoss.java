@@ -9,7 +9,8 @@ import java.util.Random;
 
 /**
  * One client (client 0) loses its connection while the others go on: once or twice, for 0.1 to 8 s, no request of
- * it reaches the server (each fails at once or after the operation timeout, a seeded choice) and its pushes are lost.
+ * it reaches the server (each fails after a connect timeout of 100 ms or after the operation timeout, a seeded
+ * choice) and its pushes are lost.
  * With a session (a seeded choice, as ZooKeeper's), the client's holds are in doubt while it is cut off
  * ({@link LockEngine#certainty}: a lease is not valid meanwhile), the server ends them all with its fair-queue
  * entries once the cut outlasts the session timeout, and the client, back, is told so ({@link LockEngine#markLost});
@@ -147,6 +148,6 @@ final class SimSessionLoss implements SimFaultModel {
             sb.append(String.format(" at %d ms for %d ms", c[0] / EngineSimulation.MS, c[1] / EngineSimulation.MS));
         }
         return sb.append(session ? ", with a session" : ", without a session")
-                .append(failFast ? ", requests fail at once)" : ", requests time out)").toString();
+                .append(failFast ? ", requests fail after 100 ms)" : ", requests time out)").toString();
     }
 }
