@@ -70,8 +70,8 @@ final class EngineSimulation {
     /** Grants the server made, by name#token, and whether an owner ever saw them; for the give-back check. */
     final Map<String, String> grants = new HashMap<>();
     final Map<String, Long> freeWithWaitersSince = new HashMap<>();
-    /** Semaphore releases that failed to their owner (only a {@link SimFaultModel}'s fault may fail one). */
-    int releasesFailed;
+    /** Permits whose release failed to their owner (only a {@link SimFaultModel}'s fault may fail one). */
+    int permitsReleaseFailed;
     /** The fault that strikes one client beyond the network's ({@link SimFaultModel#NONE} for none). */
     final SimFaultModel model;
 
@@ -806,7 +806,7 @@ final class EngineSimulation {
                             fail(this + " could not give back permits: " + x);
                         } else if (x != null) {
                             t("S release failed: " + LockEngine.unwrap(x));
-                            releasesFailed++;
+                            permitsReleaseFailed += n;
                         }
                         permitsHeld = 0;
                         busy = false;

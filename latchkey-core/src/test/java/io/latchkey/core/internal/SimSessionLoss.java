@@ -36,6 +36,8 @@ final class SimSessionLoss implements SimFaultModel {
     private boolean down;
     private boolean expired;
     private long lastReconnect = Long.MIN_VALUE;
+    /** Semaphore permits whose give never reached the server (added back by the operator). */
+    int permitsNotGiven;
     private SimLeaseChecks checks;
 
     SimSessionLoss(long seed) {
@@ -123,6 +125,16 @@ final class SimSessionLoss implements SimFaultModel {
 
     @Override
     public void check(EngineSimulation sim) {
+        if (sim.server.permitsNotGiven > 0) {
+            // a semaphore's give that never reached the server loses its permits for good (gives are not
+            // retried: one whose answer was lost may have been applied); the operator adds them back, so that a
+            // waiter for them can finish and the run can count the rest
+            int n = sim.server.permitsNotGiven;
+            sim.server.permitsNotGiven = 0;
+            permitsNotGiven += n;
+            sim.trace(String.format("%d semaphore permit(s) whose give never reached the server are added back", n));
+            sim.server.give(EngineSimulation.SEM, n);
+        }
         checks.check(sim);
     }
 
