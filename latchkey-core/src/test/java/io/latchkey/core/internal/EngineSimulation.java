@@ -462,7 +462,8 @@ final class EngineSimulation {
             if (lease != null && name.equals(leaseName)) {
                 return lease.isValid();
             }
-            return threadHold != null && name.equals(LOCK) && threadHold.isHeld();
+            // isValid: isHeld, and not in doubt (a backend whose connection is suspended makes every hold uncertain)
+            return threadHold != null && name.equals(LOCK) && threadHold.isValid();
         }
 
         long token() {

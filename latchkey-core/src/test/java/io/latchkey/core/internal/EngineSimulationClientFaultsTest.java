@@ -17,8 +17,11 @@ import org.junit.jupiter.api.Test;
  */
 class EngineSimulationClientFaultsTest {
 
-    /** Seeds per model and run: 400 take about 2 s each on a loaded 2-core machine. */
-    private static final int DEFAULT_SEEDS = 400;
+    /**
+     * Seeds per model and run: 150, which with the replay and the regression seeds keeps the class at about half of
+     * {@link EngineSimulationTest}'s time (more seeds for a search: {@code -Dlatchkey.sim.seeds=N}).
+     */
+    private static final int DEFAULT_SEEDS = 150;
 
     @Test
     void clockJumpsOnOneClient() {
@@ -50,7 +53,7 @@ class EngineSimulationClientFaultsTest {
     void aSeedReplaysExactly() {
         for (LongFunction<SimFaultModel> model : List.<LongFunction<SimFaultModel>>of(SimClockJumps::new,
                 SimSessionLoss::new)) {
-            for (long seed : new long[] {3, 77}) {
+            for (long seed : new long[] {11}) {
                 EngineSimulation a = new EngineSimulation(seed, model.apply(seed));
                 EngineSimulation b = new EngineSimulation(seed, model.apply(seed));
                 assertThat(a.run()).isEqualTo(b.run());
@@ -76,10 +79,14 @@ class EngineSimulationClientFaultsTest {
         List<String> failures = new ArrayList<>();
         long started = System.nanoTime();
         long notGiven = 0;
+        long ran = 0;
         long toldOwners = 0;
         for (long seed = from; seed < from + count && failures.size() < 3; seed++) {
             EngineSimulation sim = new EngineSimulation(seed, model.apply(seed));
             String failure = sim.run();
+            if (++ran % 5_000 == 0) {
+                System.err.printf("simulation (%s): %d seeds run, %d failed%n", name, ran, failures.size());
+            }
             if (sim.model instanceof SimSessionLoss loss) {
                 notGiven += loss.permitsNotGiven;
                 toldOwners += sim.permitsReleaseFailed;
@@ -90,7 +97,7 @@ class EngineSimulationClientFaultsTest {
             }
         }
         System.err.printf("simulation (%s): %d seeds from %d in %d ms; semaphore permits whose give never reached the "
-                + "server: %d, of which their owners' release reported %d%n", name, count, from,
+                + "server: %d, of which their owners' release reported %d%n", name, ran, from,
                 (System.nanoTime() - started) / 1_000_000, notGiven, toldOwners);
         assertThat(failures).as("failing seeds").isEmpty();
     }
