@@ -32,7 +32,8 @@ final class SimSessionLoss implements SimFaultModel {
     private final boolean failFast;
     /** The cuts: {time from the start, length}, within the run (so that the latch can be opened at its end). */
     private final List<long[]> cuts = new ArrayList<>();
-    private long longest;
+    /** The cuts' total length. */
+    private long cutTotal;
     private boolean down;
     private boolean expired;
     private long lastReconnect = Long.MIN_VALUE;
@@ -54,7 +55,7 @@ final class SimSessionLoss implements SimFaultModel {
             long length = Math.min(sim.runFor - at, (100 + rng.nextInt(8_000)) * EngineSimulation.MS);
             cuts.add(new long[] {at, length});
             at += length;
-            longest = Math.max(longest, length);
+            cutTotal += length;
         }
         long round = sim.options.renewalInterval().toNanos() + sim.remoteTimeout;
         checks = new SimLeaseChecks(round + 4 * sim.faults.maxDelayNanos() + 200 * EngineSimulation.MS);
@@ -150,7 +151,8 @@ final class SimSessionLoss implements SimFaultModel {
 
     @Override
     public long slackNanos() {
-        return longest + AttemptCleanUps.MAX_RETRY_MILLIS * EngineSimulation.MS;
+        // a clean-up that failed through every cut tries again at most this long after the last one ended
+        return cutTotal + AttemptCleanUps.MAX_RETRY_MILLIS * EngineSimulation.MS;
     }
 
     @Override
