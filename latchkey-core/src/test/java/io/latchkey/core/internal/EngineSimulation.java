@@ -70,14 +70,24 @@ final class EngineSimulation {
     /** Grants the server made, by name#token, and whether an owner ever saw them; for the give-back check. */
     final Map<String, String> grants = new HashMap<>();
     final Map<String, Long> freeWithWaitersSince = new HashMap<>();
+    /** Permits whose release failed to their owner (only a {@link SimFaultModel}'s fault may fail one). */
+    int permitsReleaseFailed;
+    /** The fault that strikes one client beyond the network's ({@link SimFaultModel#NONE} for none). */
+    final SimFaultModel model;
 
     EngineSimulation(long seed) {
+        this(seed, SimFaultModel.NONE);
+    }
+
+    EngineSimulation(long seed, SimFaultModel model) {
         this.seed = seed;
+        this.model = model;
         this.rng = new Random(seed);
-        faulty = rng.nextInt(3) != 0;
+        boolean network = rng.nextInt(3) != 0;
+        faulty = network || model.endsLeases();
         Random inline = new Random(seed ^ 0x5DEECE66DL);
         sched.inlineDue = inline::nextBoolean;
-        faults = faulty
+        faults = network
                 ? new SimBackend.Faults((1 + rng.nextInt(40)) * MS, rng.nextBoolean(), 0.02 * rng.nextInt(3),
                         0.3 * rng.nextInt(3), 0.05 * rng.nextInt(2))
                 : new SimBackend.Faults((1 + rng.nextInt(20)) * MS, rng.nextBoolean(), 0, 0, 0);
@@ -118,9 +128,10 @@ final class EngineSimulation {
 
     /** Runs the seed; returns {@code null} if every property held, else the failure report. */
     String run() {
-        trace(String.format("seed %d: %d clients, %d owners, %s, faults %s, run %d ms%s", seed, clients.size(),
+        model.start(this);
+        trace(String.format("seed %d: %d clients, %d owners, %s, faults %s, run %d ms%s%s", seed, clients.size(),
                 actors.size(), singleAttempts ? "single attempts" : "waiting acquires", faults, runFor / MS,
-                closeEarly ? ", clients closed while busy" : ""));
+                closeEarly ? ", clients closed while busy" : "", model.describe()));
         for (Actor a : actors) {
             sched.at(a.rng.nextInt(20) * MS, a::next);
         }
@@ -192,8 +203,9 @@ final class EngineSimulation {
             fail("locks still held on the server after everyone finished: " + held);
         }
         int permits = server.permits.get(SEM);
-        if (permits != PERMITS) {
-            fail("permits not conserved: " + permits + " on the server, " + PERMITS + " expected");
+        if (permits + server.permitsNotGiven != PERMITS) {
+            fail("permits not conserved: " + permits + " on the server and " + server.permitsNotGiven
+                    + " whose give never reached it, " + PERMITS + " expected");
         }
         if (!server.leasesOf(LEASED).isEmpty()) {
             fail("leased permits left: " + server.leasesOf(LEASED));
@@ -233,7 +245,7 @@ final class EngineSimulation {
     private String report() {
         StringBuilder sb = new StringBuilder();
         sb.append("simulation seed ").append(seed).append(" failed at ").append(String.format("%.3f", ms()))
-                .append(" ms: ").append(failure).append("\n  replay: -Dlatchkey.sim.seed=").append(seed)
+                .append(" ms: ").append(failure).append("\n  replay: -Dlatchkey.sim.seed=").append(seed).append(model.describe())
                 .append("\n  last events:\n");
         for (String t : trace) {
             sb.append("    ").append(t).append('\n');
@@ -275,10 +287,11 @@ final class EngineSimulation {
                 }
             }
         }
+        model.check(this);
         for (String name : new String[] {LOCK, FAIR}) {
             Actor holder = null;
             for (Actor a : actors) {
-                if (a.holds(name)) {
+                if (a.holds(name) && !model.mayBeStale(this, a)) {
                     if (holder != null) {
                         long older = Math.min(holder.token(), a.token());
                         if (older > tokensAtRestart) {
@@ -292,11 +305,11 @@ final class EngineSimulation {
         }
         // a writer of the read-write lock excludes every other writer and reader
         for (Actor w : actors) {
-            if (!w.holds(RW_WRITE)) {
+            if (!w.holds(RW_WRITE) || model.mayBeStale(this, w)) {
                 continue;
             }
             for (Actor a : actors) {
-                if (a != w && (a.holds(RW_WRITE) || a.holds(RW_READ))
+                if (a != w && (a.holds(RW_WRITE) || a.holds(RW_READ)) && !model.mayBeStale(this, a)
                         && Math.min(w.token(), a.token()) > tokensAtRestart) {
                     fail(String.format("read-write exclusion: %s writes (token %d) while %s holds %s (token %d)",
                             w, w.token(), a, a.leaseName, a.token()));
@@ -309,7 +322,8 @@ final class EngineSimulation {
     /** Every 50 ms: a free resource with waiters must be taken within one re-check. */
     void monitor() {
         if (failure == null && !stopping) {
-            long bound = SimBackend.RECHECK_NANOS + remoteTimeout + 4 * faults.maxDelayNanos() + 100 * MS;
+            long bound = SimBackend.RECHECK_NANOS + remoteTimeout + 4 * faults.maxDelayNanos() + 100 * MS
+                    + model.slackNanos();
             for (String name : new String[] {LOCK, FAIR, SEM}) {
                 boolean free = name.equals(SEM) ? server.permits.get(SEM) >= 2 : server.holder(name) == null;
                 boolean waited = false;
@@ -347,7 +361,7 @@ final class EngineSimulation {
         if (failure != null || !watchingOrphans) {
             return;
         }
-        long bound = 4 * faults.maxDelayNanos() + 200 * MS;
+        long bound = 4 * faults.maxDelayNanos() + 200 * MS + model.slackNanos();
         for (java.util.Iterator<SimServer.Orphan> it = server.orphans.iterator(); it.hasNext(); ) {
             SimServer.Orphan o = it.next();
             if (!o.there().getAsBoolean()) {
@@ -383,7 +397,10 @@ final class EngineSimulation {
             this.id = id;
             this.backend = new SimBackend(server, "c" + id, new Random(seed * 7919L + id), faults,
                     options.operationTimeout().toNanos(), trace);
-            this.engine = new LockEngine("sim", "c" + id, options, sched, sched.timers(), sched, sched.timers());
+            io.latchkey.core.TimeSource clock = model.clock(EngineSimulation.this, id);
+            backend.clock = clock;
+            this.engine = new LockEngine("sim", "c" + id, options, clock, model.timers(EngineSimulation.this, id),
+                    model.timerClock(EngineSimulation.this, id), sched.timers());
             this.plainOps = backend.new LockOps(false, singleAttempts);
             this.fairOps = backend.new LockOps(true, singleAttempts);
             this.countOps = backend.new CountOps();
@@ -423,7 +440,7 @@ final class EngineSimulation {
         void checkFairOrder() {
             for (Actor b : actors) {
                 if (b == this || b.pending == null || !b.pendingName.equals(FAIR) || b.cancelled
-                        || b.calledAt <= lastRestartAt) {
+                        || b.calledAt <= lastRestartAt || model.outOfLine(EngineSimulation.this, b)) {
                     continue;
                 }
                 boolean ahead = b.client == client ? b.callSeq < callSeq
@@ -455,7 +472,8 @@ final class EngineSimulation {
             if (lease != null && name.equals(leaseName)) {
                 return lease.isValid();
             }
-            return threadHold != null && name.equals(LOCK) && threadHold.isHeld();
+            // isValid: isHeld, and not in doubt (a backend whose connection is suspended makes every hold uncertain)
+            return threadHold != null && name.equals(LOCK) && threadHold.isValid();
         }
 
         long token() {
@@ -549,7 +567,7 @@ final class EngineSimulation {
         /** When a wait ends: it must end by its deadline plus one attempt. */
         private void ended(String what) {
             long took = sched.nanoTime() - calledAt;
-            if (!cancelled && waitNanos >= 0 && took > waitNanos + remoteTimeout + MS) {
+            if (!cancelled && waitNanos >= 0 && took > waitNanos + remoteTimeout + MS + model.slackNanos()) {
                 fail(String.format("%s %s waited %d ms for a %d ms wait", this, what, took / MS, waitNanos / MS));
             }
             pending = null;
@@ -795,8 +813,11 @@ final class EngineSimulation {
                 holdFor(() -> {
                     t("S releases " + n);
                     client.semaphore.releaseAsync(n).whenComplete((v, x) -> {
-                        if (x != null) {
+                        if (x != null && !model.endsLeases()) {
                             fail(this + " could not give back permits: " + x);
+                        } else if (x != null) {
+                            t("S release failed: " + LockEngine.unwrap(x));
+                            permitsReleaseFailed += n;
                         }
                         permitsHeld = 0;
                         busy = false;

@@ -44,6 +44,15 @@ final class SimBackend {
     private long lastUp;
     private long lastDown;
     private int nextOpsId;
+    /** The client's clock, on which the grants' {@code requestedAtNanos} are read (the scheduler's unless skewed). */
+    io.latchkey.core.TimeSource clock;
+    /** Whether this client's connection is down now: requests are not sent (or not applied), pushes are lost. */
+    java.util.function.BooleanSupplier cut = () -> false;
+    /**
+     * Whether a request refused while the connection is down fails after a connect timeout of 100 ms (else after
+     * the operation timeout, as a client that queues requests while it reconnects).
+     */
+    boolean failFast;
     /** This client's server subscriptions, one per name, shared by its waiting acquires. */
     private final Map<String, Set<Runnable>> wakers = new HashMap<>();
     private final Map<String, Runnable> unsubscribes = new HashMap<>();
@@ -51,6 +60,7 @@ final class SimBackend {
     SimBackend(SimServer server, String clientId, Random rng, Faults faults, long opTimeoutNanos, List<String> trace) {
         this.server = server;
         this.sched = server.sched;
+        this.clock = server.sched;
         this.clientId = clientId;
         this.rng = rng;
         this.faults = faults;
@@ -88,11 +98,19 @@ final class SimBackend {
      */
     <T> CompletableFuture<T> call(String what, boolean lossy, boolean fifo, Supplier<T> atServer,
                                   java.util.function.Function<T, java.util.function.BooleanSupplier> made) {
+        if (cut.getAsBoolean()) {
+            return unreachable(what, sched.nanoTime() + (failFast ? 100_000_000L : opTimeoutNanos));
+        }
         CompletableFuture<T> f = new CompletableFuture<>();
         boolean lose = lossy && rng.nextDouble() < faults.loseAnswer;
         long back = delay(false, fifo);
         long failsAt = sched.nanoTime() + opTimeoutNanos;
         sched.at(delay(true, fifo), () -> {
+            if (cut.getAsBoolean()) {
+                // the connection broke while the request was on its way: the server never sees it
+                unreachable(what, failsAt).whenComplete((r, e) -> f.completeExceptionally(e));
+                return;
+            }
             T r = atServer.get();
             if (lose) {
                 trace.add(String.format("%8.3f %s %s -> %s (answer lost)", ms(), clientId, what, r));
@@ -121,7 +139,7 @@ final class SimBackend {
      */
     <T> CompletableFuture<T> attemptCall(String what, Supplier<T> atServer,
                                          java.util.function.Function<T, java.util.function.BooleanSupplier> made) {
-        if (rng.nextDouble() >= faults.loseAnswer) {
+        if (cut.getAsBoolean() || rng.nextDouble() >= faults.loseAnswer) {
             return call(what, false, false, atServer);
         }
         if (rng.nextBoolean()) {
@@ -152,13 +170,41 @@ final class SimBackend {
         return f;
     }
 
+    /**
+     * A withdrawal of a fair queue entry, tried again every 200 ms until the server answers (as the lock SPI asks of
+     * a backend, so that no entry blocks the queue); only a lost connection fails one.
+     */
+    private CompletableFuture<Void> withdrawRetried(String what, String name, String entry) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        this.<Void>call(what, false, true, () -> {
+            server.withdraw(name, entry);
+            return null;
+        }).whenComplete((v, e) -> {
+            if (e == null) {
+                done.complete(null);
+            } else {
+                sched.at(200_000_000L, () -> withdrawRetried(what, name, entry).thenRun(() -> done.complete(null)));
+            }
+        });
+        return done;
+    }
+
+    /** A request the connection being down kept from the server: it fails at {@code failsAt}. */
+    private <T> CompletableFuture<T> unreachable(String what, long failsAt) {
+        trace.add(String.format("%8.3f %s %s -> not sent (connection lost)", ms(), clientId, what));
+        CompletableFuture<T> f = new CompletableFuture<>();
+        sched.at(failsAt - sched.nanoTime(), () -> f.completeExceptionally(
+                new LockUnavailableException(what + " failed: connection lost (simulated)")));
+        return f;
+    }
+
     double ms() {
         return sched.nanoTime() / 1e6 - 1000;
     }
 
     /** A push from the server to this client, which the network may lose. */
     private void deliverPush(String name) {
-        if (rng.nextDouble() < faults.losePush) {
+        if (cut.getAsBoolean() || rng.nextDouble() < faults.losePush) {
             return;
         }
         sched.at(delay(false, false), () -> {
@@ -249,7 +295,7 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Attempt> tryAcquire(AcquireRequest req, String entry) {
-            long sentAt = sched.nanoTime();
+            long sentAt = clock.nanoTime();
             attempts.merge(req.name(), 1, Integer::sum);
             return call((read ? "read " : write ? "write " : "try ") + req.name() + " for " + req.ownerId(), true,
                     fair, () -> tryAt(req), t -> madeHold(req.name(), req.ownerId(), t))
@@ -268,10 +314,7 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Void> withdraw(AcquireRequest req, String entry) {
-            return call("withdraw " + entry, false, true, () -> {
-                server.withdraw(req.name(), entry != null ? entry : req.ownerId());
-                return null;
-            });
+            return withdrawRetried("withdraw " + entry, req.name(), entry != null ? entry : req.ownerId());
         }
 
         @Override
@@ -333,7 +376,7 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-            long sentAt = sched.nanoTime();
+            long sentAt = clock.nanoTime();
             return call("handOff " + from.name() + " to " + request.ownerId(), true, fair, () -> server.handOff(
                     from.name(), from.ownerId(), from.fencingToken(), request.ownerId(), request.leaseMillis(),
                     request.attemptId()), t -> madeHold(from.name(), request.ownerId(), t))
@@ -371,7 +414,7 @@ final class SimBackend {
             watch(req.name(), waker);
             req.cancelled().thenRun(this::wake);
             if (req.deadlineNanos() != AcquireRequest.NO_DEADLINE) {
-                deadline = sched.at(req.deadlineNanos() - sched.nanoTime(), this::wake);
+                deadline = sched.at(req.deadlineNanos() - req.time().nanoTime(), this::wake);
             }
             attempt();
             return result;
@@ -396,7 +439,7 @@ final class SimBackend {
             attempts.merge(req.name(), 1, Integer::sum);
             inFlight = true;
             again = false;
-            long sentAt = sched.nanoTime();
+            long sentAt = clock.nanoTime();
             call("try " + req.name() + " for " + req.ownerId(), true, ops.fair,
                     () -> server.tryLock(req.name(), req.ownerId(), req.leaseMillis(), ops.fair, req.attemptId()),
                     t -> madeHold(req.name(), req.ownerId(), t))
@@ -432,10 +475,7 @@ final class SimBackend {
                 deadline.cancel(false);
             }
             if (g == null && ops.fair) {
-                call("withdraw " + req.ownerId(), false, true, () -> {
-                    server.withdraw(req.name(), req.ownerId());
-                    return null;
-                });
+                withdrawRetried("withdraw " + req.ownerId(), req.name(), req.ownerId());
             }
             if (e != null) {
                 result.completeExceptionally(e);
@@ -504,15 +544,19 @@ final class SimBackend {
 
         @Override
         public CompletableFuture<Void> give(String name, int permits) {
-            return call("give " + permits, false, false, () -> {
+            return SimBackend.this.<Void>call("give " + permits, false, false, () -> {
                 server.give(name, permits);
                 return null;
+            }).whenComplete((v, e) -> {
+                if (e != null) {
+                    server.permitsNotGiven += permits; // a give fails only when it was not sent: a lost connection
+                }
             });
         }
 
         @Override
         public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
-            long sentAt = sched.nanoTime();
+            long sentAt = clock.nanoTime();
             return attemptCall("tryLease " + permitId, () -> server.tryLease(name, permitId, leaseMillis),
                     ok -> ok ? () -> server.leasesOf(name).containsKey(permitId) : null)
                     .thenApply(ok -> ok ? Attempt.granted(new Grant(name, permitId, 0, leaseMillis, watchdog, sentAt,

@@ -85,6 +85,20 @@ final class SimScheduler implements TimeSource {
             return e;
         }
 
+        /**
+         * The clock these timers read jumped by {@code nanos}: every pending task moves with it, as a
+         * {@code ScheduledThreadPoolExecutor}'s do (their trigger times are absolute on that clock): a forward jump
+         * makes them due earlier (at once if overdue), a backward one later.
+         */
+        void shift(long nanos) {
+            for (Event e : events) {
+                if (!e.isDone() && queue.remove(e)) {
+                    e.time = Math.max(now, e.time - nanos);
+                    queue.add(e);
+                }
+            }
+        }
+
         @Override
         public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
             if (delay <= 0 && !shut && inlineDue.getAsBoolean()) {

@@ -289,6 +289,9 @@ final class SimServer {
 
     // ---------------------------------------------------------------------------------------------- counted
 
+    /** Permits whose give never reached the server (the client's connection was down): lost for good. */
+    int permitsNotGiven;
+
     /** Takes that may still be undone ({@link #cleanUpTake}), by attempt id: how many permits each took. */
     final Map<String, Integer> takes = new HashMap<>();
 
