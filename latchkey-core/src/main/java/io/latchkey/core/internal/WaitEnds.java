@@ -88,10 +88,12 @@ final class WaitEnds {
     /** The backend did not answer an acquire within the operation timeout after its deadline. */
     private static void onNoAnswer(NameState s, Waiter<?> w) {
         Waiter<?> next;
+        boolean betweenLooks = false;
         s.lock();
         try {
             if (w.state() == Waiter.State.QUEUED) {
-                s.leaveQueueLocked(w); // a single look whose turn never came
+                s.leaveQueueLocked(w); // a single look whose turn never came, or a waiter between two looks
+                betweenLooks = true;
             } else if (w.state() != Waiter.State.INFLIGHT) {
                 return;
             }
@@ -109,6 +111,9 @@ final class WaitEnds {
                 s.ops != null ? "acquire of lock" : "wait for", s.name, s.engine.backendName,
                 TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
         if (s.single) {
+            if (betweenLooks) {
+                WaitAttempts.withdraw(s, w, false); // its server queue place (one in flight withdraws on answer)
+            }
             WaitAttempts.closeUnusedSubscription(s);
         }
         s.send(next);
