@@ -103,11 +103,11 @@ run spring-boot3 com.example.ExampleApplication --latchkey.uri="$redis" --loggin
 run shedlock com.example.ShedLockExample "$redis" 2>&1
 run spring-integration com.example.SpringIntegrationExample "$redis" 2>&1
 run kotlin-coroutines com.example.KotlinCoroutinesExampleKt "$redis" --once 2>&1
-# Quarkus and Micronaut: two instances of each at once with --example.ticks=8, each ships an order under @Locked, then
-# stays for 8 ticks (whole seconds) of its scheduled report, which is due at every whole second on both (cron): every
+# Quarkus and Micronaut: two instances of each at once with --example.ticks=10, each ships an order under @Locked, then
+# stays for 10 ticks (whole seconds) of its scheduled report, which is due at every whole second on both (cron): every
 # tick from the first instance's first to the last one's last ran exactly once across the two, the fencing tokens
 # rise with the ticks, both instances were up together for 3 ticks at least, and neither logged an error or a warning.
-ticks=8
+ticks=10
 two_instances() {  # two_instances NAME COMMAND...: both at once, at most 120 s each, then the check above
   local name=$1; shift
   echo "== examples/$name: two instances at once, --example.ticks=$ticks"
