@@ -5,6 +5,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# ./test.sh --full: the fault suite's whole matrix (-Dlatchkey.faults=full; by default its bounded profile, which
+# runs every backend and every fault kind at least once and lists what it left out at the end) and every TCK again on
+# JDK 25 (LATCHKEY_FULL=1). Other arguments go to the main ./mvnw verify.
+if [ "${1:-}" = "--full" ]; then
+  shift
+  export LATCHKEY_FULL=1
+fi
+
 scripts/install-test-servers.sh
 
 # Tests race real servers on a possibly busy 2-core machine: a test that fails is run up to twice more, and
@@ -14,7 +22,7 @@ rerun=-Dsurefire.rerunFailingTestsCount=2
 
 # -P release: the same verify, plus sources and javadoc jars and the published modules staged into
 # target/staging-deploy, which the examples below are built from
-rm -rf target/staging-deploy
+rm -rf target/staging-deploy latchkey-cli/target/faults/bounded-profile.txt
 ./mvnw -B -ntp -P release verify "$rerun" "$@"
 
 # The examples/ projects, built from the staged artifacts (not the reactor) and run against real servers
@@ -57,4 +65,10 @@ elif [ "${CI:-}" = "true" ]; then
   exit 1
 else
   echo "== no Temurin 25 JDK under /usr/lib/jvm: the JDK 25 TCK rerun is skipped on this machine"
+fi
+
+# Never a silent skip: what the fault suite's bounded profile left out, and how to run it
+if [ -s latchkey-cli/target/faults/bounded-profile.txt ]; then
+  echo "== the fault suite ran its bounded profile (./test.sh --full runs the whole matrix):"
+  sort -u latchkey-cli/target/faults/bounded-profile.txt
 fi

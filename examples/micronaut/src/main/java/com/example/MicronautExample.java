@@ -6,13 +6,23 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a Micronaut application context on the Redis server given as the first argument, ships an order through a
- * {@code @Locked} method, waits for one run of the scheduled report, and stops.
+ * {@code @Locked} method, waits for one run of the scheduled report, and stops. With {@code --example.ticks=N} it
+ * also stays for N ticks of the report (the next N whole seconds) and prints
+ * {@code ticks <first>..<last>: <runs> runs on this instance} before it stops: start it twice at once and each tick
+ * runs on one instance only.
  */
 public final class MicronautExample {
 
     public static void main(String[] args) throws Exception {
-        String uri = args.length > 0 ? args[0] : "redis://127.0.0.1:6379";
+        String uri = args.length > 0 && !args[0].startsWith("--") ? args[0] : "redis://127.0.0.1:6379";
+        int ticks = 0;
+        for (String a : args) {
+            if (a.startsWith("--example.ticks=")) {
+                ticks = Integer.parseInt(a.substring("--example.ticks=".length()));
+            }
+        }
         try (ApplicationContext context = ApplicationContext.run(Map.of("latchkey.uri", uri))) {
+            long firstTick = System.currentTimeMillis() / 1000 + 1; // --example.ticks=N: this second and N - 1 more
             Orders orders = context.getBean(Orders.class);
             long first = orders.ship(42);
             long second = orders.ship(42);
@@ -25,6 +35,11 @@ public final class MicronautExample {
                 throw new IllegalStateException("the scheduled report did not run");
             }
             System.out.printf("@LockedSchedule report ran with fencing token %d%n", job.token);
+            if (ticks > 0) { // until the last of those ticks has run
+                long lastTick = firstTick + ticks - 1;
+                Thread.sleep(Math.max(0, (lastTick + 1) * 1000 + 300 - System.currentTimeMillis()));
+                System.out.printf("ticks %d..%d: %d runs on this instance%n", firstTick, lastTick, job.runs.get());
+            }
         }
         System.out.println("Micronaut example done");
     }

@@ -7,7 +7,12 @@ import io.quarkus.runtime.annotations.QuarkusMain;
 import jakarta.inject.Inject;
 import java.util.concurrent.TimeUnit;
 
-/** Starts Quarkus, does its work and returns: the application then stops, its client releasing what it holds. */
+/**
+ * Starts Quarkus, does its work and returns: the application then stops, its client releasing what it holds. With
+ * {@code --example.ticks=N} it also stays for N ticks of the scheduled report (the next N whole seconds) and prints
+ * {@code ticks <first>..<last>: <runs> runs on this instance} before it stops: start it twice at once and each tick
+ * runs on one instance only.
+ */
 @QuarkusMain
 public class ExampleMain {
 
@@ -36,11 +41,27 @@ public class ExampleMain {
                 System.out.println("fencing tokens did not increase");
                 return 1;
             }
+            long firstTick = System.currentTimeMillis() / 1000 + 1; // --example.ticks=N: this second and N - 1 more
             if (!report.ran().await(15, TimeUnit.SECONDS)) {
                 System.out.println("the scheduled report did not run");
                 return 1;
             }
+            int ticks = ticks(args);
+            if (ticks > 0) { // until the last of those ticks has run
+                long lastTick = firstTick + ticks - 1;
+                Thread.sleep(Math.max(0, (lastTick + 1) * 1000 + 300 - System.currentTimeMillis()));
+                System.out.printf("ticks %d..%d: %d runs on this instance%n", firstTick, lastTick, report.runs());
+            }
             System.out.println("done");
+            return 0;
+        }
+
+        private static int ticks(String... args) {
+            for (String a : args) {
+                if (a.startsWith("--example.ticks=")) {
+                    return Integer.parseInt(a.substring("--example.ticks=".length()));
+                }
+            }
             return 0;
         }
     }

@@ -7,11 +7,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
-/** {@code latchkey verify --faults} through the command line's entry point. */
+/**
+ * {@code latchkey verify --faults} through the command line's entry point: its usage errors and missing
+ * prerequisites; its whole runs are {@link FaultsCliRunTest}.
+ */
 class FaultsCliTest {
 
     @Test
@@ -107,40 +109,11 @@ class FaultsCliTest {
         Files.delete(emptyPath);
     }
 
-    /** {@code --fault} end to end: only the server partition, on the CLI's zero-setup ZooKeeper in a namespace. */
-    @Test
-    void onlyTheNamedFaultRuns() throws Exception {
-        Path csv = Path.of("target", "faults", "zookeeper-partition-server-cli.csv");
-        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "zookeeper", "--fault", "partition-server",
-                "--report", csv.toString()));
-        assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
-        assertThat(o.out).contains("in network namespace").contains("partition server done")
-                .doesNotContain("pause holder").contains("all fault rules held");
-        List<String> rows = Files.readAllLines(csv);
-        assertThat(rows.subList(1, rows.size())).hasSize(3).allSatisfy(r -> assertThat(r).contains(",PASS,"));
-        assertThat(rows.get(2)).startsWith("zookeeper,partition server,");
+    record Output(int code, String out, String err) {
     }
 
-    /**
-     * The MariaDB run of the fault suite, end to end: schedule, table, CSV report, exit code 0; with a jump of the
-     * server's clock (libfaketime), which the run must not leave out, and a partition of the server.
-     */
-    @Test
-    void embeddedMariaDbRunPassesEveryRule() throws Exception {
-        Path csv = Path.of("target", "faults", "mariadb-cli.csv");
-        Output o = capture(() -> Main.run("verify", "--faults", "--embedded", "mariadb", "--report", csv.toString()));
-        assertThat(o.code).as("%s%n%s", o.out, o.err).isZero();
-        assertThat(o.out).contains("schedule:").contains("pause holder").contains("server restart")
-                .contains("clock jump done").contains("partition server done").contains("all fault rules held");
-        List<String> rows = Files.readAllLines(csv);
-        assertThat(rows.get(0)).startsWith("backend,fault,target,");
-        assertThat(rows.subList(1, rows.size())).hasSize(8).allSatisfy(r -> assertThat(r).contains(",PASS,"));
-    }
-
-    private record Output(int code, String out, String err) {
-    }
-
-    private static Output capture(Supplier<Integer> run) {
+    /** Runs the command with {@code System.out} and {@code System.err} captured (then printed). */
+    static Output capture(Supplier<Integer> run) {
         PrintStream oldOut = System.out;
         PrintStream oldErr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -1,8 +1,5 @@
 package io.latchkey.testing;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,13 +24,12 @@ public final class RedisSentinelSetup implements AutoCloseable {
     public static final String MASTER_NAME = "latchkey";
     private static final Duration DEFAULT_DOWN_AFTER = Duration.ofSeconds(5);
     private static final long FAILOVER_TIMEOUT_MILLIS = 4000;
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
-    private final List<Node> sentinels = new ArrayList<>();
+    private final List<SentinelNode> sentinels = new ArrayList<>();
     private Path binary;
-    private Node master;
-    private Node replica;
+    private SentinelNode master;
+    private SentinelNode replica;
     private boolean replicaFrozen;
     private final long downAfterMillis;
     private NetworkSegment segment;
@@ -88,14 +84,14 @@ public final class RedisSentinelSetup implements AutoCloseable {
         }
         binary = RedisBinary.configured().require();
         try {
-            master = new Node("redis-master", 0);
+            master = new SentinelNode("redis-master", 0, binary, segment);
             master.startData(null);
-            replica = new Node("redis-replica", 1);
+            replica = new SentinelNode("redis-replica", 1, binary, segment);
             replica.startData(master);
             awaitInSync();
             for (int i = 0; i < 3; i++) {
-                Node sentinel = new Node("redis-sentinel", 2 + i);
-                sentinel.startSentinel(master);
+                SentinelNode sentinel = new SentinelNode("redis-sentinel", 2 + i, binary, segment);
+                sentinel.startSentinel(master, downAfterMillis, FAILOVER_TIMEOUT_MILLIS);
                 sentinels.add(sentinel);
             }
             awaitSentinelsSee(master, replica);
@@ -158,7 +154,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         if (replicaFrozen) {
             return;
         }
-        signal(replica, "-STOP");
+        SentinelNode.signal(replica, "-STOP");
         replicaFrozen = true;
         master.execute("CLIENT", "KILL", "TYPE", "replica");
         // The master must see the link gone before the caller writes, or it would still stream to the socket.
@@ -171,7 +167,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
         if (!replicaFrozen) {
             return;
         }
-        signal(replica, "-CONT");
+        SentinelNode.signal(replica, "-CONT");
         replicaFrozen = false;
         awaitInSync();
     }
@@ -185,11 +181,11 @@ public final class RedisSentinelSetup implements AutoCloseable {
      * @throws IllegalStateException if the failover does not complete within a minute
      */
     public void failover() {
-        Node old = master;
-        Node promoted = replica;
+        SentinelNode old = master;
+        SentinelNode promoted = replica;
         old.process.kill();
         if (replicaFrozen) {
-            signal(promoted, "-CONT");
+            SentinelNode.signal(promoted, "-CONT");
             replicaFrozen = false;
         }
         awaitPromoted(promoted);
@@ -224,8 +220,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
      * @throws IllegalStateException if the sentinels do not fail over within a minute
      */
     public void awaitFailoverOfIsolatedMaster() {
-        Node old = master;
-        Node promoted = replica;
+        SentinelNode old = master;
+        SentinelNode promoted = replica;
         awaitPromoted(promoted);
         master = promoted;
         replica = old;
@@ -238,8 +234,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
      * @throws IllegalStateException if that does not happen within a minute
      */
     public void awaitRejoined() {
-        Node m = master;
-        Node r = replica;
+        SentinelNode m = master;
+        SentinelNode r = replica;
         await("the old master on port " + r.port + " to become a replica of the master on port " + m.port,
                 READY_TIMEOUT, () -> {
                     Object role = r.tryExecute("ROLE");
@@ -250,9 +246,9 @@ public final class RedisSentinelSetup implements AutoCloseable {
         awaitSentinelsSee(m, r);
     }
 
-    private void awaitPromoted(Node promoted) {
+    private void awaitPromoted(SentinelNode promoted) {
         await("the sentinels to promote the replica on port " + promoted.port, READY_TIMEOUT, () -> {
-            for (Node s : sentinels) {
+            for (SentinelNode s : sentinels) {
                 Object addr = s.tryExecute("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
                 if (!(addr instanceof List) || !String.valueOf(promoted.port).equals(((List<?>) addr).get(1))) {
                     return false;
@@ -265,8 +261,8 @@ public final class RedisSentinelSetup implements AutoCloseable {
     }
 
     private void awaitInSync() {
-        Node m = master;
-        Node r = replica;
+        SentinelNode m = master;
+        SentinelNode r = replica;
         await("the replica on port " + r.port + " to sync with the master on port " + m.port, READY_TIMEOUT,
                 () -> {
                     String info = r.info("replication");
@@ -276,10 +272,10 @@ public final class RedisSentinelSetup implements AutoCloseable {
                 });
     }
 
-    private void awaitSentinelsSee(Node m, Node r) {
+    private void awaitSentinelsSee(SentinelNode m, SentinelNode r) {
         await("the sentinels to see the master on port " + m.port + ", its replica and each other", READY_TIMEOUT,
                 () -> {
-                    for (Node s : sentinels) {
+                    for (SentinelNode s : sentinels) {
                         Object reply = s.tryExecute("SENTINEL", "MASTER", MASTER_NAME);
                         if (!(reply instanceof List)) {
                             return false;
@@ -322,23 +318,6 @@ public final class RedisSentinelSetup implements AutoCloseable {
     /** The install command named when {@code kill} (to freeze a replica with SIGSTOP) is missing. */
     static final String KILL_INSTALL_HINT = "sudo apt-get install procps";
 
-    private static void signal(Node node, String signal) {
-        Path kill = ServerProcess.requireBinary("kill", KILL_INSTALL_HINT);
-        try {
-            Process process = new ProcessBuilder(kill.toString(), signal, Long.toString(node.process.pid()))
-                    .redirectErrorStream(true).start();
-            if (process.waitFor() != 0) {
-                throw new IllegalStateException("kill " + signal + " " + node.process.pid() + " failed: "
-                        + new String(process.getInputStream().readAllBytes()));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run kill " + signal, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling " + node, e);
-        }
-    }
-
     private void await(String what, Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
@@ -358,7 +337,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
     /** Each process's recent output, for failure messages. */
     private String describe() {
         StringBuilder sb = new StringBuilder();
-        List<Node> all = new ArrayList<>();
+        List<SentinelNode> all = new ArrayList<>();
         if (master != null) {
             all.add(master);
         }
@@ -366,7 +345,7 @@ public final class RedisSentinelSetup implements AutoCloseable {
             all.add(replica);
         }
         all.addAll(sentinels);
-        for (Node n : all) {
+        for (SentinelNode n : all) {
             String out = n.process == null ? "" : n.process.recentOutput();
             String[] lines = out.split("\\R");
             int from = Math.max(0, lines.length - 15);
@@ -381,14 +360,14 @@ public final class RedisSentinelSetup implements AutoCloseable {
     /** Stops every process (a frozen one too) and deletes their directories. Idempotent. */
     @Override
     public void close() {
-        List<Node> all = new ArrayList<>(sentinels);
+        List<SentinelNode> all = new ArrayList<>(sentinels);
         if (replica != null) {
             all.add(replica);
         }
         if (master != null) {
             all.add(master);
         }
-        for (Node n : all) {
+        for (SentinelNode n : all) {
             n.close();
         }
         sentinels.clear();
@@ -404,125 +383,4 @@ public final class RedisSentinelSetup implements AutoCloseable {
                 + (sentinels.isEmpty() ? "-" : sentinelAddresses()) + "}";
     }
 
-    /** One redis-server process (data node or sentinel) with its directory and port. */
-    private final class Node {
-        private final String kind;
-        private final Path dir;
-        private final int index;
-        private final String host;
-        private int port;
-        private ServerProcess process;
-
-        Node(String kind, int index) {
-            this.kind = kind;
-            this.index = index;
-            this.host = segment == null ? "127.0.0.1" : segment.address(index);
-            this.dir = TestFiles.createTempDir("latchkey-" + kind + "-");
-        }
-
-        void startData(Node masterNode) {
-            StringBuilder conf = common();
-            conf.append("save \"\"\nappendonly no\n");
-            if (masterNode != null) {
-                conf.append("replicaof ").append(masterNode.host).append(' ').append(masterNode.port).append('\n');
-            }
-            start(conf, List.of(binary.toString(), "redis.conf"));
-        }
-
-        void startSentinel(Node masterNode) {
-            StringBuilder conf = common();
-            conf.append("sentinel resolve-hostnames no\n");
-            conf.append("sentinel monitor ").append(MASTER_NAME).append(' ').append(masterNode.host).append(' ')
-                    .append(masterNode.port).append(" 2\n");
-            conf.append("sentinel down-after-milliseconds ").append(MASTER_NAME).append(' ')
-                    .append(downAfterMillis).append('\n');
-            conf.append("sentinel failover-timeout ").append(MASTER_NAME).append(' ')
-                    .append(FAILOVER_TIMEOUT_MILLIS).append('\n');
-            conf.append("sentinel parallel-syncs ").append(MASTER_NAME).append(" 1\n");
-            start(conf, List.of(binary.toString(), "redis.conf", "--sentinel"));
-        }
-
-        private StringBuilder common() {
-            return new StringBuilder()
-                    .append("bind ").append(host).append('\n')
-                    .append("protected-mode no\n")
-                    .append("daemonize no\n")
-                    .append("dir ").append(dir.toAbsolutePath()).append('\n')
-                    .append("loglevel notice\n")
-                    .append("logfile \"\"\n");
-        }
-
-        private void start(StringBuilder confWithoutPort, List<String> command) {
-            boolean firstStart = port == 0;
-            IllegalStateException last = null;
-            for (int attempt = 0; attempt < 5; attempt++) {
-                if (firstStart) {
-                    port = TestFiles.freePort();
-                }
-                try {
-                    // Sentinel rewrites its file, so it is written fresh for every start.
-                    Files.writeString(dir.resolve("redis.conf"), "port " + port + "\n" + confWithoutPort);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("could not write " + kind + " config", e);
-                }
-                process = new ServerProcess(kind + "-" + port, segment == null ? command : segment.wrap(index, command),
-                        dir);
-                try {
-                    process.start(this::answersPing, START_TIMEOUT);
-                    return;
-                } catch (IllegalStateException e) {
-                    last = e;
-                    if (!firstStart || !process.recentOutput().contains("Address already in use")) {
-                        break;
-                    }
-                }
-            }
-            throw last;
-        }
-
-        private boolean answersPing() {
-            return "PONG".equals(tryExecute("PING"));
-        }
-
-        /** The reply, or {@code null} if the node cannot be reached or answers an error. */
-        Object tryExecute(String... command) {
-            try (RespConnection c = new RespConnection(host, port, null, null, null, 1_000)) {
-                return c.execute(command);
-            } catch (IOException | RuntimeException e) {
-                return null;
-            }
-        }
-
-        Object execute(String... command) {
-            try (RespConnection c = new RespConnection(host, port, null, null, null, 5_000)) {
-                return c.execute(command);
-            } catch (IOException e) {
-                throw new UncheckedIOException("could not run " + command[0] + " on " + this, e);
-            }
-        }
-
-        String info(String section) {
-            Object reply = tryExecute("INFO", section);
-            return reply == null ? "" : reply.toString();
-        }
-
-        void close() {
-            if (process != null) {
-                if (process.isAlive()) {
-                    try {
-                        signal(this, "-CONT");
-                    } catch (RuntimeException e) {
-                        // It is killed next anyway.
-                    }
-                }
-                process.kill();
-            }
-            TestFiles.deleteRecursively(dir);
-        }
-
-        @Override
-        public String toString() {
-            return kind + " " + host + ":" + port;
-        }
-    }
 }

@@ -3,23 +3,13 @@ package io.latchkey.cli.faults;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -27,9 +17,10 @@ import java.util.stream.Stream;
 import io.latchkey.jdbc.FencingGuard;
 
 /**
- * {@code latchkey verify --faults}: starts worker processes ({@link FaultWorkerMain}) that contend on one lock name
- * and write a fenced register, injects the {@link FaultSchedule}'s faults, then checks the merged {@link History}
- * ({@link HistoryChecker}) and prints one row per fault ({@link FaultReport}).
+ * {@code latchkey verify --faults}: starts worker processes ({@link FaultWorkerMain}, {@link WorkerPool}) that contend
+ * on one lock name and write a fenced register ({@link FaultRegister}), injects the {@link FaultSchedule}'s faults
+ * ({@link FaultInjector}), then checks the merged {@link History} ({@link HistoryChecker}) and prints one row per
+ * fault ({@link FaultReport}); a soak run also samples the workers and the server ({@link SoakSampler}).
  *
  * <p>The register is an H2 database served over TCP by this process (or the user's {@code --resource jdbc:…}); the
  * workers reach the lock server through one {@link TcpProxy} each (when the URI allows), so that a partition needs
@@ -151,14 +142,6 @@ public final class FaultRun {
 
     /** A soak run injects a fault this often (or as soon as the previous one is over and settled, if later). */
     public static final Duration SOAK_PERIOD = Duration.ofSeconds(20);
-    /** How often a soak run's workers sample their heap and threads. */
-    static final Duration SAMPLE_EVERY = Duration.ofSeconds(5);
-    /** A soak run fails if a worker's live threads grow by more than this from the start to the end. */
-    static final int SOAK_THREAD_SLACK = 5;
-    /** ... or its heap after a GC by more than half plus this. */
-    static final long SOAK_HEAP_SLACK = 16L << 20;
-    /** ... or the server's objects by more than this. */
-    static final long SOAK_OBJECT_SLACK = 10;
 
     /** How long a run waits for writes to be accepted again after a server fault before it goes on. */
     static final Duration RECOVERY_BOUND = Duration.ofSeconds(90);
@@ -171,20 +154,12 @@ public final class FaultRun {
     private final Options options;
     private final PrintWriter out;
     private final History history = new History();
-    private final List<WorkerProcess> workers = new ArrayList<>();
-    private final Map<String, List<TcpProxy>> proxies = new HashMap<>();
     private final List<FaultWindow> windows = new ArrayList<>();
     private final String name = "latchkey-faults-" + UUID.randomUUID().toString().substring(0, 8);
-    private Path dir;
     private ServerControl server;
-    private String registerUrl;
-    private int nextWorker = 1;
-    private final List<SoakSample> samples = new ArrayList<>();
-    /** The live worker that runs on the master's side of a split brain, or {@code null}. */
-    private WorkerProcess masterSide;
-    /** The register as that worker reaches it (through {@link #registerProxy}), or {@code null}. */
-    private String masterSideRegisterUrl;
-    private TcpProxy registerProxy;
+    private WorkerPool workers;
+    private FaultInjector injector;
+    private SoakSampler soak;
     private int injected;
 
     private FaultRun(Options options, PrintWriter out) {
@@ -203,7 +178,8 @@ public final class FaultRun {
     }
 
     private Result run() throws InterruptedException {
-        Object h2 = null;
+        Path dir = null;
+        FaultRegister register = null;
         StallMonitor stalls = new StallMonitor();
         try {
             dir = Files.createTempDirectory("latchkey-faults-");
@@ -211,22 +187,16 @@ public final class FaultRun {
                     options.wants(FaultKind.PARTITION_SERVER) || options.wants(FaultKind.PARTITION_LEADER)
                     || options.wants(FaultKind.SPLIT_BRAIN))
                     : ServerControl.external(options.uri());
-            boolean inStore = STORE_REGISTER.equals(options.resource());
-            if (options.resource() != null) {
-                registerUrl = options.resource();
-            } else {
-                h2 = startH2();
-            }
-            if (!inStore) {
-                prepareRegister();
-            }
+            register = new FaultRegister(options.resource(), name, dir);
+            register.prepare();
+            workers = new WorkerPool(options, name, dir, server, register, history);
+            injector = new FaultInjector(server, workers, history, out);
+            soak = new SoakSampler(server, workers, history, out);
             FaultSchedule schedule = FaultSchedule.plan(server, options.lease(), options.duration(), options.skip(),
                     options.only());
             out.printf("fault run on %s: %d worker processes on lock %s, lease %s, fenced register in %s%n",
                     server.description(), options.workers(), name, FaultSchedule.seconds(options.lease()),
-                    inStore ? "the lock's own fenced store (--register store)"
-                            : options.resource() != null ? ProxiedUri.backend(registerUrl) + " (--resource)"
-                            : "an H2 database hosted by the verifier");
+                    register.description());
             if (server.serverFaults().isEmpty()) {
                 out.println("only client-side faults run: the verifier did not start this server");
             }
@@ -234,14 +204,15 @@ public final class FaultRun {
             schedule.describe().forEach(out::println);
             out.flush();
             for (int i = 0; i < options.workers(); i++) {
-                spawnWorker();
+                workers.spawn();
             }
-            awaitStarted();
+            workers.awaitStarted();
             long runEnd = inject(schedule);
-            stopWorkers();
-            long finalValue = inStore ? readStoreRegister() : readRegister();
-            Duration wait = workerWait();
-            Duration stuckBound = wait.plus(workerTimeout().multipliedBy(2)).plus(options.lease()).plusSeconds(5);
+            workers.stop();
+            long finalValue = register.read(server);
+            Duration wait = workers.workerWait();
+            Duration stuckBound = wait.plus(workers.workerTimeout().multipliedBy(2)).plus(options.lease())
+                    .plusSeconds(5);
             List<FaultRow> rows = new HistoryChecker(server.backend(), options.lease(), stuckBound, stalls::stalledNanos)
                     .check(history.snapshot(), windows, runEnd, finalValue);
             long lost = stalls.stalledNanos(windows.get(0).start(), runEnd);
@@ -256,8 +227,8 @@ public final class FaultRun {
                 out.println("VIOLATION " + v);
             }
             if (options.soak() != null) {
-                out.print(soakTable());
-                for (String v : soakViolations()) {
+                out.print(soak.table(injected));
+                for (String v : soak.violations()) {
                     out.println("VIOLATION " + v);
                     passed = false;
                 }
@@ -269,21 +240,17 @@ public final class FaultRun {
                         + FaultReport.historyFile(options.report()).getFileName() + ")");
             }
             out.flush();
-            return new Result(rows, passed, table, List.copyOf(samples));
+            return new Result(rows, passed, table, soak.samples());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
-            for (WorkerProcess w : workers) {
-                if (w.isAlive()) {
-                    w.kill();
-                }
+            if (workers != null) {
+                workers.close();
             }
-            proxies.values().forEach(list -> list.forEach(TcpProxy::close));
-            if (registerProxy != null) {
-                registerProxy.close();
+            if (register != null) {
+                register.close();
             }
             stalls.close();
-            stopH2(h2);
             if (server != null) {
                 server.close();
             }
@@ -295,16 +262,17 @@ public final class FaultRun {
         long start = System.nanoTime();
         Thread.sleep(schedule.settle().toMillis());
         windows.add(new FaultWindow(FaultKind.NONE, "", -1, start, System.nanoTime(), 0));
-        Duration soak = options.soak();
-        if (soak != null) {
-            sample("start", start);
+        Duration soakLength = options.soak();
+        if (soakLength != null) {
+            soak.sample("start", start, injected);
         }
-        long soakEnd = soak == null ? 0 : start + soak.toNanos();
+        long soakEnd = soakLength == null ? 0 : start + soakLength.toNanos();
         List<FaultKind> steps = schedule.steps();
-        for (int i = 0; soak == null ? i < steps.size() : !steps.isEmpty() && System.nanoTime() - soakEnd < 0; i++) {
+        for (int i = 0; soakLength == null ? i < steps.size()
+                : !steps.isEmpty() && System.nanoTime() - soakEnd < 0; i++) {
             FaultKind kind = steps.get(i % steps.size());
             long faultStart = System.nanoTime();
-            FaultWindow w = inject(kind, schedule.faultLength());
+            FaultWindow w = injector.inject(kind, schedule.faultLength());
             windows.add(w);
             out.printf("  %s %s%n", kind.label(), w.target().isEmpty() ? "done" : "on " + w.target()
                     + (w.targetToken() >= 0 ? " (token " + w.targetToken() + ")" : " (held nothing)"));
@@ -314,18 +282,18 @@ public final class FaultRun {
             }
             injected++;
             long elapsed = System.nanoTime() - faultStart;
-            long rest = soak != null ? SOAK_PERIOD.toNanos() - elapsed
+            long rest = soakLength != null ? SOAK_PERIOD.toNanos() - elapsed
                     : schedule.settle().toNanos() + (kind.lasts() ? schedule.faultLength().toNanos() : 0) - elapsed;
             Thread.sleep(Math.max(schedule.settle().toMillis(), TimeUnit.NANOSECONDS.toMillis(Math.max(0, rest))));
-            if (soak != null && samples.size() == 1 && System.nanoTime() - start >= soak.toNanos() / 2) {
-                sample("middle", start);
+            if (soakLength != null && soak.count() == 1 && System.nanoTime() - start >= soakLength.toNanos() / 2) {
+                soak.sample("middle", start, injected);
             }
         }
-        if (soak != null) {
-            if (samples.size() == 1) {
-                sample("middle", start);
+        if (soakLength != null) {
+            if (soak.count() == 1) {
+                soak.sample("middle", start, injected);
             }
-            sample("end", start);
+            soak.sample("end", start, injected);
         }
         long end = System.nanoTime();
         for (int i = 0; i < windows.size(); i++) {
@@ -333,209 +301,6 @@ public final class FaultRun {
             windows.set(i, windows.get(i).withWindowEnd(next));
         }
         return end;
-    }
-
-    private FaultWindow inject(FaultKind kind, Duration length) throws InterruptedException {
-        switch (kind) {
-            case PAUSE: {
-                WorkerProcess target = holder(true);
-                long token = history.heldToken(target.id());
-                target.pause();
-                // stamped once the worker is frozen: a hold that ended before this stamp was not hit
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
-                Thread.sleep(length.toMillis());
-                target.resume();
-                long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
-                return new FaultWindow(kind, target.id(), token, start, end, 0);
-            }
-            case KILL: {
-                WorkerProcess target = holder(false);
-                long token = history.heldToken(target.id());
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
-                target.kill();
-                long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
-                spawnWorker();
-                return new FaultWindow(kind, target.id(), token, start, end, 0);
-            }
-            case PARTITION: {
-                // not the worker on the leader's side: it reaches the servers directly, not through proxies
-                WorkerProcess target = holder(false, masterSide);
-                long token = history.heldToken(target.id());
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, target.id());
-                proxies.get(target.id()).forEach(TcpProxy::blackHole);
-                Thread.sleep(length.toMillis());
-                proxies.get(target.id()).forEach(TcpProxy::heal);
-                long end = mark(HistoryEvent.Type.FAULT_END, kind, target.id());
-                return new FaultWindow(kind, target.id(), token, start, end, 0);
-            }
-            case PARTITION_SERVER:
-            case PARTITION_LEADER:
-            case SPLIT_BRAIN: {
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
-                String problem = "";
-                try {
-                    if (kind == FaultKind.PARTITION_LEADER) {
-                        server.isolateLeader();
-                        out.printf(Locale.ROOT, "  partition leader: %s stays with the old leader; the others elected "
-                                + "a new one %.1fs after the cut%n", masterSide == null ? "no worker" : masterSide.id(),
-                                (System.nanoTime() - start) / 1e9);
-                    } else if (kind == FaultKind.SPLIT_BRAIN) {
-                        if (masterSide == null || !masterSide.isAlive()) {
-                            throw new IllegalStateException("no worker runs on the master's side");
-                        }
-                        server.splitBrain();
-                        out.printf(Locale.ROOT, "  split brain: %s stays with the master; the sentinels promoted the "
-                                + "replica %.1fs after the cut%n", masterSide.id(), (System.nanoTime() - start) / 1e9);
-                    } else {
-                        server.partition();
-                    }
-                    try {
-                        Thread.sleep(length.toMillis());
-                    } finally {
-                        long healing = System.nanoTime();
-                        server.heal();
-                        if (kind == FaultKind.SPLIT_BRAIN) {
-                            out.printf(Locale.ROOT, "  split brain: healed %.1fs after the cut; the old master was a "
-                                    + "replica in sync %.1fs later%n", (healing - start) / 1e9,
-                                    (System.nanoTime() - healing) / 1e9);
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    problem = e.getMessage() == null ? e.toString() : e.getMessage().strip().lines().findFirst()
-                            .orElse("");
-                }
-                long end = mark(HistoryEvent.Type.FAULT_END, kind, "");
-                return new FaultWindow(kind, "", -1, start, end, 0, problem);
-            }
-            case SERVER_RESTART:
-            case FAILOVER:
-            case CLOCK_JUMP: {
-                long start = mark(HistoryEvent.Type.FAULT_START, kind, "");
-                String problem = "";
-                try {
-                    if (kind == FaultKind.SERVER_RESTART) {
-                        server.crash();
-                        Thread.sleep(1_000);
-                        server.restart();
-                    } else if (kind == FaultKind.CLOCK_JUMP) {
-                        server.jumpClock(CLOCK_JUMP);
-                    } else {
-                        server.failover();
-                    }
-                } catch (RuntimeException e) {
-                    // judged like any broken rule: the row fails and names it; the run goes on
-                    problem = e.getMessage() == null ? e.toString() : e.getMessage().strip().lines().findFirst()
-                            .orElse("");
-                }
-                long end = mark(HistoryEvent.Type.FAULT_END, kind, "");
-                return new FaultWindow(kind, "", -1, start, end, 0, problem);
-            }
-            default:
-                throw new IllegalArgumentException("no such fault: " + kind);
-        }
-    }
-
-    /**
-     * A soak sample: the latest heap and thread sample of each live worker (each sends one every
-     * {@link #SAMPLE_EVERY}; this waits for a fresh one) and the server's objects.
-     */
-    private void sample(String label, long runStart) throws InterruptedException {
-        long asked = System.nanoTime();
-        Thread.sleep(SAMPLE_EVERY.toMillis() + 500);
-        List<String> alive = workers.stream().filter(WorkerProcess::isAlive).map(WorkerProcess::id).toList();
-        long heapMin = Long.MAX_VALUE;
-        long heapMax = -1;
-        int threadsMin = Integer.MAX_VALUE;
-        int threadsMax = -1;
-        for (Map.Entry<String, HistoryEvent> e : history.samples().entrySet()) {
-            if (!alive.contains(e.getKey()) || e.getValue().nanos() - asked < 0) {
-                continue;
-            }
-            Map<String, Long> v = new HashMap<>();
-            for (String kv : e.getValue().detail().split(" ")) {
-                String[] p = kv.split("=", 2);
-                if (p.length == 2) {
-                    v.put(p[0], Long.parseLong(p[1]));
-                }
-            }
-            long heap = v.getOrDefault("heap", -1L);
-            int threads = v.getOrDefault("threads", -1L).intValue();
-            heapMin = Math.min(heapMin, heap);
-            heapMax = Math.max(heapMax, heap);
-            threadsMin = Math.min(threadsMin, threads);
-            threadsMax = Math.max(threadsMax, threads);
-        }
-        long objects;
-        try {
-            objects = server.serverObjects();
-        } catch (RuntimeException e) {
-            out.println("  soak sample " + label + ": could not count the server's objects: " + e.getMessage());
-            objects = -1;
-        }
-        SoakSample s = new SoakSample(label, (System.nanoTime() - runStart) / 1e9, injected,
-                heapMax < 0 ? -1 : heapMin, heapMax, threadsMax < 0 ? -1 : threadsMin, threadsMax, objects);
-        samples.add(s);
-        out.printf(Locale.ROOT, "  soak sample %s after %.0fs: %s%n", label, s.seconds(), describe(s));
-        out.flush();
-    }
-
-    private static String describe(SoakSample s) {
-        return String.format(Locale.ROOT, "worker heap after GC %s MB, worker threads %s, server objects %s",
-                s.heapMax() < 0 ? "?" : String.format(Locale.ROOT, "%.1f–%.1f", s.heapMin() / 1048576.0,
-                        s.heapMax() / 1048576.0),
-                s.threadsMax() < 0 ? "?" : s.threadsMin() + "–" + s.threadsMax(),
-                s.serverObjects() < 0 ? "?" : Long.toString(s.serverObjects()));
-    }
-
-    /** The soak samples as a table. */
-    private String soakTable() {
-        StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
-                "soak of %s: %d faults in %.0fs (one every %ds, cycling)%n", server.backend(), injected,
-                samples.isEmpty() ? 0.0 : samples.get(samples.size() - 1).seconds(), SOAK_PERIOD.toSeconds()));
-        b.append(String.format(Locale.ROOT, "  %-7s %8s %7s %26s %15s %15s%n", "sample", "at", "faults",
-                "worker heap after GC (MB)", "worker threads", "server objects"));
-        for (SoakSample s : samples) {
-            b.append(String.format(Locale.ROOT, "  %-7s %7.0fs %7d %26s %15s %15s%n", s.label(), s.seconds(),
-                    s.faults(), s.heapMax() < 0 ? "?" : String.format(Locale.ROOT, "%.1f–%.1f",
-                            s.heapMin() / 1048576.0, s.heapMax() / 1048576.0),
-                    s.threadsMax() < 0 ? "?" : s.threadsMin() + "–" + s.threadsMax(),
-                    s.serverObjects() < 0 ? "?" : Long.toString(s.serverObjects())));
-        }
-        return b.toString();
-    }
-
-    /**
-     * What grew from the soak's middle to its end beyond the slack allowed; empty when flat. The first half is the
-     * warm-up: pools fill to their bounds (the SQL backend's I/O threads), caches and code warm up.
-     */
-    List<String> soakViolations() {
-        return soakViolations(samples);
-    }
-
-    static List<String> soakViolations(List<SoakSample> samples) {
-        List<String> v = new ArrayList<>();
-        if (samples.size() < 2) {
-            return v;
-        }
-        SoakSample a = samples.get(samples.size() - 2);
-        SoakSample z = samples.get(samples.size() - 1);
-        if (a.threadsMax() < 0 || z.threadsMax() < 0) {
-            v.add("soak: no worker sampled its heap and threads at the " + (a.threadsMax() < 0 ? a.label() : "end"));
-        } else {
-            if (z.threadsMax() > a.threadsMax() + SOAK_THREAD_SLACK) {
-                v.add(String.format(Locale.ROOT, "soak: worker threads grew from %d (%s) to %d (end)",
-                        a.threadsMax(), a.label(), z.threadsMax()));
-            }
-            if (z.heapMax() > a.heapMax() * 3 / 2 + SOAK_HEAP_SLACK) {
-                v.add(String.format(Locale.ROOT, "soak: worker heap after GC grew from %.1f MB (%s) to %.1f MB (end)",
-                        a.heapMax() / 1048576.0, a.label(), z.heapMax() / 1048576.0));
-            }
-        }
-        if (a.serverObjects() >= 0 && z.serverObjects() > a.serverObjects() + SOAK_OBJECT_SLACK) {
-            v.add(String.format(Locale.ROOT, "soak: the server's objects grew from %d (%s) to %d (end)",
-                    a.serverObjects(), a.label(), z.serverObjects()));
-        }
-        return v;
     }
 
     /**
@@ -546,212 +311,6 @@ public final class FaultRun {
         long deadline = System.nanoTime() + RECOVERY_BOUND.toNanos();
         while (!history.writeOfGrantAfter(faultStart) && System.nanoTime() - deadline < 0) {
             Thread.sleep(50);
-        }
-    }
-
-    /**
-     * A worker that was just granted the lock ({@code betweenReadAndWrite}: that has just read the register under it),
-     * or any live worker if none is within three leases.
-     */
-    private WorkerProcess holder(boolean betweenReadAndWrite) throws InterruptedException {
-        return holder(betweenReadAndWrite, null);
-    }
-
-    /** @param not a worker not to pick, or {@code null} */
-    private WorkerProcess holder(boolean betweenReadAndWrite, WorkerProcess not) throws InterruptedException {
-        long since = System.nanoTime();
-        long deadline = since + options.lease().multipliedBy(3).plus(workerWait()).toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            Optional<String> h = betweenReadAndWrite ? history.readerSince(since) : history.holderSince(since);
-            if (h.isPresent()) {
-                for (WorkerProcess w : workers) {
-                    if (w.id().equals(h.get()) && w.isAlive() && w != not) {
-                        return w;
-                    }
-                }
-            }
-            Thread.sleep(2);
-        }
-        return workers.stream().filter(w -> w.isAlive() && w != not).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no worker is alive"));
-    }
-
-    private long mark(HistoryEvent.Type type, FaultKind kind, String target) {
-        HistoryEvent e = HistoryEvent.now(HistoryEvent.VERIFIER, type, -1, -1, kind.name() + " " + target);
-        history.add(e);
-        return e.nanos();
-    }
-
-    private Duration workerWait() {
-        return options.lease().compareTo(Duration.ofSeconds(1)) > 0 ? options.lease() : Duration.ofSeconds(1);
-    }
-
-    private Duration workerTimeout() {
-        Duration half = options.lease().dividedBy(2);
-        return half.compareTo(Duration.ofMillis(500)) > 0 ? half : Duration.ofMillis(500);
-    }
-
-    private void spawnWorker() {
-        String id = "w" + nextWorker++;
-        String uri = server.uri();
-        boolean sided = options.wants(FaultKind.SPLIT_BRAIN) && server.serverFaults().contains(FaultKind.SPLIT_BRAIN)
-                || options.wants(FaultKind.PARTITION_LEADER)
-                && server.serverFaults().contains(FaultKind.PARTITION_LEADER);
-        sided = sided && (masterSide == null || !masterSide.isAlive());
-        if (server.proxiable() && !sided) {
-            List<TcpProxy> mine = new ArrayList<>();
-            uri = ProxiedUri.rewrite(uri, a -> {
-                TcpProxy p = new TcpProxy(a.host(), a.port());
-                mine.add(p);
-                return p.port();
-            });
-            proxies.put(id, mine);
-        }
-        // Long enough that the verifier's SIGSTOP (a forked kill, slow on a loaded machine) lands inside the hold.
-        long hold = Math.max(50, Math.min(500, options.lease().toMillis() / 4));
-        List<String> args = new ArrayList<>(List.of("--id", id, "--name", name, "--table", REGISTER_TABLE, "--lease", Long.toString(options.lease().toMillis()),
-                "--hold", Long.toString(hold), "--wait", Long.toString(workerWait().toMillis()),
-                "--timeout", Long.toString(workerTimeout().toMillis())));
-        if (options.soak() != null) {
-            args.addAll(List.of("--sample", Long.toString(SAMPLE_EVERY.toMillis())));
-        }
-        if (sided) {
-            // The first worker (and the replacement of a killed one) runs where it stays with the master or leader,
-            // reaching the servers directly (its namespace's loopback is not the verifier's, where the proxies are).
-            masterSide = WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", masterSideRegister()),
-                    dir.resolve(id + ".err"), history, server::onMasterSide);
-            workers.add(masterSide);
-            return;
-        }
-        workers.add(WorkerProcess.start(id, args, Map.of("URI", uri, "REGISTER", registerUrl),
-                dir.resolve(id + ".err"), history));
-    }
-
-    /**
-     * The register's URL for the worker on the master's side of a split brain: the verifier's H2 through a proxy on
-     * the host's address of the segment (that worker's loopback is its namespace's own); a register elsewhere as is.
-     */
-    private String masterSideRegister() {
-        if (masterSideRegisterUrl == null) {
-            String prefix = "jdbc:h2:tcp://127.0.0.1:";
-            if (registerUrl.startsWith(prefix)) {
-                String rest = registerUrl.substring(prefix.length());
-                int slash = rest.indexOf('/');
-                registerProxy = new TcpProxy(server.hostAddress(), "127.0.0.1",
-                        Integer.parseInt(rest.substring(0, slash)));
-                masterSideRegisterUrl = "jdbc:h2:tcp://" + server.hostAddress() + ":" + registerProxy.port()
-                        + rest.substring(slash);
-            } else {
-                masterSideRegisterUrl = registerUrl;
-            }
-        }
-        return masterSideRegisterUrl;
-    }
-
-    private void awaitStarted() throws InterruptedException {
-        long deadline = System.nanoTime() + WORKER_START_TIMEOUT.toNanos();
-        while (history.count(HistoryEvent.Type.START) < workers.size()) {
-            if (System.nanoTime() - deadline > 0 || workers.stream().anyMatch(w -> !w.isAlive())) {
-                String exited = workers.stream().filter(w -> !w.isAlive()).map(WorkerProcess::id).toList().toString();
-                throw new IllegalStateException(String.format("the worker processes did not connect within %ds "
-                        + "(exited: %s; latest events: %s): %s", WORKER_START_TIMEOUT.toSeconds(), exited,
-                        history.latest(), errors()));
-            }
-            Thread.sleep(20);
-        }
-    }
-
-    private String errors() {
-        StringBuilder b = new StringBuilder();
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : files.filter(f -> f.toString().endsWith(".err")).toList()) {
-                String s = Files.readString(p);
-                if (!s.isBlank()) {
-                    b.append(b.length() == 0 ? "" : " | ").append(p.getFileName()).append(": ")
-                            .append(s.lines().filter(l -> !l.isBlank() && !l.startsWith("\tat ")).limit(6)
-                                    .reduce((x, y) -> x + " / " + y).orElse(""));
-                }
-            }
-        } catch (IOException e) {
-            b.append(e);
-        }
-        return b.length() == 0 ? "no output" : b.toString();
-    }
-
-    private void stopWorkers() throws InterruptedException {
-        List<Thread> stoppers = new ArrayList<>();
-        for (WorkerProcess w : workers) {
-            Thread t = new Thread(w::stop, "latchkey-faults-stop-" + w.id());
-            t.start();
-            stoppers.add(t);
-        }
-        for (Thread t : stoppers) {
-            t.join();
-        }
-    }
-
-    // --- the register ---
-
-    private Object startH2() throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
-        try {
-            org.h2.tools.Server h2 = org.h2.tools.Server.createTcpServer("-tcpPort", Integer.toString(port),
-                    "-ifNotExists", "-baseDir", dir.toString()).start();
-            registerUrl = "jdbc:h2:tcp://127.0.0.1:" + port + "/register;LOCK_TIMEOUT=5000";
-            return h2;
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not start the register's H2 server: " + e.getMessage(), e);
-        }
-    }
-
-    private static void stopH2(Object h2) {
-        if (h2 != null) {
-            ((org.h2.tools.Server) h2).stop();
-        }
-    }
-
-    private void prepareRegister() {
-        try (Connection c = DriverManager.getConnection(registerUrl)) {
-            FencingGuard.create(new UrlDataSource(registerUrl), FENCING_TABLE, true);
-            try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS " + REGISTER_TABLE
-                        + " (name VARCHAR(200) NOT NULL PRIMARY KEY, val BIGINT NOT NULL)");
-            }
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + REGISTER_TABLE
-                    + " (name, val) VALUES (?, 0)")) {
-                ps.setString(1, name);
-                ps.executeUpdate();
-            }
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not prepare the register at "
-                    + ProxiedUri.backend(registerUrl) + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** The register kept in the lock's fenced store: its value, 0 if no write was ever applied. */
-    private long readStoreRegister() {
-        try (io.latchkey.LockClient client = io.latchkey.LockClient.connect(server.uri())) {
-            return client.fencedStore(name).getString(STORE_KEY).map(Long::parseLong).orElse(0L);
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("could not read the register in the lock's store: " + e.getMessage(), e);
-        }
-    }
-
-    private long readRegister() {
-        try (Connection c = DriverManager.getConnection(registerUrl);
-             PreparedStatement ps = c.prepareStatement("SELECT val FROM " + REGISTER_TABLE + " WHERE name = ?")) {
-            ps.setString(1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : -1;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not read the register: " + e.getMessage(), e);
         }
     }
 

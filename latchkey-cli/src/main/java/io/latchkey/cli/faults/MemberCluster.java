@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * namespace {@value #SIZE} is where the worker runs that stays with the leader when it is isolated), and closing
  * (members killed, data directory deleted, segment closed).
  */
-abstract class MemberCluster extends EmbeddedServers.Base {
+abstract class MemberCluster extends EmbeddedServerControl {
 
     static final int SIZE = 3;
 

@@ -47,8 +47,8 @@ class FaultSoakTest {
         FaultRun.SoakSample middle = new FaultRun.SoakSample("middle", 900, 45, 10 << 20, 12 << 20, 30, 31, 2);
         FaultRun.SoakSample flat = new FaultRun.SoakSample("end", 1800, 90, 11 << 20, 14 << 20, 30, 33, 3);
         FaultRun.SoakSample grown = new FaultRun.SoakSample("end", 1800, 90, 40 << 20, 60 << 20, 30, 50, 400);
-        assertThat(FaultRun.soakViolations(List.of(start, middle, flat))).isEmpty();
-        assertThat(FaultRun.soakViolations(List.of(start, middle, grown))).containsExactly(
+        assertThat(SoakSampler.violations(List.of(start, middle, flat))).isEmpty();
+        assertThat(SoakSampler.violations(List.of(start, middle, grown))).containsExactly(
                 "soak: worker threads grew from 31 (middle) to 50 (end)",
                 "soak: worker heap after GC grew from 12.0 MB (middle) to 60.0 MB (end)",
                 "soak: the server's objects grew from 2 (middle) to 400 (end)");

@@ -16,9 +16,8 @@ import org.junit.jupiter.api.Test;
  * store}): the lock's server itself refuses a paused, killed or cut-off holder's late write. Same rules as
  * {@link FaultSuiteTest}: no unsafe write, no lost update, every lost holder told, progress after server faults.
  * etcd's and PostgreSQL's server partitions are left to {@link FaultSuiteTest} (the store lives in the same server, so
- * a partition cuts both alike), which keeps this suite within the CI's time. In CI ({@code CI=true}) the bounded
- * profile runs the store on Redis and the ZooKeeper ensemble; etcd and PostgreSQL run everywhere else and in CI with
- * {@code LATCHKEY_FULL=1}.
+ * a partition cuts both alike), which keeps this suite within the CI's time. The bounded {@link FaultProfile} runs the
+ * store on Redis; the ZooKeeper ensemble, etcd and PostgreSQL with {@code -Dlatchkey.faults=full}.
  */
 @Tag("fault-runs")
 class FaultSuiteStoreTest {
@@ -32,25 +31,23 @@ class FaultSuiteStoreTest {
 
     @Test
     void etcdServerRestart() throws InterruptedException {
-        assumeFullProfile();
+        FaultProfile.leftOut("FaultSuiteStoreTest.etcdServerRestart (the register in etcd's fenced store)",
+                "redisClientFaults for the store under faults, FaultSuiteTest.etcdCluster for etcd");
         assertRulesHold(run("etcd", EnumSet.of(FaultKind.PARTITION_SERVER)), "etcd");
     }
 
     @Test
     void zooKeeperEnsemble() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteStoreTest.zooKeeperEnsemble (the register in ZooKeeper's fenced store)",
+                "redisClientFaults for the store under faults, FaultSuiteTest.zooKeeperEnsemble for ZooKeeper");
         assertRulesHold(run("zookeeper-ensemble", Set.of()), "zookeeper-ensemble");
     }
 
     @Test
     void postgresql() throws InterruptedException {
-        assumeFullProfile();
+        FaultProfile.leftOut("FaultSuiteStoreTest.postgresql (the register in PostgreSQL's fenced store)",
+                "redisClientFaults for the store under faults, FaultSuiteTest.postgresql for PostgreSQL");
         assertRulesHold(run("postgresql", EnumSet.of(FaultKind.CLOCK_JUMP, FaultKind.PARTITION_SERVER)), "postgresql");
-    }
-
-    /** CI's bounded profile leaves this run out unless {@code LATCHKEY_FULL=1}; everywhere else it runs. */
-    private static void assumeFullProfile() {
-        org.junit.jupiter.api.Assumptions.assumeTrue(!"true".equals(System.getenv("CI"))
-                || "1".equals(System.getenv("LATCHKEY_FULL")), "CI's bounded profile (LATCHKEY_FULL=1 runs it)");
     }
 
     private static FaultRun.Result run(String embedded, Set<FaultKind> skip) throws InterruptedException {

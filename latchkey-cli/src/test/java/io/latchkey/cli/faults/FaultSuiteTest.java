@@ -21,7 +21,11 @@ import org.junit.jupiter.api.Test;
  * The fault suite of CI: {@code verify --faults} against real servers the run starts itself, one run per backend with
  * several faults each (pause, kill and partition of a holder; server restart or failover), judged by the rules of
  * docs/faults.md. Three worker JVMs, a 2 s lease; about 40 s per backend on a loaded 2-core machine. MariaDB's run goes
- * through the command line ({@code FaultsCliTest}).
+ * through the command line ({@code FaultsCliRunTest}).
+ *
+ * <p>{@link FaultProfile}: by default the bounded profile (every backend and every fault kind once: one Redis run with
+ * every fault, Sentinel's failover and split brain, the ZooKeeper ensemble, the etcd cluster, PostgreSQL's server
+ * faults, MariaDB's whole schedule); {@code -Dlatchkey.faults=full} runs every method with its whole schedule.
  */
 @Tag("fault-runs")
 class FaultSuiteTest {
@@ -39,7 +43,8 @@ class FaultSuiteTest {
     /** With the server partitioned from every worker (its network namespace's link cut) for longer than the lease. */
     @Test
     void redisClientFaultsAndServerPartition() throws InterruptedException {
-        Run run = run("redis", EnumSet.of(FaultKind.SERVER_RESTART));
+        // bounded: one Redis run, with the server restart of redisServerRestart
+        Run run = run("redis", FaultProfile.full() ? EnumSet.of(FaultKind.SERVER_RESTART) : Set.of());
         assertRulesHold(run, "redis");
         assertThat(run.result().rows()).as("the run partitioned the server")
                 .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
@@ -48,6 +53,8 @@ class FaultSuiteTest {
     /** A bug this suite found: after a restart without persistence Redis tokens started again at 1. */
     @Test
     void redisServerRestart() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteTest.redisServerRestart (Redis restarted in a run of its own)",
+                "redisClientFaultsAndServerPartition, which restarts Redis without persistence too");
         assertRulesHold(run("redis", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION,
                 FaultKind.PARTITION_SERVER)), "redis");
     }
@@ -58,26 +65,37 @@ class FaultSuiteTest {
      */
     @Test
     void redisSentinelFailoverAndPartition() throws InterruptedException {
-        Run run = run("redis-sentinel", EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION));
+        FaultProfile.trimmed("FaultSuiteTest.redisSentinelFailoverAndPartition", "the holder kill and the server "
+                + "partition (both run on Redis standalone)");
+        Run run = run("redis-sentinel", FaultProfile.full() ? EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION)
+                : EnumSet.of(FaultKind.PAUSE, FaultKind.PARTITION, FaultKind.KILL, FaultKind.PARTITION_SERVER));
         assertRulesHold(run, "redis-sentinel");
-        assertThat(run.result().rows()).as("the run partitioned the deployment")
-                .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
+        assertThat(run.result().rows()).as("the run failed the master over")
+                .anyMatch(r -> r.fault().equals(FaultKind.FAILOVER.label()) && r.passed());
+        if (FaultProfile.full()) {
+            assertThat(run.result().rows()).as("the run partitioned the deployment")
+                    .anyMatch(r -> r.fault().equals(FaultKind.PARTITION_SERVER.label()) && r.passed());
+        }
         assertThat(run.result().rows()).as("the run split the deployment")
                 .anyMatch(r -> r.fault().equals(FaultKind.SPLIT_BRAIN.label()) && r.passed());
     }
 
-    /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
     /** Split brain with {@code replicaAcks=1}: a grant needs the replica's acknowledgement. */
     @Test
     void redisSentinelSplitBrainWithReplicaAcks() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteTest.redisSentinelSplitBrainWithReplicaAcks (the split brain with "
+                + "replicaAcks=1)", "redisSentinelFailoverAndPartition's split brain without replica acknowledgement");
         Run run = runOnly("redis-sentinel?replicaAcks=1", EnumSet.of(FaultKind.SPLIT_BRAIN));
         assertRulesHold(run, "redis-sentinel?replicaAcks=1");
         assertThat(run.result().rows()).as("the run split the deployment")
                 .anyMatch(r -> r.fault().equals(FaultKind.SPLIT_BRAIN.label()) && r.passed());
     }
 
+    /** The master of the lock's slot killed: its replica is promoted, the clients follow the new topology. */
     @Test
     void redisClusterFailover() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteTest.redisClusterFailover (Redis Cluster: slot master failover, every node "
+                + "cut off)", "Redis standalone and Sentinel runs (kill, failover, server partition)");
         Run run = run("redis-cluster", EnumSet.of(FaultKind.PAUSE));
         assertRulesHold(run, "redis-cluster");
         assertThat(run.result().rows()).as("the run cut every node off from the workers")
@@ -112,6 +130,9 @@ class FaultSuiteTest {
      */
     @Test
     void etcdServerRestartAndPartition() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteTest.etcdServerRestartAndPartition (one etcd member restarted and "
+                + "partitioned)", "etcdCluster for etcd, the Redis and PostgreSQL runs for the server restart and "
+                + "partition");
         Run run = run("etcd", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION));
         assertRulesHold(run, "etcd");
         assertThat(run.result().rows()).as("the run partitioned the server")
@@ -127,7 +148,10 @@ class FaultSuiteTest {
     void postgresql() throws InterruptedException {
         assertThat(FakeClock.library()).as("the clock jump needs libfaketime: %s", FakeClock.INSTALL_HINT)
                 .isPresent();
-        Run run = run("postgresql", Set.of());
+        // bounded: the server faults; the SQL backend's client faults run on MariaDB (FaultsCliRunTest)
+        FaultProfile.trimmed("FaultSuiteTest.postgresql", "the holder pause, kill and partition (MariaDB's run has them)");
+        Run run = run("postgresql", FaultProfile.full() ? Set.of()
+                : EnumSet.of(FaultKind.PAUSE, FaultKind.KILL, FaultKind.PARTITION));
         assertRulesHold(run, "postgresql");
         assertThat(run.result().rows()).as("the run jumped the server's clock")
                 .anyMatch(r -> r.fault().equals(FaultKind.CLOCK_JUMP.label()));
@@ -142,6 +166,8 @@ class FaultSuiteTest {
      */
     @Test
     void postgresqlBehindPgBouncer() throws InterruptedException {
+        FaultProfile.leftOut("FaultSuiteTest.postgresqlBehindPgBouncer (PostgreSQL behind PgBouncer, transaction "
+                + "pooling)", "postgresql (the same SQL backend directly) and the pooling tests of latchkey-jdbc");
         Run run = run("postgresql-pgbouncer", EnumSet.of(FaultKind.PAUSE, FaultKind.KILL));
         assertRulesHold(run, "postgresql-pgbouncer");
         assertThat(run.result().rows()).as("the run restarted PostgreSQL behind the pooler")
