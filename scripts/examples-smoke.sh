@@ -59,7 +59,7 @@ echo "$out"
 # on Linux x86_64/aarch64 the Redis client must have run on the native epoll transport
 case "$(uname -m)" in x86_64|aarch64) echo "$out" | grep -q "netty epoll available: true" || { echo "epoll was not available" >&2; exit 1; } ;; esac
 run spring-boot4 com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN
-echo "== examples/spring-boot4: two instances at once with the OpenTelemetry Java agent, --example.ticks=4"
+echo "== examples/spring-boot4: two instances at once with the OpenTelemetry Java agent, --example.ticks=8"
 # the example's -P otel-agent build copied the agent from Maven Central; each second one instance only runs the
 # @LockedSchedule job: the union of both outputs has each second once, its fencing tokens rising with the seconds
 # (C1 only and the serial collector: both start sooner on two busy cores)
@@ -68,7 +68,7 @@ boot4=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC
   -javaagent:examples/spring-boot4/target/opentelemetry-javaagent.jar -Dotel.traces.exporter=none
   -Dotel.metrics.exporter=none -Dotel.logs.exporter=none -Dotel.service.name=latchkey-example-spring-boot4
   -cp "examples/spring-boot4/target/classes:$(cat examples/spring-boot4/target/classpath.txt)"
-  com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN --example.ticks=4)
+  com.example.ExampleApplication --latchkey.uri="$redis" --logging.level.root=WARN --example.ticks=8)
 timeout 120 java "${boot4[@]}" > "$work/otel-1.log" 2>&1 & node1=$!; pids+=($node1)
 timeout 120 java "${boot4[@]}" > "$work/otel-2.log" 2>&1 & node2=$!; pids+=($node2)
 wait "$node1" || { cat "$work/otel-1.log"; exit 1; }
