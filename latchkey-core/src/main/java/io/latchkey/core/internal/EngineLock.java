@@ -140,7 +140,8 @@ final class EngineLock implements DistributedLock {
     public void unlock() {
         String owner = engine.threadOwner();
         NameState nameState = engine.nameStates.get(key);
-        Object r = nameState == null ? NameState.UnlockResult.NOT_HELD : nameState.unlockThread(owner);
+        NameHolds.UnlockOutcome r = nameState == null ? NameState.UnlockResult.NOT_HELD
+                : nameState.unlockThread(owner);
         if (r == NameState.UnlockResult.STILL_HELD) {
             return;
         }
@@ -148,12 +149,14 @@ final class EngineLock implements DistributedLock {
             throw new IllegalMonitorStateException(String.format(
                     "lock '%s' is not held by the current thread (%s)", name(), Thread.currentThread().getName()));
         }
-        if (r instanceof NameState.LostUnlock) {
-            Hold lost = ((NameState.LostUnlock) r).hold();
+        if (r instanceof NameState.LostUnlock lostUnlock) {
+            Hold lost = lostUnlock.hold();
             engine.awaitQuietly(nameState.releaseLost(lost), "unlock", name());
             throw lost.lostException("unlock");
         }
-        engine.awaitRemote(nameState.release((Hold) r), "unlock", name());
+        if (r instanceof Hold h) { // the only outcome left
+            engine.awaitRemote(nameState.release(h), "unlock", name());
+        }
     }
 
     @Override

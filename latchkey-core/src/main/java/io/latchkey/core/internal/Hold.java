@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * RELEASING → LOST (the backend said at release time that we no longer held it). Transitions are CASes so that
  * a release racing the watchdog's loss detection settles exactly once.
  */
-final class Hold implements Renewable, LockLease, FixedLeaseExpiry.Entry {
+final class Hold implements Renewable, LockLease, FixedLeaseExpiry.Entry, NameHolds.UnlockOutcome {
     private static final Logger log = LoggerFactory.getLogger(Hold.class);
 
     enum State { HELD, RELEASING, RELEASED, LOST }
@@ -161,8 +161,8 @@ final class Hold implements Renewable, LockLease, FixedLeaseExpiry.Entry {
     }
 
     @Override
-    public Object renewer() {
-        return nameState.ops;
+    public Renewer renewer() {
+        return new Renewer.Locks(nameState.ops);
     }
 
     @Override

@@ -109,8 +109,12 @@ abstract class NameHolds extends ReentrantLock {
         }
     }
 
-    /** What {@code unlock()} by {@code ownerId} must do, decided under the lock. */
-    Object unlockThread(String ownerId) {
+    /**
+     * What {@code unlock()} by {@code ownerId} must do, decided under the lock: nothing more
+     * ({@link UnlockResult#STILL_HELD}), refuse ({@link UnlockResult#NOT_HELD}), report a loss ({@link LostUnlock}), or
+     * release the {@link Hold} itself.
+     */
+    UnlockOutcome unlockThread(String ownerId) {
         lock();
         try {
             Hold h = holderLocked(ownerId);
@@ -141,14 +145,18 @@ abstract class NameHolds extends ReentrantLock {
         }
     }
 
-    enum UnlockResult { STILL_HELD, NOT_HELD }
+    /** What {@link #unlockThread} decided; a {@link Hold} is its own outcome (release it), so nothing is allocated. */
+    sealed interface UnlockOutcome permits UnlockResult, LostUnlock, Hold {
+    }
+
+    enum UnlockResult implements UnlockOutcome { STILL_HELD, NOT_HELD }
 
     /** {@code unlock()} of a hold that was lost: the caller reports the loss. */
-    record LostUnlock(Hold hold) {
+    record LostUnlock(Hold hold) implements UnlockOutcome {
     }
 
     /** Adds the held watchdog holds here to {@code batches}, by renewer (the watchdog's tick). */
-    void addRenewable(Map<Object, List<Renewable>> batches) {
+    void addRenewable(Map<Renewable.Renewer, List<Renewable>> batches) {
         lock();
         try {
             for (Hold h : holdersLocked()) {

@@ -35,8 +35,8 @@ final class PermitHold implements Renewable {
     }
 
     @Override
-    public Object renewer() {
-        return key.ops();
+    public Renewer renewer() {
+        return new Renewer.Permits(key.ops());
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.latchkey.core.internal;
 
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RemoteLockOps;
 import java.util.Collection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 interface Renewable {
 
     /** The backend operations whose {@code renew} takes this grant; the batch key. */
-    Object renewer();
+    Renewer renewer();
 
     Grant grant();
 
@@ -30,11 +32,29 @@ interface Renewable {
     /** What follows {@link #beginLost} (listeners, logging), after a whole batch turned lost. */
     void finishLost();
 
-    /** Sends one renewal of {@code grants} to {@code renewer} (a {@code RemoteLockOps} or {@code RemoteCountOps}). */
-    static CompletableFuture<Set<Grant>> send(Object renewer, Collection<Grant> grants) {
-        if (renewer instanceof io.latchkey.core.RemoteLockOps l) {
-            return l.renew(grants);
+    /**
+     * The batch key of the watchdog's renewals, equal for the grants of one backend operation set: a lock's
+     * {@code RemoteLockOps} or a permit-expirable semaphore's {@code RemoteCountOps}.
+     */
+    sealed interface Renewer {
+
+        /** Sends one renewal of {@code grants}; the future holds those the backend no longer has. */
+        CompletableFuture<Set<Grant>> renew(Collection<Grant> grants);
+
+        /** The renewals of a lock's grants. */
+        record Locks(RemoteLockOps ops) implements Renewer {
+            @Override
+            public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+                return ops.renew(grants);
+            }
         }
-        return ((io.latchkey.core.RemoteCountOps) renewer).renew(grants);
+
+        /** The renewals of a permit-expirable semaphore's permits. */
+        record Permits(RemoteCountOps ops) implements Renewer {
+            @Override
+            public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+                return ops.renew(grants);
+            }
+        }
     }
 }

@@ -92,11 +92,11 @@ final class WaitEnds {
         s.lock();
         try {
             if (w.state() == Waiter.State.QUEUED) {
-                s.leaveQueueLocked(w); // a single look whose turn never came, or a waiter between two looks
-                betweenLooks = true;
+                s.leaveQueueLocked(w); // a single look whose turn never came
             } else if (w.state() != Waiter.State.INFLIGHT) {
                 return;
             }
+            betweenLooks = !w.attempting(); // no answer will come to withdraw its place in the server's queue
             w.moveTo(Waiter.State.ABANDONED);
             s.leaveBackendLocked(w);
             next = s.pumpLocked();
@@ -112,7 +112,7 @@ final class WaitEnds {
                 TimeUnit.NANOSECONDS.toMillis(s.engine.remoteTimeoutNanos()), TimeUnit.NANOSECONDS.toMillis(waited))));
         if (s.single) {
             if (betweenLooks) {
-                WaitAttempts.withdraw(s, w, false); // its server queue place (one in flight withdraws on answer)
+                WaitAttempts.withdraw(s, w, false); // one whose attempt is out withdraws when it answers
             }
             WaitAttempts.closeUnusedSubscription(s);
         }

@@ -39,7 +39,7 @@ final class Watchdog {
      * nameStates ({@link NameState#addRenewable}), so a held lock costs no entry in a second set.
      */
     private final Set<Renewable> renewed = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<Object, Long> inFlightSince = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Renewable.Renewer, Long> inFlightSince = new ConcurrentHashMap<>();
     private final FixedLeaseExpiry fixedLeases;
     /** The fixed-lease permits in {@link #fixedLeases}, by semaphore and id. */
     private final Map<PermitHold.Key, FixedPermit> fixedPermits = new ConcurrentHashMap<>();
@@ -137,7 +137,7 @@ final class Watchdog {
     }
 
     int renewedCount() {
-        Map<Object, List<Renewable>> holds = new HashMap<>();
+        Map<Renewable.Renewer, List<Renewable>> holds = new HashMap<>();
         for (NameState s : engine.nameStates.values()) {
             s.addRenewable(holds);
         }
@@ -185,7 +185,7 @@ final class Watchdog {
     void tick() {
         engine.sweepIdleNameStates();
         long now = engine.time.nanoTime();
-        Map<Object, List<Renewable>> batches = new HashMap<>();
+        Map<Renewable.Renewer, List<Renewable>> batches = new HashMap<>();
         for (NameState s : engine.nameStates.values()) {
             s.addRenewable(batches);
         }
@@ -198,8 +198,8 @@ final class Watchdog {
                 batches.computeIfAbsent(h.renewer(), k -> new ArrayList<>()).add(h);
             }
         }
-        for (Map.Entry<Object, List<Renewable>> batch : batches.entrySet()) {
-            Object ops = batch.getKey();
+        for (Map.Entry<Renewable.Renewer, List<Renewable>> batch : batches.entrySet()) {
+            Renewable.Renewer ops = batch.getKey();
             Long since = inFlightSince.get(ops);
             if (since != null && now - since < engine.remoteTimeoutNanos()) {
                 // the previous renewal has not answered: what it cannot confirm any more is lost
@@ -221,7 +221,7 @@ final class Watchdog {
             }
             CompletableFuture<Set<Grant>> f;
             try {
-                f = Renewable.send(ops, grants);
+                f = ops.renew(grants);
                 if (f == null) {
                     f = CompletableFuture.failedFuture(new IllegalStateException("backend returned no future"));
                 }
@@ -232,7 +232,7 @@ final class Watchdog {
         }
     }
 
-    private void onRenewed(Object ops, long sentAt, List<Renewable> holds, Set<Grant> lost, Throwable e) {
+    private void onRenewed(Renewable.Renewer ops, long sentAt, List<Renewable> holds, Set<Grant> lost, Throwable e) {
         inFlightSince.remove(ops, sentAt);
         long now = engine.time.nanoTime();
         if (e != null) {
