@@ -121,8 +121,9 @@ import re, sys
 runs, windows = [], []
 for node, path in enumerate(sys.argv[1:], 1):
     text = open(path).read()
-    # the Netty 4.2 message Quarkus prints as Lettuce's event loops stop (latchkey-quarkus/README.md), with its trace
-    rest = re.sub(r'Exception in thread "lettuce-[^"]*" java.lang.NullPointerException: [^\n]*'
+    # the Netty 4.2 message Quarkus prints as Lettuce's event loops stop (latchkey-quarkus/README.md), with its trace;
+    # two event loops stopping at once may print their "Exception in thread" headers on one line, then two traces
+    rest = re.sub(r'(Exception in thread "lettuce-[^"]*" )*java.lang.NullPointerException: [^\n]*'
                   r'CleanerJava9.INVOKE_CLEANER" is null\n(\tat [^\n]*\n)*', "", text)
     bad = [l for l in rest.splitlines() if re.search(r"exception|\berror\b|\bwarn", l, re.I)]
     if bad:
