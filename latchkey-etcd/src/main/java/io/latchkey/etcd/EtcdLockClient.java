@@ -135,16 +135,12 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 scheduler(), options.clientName());
-        this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), false);
-        // The same queue, so both exclude each other on one name; only the plain lock hands a held lock to
-        // another thread of this client ahead of remote waiters, and only its waiting threads share one key.
-        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), true);
-        this.readOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.READ);
-        this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(),
-                (grant, reason) -> grantLost(grant, reason), EtcdLockOps.Kind.WRITE);
+        // plain and fair lock: the same queue, so both exclude each other on one name
+        this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, EtcdLockOps.Kind.EXCLUSIVE);
+        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, EtcdLockOps.Kind.FAIR);
+        this.readOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost, EtcdLockOps.Kind.READ);
+        this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost,
+                EtcdLockOps.Kind.WRITE);
         readOps.downgradesFrom(writeOps);
         this.semaphoreOps = new EtcdSemaphoreOps(session, name -> base + "semaphores/" + EtcdKeys.escape(name),
                 name -> base + "semaphore-takes/" + EtcdKeys.escape(name) + "/", clientId());

@@ -59,9 +59,10 @@ class EtcdRecheckHintTest {
         closeAfter.add(timer::shutdownNow);
         EtcdSession session = new EtcdSession(Client.builder().endpoints(etcd.endpoint()).build(), true,
                 etcd.endpoint(), Duration.ofSeconds(3), Duration.ofSeconds(30),
-                io.latchkey.core.MaintenanceScheduler.of(timer));
+                io.latchkey.core.MaintenanceScheduler.of(timer), "etcd-recheck-test");
         closeAfter.add(0, session);
-        waiterOps = new EtcdLockOps(session, holder::lockPrefix, waiterId, (g, why) -> { }, false);
+        waiterOps = new EtcdLockOps(session, holder::lockPrefix, waiterId, (g, why) -> { },
+                EtcdLockOps.Kind.EXCLUSIVE);
     }
 
     @AfterEach

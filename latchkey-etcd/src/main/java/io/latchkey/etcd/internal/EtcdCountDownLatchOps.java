@@ -9,7 +9,7 @@ import java.util.function.Function;
  * name>}) whose value is the count, changed only by compare-and-set on its mod revision ({@link EtcdCounter}), so
  * concurrent count-downs are never lost. The count-down that reaches zero deletes the key: an open latch leaves
  * nothing on the server, and a missing key counts as zero. Waiting is the engine's: it watches the key
- * ({@link EtcdChanges}) and reads the count again at every change. The key has no lease: an armed latch stays
+ * ({@link EtcdSession#subscribe}) and reads the count again at every change. The key has no lease: an armed latch stays
  * armed however long its clients are gone, like Redisson's and Curator's.
  */
 public final class EtcdCountDownLatchOps implements RemoteCountOps {
@@ -27,7 +27,7 @@ public final class EtcdCountDownLatchOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return EtcdChanges.subscribe(session, keyOf.apply(name), false, changed);
+        return session.subscribe(keyOf.apply(name), false, changed);
     }
 
     /** Puts the count if the key is absent (the latch open): one transaction. */

@@ -234,8 +234,7 @@ final class EtcdLockAttempts {
             }).thenCompose(f -> f);
         }
         // A fixed lease: move the key to a lease of its own (the create revision, our place, stays).
-        long ttl = session.ttlSecondsFor(request.leaseMillis());
-        return session.bounded(session.client().getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s")
+        return session.grantLease(request.leaseMillis())
                 .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)))
                         .Then(Op.put(bytes(k.key), EtcdKeys.value(request.ownerId(), session.clientName, g.getTTL(), token),

@@ -7,12 +7,19 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,8 +35,8 @@ import java.util.function.Function;
  * acquire adds a lease grant and a transaction that moves the key to that lease. Release is one transaction
  * (delete our key if its create revision is still ours). A release or hand-off that does not reach etcd fails
  * for its caller, and the key is deleted again until etcd answers ({@link StrandedKeys}): the shared lease it is on
- * stays alive while this client has other keys, so without that it would block the name for the client's lifetime. A renewal batch is one keep-alive of the shared lease
- * plus one transaction reading every held key.
+ * stays alive while this client has other keys, so without that it would block the name for the client's lifetime.
+ * A renewal batch is one keep-alive of the shared lease plus one transaction reading every held key.
  *
  * <h2>Waiting</h2>
  * The engine waits ({@link #singleAttempts()}): this class answers single attempts ({@link EtcdLockAttempts}), each
@@ -46,13 +53,18 @@ import java.util.function.Function;
 public final class EtcdLockOps implements RemoteLockOps {
 
     /**
-     * Which keys an instance puts and how it decides it holds. {@link #EXCLUSIVE} is the plain and fair lock: the
-     * lowest create revision under the prefix holds. {@link #READ} and {@link #WRITE} share one prefix per name (the
-     * read-write lock's queue) and mark their keys' names: a writer holds when its key is the lowest and no
-     * downgraded read ({@link #DOWNGRADE}) is held; a reader holds when no writer's key is older than its own.
+     * Which keys an instance puts and how it decides it holds. {@link #EXCLUSIVE} (the plain lock) and {@link #FAIR}
+     * share one queue per name: the lowest create revision under the prefix holds. {@link #READ} and {@link #WRITE}
+     * share one prefix per name (the read-write lock's queue) and mark their keys' names: a writer holds when its key
+     * is the lowest and no downgraded read ({@link #DOWNGRADE}) is held; a reader holds when no writer's key is older
+     * than its own.
      */
     public enum Kind {
-        EXCLUSIVE(""), READ("read-"), WRITE("write-"),
+        /** The plain lock: the client's waiting threads share one key per name, and a held lock may be handed off. */
+        EXCLUSIVE(""),
+        /** The fair lock: every waiting owner puts its own key, and a held lock never passes to another owner. */
+        FAIR(""),
+        READ("read-"), WRITE("write-"),
         /** A read taken by the owner of the write lock (a downgrade): granted at once, keeps writers out. */
         DOWNGRADE("down-");
 
@@ -71,7 +83,6 @@ public final class EtcdLockOps implements RemoteLockOps {
     /** Held grants by key, for losses the session reports (an expired shared lease). */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
-    private final boolean fair;
     final Kind kind;
     /** For {@link Kind#READ}: the write half of the same read-write locks, whose owners downgrade. */
     private volatile EtcdLockOps writeHalf;
@@ -79,29 +90,12 @@ public final class EtcdLockOps implements RemoteLockOps {
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
      * @param lostSink told about grants this client found gone without being asked (an expired shared lease)
-     * @param fair a fair lock ({@link RemoteLockOps#fair()}): every waiting owner of this client puts its own key
-     *        when it starts waiting, and a held lock never passes straight to another owner of this client; the
-     *        plain lock shares one waiting key per name among the client's threads and hands off
-     */
-    public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
-                       BiConsumer<Grant, String> lostSink, boolean fair) {
-        this(session, prefixOf, clientId, lostSink, fair, Kind.EXCLUSIVE);
-    }
-
-    /**
-     * A half of a read-write lock ({@link Kind#READ} or {@link Kind#WRITE}), never fair and never handing off; a
-     * read half must be told its write half ({@link #downgradesFrom}).
+     * @param kind which lock; a {@link Kind#READ} half must be told its write half ({@link #downgradesFrom})
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
                        BiConsumer<Grant, String> lostSink, Kind kind) {
-        this(session, prefixOf, clientId, lostSink, false, kind);
-    }
-
-    private EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
-                        BiConsumer<Grant, String> lostSink, boolean fair, Kind kind) {
         this.kind = kind;
         this.session = session;
-        this.fair = fair;
         this.prefixOf = prefixOf;
         this.clientId = clientId;
         this.lostSink = lostSink;
@@ -123,16 +117,6 @@ public final class EtcdLockOps implements RemoteLockOps {
         return k.marker + clientId + "-" + Long.toString(keySequence.incrementAndGet(), 36);
     }
 
-    /** Whether {@code ownerId} holds this half's lock whose key prefix is {@code prefix}. */
-    private boolean holdsUnder(String prefix, String ownerId) {
-        for (Grant g : held.values()) {
-            if (g.ownerId().equals(ownerId) && g.backendState(EtcdGrantState.class).key().startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     @Override
     public boolean singleAttempts() {
         return true;
@@ -146,8 +130,9 @@ public final class EtcdLockOps implements RemoteLockOps {
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         String prefix = prefixOf.apply(request.name());
         EtcdLockOps write = writeHalf;
-        Kind as = write != null && write.holdsUnder(prefix, request.ownerId()) ? Kind.DOWNGRADE : kind;
-        return attempts.attempt(request, prefix, as, entry);
+        boolean downgrade = write != null && write.held.values().stream().anyMatch(g -> g.ownerId()
+                .equals(request.ownerId()) && g.backendState(EtcdGrantState.class).key().startsWith(prefix));
+        return attempts.attempt(request, prefix, downgrade ? Kind.DOWNGRADE : kind, entry);
     }
 
     /**
@@ -157,9 +142,9 @@ public final class EtcdLockOps implements RemoteLockOps {
      * client.
      */
     @Override
-    public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         String prefix = prefixOf.apply(name);
-        return session.queueWatches().subscribe(prefix,
+        return session.queueWatches.subscribe(prefix,
                 deleted -> deleted.stream().anyMatch(k -> attempts.waiting.wakes(prefix, k)), changed);
     }
 
@@ -175,18 +160,19 @@ public final class EtcdLockOps implements RemoteLockOps {
      * store, which checks the very key of that hold.
      */
     public Grant heldGrant(String name, long token) {
-        for (Grant g : held.values()) {
-            if (g.fencingToken() == token && g.name().equals(name)) {
-                return g;
-            }
-        }
-        return null;
+        return held.values().stream().filter(g -> g.fencingToken() == token && g.name().equals(name)).findAny()
+                .orElse(null);
+    }
+
+    /** The token of this client's hold on {@code key}, or -1 if it holds none there. */
+    public long heldToken(String key) {
+        Grant g = held.get(key);
+        return g == null ? -1 : g.fencingToken();
     }
 
     /** Called by an attempt once it holds: remember the key (the engine ends a fixed lease: {@link #leaseEnded}). */
     void granted(Grant grant) {
-        EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
-        held.put(hold.key(), grant);
+        held.put(grant.backendState(EtcdGrantState.class).key(), grant);
     }
 
     /**
@@ -199,13 +185,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     public void leaseEnded(Grant grant) {
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         if (held.remove(hold.key(), grant)) {
-            deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
-                if (e != null) {
-                    strand(hold);
-                } else {
-                    session.revoke(hold.leaseId());
-                }
-            });
+            session.stranded().release(hold);
         }
     }
 
@@ -223,28 +203,12 @@ public final class EtcdLockOps implements RemoteLockOps {
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         // The server's answer alone decides: a renewal that read the key just after this delete may have dropped the
         // grant from the table already.
-        return deleteIfOurs(hold.key(), hold.createRevision()).whenComplete((deleted, e) -> {
-            held.remove(hold.key(), grant);
-            if (e != null) {
-                strand(hold);
-            } else if (hold.ownLease()) {
-                session.revoke(hold.leaseId());
-            }
-        });
-    }
-
-    /**
-     * A release or hand-off of {@code hold} did not reach etcd (or its answer did not come back): the key may still
-     * be there, on a lease this client may keep alive for its other keys, so it is deleted again until etcd answers
-     * ({@link StrandedKeys}). The caller still hears of the failure.
-     */
-    private void strand(EtcdGrantState hold) {
-        session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
+        return session.stranded().release(hold).whenComplete((deleted, e) -> held.remove(hold.key(), grant));
     }
 
     @Override
     public boolean supportsHandOff() {
-        return !fair && kind == Kind.EXCLUSIVE;
+        return kind == Kind.EXCLUSIVE;
     }
 
     @Override
@@ -254,7 +218,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public boolean fair() {
-        return fair;
+        return kind == Kind.FAIR;
     }
 
     /**
@@ -267,19 +231,19 @@ public final class EtcdLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         EtcdGrantState hold = from.backendState(EtcdGrantState.class);
         long sentAt = request.time().nanoTime();
-        CompletableFuture<Long> lease = request.watchdog() ? session.sharedLease()
-                : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(request.leaseMillis())),
-                        "grant a lease").thenApply(g -> g.getID());
-        return lease.thenCompose(leaseId -> session.bounded(session.client().getKVClient().txn()
-                        .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL, CmpTarget.createRevision(hold.createRevision())))
-                        .Then(Op.put(bytes(hold.key()), EtcdKeys.value(request.ownerId(), session.clientName, request.watchdog()
-                                        ? session.sharedTtlSeconds() : session.ttlSecondsFor(request.leaseMillis()), -1),
-                                io.etcd.jetcd.options.PutOption.builder().withLeaseId(leaseId).build()))
-                        .commit(), "hand off " + hold.key())
+        boolean watchdog = request.watchdog();
+        long ttl = watchdog ? session.sharedTtlSeconds() : EtcdSession.ttlSecondsFor(request.leaseMillis());
+        return session.leaseFor(watchdog, request.leaseMillis()).thenCompose(leaseId -> session.bounded(
+                        session.client().getKVClient().txn()
+                                .If(new Cmp(bytes(hold.key()), Cmp.Op.EQUAL,
+                                        CmpTarget.createRevision(hold.createRevision())))
+                                .Then(Op.put(bytes(hold.key()), EtcdKeys.value(request.ownerId(), session.clientName,
+                                        ttl, -1), PutOption.builder().withLeaseId(leaseId).build()))
+                                .commit(), "hand off " + hold.key())
                 .thenCompose(t -> {
                     if (!t.isSucceeded()) {
                         held.remove(hold.key(), from);
-                        if (!request.watchdog()) {
+                        if (!watchdog) {
                             session.revoke(leaseId);
                         }
                         return CompletableFuture.completedFuture((Grant) null);
@@ -288,10 +252,8 @@ public final class EtcdLockOps implements RemoteLockOps {
                         session.revoke(hold.leaseId());
                     }
                     long token = t.getHeader().getRevision();
-                    EtcdGrantState next = new EtcdGrantState(hold.key(), hold.createRevision(), leaseId, !request.watchdog());
-                    CompletableFuture<Long> startedAt = request.watchdog() ? session.ttlStartedAt(leaseId)
-                            : CompletableFuture.completedFuture(sentAt);
-                    return startedAt.thenApply(ttlStart -> {
+                    EtcdGrantState next = new EtcdGrantState(hold.key(), hold.createRevision(), leaseId, !watchdog);
+                    return session.boundStart(watchdog, leaseId, sentAt).thenApply(ttlStart -> {
                         held.remove(hold.key(), from);
                         if (ttlStart == null) {
                             return null; // the shared lease expired: the key is gone
@@ -305,20 +267,9 @@ public final class EtcdLockOps implements RemoteLockOps {
                         // whether the rewrite landed or not, the key keeps its create revision: delete it until etcd
                         // answers, or it would hold the name for as long as this client keeps its lease alive
                         held.remove(hold.key(), from);
-                        strand(hold);
+                        session.stranded().strand(hold);
                     }
                 });
-    }
-
-    /** The token of this client's hold on {@code key}, or -1 if it holds none there. */
-    public long heldToken(String key) {
-        Grant g = held.get(key);
-        return g == null ? -1 : g.fencingToken();
-    }
-
-    /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
-    CompletableFuture<Boolean> deleteIfOurs(String key, long createRevision) {
-        return session.deleteIfCreatedAt(key, createRevision);
     }
 
     /**
@@ -328,7 +279,7 @@ public final class EtcdLockOps implements RemoteLockOps {
      * Completes with whether this first try deleted it; never exceptionally.
      */
     CompletableFuture<Boolean> deleteOrStrand(String key, long createRevision) {
-        return deleteIfOurs(key, createRevision).handle((deleted, e) -> {
+        return session.deleteIfCreatedAt(key, createRevision).handle((deleted, e) -> {
             if (e != null) {
                 session.stranded().delete(key, createRevision, 0);
                 return false;
@@ -339,7 +290,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return HeldKeys.renew(session, grants, "lock keys").thenApply(lost -> {
+        return session.renew(grants, "lock keys").thenApply(lost -> {
             lost.forEach(g -> held.remove(g.backendState(EtcdGrantState.class).key(), g));
             return lost;
         });
@@ -347,44 +298,39 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /**
      * Who holds it, in one read transaction: the holder key's value names the client and when it was written (by the
-     * client's clock); its revisions give the token; for the exclusive lock the waiters are the other keys. No lease
-     * left (asking the key's lease would take a second request).
+     * client's clock); its revisions give the token; for the plain and fair lock the waiters are the other keys. No
+     * lease left (asking the key's lease would take a second request).
      */
     @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+    public CompletableFuture<LockHolder> holder(String name) {
         return holderAndCount(name).thenApply(h -> {
             KeyValue kv = h.kv();
             if (kv == null) {
                 return null;
             }
-            long lastCount = h.keys();
             long since = EtcdKeys.since(kv);
-            return new io.latchkey.LockHolder(EtcdKeys.owner(kv), EtcdKeys.clientName(kv),
-                    since >= 0 ? java.util.Optional.of(java.time.Instant.ofEpochMilli(since)) : java.util.Optional.empty(),
-                    java.util.Optional.empty(), java.util.OptionalLong.of(EtcdKeys.token(kv)),
-                    kind == Kind.EXCLUSIVE && lastCount >= 1 ? java.util.OptionalInt.of((int) (lastCount - 1))
-                            : java.util.OptionalInt.empty());
+            boolean queue = kind == Kind.EXCLUSIVE || kind == Kind.FAIR;
+            return new LockHolder(EtcdKeys.owner(kv), EtcdKeys.clientName(kv),
+                    since >= 0 ? Optional.of(Instant.ofEpochMilli(since)) : Optional.empty(), Optional.empty(),
+                    OptionalLong.of(EtcdKeys.token(kv)),
+                    queue && h.keys() >= 1 ? OptionalInt.of((int) (h.keys() - 1)) : OptionalInt.empty());
         });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return holderKey(name).thenApply(kv -> kv != null);
-    }
-
-    /**
-     * A holder's key, or {@code null}: for the exclusive lock the key with the lowest create revision under the
-     * lock's prefix; for a write half that key if it is a writer's; for a read half that key if it is a reader's,
-     * else a downgraded reader's key if there is one.
-     */
-    private CompletableFuture<KeyValue> holderKey(String name) {
-        return holderAndCount(name).thenApply(HolderKey::kv);
+        return holderAndCount(name).thenApply(h -> h.kv() != null);
     }
 
     /** A holder's key (or {@code null}) and how many keys the lock's prefix has (holders and waiters). */
     private record HolderKey(KeyValue kv, long keys) {
     }
 
+    /**
+     * A holder's key: for the plain and fair lock the key with the lowest create revision under the lock's prefix; for
+     * a write half that key if it is a writer's; for a read half that key if it is a reader's, else a downgraded
+     * reader's key if there is one.
+     */
     private CompletableFuture<HolderKey> holderAndCount(String name) {
         String prefix = prefixOf.apply(name);
         GetOption lowest = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
@@ -398,7 +344,7 @@ public final class EtcdLockOps implements RemoteLockOps {
                     KeyValue kv = first.isEmpty() ? null : first.get(0);
                     String k = kv == null ? "" : EtcdKeys.string(kv.getKey());
                     KeyValue holder = switch (kind) {
-                        case EXCLUSIVE -> kv;
+                        case EXCLUSIVE, FAIR -> kv;
                         case WRITE -> k.startsWith(prefix + Kind.WRITE.marker) ? kv : null;
                         default -> k.startsWith(prefix + Kind.READ.marker) ? kv
                                 : down.isEmpty() ? null : down.get(0);
@@ -410,7 +356,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     /** Deletes the holder's key (waiters' keys stay queued); the next waiter is woken by its watch. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return holderKey(name).thenCompose(kv -> kv == null ? CompletableFuture.completedFuture(false)
-                : deleteIfOurs(EtcdKeys.string(kv.getKey()), kv.getCreateRevision()));
+        return holderAndCount(name).thenApply(HolderKey::kv).thenCompose(kv -> kv == null
+                ? CompletableFuture.completedFuture(false)
+                : session.deleteIfCreatedAt(EtcdKeys.string(kv.getKey()), kv.getCreateRevision()));
     }
 }

@@ -42,7 +42,7 @@ import java.util.function.Function;
  * with its etcd lease, a watchdog permit with the shared lease (the watchdog timeout, rounded up). A release or
  * expiry that does not reach etcd is retried until it does ({@link StrandedKeys}): a watchdog permit's key on the
  * shared lease would otherwise stay for the client's life. Waiters put no keys: waiting is the engine's, woken by a
- * watch on the prefix ({@link EtcdChanges}), so no waiter can leave a key behind.
+ * watch on the prefix ({@link EtcdSession#subscribe}), so no waiter can leave a key behind.
  */
 public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
 
@@ -73,7 +73,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return EtcdChanges.subscribe(session, prefixOf.apply(name), true, changed);
+        return session.subscribe(prefixOf.apply(name), true, changed);
     }
 
     /** {@code total} and the number of held keys, read at one revision. */
@@ -131,10 +131,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
             if (total == null || EtcdCounter.parse(total) - heldCount(r) <= 0) {
                 return CompletableFuture.completedFuture((Grant) null);
             }
-            CompletableFuture<Long> lease = watchdog ? session.sharedLease()
-                    : session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
-                            "grant a lease").thenApply(g -> g.getID());
-            return lease.thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
+            return session.leaseFor(watchdog, leaseMillis).thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
         });
     }
 
@@ -152,7 +149,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 // the put may still land: delete it until etcd answers, or a watchdog permit would stay forever
                 sent.whenComplete((late, e2) -> {
                     if (late != null && late.isSucceeded()) {
-                        strand(new EtcdGrantState(key, late.getHeader().getRevision(), leaseId, !watchdog));
+                        session.stranded().strand(new EtcdGrantState(key, late.getHeader().getRevision(), leaseId, !watchdog));
                     } else if (!watchdog) {
                         session.revoke(leaseId);
                     }
@@ -167,13 +164,11 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 }
                 // another grant or a new total came in between: look again at once (the engine would, woken by
                 // the same change, but this saves it a round trip through its queue)
-                return tryLeaseAgain(name, permitId, leaseMillis, watchdog);
+                return lease(name, permitId, leaseMillis, watchdog);
             }
             long revision = t.getHeader().getRevision();
             EtcdGrantState hold = new EtcdGrantState(key, revision, leaseId, !watchdog);
-            CompletableFuture<Long> startedAt = watchdog ? session.ttlStartedAt(leaseId)
-                    : CompletableFuture.completedFuture(sentAt);
-            return startedAt.thenApply(ttlStart -> {
+            return session.boundStart(watchdog, leaseId, sentAt).thenApply(ttlStart -> {
                 if (ttlStart == null) {
                     return null; // the shared lease expired: the key went with it
                 }
@@ -185,10 +180,6 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         });
     }
 
-    private CompletableFuture<Grant> tryLeaseAgain(String name, String permitId, long leaseMillis, boolean watchdog) {
-        return lease(name, permitId, leaseMillis, watchdog);
-    }
-
     /**
      * Deletes a fixed permit's key at the exact end of its lease, told by the engine (etcd's TTL is rounded up to
      * whole seconds): only if its create revision is still the one this client took; retried until etcd answers.
@@ -198,18 +189,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         String key = permitKey(name, permitId);
         EtcdGrantState hold = held.get(key);
         if (hold != null && hold.ownLease() && held.remove(key, hold)) {
-            session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((ok, e) -> {
-                if (e != null) {
-                    strand(hold);
-                } else {
-                    session.revoke(hold.leaseId());
-                }
-            });
+            session.stranded().release(hold);
         }
-    }
-
-    private void strand(EtcdGrantState hold) {
-        session.stranded().delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
     /**
@@ -225,13 +206,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
             return session.bounded(session.client().getKVClient().delete(bytes(key)), "release permit " + permitId)
                     .thenApply(d -> d.getDeleted() > 0);
         }
-        return session.deleteIfCreatedAt(key, hold.createRevision()).whenComplete((deleted, e) -> {
-            if (e != null) {
-                strand(hold);
-            } else if (hold.ownLease()) {
-                session.revoke(hold.leaseId());
-            }
-        });
+        return session.stranded().release(hold);
     }
 
     /**
@@ -241,8 +216,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
         String key = permitKey(name, permitId);
-        return session.bounded(session.client().getLeaseClient().grant(session.ttlSecondsFor(leaseMillis)),
-                "grant a lease").thenCompose(g -> {
+        return session.grantLease(leaseMillis).thenCompose(g -> {
                     long leaseId = g.getID();
                     EtcdGrantState before = held.get(key);
                     Cmp present = before != null
@@ -271,7 +245,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     /** One keep-alive per lease (the shared one) plus one transaction reading every permit's key. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return HeldKeys.renew(session, grants, "permit keys").thenApply(lost -> {
+        return session.renew(grants, "permit keys").thenApply(lost -> {
             lost.forEach(g -> {
                 EtcdGrantState hold = g.backendState(EtcdGrantState.class);
                 held.remove(hold.key(), hold);

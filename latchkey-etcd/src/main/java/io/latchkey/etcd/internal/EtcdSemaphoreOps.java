@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * name>}) whose value is the number of available permits, changed only by compare-and-set on its mod revision (read,
  * decide, then a transaction that writes only if the key is unchanged since the read; again from the read when
  * another writer came in between). Taking permits lowers it, returning or adding raises it; every change is a watch
- * event on the key, which wakes waiters ({@link EtcdChanges}). The key has no lease: permits are unowned, so a
+ * event on the key, which wakes waiters ({@link EtcdSession#subscribe}). The key has no lease: permits are unowned, so a
  * crashed holder's permits stay taken (as with every backend's plain semaphore), and a semaphore that was set stays
  * set.
  *
@@ -60,7 +60,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     private final AtomicLong takes = new AtomicLong();
     /** Per semaphore name: the record keys of takes whose answer arrived, for the next transaction to delete. */
     private final AnsweredTakes answered = new AnsweredTakes();
-    private final RetriedRemoval giveBacks;
+    private final EtcdCounter counter;
 
     /**
      * @param keyOf maps a semaphore name to its key
@@ -73,33 +73,17 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         this.keyOf = keyOf;
         this.takesOf = takesOf;
         this.takeIds = clientId + ":";
-        this.giveBacks = new RetriedRemoval(
-                (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
-                () -> !session.scheduler().isShutdown(), StrandedKeys.FIRST_DELAY_MILLIS,
-                StrandedKeys.MAX_DELAY_MILLIS, log);
-    }
-
-    /** What to write for the value read: the new count, unless {@code !write}; and the result. */
-    private record Change<R>(boolean write, long value, R result) {
-        static <R> Change<R> none(R result) {
-            return new Change<>(false, 0, result);
-        }
-
-        static <R> Change<R> put(long value, R result) {
-            return new Change<>(true, value, result);
-        }
+        this.counter = new EtcdCounter(session);
     }
 
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        return EtcdChanges.subscribe(session, keyOf.apply(name), false, changed);
+        return session.subscribe(keyOf.apply(name), false, changed);
     }
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
-        return session.bounded(session.client().getKVClient().get(bytes(keyOf.apply(name))),
-                "read " + keyOf.apply(name))
-                .thenApply(r -> r.getKvs().isEmpty() ? 0 : clamp(EtcdCounter.parse(r.getKvs().get(0))));
+        return counter.read(keyOf.apply(name)).thenApply(v -> v == null ? 0 : clamp(v));
     }
 
     /** An int count, saturated: the count is a 64-bit number on the server, as on every backend. */
@@ -109,17 +93,13 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
 
     @Override
     public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
-        String key = keyOf.apply(name);
-        return session.bounded(session.client().getKVClient().txn()
-                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0)))
-                .Then(Op.put(bytes(key), bytes(Integer.toString(permits)), PutOption.DEFAULT))
-                .commit(), "set permits of semaphore " + name).thenApply(TxnResponse::isSucceeded);
+        return counter.putIfAbsent(keyOf.apply(name), permits, "set permits of semaphore " + name);
     }
 
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
         return update(name, "add permits to semaphore " + name, null,
-                v -> Change.put((v == null ? 0 : v) + delta, (Void) null));
+                v -> EtcdCounter.Change.put((v == null ? 0 : v) + delta, (Void) null));
     }
 
     @Override
@@ -127,7 +107,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         String record = takesOf.apply(name) + takeIds + takes.incrementAndGet();
         Op recordTake = Op.put(bytes(record), bytes(Integer.toString(permits)), PutOption.DEFAULT);
         return update(name, "take permits of semaphore " + name, new TakeRecord(record, recordTake, name),
-                v -> v == null || v < permits ? Change.none(false) : Change.put(v - permits, true));
+                v -> v == null || v < permits ? EtcdCounter.Change.none(false) : EtcdCounter.Change.put(v - permits, true));
     }
 
     /** A take's record, written by the transaction that takes the permits. */
@@ -142,7 +122,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     @Override
     public CompletableFuture<Integer> drainPermits(String name) {
         return update(name, "drain semaphore " + name, null,
-                v -> v == null || v <= 0 ? Change.none(0) : Change.put(0, clamp(v)));
+                v -> v == null || v <= 0 ? EtcdCounter.Change.none(0) : EtcdCounter.Change.put(0, clamp(v)));
     }
 
     /**
@@ -152,11 +132,11 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
      * would write the record fails without an answer, the take is given back.
      */
     private <R> CompletableFuture<R> update(String name, String operation, TakeRecord take,
-                                            Function<Long, Change<R>> decide) {
+                                            Function<Long, EtcdCounter.Change<R>> decide) {
         String key = keyOf.apply(name);
         return session.bounded(session.client().getKVClient().get(bytes(key)), "read " + key).thenCompose(r -> {
             KeyValue kv = r.getKvs().isEmpty() ? null : r.getKvs().get(0);
-            Change<R> c = decide.apply(kv == null ? null : EtcdCounter.parse(kv));
+            EtcdCounter.Change<R> c = decide.apply(kv == null ? null : EtcdCounter.parse(kv));
             if (!c.write()) {
                 return CompletableFuture.completedFuture(c.result());
             }
@@ -178,7 +158,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
             return session.bounded(sent, operation).handle((t, e) -> {
                 if (e != null) {
                     answered.requeue(name, done); // deleting a record twice does no harm
-                    if (take != null && EtcdSession.unwrap(e) instanceof LockUnavailableException) {
+                    if (take != null) { // bounded: a LockUnavailableException, the answer lost
                         giveBack(take, sent);
                     }
                     return CompletableFuture.<R>failedFuture(e);
@@ -206,11 +186,10 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
      */
     private void giveBack(TakeRecord take, CompletableFuture<TxnResponse> sent) {
         String what = "give-back of take " + take.key() + " (its answer was lost) on " + session.endpoints();
+        RetriedRemoval giveBacks = session.stranded().removals;
         giveBacks.now(what, retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null)
-                .whenComplete((n, e) -> {
-                    sent.whenComplete((late, ignored) -> giveBacks.now(what, retry -> giveBackOnce(take),
-                            x -> x instanceof LockUnavailableException, 0L, null));
-                });
+                .whenComplete((n, e) -> sent.whenComplete((late, ignored) -> giveBacks.now(what,
+                        retry -> giveBackOnce(take), x -> x instanceof LockUnavailableException, 0L, null)));
     }
 
     /**

@@ -1,36 +1,55 @@
 package io.latchkey.etcd.internal;
 
+import static io.latchkey.etcd.internal.EtcdKeys.bytes;
+
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.PushRegistry;
+import io.latchkey.core.ConnectFailures;
+import io.latchkey.core.Grant;
 import io.latchkey.core.MaintenanceScheduler;
+import io.latchkey.core.PushRegistry;
+import io.latchkey.core.RemoteCountOps;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One client's connection to etcd: the jetcd client, the client-wide etcd lease that keeps watchdog holds and
- * waiting keys alive, the client's scheduler for timers (its one timer thread, lent by the engine: nothing here blocks
- * on it), and the mapping of jetcd failures to
- * {@link LockUnavailableException} within the operation timeout.
+ * waiting keys alive, the watches that wake the engine's waiters, the renewal of held keys, and the mapping of jetcd
+ * failures to {@link LockUnavailableException} within the operation timeout. Its timers run on the client's
+ * scheduler (the engine's one timer thread); nothing here blocks on it.
  *
  * <h2>The shared lease</h2>
  * Granted on first use with a TTL of the watchdog timeout rounded up to whole seconds (etcd TTLs are seconds, and
@@ -39,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * TTL. With neither, it lapses and the next acquire grants a new one. When etcd reports the lease gone (it expired
  * during an outage or a pause), every key on it is gone: the listeners hear of it and the next acquire grants a new
  * lease.
+ *
+ * <h2>Watches</h2>
+ * A watch on a key or a prefix starts from the revision just after a read, so a subscription is complete (every
+ * later change reported) the moment its future completes. Every reported event, and a broken watch, wakes the
+ * subscriber: the engine looks again (and re-checks on its timer if the watch stays broken).
  */
 public final class EtcdSession implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
@@ -53,7 +77,13 @@ public final class EtcdSession implements AutoCloseable {
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
     private final StrandedKeys stranded;
-    private final PushRegistry<List<String>> queueWatches;
+    /**
+     * The client's one watch of the deletions per lock queue (prefix), shared by the lock kinds that queue there; a
+     * push carries the deleted keys ({@code null}: the watch broke, or the waiting keys may be gone).
+     */
+    final PushRegistry<List<String>> queueWatches;
+    /** The client's name, written into the value of each of its lock keys ({@link EtcdKeys#value}). */
+    final String clientName;
     // guarded by leaseLock
     private CompletableFuture<Long> sharedLease;
     private ScheduledFuture<?> keeper;
@@ -62,19 +92,6 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * @param endpoints for messages only (never with credentials)
-     */
-    /** The client's name, written into the value of each of its lock keys ({@link EtcdKeys#value}). */
-    final String clientName;
-
-    public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
-                       Duration watchdogTimeout, MaintenanceScheduler scheduler) {
-        this(client, owns, endpoints, operationTimeout, watchdogTimeout, scheduler,
-                io.latchkey.ClientOptions.defaults().clientName());
-    }
-
-    /**
-     * A session whose lock keys record {@code clientName} (see the other constructor for the rest).
-     *
      * @param scheduler the client's scheduler: keep-alives, time bounds, retried deletes (its tasks never block)
      * @param clientName the client's name, written into the value of each of its lock keys
      */
@@ -85,7 +102,7 @@ public final class EtcdSession implements AutoCloseable {
         this.owns = owns;
         this.endpoints = endpoints;
         this.operationTimeoutMillis = Math.max(1, operationTimeout.toMillis());
-        this.sharedTtlSeconds = Math.max(1, (watchdogTimeout.toMillis() + 999) / 1000);
+        this.sharedTtlSeconds = ttlSecondsFor(watchdogTimeout.toMillis());
         this.scheduler = scheduler;
         this.stranded = new StrandedKeys(this);
         this.queueWatches = new PushRegistry<>(this::watchDeletions);
@@ -95,8 +112,7 @@ public final class EtcdSession implements AutoCloseable {
         return client;
     }
 
-    /** The client's scheduler, shared with the engine's watchdog: tasks on it must not block. */
-    public MaintenanceScheduler scheduler() {
+    MaintenanceScheduler scheduler() {
         return scheduler;
     }
 
@@ -109,38 +125,63 @@ public final class EtcdSession implements AutoCloseable {
         return sharedTtlSeconds;
     }
 
-    /** The shared lease's TTL in milliseconds (whole seconds). */
-    long sharedTtlMillis() {
-        return sharedTtlSeconds * 1000;
-    }
-
-    /** Keys whose release did not reach etcd, retried until it does. */
     StrandedKeys stranded() {
         return stranded;
     }
 
-    /**
-     * The client's one watch of the deletions per lock queue (prefix), shared by the lock kinds that queue there; a
-     * push carries the deleted keys ({@code null}: the watch broke, or the waiting keys may be gone).
-     */
-    PushRegistry<List<String>> queueWatches() {
-        return queueWatches;
+    /** Wakes {@code changed} at every change of {@code key} (a prefix if {@code prefix}). */
+    CompletableFuture<RemoteCountOps.Subscription> subscribe(String key, boolean prefix, Runnable changed) {
+        return watch(key, prefix, false, keys -> changed.run());
     }
 
-    private CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> watchDeletions(String prefix) {
-        return EtcdChanges.deletions(this, prefix, deleted -> queueWatches.fire(prefix, deleted));
+    private CompletableFuture<RemoteCountOps.Subscription> watchDeletions(String prefix) {
+        return watch(prefix, true, true, deleted -> queueWatches.fire(prefix, deleted));
+    }
+
+    /** Hands {@code events} the keys of each watch response; a broken watch hands it {@code null}. */
+    private CompletableFuture<RemoteCountOps.Subscription> watch(String key, boolean prefix, boolean deletesOnly,
+                                                                 Consumer<List<String>> events) {
+        GetOption count = GetOption.builder().isPrefix(prefix).withCountOnly(true).build();
+        return bounded(client.getKVClient().get(bytes(key), count), "read " + key).thenApply(r -> {
+            WatchOption from = WatchOption.builder().isPrefix(prefix).withRevision(r.getHeader().getRevision() + 1)
+                    .withNoPut(deletesOnly).build();
+            Watch.Watcher watcher = client.getWatchClient().watch(bytes(key), from, Watch.listener(response -> {
+                List<String> keys = new ArrayList<>(response.getEvents().size());
+                for (WatchEvent event : response.getEvents()) {
+                    keys.add(EtcdKeys.string(event.getKeyValue().getKey()));
+                }
+                events.accept(keys);
+            }, error -> events.accept(null)));
+            return watcher::close;
+        });
     }
 
     /** Deletes {@code key} if it still has {@code createRevision}; completes with whether it did. */
     CompletableFuture<Boolean> deleteIfCreatedAt(String key, long createRevision) {
         return bounded(client.getKVClient().txn()
-                .If(new Cmp(EtcdKeys.bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
-                .Then(Op.delete(EtcdKeys.bytes(key), DeleteOption.DEFAULT))
+                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.createRevision(createRevision)))
+                .Then(Op.delete(bytes(key), DeleteOption.DEFAULT))
                 .commit(), "delete " + key).thenApply(TxnResponse::isSucceeded);
     }
 
-    long ttlSecondsFor(long leaseMillis) {
+    static long ttlSecondsFor(long leaseMillis) {
         return Math.max(1, (leaseMillis + 999) / 1000);
+    }
+
+    /** A lease of its own for a fixed hold of {@code leaseMillis}, rounded up to whole seconds. */
+    CompletableFuture<LeaseGrantResponse> grantLease(long leaseMillis) {
+        long ttl = ttlSecondsFor(leaseMillis);
+        return bounded(client.getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s");
+    }
+
+    /** The lease a new hold goes on: the shared one for a watchdog hold, else a lease of its own. */
+    CompletableFuture<Long> leaseFor(boolean watchdog, long leaseMillis) {
+        return watchdog ? sharedLease() : grantLease(leaseMillis).thenApply(LeaseGrantResponse::getID);
+    }
+
+    /** When a new hold's local bound starts: see {@link #ttlStartedAt}; a fixed hold's at its request. */
+    CompletableFuture<Long> boundStart(boolean watchdog, long leaseId, long sentAt) {
+        return watchdog ? ttlStartedAt(leaseId) : CompletableFuture.completedFuture(sentAt);
     }
 
     /** Told the id of the shared lease once etcd reports it gone. */
@@ -149,9 +190,9 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Asks this etcd session to keep the shared lease alive while {@code condition} holds (keys are waiting). Held keys
-     * are kept alive by the engine's renewals; with neither, the lease lapses, so a key a lost reply left behind
-     * cannot block its lock for longer than the TTL.
+     * Keeps the shared lease alive while {@code condition} holds (keys are waiting). Held keys are kept alive by the
+     * engine's renewals; with neither, the lease lapses, so a key a lost reply left behind cannot block its lock for
+     * longer than the TTL.
      */
     void keepAliveWhile(BooleanSupplier condition) {
         keepAliveNeeded.add(condition);
@@ -176,28 +217,24 @@ public final class EtcdSession implements AutoCloseable {
             leaseLock.unlock();
         }
         long sentAt = System.nanoTime();
-        bounded(client.getLeaseClient().grant(sharedTtlSeconds).thenApply(r -> {
-            refreshed(r.getID(), sentAt);
-            return r.getID();
-        }), "grant a lease of " + sharedTtlSeconds + " s").whenComplete((id, e) -> {
-            if (e != null) {
-                lease.completeExceptionally(e);
-            } else {
-                lease.complete(id);
-            }
-        });
+        bounded(client.getLeaseClient().grant(sharedTtlSeconds), "grant a lease of " + sharedTtlSeconds + " s")
+                .whenComplete((r, e) -> {
+                    if (e != null) {
+                        lease.completeExceptionally(e);
+                    } else {
+                        refreshed(r.getID(), sentAt);
+                        lease.complete(r.getID());
+                    }
+                });
         return lease;
     }
 
     /** The shared lease's id if one is granted, else 0; never a round trip. */
-    long currentSharedLease() {
+    private long currentSharedLease() {
         leaseLock.lock();
         try {
             CompletableFuture<Long> f = sharedLease;
-            if (f == null || !f.isDone() || f.isCompletedExceptionally()) {
-                return 0;
-            }
-            return f.join();
+            return f == null || !f.isDone() || f.isCompletedExceptionally() ? 0 : f.join();
         } finally {
             leaseLock.unlock();
         }
@@ -208,7 +245,7 @@ public final class EtcdSession implements AutoCloseable {
         boolean shared;
         leaseLock.lock();
         try {
-            shared = currentSharedLeaseLocked() == leaseId;
+            shared = currentSharedLease() == leaseId;
             if (shared) {
                 sharedLease = null;
             }
@@ -223,30 +260,24 @@ public final class EtcdSession implements AutoCloseable {
         }
     }
 
-    private long currentSharedLeaseLocked() {
-        CompletableFuture<Long> f = sharedLease;
-        return f == null || !f.isDone() || f.isCompletedExceptionally() ? 0 : f.join();
-    }
-
     /**
      * One keep-alive of {@code leaseId}: completes with whether the lease still lives; exceptionally (with
      * {@link LockUnavailableException}) if etcd did not answer.
      */
     CompletableFuture<Boolean> keepAliveOnce(long leaseId) {
         long sentAt = System.nanoTime();
-        CompletableFuture<Boolean> alive = client.getLeaseClient().keepAliveOnce(leaseId)
-                .handle((r, e) -> {
-                    if (e == null) {
-                        if (r.getTTL() > 0) {
-                            refreshed(leaseId, sentAt);
-                        }
-                        return r.getTTL() > 0;
-                    }
-                    if (isLeaseNotFound(e)) {
-                        return false;
-                    }
-                    throw new CompletionException(e);
-                });
+        CompletableFuture<Boolean> alive = client.getLeaseClient().keepAliveOnce(leaseId).handle((r, e) -> {
+            if (e == null) {
+                if (r.getTTL() > 0) {
+                    refreshed(leaseId, sentAt);
+                }
+                return r.getTTL() > 0;
+            }
+            if (isLeaseNotFound(e)) {
+                return false;
+            }
+            throw new CompletionException(e);
+        });
         return bounded(alive, "keep lease " + Long.toHexString(leaseId) + " alive").thenApply(ok -> {
             if (!ok) {
                 leaseGone(leaseId);
@@ -300,6 +331,43 @@ public final class EtcdSession implements AutoCloseable {
         });
     }
 
+    /**
+     * One renewal batch of held keys (lock holds and leased permits alike): one keep-alive per lease they are on,
+     * plus one transaction reading every key. A key is still held if it exists with its create revision, on its
+     * lease, and that lease is alive. Completes with the grants no longer held.
+     *
+     * @param what what the keys are, for the timeout message ({@code "lock keys"}, {@code "permit keys"})
+     */
+    CompletableFuture<Set<Grant>> renew(Collection<Grant> grants, String what) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> list = new ArrayList<>(grants);
+        Map<Long, CompletableFuture<Boolean>> alive = new HashMap<>();
+        Op[] reads = new Op[list.size()];
+        for (int i = 0; i < list.size(); i++) {
+            EtcdGrantState hold = list.get(i).backendState(EtcdGrantState.class);
+            alive.computeIfAbsent(hold.leaseId(), this::keepAliveOnce);
+            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
+        }
+        CompletableFuture<TxnResponse> read = bounded(client.getKVClient().txn().Then(reads).commit(),
+                "read " + list.size() + " " + what);
+        return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
+                (x, r) -> {
+                    Set<Grant> lost = new HashSet<>();
+                    for (int i = 0; i < list.size(); i++) {
+                        EtcdGrantState hold = list.get(i).backendState(EtcdGrantState.class);
+                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
+                        boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
+                                && kvs.get(0).getLease() == hold.leaseId();
+                        if (!ours || !alive.get(hold.leaseId()).join()) {
+                            lost.add(list.get(i));
+                        }
+                    }
+                    return lost;
+                });
+    }
+
     /** Revokes a lease (its keys go with it), best effort: failures are only logged. */
     void revoke(long leaseId) {
         client.getLeaseClient().revoke(leaseId).whenComplete((r, e) -> {
@@ -311,21 +379,18 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
-     * fails or takes longer than the operation timeout.
+     * fails or takes longer than the operation timeout. The call itself is not cancelled at the timeout: jetcd may
+     * still deliver it after a reconnect, and callers that created something clean it up from the original future.
      */
     public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        ScheduledFuture<?> timer;
+        ScheduledFuture<?> timer = null;
         try {
-            timer = scheduler.schedule(() -> {
-                // The call itself is not cancelled: jetcd may still deliver it after a reconnect, and callers that
-                // created something clean it up from the original future.
-                result.completeExceptionally(new LockUnavailableException(String.format(
-                        "etcd %s did not answer '%s' within %d ms", endpoints, operation, operationTimeoutMillis),
-                        new TimeoutException()));
-            }, operationTimeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            timer = null;
+            timer = scheduler.schedule(() -> result.completeExceptionally(new LockUnavailableException(String.format(
+                    "etcd %s did not answer '%s' within %d ms", endpoints, operation, operationTimeoutMillis),
+                    new TimeoutException())), operationTimeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closing: the driver's own failure ends the call
         }
         ScheduledFuture<?> t = timer;
         future.whenComplete((v, e) -> {
@@ -343,28 +408,15 @@ public final class EtcdSession implements AutoCloseable {
 
     /** A failure of jetcd as the exception callers see. */
     LockUnavailableException unavailable(String operation, Throwable e) {
-        return io.latchkey.core.ConnectFailures.unavailable("etcd " + endpoints, operation, e);
-    }
-
-    static Throwable unwrap(Throwable e) {
-        Throwable t = e;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
+        return ConnectFailures.unavailable("etcd " + endpoints, operation, e);
     }
 
     static boolean isLeaseNotFound(Throwable e) {
-        Throwable t = unwrap(e);
-        while (t != null) {
-            if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof EtcdException ee && ee.getErrorCode() == ErrorCode.NOT_FOUND
+                    || t.getMessage() != null && t.getMessage().contains("lease not found")) {
                 return true;
             }
-            String m = t.getMessage();
-            if (m != null && m.contains("lease not found")) {
-                return true;
-            }
-            t = t.getCause();
         }
         return false;
     }
@@ -379,7 +431,7 @@ public final class EtcdSession implements AutoCloseable {
         long lease;
         leaseLock.lock();
         try {
-            lease = currentSharedLeaseLocked();
+            lease = currentSharedLease();
             if (keeper != null) {
                 keeper.cancel(false);
             }

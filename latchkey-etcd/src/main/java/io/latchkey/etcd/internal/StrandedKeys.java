@@ -2,6 +2,7 @@ package io.latchkey.etcd.internal;
 
 import io.latchkey.core.RetriedRemoval;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -14,13 +15,13 @@ import org.slf4j.LoggerFactory;
  * <p>A watchdog hold's key lives on the client's shared lease, which this client keeps alive for as long as it has
  * other keys (held or waiting). A release that failed because the server was down would otherwise leave that key
  * the lowest create revision under its prefix for as long as the client lives, and every waiter of the name would
- * wait forever. Each stranded key is retried on the session's scheduler thread, first after
- * {@value #FIRST_DELAY_MILLIS} ms and then with a doubling delay of at most a quarter of the shared lease's TTL (and
- * at most {@value #MAX_DELAY_MILLIS} ms), so once etcd serves again the key goes well within a TTL. A retry ends the
- * key's story when etcd answers: the delete took the key, or the key is gone (the delete had landed after all, or
- * the key's lease expired or was revoked) or was recreated with another create revision; then a lease of the hold's
- * own is revoked as well. Closing the session ends the retries (closing revokes the shared lease, which takes its keys;
- * a fixed lease's key goes with its own lease).
+ * wait forever. Each stranded key is retried on the client's scheduler, first after {@value #FIRST_DELAY_MILLIS} ms
+ * and then with a doubling delay of at most a quarter of the shared lease's TTL (and at most
+ * {@value #MAX_DELAY_MILLIS} ms), so once etcd serves again the key goes well within a TTL. A retry ends the key's
+ * story when etcd answers: the delete took the key, or the key is gone (the delete had landed after all, or the
+ * key's lease expired or was revoked) or was recreated with another create revision; then a lease of the hold's own
+ * is revoked as well. Closing the client ends the retries (closing revokes the shared lease, which takes its keys; a
+ * fixed lease's key goes with its own lease).
  *
  * <p>Thread-safe. No I/O under a lock: the map is concurrent and each key has one retry in flight at a time.
  */
@@ -30,16 +31,38 @@ final class StrandedKeys {
     static final long MAX_DELAY_MILLIS = 1000;
 
     private final EtcdSession session;
-    private final RetriedRemoval removals;
+    /** The client's retried removals, also those of the semaphore's give-backs. */
+    final RetriedRemoval removals;
     /** Key → its create revision, while a retry is pending. */
     private final Map<String, Long> pending = new ConcurrentHashMap<>();
 
     StrandedKeys(EtcdSession session) {
         this.session = session;
-        long maxDelayMillis = Math.max(FIRST_DELAY_MILLIS, Math.min(MAX_DELAY_MILLIS, session.sharedTtlMillis() / 4));
+        long maxDelayMillis = Math.max(FIRST_DELAY_MILLIS,
+                Math.min(MAX_DELAY_MILLIS, session.sharedTtlSeconds() * 1000 / 4));
         this.removals = new RetriedRemoval(
                 (task, delayMillis) -> session.scheduler().schedule(task, delayMillis, TimeUnit.MILLISECONDS),
                 () -> !session.scheduler().isShutdown(), FIRST_DELAY_MILLIS, maxDelayMillis, log);
+    }
+
+    /**
+     * Releases a held key: deletes it if it still has its create revision, then revokes its own lease if it has one;
+     * if etcd does not answer, the delete is retried until it does ({@link #strand}) and the caller hears of the
+     * failure.
+     */
+    CompletableFuture<Boolean> release(EtcdGrantState hold) {
+        return session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((deleted, e) -> {
+            if (e != null) {
+                strand(hold);
+            } else if (hold.ownLease()) {
+                session.revoke(hold.leaseId());
+            }
+        });
+    }
+
+    /** A release or hand-off of {@code hold} did not reach etcd: deletes its key until etcd answers. */
+    void strand(EtcdGrantState hold) {
+        delete(hold.key(), hold.createRevision(), hold.ownLease() ? hold.leaseId() : 0);
     }
 
     /**
@@ -82,10 +105,5 @@ final class StrandedKeys {
                         log.debug("etcd key {} of an attempt that got no answer deleted", key);
                     }
                 });
-    }
-
-    /** How many keys wait for their delete to reach etcd; for tests and inspection. */
-    int size() {
-        return pending.size();
     }
 }
