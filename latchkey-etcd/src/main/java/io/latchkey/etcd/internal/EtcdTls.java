@@ -20,10 +20,17 @@ public final class EtcdTls {
 
     /** The context for {@code uri}, which must be an {@code etcds://} URI. */
     public static SslContext context(EtcdUri uri) {
-        if (!uri.tls()) {
-            throw new IllegalArgumentException("not an etcds:// URI: " + uri);
+        SslContextBuilder builder = files(GrpcSslContexts.forClient(), uri);
+        try {
+            return builder.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(String.format("etcds URI %s: the TLS settings are unusable: %s", uri,
+                    e.getMessage()), e);
         }
-        SslContextBuilder builder = GrpcSslContexts.forClient();
+    }
+
+    /** Sets the trust ({@code ca}) and the client certificate ({@code cert}, {@code key}) of {@code uri}. */
+    static SslContextBuilder files(SslContextBuilder builder, EtcdUri uri) {
         if (uri.ca() != null) {
             readable("ca", uri.ca());
             try {
@@ -46,12 +53,7 @@ public final class EtcdTls {
                         uri.cert(), uri.key(), e.getMessage()), e);
             }
         }
-        try {
-            return builder.build();
-        } catch (SSLException | IllegalArgumentException e) {
-            throw new IllegalArgumentException(String.format("etcds URI %s: the TLS settings are unusable: %s", uri,
-                    e.getMessage()), e);
-        }
+        return builder;
     }
 
     private static void readable(String param, Path file) {
