@@ -10,13 +10,14 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.ConnectFailures;
 import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Recipes;
-import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.TimeSource;
 import io.latchkey.etcd.internal.EtcdCountDownLatchOps;
+import io.latchkey.etcd.internal.EtcdFencedStoreOps;
 import io.latchkey.etcd.internal.EtcdHandshakeProbe;
 import io.latchkey.etcd.internal.EtcdInspector;
 import io.latchkey.etcd.internal.EtcdKeys;
 import io.latchkey.etcd.internal.EtcdLockOps;
+import io.latchkey.etcd.internal.EtcdLockOps.Kind;
 import io.latchkey.etcd.internal.EtcdPermitExpirableSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSession;
@@ -32,6 +33,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * A {@link LockClient} on etcd (v3 API, through jetcd): {@link #lock}, {@link #fairLock} and
@@ -89,7 +91,7 @@ import java.util.concurrent.TimeoutException;
  * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
  *
  * <h2>Semaphores and latches</h2>
- * The counted primitives run on the engine's second contract ({@link RemoteCountOps}): waiting, deadlines,
+ * The counted primitives run on the engine's second contract ({@code RemoteCountOps}): waiting, deadlines,
  * interruption and renewal are the engine's, and etcd is asked only for single attempts and watches (waiters put no
  * keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding its free
  * permits ({@code EtcdSemaphoreOps}; each take also writes a record under
@@ -116,40 +118,37 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     private static final java.util.logging.Logger GRPC_TCP_METRICS = quiet("io.grpc.netty.TcpMetrics");
 
     private final EtcdSession session;
-    private final io.latchkey.etcd.internal.EtcdFencedStoreOps fencedStoreOps;
     private final String base;
-    private final EtcdLockOps lockOps;
-    private final EtcdLockOps fairLockOps;
-    private final EtcdLockOps readOps;
-    private final EtcdLockOps writeOps;
-    private final EtcdInspector inspector;
     private final EtcdSemaphoreOps semaphoreOps;
-    private final long operationTimeoutMillis;
-    private final EtcdPermitExpirableSemaphoreOps permitOps;
-    private final EtcdCountDownLatchOps latchOps;
+    private final EtcdInspector inspector;
+    private final Recipes recipes;
 
     private EtcdLockClient(Client client, boolean owns, String endpoints, ClientOptions options) {
         super("etcd", options, TimeSource.SYSTEM);
-        this.operationTimeoutMillis = Math.max(1, options.operationTimeout().toMillis());
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + EtcdKeys.escape(ns) + "/";
         this.session = new EtcdSession(client, owns, endpoints, options.operationTimeout(), options.watchdogTimeout(),
                 scheduler(), options.clientName());
         // plain and fair lock: the same queue, so both exclude each other on one name
-        this.lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, EtcdLockOps.Kind.EXCLUSIVE);
-        this.fairLockOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, EtcdLockOps.Kind.FAIR);
-        this.readOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost, EtcdLockOps.Kind.READ);
-        this.writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost,
-                EtcdLockOps.Kind.WRITE);
+        EtcdLockOps lockOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, Kind.EXCLUSIVE);
+        EtcdLockOps fairOps = new EtcdLockOps(session, this::lockPrefix, clientId(), this::grantLost, Kind.FAIR);
+        EtcdLockOps readOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost, Kind.READ);
+        EtcdLockOps writeOps = new EtcdLockOps(session, this::readWritePrefix, clientId(), this::grantLost, Kind.WRITE);
         readOps.downgradesFrom(writeOps);
-        this.semaphoreOps = new EtcdSemaphoreOps(session, name -> base + "semaphores/" + EtcdKeys.escape(name),
-                name -> base + "semaphore-takes/" + EtcdKeys.escape(name) + "/", clientId());
-        this.permitOps = new EtcdPermitExpirableSemaphoreOps(session,
-                name -> base + "permits/" + EtcdKeys.escape(name) + "/");
-        this.latchOps = new EtcdCountDownLatchOps(session, name -> base + "latches/" + EtcdKeys.escape(name));
-        this.inspector = new EtcdInspector(session, base, List.of(lockOps, fairLockOps));
-        this.fencedStoreOps = new io.latchkey.etcd.internal.EtcdFencedStoreOps(session, List.of(lockOps, fairLockOps),
-                name -> base + "stores/" + EtcdKeys.escape(name) + "/");
+        this.semaphoreOps = new EtcdSemaphoreOps(session, under("semaphores/", ""), under("semaphore-takes/", "/"),
+                clientId());
+        this.inspector = new EtcdInspector(session, base, List.of(lockOps, fairOps));
+        this.recipes = Recipes.builder().lock(lockOps).fairLock(fairOps).readWriteLock(readOps, writeOps)
+                .semaphore(semaphoreOps)
+                .permitExpirableSemaphore(new EtcdPermitExpirableSemaphoreOps(session, under("permits/", "/")))
+                .countDownLatch(new EtcdCountDownLatchOps(session, under("latches/", "")))
+                .fencedStore(new EtcdFencedStoreOps(session, List.of(lockOps, fairOps), under("stores/", "/")))
+                .build();
+    }
+
+    /** The key (or prefix) of a synchronizer of one kind by name: {@code <base><folder><escaped name><end>}. */
+    private Function<String, String> under(String folder, String end) {
+        return name -> base + folder + EtcdKeys.escape(name) + end;
     }
 
     /**
@@ -301,25 +300,10 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return base + "rw/" + EtcdKeys.escape(checkName(name)) + "/";
     }
 
-    /**
-     * The remote halves: {@code EtcdLockOps} for the four locks (plain and fair share one queue per name); the
-     * semaphore's key {@code latchkey/[<namespace>/]semaphores/<escaped name>} holds the free permits
-     * ({@code EtcdSemaphoreOps}); a permit-expirable semaphore is a {@code total} key and one leased key per held
-     * permit under {@code latchkey/[<namespace>/]permits/<escaped name>/} ({@code EtcdPermitExpirableSemaphoreOps});
-     * the key {@code latchkey/[<namespace>/]latches/<escaped name>} holds a latch's count while it is armed and is
-     * deleted by the count-down that reaches zero ({@code EtcdCountDownLatchOps}).
-     */
+    /** The remote halves, as the class documentation lays them out on etcd's keys. */
     @Override
     protected Recipes recipes() {
-        return Recipes.builder()
-                .lock(lockOps)
-                .fairLock(fairLockOps)
-                .readWriteLock(readOps, writeOps)
-                .semaphore(semaphoreOps)
-                .permitExpirableSemaphore(permitOps)
-                .countDownLatch(latchOps)
-                .fencedStore(fencedStoreOps)
-                .build();
+        return recipes;
     }
 
     @Override
@@ -344,7 +328,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
 
     @Override
     protected void closeBackend() {
-        semaphoreOps.close(operationTimeoutMillis);
+        semaphoreOps.close(options().operationTimeout().toMillis());
         session.close();
     }
 
