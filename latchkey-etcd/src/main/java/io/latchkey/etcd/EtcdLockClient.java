@@ -21,7 +21,6 @@ import io.latchkey.etcd.internal.EtcdLockOps.Kind;
 import io.latchkey.etcd.internal.EtcdPermitExpirableSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSemaphoreOps;
 import io.latchkey.etcd.internal.EtcdSession;
-import io.latchkey.etcd.internal.EtcdTls;
 import io.latchkey.etcd.internal.EtcdUri;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
@@ -187,7 +186,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
                     .password(ByteSequence.from(parsed.password(), StandardCharsets.UTF_8));
         }
         if (parsed.tls()) {
-            builder.sslContext(EtcdTls.context(parsed));
+            builder.sslContext(parsed.sslContext());
         }
         String endpoints = String.join(",", parsed.endpoints());
         Client client = builder.build();

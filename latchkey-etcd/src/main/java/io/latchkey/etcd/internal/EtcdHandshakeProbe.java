@@ -132,6 +132,6 @@ public final class EtcdHandshakeProbe {
         if (!uri.tls()) {
             builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
         }
-        return ((JdkSslContext) EtcdTls.files(builder, uri).build()).context();
+        return ((JdkSslContext) uri.withFiles(builder).build()).context();
     }
 }

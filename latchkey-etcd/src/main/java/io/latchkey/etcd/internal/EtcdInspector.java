@@ -6,7 +6,6 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
-import io.latchkey.LockUnavailableException;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.time.Duration;
@@ -18,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -62,8 +62,15 @@ public final class EtcdInspector {
         this.ops = List.copyOf(ops);
     }
 
-    /** One key of a synchronizer: its kind's folder, its name and the rest of its key below the name. */
-    private record Entry(String folder, String name, String rest, KeyValue kv) {
+    /** One key of a synchronizer: the rest of its key below the name. */
+    private record Entry(String rest, KeyValue kv) {
+        boolean is(String marker) {
+            return rest.startsWith(marker);
+        }
+    }
+
+    /** A row before its lease's TTL is known ({@code lease} 0: none). */
+    private record Row(LockInfo info, long lease) {
     }
 
     public List<LockInfo> list(String pattern) {
@@ -74,71 +81,53 @@ public final class EtcdInspector {
         for (KeyValue kv : kvs) {
             String key = EtcdKeys.string(kv.getKey()).substring(base.length());
             int slash = key.indexOf('/');
-            if (slash <= 0) {
-                continue;
-            }
-            String folder = key.substring(0, slash);
+            String folder = slash <= 0 ? "" : key.substring(0, slash);
             String tail = key.substring(slash + 1);
             int end = tail.indexOf('/');
             String escaped = end < 0 ? tail : tail.substring(0, end);
-            if (escaped.isEmpty() || (end < 0 && (folder.equals("locks") || folder.equals("rw")
-                    || folder.equals("permits")))) {
+            if (slash <= 0 || escaped.isEmpty() || (end < 0 && Set.of("locks", "rw", "permits").contains(folder))) {
                 continue; // a queue's or a permit semaphore's keys are below the name; another namespace's are not ours
             }
             String name = EtcdKeys.unescape(escaped);
             if (LockInspector.matches(pattern, name)) {
                 byFolder.computeIfAbsent(folder, f -> new TreeMap<>()).computeIfAbsent(name, n -> new ArrayList<>())
-                        .add(new Entry(folder, name, end < 0 ? "" : tail.substring(end + 1), kv));
+                        .add(new Entry(end < 0 ? "" : tail.substring(end + 1), kv));
             }
         }
         List<Row> rows = new ArrayList<>();
         byFolder.getOrDefault("locks", Map.of()).forEach((name, keys) -> locks(name, keys, rows));
         byFolder.getOrDefault("rw", Map.of()).forEach((name, keys) -> readWrite(name, keys, rows));
         byFolder.getOrDefault("permits", Map.of()).forEach((name, keys) -> permits(name, keys, rows));
-        byFolder.getOrDefault("semaphores", Map.of()).forEach((name, keys) -> rows.add(new Row(
-                unowned(name, "semaphore", EtcdCounter.parse(keys.get(0).kv()) + " permits available"), 0)));
-        byFolder.getOrDefault("latches", Map.of()).forEach((name, keys) -> rows.add(new Row(
-                unowned(name, "latch", "count " + EtcdCounter.parse(keys.get(0).kv())), 0)));
+        byFolder.getOrDefault("semaphores", Map.of()).forEach((name, keys) -> rows.add(unowned(name, "semaphore",
+                EtcdCounter.parse(keys.get(0).kv()) + " permits available")));
+        byFolder.getOrDefault("latches", Map.of()).forEach((name, keys) -> rows.add(unowned(name, "latch",
+                "count " + EtcdCounter.parse(keys.get(0).kv()))));
         Map<Long, CompletableFuture<LeaseTimeToLiveResponse>> ttls = new HashMap<>();
-        for (Row r : rows) {
-            if (r.lease() != 0) {
-                ttls.computeIfAbsent(r.lease(), id -> session.bounded(session.client().getLeaseClient()
-                        .timeToLive(id, LeaseOption.DEFAULT), "read lease " + Long.toHexString(id)));
-            }
-        }
+        rows.stream().filter(r -> r.lease() != 0).forEach(r -> ttls.computeIfAbsent(r.lease(), id -> session.bounded(
+                session.client().getLeaseClient().timeToLive(id, LeaseOption.DEFAULT), "read lease "
+                        + Long.toHexString(id))));
         List<LockInfo> result = new ArrayList<>(rows.size());
         for (Row r : rows) {
             LockInfo info = r.info();
-            if (r.lease() != 0) {
-                LeaseTimeToLiveResponse ttl = await(ttls.get(r.lease()));
-                if (ttl != null && ttl.getTTL() >= 0) {
-                    info = new LockInfo(info.name(), info.owner(), info.holdCount(), info.fencingToken(),
-                            Optional.of(Duration.ofSeconds(ttl.getTTL())), info.waiters(), info.kind(),
-                            info.detail(), info.clientName(), info.heldSince());
-                }
+            LeaseTimeToLiveResponse ttl = r.lease() == 0 ? null : await(ttls.get(r.lease()));
+            if (ttl != null && ttl.getTTL() >= 0) {
+                info = new LockInfo(info.name(), info.owner(), info.holdCount(), info.fencingToken(),
+                        Optional.of(Duration.ofSeconds(ttl.getTTL())), info.waiters(), info.kind(),
+                        info.detail(), info.clientName(), info.heldSince());
             }
             result.add(info);
         }
         return result;
     }
 
-    /** A row before its lease's TTL is known ({@code lease} 0: none). */
-    private record Row(LockInfo info, long lease) {
-    }
-
     private void locks(String name, List<Entry> keys, List<Row> into) {
         KeyValue holder = keys.stream().map(Entry::kv).min(Comparator.comparingLong(KeyValue::getCreateRevision))
                 .orElseThrow();
         String key = EtcdKeys.string(holder.getKey());
-        long token = -1;
-        for (EtcdLockOps o : ops) {
-            token = Math.max(token, o.heldToken(key));
-        }
-        if (token < 0) {
-            token = EtcdKeys.token(holder);
-        }
-        into.add(new Row(new LockInfo(name, EtcdKeys.owner(holder), 1, OptionalLong.of(token), Optional.empty(),
-                OptionalInt.of(keys.size() - 1)).withHolder(EtcdKeys.clientName(holder), since(holder)),
+        long token = ops.stream().mapToLong(o -> o.heldToken(key)).max().orElse(-1);
+        into.add(new Row(new LockInfo(name, EtcdKeys.owner(holder), 1,
+                OptionalLong.of(token >= 0 ? token : EtcdKeys.token(holder)), Optional.empty(),
+                OptionalInt.of(keys.size() - 1)).withHolder(EtcdKeys.clientName(holder), EtcdKeys.since(holder)),
                 holder.getLease()));
     }
 
@@ -146,40 +135,28 @@ public final class EtcdInspector {
         List<Entry> queue = new ArrayList<>(keys);
         queue.sort(Comparator.comparingLong(e -> e.kv().getCreateRevision()));
         List<Entry> holders = new ArrayList<>();
-        if (queue.get(0).rest().startsWith("write-")) {
-            holders.add(queue.get(0));
-        } else {
-            for (Entry e : queue) {
-                if (e.rest().startsWith("write-")) {
-                    break;
-                }
-                holders.add(e);
-            }
-        }
         for (Entry e : queue) {
-            if (e.rest().startsWith("down-") && !holders.contains(e)) {
-                holders.add(e);
+            if (e.is("write-")) {
+                if (holders.isEmpty()) {
+                    holders.add(e); // the oldest key is a writer's: it holds alone
+                }
+                break;
             }
+            holders.add(e);
         }
+        queue.stream().filter(e -> e.is("down-") && !holders.contains(e)).forEach(holders::add);
         OptionalInt waiters = OptionalInt.of(queue.size() - holders.size());
         for (Entry e : holders) {
-            String kind = e.rest().startsWith("write-") ? "write-lock" : "read-lock";
             into.add(new Row(new LockInfo(name, EtcdKeys.owner(e.kv()), 1, OptionalLong.of(EtcdKeys.token(e.kv())),
-                    Optional.empty(), waiters, kind, "").withHolder(EtcdKeys.clientName(e.kv()), since(e.kv())),
-                    e.kv().getLease()));
+                    Optional.empty(), waiters, e.is("write-") ? "write-lock" : "read-lock", "")
+                    .withHolder(EtcdKeys.clientName(e.kv()), EtcdKeys.since(e.kv())), e.kv().getLease()));
         }
     }
 
     private void permits(String name, List<Entry> keys, List<Row> into) {
-        long total = 0;
-        List<Entry> held = new ArrayList<>();
-        for (Entry e : keys) {
-            if (e.rest().equals("total")) {
-                total = EtcdCounter.parse(e.kv());
-            } else if (e.rest().startsWith("held/")) {
-                held.add(e);
-            }
-        }
+        long total = keys.stream().filter(e -> e.rest().equals("total")).mapToLong(e -> EtcdCounter.parse(e.kv()))
+                .findAny().orElse(0);
+        List<Entry> held = keys.stream().filter(e -> e.is("held/")).toList();
         String detail = String.format("%d of %d permits available", Math.max(0, total - held.size()), total);
         for (Entry e : held) {
             into.add(new Row(new LockInfo(name, EtcdKeys.unescape(e.rest().substring("held/".length())), 1,
@@ -187,29 +164,20 @@ public final class EtcdInspector {
                     detail), e.kv().getLease()));
         }
         if (held.isEmpty()) {
-            into.add(new Row(unowned(name, "permit-semaphore", detail), 0));
+            into.add(unowned(name, "permit-semaphore", detail));
         }
     }
 
-    private static Optional<java.time.Instant> since(io.etcd.jetcd.KeyValue kv) {
-        long since = EtcdKeys.since(kv);
-        return since >= 0 ? Optional.of(java.time.Instant.ofEpochMilli(since)) : Optional.empty();
-    }
-
-    private static LockInfo unowned(String name, String kind, String detail) {
-        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
-                kind, detail);
+    private static Row unowned(String name, String kind, String detail) {
+        return new Row(new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(),
+                OptionalInt.empty(), kind, detail), 0);
     }
 
     private <T> T await(CompletableFuture<T> future) {
         try {
             return future.join();
         } catch (CompletionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            if (cause instanceof LockUnavailableException u) {
-                throw u;
-            }
-            throw session.unavailable("list locks", cause);
+            throw session.unavailable("list locks", e.getCause() == null ? e : e.getCause());
         }
     }
 }

@@ -1,7 +1,11 @@
 package io.latchkey.etcd.internal;
 
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.latchkey.LockHolder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * Key names: {@code latchkey/[<namespace>/]locks/<name>/} is a lock's prefix, and each owner (holding or waiting)
@@ -61,7 +65,7 @@ public final class EtcdKeys {
     }
 
     /** The owner id in an owner key's value. */
-    public static String owner(io.etcd.jetcd.KeyValue kv) {
+    public static String owner(KeyValue kv) {
         String v = string(kv.getValue());
         int nl = v.indexOf('\n');
         return nl < 0 ? v : v.substring(0, nl);
@@ -73,7 +77,7 @@ public final class EtcdKeys {
      * create revision (taken without waiting). For the few milliseconds until a queued grant's token write lands,
      * the create revision is a lower bound of the token.
      */
-    public static long token(io.etcd.jetcd.KeyValue kv) {
+    public static long token(KeyValue kv) {
         long token = line(string(kv.getValue()), TOKEN);
         if (token >= 0) {
             return token;
@@ -85,38 +89,37 @@ public final class EtcdKeys {
      * {@return the TTL in seconds of the lease of the owner key {@code kv}, as its value names it; -1 if it names
      * none} (a key written by an earlier version, or read without its value).
      */
-    static long ttlSeconds(io.etcd.jetcd.KeyValue kv) {
+    static long ttlSeconds(KeyValue kv) {
         return line(string(kv.getValue()), TTL);
     }
 
     /** {@return the holding client's name in an owner key's value, or {@code "unknown"} (an older client's key)} */
-    public static String clientName(io.etcd.jetcd.KeyValue kv) {
-        String v = string(kv.getValue());
-        int i = v.indexOf(CLIENT);
-        if (i < 0) {
-            return io.latchkey.LockHolder.UNKNOWN_CLIENT;
-        }
-        int end = v.indexOf('\n', i + CLIENT.length());
-        String name = v.substring(i + CLIENT.length(), end < 0 ? v.length() : end);
-        return name.isEmpty() ? io.latchkey.LockHolder.UNKNOWN_CLIENT : name;
+    public static String clientName(KeyValue kv) {
+        String name = field(string(kv.getValue()), CLIENT);
+        return name == null || name.isEmpty() ? LockHolder.UNKNOWN_CLIENT : name;
     }
 
-    /** {@return when the owner key was written (epoch ms, by its writer's clock), or -1 if its value does not say} */
-    public static long since(io.etcd.jetcd.KeyValue kv) {
-        return line(string(kv.getValue()), SINCE);
+    /** {@return when the owner key was written (by its writer's clock), if its value says} */
+    static Optional<Instant> since(KeyValue kv) {
+        long since = line(string(kv.getValue()), SINCE);
+        return since >= 0 ? Optional.of(Instant.ofEpochMilli(since)) : Optional.empty();
+    }
+
+    /** The rest of the line that starts with {@code prefix}, or {@code null}. */
+    private static String field(String value, String prefix) {
+        int i = value.indexOf(prefix);
+        if (i < 0) {
+            return null;
+        }
+        int end = value.indexOf('\n', i + prefix.length());
+        return value.substring(i + prefix.length(), end < 0 ? value.length() : end);
     }
 
     /** The non-negative number on the line that starts with {@code prefix}, or -1. */
     private static long line(String value, String prefix) {
-        int i = value.indexOf(prefix);
-        if (i < 0) {
-            return -1;
-        }
-        int from = i + prefix.length();
-        int end = value.indexOf('\n', from);
+        String field = field(value, prefix);
         try {
-            long n = Long.parseLong(value.substring(from, end < 0 ? value.length() : end).strip());
-            return n >= 0 ? n : -1;
+            return field == null ? -1 : Math.max(-1, Long.parseLong(field.strip()));
         } catch (NumberFormatException e) {
             return -1;
         }

@@ -13,7 +13,6 @@ import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -308,10 +307,8 @@ public final class EtcdLockOps implements RemoteLockOps {
             if (kv == null) {
                 return null;
             }
-            long since = EtcdKeys.since(kv);
             boolean queue = kind == Kind.EXCLUSIVE || kind == Kind.FAIR;
-            return new LockHolder(EtcdKeys.owner(kv), EtcdKeys.clientName(kv),
-                    since >= 0 ? Optional.of(Instant.ofEpochMilli(since)) : Optional.empty(), Optional.empty(),
+            return new LockHolder(EtcdKeys.owner(kv), EtcdKeys.clientName(kv), EtcdKeys.since(kv), Optional.empty(),
                     OptionalLong.of(EtcdKeys.token(kv)),
                     queue && h.keys() >= 1 ? OptionalInt.of((int) (h.keys() - 1)) : OptionalInt.empty());
         });

@@ -1,13 +1,18 @@
 package io.latchkey.etcd.internal;
 
+import io.grpc.netty.GrpcSslContexts;
 import io.latchkey.core.ServerUri;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.SSLException;
 
 /**
  * A parsed {@code etcd://[user:password@]host:port[,host:port…]} or
@@ -97,6 +102,56 @@ public record EtcdUri(List<String> endpoints, String user, String password, bool
     /** Whether the client presents a certificate of its own ({@code cert} and {@code key}). */
     public boolean hasClientCertificate() {
         return cert != null;
+    }
+
+    /**
+     * The TLS context of this {@code etcds://} URI: the members' certificates checked against {@code ca} or the
+     * JVM's trust store, hostnames verified, and the client's own certificate if the URI names one. A file that is
+     * missing or unreadable, or that is not PEM of the expected kind, fails with an {@link IllegalArgumentException}
+     * naming the parameter and the file, before any connection is tried.
+     */
+    public SslContext sslContext() {
+        SslContextBuilder builder = withFiles(GrpcSslContexts.forClient());
+        try {
+            return builder.build();
+        } catch (SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException(String.format("etcds URI %s: the TLS settings are unusable: %s", this,
+                    e.getMessage()), e);
+        }
+    }
+
+    /** Sets the trust ({@code ca}) and the client certificate ({@code cert}, {@code key}) of {@code uri}. */
+    SslContextBuilder withFiles(SslContextBuilder builder) {
+        if (ca != null) {
+            readable("ca", ca);
+            try {
+                builder.trustManager(ca.toFile());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(String.format(
+                        "etcds URI parameter ca=%s is not a PEM file of CA certificates: %s", ca,
+                        e.getMessage()), e);
+            }
+        }
+        if (hasClientCertificate()) {
+            readable("cert", cert);
+            readable("key", key);
+            try {
+                builder.keyManager(cert.toFile(), key.toFile());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(String.format(
+                        "etcds URI parameters cert=%s and key=%s are not a PEM certificate chain and its PKCS#8 PEM "
+                                + "private key (convert with: openssl pkcs8 -topk8 -nocrypt -in key.pem): %s",
+                        cert, key, e.getMessage()), e);
+            }
+        }
+        return builder;
+    }
+
+    private static void readable(String param, Path file) {
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw new IllegalArgumentException(String.format(
+                    "etcds URI parameter %s=%s: no such readable file", param, file));
+        }
     }
 
     @Override
