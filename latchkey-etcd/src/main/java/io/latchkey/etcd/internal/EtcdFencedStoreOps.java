@@ -15,6 +15,7 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteFencedStoreOps;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -63,12 +64,8 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
 
     @Override
     public CompletableFuture<FencedWrite.Outcome> write(String lockName, long token, FencedWrite write) {
-        Grant grant = null;
-        for (EtcdLockOps ops : lockOps) {
-            if (grant == null) {
-                grant = ops.heldGrant(lockName, token);
-            }
-        }
+        Grant grant = lockOps.stream().map(o -> o.heldGrant(lockName, token)).filter(Objects::nonNull).findFirst()
+                .orElse(null);
         if (grant == null) {
             return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
         }

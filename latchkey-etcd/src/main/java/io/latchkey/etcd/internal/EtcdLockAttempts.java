@@ -3,6 +3,7 @@ package io.latchkey.etcd.internal;
 import static io.latchkey.etcd.internal.EtcdKeys.bytes;
 
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -15,6 +16,7 @@ import io.latchkey.core.RemoteLockOps.Attempt;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The single attempts of one lock ops on etcd's create-revision queue ({@code RemoteLockOps#tryAcquire}): a first
@@ -61,9 +63,23 @@ final class EtcdLockAttempts {
         return put(request, prefix, kind, true);
     }
 
-    /** Where the keys that may keep a waiter out live: the writers' keys for a reader, the whole prefix otherwise. */
-    private static String blockers(String prefix, EtcdLockOps.Kind kind) {
-        return kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
+    /**
+     * A read of the newest keys that may keep a waiter out, newest first: the writers' keys for a reader, the whole
+     * prefix otherwise.
+     */
+    private static Op newestBlockers(String prefix, EtcdLockOps.Kind kind, GetOption.Builder options) {
+        String blockers = kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
+        return Op.get(bytes(blockers), options.isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND).build());
+    }
+
+    /** A transaction sent; one that cannot be sent (the client closing) is a failed future. */
+    private static CompletableFuture<TxnResponse> commit(Supplier<Txn> txn) {
+        try {
+            return txn.get().commit();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**
@@ -90,19 +106,10 @@ final class EtcdLockAttempts {
         long sentAt = request.time().nanoTime();
         return session.sharedLease().thenCompose(lease -> {
             EtcdWaitingKeys.Key k = waiting.putting(key, prefix, request.ownerId(), kind, lease);
-            CompletableFuture<TxnResponse> sent;
-            try {
-                sent = session.client().getKVClient().txn()
-                        .Then(Op.put(bytes(key), EtcdKeys.value(request.ownerId(), session.clientName, session.sharedTtlSeconds(), -1),
-                                        PutOption.builder().withLeaseId(lease).build()),
-                                Op.get(bytes(blockers(prefix, kind)), GetOption.builder().isPrefix(true)
-                                        .withSortField(GetOption.SortTarget.CREATE)
-                                        .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(2).build()),
-                                downgradedReads(prefix, kind))
-                        .commit();
-            } catch (RuntimeException e) {
-                sent = CompletableFuture.failedFuture(e);
-            }
+            CompletableFuture<TxnResponse> sent = commit(() -> session.client().getKVClient().txn().Then(
+                    Op.put(bytes(key), EtcdKeys.value(request.ownerId(), session.clientName,
+                            session.sharedTtlSeconds(), -1), PutOption.builder().withLeaseId(lease).build()),
+                    newestBlockers(prefix, kind, GetOption.builder().withLimit(2)), downgradedReads(prefix, kind)));
             // a put that lands after its attempt gave up is deleted then (EtcdWaitingKeys)
             sent.whenComplete((r, e) -> {
                 if (e == null) {
@@ -167,19 +174,10 @@ final class EtcdLockAttempts {
     private CompletableFuture<Attempt> check(AcquireRequest request, EtcdWaitingKeys.Key k, EtcdLockOps.Kind kind) {
         k.awaited = null; // while the read is out, every deletion wakes
         long sentAt = request.time().nanoTime();
-        CompletableFuture<TxnResponse> read;
-        try {
-            read = session.client().getKVClient().txn()
-                    .Then(Op.get(bytes(k.key), GetOption.DEFAULT),
-                            Op.get(bytes(blockers(k.prefix, k.kind)), GetOption.builder().isPrefix(true)
-                                    .withMaxCreateRevision(k.revision - 1)
-                                    .withSortField(GetOption.SortTarget.CREATE)
-                                    .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()),
-                            downgradedReads(k.prefix, k.kind))
-                    .commit();
-        } catch (RuntimeException e) {
-            read = CompletableFuture.failedFuture(e);
-        }
+        CompletableFuture<TxnResponse> read = commit(() -> session.client().getKVClient().txn().Then(
+                Op.get(bytes(k.key), GetOption.DEFAULT), newestBlockers(k.prefix, k.kind,
+                        GetOption.builder().withLimit(1).withMaxCreateRevision(k.revision - 1)),
+                downgradedReads(k.prefix, k.kind)));
         return session.bounded(read, "check " + k.key).handle((r, e) -> {
             if (e != null) {
                 waiting.abandon(k);
@@ -271,16 +269,12 @@ final class EtcdLockAttempts {
      * untouched since its creation, so a hand-off that rewrote it meanwhile is never overwritten.
      */
     private void recordToken(EtcdWaitingKeys.Key k, String ownerId, long token) {
-        try {
-            session.client().getKVClient().txn()
-                    .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
-                            new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))
-                    .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, session.clientName, session.sharedTtlSeconds(), token),
-                            PutOption.builder().withLeaseId(k.leaseId).build()))
-                    .commit().exceptionally(e -> null);
-        } catch (RuntimeException e) {
-            // best effort: inspect then shows the key's create revision
-        }
+        // best effort: without it, inspect shows the key's create revision
+        commit(() -> session.client().getKVClient().txn()
+                .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
+                        new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))
+                .Then(Op.put(bytes(k.key), EtcdKeys.value(ownerId, session.clientName, session.sharedTtlSeconds(),
+                        token), PutOption.builder().withLeaseId(k.leaseId).build())));
     }
 
     private CompletableFuture<Attempt> failed(AcquireRequest request, Throwable e) {

@@ -120,7 +120,7 @@ public final class EtcdSession implements AutoCloseable {
         return endpoints;
     }
 
-    /** The shared lease's TTL in seconds, as asked of etcd (which may raise it to its minimum). */
+    /** As asked of etcd, which may raise it to its minimum. */
     long sharedTtlSeconds() {
         return sharedTtlSeconds;
     }
@@ -168,7 +168,7 @@ public final class EtcdSession implements AutoCloseable {
         return Math.max(1, (leaseMillis + 999) / 1000);
     }
 
-    /** A lease of its own for a fixed hold of {@code leaseMillis}, rounded up to whole seconds. */
+    /** A fixed hold's own lease, rounded up to whole seconds. */
     CompletableFuture<LeaseGrantResponse> grantLease(long leaseMillis) {
         long ttl = ttlSecondsFor(leaseMillis);
         return bounded(client.getLeaseClient().grant(ttl), "grant a lease of " + ttl + " s");
@@ -184,7 +184,6 @@ public final class EtcdSession implements AutoCloseable {
         return watchdog ? ttlStartedAt(leaseId) : CompletableFuture.completedFuture(sentAt);
     }
 
-    /** Told the id of the shared lease once etcd reports it gone. */
     void onSharedLeaseLost(LongConsumer listener) {
         leaseLostListeners.add(listener);
     }
@@ -229,7 +228,7 @@ public final class EtcdSession implements AutoCloseable {
         return lease;
     }
 
-    /** The shared lease's id if one is granted, else 0; never a round trip. */
+    /** 0 if none is granted; never a round trip. */
     private long currentSharedLease() {
         leaseLock.lock();
         try {
@@ -260,10 +259,7 @@ public final class EtcdSession implements AutoCloseable {
         }
     }
 
-    /**
-     * One keep-alive of {@code leaseId}: completes with whether the lease still lives; exceptionally (with
-     * {@link LockUnavailableException}) if etcd did not answer.
-     */
+    /** Completes with whether the lease still lives; exceptionally if etcd did not answer. */
     CompletableFuture<Boolean> keepAliveOnce(long leaseId) {
         long sentAt = System.nanoTime();
         CompletableFuture<Boolean> alive = client.getLeaseClient().keepAliveOnce(leaseId).handle((r, e) -> {
@@ -368,7 +364,7 @@ public final class EtcdSession implements AutoCloseable {
                 });
     }
 
-    /** Revokes a lease (its keys go with it), best effort: failures are only logged. */
+    /** Best effort: failures are only logged. */
     void revoke(long leaseId) {
         client.getLeaseClient().revoke(leaseId).whenComplete((r, e) -> {
             if (e != null && !isLeaseNotFound(e)) {
@@ -406,7 +402,6 @@ public final class EtcdSession implements AutoCloseable {
         return result;
     }
 
-    /** A failure of jetcd as the exception callers see. */
     LockUnavailableException unavailable(String operation, Throwable e) {
         return ConnectFailures.unavailable("etcd " + endpoints, operation, e);
     }
@@ -422,9 +417,8 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Stops the timers; revokes the shared lease (so the keys of locks still held go at once rather than at the
-     * end of their TTL: the engine has already marked them lost), and closes the jetcd client if this etcd session
-     * created it.
+     * Revokes the shared lease, so the keys of locks still held (the engine has marked them lost) go at once rather
+     * than at the end of their TTL.
      */
     @Override
     public void close() {

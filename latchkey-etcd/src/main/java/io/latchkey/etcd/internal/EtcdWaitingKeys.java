@@ -1,7 +1,5 @@
 package io.latchkey.etcd.internal;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,12 +64,12 @@ final class EtcdWaitingKeys {
         return byKey.isEmpty();
     }
 
-    /** {@return the waiting key {@code key}, or {@code null} if it is granted or gone} */
+    /** {@code null} if it is granted or gone. */
     Key get(String key) {
         return byKey.get(key);
     }
 
-    /** Registers a key before its put is sent. */
+    /** Before its put is sent. */
     Key putting(String key, String prefix, String ownerId, EtcdLockOps.Kind kind, long leaseId) {
         Key k = new Key(key, prefix, ownerId, kind, leaseId);
         byKey.put(key, k);
@@ -105,7 +103,7 @@ final class EtcdWaitingKeys {
         return k.state.compareAndSet(State.LANDED, State.DONE);
     }
 
-    /** Forgets {@code k}, which is gone from the server already (its lease expired, it was deleted). */
+    /** {@code k} is gone from the server already (its lease expired, it was deleted). */
     void gone(Key k) {
         byKey.remove(k.key, k);
         k.state.set(State.DONE);
@@ -131,7 +129,6 @@ final class EtcdWaitingKeys {
         }
     }
 
-    /** Gives up the key of the entry {@code key}, if it is still waiting. */
     CompletableFuture<Void> abandon(String key) {
         Key k = byKey.get(key);
         return k == null ? CompletableFuture.completedFuture(null) : abandon(k);
@@ -139,13 +136,9 @@ final class EtcdWaitingKeys {
 
     /** Gives up every waiting key of {@code ownerId} under {@code prefix} (an attempt failed before its answer). */
     CompletableFuture<Void> abandonOwner(String prefix, String ownerId) {
-        List<CompletableFuture<Void>> deletes = new ArrayList<>(1);
-        for (Key k : byKey.values()) {
-            if (k.ownerId.equals(ownerId) && k.prefix.equals(prefix)) {
-                deletes.add(abandon(k));
-            }
-        }
-        return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]));
+        return CompletableFuture.allOf(byKey.values().stream()
+                .filter(k -> k.ownerId.equals(ownerId) && k.prefix.equals(prefix)).map(this::abandon)
+                .toArray(CompletableFuture<?>[]::new));
     }
 
     /**
