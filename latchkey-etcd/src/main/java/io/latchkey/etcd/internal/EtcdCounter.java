@@ -66,14 +66,18 @@ final class EtcdCounter {
             if (!c.write()) {
                 return CompletableFuture.completedFuture(c.result());
             }
-            Cmp unchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
-                    : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
             Op write = c.value() == null ? Op.delete(bytes(key), DeleteOption.DEFAULT)
                     : Op.put(bytes(key), bytes(Long.toString(c.value())), PutOption.DEFAULT);
-            return session.bounded(session.client().getKVClient().txn().If(unchanged).Then(write).commit(), operation)
+            return session.bounded(session.client().getKVClient().txn().If(unchanged(key, kv)).Then(write).commit(), operation)
                     .thenCompose(t -> t.isSucceeded() ? CompletableFuture.completedFuture(c.result())
                             : update(key, operation, decide));
         });
+    }
+
+    /** {@return the condition that {@code key} is still as read: {@code kv}, or absent if {@code null}} */
+    static Cmp unchanged(String key, KeyValue kv) {
+        return kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
+                : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
     }
 
     static long parse(KeyValue kv) {

@@ -1,9 +1,5 @@
 package io.latchkey.etcd.internal;
 
-import io.netty.handler.ssl.JdkSslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -11,10 +7,26 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
+import java.util.Collection;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
 
 /**
  * Why a first connection to etcd timed out, when TLS is the reason: jetcd retries a failed handshake until its
@@ -45,7 +57,7 @@ public final class EtcdHandshakeProbe {
             }
         }
         try {
-            SSLContext context = context(uri);
+            SSLContext context = uri.tls() ? context(uri) : trustingEverything();
             try (Socket plain = new Socket()) {
                 plain.connect(new InetSocketAddress(host, port), (int) millis);
                 plain.setSoTimeout((int) Math.max(1, millis));
@@ -79,7 +91,7 @@ public final class EtcdHandshakeProbe {
             return "the TLS handshake with " + host + ":" + port + " failed: " + e.getMessage()
                     + (uri.ca() == null ? " (no ?ca= given: the JVM's trust store was used)" : "")
                     + (uri.hasClientCertificate() ? "" : " (no client certificate given: ?cert=…&key=…)");
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
             return null;
         }
     }
@@ -123,15 +135,73 @@ public final class EtcdHandshakeProbe {
         }
     }
 
-    /**
-     * A JDK context for the probe's own socket: the URI's trust and client certificate for {@code etcds://}; for
-     * {@code etcd://} one that trusts every certificate (only whether the port speaks TLS matters, nothing is sent).
-     */
-    private static SSLContext context(EtcdUri uri) throws SSLException {
-        SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
-        if (!uri.tls()) {
-            builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
+    private static SSLContext context(EtcdUri uri) throws IOException, GeneralSecurityException {
+        TrustManager[] trust = null;
+        if (uri.ca() != null) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            int i = 0;
+            for (Certificate c : certificates(uri.ca())) {
+                store.setCertificateEntry("ca-" + i++, c);
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            trust = tmf.getTrustManagers();
         }
-        return ((JdkSslContext) uri.withFiles(builder).build()).context();
+        KeyManagerFactory keys = null;
+        if (uri.hasClientCertificate()) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            Collection<? extends Certificate> chain = certificates(uri.cert());
+            store.setKeyEntry("client", privateKey(uri.key()), new char[0], chain.toArray(new Certificate[0]));
+            keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            keys.init(store, new char[0]);
+        }
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keys == null ? null : keys.getKeyManagers(), trust, null);
+        return context;
+    }
+
+    private static Collection<? extends Certificate> certificates(Path pem) throws IOException,
+            GeneralSecurityException {
+        try (InputStream in = Files.newInputStream(pem)) {
+            return CertificateFactory.getInstance("X.509").generateCertificates(in);
+        }
+    }
+
+    private static PrivateKey privateKey(Path pem) throws IOException, GeneralSecurityException {
+        String text = Files.readString(pem, StandardCharsets.US_ASCII);
+        String base64 = text.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64));
+        GeneralSecurityException last = null;
+        for (String algorithm : new String[] {"EC", "RSA", "Ed25519"}) {
+            try {
+                return KeyFactory.getInstance(algorithm).generatePrivate(spec);
+            } catch (GeneralSecurityException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private static SSLContext trustingEverything() throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[] {new X509TrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) {
+                // only the handshake's success matters to the probe
+            }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                // only the handshake's success matters to the probe: nothing is sent
+            }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        return context;
     }
 }

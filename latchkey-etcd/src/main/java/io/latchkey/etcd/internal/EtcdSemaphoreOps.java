@@ -3,9 +3,8 @@ package io.latchkey.etcd.internal;
 import static io.latchkey.etcd.internal.EtcdKeys.bytes;
 
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
@@ -140,8 +139,6 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
             if (!c.write()) {
                 return CompletableFuture.completedFuture(c.result());
             }
-            Cmp unchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
-                    : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
             List<String> done = answered.drain(name, DELETES_PER_TXN);
             List<Op> writes = new ArrayList<>(done.size() + 2);
             writes.add(Op.put(bytes(key), bytes(Long.toString(c.value())), PutOption.DEFAULT));
@@ -151,10 +148,10 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
             done.forEach(k -> writes.add(Op.delete(bytes(k), DeleteOption.DEFAULT)));
             // A take that finds the count changed reads its own record: should the client's transport send the
             // transaction twice, the second finds the first's record and answers "taken" instead of taking again.
-            CompletableFuture<TxnResponse> sent = take == null
-                    ? session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new)).commit()
-                    : session.client().getKVClient().txn().If(unchanged).Then(writes.toArray(Op[]::new))
-                            .Else(Op.get(bytes(take.key()), GetOption.DEFAULT)).commit();
+            Txn txn = session.client().getKVClient().txn().If(EtcdCounter.unchanged(key, kv))
+                    .Then(writes.toArray(Op[]::new));
+            CompletableFuture<TxnResponse> sent = (take == null ? txn
+                    : txn.Else(Op.get(bytes(take.key()), GetOption.DEFAULT))).commit();
             return session.bounded(sent, operation).handle((t, e) -> {
                 if (e != null) {
                     answered.requeue(name, done); // deleting a record twice does no harm
@@ -211,10 +208,8 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
             long permits = EtcdCounter.parse(rec);
             KeyValue kv = count.isEmpty() ? null : count.get(0);
             long value = (kv == null ? 0 : EtcdCounter.parse(kv)) + permits;
-            Cmp countUnchanged = kv == null ? new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0))
-                    : new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision()));
-            Cmp recordUnchanged = new Cmp(bytes(take.key()), Cmp.Op.EQUAL, CmpTarget.modRevision(rec.getModRevision()));
-            return session.bounded(session.client().getKVClient().txn().If(countUnchanged, recordUnchanged)
+            return session.bounded(session.client().getKVClient().txn()
+                    .If(EtcdCounter.unchanged(key, kv), EtcdCounter.unchanged(take.key(), rec))
                     .Then(Op.put(bytes(key), bytes(Long.toString(value)), PutOption.DEFAULT),
                             Op.delete(bytes(take.key()), DeleteOption.DEFAULT))
                     .commit(), "give back take " + take.key()).thenCompose(t -> {

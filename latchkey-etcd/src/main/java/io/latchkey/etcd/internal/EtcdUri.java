@@ -120,8 +120,7 @@ public record EtcdUri(List<String> endpoints, String user, String password, bool
         }
     }
 
-    /** Sets the trust ({@code ca}) and the client certificate ({@code cert}, {@code key}) of {@code uri}. */
-    SslContextBuilder withFiles(SslContextBuilder builder) {
+    private SslContextBuilder withFiles(SslContextBuilder builder) {
         if (ca != null) {
             readable("ca", ca);
             try {
