@@ -79,7 +79,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
     private final EtcdLockAttempts attempts;
-    /** Held grants by key, for losses the session reports (an expired shared lease). */
+    /** Held grants by key, for losses the session reports (an expired shared lease) and the fenced store. */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
     final Kind kind;
@@ -135,10 +135,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * The client's watch of the deletions under the lock's prefix (a put never lets a waiter in; one watch per prefix,
-     * shared with the other lock kind queueing there: {@link EtcdSession#queueWatches}), reporting only the deletion of
-     * a key a waiter of this ops waits for (its predecessor, or its own key), so a release wakes only its successor's
-     * client.
+     * The client's one watch of the deletions under the prefix (a put never lets a waiter in), waking only for the
+     * key a waiter of this ops waits for (or its own), so a release wakes only its successor's client.
      */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
@@ -154,22 +152,19 @@ public final class EtcdLockOps implements RemoteLockOps {
                 : attempts.waiting.abandonOwner(prefixOf.apply(request.name()), request.ownerId());
     }
 
-    /**
-     * {@return the grant this client holds on {@code name} with {@code token}, or {@code null}} For the fenced
-     * store, which checks the very key of that hold.
-     */
+    /** For the fenced store, which checks the very key of that hold; {@code null} if none. */
     public Grant heldGrant(String name, long token) {
         return held.values().stream().filter(g -> g.fencingToken() == token && g.name().equals(name)).findAny()
                 .orElse(null);
     }
 
-    /** The token of this client's hold on {@code key}, or -1 if it holds none there. */
+    /** -1 if this client holds none there. */
     public long heldToken(String key) {
         Grant g = held.get(key);
         return g == null ? -1 : g.fencingToken();
     }
 
-    /** Called by an attempt once it holds: remember the key (the engine ends a fixed lease: {@link #leaseEnded}). */
+    /** An attempt holds: remember the key for losses and fixed lease ends. */
     void granted(Grant grant) {
         held.put(grant.backendState(EtcdGrantState.class).key(), grant);
     }
@@ -272,10 +267,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes a waiting key that must not stay (its owner left, or its put landed after its attempt gave up); if etcd
-     * does not answer, the delete is retried until it does ({@link StrandedKeys}): on the shared lease, which this
-     * client keeps alive for its other keys, it would otherwise block the name for as long as the client lives.
-     * Completes with whether this first try deleted it; never exceptionally.
+     * Deletes a waiting key that must not stay (its owner left, or its put landed after its attempt gave up), retried
+     * until etcd answers ({@link StrandedKeys}); completes with whether this first try deleted it, never exceptionally.
      */
     CompletableFuture<Boolean> deleteOrStrand(String key, long createRevision) {
         return session.deleteIfCreatedAt(key, createRevision).handle((deleted, e) -> {
@@ -296,9 +289,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * Who holds it, in one read transaction: the holder key's value names the client and when it was written (by the
-     * client's clock); its revisions give the token; for the plain and fair lock the waiters are the other keys. No
-     * lease left (asking the key's lease would take a second request).
+     * One read: the holder key's value names the client and when it was written; its revisions give the token; for
+     * the plain and fair lock the waiters are the other keys. No lease left (that would take a second request).
      */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {

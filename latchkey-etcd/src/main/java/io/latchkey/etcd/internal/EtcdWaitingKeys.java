@@ -94,7 +94,7 @@ final class EtcdWaitingKeys {
         byKey.remove(k.key, k);
         k.state.compareAndSet(State.PUTTING, State.DONE);
         k.state.compareAndSet(State.ABANDONED, State.DONE);
-        ops.session.stranded().deleteUnanswered(k.key);
+        ops.session.stranded().delete(k.key, -1, 0);
     }
 
     /** {@return whether {@code k} was still waiting} It is the owner's hold from now on, no longer this table's. */

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,14 +68,24 @@ final class StrandedKeys {
 
     /**
      * Deletes {@code key} if it still has {@code createRevision}, retrying until etcd answers; then revokes
-     * {@code ownLeaseId} unless it is 0.
+     * {@code ownLeaseId} unless it is 0. With {@code createRevision} -1, deletes the waiting key {@code key} whose put
+     * got no answer (it may have landed all the same: a connection lost after etcd applied it), at once: its name is
+     * unique to the one attempt that put it (this client's id and a sequence number), so whatever create revision it
+     * has, it is that attempt's key and no later hold's.
      */
     void delete(String key, long createRevision, long ownLeaseId) {
+        boolean now = createRevision < 0;
         if (pending.putIfAbsent(key, createRevision) != null) {
             return; // one retry per key is enough: each compares the same create revision
         }
-        removals.afterFailure("release of etcd key " + key + " on " + session.endpoints(),
-                retry -> session.deleteIfCreatedAt(key, createRevision), e -> !EtcdSession.isLeaseNotFound(e), null)
+        RetriedRemoval.Try<Boolean> delete = retry -> createRevision >= 0
+                ? session.deleteIfCreatedAt(key, createRevision)
+                : session.bounded(session.client().getKVClient().delete(EtcdKeys.bytes(key)), "delete " + key)
+                        .thenApply(r -> r.getDeleted() > 0);
+        Predicate<Throwable> retryable = e -> !EtcdSession.isLeaseNotFound(e);
+        String what = (now ? "clean-up of etcd key " + key + " whose put got no answer"
+                : "release of etcd key " + key) + " on " + session.endpoints();
+        (now ? removals.now(what, delete, retryable, null, null) : removals.afterFailure(what, delete, retryable, null))
                 .whenComplete((deleted, e) -> {
                     pending.remove(key, createRevision);
                     if (deleted != null) {
@@ -82,27 +93,6 @@ final class StrandedKeys {
                         if (ownLeaseId != 0) {
                             session.revoke(ownLeaseId);
                         }
-                    }
-                });
-    }
-
-    /**
-     * Deletes the waiting key {@code key} whose put got no answer (it may have landed all the same: a connection lost
-     * after etcd applied it), retrying until etcd answers. Its name is unique to the one attempt that put it (this
-     * client's id and a sequence number), so whatever create revision it has, it is that attempt's key and no later
-     * hold's.
-     */
-    void deleteUnanswered(String key) {
-        if (pending.putIfAbsent(key, -1L) != null) {
-            return;
-        }
-        removals.now("clean-up of etcd key " + key + " whose put got no answer, on " + session.endpoints(),
-                retry -> session.bounded(session.client().getKVClient().delete(EtcdKeys.bytes(key)), "delete " + key)
-                        .thenApply(r -> r.getDeleted() > 0), e -> !EtcdSession.isLeaseNotFound(e), null, null)
-                .whenComplete((deleted, e) -> {
-                    pending.remove(key, -1L);
-                    if (Boolean.TRUE.equals(deleted)) {
-                        log.debug("etcd key {} of an attempt that got no answer deleted", key);
                     }
                 });
     }
