@@ -3,6 +3,7 @@ package io.latchkey.etcd.internal;
 import static io.latchkey.etcd.internal.EtcdKeys.bytes;
 
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -50,8 +51,7 @@ final class EtcdCounter {
     /** Puts {@code value} if {@code key} is absent; completes with whether it did. */
     CompletableFuture<Boolean> putIfAbsent(String key, long value, String operation) {
         return session.bounded(session.client().getKVClient().txn()
-                .If(new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0)))
-                .Then(Op.put(bytes(key), bytes(Long.toString(value)), PutOption.DEFAULT))
+                .If(unchanged(key, null)).Then(Op.put(bytes(key), bytes(Long.toString(value)), PutOption.DEFAULT))
                 .commit(), operation).thenApply(t -> t.isSucceeded());
     }
 
@@ -68,9 +68,10 @@ final class EtcdCounter {
             }
             Op write = c.value() == null ? Op.delete(bytes(key), DeleteOption.DEFAULT)
                     : Op.put(bytes(key), bytes(Long.toString(c.value())), PutOption.DEFAULT);
-            return session.bounded(session.client().getKVClient().txn().If(unchanged(key, kv)).Then(write).commit(), operation)
-                    .thenCompose(t -> t.isSucceeded() ? CompletableFuture.completedFuture(c.result())
-                            : update(key, operation, decide));
+            CompletableFuture<TxnResponse> sent = session.client().getKVClient().txn().If(unchanged(key, kv))
+                    .Then(write).commit();
+            return session.bounded(sent, operation).thenCompose(t -> t.isSucceeded()
+                    ? CompletableFuture.completedFuture(c.result()) : update(key, operation, decide));
         });
     }
 

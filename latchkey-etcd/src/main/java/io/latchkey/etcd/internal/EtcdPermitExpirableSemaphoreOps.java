@@ -131,7 +131,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
             if (total == null || EtcdCounter.parse(total) - heldCount(r) <= 0) {
                 return CompletableFuture.completedFuture((Grant) null);
             }
-            return session.leaseFor(watchdog, leaseMillis).thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
+            return session.leaseFor(watchdog, leaseMillis)
+                    .thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
         });
     }
 
@@ -139,8 +140,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                                          KeyValue total, long leaseId, long sentAt) {
         String key = permitKey(name, permitId);
         Txn txn = session.client().getKVClient().txn()
-                .If(new Cmp(bytes(totalKey(name)), Cmp.Op.EQUAL, CmpTarget.modRevision(total.getModRevision())),
-                        new Cmp(bytes(key), Cmp.Op.EQUAL, CmpTarget.version(0)))
+                .If(EtcdCounter.unchanged(totalKey(name), total), EtcdCounter.unchanged(key, null))
                 .Then(Op.put(bytes(totalKey(name)), total.getValue(), PutOption.DEFAULT),
                         Op.put(bytes(key), bytes(permitId), PutOption.builder().withLeaseId(leaseId).build()));
         CompletableFuture<TxnResponse> sent = txn.commit();
@@ -149,7 +149,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 // the put may still land: delete it until etcd answers, or a watchdog permit would stay forever
                 sent.whenComplete((late, e2) -> {
                     if (late != null && late.isSucceeded()) {
-                        session.stranded().strand(new EtcdGrantState(key, late.getHeader().getRevision(), leaseId, !watchdog));
+                        session.stranded().strand(new EtcdGrantState(key, late.getHeader().getRevision(), leaseId,
+                                !watchdog));
                     } else if (!watchdog) {
                         session.revoke(leaseId);
                     }

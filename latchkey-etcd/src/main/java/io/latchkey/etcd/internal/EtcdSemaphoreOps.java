@@ -106,7 +106,8 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         String record = takesOf.apply(name) + takeIds + takes.incrementAndGet();
         Op recordTake = Op.put(bytes(record), bytes(Integer.toString(permits)), PutOption.DEFAULT);
         return update(name, "take permits of semaphore " + name, new TakeRecord(record, recordTake, name),
-                v -> v == null || v < permits ? EtcdCounter.Change.none(false) : EtcdCounter.Change.put(v - permits, true));
+                v -> v == null || v < permits ? EtcdCounter.Change.none(false)
+                        : EtcdCounter.Change.put(v - permits, true));
     }
 
     /** A take's record, written by the transaction that takes the permits. */
