@@ -1,5 +1,7 @@
 package io.latchkey.redis;
 
+import static io.latchkey.redis.ReadWriteLockScripts.NOW;
+
 import io.latchkey.redis.LockScripts.Script;
 
 /**
@@ -14,9 +16,6 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code S} are gone, so a free fair lock leaves no key.
  */
 final class FairLockScripts {
-
-    private static final String NOW = "local t = redis.call('time'); "
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
 
     /** Drops waiters whose heartbeat ran out (crashed or cut off clients). */
     private static final String PURGE = "local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now); "

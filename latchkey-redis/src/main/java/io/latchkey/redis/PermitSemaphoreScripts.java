@@ -1,5 +1,8 @@
 package io.latchkey.redis;
 
+import static io.latchkey.redis.ReadWriteLockScripts.KEEP;
+import static io.latchkey.redis.ReadWriteLockScripts.NOW;
+
 import io.latchkey.redis.LockScripts.Script;
 
 /**
@@ -10,14 +13,6 @@ import io.latchkey.redis.LockScripts.Script;
  * script touches {@code L} next; {@code L}'s own PEXPIRE follows its latest score.
  */
 final class PermitSemaphoreScripts {
-
-    private static final String NOW = "local t = redis.call('time'); "
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
-
-    private static final String KEEP = "local function keep(k) "
-            + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
-            + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
-            + "end; ";
 
     /**
      * KEYS: P, L. ARGV: permit id, lease millis, longest re-check millis. Leases a permit under the id: 1; or

@@ -16,11 +16,12 @@ import io.latchkey.redis.LockScripts.Script;
  */
 final class ReadWriteLockScripts {
 
-    private static final String NOW = "local t = redis.call('time'); "
+    /** Lua: {@code now}, the server's time in milliseconds. */
+    static final String NOW = "local t = redis.call('time'); "
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
 
     /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
-    private static final String KEEP = "local function keep(k) "
+    static final String KEEP = "local function keep(k) "
             + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
             + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
             + "end; ";

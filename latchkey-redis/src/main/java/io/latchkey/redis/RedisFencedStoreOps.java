@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RedisFencedStoreOps implements RemoteFencedStoreOps {
 
-    static final String STORE_SUFFIX = ":latchkey:store:";
+    static final String STORE_SUFFIX = ":latchkey:store";
 
     /**
      * KEYS: lock, data. ARGV: token, kind (p put, c compare-and-set, d delete), value, expected present (1/0),
@@ -58,14 +58,7 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
 
     /** The prefix of the store keys of lock {@code lockKey}: in its hash slot, apart from the lock's own keys. */
     static String storePrefix(String namespace, String lockKey) {
-        if (LockKeys.hashTag(lockKey) != null) {
-            return lockKey + STORE_SUFFIX;
-        }
-        String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
-        if (lockKey.indexOf('}') < 0) {
-            return prefix + "{" + lockKey + "}" + STORE_SUFFIX;
-        }
-        return prefix + "{" + SlotTags.tagFor(LockKeys.slot(lockKey)) + "}" + STORE_SUFFIX + lockKey + ":";
+        return LockKeys.inSlot(namespace, lockKey, STORE_SUFFIX) + ":";
     }
 
     private String dataKey(String lockName, String key) {

@@ -5,7 +5,6 @@ import io.latchkey.core.Grant;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,13 +112,7 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
                 rounds.add(renewBatch(e.getKey(), batch));
             }
         }
-        return CompletableFuture.allOf(rounds.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            for (CompletableFuture<Set<Grant>> r : rounds) {
-                lost.addAll(r.join());
-            }
-            return lost;
-        });
+        return RedisSyncLockOps.allLost(rounds);
     }
 
     private CompletableFuture<Set<Grant>> renewBatch(long leaseMillis, List<Grant> batch) {

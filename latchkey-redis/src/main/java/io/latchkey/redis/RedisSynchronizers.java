@@ -50,14 +50,15 @@ final class RedisSynchronizers {
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
                         executor.cluster()));
         Withdrawals withdrawals = new Withdrawals(executor.scheduler());
-        this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals, options.clientName());
-        this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals, options.clientName());
-        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals, options.clientName());
-        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals, options.clientName());
+        RedisReadWriteLockOps[] rw = new RedisReadWriteLockOps[4];
+        for (int i = 0; i < rw.length; i++) { // read, write; writer preference, then reader preference
+            rw[i] = new RedisReadWriteLockOps(i % 2 == 0, i < 2, executor, channels, heartbeatMillis, rwKeys,
+                    withdrawals, options.clientName());
+        }
+        this.readOps = rw[0];
+        this.writeOps = rw[1];
+        this.readerPreferenceReadOps = rw[2];
+        this.readerPreferenceWriteOps = rw[3];
         long recheck = Math.max(1, heartbeatMillis / 3);
         this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), clientId, executor, channels, recheck);
         this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);

@@ -227,31 +227,12 @@ final class SynchronizerInspection {
         }
     }
 
-    /**
-     * A row of a hold stored as {@code owner|token} (a read hold's member, or a fair or write hold written by an
-     * earlier version), or as a fair or write hold's value: {@code owner|token|attempt id}, a line with the client's
-     * name and one with its start (epoch ms, server time).
-     */
+    /** A row of a hold: a read hold's member {@code owner|token} or a fair or write hold's value. */
     private static LockInfo held(String name, String kind, String value, long pttlMillis, OptionalInt waiters) {
-        String[] lines = value.split("\n", 3);
-        String member = lines[0];
-        int bar = member.indexOf('|');
-        String owner = bar < 0 ? member : member.substring(0, bar);
-        OptionalLong token = OptionalLong.empty();
-        if (bar >= 0) {
-            int end = member.indexOf('|', bar + 1);
-            long t = parse(member.substring(bar + 1, end < 0 ? member.length() : end));
-            if (t > 0) {
-                token = OptionalLong.of(t);
-            }
-        }
-        LockInfo info = new LockInfo(name, owner, 1, token,
-                pttlMillis > 0 ? Optional.of(Duration.ofMillis(pttlMillis)) : Optional.empty(), waiters, kind, "");
-        if (lines.length < 2 || lines[1].isEmpty()) {
-            return info;
-        }
-        long since = lines.length > 2 ? parse(lines[2]) : -1;
-        return info.withHolder(lines[1], since > 0 ? Optional.of(java.time.Instant.ofEpochMilli(since)) : Optional.empty());
+        io.latchkey.LockHolder h = RedisSyncLockOps.hold(value, Optional.empty());
+        return new LockInfo(name, h.owner(), 1, h.fencingToken(),
+                pttlMillis > 0 ? Optional.of(Duration.ofMillis(pttlMillis)) : Optional.empty(), waiters, kind, "")
+                .withHolder(h.clientName(), h.heldSince());
     }
 
     private static LockInfo unowned(String name, String kind, String detail) {
