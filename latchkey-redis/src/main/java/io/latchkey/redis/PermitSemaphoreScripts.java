@@ -6,11 +6,10 @@ import static io.latchkey.redis.ReadWriteLockScripts.NOW;
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each. Layout
- * ({@link RedisPermitExpirableSemaphoreOps}): {@code P} = string, the semaphore's permits in total, leased ones
- * included (absent: never set); {@code L} = sorted set of leased permit ids scored by their expiry in the server's
- * milliseconds ({@code TIME}). Available = {@code P} &minus; live leases. Expired leases are removed by whichever
- * script touches {@code L} next; {@code L}'s own PEXPIRE follows its latest score.
+ * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each, on the keys of
+ * {@link RedisPermitExpirableSemaphoreOps}: {@code P} the permits in total and {@code L} the leased permit ids scored
+ * by expiry (server ms). Available = {@code P} &minus; live leases; expired leases are removed by whichever script
+ * touches {@code L} next, whose PEXPIRE follows its latest score.
  */
 final class PermitSemaphoreScripts {
 

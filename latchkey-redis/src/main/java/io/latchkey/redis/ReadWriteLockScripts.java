@@ -3,16 +3,11 @@ package io.latchkey.redis;
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis read-write lock, one EVALSHA each. Layout ({@link RedisReadWriteLockOps}):
- * {@code W} = string with PEXPIRE (the write hold), the same value as a fair lock's hold: {@code owner|token|attempt
- * id}, a line with the holding client's name and one with when the hold began (server time, epoch ms), or
- * {@code owner|token} alone as an earlier version wrote it ({@link FairLockScripts#HOLDS} reads both); {@code R} = sorted set of read holds,
- * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
- * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
- * again (only writers of a writer-preference lock register one); {@code TK} = the token key and {@code OF} = the
- * previous layout's per-name counter ({@link FencingTokens}; a new token for every read and write hold). Expired
- * read holds and writer intents are removed by whichever
- * script touches the set next; the sets' own PEXPIRE follows their latest score so nothing outlives its members.
+ * The Lua scripts of the Redis read-write lock, one EVALSHA each, on the keys of {@link RedisReadWriteLockOps}:
+ * {@code W} the write hold (the value of {@link FairLockScripts#HOLDS}), {@code R} the read holds ({@code owner|token}
+ * scored by expiry, server ms), {@code WW} the waiting writers' intents (owner scored by when the server forgets it),
+ * {@code TK} the token key and {@code OF} the previous layout's counter ({@link FencingTokens}). Expired members are
+ * removed by whichever script touches the set next; a set's PEXPIRE follows its latest score.
  */
 final class ReadWriteLockScripts {
 

@@ -108,7 +108,7 @@ final class RedisClientWiring {
         redisClient.removeListener(reconnectListener);
         connections.close();
         if (ownsClient) {
-            LettuceClients.shutdown(redisClient);
+            RedisLockClientFactory.shutdown(redisClient);
         }
     }
 }

@@ -4,6 +4,7 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
 
 /**
  * Parses {@code redis-cluster://[user:password@]host[:port][,host[:port]…]}: the seed nodes of a Redis Cluster
@@ -86,13 +87,8 @@ final class RedisClusterUris {
 
     /** {@code host:port,host:port}: what messages name the cluster by. */
     static String address(Iterable<RedisURI> seeds) {
-        StringBuilder sb = new StringBuilder();
-        for (RedisURI seed : seeds) {
-            if (sb.length() > 0) {
-                sb.append(',');
-            }
-            sb.append(RedisUris.address(seed));
-        }
-        return sb.toString();
+        StringJoiner out = new StringJoiner(",");
+        seeds.forEach(seed -> out.add(RedisUris.address(seed)));
+        return out.toString();
     }
 }

@@ -85,23 +85,10 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
         byte[] value = write.value() == null ? NONE : write.value();
         byte[] expected = write.expected() == null ? NONE : write.expected();
         String expectedPresent = write.expected() == null ? "0" : "1";
-        CompletableFuture<Long> reply = new CompletableFuture<>();
-        send(true, lockKey, dataKey, token, kind, value, expectedPresent, expected).whenComplete((r, e) -> {
-            if (e == null) {
-                reply.complete(r);
-            } else if (noScript(e)) {
-                send(false, lockKey, dataKey, token, kind, value, expectedPresent, expected)
-                        .whenComplete((r2, e2) -> {
-                            if (e2 == null) {
-                                reply.complete(r2);
-                            } else {
-                                reply.completeExceptionally(e2);
-                            }
-                        });
-            } else {
-                reply.completeExceptionally(e);
-            }
-        });
+        CompletableFuture<Long> reply = send(true, lockKey, dataKey, token, kind, value, expectedPresent, expected)
+                .exceptionallyCompose(e -> noScript(e)
+                        ? send(false, lockKey, dataKey, token, kind, value, expectedPresent, expected)
+                        : CompletableFuture.failedFuture(e));
         return reply.thenCompose(r -> {
             FencedWrite.Outcome outcome = r < 0 ? FencedWrite.Outcome.STALE
                     : r > 0 ? FencedWrite.Outcome.APPLIED : FencedWrite.Outcome.UNCHANGED;

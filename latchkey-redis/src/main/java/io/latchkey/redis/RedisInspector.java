@@ -130,23 +130,18 @@ final class RedisInspector {
 
     /** Escapes Redis glob metacharacters so that {@code text} matches itself. */
     static String escape(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                out.append('\\');
-            }
-            out.append(c);
-        }
-        return out.toString();
+        return escape(text, "*?[]\\");
     }
 
     /** {@link LockInspector}'s glob ({@code *}, {@code ?}, the rest literal) as a Redis MATCH pattern. */
     static String toRedisGlob(String pattern) {
-        StringBuilder out = new StringBuilder(pattern.length() + 8);
-        for (int i = 0; i < pattern.length(); i++) {
-            char c = pattern.charAt(i);
-            if (c == '[' || c == ']' || c == '\\') {
+        return escape(pattern, "[]\\");
+    }
+
+    private static String escape(String text, String special) {
+        StringBuilder out = new StringBuilder(text.length() + 8);
+        for (char c : text.toCharArray()) {
+            if (special.indexOf(c) >= 0) {
                 out.append('\\');
             }
             out.append(c);
