@@ -48,23 +48,6 @@ final class PermitSemaphoreScripts {
             + "redis.call('zadd', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]); keep(KEYS[1]); "
             + "return 1;");
 
-    /**
-     * KEYS: L1..Ln (one per permit, semaphores may differ). ARGV: lease millis, then one permit id per key. A new
-     * lease from now for each permit whose lease is live: 1 per renewed permit, 0 per permit that had expired or
-     * was released.
-     */
-    static final Script RENEW = new Script("permitRenew", NOW + KEEP
-            + "local result = {}; "
-            + "for i = 1, #KEYS do "
-            + "local s = redis.call('zscore', KEYS[i], ARGV[i + 1]); "
-            + "if s and tonumber(s) > now then "
-            + "redis.call('zadd', KEYS[i], now + tonumber(ARGV[1]), ARGV[i + 1]); keep(KEYS[i]); result[i] = 1; "
-            + "else "
-            + "if s then redis.call('zrem', KEYS[i], ARGV[i + 1]); end; "
-            + "result[i] = 0; end; "
-            + "end; "
-            + "return result;");
-
     /** KEYS: P, L. The permits available now (expired leases count as available). */
     static final Script AVAILABLE = new Script("permitAvailable", NOW
             + "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "

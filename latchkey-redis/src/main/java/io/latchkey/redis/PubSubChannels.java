@@ -2,8 +2,12 @@ package io.latchkey.redis;
 
 import io.latchkey.core.PushRegistry;
 import io.latchkey.core.RemoteCountOps;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.RedisPubSubListener;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +25,7 @@ import java.util.function.Predicate;
  * linger: a shard subscription follows its slot when the slot moves, and one that nobody listens to should not (in a
  * resharding test a lingering shard channel delayed the new master's subscription of a waiter beyond 20 s).
  */
-final class PubSubChannels extends RedisPubSubAdapter<String, String> {
+final class PubSubChannels extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
 
     static final long LINGER_MILLIS = 1_000;
     static final int MAX_LINGERING = 256;
@@ -37,7 +41,7 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
         this.sharded = executor.sharded();
         this.channels = sharded ? new PushRegistry<>(this::open)
                 : new PushRegistry<>(this::open, executor.scheduler(), LINGER_MILLIS, MAX_LINGERING);
-        connection.addListener(this);
+        connection.addListener((RedisPubSubListener<String, String>) this);
     }
 
     /** {@link #subscribe(String, Predicate, Runnable)} for every message. */
@@ -79,9 +83,19 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> {
         return channels.size();
     }
 
-    /** Tells every listener to look again: messages sent while the pub/sub connection was down are lost. */
-    void wakeAll() {
-        channels.fireAll();
+    /**
+     * After a reconnect of the pub/sub connection (on a cluster: of any node connection, where the subscriptions
+     * live), every listener looks again once Lettuce has likely re-subscribed: messages sent meanwhile are lost.
+     */
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+        if (reconnected == connection || executor.cluster()) {
+            try {
+                executor.scheduler().schedule(channels::fireAll, 100, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                // closing
+            }
+        }
     }
 
     /** Delivers {@code message} to this client's listeners of {@code channel} as if the server had sent it. */

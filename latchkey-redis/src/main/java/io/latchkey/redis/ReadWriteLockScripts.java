@@ -127,8 +127,8 @@ final class ReadWriteLockScripts {
             + "return result;");
 
     /**
-     * KEYS: R1..Rn. ARGV: owner|token, lease millis per hold. Extends each read hold that has not expired yet;
-     * 1 (renewed) or 0 (lost) per hold.
+     * KEYS: R1..Rn (read holds, or a permit semaphore's leases). ARGV: member ({@code owner|token}, a permit id) and
+     * lease millis per key. Extends each member that has not expired yet; 1 (renewed) or 0 (lost) per key.
      */
     static final Script RENEW_READ = new Script("renewRead", NOW + KEEP
             + "local result = {}; "

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 
 /**
  * Turns driver errors into Latchkey's: unreachable or slow servers into {@link LockUnavailableException} naming
@@ -52,12 +53,8 @@ final class RedisErrors {
 
     /** A server that is loading, read-only (failover) or busy with a script will answer again soon. */
     private static boolean isTransientServerError(String message) {
-        if (message == null) {
-            return false;
-        }
-        return message.startsWith("LOADING") || message.startsWith("BUSY") || message.startsWith("MASTERDOWN")
-                || message.startsWith("READONLY") || message.startsWith("TRYAGAIN")
-                || message.startsWith("CLUSTERDOWN");
+        return message != null && Stream.of("LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN")
+                .anyMatch(message::startsWith);
     }
 
     static Throwable unwrap(Throwable e) {

@@ -82,30 +82,34 @@ abstract class RedisSyncLockOps<K> implements RemoteLockOps {
     abstract Script renewScript();
 
     /**
-     * One script per {@value #RENEW_BATCH} holds (per hash slot on a cluster), pipelined. The keys are cached or
-     * built without filling the cache: a round over more held names than the cache keeps would clear it again and
-     * again.
+     * The keys are cached or built without filling the cache: a round over more held names than the cache keeps
+     * would clear it again and again.
      */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        Function<Grant, String> key = g -> renewKey(keyCache.peekOrBuild(g.name()));
+        return renew(executor, renewScript(), grants, g -> renewKey(keyCache.peekOrBuild(g.name())),
+                RedisSyncLockOps::member);
+    }
+
+    /**
+     * Renews {@code grants} by {@code script} (KEYS: one hold per key; ARGV: the hold's member and lease millis per
+     * key; 1 renewed or 0 lost per key): one script per {@value #RENEW_BATCH} holds (per hash slot on a cluster),
+     * pipelined.
+     */
+    static CompletableFuture<Set<Grant>> renew(ScriptExecutor executor, Script script, Collection<Grant> grants,
+                                               Function<Grant, String> key, Function<Grant, String> member) {
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), key)) {
             String[] keys = new String[batch.size()];
             String[] args = new String[2 * batch.size()];
             for (int i = 0; i < batch.size(); i++) {
                 keys[i] = key.apply(batch.get(i));
-                args[2 * i] = member(batch.get(i));
+                args[2 * i] = member.apply(batch.get(i));
                 args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
             }
-            batches.add(executor.<List<Object>>run(renewScript(), ScriptOutputType.MULTI, keys, args)
+            batches.add(executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
                     .thenApply(reply -> RenewBatches.lost(reply, batch)));
         }
-        return allLost(batches);
-    }
-
-    /** The union of the pipelined renewal batches' lost grants. */
-    static CompletableFuture<Set<Grant>> allLost(List<CompletableFuture<Set<Grant>>> batches) {
         return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             Set<Grant> lost = new HashSet<>();
             batches.forEach(b -> lost.addAll(b.join()));

@@ -206,21 +206,15 @@ final class SynchronizerInspection {
                     }
                 };
             }
-            case "semaphore": {
-                CompletableFuture<String> permits = commands.get(b + ":permits").toCompletableFuture();
+            default: { // semaphore, latch
+                boolean semaphore = f.kind().equals("semaphore");
+                CompletableFuture<String> value = commands.get(b + (semaphore ? ":permits" : ":count"))
+                        .toCompletableFuture();
                 return () -> {
-                    String p = get(permits, "GET");
-                    if (p != null) {
-                        into.add(unowned(f.name(), "semaphore", parse(p) + " permits available"));
-                    }
-                };
-            }
-            default: {
-                CompletableFuture<String> count = commands.get(b + ":count").toCompletableFuture();
-                return () -> {
-                    String c = get(count, "GET");
-                    if (c != null) {
-                        into.add(unowned(f.name(), "latch", "count " + parse(c)));
+                    String v = get(value, "GET");
+                    if (v != null) {
+                        into.add(semaphore ? unowned(f.name(), "semaphore", parse(v) + " permits available")
+                                : unowned(f.name(), "latch", "count " + parse(v)));
                     }
                 };
             }
