@@ -54,7 +54,7 @@ final class RedisLockClientFactory {
         if (initial instanceof Iterable) {
             ((Iterable<RedisURI>) initial).forEach(seeds::add);
         }
-        String address = seeds.isEmpty() ? "(the Lettuce cluster client's seeds)" : RedisClusterUris.address(seeds);
+        String address = seeds.isEmpty() ? "(the Lettuce cluster client's seeds)" : RedisUris.clusterAddress(seeds);
         return new RedisLockClient(client, false, timeout -> RedisConnections.cluster(client, timeout, true),
                 "cluster " + address, options, RedisOptions.defaults(), TimeSource.SYSTEM);
     }
@@ -62,7 +62,7 @@ final class RedisLockClientFactory {
     /** From a URI of any Redis scheme: a client that owns its Lettuce client and resources. */
     static RedisLockClient connect(String uriText, ClientOptions options) {
         Objects.requireNonNull(options, "options");
-        if (RedisClusterUris.isCluster(uriText)) {
+        if (RedisUris.isCluster(uriText)) {
             return connectCluster(uriText, options, true);
         }
         RedisURI uri = RedisUris.parse(uriText, options.operationTimeout());
@@ -83,7 +83,7 @@ final class RedisLockClientFactory {
      * @param allowSharded {@code false} to wake waiters by classic pub/sub even on Redis 7, as on an older cluster
      */
     static RedisLockClient connectCluster(String uriText, ClientOptions options, boolean allowSharded) {
-        List<RedisURI> seeds = RedisClusterUris.parse(uriText, options.operationTimeout());
+        List<RedisURI> seeds = RedisUris.parseCluster(uriText, options.operationTimeout());
         RedisClusterClient client = RedisClusterClient.create(newResources(), seeds);
         client.setOptions(ClusterClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(options.operationTimeout()))
@@ -95,7 +95,7 @@ final class RedisLockClientFactory {
                         .build())
                 .build());
         return owning(client, t -> RedisConnections.cluster(client, t, allowSharded),
-                "cluster " + RedisClusterUris.address(seeds), options, RedisOptions.defaults());
+                "cluster " + RedisUris.clusterAddress(seeds), options, RedisOptions.defaults());
     }
 
     /**
