@@ -122,7 +122,8 @@ final class RedisConnections {
         try {
             return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
         } catch (RedisConnectionException e) {
-            if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
+            if (!uri.getSentinels().isEmpty() || !RedisErrors.anyCause(e, t -> t.getMessage() != null
+                    && (t.getMessage().contains("closed prematurely") || t.getMessage().contains("reset by peer")))) {
                 throw e;
             }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
@@ -140,16 +141,6 @@ final class RedisConnections {
             }
             throw e;
         }
-    }
-
-    private static boolean closedByServer(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = t.getMessage();
-            if (m != null && (m.contains("closed prematurely") || m.contains("reset by peer"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -63,6 +64,16 @@ final class RedisErrors {
             t = t.getCause();
         }
         return t;
+    }
+
+    /** Whether {@code e} or any of its causes passes {@code test}. */
+    static boolean anyCause(Throwable e, Predicate<Throwable> test) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (test.test(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static boolean isNoScript(Throwable e) {

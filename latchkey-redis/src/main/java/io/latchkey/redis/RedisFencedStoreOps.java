@@ -86,7 +86,7 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
         byte[] expected = write.expected() == null ? NONE : write.expected();
         String expectedPresent = write.expected() == null ? "0" : "1";
         CompletableFuture<Long> reply = send(true, lockKey, dataKey, token, kind, value, expectedPresent, expected)
-                .exceptionallyCompose(e -> noScript(e)
+                .exceptionallyCompose(e -> RedisErrors.anyCause(e, RedisErrors::isNoScript) // the executor maps errors
                         ? send(false, lockKey, dataKey, token, kind, value, expectedPresent, expected)
                         : CompletableFuture.failedFuture(e));
         return reply.thenCompose(r -> {
@@ -95,16 +95,6 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
             return outcome == FencedWrite.Outcome.APPLIED ? acknowledged(lockName, write, outcome)
                     : CompletableFuture.completedFuture(outcome);
         });
-    }
-
-    /** Whether {@code e}, or an error it wraps (the executor maps driver errors), is Redis's NOSCRIPT. */
-    private static boolean noScript(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (RedisErrors.isNoScript(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private CompletableFuture<Long> send(boolean bySha, String lockKey, String dataKey, long token, String kind,

@@ -13,8 +13,9 @@ import java.util.stream.Collectors;
  * for TLS; Lettuce's own {@code …#mastername} form is accepted too), and keeps passwords out of every message about
  * them. Valkey's schemes ({@code valkey://}, {@code valkeys://}, {@code valkey-sentinel://},
  * {@code valkeys-sentinel://}, {@code valkey-cluster://}) mean the same as their {@code redis} counterparts: Valkey
- * speaks the same protocol and runs the same scripts. Redis Cluster seeds: {@link #parseCluster}. The query parameters {@code replicaAcks} and
- * {@code replicaAckTimeout} are Latchkey's ({@link RedisOptions}); the others go to Lettuce.
+ * speaks the same protocol and runs the same scripts. Redis Cluster seeds: {@link #parseCluster}. The query
+ * parameters {@code replicaAcks} and {@code replicaAckTimeout} are Latchkey's ({@link RedisOptions}); the others go
+ * to Lettuce.
  */
 final class RedisUris {
 
