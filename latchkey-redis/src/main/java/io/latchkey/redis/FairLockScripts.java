@@ -1,31 +1,26 @@
 package io.latchkey.redis;
 
+import static io.latchkey.redis.ReadWriteLockScripts.NOW;
+
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis fair lock, one EVALSHA each. Layout ({@link RedisFairLockOps}): {@code L} = string
- * with PEXPIRE (the hold) of three lines, {@code owner|token|attempt id}, the holding client's name, and when the
- * hold began (server time, epoch ms); a hold written by an earlier version is {@code owner|token} alone, and every
- * script here accepts it (see {@link #HOLDS}; the write half of the read-write lock has the same value). {@code Q} =
- * sorted set of waiting owners scored by a server-side sequence ({@code S}, arrival order); {@code T} = sorted set of the same owners scored by when the server forgets
- * them ({@code TIME} + heartbeat; a waiter asks again every third of it); {@code TK} = the token key and
- * {@code OF} = the previous layout's per-name counter ({@link FencingTokens}). Only server time and the server's
- * sequence decide order and expiry; clients' clocks never do. When the queue is empty, {@code Q}, {@code T} and
- * {@code S} are gone, so a free fair lock leaves no key.
+ * The Lua scripts of the Redis fair lock, one EVALSHA each, on the keys of {@link RedisFairLockOps}: {@code L} the
+ * hold (see {@link #HOLDS}), with PEXPIRE; {@code Q} the waiting owners scored by the arrival sequence {@code S};
+ * {@code T} the same owners scored by when the server forgets them (server time + heartbeat); {@code TK} the token key
+ * and {@code OF} the previous layout's counter ({@link FencingTokens}). Only server time and the server's sequence
+ * decide order and expiry, never clients' clocks. An empty queue leaves no {@code Q}, {@code T} or {@code S}.
  */
 final class FairLockScripts {
-
-    private static final String NOW = "local t = redis.call('time'); "
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
 
     /** Drops waiters whose heartbeat ran out (crashed or cut off clients). */
     private static final String PURGE = "local dead = redis.call('zrangebyscore', KEYS[3], '-inf', now); "
             + "for _, w in ipairs(dead) do redis.call('zrem', KEYS[2], w); redis.call('zrem', KEYS[3], w); end; ";
 
     /**
-     * Lua, for a fair or write hold's value {@code cur} ({@code false} if free): {@code first_line(cur)}, the value's
-     * first line ({@code owner|token|attempt id}, or {@code owner|token} as an earlier version wrote it, without the
-     * lines naming the client and the start); {@code holds(cur, ownerToken)}, whether it is the hold
+     * Lua, for a fair or write hold's value {@code cur} ({@code false} if free): {@code owner|token|attempt id}, a line
+     * with the client's name and one with the hold's start (server ms), or {@code owner|token} alone as an earlier
+     * version wrote it. {@code first_line(cur)}; {@code holds(cur, ownerToken)}, whether it is the hold
      * {@code owner|token}; {@code made_by(cur, owner, attemptId)}, whether that owner holds it by that attempt.
      */
     static final String HOLDS = "local function first_line(v) "

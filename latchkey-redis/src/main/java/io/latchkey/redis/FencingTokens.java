@@ -62,6 +62,6 @@ final class FencingTokens {
             return (namespace + KEY_SUFFIX).intern();
         }
         String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
-        return prefix + "{" + SlotTags.tagFor(LockKeys.slot(keyInSlot)) + "}:" + KEY_SUFFIX;
+        return prefix + "{" + LockKeys.slotTag(LockKeys.slot(keyInSlot)) + "}:" + KEY_SUFFIX;
     }
 }

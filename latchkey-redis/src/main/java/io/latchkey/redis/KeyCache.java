@@ -35,23 +35,22 @@ final class KeyCache<K> {
         return k != null ? k : factory.apply(name);
     }
 
-    /** Caches {@code k}, the keys of {@code name} built by {@link #peekOrBuild}, unless some are cached already. */
-    void keep(String name, K k) {
+    /**
+     * Caches {@code k}, the keys of {@code name} built by {@link #peekOrBuild}, unless some are cached already.
+     *
+     * @return the keys cached now
+     */
+    K keep(String name, K k) {
         if (keys.size() >= LIMIT) {
             keys.clear();
         }
-        keys.putIfAbsent(name, k);
+        K cached = keys.putIfAbsent(name, k);
+        return cached != null ? cached : k;
     }
 
     /** {@return the keys of {@code name}, built and cached if they are not cached} */
     K get(String name) {
         K k = keys.get(name);
-        if (k == null) {
-            if (keys.size() >= LIMIT) {
-                keys.clear();
-            }
-            k = keys.computeIfAbsent(name, factory);
-        }
-        return k;
+        return k != null ? k : keep(name, factory.apply(name));
     }
 }

@@ -66,25 +66,29 @@ final class LockKeys {
     static String clusterChannelFor(String lockKey) {
         String channel = channelFor(lockKey);
         int slot = slot(lockKey);
-        return slot(channel) == slot ? channel : CHANNEL_PREFIX + ":{" + SlotTags.tagFor(slot) + "}:" + lockKey;
+        return slot(channel) == slot ? channel : CHANNEL_PREFIX + ":{" + slotTag(slot) + "}:" + lockKey;
+    }
+
+    /** The previous layout's per-name counter key, in the lock key's hash slot ({@link #inSlot}). */
+    static String counterKeyFor(String namespace, String lockKey) {
+        return inSlot(namespace, lockKey, COUNTER_SUFFIX);
     }
 
     /**
-     * The previous layout's per-name counter key, in the lock key's hash slot, starting with the namespace where possible (so that ACL key patterns on
-     * the namespace cover it). If the lock key has a hash tag, appending a brace-free suffix keeps it. Otherwise
-     * the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing brace that
-     * would end the tag early; then a short tag with the same CRC16 slot is used.
+     * {@code key} followed by {@code suffix} (no braces), in {@code key}'s hash slot and starting with the namespace
+     * where possible (so that ACL key patterns on the namespace cover it). If the key has a hash tag, appending keeps
+     * it. Otherwise the whole key is hashed, and wrapping it in braces makes it the tag, unless it contains a closing
+     * brace that would end the tag early; then a short tag with the same CRC16 slot, the suffix, {@code ":"} and the
+     * key.
      */
-    static String counterKeyFor(String namespace, String lockKey) {
-        if (hashTag(lockKey) != null) {
-            return lockKey + COUNTER_SUFFIX;
+    static String inSlot(String namespace, String key, String suffix) {
+        if (hashTag(key) != null) {
+            return key + suffix;
         }
         // A namespace with braces of its own could open the tag early: then the key starts with the tag.
         String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
-        if (lockKey.indexOf('}') < 0) {
-            return prefix + "{" + lockKey + "}" + COUNTER_SUFFIX;
-        }
-        return prefix + "{" + SlotTags.tagFor(slot(lockKey)) + "}" + COUNTER_SUFFIX + ":" + lockKey;
+        return key.indexOf('}') < 0 ? prefix + "{" + key + "}" + suffix
+                : prefix + "{" + slotTag(slot(key)) + "}" + suffix + ":" + key;
     }
 
     /** The part of {@code key} Redis Cluster hashes if it has a non-empty {@code {…}} tag, else {@code null}. */
@@ -103,8 +107,43 @@ final class LockKeys {
     /** The Redis Cluster slot of {@code key}. */
     static int slot(String key) {
         String tag = hashTag(key);
-        byte[] bytes = (tag != null ? tag : key).getBytes(StandardCharsets.UTF_8);
-        return Crc16.of(bytes) & 16383;
+        return crc16((tag != null ? tag : key).getBytes(StandardCharsets.UTF_8)) & 16383;
+    }
+
+    /** CRC16-CCITT (XMODEM), the checksum Redis Cluster maps keys to slots with. */
+    private static int crc16(byte[] bytes) {
+        int crc = 0;
+        for (byte b : bytes) {
+            crc ^= (b & 0xFF) << 8;
+            for (int j = 0; j < 8; j++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+        }
+        return crc & 0xFFFF;
+    }
+
+    /**
+     * A short decimal string that hashes to {@code slot}; the table is built on first use, which only happens for
+     * keys that cannot be wrapped in a hash tag (they contain a '}' but no valid tag).
+     */
+    static String slotTag(int slot) {
+        return SlotTags.TAGS[slot];
+    }
+
+    private static final class SlotTags {
+        static final String[] TAGS = new String[16384];
+
+        static {
+            int missing = TAGS.length;
+            for (int i = 0; missing > 0; i++) {
+                String candidate = Integer.toString(i);
+                int slot = crc16(candidate.getBytes(StandardCharsets.US_ASCII)) & 16383;
+                if (TAGS[slot] == null) {
+                    TAGS[slot] = candidate;
+                    missing--;
+                }
+            }
+        }
     }
 
     @Override

@@ -1,23 +1,17 @@
 package io.latchkey.redis;
 
+import static io.latchkey.redis.ReadWriteLockScripts.KEEP;
+import static io.latchkey.redis.ReadWriteLockScripts.NOW;
+
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each. Layout
- * ({@link RedisPermitExpirableSemaphoreOps}): {@code P} = string, the semaphore's permits in total, leased ones
- * included (absent: never set); {@code L} = sorted set of leased permit ids scored by their expiry in the server's
- * milliseconds ({@code TIME}). Available = {@code P} &minus; live leases. Expired leases are removed by whichever
- * script touches {@code L} next; {@code L}'s own PEXPIRE follows its latest score.
+ * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each, on the keys of
+ * {@link RedisPermitExpirableSemaphoreOps}: {@code P} the permits in total and {@code L} the leased permit ids scored
+ * by expiry (server ms). Available = {@code P} &minus; live leases; expired leases are removed by whichever script
+ * touches {@code L} next, whose PEXPIRE follows its latest score.
  */
 final class PermitSemaphoreScripts {
-
-    private static final String NOW = "local t = redis.call('time'); "
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
-
-    private static final String KEEP = "local function keep(k) "
-            + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
-            + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
-            + "end; ";
 
     /**
      * KEYS: P, L. ARGV: permit id, lease millis, longest re-check millis. Leases a permit under the id: 1; or
@@ -53,23 +47,6 @@ final class PermitSemaphoreScripts {
             + "if tonumber(s) <= now then redis.call('zrem', KEYS[1], ARGV[1]); return 0; end; "
             + "redis.call('zadd', KEYS[1], now + tonumber(ARGV[2]), ARGV[1]); keep(KEYS[1]); "
             + "return 1;");
-
-    /**
-     * KEYS: L1..Ln (one per permit, semaphores may differ). ARGV: lease millis, then one permit id per key. A new
-     * lease from now for each permit whose lease is live: 1 per renewed permit, 0 per permit that had expired or
-     * was released.
-     */
-    static final Script RENEW = new Script("permitRenew", NOW + KEEP
-            + "local result = {}; "
-            + "for i = 1, #KEYS do "
-            + "local s = redis.call('zscore', KEYS[i], ARGV[i + 1]); "
-            + "if s and tonumber(s) > now then "
-            + "redis.call('zadd', KEYS[i], now + tonumber(ARGV[1]), ARGV[i + 1]); keep(KEYS[i]); result[i] = 1; "
-            + "else "
-            + "if s then redis.call('zrem', KEYS[i], ARGV[i + 1]); end; "
-            + "result[i] = 0; end; "
-            + "end; "
-            + "return result;");
 
     /** KEYS: P, L. The permits available now (expired leases count as available). */
     static final Script AVAILABLE = new Script("permitAvailable", NOW

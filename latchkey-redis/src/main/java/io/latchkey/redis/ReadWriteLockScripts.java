@@ -3,24 +3,20 @@ package io.latchkey.redis;
 import io.latchkey.redis.LockScripts.Script;
 
 /**
- * The Lua scripts of the Redis read-write lock, one EVALSHA each. Layout ({@link RedisReadWriteLockOps}):
- * {@code W} = string with PEXPIRE (the write hold), the same value as a fair lock's hold: {@code owner|token|attempt
- * id}, a line with the holding client's name and one with when the hold began (server time, epoch ms), or
- * {@code owner|token} alone as an earlier version wrote it ({@link FairLockScripts#HOLDS} reads both); {@code R} = sorted set of read holds,
- * member {@code owner|token}, score = the hold's expiry in the server's milliseconds ({@code TIME}); {@code WW} =
- * sorted set of writers waiting, member owner, score = when the server forgets the intent unless the writer asks
- * again (only writers of a writer-preference lock register one); {@code TK} = the token key and {@code OF} = the
- * previous layout's per-name counter ({@link FencingTokens}; a new token for every read and write hold). Expired
- * read holds and writer intents are removed by whichever
- * script touches the set next; the sets' own PEXPIRE follows their latest score so nothing outlives its members.
+ * The Lua scripts of the Redis read-write lock, one EVALSHA each, on the keys of {@link RedisReadWriteLockOps}:
+ * {@code W} the write hold (the value of {@link FairLockScripts#HOLDS}), {@code R} the read holds ({@code owner|token}
+ * scored by expiry, server ms), {@code WW} the waiting writers' intents (owner scored by when the server forgets it),
+ * {@code TK} the token key and {@code OF} the previous layout's counter ({@link FencingTokens}). Expired members are
+ * removed by whichever script touches the set next; a set's PEXPIRE follows its latest score.
  */
 final class ReadWriteLockScripts {
 
-    private static final String NOW = "local t = redis.call('time'); "
+    /** Lua: {@code now}, the server's time in milliseconds. */
+    static final String NOW = "local t = redis.call('time'); "
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
 
     /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
-    private static final String KEEP = "local function keep(k) "
+    static final String KEEP = "local function keep(k) "
             + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
             + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
             + "end; ";
@@ -131,8 +127,8 @@ final class ReadWriteLockScripts {
             + "return result;");
 
     /**
-     * KEYS: R1..Rn. ARGV: owner|token, lease millis per hold. Extends each read hold that has not expired yet;
-     * 1 (renewed) or 0 (lost) per hold.
+     * KEYS: R1..Rn (read holds, or a permit semaphore's leases). ARGV: member ({@code owner|token}, a permit id) and
+     * lease millis per key. Extends each member that has not expired yet; 1 (renewed) or 0 (lost) per key.
      */
     static final Script RENEW_READ = new Script("renewRead", NOW + KEEP
             + "local result = {}; "

@@ -4,28 +4,19 @@ import io.latchkey.ClientOptions;
 import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
  * Everything a {@link RedisLockClient} runs on, put together once and taken apart by {@link #close()}: the two
- * connections, the client's scheduler (its one timer thread, which never blocks here), the script executor, the pub/sub channels and
- * their re-check after a reconnect, and the remote operations of every primitive (wrapped for replica
- * acknowledgement when {@link RedisOptions} asks for it).
+ * connections, the script executor on the client's scheduler, the pub/sub channels, and the remote operations of
+ * every primitive (wrapped for replica acknowledgement when {@link RedisOptions} asks for it).
  */
 final class RedisClientWiring {
 
     private final AbstractRedisClient redisClient;
     private final boolean ownsClient;
     private final RedisConnections connections;
-    private final MaintenanceScheduler scheduler;
-    private final RedisConnectionStateListener reconnectListener;
     final PubSubChannels channels;
     final RedisLockOps lockOps;
     final RedisSynchronizers synchronizers;
@@ -47,7 +38,6 @@ final class RedisClientWiring {
                       RedisOptions redisOptions, String clientId, MaintenanceScheduler scheduler) {
         this.redisClient = redisClient;
         this.ownsClient = ownsClient;
-        this.scheduler = scheduler;
         RedisErrors errors = new RedisErrors(address, options.operationTimeout());
         RedisConnections conns;
         try {
@@ -66,8 +56,7 @@ final class RedisClientWiring {
         ScriptExecutor executor = new ScriptExecutor(conns.commands, errors, scheduler, ownTimeoutNanos,
                 conns.cluster, conns.sharded);
         this.channels = new PubSubChannels(conns.pubSub, executor);
-        this.reconnectListener = reconnectListener(conns.pubSub, conns.cluster, scheduler, channels);
-        redisClient.addListener(reconnectListener);
+        redisClient.addListener(channels);
         this.lockOps = new RedisLockOps(options.namespace(), executor, channels, options.clientName());
         this.synchronizers = new RedisSynchronizers(options, executor, channels, clientId, lockOps,
                 ops -> RedisReplicaAckedLockOps.wrap(ops, executor, redisOptions));
@@ -80,35 +69,15 @@ final class RedisClientWiring {
         this.fencedStoreOps = new RedisFencedStoreOps(options.namespace(), executor, redisOptions);
     }
 
-    /** After a reconnect of the pub/sub connection, every waiter re-checks once. */
-    private static RedisConnectionStateListener reconnectListener(
-            StatefulRedisPubSubConnection<String, String> pubSubConnection, boolean cluster,
-            MaintenanceScheduler scheduler, PubSubChannels channels) {
-        return new RedisConnectionStateListener() {
-            @Override
-            public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-                // On a cluster the subscriptions live on per-node connections underneath the pub/sub connection.
-                if (connection == pubSubConnection || cluster) {
-                    // Lettuce re-subscribes right after the reconnect; re-check once that is likely done.
-                    try {
-                        scheduler.schedule(channels::wakeAll, 100, TimeUnit.MILLISECONDS);
-                    } catch (RejectedExecutionException e) {
-                        // closing
-                    }
-                }
-            }
-        };
-    }
-
     /**
      * Stops the reconnect listener, closes the two connections, and shuts the Lettuce client down if it was made
      * here (the client stops its scheduler afterwards). Called once.
      */
     void close() {
-        redisClient.removeListener(reconnectListener);
+        redisClient.removeListener(channels);
         connections.close();
         if (ownsClient) {
-            LettuceClients.shutdown(redisClient);
+            RedisLockClientFactory.shutdown(redisClient);
         }
     }
 }

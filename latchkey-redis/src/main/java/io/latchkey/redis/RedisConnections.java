@@ -11,11 +11,24 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,16 +69,14 @@ final class RedisConnections {
         StatefulRedisConnection<String, String> conn = null;
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
-            if (uri != null && uri.isSsl() && uri.getSentinels().isEmpty()) {
-                conn = connectTls(client, uri, timeout);
-                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
-            } else if (uri != null) {
-                // Bounded here too: an application's client may have a longer connect timeout than ours.
-                conn = connectPlain(client, uri, timeout);
-                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
-            } else {
+            if (uri == null) {
                 conn = client.connect(StringCodec.UTF8);
                 pubSub = client.connectPubSub(StringCodec.UTF8);
+            } else {
+                // Bounded here too: an application's client may have a longer connect timeout than ours.
+                conn = uri.isSsl() && uri.getSentinels().isEmpty() ? connectTls(client, uri, timeout)
+                        : connectPlain(client, uri, timeout);
+                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
             }
         } catch (RuntimeException e) {
             closeQuietly(pubSub, conn);
@@ -77,28 +88,31 @@ final class RedisConnections {
     /**
      * A TLS connect whose handshake never ends is, most often, TLS against a plain port: a plain Redis server reads
      * the client's hello as an inline command and waits for its end, so nothing comes back and Lettuce reports only
-     * a timeout. The last part of the timeout is kept for {@link RedisTlsProbe}, which asks the port in plain text.
+     * a timeout. The last part of the timeout (a quarter, at most 500 ms) is kept to ask the port in plain text
+     * ({@link #respAnswer}).
      */
     private static StatefulRedisConnection<String, String> connectTls(RedisClient client, RedisURI uri,
                                                                       Duration timeout) {
-        Duration probe = RedisTlsProbe.budget(timeout);
+        Duration probe = Duration.ofMillis(Math.min(500, timeout.toMillis() / 4));
         try {
             return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout.minus(probe));
         } catch (RedisConnectionException e) {
             if (!(e.getCause() instanceof TimeoutException)) {
                 throw e;
             }
-            String why = RedisTlsProbe.plainTextAnswer(uri.getHost(), uri.getPort(), probe);
-            if (why == null) {
+            String answer = respAnswer(uri.getHost(), uri.getPort(), probe);
+            if (answer == null) {
                 throw new RedisConnectionException("no connection within " + timeout, e.getCause());
             }
-            throw new RedisConnectionException("TLS handshake failed: " + why);
+            throw new RedisConnectionException(String.format("TLS handshake failed: the server at %s:%d does not "
+                    + "speak TLS: it answered PING in plain text (%s); use redis:// for this port, or the server's "
+                    + "TLS port", uri.getHost(), uri.getPort(), answer));
         }
     }
 
     /**
      * A plain connect that the server closes or resets in answer to HELLO: a Redis TLS port does that, which
-     * {@link RedisTlsProbe} tells (it needs {@code rediss://}); so do servers of other kinds. Lettuce also reports a
+     * {@link #speaksTls} tells (it needs {@code rediss://}); so do servers of other kinds. Lettuce also reports a
      * refused HELLO (a wrong password) as "closed prematurely" when the close overtakes the error reply: a port that
      * answers {@code PING} in RESP is a Redis server, and the connect is tried once more to get its answer.
      */
@@ -108,34 +122,25 @@ final class RedisConnections {
         try {
             return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
         } catch (RedisConnectionException e) {
-            if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
+            if (!uri.getSentinels().isEmpty() || !RedisErrors.anyCause(e, t -> t.getMessage() != null
+                    && (t.getMessage().contains("closed prematurely") || t.getMessage().contains("reset by peer")))) {
                 throw e;
             }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
             if (left.isNegative() || left.isZero()) {
                 throw e;
             }
-            if (RedisTlsProbe.respAnswer(uri.getHost(), uri.getPort(), left) != null) {
+            if (respAnswer(uri.getHost(), uri.getPort(), left) != null) {
                 return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
                         timeout.minusNanos(System.nanoTime() - start));
             }
             left = timeout.minusNanos(System.nanoTime() - start);
-            if (!left.isNegative() && !left.isZero() && RedisTlsProbe.speaksTls(uri.getHost(), uri.getPort(), left)) {
+            if (!left.isNegative() && !left.isZero() && speaksTls(uri.getHost(), uri.getPort(), left)) {
                 throw new RedisConnectionException(String.format("the server at %s:%d speaks TLS: use rediss:// "
                         + "(it closed the connection in answer to plain text)", uri.getHost(), uri.getPort()), e);
             }
             throw e;
         }
-    }
-
-    private static boolean closedByServer(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = t.getMessage();
-            if (m != null && (m.contains("closed prematurely") || m.contains("reset by peer"))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
@@ -167,18 +172,8 @@ final class RedisConnections {
      */
     private static boolean hasShardedPubSub(StatefulRedisClusterConnection<String, String> conn, Duration timeout) {
         String info = await(conn.async().info("server").toCompletableFuture(), timeout);
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("redis_version:")) {
-                String version = line.substring("redis_version:".length()).trim();
-                int dot = version.indexOf('.');
-                try {
-                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
-                } catch (NumberFormatException e) {
-                    return false;
-                }
-            }
-        }
-        return false;
+        Matcher version = Pattern.compile("(?m)^redis_version:\\s*(\\d{1,9})").matcher(info);
+        return version.find() && Integer.parseInt(version.group(1)) >= 7;
     }
 
     /** Bounds both connections' commands by {@code timeout} (Lettuce's own command timeout). */
@@ -221,6 +216,62 @@ final class RedisConnections {
                 }
             });
             throw new RedisConnectionException("no connection within " + timeout, e);
+        }
+    }
+
+    /**
+     * Whether {@code host:port} completes a TLS handshake within {@code budget}: one connection of its own, any
+     * certificate accepted (only whether the port speaks TLS matters), nothing sent after the handshake.
+     */
+    private static boolean speaksTls(String host, int port, Duration budget) {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, budget.toMillis()));
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, port), millis);
+            plain.setSoTimeout(millis);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, new TrustManager[] {new X509TrustManager() {
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public X509Certificate[] getAcceptedIssuers() {
+                    return new X509Certificate[0];
+                }
+            }}, null);
+            try (SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, host, port, false)) {
+                tls.startHandshake();
+                return true;
+            }
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The first line {@code host:port} answers to {@code PING} on one plain connection of its own within
+     * {@code budget} if it is RESP ({@code +PONG}, {@code -NOAUTH …}: a Redis server), or {@code null}. Nothing is
+     * sent but {@code PING}, no credentials.
+     */
+    private static String respAnswer(String host, int port, Duration budget) {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, budget.toMillis()));
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), millis);
+            socket.setSoTimeout(millis);
+            socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int b = in.read(); b >= 0 && b != '\r' && b != '\n' && line.length() < 80; b = in.read()) {
+                line.append(b >= 0x20 && b < 0x7f ? (char) b : '?');
+            }
+            return line.length() == 0 || "+-:$*".indexOf(line.charAt(0)) < 0 ? null : line.toString();
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
     }
 }

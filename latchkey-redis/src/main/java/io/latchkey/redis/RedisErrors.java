@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Turns driver errors into Latchkey's: unreachable or slow servers into {@link LockUnavailableException} naming
@@ -52,12 +54,8 @@ final class RedisErrors {
 
     /** A server that is loading, read-only (failover) or busy with a script will answer again soon. */
     private static boolean isTransientServerError(String message) {
-        if (message == null) {
-            return false;
-        }
-        return message.startsWith("LOADING") || message.startsWith("BUSY") || message.startsWith("MASTERDOWN")
-                || message.startsWith("READONLY") || message.startsWith("TRYAGAIN")
-                || message.startsWith("CLUSTERDOWN");
+        return message != null && Stream.of("LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN")
+                .anyMatch(message::startsWith);
     }
 
     static Throwable unwrap(Throwable e) {
@@ -66,6 +64,16 @@ final class RedisErrors {
             t = t.getCause();
         }
         return t;
+    }
+
+    /** Whether {@code e} or any of its causes passes {@code test}. */
+    static boolean anyCause(Throwable e, Predicate<Throwable> test) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (test.test(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static boolean isNoScript(Throwable e) {

@@ -4,13 +4,9 @@ import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.redis.LockScripts.Script;
 import io.lettuce.core.ScriptOutputType;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -32,37 +28,18 @@ import java.util.concurrent.TimeUnit;
  * head waits in the releasing client itself, the script publishes nothing and the release's reply wakes it here (one
  * hop and one message less per hand-over within a client; if that reply is lost, the re-check takes over).
  */
-final class RedisFairLockOps implements RemoteLockOps {
+final class RedisFairLockOps extends RedisSyncLockOps<RedisFairLockOps.Keys> {
 
-    private static final int RENEW_BATCH = 512;
-
-    private final ScriptExecutor executor;
-    private final PubSubChannels channels;
-    private final long heartbeatMillis;
-    private final KeyCache<Keys> keyCache;
     /** The prefix of every owner id of this client ({@code clientId:}): its waiters are woken locally. */
     private final String localOwners;
     private final FairHeads heads;
-    private final Withdrawals withdrawals;
-
-    /** The client's name, recorded with each hold. */
-    private final String clientName;
 
     RedisFairLockOps(String namespace, String clientId, ScriptExecutor executor, PubSubChannels channels,
                      long heartbeatMillis, Withdrawals withdrawals, String clientName) {
-        this.clientName = clientName;
+        super(executor, channels, heartbeatMillis,
+                new KeyCache<>(name -> new Keys(namespace, name, executor.cluster())), withdrawals, clientName);
         this.localOwners = clientId + ":";
-        this.keyCache = new KeyCache<>(name -> new Keys(namespace, name, executor.cluster()));
-        this.executor = executor;
-        this.channels = channels;
-        this.heartbeatMillis = heartbeatMillis;
         this.heads = new FairHeads(TimeUnit.MILLISECONDS.toNanos(recheckMillis()) / 2);
-        this.withdrawals = withdrawals;
-    }
-
-    /** A waiter asks again at least this often (it keeps its place): a third of the heartbeat. */
-    private long recheckMillis() {
-        return Math.max(1, heartbeatMillis / 3);
     }
 
     FairHeads heads() {
@@ -100,39 +77,6 @@ final class RedisFairLockOps implements RemoteLockOps {
         }
     }
 
-    Keys keys(String name) {
-        return keyCache.get(name);
-    }
-
-    /**
-     * The keys of a grant's name: a grant keeps none of its own (they would be kept for as long as the lock is
-     * held); a release or hand-off soon after the acquire finds them in the cache.
-     */
-    private Keys keys(Grant grant) {
-        return keys(grant.name());
-    }
-
-    /**
-     * The keys of a held name for the watchdog's rounds: cached, or built without filling the cache (a round over
-     * more held names than the cache keeps would otherwise clear it again and again).
-     */
-    private Keys renewalKeys(Grant grant) {
-        return keyCache.peekOrBuild(grant.name());
-    }
-
-    private static String member(Grant grant) {
-        return grant.ownerId() + "|" + grant.fencingToken();
-    }
-
-    long heartbeatMillis() {
-        return heartbeatMillis;
-    }
-
-    @Override
-    public boolean singleAttempts() {
-        return true;
-    }
-
     /**
      * One attempt: granted, or queued (the owner is the entry). An attempt whose wait is already over (a
      * {@code tryLock} without wait) only looks: it takes no place that would have to be withdrawn again. A queued
@@ -157,16 +101,11 @@ final class RedisFairLockOps implements RemoteLockOps {
         return executor.<Long>run(FairLockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquire, owner,
                 Long.toString(request.leaseMillis()), queue ? "1" : "0", Long.toString(heartbeatMillis),
                 keys.channel, request.attemptId(), clientName).thenApply(reply -> {
-                    if (reply > 0) {
+                    if (reply > 0 || !queue) {
                         heads.done(owner);
-                        return Attempt.granted(new Grant(request, reply, sentAt, null));
                     }
-                    long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - reply, recheckMillis()));
-                    if (!queue) {
-                        heads.done(owner);
-                        return Attempt.busy(recheck);
-                    }
-                    return Attempt.queued(owner, recheck);
+                    return reply > 0 ? Attempt.granted(new Grant(request, reply, sentAt, null))
+                            : queue ? Attempt.queued(owner, recheckNanos(reply)) : Attempt.busy(recheckNanos(reply));
                 });
     }
 
@@ -210,7 +149,7 @@ final class RedisFairLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        Keys keys = keys(grant);
+        Keys keys = keys(grant.name());
         return executor.<List<Object>>run(FairLockScripts.RELEASE, ScriptOutputType.MULTI, keys.lockQueueTimeouts,
                 member(grant), keys.channel, localOwners).thenApply(reply -> {
                     boolean released = !reply.isEmpty() && Long.valueOf(1L).equals(reply.get(0));
@@ -226,37 +165,14 @@ final class RedisFairLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
-                g -> renewalKeys(g).owner)) {
-            String[] keys = new String[batch.size()];
-            String[] args = new String[2 * batch.size()];
-            for (int i = 0; i < batch.size(); i++) {
-                keys[i] = renewalKeys(batch.get(i)).owner;
-                args[2 * i] = member(batch.get(i));
-                args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
-            }
-            // Same check as the write hold's renewal: owner|token at the start of the first line, then PEXPIRE.
-            batches.add(executor.<List<Object>>run(ReadWriteLockScripts.RENEW_WRITE, ScriptOutputType.MULTI, keys,
-                    args).thenApply(reply -> {
-                        Set<Grant> lost = new HashSet<>();
-                        for (int i = 0; i < batch.size(); i++) {
-                            if (!(reply.get(i) instanceof Long) || (Long) reply.get(i) != 1L) {
-                                lost.add(batch.get(i));
-                            }
-                        }
-                        return lost;
-                    }));
-        }
-        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            batches.forEach(b -> lost.addAll(b.join()));
-            return lost;
-        });
+    String renewKey(Keys keys) {
+        return keys.owner;
+    }
+
+    /** The write hold's renewal: the same check of {@code owner|token} at the start of the first line. */
+    @Override
+    Script renewScript() {
+        return ReadWriteLockScripts.RENEW_WRITE;
     }
 
     @Override
@@ -264,10 +180,9 @@ final class RedisFairLockOps implements RemoteLockOps {
         return true;
     }
 
-    /** Who holds it: the hold with its client-name and start lines ({@link RedisReadWriteLockOps#holder}). */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {
-        return RedisReadWriteLockOps.holder(executor, keys(name).owner);
+        return holder(executor, keys(name).owner);
     }
 
     @Override

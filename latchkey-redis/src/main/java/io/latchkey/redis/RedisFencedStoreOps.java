@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class RedisFencedStoreOps implements RemoteFencedStoreOps {
 
-    static final String STORE_SUFFIX = ":latchkey:store:";
+    static final String STORE_SUFFIX = ":latchkey:store";
 
     /**
      * KEYS: lock, data. ARGV: token, kind (p put, c compare-and-set, d delete), value, expected present (1/0),
@@ -58,14 +58,7 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
 
     /** The prefix of the store keys of lock {@code lockKey}: in its hash slot, apart from the lock's own keys. */
     static String storePrefix(String namespace, String lockKey) {
-        if (LockKeys.hashTag(lockKey) != null) {
-            return lockKey + STORE_SUFFIX;
-        }
-        String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
-        if (lockKey.indexOf('}') < 0) {
-            return prefix + "{" + lockKey + "}" + STORE_SUFFIX;
-        }
-        return prefix + "{" + SlotTags.tagFor(LockKeys.slot(lockKey)) + "}" + STORE_SUFFIX + lockKey + ":";
+        return LockKeys.inSlot(namespace, lockKey, STORE_SUFFIX) + ":";
     }
 
     private String dataKey(String lockName, String key) {
@@ -92,39 +85,16 @@ final class RedisFencedStoreOps implements RemoteFencedStoreOps {
         byte[] value = write.value() == null ? NONE : write.value();
         byte[] expected = write.expected() == null ? NONE : write.expected();
         String expectedPresent = write.expected() == null ? "0" : "1";
-        CompletableFuture<Long> reply = new CompletableFuture<>();
-        send(true, lockKey, dataKey, token, kind, value, expectedPresent, expected).whenComplete((r, e) -> {
-            if (e == null) {
-                reply.complete(r);
-            } else if (noScript(e)) {
-                send(false, lockKey, dataKey, token, kind, value, expectedPresent, expected)
-                        .whenComplete((r2, e2) -> {
-                            if (e2 == null) {
-                                reply.complete(r2);
-                            } else {
-                                reply.completeExceptionally(e2);
-                            }
-                        });
-            } else {
-                reply.completeExceptionally(e);
-            }
-        });
+        CompletableFuture<Long> reply = send(true, lockKey, dataKey, token, kind, value, expectedPresent, expected)
+                .exceptionallyCompose(e -> RedisErrors.anyCause(e, RedisErrors::isNoScript) // the executor maps errors
+                        ? send(false, lockKey, dataKey, token, kind, value, expectedPresent, expected)
+                        : CompletableFuture.failedFuture(e));
         return reply.thenCompose(r -> {
             FencedWrite.Outcome outcome = r < 0 ? FencedWrite.Outcome.STALE
                     : r > 0 ? FencedWrite.Outcome.APPLIED : FencedWrite.Outcome.UNCHANGED;
             return outcome == FencedWrite.Outcome.APPLIED ? acknowledged(lockName, write, outcome)
                     : CompletableFuture.completedFuture(outcome);
         });
-    }
-
-    /** Whether {@code e}, or an error it wraps (the executor maps driver errors), is Redis's NOSCRIPT. */
-    private static boolean noScript(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (RedisErrors.isNoScript(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private CompletableFuture<Long> send(boolean bySha, String lockKey, String dataKey, long token, String kind,

@@ -17,8 +17,8 @@ import java.util.List;
 public final class RedisLockClientProvider implements LockClientProvider {
 
     private static final List<String> PREFIXES = List.of("redis://", "rediss://", "redis-sentinel://",
-            "rediss-sentinel://", RedisClusterUris.SCHEME, "valkey://", "valkeys://", "valkey-sentinel://",
-            "valkeys-sentinel://", RedisClusterUris.VALKEY_SCHEME);
+            "rediss-sentinel://", "redis-cluster://", "valkey://", "valkeys://", "valkey-sentinel://",
+            "valkeys-sentinel://", "valkey-cluster://");
 
     /** For {@link java.util.ServiceLoader}. */
     public RedisLockClientProvider() {

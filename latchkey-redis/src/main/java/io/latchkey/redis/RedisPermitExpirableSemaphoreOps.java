@@ -3,12 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.Grant;
 import io.lettuce.core.ScriptOutputType;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,8 +29,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #renew}: one script per 512 permits (per hash slot on a cluster), pipelined.
  */
 final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
-
-    static final int RENEW_BATCH = 512;
 
     private final AtomicLong tokens = new AtomicLong();
 
@@ -99,39 +92,10 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
         return true;
     }
 
+    /** A sorted set's member renewed as a read hold is ({@link ReadWriteLockScripts#RENEW_READ}). */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        // one script per lease length and 512 permits (and per slot on a cluster): ARGV carries one lease
-        Map<Long, List<Grant>> byLease = new LinkedHashMap<>();
-        for (Grant g : grants) {
-            byLease.computeIfAbsent(g.leaseMillis(), l -> new ArrayList<>()).add(g);
-        }
-        List<CompletableFuture<Set<Grant>>> rounds = new ArrayList<>();
-        for (Map.Entry<Long, List<Grant>> e : byLease.entrySet()) {
-            for (List<Grant> batch : RenewBatches.split(e.getValue(), RENEW_BATCH, executor.cluster(),
-                    g -> g.backendState(String.class))) {
-                rounds.add(renewBatch(e.getKey(), batch));
-            }
-        }
-        return CompletableFuture.allOf(rounds.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            for (CompletableFuture<Set<Grant>> r : rounds) {
-                lost.addAll(r.join());
-            }
-            return lost;
-        });
-    }
-
-    private CompletableFuture<Set<Grant>> renewBatch(long leaseMillis, List<Grant> batch) {
-        int n = batch.size();
-        String[] keys = new String[n];
-        String[] args = new String[n + 1];
-        args[0] = Long.toString(leaseMillis);
-        for (int i = 0; i < n; i++) {
-            keys[i] = batch.get(i).backendState(String.class);
-            args[i + 1] = batch.get(i).ownerId();
-        }
-        return executor.<List<Object>>run(PermitSemaphoreScripts.RENEW, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> RenewBatches.lost(reply, batch));
+        return RedisSyncLockOps.renew(executor, ReadWriteLockScripts.RENEW_READ, grants,
+                g -> g.backendState(String.class), Grant::ownerId);
     }
 }

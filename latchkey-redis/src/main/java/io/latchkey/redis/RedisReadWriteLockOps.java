@@ -1,24 +1,12 @@
 package io.latchkey.redis;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
 import io.latchkey.redis.LockScripts.Script;
 import io.lettuce.core.ScriptOutputType;
-import io.latchkey.LockHolder;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Optional;
-import java.util.OptionalInt;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One half (read or write) of the Redis read-write lock; the client has one instance of each, both on the same
@@ -42,19 +30,10 @@ import java.util.concurrent.TimeUnit;
  * server (the engine refuses it). A waiting writer re-checks at the earliest read hold's expiry (a crashed
  * reader) or the writer's lease, a waiting reader at the writer's lease or the earliest intent's expiry.
  */
-final class RedisReadWriteLockOps implements RemoteLockOps {
-
-    private static final int RENEW_BATCH = 512;
+final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps.Keys> {
 
     private final boolean read;
     private final boolean writerPreference;
-    private final ScriptExecutor executor;
-    private final PubSubChannels channels;
-    private final long heartbeatMillis;
-    private final KeyCache<Keys> keyCache;
-    private final Withdrawals withdrawals;
-    /** The client's name, recorded with each write hold. */
-    private final String clientName;
 
     /**
      * @param writerPreference whether waiting writers hold back new readers (writers register an intent, readers
@@ -65,14 +44,9 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
     RedisReadWriteLockOps(boolean read, boolean writerPreference, ScriptExecutor executor, PubSubChannels channels,
                           long heartbeatMillis, KeyCache<Keys> sharedKeyCache, Withdrawals withdrawals,
                           String clientName) {
-        this.clientName = clientName;
+        super(executor, channels, heartbeatMillis, sharedKeyCache, withdrawals, clientName);
         this.read = read;
         this.writerPreference = writerPreference;
-        this.executor = executor;
-        this.channels = channels;
-        this.heartbeatMillis = heartbeatMillis;
-        this.keyCache = sharedKeyCache;
-        this.withdrawals = withdrawals;
     }
 
     /** The keys of one name. */
@@ -99,38 +73,9 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
         }
     }
 
-    Keys keys(String name) {
-        return keyCache.get(name);
-    }
-
-    /**
-     * The keys of a grant's name: a grant keeps none of its own (they would be kept for as long as the lock is
-     * held); a release or hand-off soon after the acquire finds them in the cache.
-     */
-    private Keys keys(Grant grant) {
-        return keys(grant.name());
-    }
-
-    /**
-     * The keys of a held name for the watchdog's rounds: cached, or built without filling the cache (a round over
-     * more held names than the cache keeps would otherwise clear it again and again).
-     */
-    private Keys renewalKeys(Grant grant) {
-        return keyCache.peekOrBuild(grant.name());
-    }
-
-    private static String member(Grant grant) {
-        return grant.ownerId() + "|" + grant.fencingToken();
-    }
-
     @Override
     public boolean shared() {
         return read;
-    }
-
-    @Override
-    public boolean singleAttempts() {
-        return true;
     }
 
     /**
@@ -154,13 +99,8 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
                         request.attemptId(), clientName);
-        return reply.thenApply(r -> {
-            if (r > 0) {
-                return Attempt.granted(new Grant(request, r, sentAt, null));
-            }
-            long recheck = TimeUnit.MILLISECONDS.toNanos(Math.min(1 - r, Math.max(1, heartbeatMillis / 3)));
-            return intent ? Attempt.queued(request.ownerId(), recheck) : Attempt.busy(recheck);
-        });
+        return reply.thenApply(r -> r > 0 ? Attempt.granted(new Grant(request, r, sentAt, null))
+                : intent ? Attempt.queued(request.ownerId(), recheckNanos(r)) : Attempt.busy(recheckNanos(r)));
     }
 
     @Override
@@ -203,82 +143,26 @@ final class RedisReadWriteLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        Keys keys = keys(grant);
+        Keys keys = keys(grant.name());
         Script script = read ? ReadWriteLockScripts.RELEASE_READ : ReadWriteLockScripts.RELEASE_WRITE;
         String[] k = {read ? keys.readers : keys.write, keys.channel};
         return executor.<Long>run(script, ScriptOutputType.INTEGER, k, member(grant)).thenApply(r -> r == 1L);
     }
 
     @Override
-    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(),
-                g -> renewalKeys(g).write)) {
-            batches.add(renewBatch(batch));
-        }
-        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            for (CompletableFuture<Set<Grant>> batch : batches) {
-                lost.addAll(batch.join());
-            }
-            return lost;
-        });
+    String renewKey(Keys keys) {
+        return read ? keys.readers : keys.write;
     }
 
-    private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
-        int n = batch.size();
-        String[] keys = new String[n];
-        String[] args = new String[2 * n];
-        for (int i = 0; i < n; i++) {
-            Grant grant = batch.get(i);
-            Keys k = renewalKeys(grant);
-            keys[i] = read ? k.readers : k.write;
-            args[2 * i] = member(grant);
-            args[2 * i + 1] = Long.toString(grant.leaseMillis());
-        }
-        Script script = read ? ReadWriteLockScripts.RENEW_READ : ReadWriteLockScripts.RENEW_WRITE;
-        return executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> RenewBatches.lost(reply, batch));
+    @Override
+    Script renewScript() {
+        return read ? ReadWriteLockScripts.RENEW_READ : ReadWriteLockScripts.RENEW_WRITE;
     }
 
     /** The write half: who holds the write lock; the read half cannot tell (read holds name no client). */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {
-        return read ? RemoteLockOps.super.holder(name) : holder(executor, keys(name).write);
-    }
-
-    /**
-     * Who holds it: the hold's first line {@code owner|token|attempt id} with its client-name and start lines (one
-     * read-only script, {@link ReadWriteLockScripts#HOLD}); a hold of an earlier version ({@code owner|token}) names
-     * no client. Redis does not count waiters.
-     */
-    static CompletableFuture<LockHolder> holder(ScriptExecutor executor, String key) {
-        return executor.<List<Object>>run(ReadWriteLockScripts.HOLD, ScriptOutputType.MULTI, new String[] {key})
-                .thenApply(r -> {
-                    if (r == null || r.size() < 2 || !(r.get(0) instanceof String) && !(r.get(0) instanceof byte[])) {
-                        return null;
-                    }
-                    Object v = r.get(0);
-                    String value = v instanceof byte[] ? new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8)
-                            : (String) v;
-                    String[] lines = value.split("\n", 3);
-                    int bar = lines[0].indexOf('|');
-                    String owner = bar < 0 ? lines[0] : lines[0].substring(0, bar);
-                    int end = bar < 0 ? -1 : lines[0].indexOf('|', bar + 1);
-                    String tokenText = bar < 0 ? "" : lines[0].substring(bar + 1, end < 0 ? lines[0].length() : end);
-                    OptionalLong token = tokenText.matches("[0-9]{1,18}")
-                            ? OptionalLong.of(Long.parseLong(tokenText)) : OptionalLong.empty();
-                    String client = lines.length > 1 && !lines[1].isEmpty() ? lines[1] : LockHolder.UNKNOWN_CLIENT;
-                    Optional<Instant> since = lines.length > 2 && lines[2].matches("[0-9]{1,18}")
-                            ? Optional.of(Instant.ofEpochMilli(Long.parseLong(lines[2]))) : Optional.empty();
-                    long pttl = r.get(1) instanceof Long ? (Long) r.get(1) : -1;
-                    return new LockHolder(owner, client, since,
-                            pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), token,
-                            OptionalInt.empty());
-                });
+        return read ? CompletableFuture.completedFuture(null) : holder(executor, keys(name).write);
     }
 
     @Override

@@ -3,10 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
-import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
-import java.util.Collection;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -18,15 +15,14 @@ import java.util.concurrent.CompletableFuture;
  * that finds the lock busy would also block the shared connection for up to the timeout whenever a replica lags,
  * to save one round trip on the grant. Hand-off is declined, so that every grant passes through here.
  */
-final class RedisReplicaAckedLockOps implements RemoteLockOps {
+final class RedisReplicaAckedLockOps extends ForwardingLockOps {
 
-    private final RemoteLockOps delegate;
     private final ScriptExecutor executor;
     private final int replicas;
     private final long timeoutMillis;
 
     private RedisReplicaAckedLockOps(RemoteLockOps delegate, ScriptExecutor executor, RedisOptions options) {
-        this.delegate = delegate;
+        super(delegate);
         this.executor = executor;
         this.replicas = options.replicaAcks();
         this.timeoutMillis = options.replicaAckTimeout().toMillis();
@@ -37,26 +33,11 @@ final class RedisReplicaAckedLockOps implements RemoteLockOps {
         return options.replicaAcks() == 0 ? ops : new RedisReplicaAckedLockOps(ops, executor, options);
     }
 
-    @Override
-    public boolean singleAttempts() {
-        return delegate.singleAttempts();
-    }
-
     /** The delegate's attempt; a grant only once enough replicas acknowledged it. */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         return delegate.tryAcquire(request, entry).thenCompose(a -> a.isGranted()
                 ? acknowledged(a.grant()).thenApply(Attempt::granted) : CompletableFuture.completedFuture(a));
-    }
-
-    @Override
-    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        return delegate.subscribe(name, changed);
-    }
-
-    @Override
-    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
-        return delegate.withdraw(request, entry);
     }
 
     private CompletableFuture<Grant> acknowledged(Grant grant) {
@@ -82,47 +63,7 @@ final class RedisReplicaAckedLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
-        return delegate.cleanUpAttempt(request);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> release(Grant grant) {
-        return delegate.release(grant);
-    }
-
-    @Override
-    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return delegate.renew(grants);
-    }
-
-    @Override
     public boolean supportsHandOff() {
         return false;
-    }
-
-    @Override
-    public boolean fair() {
-        return delegate.fair();
-    }
-
-    @Override
-    public boolean shared() {
-        return delegate.shared();
-    }
-
-    @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        return delegate.holder(name);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> isLocked(String name) {
-        return delegate.isLocked(name);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> forceUnlock(String name) {
-        return delegate.forceUnlock(name);
     }
 }

@@ -3,9 +3,6 @@ package io.latchkey.redis;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
-import io.latchkey.core.RemoteLockOps;
-import java.util.Collection;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -15,18 +12,18 @@ import java.util.concurrent.TimeUnit;
  * {@linkplain #subscribe subscription} subscribes to nothing and never takes effect. The waiting is the engine's, as for
  * every lock, and so is the back-off: a busy answer asks for the engine's back-off
  * ({@linkplain Attempt#withBackoff from the initial backoff}) bounded by the maximum backoff and the holder's
- * remaining lease (the lock is surely free then); the engine grows each waiter's wait with the time it has waited,
- * draws it from [d/2, d], and bounds it by the caller's deadline and its own longest re-check. This class keeps no
- * state per waiter. For deployments where pub/sub is unavailable (a proxy without it, an ACL without channels) or
- * where thousands of short waits would cost more in subscriptions than in retries.
+ * remaining lease (the lock is surely free then). This class keeps no state per waiter. For deployments where
+ * pub/sub is unavailable (a proxy without it, an ACL without channels) or where thousands of short waits would cost
+ * more in subscriptions than in retries.
  */
-final class RedisSpinLockOps implements RemoteLockOps {
+final class RedisSpinLockOps extends ForwardingLockOps {
 
     private final RedisLockOps lockOps;
     private final long initialBackoffNanos;
     private final long maxBackoffNanos;
 
     RedisSpinLockOps(RedisLockOps lockOps, long initialBackoffNanos, long maxBackoffNanos) {
+        super(lockOps);
         if (initialBackoffNanos <= 0) {
             throw new IllegalArgumentException(String.format("initialBackoff must be positive but was %d ns",
                     initialBackoffNanos));
@@ -39,11 +36,6 @@ final class RedisSpinLockOps implements RemoteLockOps {
         this.lockOps = lockOps;
         this.initialBackoffNanos = initialBackoffNanos;
         this.maxBackoffNanos = maxBackoffNanos;
-    }
-
-    @Override
-    public boolean singleAttempts() {
-        return true;
     }
 
     /** One attempt: granted, or busy with the engine's back-off, at most the holder's remaining lease. */
@@ -62,55 +54,13 @@ final class RedisSpinLockOps implements RemoteLockOps {
         });
     }
 
-    /** The plain lock's clean-up: a spin lock's hold is the plain lock's hash. */
-    @Override
-    public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
-        return lockOps.cleanUpAttempt(request);
-    }
-
     /**
-     * Nothing pushes: a subscription that never takes effect, so never fires (the waiter looks again at its backoff
-     * only). A completed one would make the engine look once more at once, for a change before it took effect. A new
-     * future each time: the engine's callbacks on it go with it.
+     * Nothing pushes: a subscription that never takes effect, so never fires (a completed one would make the engine
+     * look once more at once). A new future each time: the engine's callbacks on it go with it.
      */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         return new CompletableFuture<>();
-    }
-
-    @Override
-    public CompletableFuture<Boolean> release(Grant grant) {
-        return lockOps.release(grant);
-    }
-
-    @Override
-    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return lockOps.renew(grants);
-    }
-
-    @Override
-    public boolean supportsHandOff() {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        return lockOps.handOff(from, request);
-    }
-
-    @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        return lockOps.holder(name);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> isLocked(String name) {
-        return lockOps.isLocked(name);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> forceUnlock(String name) {
-        return lockOps.forceUnlock(name);
     }
 
     @Override

@@ -20,12 +20,17 @@ final class RedisSynchronizers {
      * a crashed waiter delays the others by at most this. Waiters ask again every third of it.
      */
     static final Duration MAX_WAITER_HEARTBEAT = Duration.ofSeconds(5);
+    /** Default first backoff of a spin lock's waiter. */
+    static final Duration SPIN_INITIAL_BACKOFF = Duration.ofMillis(4);
+    /** Default longest backoff of a spin lock's waiter. */
+    static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
+    /**
+     * The most distinct backoff pairs one client keeps spin ops for: each pair is one ops instance for the client's
+     * lifetime (the engine keys its waiters by it), so a pair computed per call must not grow without bound.
+     */
+    static final int MAX_SPIN_BACKOFFS = 64;
 
-    private final long heartbeatMillis;
-    private final RedisReadWriteLockOps readOps;
-    private final RedisReadWriteLockOps writeOps;
-    private final RedisReadWriteLockOps readerPreferenceReadOps;
-    private final RedisReadWriteLockOps readerPreferenceWriteOps;
+    private final RedisReadWriteLockOps[] readWrite = new RedisReadWriteLockOps[4];
     private final RedisFairLockOps fairOps;
     private final RedisSemaphoreOps semaphoreOps;
     private final RedisPermitExpirableSemaphoreOps permitOps;
@@ -44,20 +49,16 @@ final class RedisSynchronizers {
         this.lockOps = lockOps;
         this.spinWrap = spinWrap;
         Duration watchdog = options.watchdogTimeout();
-        this.heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
+        long heartbeatMillis = Math.max(30, (watchdog.compareTo(MAX_WAITER_HEARTBEAT) < 0 ? watchdog
                 : MAX_WAITER_HEARTBEAT).toMillis());
         KeyCache<RedisReadWriteLockOps.Keys> rwKeys =
                 new KeyCache<>(name -> new RedisReadWriteLockOps.Keys(options.namespace(), name,
                         executor.cluster()));
         Withdrawals withdrawals = new Withdrawals(executor.scheduler());
-        this.readOps = new RedisReadWriteLockOps(true, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals, options.clientName());
-        this.writeOps = new RedisReadWriteLockOps(false, true, executor, channels, heartbeatMillis, rwKeys,
-                withdrawals, options.clientName());
-        this.readerPreferenceReadOps = new RedisReadWriteLockOps(true, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals, options.clientName());
-        this.readerPreferenceWriteOps = new RedisReadWriteLockOps(false, false, executor, channels, heartbeatMillis,
-                rwKeys, withdrawals, options.clientName());
+        for (int i = 0; i < readWrite.length; i++) { // read, write; writer preference, then reader preference
+            readWrite[i] = new RedisReadWriteLockOps(i % 2 == 0, i < 2, executor, channels, heartbeatMillis, rwKeys,
+                    withdrawals, options.clientName());
+        }
         long recheck = Math.max(1, heartbeatMillis / 3);
         this.semaphoreOps = new RedisSemaphoreOps(options.namespace(), clientId, executor, channels, recheck);
         this.permitOps = new RedisPermitExpirableSemaphoreOps(options.namespace(), executor, channels, recheck);
@@ -71,24 +72,23 @@ final class RedisSynchronizers {
     }
 
     RedisReadWriteLockOps readOps() {
-        return readOps;
+        return readWrite[0];
     }
 
     RedisReadWriteLockOps writeOps() {
-        return writeOps;
+        return readWrite[1];
     }
 
     /** The read half of the reader-preference read-write lock (waiting writers do not hold readers back). */
     RedisReadWriteLockOps readerPreferenceReadOps() {
-        return readerPreferenceReadOps;
+        return readWrite[2];
     }
 
     /** The write half of the reader-preference read-write lock (registers no intent while waiting). */
     RedisReadWriteLockOps readerPreferenceWriteOps() {
-        return readerPreferenceWriteOps;
+        return readWrite[3];
     }
 
-    /** The remote half of the client's semaphores (the engine waits; a re-check every third of the heartbeat). */
     RedisSemaphoreOps semaphoreOps() {
         return semaphoreOps;
     }
@@ -101,26 +101,12 @@ final class RedisSynchronizers {
         return permitOps;
     }
 
-    /** Default first backoff of a spin lock's waiter. */
-    static final Duration SPIN_INITIAL_BACKOFF = Duration.ofMillis(4);
-    /** Default longest backoff of a spin lock's waiter. */
-    static final Duration SPIN_MAX_BACKOFF = Duration.ofMillis(128);
-
-    /**
-     * The most distinct backoff pairs one client keeps spin ops for: each pair is one ops instance for the client's
-     * lifetime (the engine keys its waiters by it), so a pair computed per call must not grow without bound.
-     */
-    static final int MAX_SPIN_BACKOFFS = 64;
-
-    /** The remote half of the client's spin locks with the default backoff, wrapped for replica acknowledgement. */
+    /** The remote half of the client's spin locks with the default backoff. */
     RemoteLockOps spinOps() {
         return spinOps(SPIN_INITIAL_BACKOFF.toNanos(), SPIN_MAX_BACKOFF.toNanos());
     }
 
-    /**
-     * The remote half of the client's spin locks with this backoff: one ops instance per distinct backoff pair (the
-     * engine keys its waiters by it), served by the client's one engine like every other lock.
-     */
+    /** The remote half of the client's spin locks with this backoff, wrapped for replica acknowledgement. */
     RemoteLockOps spinOps(long initialBackoffNanos, long maxBackoffNanos) {
         List<Long> key = List.of(initialBackoffNanos, maxBackoffNanos);
         spinLock.lock();
@@ -140,9 +126,5 @@ final class RedisSynchronizers {
         } finally {
             spinLock.unlock();
         }
-    }
-
-    long heartbeatMillis() {
-        return heartbeatMillis;
     }
 }

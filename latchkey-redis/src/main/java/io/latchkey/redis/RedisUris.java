@@ -4,6 +4,7 @@ import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
 import java.util.stream.Collectors;
 
 /**
@@ -12,8 +13,9 @@ import java.util.stream.Collectors;
  * for TLS; Lettuce's own {@code …#mastername} form is accepted too), and keeps passwords out of every message about
  * them. Valkey's schemes ({@code valkey://}, {@code valkeys://}, {@code valkey-sentinel://},
  * {@code valkeys-sentinel://}, {@code valkey-cluster://}) mean the same as their {@code redis} counterparts: Valkey
- * speaks the same protocol and runs the same scripts. The query parameters {@code replicaAcks} and
- * {@code replicaAckTimeout} are Latchkey's ({@link RedisOptions}); the others go to Lettuce.
+ * speaks the same protocol and runs the same scripts. Redis Cluster seeds: {@link #parseCluster}. The query
+ * parameters {@code replicaAcks} and {@code replicaAckTimeout} are Latchkey's ({@link RedisOptions}); the others go
+ * to Lettuce.
  */
 final class RedisUris {
 
@@ -73,6 +75,13 @@ final class RedisUris {
             }
         }
         return builder.build();
+    }
+
+    static final String CLUSTER = "redis-cluster://";
+
+    /** Whether {@code uri} starts with {@code redis-cluster://} or {@code valkey-cluster://} (in any case). */
+    static boolean isCluster(String uri) {
+        return uri != null && asRedisScheme(uri).regionMatches(true, 0, CLUSTER, 0, CLUSTER.length());
     }
 
     /** Whether {@code uri} names Sentinels rather than one server. */
@@ -217,5 +226,73 @@ final class RedisUris {
             }
         }
         return out;
+    }
+
+    /**
+     * Parses {@code redis-cluster://[user:password@]host[:port][,host[:port]…]}: the seed nodes of a Redis Cluster
+     * (any reachable one suffices; Lettuce discovers the rest), sharing one set of credentials. The port defaults to
+     * 6379. A cluster has only database 0, so a path is refused.
+     *
+     * @throws IllegalArgumentException if the URI is malformed or names no seed; the message shows it with its
+     *         credentials masked
+     */
+    static List<RedisURI> parseCluster(String uri, Duration operationTimeout) {
+        if (!isCluster(uri)) {
+            throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' must start with %s",
+                    redact(uri), CLUSTER));
+        }
+        String rest = uri.substring(uri.indexOf("://") + 3);
+        int at = rest.lastIndexOf('@');
+        String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
+        String hosts = rest.substring(at + 1);
+        if (hosts.indexOf('/') >= 0 || hosts.indexOf('?') >= 0) {
+            throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' has a path or query; expected "
+                    + "%s[user:password@]host[:port][,host[:port]…] (a cluster has only database 0)",
+                    redact(uri), CLUSTER));
+        }
+        if (hosts.trim().isEmpty()) {
+            throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' names no seed node; expected "
+                    + "%s[user:password@]host[:port][,host[:port]…]", redact(uri), CLUSTER));
+        }
+        List<RedisURI> seeds = new ArrayList<>();
+        for (String seed : hosts.split(",", -1)) {
+            String hostPort = seed.trim();
+            if (hostPort.isEmpty()) {
+                throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' has an empty seed "
+                        + "between commas", redact(uri)));
+            }
+            RedisURI parsed;
+            try {
+                checkPort(hostPort);
+                parsed = parse("redis://" + userInfo + hostPort, operationTimeout);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(String.format("Redis Cluster URI '%s' has a malformed seed '%s'",
+                        redact(uri), hostPort), e);
+            }
+            seeds.add(parsed);
+        }
+        return seeds;
+    }
+
+    /** Lettuce reads a port it cannot parse as part of the host name; a typo must not pass unnoticed. */
+    private static void checkPort(String hostPort) {
+        int bracket = hostPort.lastIndexOf(']');
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= bracket || (bracket < 0 && hostPort.indexOf(':') != colon)) {
+            return; // no port (or a bare IPv6 address, which needs brackets to carry one)
+        }
+        String port = hostPort.substring(colon + 1);
+        boolean valid = !port.isEmpty() && port.length() <= 5 && port.chars().allMatch(Character::isDigit)
+                && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535;
+        if (!valid) {
+            throw new IllegalArgumentException("port must be a number in [1, 65535] but was '" + port + "'");
+        }
+    }
+
+    /** {@code host:port,host:port}: what messages name the cluster by. */
+    static String clusterAddress(Iterable<RedisURI> seeds) {
+        StringJoiner out = new StringJoiner(",");
+        seeds.forEach(seed -> out.add(address(seed)));
+        return out.toString();
     }
 }

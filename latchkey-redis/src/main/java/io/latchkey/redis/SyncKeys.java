@@ -16,14 +16,6 @@ final class SyncKeys {
      * braces) for each key.
      */
     static String base(String namespace, String name, String kind) {
-        String key = namespace + name;
-        if (LockKeys.hashTag(key) != null) {
-            return key + ":latchkey:" + kind;
-        }
-        String prefix = namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0 ? namespace : "";
-        if (key.indexOf('}') < 0) {
-            return prefix + "{" + key + "}:latchkey:" + kind;
-        }
-        return prefix + "{" + SlotTags.tagFor(LockKeys.slot(key)) + "}:latchkey:" + kind + ":" + key;
+        return LockKeys.inSlot(namespace, namespace + name, ":latchkey:" + kind);
     }
 }

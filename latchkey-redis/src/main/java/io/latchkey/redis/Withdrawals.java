@@ -12,23 +12,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Withdrawals of waiting places that must get through, through the engine's {@link RetriedRemoval}: a fair lock's
- * queue entry, a waiting writer's intent. One lost to a broken connection or a failover would keep the others waiting
- * (the queue behind the entry, the readers behind the intent) until the entry's heartbeat runs out on the server.
+ * Withdrawals of waiting places that must get through (a fair lock's queue entry, a waiting writer's intent): one lost
+ * to a broken connection or a failover would keep the others waiting until the entry's heartbeat runs out on the
+ * server. So a withdrawal that did not reach the server ({@link LockUnavailableException}; a refusal is not retried)
+ * is tried again by the engine's {@link RetriedRemoval} until the server answers, the client closes, or the heartbeat
+ * has run out since the first try (the server has dropped the entry by then). The caller hears of the first try.
  *
- * <p>So a withdrawal that did not reach the server is tried again, after {@value #FIRST_RETRY_MILLIS} ms and then a
- * doubling pause of at most {@value #MAX_RETRY_MILLIS} ms, until the server answers, the client closes, or the
- * heartbeat has run out since the first try (the server has dropped the entry by then). Only a failure to reach the
- * server ({@link LockUnavailableException}) is retried; a refusal is not. The caller hears of the first try; the
- * retries go on in the background.
- *
- * <p>The same owner may queue again (a thread that gave up a fair lock and asks for it again): its new attempt
- * supersedes a withdrawal still being retried ({@link #superseded}), which then stops, so that a late retry does not
- * take the new place away. A retry already on its way when the new attempt goes out (sent at most an operation
- * timeout earlier, while the server was away) can still remove the new entry; the owner's next attempt then queues
- * again at the end of the line.
- *
- * <p>Thread-safe; no lock: the pending withdrawals are a concurrent map, each retry chained on the client's timer.
+ * <p>The same owner may queue again: its new attempt {@linkplain #superseded supersedes} a withdrawal still being
+ * retried, so that a late retry does not take the new place away. A retry already on its way when the new attempt
+ * goes out can still remove the new entry; the owner's next attempt then queues again at the end of the line.
  */
 final class Withdrawals {
     private static final Logger log = LoggerFactory.getLogger(Withdrawals.class);
@@ -49,13 +41,7 @@ final class Withdrawals {
         return name + '\u0000' + owner;
     }
 
-    /**
-     * Withdraws the place of {@code owner} on {@code name} by {@code once}, tried again until it reaches the server
-     * or {@code boundMillis} passed since now.
-     *
-     * @param what the withdrawal, for the log ("withdrawal of owner … from the fair lock 'x'")
-     * @return the first try's outcome
-     */
+    /** Withdraws the place of {@code owner} on {@code name} by {@code once}: the first try's outcome. */
     CompletableFuture<Void> withdraw(String what, String name, String owner, long boundMillis,
                                      Supplier<CompletableFuture<?>> once) {
         String key = key(name, owner);

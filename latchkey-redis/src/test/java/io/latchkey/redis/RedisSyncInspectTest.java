@@ -121,10 +121,10 @@ class RedisSyncInspectTest {
 
     @Test
     void recognizesOnlyKeysThatMapBackToANameOfItsNamespace() {
-        SynchronizerInspection inspector = new SynchronizerInspection("ns:", null, (f, op) -> null);
+        RedisInspector inspector = new RedisInspector("ns:", null, null, null);
         for (String name : new String[] {"plain", "with{tag}", "close}only", "a{b", "x:latchkey:rw:write"}) {
             String base = SyncKeys.base("ns:", name, "rw");
-            SynchronizerInspection.Found found = inspector.recognize(base + ":write");
+            RedisInspector.Found found = inspector.recognize(base + ":write");
             assertThat(found).as(name).isNotNull();
             assertThat(found.name()).isEqualTo(name);
             assertThat(found.kind()).isEqualTo("rw");

@@ -122,7 +122,7 @@ class RedisUrisTest {
         assertThat(RedisUris.options("valkey-sentinel://h:1/m?replicaAcks=1").replicaAcks()).isEqualTo(1);
         assertThat(RedisUris.parse("valkeys-sentinel://h:1/m", Duration.ofSeconds(1)).getSentinels().get(0).isSsl())
                 .isTrue();
-        assertThat(RedisClusterUris.parse("valkey-cluster://:pw@h1:7000,h2:7001", Duration.ofSeconds(1)))
+        assertThat(RedisUris.parseCluster("valkey-cluster://:pw@h1:7000,h2:7001", Duration.ofSeconds(1)))
                 .extracting(RedisURI::getPort).containsExactly(7000, 7001);
 
         assertThat(RedisUris.asRedisScheme("valkey-cluster://h:1")).isEqualTo("redis-cluster://h:1");
@@ -143,7 +143,7 @@ class RedisUrisTest {
                 .hasMessageContaining("'valkey-sentinel://***@h1:1'")
                 .hasMessageContaining("names no master")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
-        assertThatThrownBy(() -> RedisClusterUris.parse("valkey-cluster://u:pa55word@h:1/2", Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> RedisUris.parseCluster("valkey-cluster://u:pa55word@h:1/2", Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'valkey-cluster://***@h:1/2'")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("pa55word"));
