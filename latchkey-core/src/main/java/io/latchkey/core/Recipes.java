@@ -12,7 +12,7 @@ import java.util.Objects;
  * Recipes.builder()
  *         .lock(new FileLockOps(...))
  *         .readWriteLock(readOps, writeOps)
- *         .semaphore(new FileSemaphoreOps(...))
+ *         .semaphore(new FileCountOps(..., CountKind.SEMAPHORE))
  *         .fencedStore(new FileFencedStoreOps(...))
  *         .build();
  * }</pre>

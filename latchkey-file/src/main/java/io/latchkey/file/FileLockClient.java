@@ -5,17 +5,15 @@ import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.ArbitratedLockOps.Kind;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.core.CountKind;
-import io.latchkey.file.internal.FileCountDownLatchOps;
+import io.latchkey.file.internal.FileCountOps;
 import io.latchkey.file.internal.FileLockOps;
 import io.latchkey.file.internal.FileNames;
-import io.latchkey.file.internal.FilePermitExpirableSemaphoreOps;
-import io.latchkey.file.internal.FileSemaphoreOps;
 import io.latchkey.file.internal.FileUri;
 import io.latchkey.file.internal.LockDirectory;
-import io.latchkey.file.internal.LockKind;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.nio.file.Path;
@@ -104,14 +102,15 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         super("file", options, TimeSource.SYSTEM);
         this.directory = LockDirectory.attach(dir);
         String ns = options.namespace();
+        String client = options.clientName();
         this.recipes = Recipes.builder()
-                .lock(new FileLockOps(directory, ns, LockKind.LOCK, this::grantLost, options().clientName()))
-                .fairLock(new FileLockOps(directory, ns, LockKind.FAIR, this::grantLost, options().clientName()))
-                .readWriteLock(new FileLockOps(directory, ns, LockKind.READ, this::grantLost, options().clientName()),
-                        new FileLockOps(directory, ns, LockKind.WRITE, this::grantLost, options().clientName()))
-                .semaphore(new FileSemaphoreOps(directory, ns))
-                .permitExpirableSemaphore(new FilePermitExpirableSemaphoreOps(directory, ns))
-                .countDownLatch(new FileCountDownLatchOps(directory, ns))
+                .lock(new FileLockOps(directory, ns, Kind.LOCK, this::grantLost, client))
+                .fairLock(new FileLockOps(directory, ns, Kind.FAIR, this::grantLost, client))
+                .readWriteLock(new FileLockOps(directory, ns, Kind.READ, this::grantLost, client),
+                        new FileLockOps(directory, ns, Kind.WRITE, this::grantLost, client))
+                .semaphore(new FileCountOps(directory, ns, CountKind.SEMAPHORE))
+                .permitExpirableSemaphore(new FileCountOps(directory, ns, CountKind.PERMITS))
+                .countDownLatch(new FileCountOps(directory, ns, CountKind.LATCH))
                 .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
                 .build();
     }
@@ -198,12 +197,9 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
      * @throws IllegalArgumentException if the kind is none of the three or the name is invalid
      */
     public Path stateFile(String kind, String name) {
-        CountKind k;
-        switch (Objects.requireNonNull(kind, "kind")) {
-            case "semaphore" -> k = CountKind.SEMAPHORE;
-            case "permits" -> k = CountKind.PERMITS;
-            case "latch" -> k = CountKind.LATCH;
-            default -> throw new IllegalArgumentException(String.format(
+        CountKind k = CountKind.ofLabel(Objects.requireNonNull(kind, "kind"));
+        if (k == null) {
+            throw new IllegalArgumentException(String.format(
                     "kind must be semaphore, permits or latch but was '%s'", kind));
         }
         return directory.path().resolve(FileNames.countFile(options().namespace(), checkName(name), k));
@@ -211,9 +207,8 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
 
     /**
      * The remote halves: {@code FileLockOps} for the four locks (one lock file each, {@code lk-<hash>.lock}); the
-     * state files {@code lk-<hash>.semaphore} (available permits, see {@code FileSemaphoreOps}),
-     * {@code lk-<hash>.permits} (total and one lease line per held permit, see {@code FilePermitExpirableSemaphoreOps}) and
-     * {@code lk-<hash>.latch} (the count while armed, see {@code FileCountDownLatchOps}).
+     * state files {@code lk-<hash>.semaphore} (available permits), {@code lk-<hash>.permits} (total and one lease
+     * line per held permit) and {@code lk-<hash>.latch} (the count while armed), see {@code FileCountOps}.
      */
     @Override
     protected Recipes recipes() {

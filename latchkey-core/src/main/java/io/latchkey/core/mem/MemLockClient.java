@@ -4,6 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.ClientOptions;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AbstractLockClient;
+import io.latchkey.core.ArbitratedLockOps.Kind;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.TimeSource;
 import io.latchkey.spi.LockInfo;
@@ -25,8 +26,7 @@ import java.util.Set;
  * try (LockClient client = LockClient.connect("mem://demo")) { ... }
  * }</pre>
  *
- * <p>Server state (locks and fencing counters) lives as long as the JVM; the server's one timer thread runs only
- * while a client is open.
+ * <p>Server state (locks and fencing counters) lives as long as the JVM; the server starts no thread.
  */
 public class MemLockClient extends AbstractLockClient implements LockInspector {
 
@@ -90,26 +90,17 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     @Override
     protected Recipes recipes() {
         String namespace = options().namespace();
+        String client = options().clientName();
         return Recipes.builder()
-                .lock(new MemLockOps(server, namespace, MemLockOps.Kind.LOCK, options().clientName()))
-                .fairLock(new MemLockOps(server, namespace, MemLockOps.Kind.FAIR, options().clientName()))
-                .readWriteLock(new MemLockOps(server, namespace, MemLockOps.Kind.READ, options().clientName()),
-                        new MemLockOps(server, namespace, MemLockOps.Kind.WRITE, options().clientName()))
-                .semaphore(new MemCountOps(server.synchronizers, name -> synchronizerKey("semaphore", name)))
-                .permitExpirableSemaphore(
-                        new MemCountOps(server.synchronizers, name -> synchronizerKey("permits", name)))
-                .countDownLatch(new MemCountOps(server.synchronizers, name -> synchronizerKey("latch", name)))
+                .lock(new MemLockOps(server, namespace, Kind.LOCK, client))
+                .fairLock(new MemLockOps(server, namespace, Kind.FAIR, client))
+                .readWriteLock(new MemLockOps(server, namespace, Kind.READ, client),
+                        new MemLockOps(server, namespace, Kind.WRITE, client))
+                .semaphore(new MemCountOps(server, "semaphore", namespace))
+                .permitExpirableSemaphore(new MemCountOps(server, "permits", namespace))
+                .countDownLatch(new MemCountOps(server, "latch", namespace))
                 .fencedStore(new MemFencedStoreOps(server, namespace)) // checked under the server's lock
                 .build();
-    }
-
-    /** Each kind has its own key space; the NUL keeps namespace and name apart (see {@link MemLockOps}). */
-    private String synchronizerKey(String kind, String name) {
-        return kind + '\u0000' + options().namespace() + '\u0000' + name;
-    }
-
-    MemServer server() {
-        return server;
     }
 
     /**
@@ -123,7 +114,12 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        List<LockInfo> result = MemInspector.holds(server.locks, options().namespace() + '\u0000');
+        List<LockInfo> result = server.read(() -> {
+            if (!server.isAvailable()) {
+                throw server.unavailable("inspect");
+            }
+            return server.locks.holds(options().namespace() + '\u0000', false);
+        });
         result.removeIf(info -> !LockInspector.matches(pattern, info.name()));
         result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::owner));
         return result;
@@ -136,6 +132,6 @@ public class MemLockClient extends AbstractLockClient implements LockInspector {
 
     @Override
     protected void closeBackend() {
-        server.detach();
+        // the server outlives its clients: its state lives as long as the JVM, and it has no thread to stop
     }
 }

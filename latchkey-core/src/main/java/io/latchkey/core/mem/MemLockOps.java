@@ -1,35 +1,17 @@
 package io.latchkey.core.mem;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.ArbitratedLockOps;
 import io.latchkey.core.Grant;
-import io.latchkey.core.RemoteLockOps;
+import io.latchkey.core.RemoteCountOps;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /** The remote half of one mem lock kind: maps names into the client's namespace and calls the {@link MemServer}. */
-final class MemLockOps implements RemoteLockOps {
-
-    /** Lock kinds. All share one key space per name: a plain and a fair lock of one name exclude each other. */
-    enum Kind {
-        LOCK(false, true),
-        /**
-         * Every waiter of a client queues at the server on its own, no local hand-off: FIFO across clients
-         * ({@link RemoteLockOps#fair()}).
-         */
-        FAIR(false, false),
-        READ(true, false),
-        /** No local hand-off: the write lock's holder may also hold the read lock (downgrade). */
-        WRITE(false, false);
-
-        final boolean shared;
-        final boolean handOff;
-
-        Kind(boolean shared, boolean handOff) {
-            this.shared = shared;
-            this.handOff = handOff;
-        }
-    }
+final class MemLockOps extends ArbitratedLockOps {
 
     private final MemServer server;
     /**
@@ -38,14 +20,13 @@ final class MemLockOps implements RemoteLockOps {
      * {@code "" + "a/x"}).
      */
     private final String prefix;
-    private final Kind kind;
     /** The client's name, recorded with each hold (the one string of the client, never copied). */
     private final String clientName;
 
     MemLockOps(MemServer server, String namespace, Kind kind, String clientName) {
+        super(kind);
         this.server = server;
         this.prefix = namespace + '\u0000';
-        this.kind = kind;
         this.clientName = clientName;
     }
 
@@ -54,71 +35,64 @@ final class MemLockOps implements RemoteLockOps {
     }
 
     @Override
-    public boolean singleAttempts() {
-        return true;
-    }
-
-    @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        return server.locks.tryAcquire(key(request.name()), kind.shared, request, clientName);
+        String key = key(request.name());
+        return server.call("acquire", key, (now, changed) -> server.locks.tryAcquire(key, kind.shared(), request,
+                clientName, now, changed));
     }
 
     @Override
-    public CompletableFuture<io.latchkey.core.RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        return server.locks.watchers.subscribe(key(name), changed);
+    public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
+        return server.pushes.subscribe(key(name), changed);
     }
 
     @Override
-    public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
-        return server.locks.withdraw(key(request.name()), entry != null ? entry : request.ownerId());
+    protected CompletableFuture<Void> withdraw(String name, String owner) {
+        String key = key(name);
+        return server.call("withdraw", key, (now, changed) -> server.locks.withdraw(key, owner, changed));
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        return server.locks.release(key(grant.name()), grant);
+        String key = key(grant.name());
+        return server.call("release", key, (now, changed) -> server.locks.release(key, grant, now, changed));
     }
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return server.locks.renew(prefix, grants);
+        return server.call("renewal of " + grants.size() + " lock(s)", null, (now, changed) -> {
+            Set<Grant> lost = new HashSet<>();
+            for (Grant g : grants) {
+                if (!server.locks.renew(key(g.name()), g, now, changed)) {
+                    lost.add(g);
+                }
+            }
+            return lost;
+        });
     }
 
     @Override
-    public boolean supportsHandOff() {
-        return kind.handOff;
+    protected CompletableFuture<Grant> handOver(Grant from, AcquireRequest request) {
+        String key = key(from.name());
+        return server.call("handOff", key, (now, changed) -> server.locks.handOff(key, from, request, clientName,
+                now, changed));
     }
 
     @Override
-    public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        if (!kind.handOff) {
-            throw new UnsupportedOperationException("handOff");
-        }
-        return server.locks.handOff(key(from.name()), from, request, clientName);
-    }
-
-    @Override
-    public boolean shared() {
-        return kind.shared;
-    }
-
-    @Override
-    public boolean fair() {
-        return kind == Kind.FAIR;
-    }
-
-    @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        return CompletableFuture.completedFuture(MemInspector.holder(server.locks, key(name)));
+    public CompletableFuture<LockHolder> holder(String name) {
+        return CompletableFuture.completedFuture(server.read(() -> server.locks.holder(key(name))));
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return server.locks.isLocked(key(name));
+        String key = key(name);
+        return server.call("isLocked", key, (now, changed) -> server.locks.isLocked(key, now, changed));
     }
 
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return server.locks.forceUnlock(key(name));
+        String key = key(name);
+        return server.call("forceUnlock", key, (now, changed) -> server.locks.forceUnlock(key, now, changed));
     }
 
     @Override

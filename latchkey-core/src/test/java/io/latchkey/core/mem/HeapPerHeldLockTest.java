@@ -89,8 +89,8 @@ class HeapPerHeldLockTest {
     /** Heap per lock that the in-memory server alone keeps for {@code names} held (taken through its ops). */
     private static long serverPerLock(String[] names) throws InterruptedException {
         MemServer server = MemServer.attach("heap-server-" + UUID.randomUUID());
-        try {
-            MemLockOps ops = new MemLockOps(server, "", MemLockOps.Kind.LOCK, "heap-client");
+        {
+            MemLockOps ops = new MemLockOps(server, "", io.latchkey.core.ArbitratedLockOps.Kind.LOCK, "heap-client");
             String owner = UUID.randomUUID() + ":1";
             ops.tryAcquire(new AcquireRequest("warm-up", owner, 600_000, true, AcquireRequest.NO_DEADLINE,
                     TimeSource.SYSTEM), null).join();
@@ -101,8 +101,6 @@ class HeapPerHeldLockTest {
             }
             long after = usedAfterGc();
             return (after - before) / names.length;
-        } finally {
-            server.detach();
         }
     }
 

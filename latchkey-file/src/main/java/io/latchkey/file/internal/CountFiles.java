@@ -1,6 +1,7 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.CountKind;
+import io.latchkey.core.PushRegistry;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
@@ -13,9 +14,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * file is read (and from the file with the next write).
  *
  * <h2>Wake-ups</h2>
- * The subscriber registry ({@link #subscribe}, {@link #changed}) is by file name and also serves the lock files: the
- * locks' subscribers are told by {@link LockArbiter} and by the same watcher events.
- * Subscribers of a state file are told (never while the section is held) when
+ * The directory's {@link PushRegistry} is by file name and also serves the lock files: the locks' subscribers are
+ * told by {@link LockArbiter} and by the same watcher events. Subscribers of a state file are told (never while the
+ * section is held) when
  * <ul>
  *   <li>this JVM changed the file in a way that may let a waiter in (at once);</li>
  *   <li>the directory watcher saw the file created, rewritten or deleted (another process's change; our own
@@ -52,11 +50,10 @@ final class CountFiles {
     static final class Loaded {
         final String file;
         final Path path;
-        final CountKind kind;
-        final String namespace;
-        final String name;
         /** When the file was read (epoch ms): leases that ended by then are gone from {@link #record}. */
         final long nowMillis;
+        /** The name's record with a count of 0, for a file that does not exist yet. */
+        private final CountRecord blank;
         /** The state, {@code null} if the file does not exist; set to {@code null} to delete it. */
         CountRecord record;
         /** Whether {@link #store} writes (or deletes) the file. */
@@ -64,45 +61,26 @@ final class CountFiles {
         /** Whether {@link #store} tells this JVM's subscribers (the change may let a waiter in). */
         boolean wake;
 
-        Loaded(String file, Path path, CountKind kind, String namespace, String name, long nowMillis,
-             CountRecord record) {
+        Loaded(String file, Path path, long nowMillis, CountRecord record, CountRecord blank) {
             this.file = file;
             this.path = path;
-            this.kind = kind;
-            this.namespace = namespace;
-            this.name = name;
             this.nowMillis = nowMillis;
             this.record = record;
+            this.blank = blank;
         }
 
         /** The record, created with a count of 0 if the file does not exist yet. */
         CountRecord orCreate() {
-            if (record == null) {
-                record = new CountRecord(kind, namespace, name, 0);
-            }
-            return record;
-        }
-    }
-
-    /** The subscribers of one file. */
-    private static final class Watch {
-        final Set<Listener> listeners = new CopyOnWriteArraySet<>();
-    }
-
-    /** One subscription (its own identity, whatever the runnable). */
-    private static final class Listener {
-        final Runnable changed;
-
-        Listener(Runnable changed) {
-            this.changed = changed;
+            return record == null ? record = blank : record;
         }
     }
 
     private final Path dir;
-    private final ConcurrentHashMap<String, Watch> watches = new ConcurrentHashMap<>();
+    private final PushRegistry<Void> pushes;
 
-    CountFiles(Path dir) {
+    CountFiles(Path dir, PushRegistry<Void> pushes) {
         this.dir = dir;
+        this.pushes = pushes;
     }
 
     /** Reads the state file of {@code name}; on the directory's thread, entering the section. */
@@ -119,7 +97,7 @@ final class CountFiles {
         if (r != null && kind == CountKind.PERMITS) {
             r.dropExpired(now);
         }
-        return new Loaded(file, path, kind, namespace, name, now, r);
+        return new Loaded(file, path, now, r, new CountRecord(kind, namespace, name, 0));
     }
 
     /**
@@ -136,7 +114,7 @@ final class CountFiles {
             }
         }
         if (loaded.wake) {
-            after.add(() -> changed(loaded.file));
+            after.add(() -> pushes.fire(loaded.file, null));
         }
     }
 
@@ -209,42 +187,5 @@ final class CountFiles {
     private static LockInfo unowned(String name, String kind, String detail) {
         return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
                 kind, detail);
-    }
-
-    /** Tells {@code changed} about every change of {@code file} from now on, until the subscription is closed. */
-    RemoteCountOps.Subscription subscribe(String file, Runnable changed) {
-        Listener listener = new Listener(changed);
-        watches.computeIfAbsent(file, f -> new Watch()).listeners.add(listener);
-        return () -> watches.computeIfPresent(file, (f, w) -> {
-            w.listeners.remove(listener);
-            return w.listeners.isEmpty() ? null : w;
-        });
-    }
-
-    /** Tells the subscribers of {@code file} (the watcher's thread, or after a section). */
-    void changed(String file) {
-        Watch w = watches.get(file);
-        if (w == null) {
-            return;
-        }
-        for (Listener l : w.listeners) {
-            try {
-                l.changed.run();
-            } catch (RuntimeException e) {
-                log.warn("a wake-up listener of {} failed", file, e);
-            }
-        }
-    }
-
-    /** Tells every subscriber (the watcher lost events). */
-    void changedAll() {
-        for (String file : watches.keySet()) {
-            changed(file);
-        }
-    }
-
-    /** Forgets the subscribers (the directory closes; the engine closes the subscriptions of its clients). */
-    void close() {
-        watches.clear();
     }
 }

@@ -3,11 +3,9 @@ package io.latchkey.file.internal;
 import io.latchkey.core.CountKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -60,6 +58,11 @@ final class CountRecord {
         return null;
     }
 
+    /** Replaces {@code lease} with one of the same permit and token that ends at {@code endMillis}. */
+    void extend(Lease lease, long endMillis, boolean watchdog) {
+        leases.set(leases.indexOf(lease), new Lease(lease.permitId, lease.token, endMillis, watchdog));
+    }
+
     /** Drops the leases that ended at or before {@code nowMillis}; whether any did. */
     boolean dropExpired(long nowMillis) {
         return leases.removeIf(l -> l.endMillis <= nowMillis);
@@ -67,11 +70,7 @@ final class CountRecord {
 
     /** The earliest lease end, or {@link Long#MAX_VALUE} without leases. */
     long earliestLeaseEnd() {
-        long earliest = Long.MAX_VALUE;
-        for (Lease l : leases) {
-            earliest = Math.min(earliest, l.endMillis);
-        }
-        return earliest;
+        return leases.stream().mapToLong(Lease::endMillis).min().orElse(Long.MAX_VALUE);
     }
 
     /**
@@ -157,39 +156,15 @@ final class CountRecord {
 
     /** Replaces the file at {@code path} with this record: a temporary file renamed over it. */
     void write(Path path) throws IOException {
-        Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
-        Files.write(tmp, format());
-        try {
-            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
-        }
+        FileNames.replace(path, format());
     }
 
     static String escape(String s) {
-        if (s.indexOf('%') < 0 && s.indexOf('\n') < 0 && s.indexOf('\r') < 0) {
-            return s;
-        }
         return s.replace("%", "%25").replace("\n", "%0A").replace("\r", "%0D");
     }
 
+    /** The inverse of {@link #escape}: every {@code %} it wrote starts {@code %25}, so {@code %25} goes last. */
     static String unescape(String s) {
-        if (s.indexOf('%') < 0) {
-            return s;
-        }
-        StringBuilder b = new StringBuilder(s.length());
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '%' && i + 2 < s.length()) {
-                String code = s.substring(i + 1, i + 3);
-                if (code.equals("25") || code.equals("0A") || code.equals("0D")) {
-                    b.append(code.equals("25") ? '%' : code.equals("0A") ? '\n' : '\r');
-                    i += 2;
-                    continue;
-                }
-            }
-            b.append(c);
-        }
-        return b.toString();
+        return s.replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%");
     }
 }

@@ -15,12 +15,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread of a lock directory, {@code latchkey-file-<8 hex of the directory>}: every operation, timer and file
- * access of the directory runs on it, each task inside one directory section ({@link DirectorySection}), with the
- * futures it completes run after the section is left. Holds nothing else: what the tasks do lives in
- * {@link LockArbiter} (locks), {@link LockFiles} (lock files and OS locks) and {@link CountFiles} (counted
- * primitives). A daemon; started by the directory's constructor, stopped by {@link #shutdownNow()} from
- * {@link LockDirectory#detach()}.
+ * The one thread of a lock directory, {@code latchkey-file-<8 hex of the directory>} (see {@link LockDirectory}):
+ * each task runs inside one directory section ({@link DirectorySection}), and the futures it completes run after the
+ * section is left. A daemon, stopped by {@link #shutdownNow()} from {@link LockDirectory#detach()}.
  */
 final class DirectoryThread {
     private static final Logger log = LoggerFactory.getLogger(DirectoryThread.class);
@@ -37,7 +34,7 @@ final class DirectoryThread {
     /** The thread, once started (the executor never replaces it: its tasks do not throw). */
     private volatile Thread thread;
     /** Set by the close task; confined to the thread. Later tasks fail instead of running. */
-    private boolean stopped;
+    boolean stopped;
 
     DirectoryThread(Path dir, String label) {
         this.dir = dir;
@@ -62,11 +59,6 @@ final class DirectoryThread {
         return executor.isShutdown();
     }
 
-    /** Marks the directory stopped; on this thread (the close task). */
-    void markStopped() {
-        stopped = true;
-    }
-
     void shutdownNow() {
         executor.shutdownNow();
     }
@@ -79,18 +71,13 @@ final class DirectoryThread {
         }
     }
 
-    /** Runs {@code task} on this thread after {@code delayMillis} (never if the directory closes first). */
-    void later(Runnable task, long delayMillis) {
-        try {
-            executor.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closing) {
-            // closed: nothing left to do
-        }
-    }
-
-    /** Schedules a timer on this thread; throws {@link RejectedExecutionException} once the directory is closed. */
+    /** Runs {@code task} on this thread after {@code delay}; {@code null} (never runs) once the directory closes. */
     ScheduledFuture<?> schedule(Runnable task, long delay, TimeUnit unit) {
-        return executor.schedule(task, delay, unit);
+        try {
+            return executor.schedule(task, delay, unit);
+        } catch (RejectedExecutionException closing) {
+            return null; // closed: nothing left to do
+        }
     }
 
     /**
@@ -113,15 +100,6 @@ final class DirectoryThread {
                     String.format("lock directory %s closed (%s)", dir, op), e));
         }
         return result;
-    }
-
-    /** Runs {@code r} on this thread, or drops it if the directory is closing (its waiters fail at shutdown). */
-    void execute(Runnable r) {
-        try {
-            executor.execute(r);
-        } catch (RejectedExecutionException closing) {
-            // the directory is closing; its waiters are failed by the close task
-        }
     }
 
     /** Runs {@code task} now, on the caller's thread (which must be this one), discarding its result. */

@@ -49,7 +49,7 @@ final class DirectoryWatcher implements AutoCloseable {
                         onOverflow.run();
                     } else if (event.context() instanceof Path p) {
                         String file = p.getFileName().toString();
-                        if (FileNames.isWatched(file)) {
+                        if (FileNames.isLockFile(file) || FileNames.countKind(file) != null) {
                             onChange.accept(file);
                         }
                     }

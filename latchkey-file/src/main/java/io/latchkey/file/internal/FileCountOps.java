@@ -1,20 +1,41 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.CountKind;
+import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.core.RetriedRemoval;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * What the file backend's counted primitives share: one kind of one namespace on the JVM's {@link LockDirectory}.
- * Every operation is one task on the directory's thread: one directory section, one read of the name's state file,
- * at most one write (see {@link CountFiles}); the caller's thread never touches a file. Wake-ups come from the
- * directory's watcher and this JVM's own changes ({@link CountFiles}); a lease end comes with the refused attempt's
- * answer; the engine's re-check every {@value #RECHECK_MILLIS} ms is the fallback.
+ * The remote half of the file backend's counted primitives, one kind of one namespace on the JVM's
+ * {@link LockDirectory}: the state file {@code lk-<hash>.<kind>} ({@link CountRecord}). Every operation is one task
+ * on the directory's thread: one directory section, one read of the name's state file, at most one write (see
+ * {@link CountFiles}), so concurrent changes from any process are never lost. Wake-ups come from the directory's
+ * watcher and this JVM's own changes; a lease end comes with the refused attempt's answer; the engine's re-check
+ * every {@value #RECHECK_MILLIS} ms is the fallback.
+ *
+ * <p>A semaphore's file holds its available permits (unowned: a crashed holder's stay taken; the file stays once
+ * set). A permit-expirable semaphore's holds the total and one {@code lease} line per held permit, whose end on the
+ * wall clock drops it whenever any process reads the file after that end, so nobody has to be alive to end it; the
+ * watchdog extends it ({@link #renew}: the exact permit, id and token, only). A latch's holds the count while armed
+ * and is deleted by the count-down that reaches zero. See {@link io.latchkey.file.FileLockClient} for the guarantees.
  */
-abstract class FileCountOps implements RemoteCountOps {
+public final class FileCountOps implements RemoteCountOps {
+    private static final Logger log = LoggerFactory.getLogger(FileCountOps.class);
 
     /** The engine's fallback re-check: watch events can be lost (overflow) or late (polling watch services). */
     static final long RECHECK_MILLIS = 1_000;
+    static final long RELEASE_RETRY_MILLIS = 1_000;
 
     /** One read-modify-write of a state file. */
     @FunctionalInterface
@@ -22,22 +43,25 @@ abstract class FileCountOps implements RemoteCountOps {
         T apply(CountFiles.Loaded loaded, DirectorySection s) throws java.io.IOException;
     }
 
-    final LockDirectory directory;
-    final String namespace;
-    final CountKind kind;
+    private final LockDirectory directory;
+    private final String namespace;
+    private final CountKind kind;
+    private final RetriedRemoval releases;
 
-    FileCountOps(LockDirectory directory, String namespace, CountKind kind) {
+    public FileCountOps(LockDirectory directory, String namespace, CountKind kind) {
         this.directory = directory;
         this.namespace = namespace;
         this.kind = kind;
+        this.releases = new RetriedRemoval(directory::later, () -> !directory.isClosed(), RELEASE_RETRY_MILLIS,
+                RELEASE_RETRY_MILLIS, log);
     }
 
     /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */
-    final <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
-        return directory.run(op + " " + kind.label() + " '" + name + "'", (s, after) -> {
-            CountFiles.Loaded loaded = directory.counts().load(s, namespace, name, kind);
+    private <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
+        return directory.thread.submit(op + " " + kind.label() + " '" + name + "'", (s, after) -> {
+            CountFiles.Loaded loaded = directory.counts.load(s, namespace, name, kind);
             T result = change.apply(loaded, s);
-            directory.counts().store(s, loaded, after);
+            directory.counts.store(s, loaded, after);
             return result;
         });
     }
@@ -48,12 +72,12 @@ abstract class FileCountOps implements RemoteCountOps {
      */
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
-        Subscription sub = directory.counts().subscribe(FileNames.countFile(namespace, name, kind), changed);
-        return change("subscribe to", name, (loaded, s) -> sub).whenComplete((ok, e) -> {
-            if (e != null) {
-                sub.close();
-            }
-        });
+        return directory.pushes.subscribe(FileNames.countFile(namespace, name, kind), changed)
+                .thenCompose(sub -> change("subscribe to", name, (loaded, s) -> sub).whenComplete((ok, e) -> {
+                    if (e != null) {
+                        sub.close();
+                    }
+                }));
     }
 
     @Override
@@ -61,11 +85,21 @@ abstract class FileCountOps implements RemoteCountOps {
         return RECHECK_MILLIS;
     }
 
-    /**
-     * Both semaphores' {@code trySetPermits}: sets the count (the permits in total) if the file was never written;
-     * a positive count wakes waiters.
-     */
-    final CompletableFuture<Boolean> setCountOnce(String name, int permits) {
+    /** An int count, clamped (a file's count is a long). */
+    private static int clamp(long v) {
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    }
+
+    // ------------------------------------------------------------------------------------------- both semaphores
+
+    @Override
+    public CompletableFuture<Integer> availablePermits(String name) {
+        return change("read", name, (loaded, s) -> loaded.record == null ? 0 : clamp(loaded.record.available()));
+    }
+
+    /** Sets the count (the permits in total) if the file was never written; a positive count wakes waiters. */
+    @Override
+    public CompletableFuture<Boolean> trySetPermits(String name, int permits) {
         return change("set permits of", name, (loaded, s) -> {
             if (loaded.record != null) {
                 return false;
@@ -77,9 +111,14 @@ abstract class FileCountOps implements RemoteCountOps {
         });
     }
 
-    /** Both semaphores' {@code addPermits}: adds {@code delta} to the count; added permits wake waiters. */
-    final CompletableFuture<Void> addToCount(String name, int delta) {
-        return change("add permits to", name, (loaded, s) -> {
+    /** Adds {@code delta} to the count; added permits wake waiters. */
+    @Override
+    public CompletableFuture<Void> addPermits(String name, int delta) {
+        return add("add permits to", name, delta);
+    }
+
+    private CompletableFuture<Void> add(String op, String name, int delta) {
+        return change(op, name, (loaded, s) -> {
             loaded.orCreate().count += delta;
             loaded.changed = true;
             loaded.wake = delta > 0;
@@ -87,13 +126,174 @@ abstract class FileCountOps implements RemoteCountOps {
         });
     }
 
-    /** An int count, clamped (a file's count is a long). */
-    static int clamp(long v) {
-        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
+    // ------------------------------------------------------------------------------------------------- semaphore
+
+    @Override
+    public CompletableFuture<Boolean> tryTake(String name, int permits) {
+        return change("take permits of", name, (loaded, s) -> {
+            if (loaded.record == null || loaded.record.count < permits) {
+                return false;
+            }
+            loaded.record.count -= permits;
+            loaded.changed = true;
+            return true;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> give(String name, int permits) {
+        return add("return permits to", name, permits);
+    }
+
+    @Override
+    public CompletableFuture<Integer> drainPermits(String name) {
+        return change("drain", name, (loaded, s) -> {
+            if (loaded.record == null || loaded.record.count <= 0) {
+                return 0;
+            }
+            long taken = loaded.record.count;
+            loaded.record.count = 0;
+            loaded.changed = true;
+            return clamp(taken); // all of them, as on every backend; the answer saturates
+        });
+    }
+
+    // ---------------------------------------------------------------------------------- permit-expirable semaphore
+
+    @Override
+    public boolean renewsPermits() {
+        return kind == CountKind.PERMITS;
+    }
+
+    /** Takes a permit, or answers when the earliest lease ends (nobody writes the file when a lease runs out). */
+    @Override
+    public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
+        long sentAt = System.nanoTime();
+        return change("take a permit of", name, (loaded, s) -> {
+            CountRecord r = loaded.record;
+            if (r == null) {
+                return Attempt.busy();
+            }
+            CountRecord.Lease same = r.lease(permitId);
+            if (same != null) {
+                r.leases.remove(same); // an id is taken once; a second take replaces the first
+            }
+            if (r.count - r.leases.size() <= 0) {
+                if (same != null) {
+                    r.leases.add(same);
+                }
+                return r.leases.isEmpty() ? Attempt.busy() : Attempt.busy(
+                        TimeUnit.MILLISECONDS.toNanos(Math.max(0, r.earliestLeaseEnd() - loaded.nowMillis) + 1));
+            }
+            long token = s.nextToken();
+            r.leases.add(new CountRecord.Lease(permitId, token, System.currentTimeMillis() + leaseMillis, watchdog));
+            loaded.changed = true;
+            return Attempt.granted(new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null));
+        });
+    }
+
+    /**
+     * Removes the permit's lease line. If that fails while the directory is open (an I/O error such as a full disk),
+     * the caller's future fails and the removal is retried every {@value #RELEASE_RETRY_MILLIS} ms until it goes
+     * through or the directory closes, so that a released permit is not held until its lease ends. Retrying is
+     * safe: the id names one grant, and a line already gone is a no-op.
+     */
+    @Override
+    public CompletableFuture<Boolean> release(String name, String permitId) {
+        return releases.release("release of permit " + permitId + " of '" + name + "' in " + directory.path(),
+                () -> change("release a permit of", name, (loaded, s) -> setLease(loaded, permitId, -1)));
+    }
+
+    /** A new lease from now; waiters look again (a shorter lease ends sooner). */
+    @Override
+    public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
+        return change("update a permit's lease of", name, (loaded, s) -> setLease(loaded, permitId, leaseMillis));
+    }
+
+    /** Replaces the lease line of {@code permitId} with a fixed lease of {@code leaseMillis}, or removes it (-1). */
+    private static boolean setLease(CountFiles.Loaded loaded, String permitId, long leaseMillis) {
+        CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(permitId);
+        if (lease == null) {
+            return false;
+        }
+        if (leaseMillis < 0) {
+            loaded.record.leases.remove(lease);
+        } else {
+            loaded.record.extend(lease, System.currentTimeMillis() + leaseMillis, false);
+        }
+        loaded.changed = true;
+        loaded.wake = true;
+        return true;
+    }
+
+    /**
+     * Extends every watchdog permit among {@code grants} still held under its id and token to its lease from now:
+     * one task and one section for the batch, one read and at most one write per semaphore.
+     */
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        Map<String, List<Grant>> byName = new LinkedHashMap<>();
+        for (Grant g : grants) {
+            byName.computeIfAbsent(g.name(), n -> new ArrayList<>()).add(g);
+        }
+        return directory.thread.submit("renew permits", (s, after) -> {
+            Set<Grant> lost = new HashSet<>();
+            for (Map.Entry<String, List<Grant>> e : byName.entrySet()) {
+                CountFiles.Loaded loaded = directory.counts.load(s, namespace, e.getKey(), kind);
+                long now = System.currentTimeMillis();
+                for (Grant g : e.getValue()) {
+                    CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(g.ownerId());
+                    if (lease == null || lease.token() != g.fencingToken() || !lease.watchdog()) {
+                        lost.add(g);
+                        continue;
+                    }
+                    loaded.record.extend(lease, now + g.leaseMillis(), true);
+                    loaded.changed = true;
+                }
+                directory.counts.store(s, loaded, after);
+            }
+            return lost;
+        });
+    }
+
+    // ----------------------------------------------------------------------------------------------------- latch
+
+    @Override
+    public CompletableFuture<Boolean> trySetCount(String name, long count) {
+        return change("arm", name, (loaded, s) -> {
+            if (loaded.record != null && loaded.record.count > 0) {
+                return false;
+            }
+            loaded.orCreate().count = count;
+            loaded.changed = true;
+            return true;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> countDown(String name) {
+        return change("count down", name, (loaded, s) -> {
+            if (loaded.record == null) {
+                return null;
+            }
+            if (loaded.record.count <= 1) {
+                loaded.record = null; // open: the file goes
+                loaded.wake = true;
+            } else {
+                loaded.record.count--;
+            }
+            loaded.changed = true;
+            return null;
+        });
+    }
+
+    @Override
+    public CompletableFuture<Long> getCount(String name) {
+        return change("read", name, (loaded, s) -> loaded.record == null ? 0L : Math.max(0L, loaded.record.count));
     }
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{" + directory.path() + ", namespace='" + namespace + "'}";
+        return "FileCountOps{" + directory.path() + ", kind=" + kind.label() + ", namespace='" + namespace + "'}";
     }
 }

@@ -5,13 +5,9 @@ import io.latchkey.core.RemoteFencedStoreOps;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -20,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * The file backend's fenced store: one file per key, {@code stores/<lock file base>/<SHA-256 of the key>}, holding
  * the key (4-byte length, UTF-8) and the value; written to a temporary file and moved into place atomically. The
  * lock files, which the directory lists and sweeps, are never touched. A write runs on the directory's thread inside
- * one directory section, only while this JVM holds the lock with the writer's token ({@link LockDirectory#whileHeld}):
+ * one directory section, only while this JVM holds the lock with the writer's token (an unexpired exclusive hold):
  * holds end only on that thread and no other process can lock the file meanwhile, so the check and the write are
  * one step. Reads run on the same thread, so they see every write of this JVM in order, and whole files from other
  * processes (atomic moves).
@@ -40,32 +36,25 @@ public final class FileFencedStoreOps implements RemoteFencedStoreOps {
     private Path keyFile(String lockName, String key) {
         String lockFile = FileNames.lockFile(namespace, lockName);
         String base = lockFile.substring(FileNames.PREFIX.length(), lockFile.length() - FileNames.SUFFIX.length());
-        return stores.resolve(base).resolve(sha256(key));
-    }
-
-    static String sha256(String key) {
-        try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            StringBuilder b = new StringBuilder(64);
-            for (byte x : d) {
-                b.append(Character.forDigit((x >> 4) & 0xf, 16)).append(Character.forDigit(x & 0xf, 16));
-            }
-            return b.toString();
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
+        return stores.resolve(base).resolve(FileNames.sha256(key));
     }
 
     @Override
     public CompletableFuture<Optional<byte[]>> get(String lockName, String key) {
         Path file = keyFile(lockName, key);
-        return directory.run("fenced store get", (s, after) -> Optional.ofNullable(read(file, key)));
+        return directory.thread.submit("fenced store get", (s, after) -> Optional.ofNullable(read(file, key)));
     }
 
     @Override
     public CompletableFuture<FencedWrite.Outcome> write(String lockName, long token, FencedWrite write) {
         Path file = keyFile(lockName, write.key());
-        return directory.whileHeld(namespace, lockName, token, (s, after) -> {
+        String lockFile = FileNames.lockFile(namespace, lockName);
+        return directory.thread.submit("fenced store write", (s, after) -> {
+            LockEntry e = directory.arbiter.refresh(lockFile, s, after);
+            if (e == null || !e.holdsExclusive(token)) {
+                return FencedWrite.Outcome.STALE;
+            }
+            s.enter();
             byte[] current = read(file, write.key());
             if (!write.matches(current)) {
                 return FencedWrite.Outcome.UNCHANGED;
@@ -81,7 +70,7 @@ public final class FileFencedStoreOps implements RemoteFencedStoreOps {
                 writeAtomically(file, write.key(), write.value());
             }
             return FencedWrite.Outcome.APPLIED;
-        }, FencedWrite.Outcome.STALE);
+        });
     }
 
     /** The value stored for {@code key} in {@code file}, or {@code null}. */
@@ -106,12 +95,6 @@ public final class FileFencedStoreOps implements RemoteFencedStoreOps {
         ByteBuffer b = ByteBuffer.allocate(4 + k.length + value.length);
         b.putInt(k.length).put(k).put(value);
         Files.createDirectories(file.getParent());
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        Files.write(tmp, b.array());
-        try {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-        }
+        FileNames.replace(file, b.array());
     }
 }

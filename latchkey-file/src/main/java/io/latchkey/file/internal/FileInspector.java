@@ -40,42 +40,30 @@ final class FileInspector {
     CompletableFuture<Boolean> isLocked(String namespace, String name) {
         String file = FileNames.lockFile(namespace, name);
         return thread.submit("isLocked", (s, after) -> {
-            LockEntry e = arbiter.entry(file);
-            if (e != null) {
-                arbiter.pump(e, s, after);
-                arbiter.removeIfIdle(e);
-                if (!e.holds().isEmpty()) {
-                    return true;
-                }
-                if (e.channel != null) {
-                    return false;
-                }
+            LockEntry e = arbiter.refresh(file, s, after);
+            if (e != null && (!e.holds().isEmpty() || e.channel != null)) {
+                return !e.holds().isEmpty();
             }
-            return files.heldElsewhere(file, arbiter.tracks(file), s) != null;
+            return files.heldElsewhere(file, arbiter.entry(file) != null, s) != null;
         });
     }
 
     CompletableFuture<Boolean> forceUnlock(String namespace, String name) {
         String file = FileNames.lockFile(namespace, name);
         return thread.submit("forceUnlock", (s, after) -> {
-            boolean held = false;
-            LockEntry e = arbiter.entry(file);
-            if (e != null) {
-                arbiter.pump(e, s, after);
-                held = !e.holds().isEmpty();
-                arbiter.clearGrants(e);
-                arbiter.pump(e, s, after);
-                arbiter.removeIfIdle(e);
+            LockEntry e = arbiter.refresh(file, s, after);
+            boolean held = e != null && !arbiter.clearGrants(e).isEmpty();
+            if (held) {
+                arbiter.refresh(file, s, after);
             }
             if (e != null && e.channel != null) {
                 return held;
             }
-            LockFileRecord other = files.heldElsewhere(file, arbiter.tracks(file), s);
+            LockFileRecord other = files.heldElsewhere(file, arbiter.entry(file) != null, s);
             if (other != null) {
                 files.requestRevoke(file, other);
-                held = true;
             }
-            return held;
+            return held || other != null;
         });
     }
 
@@ -83,12 +71,8 @@ final class FileInspector {
     CompletableFuture<LockHolder> holder(String namespace, String name) {
         String file = FileNames.lockFile(namespace, name);
         return thread.submit("holder", (s, after) -> {
-            LockEntry e = arbiter.entry(file);
-            if (e != null) {
-                arbiter.pump(e, s, after);
-                arbiter.removeIfIdle(e);
-            }
-            for (LockInfo info : infos(file, s)) {
+            arbiter.refresh(file, s, after);
+            for (LockInfo info : infos(file, null, s)) {
                 return new LockHolder(info.owner(), info.clientName(), info.heldSince(), info.remainingLease(),
                         info.fencingToken(), OptionalInt.empty());
             }
@@ -104,34 +88,19 @@ final class FileInspector {
         return thread.submit("list", (s, after) -> {
             List<LockInfo> result = new ArrayList<>();
             for (String file : files.list()) {
-                LockEntry e = arbiter.entry(file);
-                if (e != null) {
-                    arbiter.pump(e, s, after);
-                    arbiter.removeIfIdle(e);
-                }
-                result.addAll(infos(file, s));
+                arbiter.refresh(file, s, after);
+                result.addAll(infos(file, namespace, s));
             }
-            result.removeIf(info -> !namespace.equals(namespaceOf(info)));
-            List<LockInfo> named = new ArrayList<>();
-            for (LockInfo info : result) {
-                named.add(new LockInfo(info.name().substring(info.name().indexOf('\u0000') + 1), info.owner(), 1,
-                        info.fencingToken(), info.remainingLease(), info.waiters(), info.kind(), info.detail(),
-                        info.clientName(), info.heldSince()));
-            }
-            named.addAll(counts.infos(s, namespace));
-            return named;
+            result.addAll(counts.infos(s, namespace));
+            return result;
         });
     }
 
-    private static String namespaceOf(LockInfo info) {
-        return info.name().substring(0, info.name().indexOf('\u0000'));
-    }
-
     /**
-     * What is held in {@code file}: this JVM's grants from memory, other processes' live hold lines from the file
-     * when its OS lock is taken. Names are {@code namespace NUL name}.
+     * What is held in {@code file} of {@code namespace} (any, if {@code null}): this JVM's grants from memory, other
+     * processes' live hold lines from the file when its OS lock is taken.
      */
-    private List<LockInfo> infos(String file, DirectorySection s) throws IOException {
+    private List<LockInfo> infos(String file, String namespace, DirectorySection s) throws IOException {
         List<LockInfo> infos = new ArrayList<>();
         long nowMillis = System.currentTimeMillis();
         LockEntry e = arbiter.entry(file);
@@ -140,33 +109,34 @@ final class FileInspector {
             long now = System.nanoTime();
             for (FileGrantState h : e.holds()) {
                 long deadline = h.leaseEnd();
-                if (deadline != GrantState.ENDED) {
-                    infos.add(info(e.namespace, e.name, h.owner(), h.token(),
-                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.kind.label)
-                            .withHolder(h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
+                if (deadline != GrantState.ENDED && (namespace == null || namespace.equals(e.namespace))) {
+                    infos.add(info(e.name, h.owner(), h.token(),
+                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.client.kind().label(),
+                            h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
                 }
             }
             r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
         } else {
-            r = files.heldElsewhere(file, arbiter.tracks(file), s);
+            r = files.heldElsewhere(file, arbiter.entry(file) != null, s);
         }
-        if (r != null) {
-            for (LockFileRecord.HoldLine h : r.holds) {
-                if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis && r.name != null) {
-                    infos.add(info(r.namespace == null ? "" : r.namespace, r.name, h.owner(), h.token(),
-                            h.leaseEndMillis() - nowMillis, h.kind())
-                            .withHolder(h.clientName() == null ? LockHolder.UNKNOWN_CLIENT : h.clientName(),
-                                    h.clientName() == null ? Optional.empty()
-                                            : Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
-                }
+        if (r == null || r.name == null
+                || namespace != null && !namespace.equals(r.namespace == null ? "" : r.namespace)) {
+            return infos;
+        }
+        for (LockFileRecord.HoldLine h : r.holds) {
+            if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis) {
+                infos.add(info(r.name, h.owner(), h.token(), h.leaseEndMillis() - nowMillis, h.kind(),
+                        h.clientName() == null ? LockHolder.UNKNOWN_CLIENT : h.clientName(),
+                        h.clientName() == null ? Optional.empty()
+                                : Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
             }
         }
         return infos;
     }
 
-    private static LockInfo info(String namespace, String name, String owner, long token, long leftMillis,
-                                 String kind) {
-        return new LockInfo(namespace + '\u0000' + name, owner, 1, OptionalLong.of(token),
-                Optional.of(Duration.ofMillis(leftMillis)), OptionalInt.empty(), kind, "");
+    private static LockInfo info(String name, String owner, long token, long leftMillis, String kind, String client,
+                                 Optional<Instant> since) {
+        return new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leftMillis)),
+                OptionalInt.empty(), kind, "").withHolder(client, since);
     }
 }

@@ -1,9 +1,17 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.CountKind;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 
 /**
  * Lock name → file name: {@code lk-<SHA-256 of namespace, NUL, name, in lower-case hex>.lock}, and the same hash with
@@ -41,12 +49,12 @@ public final class FileNames {
         return PREFIX + hash(namespace, name) + suffix(kind);
     }
 
-    /** The kind of the counted primitive whose state file is {@code fileName}, or {@code null} if it is none. */
     /** The state file suffix of {@code kind}: {@code .semaphore}, {@code .permits} or {@code .latch}. */
     static String suffix(CountKind kind) {
         return "." + kind.label();
     }
 
+    /** The kind of the counted primitive whose state file is {@code fileName}, or {@code null} if it is none. */
     static CountKind countKind(String fileName) {
         for (CountKind kind : CountKind.values()) {
             if (fileName.length() == PREFIX.length() + 64 + suffix(kind).length() && fileName.startsWith(PREFIX)
@@ -57,26 +65,65 @@ public final class FileNames {
         return null;
     }
 
-    /** Whether the directory watcher reports {@code fileName}: a lock file or a counted primitive's state file. */
-    static boolean isWatched(String fileName) {
-        return isLockFile(fileName) || countKind(fileName) != null;
+    private static String hash(String namespace, String name) {
+        return sha256(namespace, "\u0000", name);
     }
 
-    private static String hash(String namespace, String name) {
+    /** The SHA-256 of the UTF-8 bytes of {@code parts}, in lower-case hex. */
+    static String sha256(String... parts) {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform has SHA-256", e);
         }
-        sha.update(namespace.getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) 0);
-        byte[] digest = sha.digest(name.getBytes(StandardCharsets.UTF_8));
+        for (String part : parts) {
+            sha.update(part.getBytes(StandardCharsets.UTF_8));
+        }
         StringBuilder b = new StringBuilder(64);
-        for (byte x : digest) {
+        for (byte x : sha.digest()) {
             b.append(HEX[(x >> 4) & 0xf]).append(HEX[x & 0xf]);
         }
         return b.toString();
+    }
+
+    /** The content of the file open in {@code ch}, or {@code null} if it is larger than {@code max} bytes. */
+    static byte[] readAll(FileChannel ch, long max) throws IOException {
+        long size = ch.size();
+        if (size > max) {
+            return null;
+        }
+        ByteBuffer buf = ByteBuffer.allocate((int) size);
+        while (buf.hasRemaining() && ch.read(buf, buf.position()) >= 0) {
+            // until the end
+        }
+        return Arrays.copyOf(buf.array(), buf.position());
+    }
+
+    /** Writes {@code bytes} at the start of the file open in {@code ch} and cuts off whatever followed. */
+    static void writeAll(FileChannel ch, byte[] bytes) throws IOException {
+        ByteBuffer buf = ByteBuffer.wrap(bytes);
+        long pos = 0;
+        while (buf.hasRemaining()) {
+            pos += ch.write(buf, pos);
+        }
+        if (ch.size() > bytes.length) {
+            ch.truncate(bytes.length);
+        }
+    }
+
+    /**
+     * Replaces the file at {@code path} with {@code bytes}: written to {@code <file>.tmp} beside it and renamed over
+     * it, so that a reader sees the old content or the new one, never a mix.
+     */
+    static void replace(Path path, byte[] bytes) throws IOException {
+        Path tmp = path.resolveSibling(path.getFileName() + ".tmp");
+        Files.write(tmp, bytes);
+        try {
+            Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+        }
     }
 
     /** Whether {@code fileName} is a lock file of this backend (any namespace). */

@@ -1,6 +1,7 @@
 package io.latchkey.file.internal;
 
 import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.ArbitratedLockOps.Kind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.NameArbiter.Waiting;
@@ -23,15 +24,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Arbitration between this JVM's clients of one lock directory, in memory (with {@code mem://}'s arbiter, {@link
- * io.latchkey.core.NameArbiter}): one {@link LockEntry} per name held or waited for in this JVM, its grants and its
- * queue of waiting owners. An attempt ({@link #tryAcquire}) is granted when the arbiter lets its owner take the name
- * (compatible with the grants, no entry ahead of its owner's in the queue blocks it) and this JVM holds or gets the
- * file's OS lock ({@link LockFiles}); otherwise the owner keeps (or takes) its entry and is told when to look
- * again. The engine does the waiting; every change in this JVM that can let a waiter in (a release, a lease end, a
- * forced unlock, a withdrawn entry) tells the file's subscribers ({@code changed}), and the directory watcher tells
- * them of other processes' changes. Also the per-name timer of a grant's lease end. Confined to the directory's
- * thread, except {@link #renew}, which extends leases on the caller's thread.
+ * Arbitration between this JVM's clients of one lock directory: one {@link LockEntry} (a {@link
+ * io.latchkey.core.NameArbiter}) per name held or waited for in this JVM. An attempt ({@link #tryAcquire}) is granted
+ * when the arbiter lets its owner take the name and this JVM holds or gets the file's OS lock ({@link LockFiles});
+ * otherwise the owner keeps (or takes) its entry and is told when to look again. Every change in this JVM that can
+ * let a waiter in (a release, a lease end, a forced unlock, a withdrawn entry) tells the file's subscribers
+ * ({@code changed}); the directory watcher tells them of other processes' changes.
+ *
+ * <p>Each entry has a timer at its earliest lease end, on the directory's thread: a hold whose lease ran out (a fixed
+ * lease, or a watchdog lease nobody renews, as after its client closed) must free the OS lock for other processes,
+ * which cannot end it and are not woken by anything else. Confined to the directory's thread, except
+ * {@link #renew}, which extends leases on the caller's thread.
  */
 final class LockArbiter {
     private static final Logger log = LoggerFactory.getLogger(LockArbiter.class);
@@ -69,43 +72,49 @@ final class LockArbiter {
         return entries.get(file);
     }
 
-    /** Whether this JVM holds or waits for {@code file}; on the directory's thread. */
-    boolean tracks(String file) {
-        return entries.containsKey(file);
+    /** The entry of {@code file} brought up to date ({@link #pump}) and forgotten if idle, or {@code null}. */
+    LockEntry refresh(String file, DirectorySection s, List<Runnable> after) throws IOException {
+        LockEntry e = entries.get(file);
+        if (e != null) {
+            pump(e, s, after);
+            removeIfIdle(e);
+        }
+        return e;
     }
 
     // ----------------------------------------------------------------------------------------------- operations
 
     /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
-    CompletableFuture<Attempt> tryAcquire(String namespace, LockKind kind, AcquireRequest request,
-                                          LockEntry.HoldingClient onLost) {
+    CompletableFuture<Attempt> tryAcquire(FileLockOps ops, AcquireRequest request) {
+        String namespace = ops.namespace;
         String file = FileNames.lockFile(namespace, request.name());
         return thread.submit("acquire", (s, after) -> {
             LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
                     request.name()));
             try {
-                return attempt(e, kind, request, onLost, s, after);
+                return attempt(e, ops, request, s, after);
             } finally {
                 removeIfIdle(e);
             }
         });
     }
 
-    private Attempt attempt(LockEntry e, LockKind kind, AcquireRequest request, LockEntry.HoldingClient onLost,
-                            DirectorySection s, List<Runnable> after) throws IOException {
+    private Attempt attempt(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s,
+                            List<Runnable> after) throws IOException {
         pump(e, s, after);
+        Kind kind = ops.kind();
         String owner = request.ownerId();
         Waiting q = e.waiting(owner);
         boolean remote = false;
-        if (e.mayTake(owner, kind.shared)) {
+        if (e.mayTake(owner, kind.shared())) {
             if (e.holds().isEmpty()) {
-                remote = kind.fair && files.earlierTicketElsewhere(e, q == null ? 0 : q.ticket(), s)
-                        || !files.lock(e, kind.shared, s);
+                remote = kind.fair() && files.earlierTicketElsewhere(e, q == null ? 0 : q.ticket(), s)
+                        || !files.lock(e, kind.shared(), s);
             }
             if (!remote) {
                 long requestedAt = request.time().nanoTime();
                 Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                FileGrantState h = new FileGrantState(g, kind, onLost, System.currentTimeMillis());
+                FileGrantState h = new FileGrantState(g, ops);
                 boolean othersQueue = e.grant(h);
                 live.put(grantKey(e.file, h.owner(), h.token()), h);
                 files.sync(e, s);
@@ -117,7 +126,7 @@ final class LockArbiter {
             }
         }
         if (q == null) {
-            q = e.enqueue(owner, new Waiting(kind.shared, kind.fair ? s.nextToken() : 0));
+            q = e.enqueue(owner, new Waiting(kind.shared(), kind.fair() ? s.nextToken() : 0));
             if (q.ticket() != 0) {
                 files.sync(e, s);
             }
@@ -191,9 +200,8 @@ final class LockArbiter {
         });
     }
 
-    CompletableFuture<Grant> handOff(String namespace, Grant from, AcquireRequest request,
-                                     LockEntry.HoldingClient onLost) {
-        String file = FileNames.lockFile(namespace, from.name());
+    CompletableFuture<Grant> handOff(FileLockOps ops, Grant from, AcquireRequest request) {
+        String file = FileNames.lockFile(ops.namespace, from.name());
         return thread.submit("handOff", (s, after) -> {
             LockEntry e = entries.get(file);
             if (e != null) {
@@ -202,7 +210,7 @@ final class LockArbiter {
             FileGrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
             // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
             // would answer "from no longer held", and the engine would report a held lock as lost
-            if (h == null || h.kind.shared) {
+            if (h == null || h.shared()) {
                 if (e != null) {
                     pump(e, s, after);
                     removeIfIdle(e);
@@ -212,7 +220,7 @@ final class LockArbiter {
             // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
             long requestedAt = request.time().nanoTime();
             Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-            FileGrantState to = new FileGrantState(g, h.kind, onLost, System.currentTimeMillis());
+            FileGrantState to = new FileGrantState(g, ops);
             e.handOver(h, to);
             live.remove(grantKey(file, h.owner(), h.token()), h);
             live.put(grantKey(file, to.owner(), to.token()), to);
@@ -243,7 +251,7 @@ final class LockArbiter {
             }
         }
         if (!touched.isEmpty()) {
-            thread.execute(() -> thread.runNow("renew", (s, after) -> {
+            thread.submit("renew", (s, after) -> {
                 for (String file : touched) {
                     LockEntry e = entries.get(file);
                     if (e == null) {
@@ -252,7 +260,7 @@ final class LockArbiter {
                     if (files.revoked(e)) {
                         log.info("lock '{}' in {} was force-unlocked by another process", e.name, dir);
                         for (FileGrantState h : clearGrants(e)) {
-                            after.add(() -> h.client.onLost().accept(h.grant, "force-unlocked by another process"));
+                            after.add(() -> h.client.onLost.accept(h.grant, "force-unlocked by another process"));
                         }
                     }
                     pump(e, s, after);
@@ -260,7 +268,7 @@ final class LockArbiter {
                     removeIfIdle(e);
                 }
                 return null;
-            }));
+            });
         }
         return CompletableFuture.completedFuture(lost);
     }

@@ -7,7 +7,6 @@ import java.nio.channels.FileLock;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 /**
  * What this JVM knows about one lock file: the arbitration between this JVM's clients ({@link NameArbiter}: its
@@ -42,13 +41,9 @@ final class LockEntry extends NameArbiter<LockEntry.FileGrantState> {
         return super.isIdle() && channel == null;
     }
 
+    /** Whether a fair waiter of this JVM queues (its wait line is in the file). */
     boolean hasTickets() {
-        for (Waiting q : queue().values()) {
-            if (q.ticket() != 0) {
-                return true;
-            }
-        }
-        return false;
+        return queue().values().stream().anyMatch(q -> q.ticket() != 0);
     }
 
     /**
@@ -58,19 +53,17 @@ final class LockEntry extends NameArbiter<LockEntry.FileGrantState> {
      */
     static final class FileGrantState extends NameArbiter.GrantState {
         final Grant grant;
-        final LockKind kind;
-        /** The hold's client: its name, and how to tell it that the directory ended the hold (a revoke). */
-        final HoldingClient client;
+        /** The hold's client's ops: its kind, and how to tell it that the directory ended the hold (a revoke). */
+        final FileLockOps client;
         /** The lease end on the wall clock, for the lock file (other processes' inspect). */
         volatile long leaseEndMillis;
 
-        /** {@code sinceMillis}: when the hold began, epoch ms (this host's clock, which every process here shares). */
-        FileGrantState(Grant grant, LockKind kind, HoldingClient client, long sinceMillis) {
-            super(grant.ownerId(), grant.fencingToken(), kind.shared,
-                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()), client.clientName(),
-                    sinceMillis);
+        /** A hold from now (epoch ms on this host's clock, which every process here shares). */
+        FileGrantState(Grant grant, FileLockOps client) {
+            super(grant.ownerId(), grant.fencingToken(), client.kind().shared(),
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()), client.clientName,
+                    System.currentTimeMillis());
             this.grant = grant;
-            this.kind = kind;
             this.client = client;
             leaseEndMillis = System.currentTimeMillis() + grant.leaseMillis();
         }
@@ -83,15 +76,5 @@ final class LockEntry extends NameArbiter<LockEntry.FileGrantState> {
             leaseEndMillis = System.currentTimeMillis() + TimeUnit.NANOSECONDS.toMillis(leaseNanos);
             return true;
         }
-    }
-
-    /**
-     * A client of the directory, as its holds name it: one instance per lock kind of a client, shared by its holds.
-     *
-     * @param clientName the client's name, recorded with each hold
-     * @param onLost tells the client that a hold ended without its renewal noticing first (another process
-     *        force-unlocked it)
-     */
-    record HoldingClient(String clientName, BiConsumer<Grant, String> onLost) {
     }
 }

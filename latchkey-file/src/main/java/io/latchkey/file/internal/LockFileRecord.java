@@ -1,13 +1,8 @@
 package io.latchkey.file.internal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -118,50 +113,22 @@ final class LockFileRecord {
 
     /** Wait lines of other processes refreshed after {@code staleBefore} (epoch ms). */
     List<WaitLine> liveWaitsOfOthers(String process, long staleBefore) {
-        List<WaitLine> live = new ArrayList<>();
-        for (WaitLine w : waits) {
-            if (!w.process.equals(process) && w.refreshedMillis > staleBefore) {
-                live.add(w);
-            }
-        }
-        return live;
-    }
-
-    /**
-     * Rewrites the file at {@code path} if it still exists. Opens and closes it: only for files this JVM holds no
-     * OS lock on (closing any descriptor of a file drops the process's locks on it).
-     */
-    static void writeFile(Path path, LockFileRecord r) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            r.write(ch);
-        } catch (NoSuchFileException gone) {
-            // released meanwhile
-        }
+        return waits.stream().filter(w -> !w.process.equals(process) && w.refreshedMillis > staleBefore).toList();
     }
 
     /** Reads the record of the file open in {@code ch}. */
     static LockFileRecord read(FileChannel ch) throws IOException {
-        long size = ch.size();
-        if (size > 1 << 20) {
-            throw new IOException("lock file of " + size + " bytes: not a latchkey lock file");
+        byte[] bytes = FileNames.readAll(ch, 1 << 20);
+        if (bytes == null) {
+            throw new IOException("lock file of " + ch.size() + " bytes: not a latchkey lock file");
         }
-        ByteBuffer buf = ByteBuffer.allocate((int) size);
-        while (buf.hasRemaining()) {
-            if (ch.read(buf, buf.position()) < 0) {
-                break;
-            }
-        }
-        return parse(Arrays.copyOf(buf.array(), buf.position()));
+        return parse(bytes);
     }
 
     /** Replaces the text of the file open in {@code ch} with this record. */
     void write(FileChannel ch) throws IOException {
         byte[] bytes = format();
         ch.truncate(0);
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        long pos = 0;
-        while (buf.hasRemaining()) {
-            pos += ch.write(buf, pos);
-        }
+        FileNames.writeAll(ch, bytes);
     }
 }

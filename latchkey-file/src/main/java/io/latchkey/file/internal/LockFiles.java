@@ -1,5 +1,6 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.core.ArbitratedLockOps.Kind;
 import io.latchkey.core.NameArbiter;
 import io.latchkey.file.internal.LockEntry.FileGrantState;
 import java.io.IOException;
@@ -42,10 +43,6 @@ final class LockFiles {
     LockFiles(Path dir, String process) {
         this.dir = dir;
         this.process = process;
-    }
-
-    Path path(String file) {
-        return dir.resolve(file);
     }
 
     /**
@@ -164,10 +161,10 @@ final class LockFiles {
                 r.holds.clear(); // we hold it exclusively: every other hold line is a dead process's
                 r.revokes.clear();
             } else if (e.osLock != null) {
-                r.holds.removeIf(line -> !line.kind().equals(LockKind.READ.label)); // only readers can be alive
+                r.holds.removeIf(line -> !line.kind().equals(Kind.READ.label())); // only readers can be alive
             }
             for (FileGrantState h : e.holds()) {
-                r.holds.add(new LockFileRecord.HoldLine(process, h.kind.label, h.token(), h.leaseEndMillis,
+                r.holds.add(new LockFileRecord.HoldLine(process, h.client.kind().label(), h.token(), h.leaseEndMillis,
                         h.owner(), h.clientName(), h.sinceMillis()));
             }
             for (java.util.Map.Entry<String, NameArbiter.Waiting> q : e.queue().entrySet()) {
@@ -243,7 +240,12 @@ final class LockFiles {
         processes.remove(process);
         record.revokes.removeAll(processes);
         record.revokes.addAll(processes);
-        LockFileRecord.writeFile(dir.resolve(file), record);
+        // opened and closed here: this JVM holds no OS lock on it (closing a descriptor drops the process's locks)
+        try (FileChannel ch = FileChannel.open(dir.resolve(file), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            record.write(ch);
+        } catch (NoSuchFileException gone) {
+            // released meanwhile
+        }
     }
 
     /** Whether another process asked this JVM to end its holds of {@code e} (a force-unlock there). */

@@ -1,7 +1,6 @@
 package io.latchkey.file.internal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,15 +28,11 @@ final class TokenState {
 
     static TokenState read(FileChannel ch) throws IOException {
         TokenState s = new TokenState();
-        long size = ch.size();
-        if (size == 0 || size > 4096) {
+        byte[] bytes = FileNames.readAll(ch, 4096);
+        if (bytes == null) {
             return s;
         }
-        ByteBuffer buf = ByteBuffer.allocate((int) size);
-        while (buf.hasRemaining() && ch.read(buf, buf.position()) >= 0) {
-            // read all
-        }
-        for (String line : new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).split("\n")) {
+        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
             try {
                 if (line.startsWith("last-token ")) {
                     s.last = Long.parseLong(line.substring("last-token ".length()).trim());
@@ -61,14 +56,7 @@ final class TokenState {
         }
         byte[] text = String.format("latchkey-state 2%nboot %s%nlast-token %020d%nceiling %020d%n", b, last,
                 ceiling).replace("\r\n", "\n").getBytes(StandardCharsets.UTF_8);
-        ByteBuffer buf = ByteBuffer.wrap(text);
-        long pos = 0;
-        while (buf.hasRemaining()) {
-            pos += ch.write(buf, pos);
-        }
-        if (ch.size() > text.length) {
-            ch.truncate(text.length);
-        }
+        FileNames.writeAll(ch, text);
     }
 
     /** The Linux kernel's boot id, or {@code null} elsewhere. */

@@ -3,6 +3,7 @@ package io.latchkey.file.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.core.AcquireRequest;
+import io.latchkey.core.ArbitratedLockOps.Kind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps.Attempt;
@@ -33,7 +34,7 @@ class FileLockOpsTest {
         directory.detach();
     }
 
-    FileLockOps ops(LockKind kind) {
+    FileLockOps ops(Kind kind) {
         return new FileLockOps(directory, "ns", kind, (g, why) -> { }, "file-ops-test");
     }
 
@@ -47,7 +48,7 @@ class FileLockOpsTest {
 
     @Test
     void aBusyAttemptQueuesTheOwnerAndAReleaseTellsTheSubscribers() throws Exception {
-        FileLockOps lock = ops(LockKind.LOCK);
+        FileLockOps lock = ops(Kind.LOCK);
         Grant a = await(lock.tryAcquire(request("n", "A", 300), null)).grant();
         assertThat(a).isNotNull();
         Attempt busy = await(lock.tryAcquire(request("n", "B", 30_000), null));
@@ -73,8 +74,8 @@ class FileLockOpsTest {
 
     @Test
     void aReaderDoesNotOvertakeAQueuedWriterUntilItWithdraws() throws Exception {
-        FileLockOps read = ops(LockKind.READ);
-        FileLockOps write = ops(LockKind.WRITE);
+        FileLockOps read = ops(Kind.READ);
+        FileLockOps write = ops(Kind.WRITE);
         Grant r1 = await(read.tryAcquire(request("rw", "R1", 30_000), null)).grant();
         assertThat(r1).isNotNull();
         Attempt w = await(write.tryAcquire(request("rw", "W", 30_000), null));
@@ -91,7 +92,7 @@ class FileLockOpsTest {
 
     @Test
     void theFairLockServesItsQueueInArrivalOrder() throws Exception {
-        FileLockOps fair = ops(LockKind.FAIR);
+        FileLockOps fair = ops(Kind.FAIR);
         Grant a = await(fair.tryAcquire(request("f", "A", 30_000), null)).grant();
         Attempt b = await(fair.tryAcquire(request("f", "B", 30_000), null));
         Attempt c = await(fair.tryAcquire(request("f", "C", 30_000), null));
