@@ -101,12 +101,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final JdbcLockOps ops;
     private final JdbcInspector inspector;
     private final AutoCloseable ownedDataSource;
-    private final CountTableSql countSql;
-    private final CountTableSchema countSchema;
-    private final CountWakeups countWakeups;
-    private final CountTableInspection countInspector;
+    private final JdbcCountOps.Tables counted;
     private final JdbcFencedStoreOps fencedStoreOps;
-    private final long pollMillis;
     private final boolean sessionless;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
@@ -135,12 +131,13 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
                 jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
         ops.clientName(options.clientName());
-        this.inspector = new JdbcInspector(runner, sql, options.namespace());
-        this.countSql = new CountTableSql(dialect, tableName);
-        this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
-        this.countWakeups = ops.wakeups();
-        this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
-        this.countInspector = new CountTableInspection(runner, countSql, options.namespace());
+        CountTableSql countSql = new CountTableSql(dialect, tableName);
+        this.inspector = new JdbcInspector(runner, sql, countSql, options.namespace());
+        this.counted = new JdbcCountOps.Tables(runner, countSql, new LazyTables(runner, "of the semaphores and latches",
+                jdbcOptions.createTable(), new LazyTables.Table(countSql.counts, countSql.probeCounts,
+                        dialect.countTableDdl(tableName)), new LazyTables.Table(countSql.permits,
+                        countSql.probePermits, dialect.permitTableDdl(tableName))),
+                ops.wakeups(), options.namespace(), jdbcOptions.maxPollInterval().toMillis());
         this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),
                 jdbcOptions.createTable());
     }
@@ -286,15 +283,11 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      */
     @Override
     protected Recipes recipes() {
-        String ns = options().namespace();
         return Recipes.builder()
                 .lock(ops)
-                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis,
-                        clientId()))
-                .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema,
-                        countWakeups, ns, pollMillis))
-                .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,
-                        pollMillis))
+                .semaphore(new JdbcSemaphoreOps(counted, clientId()))
+                .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(counted))
+                .countDownLatch(new JdbcCountDownLatchOps(counted))
                 .fencedStore(fencedStoreOps)
                 .build();
     }
@@ -311,8 +304,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        List<LockInfo> all = new java.util.ArrayList<>(inspector.list(pattern));
-        all.addAll(countInspector.list(pattern));
+        List<LockInfo> all = inspector.list(pattern);
         all.sort(java.util.Comparator.comparing(LockInfo::name));
         return all;
     }
@@ -321,7 +313,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     public Set<Capability> capabilities() {
         Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
                 Capability.COUNT_DOWN_LATCH, Capability.INSPECT, Capability.FENCED_STORE);
-        if (ops.listener() != null) {
+        if (ops.wakeups().pushes()) {
             c.add(Capability.PUSH_WAKEUP);
         }
         return c;
@@ -420,9 +412,9 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         final SqlDialect dialect;
         final String server;
         final boolean sessionless;
-        final PgReleaseListener.Connections listenOn;
+        final Wakeups.Connections listenOn;
 
-        Detected(SqlDialect dialect, String server, boolean sessionless, PgReleaseListener.Connections listenOn) {
+        Detected(SqlDialect dialect, String server, boolean sessionless, Wakeups.Connections listenOn) {
             this.dialect = dialect;
             this.server = server;
             this.sessionless = sessionless;

@@ -25,8 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>An attempt is one conditional statement ({@link LeaseTableRows#tryAcquire}); the engine does the waiting. A busy
  * attempt answers when to look again: on PostgreSQL, where releases are pushed ({@link #subscribe}: {@code NOTIFY}
- * through the client's one {@link PgReleaseListener}, by way of {@link CountWakeups}, which the counted primitives
- * share), the holder's remaining lease capped at a second (a fallback for a lost notification); elsewhere, and behind
+ * through the client's {@link Wakeups}, which the counted primitives share), the holder's remaining lease capped at a second (a fallback for a lost notification); elsewhere, and behind
  * a transaction pooler without a listen URL, the engine's back-off from {@value #MIN_POLL_MILLIS} ms
  * ({@link Attempt#withBackoff}: growing with the time the waiter has waited) up to
  * {@link JdbcOptions#maxPollInterval()}, or with short polling up to {@value #SHORT_POLL_STEP_MILLIS} ms per name the
@@ -47,8 +46,7 @@ final class JdbcLockOps implements RemoteLockOps {
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
     private final LeaseTableRows rows;
-    private final PgReleaseListener listener;
-    private final CountWakeups wakeups;
+    private final Wakeups wakeups;
     private final long maxPollMillis;
     private final boolean shortPoll;
     /** How many names this client waits for (has a subscription to): short polling shares its rate among them. */
@@ -73,31 +71,21 @@ final class JdbcLockOps implements RemoteLockOps {
      *        20 ms and the client's polling stays near 50 statements a second however many names it waits for
      */
     JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
-                      String threadPrefix, PgReleaseListener.Connections listenOn, boolean shortPoll) {
+                      String threadPrefix, Wakeups.Connections listenOn, boolean shortPoll) {
         this.runner = runner;
         this.sql = sql;
         this.maxPollMillis = maxPollMillis;
         this.shortPoll = shortPoll;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.listener = listenOn != null ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen") : null;
-        this.wakeups = new CountWakeups(channel, listener);
-        if (listener != null) {
-            // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
-            listener.start();
-        }
+        this.wakeups = new Wakeups(channel, listenOn, threadPrefix + "-listen");
         this.reaper = runner.every(REAP_INTERVAL_SECONDS, "expired lock rows of " + sql.table, () -> !closed,
                 this::reapExpired);
     }
 
     /** The wake-ups of this client: lock rows' and counted resources' subscribers, on the one listener. */
-    CountWakeups wakeups() {
+    Wakeups wakeups() {
         return wakeups;
-    }
-
-    /** PostgreSQL's release listener of this client (which the counted primitives share); null elsewhere. */
-    PgReleaseListener listener() {
-        return listener;
     }
 
     /** The NOTIFY channel: the table name (an identifier of at most 63 characters, so a valid channel). */
@@ -119,14 +107,11 @@ final class JdbcLockOps implements RemoteLockOps {
         String key = rows.key(request.name());
         return runner.async("acquire '" + request.name() + "'", c -> {
             LeaseTableRows.Outcome a = attempt(request, c, cn -> rows.tryAcquire(cn, key, request));
-            if (a.token >= 0) {
-                return Attempt.granted(new Grant(request, a.token, a.sentAt, null));
+            if (a.token() >= 0) {
+                return Attempt.granted(new Grant(request, a.token(), a.sentAt(), null));
             }
             // retryNow: the row changed between two statements of the attempt; look again after the shortest pause
-            if (a.retryNow) {
-                return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1));
-            }
-            return busy(a.holderRemainingMillis);
+            return a.retryNow() ? Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1)) : busy(a.holderRemainingMillis());
         });
     }
 
@@ -258,7 +243,6 @@ final class JdbcLockOps implements RemoteLockOps {
         });
     }
 
-    /** Who holds {@code name} now (owner, token, remaining lease on the database clock, since when); null if free. */
     /** Sets the name this client records with each hold (before the first acquire). */
     void clientName(String clientName) {
         rows.clientName = clientName;
@@ -292,8 +276,6 @@ final class JdbcLockOps implements RemoteLockOps {
         if (r != null) {
             r.cancel(false);
         }
-        if (listener != null) {
-            listener.close();
-        }
+        wakeups.close();
     }
 }

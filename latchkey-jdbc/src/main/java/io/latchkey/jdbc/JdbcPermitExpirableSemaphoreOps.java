@@ -51,9 +51,8 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     /** Whether the reaper runs: from the first lease on (a client that leases no permit starts none). */
     private final AtomicBoolean reaping = new AtomicBoolean();
 
-    JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
-                                    CountWakeups wakeups, String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountKind.PERMITS, pollMillis);
+    JdbcPermitExpirableSemaphoreOps(Tables t) {
+        super(t, CountKind.PERMITS);
         this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
                 RELEASE_RETRY_MILLIS, log);
     }
@@ -66,7 +65,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
             if (total == null) {
                 return 0;
             }
-            return clamp(total - queryLong(c, sql.livePermits, key));
+            return clamp(total - runner.queryLong(c, sql.livePermits, key));
         });
     }
 
@@ -99,7 +98,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
                 return Attempt.busy(); // never set: no permits
             }
             execute(tx, sql.deleteExpiredPermits, key);
-            try (var ps = prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
+            try (var ps = runner.prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getLong(1) >= total) {
                     long soonest = rs.getLong(2); // a lease end publishes nothing: look again then
@@ -108,7 +107,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
                 }
             }
             execute(tx, sql.deletePermit, key, permitId); // an id is taken once; a second take replaces the first
-            long token = queryLong(tx, sql.nextTokenQuery);
+            long token = runner.queryLong(tx, sql.nextTokenQuery);
             execute(tx, sql.insertPermit, key, permitId, token, leaseMillis, watchdog);
             return Attempt.granted(new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null));
         }));

@@ -4,6 +4,8 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.ConnectFailures;
 import io.latchkey.core.MaintenanceScheduler;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -173,6 +175,35 @@ final class JdbcRunner implements AutoCloseable {
     /** Applies the operation timeout to a statement (the driver's granularity is a second). */
     void limit(Statement statement) throws SQLException {
         statement.setQueryTimeout((int) Math.max(1, (operationTimeout.toMillis() + 999) / 1000));
+    }
+
+    /** Prepares {@code statement} under the operation timeout, {@code params} bound in order. */
+    PreparedStatement prepare(Connection c, String statement, Object... params) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(statement);
+        try {
+            limit(ps);
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    /** Runs an update with {@code params} bound in order; returns the rows it changed. */
+    int update(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, params)) {
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Runs a query with {@code params} bound in order; its first row's first column, {@code null} if no row. */
+    Long queryLong(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, params); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : null;
+        }
     }
 
     @Override

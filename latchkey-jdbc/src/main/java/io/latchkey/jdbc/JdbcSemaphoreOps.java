@@ -59,9 +59,8 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     private final RetriedRemoval giveBacks;
     private final AtomicBoolean reaping = new AtomicBoolean();
 
-    JdbcSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
-                     String namespace, long pollMillis, String clientId) {
-        super(runner, sql, schema, wakeups, namespace, CountKind.SEMAPHORE, pollMillis);
+    JdbcSemaphoreOps(Tables t, String clientId) {
+        super(t, CountKind.SEMAPHORE);
         this.records = CountTableSql.takeRecords(namespace);
         this.takeIds = clientId + ":t";
         this.giveBacks = new RetriedRemoval((task, delayMillis) -> runner.timer().schedule(task, delayMillis,
