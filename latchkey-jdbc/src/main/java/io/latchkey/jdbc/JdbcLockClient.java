@@ -112,10 +112,10 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.tableName = jdbcOptions.tableName();
         String threadPrefix = "latchkey-jdbc-" + clientId().substring(0, 8);
         Detected d = detect(dataSource, jdbcOptions);
-        this.dialect = d.dialect;
-        this.sessionless = d.sessionless;
-        this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
-                threadPrefix, scheduler(), d.sessionless && dialect == SqlDialect.POSTGRESQL);
+        this.dialect = d.dialect();
+        this.sessionless = d.sessionless();
+        this.runner = new JdbcRunner(dataSource, d.server(), options.operationTimeout(), jdbcOptions.ioThreads(),
+                threadPrefix, scheduler(), d.sessionless() && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
             boolean clientColumn = LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
@@ -129,7 +129,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             throw e;
         }
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
-                jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
+                jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn(), d.sessionless());
         ops.clientName(options.clientName());
         CountTableSql countSql = new CountTableSql(dialect, tableName);
         this.inspector = new JdbcInspector(runner, sql, countSql, options.namespace());
@@ -285,7 +285,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     protected Recipes recipes() {
         return Recipes.builder()
                 .lock(ops)
-                .semaphore(new JdbcSemaphoreOps(counted, clientId()))
+                .semaphore(new JdbcSemaphoreOps(counted))
                 .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(counted))
                 .countDownLatch(new JdbcCountDownLatchOps(counted))
                 .fencedStore(fencedStoreOps)
@@ -364,22 +364,16 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
                 }
                 return new Detected(dialect, server, jdbcOptions.pooling() == JdbcOptions.Pooling.TRANSACTION, null);
             }
-            switch (jdbcOptions.pooling()) {
-                case SESSION:
-                    sessionless = false;
-                    break;
-                case TRANSACTION:
-                    sessionless = true;
-                    break;
-                default:
-                    sessionless = !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT);
-                    if (sessionless) {
-                        log.info("{}: notifications do not arrive on its connections, which go through {}; {}", server,
-                                SessionProbe.POOLER, jdbcOptions.listenUrl().isPresent()
-                                        ? "releases are pushed through listenUrl"
-                                        : "waiters poll (set JdbcOptions.listenUrl to a direct URL to have releases "
-                                                + "pushed, and pooling(TRANSACTION) to skip this 1 s check)");
-                    }
+            sessionless = switch (jdbcOptions.pooling()) {
+                case SESSION -> false;
+                case TRANSACTION -> true;
+                case DETECT -> !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT);
+            };
+            if (sessionless && jdbcOptions.pooling() == JdbcOptions.Pooling.DETECT) {
+                log.info("{}: notifications do not arrive on its connections, which go through {}; {}", server,
+                        SessionProbe.POOLER, jdbcOptions.listenUrl().isPresent() ? "releases are pushed through listenUrl"
+                                : "waiters poll (set JdbcOptions.listenUrl to a direct URL to have releases pushed, and "
+                                        + "pooling(TRANSACTION) to skip this 1 s check)");
             }
         } catch (SQLException e) {
             throw new LockUnavailableException(String.format("could not connect to the lock database: %s (SQLState %s)",
@@ -408,17 +402,6 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         }
     }
 
-    private static final class Detected {
-        final SqlDialect dialect;
-        final String server;
-        final boolean sessionless;
-        final Wakeups.Connections listenOn;
-
-        Detected(SqlDialect dialect, String server, boolean sessionless, Wakeups.Connections listenOn) {
-            this.dialect = dialect;
-            this.server = server;
-            this.sessionless = sessionless;
-            this.listenOn = listenOn;
-        }
+    private record Detected(SqlDialect dialect, String server, boolean sessionless, Wakeups.Connections listenOn) {
     }
 }

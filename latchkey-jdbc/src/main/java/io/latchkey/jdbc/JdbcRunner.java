@@ -179,9 +179,16 @@ final class JdbcRunner implements AutoCloseable {
 
     /** Prepares {@code statement} under the operation timeout, {@code params} bound in order. */
     PreparedStatement prepare(Connection c, String statement, Object... params) throws SQLException {
+        return prepare(c, statement, true, params);
+    }
+
+    /** Prepares {@code statement}, under the operation timeout if {@code limited}, {@code params} bound in order. */
+    PreparedStatement prepare(Connection c, String statement, boolean limited, Object... params) throws SQLException {
         PreparedStatement ps = c.prepareStatement(statement);
         try {
-            limit(ps);
+            if (limited) {
+                limit(ps);
+            }
             for (int i = 0; i < params.length; i++) {
                 ps.setObject(i + 1, params[i]);
             }

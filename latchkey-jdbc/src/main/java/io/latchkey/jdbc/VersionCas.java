@@ -142,38 +142,25 @@ public final class VersionCas {
         sql.append(versionColumn).append(" = ").append(versionColumn).append(" + 1 WHERE ").append(keyColumn)
                 .append(" = ? AND ").append(versionColumn).append(" = ?");
         try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
+            return SqlWork.inTransaction(null, c, tx -> {
+                params.add(key);
+                params.add(version);
                 int updated;
-                try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-                    int i = 1;
-                    for (Object p : params) {
-                        ps.setObject(i++, p);
+                try (PreparedStatement ps = tx.prepareStatement(sql.toString())) {
+                    for (int i = 0; i < params.size(); i++) {
+                        ps.setObject(i + 1, params.get(i));
                     }
-                    ps.setObject(i++, key);
-                    ps.setLong(i, version);
                     updated = ps.executeUpdate();
                 }
                 if (updated == 0) {
-                    c.rollback();
+                    tx.rollback();
                     return false;
                 }
                 if (u.andThenWork() != null) {
-                    u.andThenWork().apply(c);
+                    u.andThenWork().apply(tx);
                 }
-                c.commit();
                 return true;
-            } catch (Throwable t) {
-                try {
-                    c.rollback();
-                } catch (SQLException e) {
-                    t.addSuppressed(e);
-                }
-                throw t;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
+            });
         }
     }
 
