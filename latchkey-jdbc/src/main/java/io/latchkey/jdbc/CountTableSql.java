@@ -137,35 +137,26 @@ final class CountTableSql {
 
     /** The DDL of the counts table beside the lease table {@code table}. */
     static String countTableDdl(SqlDialect dialect, String table) {
-        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_counts");
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+        return "CREATE TABLE IF NOT EXISTS " + derived(table, "_counts") + " (\n"
                 + "  kind        VARCHAR(16)  NOT NULL,\n"
-                + "  count_name  " + nameColumn(dialect) + " NOT NULL,\n"
+                + "  count_name  " + dialect.bin("VARCHAR(650)") + " NOT NULL,\n"
                 + "  count_value BIGINT       NOT NULL,\n"
-                + "  PRIMARY KEY (kind, count_name)\n"
-                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+                + "  PRIMARY KEY (kind, count_name)\n" + dialect.engine();
     }
 
     /** The DDL of the leased-permits table beside the lease table {@code table}. */
     static String permitTableDdl(SqlDialect dialect, String table) {
-        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_permits");
-        String id = dialect == SqlDialect.MYSQL
-                ? "VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-                : "VARCHAR(100)";
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                + "  semaphore_name " + nameColumn(dialect) + " NOT NULL,\n"
-                + "  permit_id      " + id + " NOT NULL,\n"
+        return "CREATE TABLE IF NOT EXISTS " + derived(table, "_permits") + " (\n"
+                + "  semaphore_name " + dialect.bin("VARCHAR(650)") + " NOT NULL,\n"
+                + "  permit_id      " + dialect.bin("VARCHAR(100)") + " NOT NULL,\n"
                 + "  token          BIGINT  NOT NULL,\n"
                 + "  expires_at     BIGINT  NOT NULL,\n"
                 + "  acquired_at    BIGINT  NOT NULL,\n"
                 + "  watchdog       BOOLEAN NOT NULL,\n"
-                + "  PRIMARY KEY (semaphore_name, permit_id)\n"
-                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+                + "  PRIMARY KEY (semaphore_name, permit_id)\n" + dialect.engine();
     }
 
-    private static String nameColumn(SqlDialect dialect) {
-        return dialect == SqlDialect.MYSQL
-                ? "VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-                : "VARCHAR(650)";
+    private static String derived(String table, String suffix) {
+        return LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), suffix);
     }
 }

@@ -71,7 +71,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         this.namespace = namespace;
         this.time = time;
         this.runner = runner;
-        this.waiters = Executors.newCachedThreadPool(new NamedThreads(threadPrefix + "-advisory-wait"));
+        this.waiters = Executors.newCachedThreadPool(JdbcRunner.daemons(threadPrefix + "-advisory-wait"));
     }
 
     /** The advisory-lock key of {@code name}: a {@code Long} on PostgreSQL, a {@code String} on MySQL/MariaDB. */

@@ -5,6 +5,7 @@ import io.latchkey.core.RemoteCountOps;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What the SQL counted primitives share: one kind ({@link CountKind}, its label in the {@code kind} column) of one
@@ -17,6 +18,8 @@ abstract class JdbcCountOps implements RemoteCountOps {
 
     /** The engine's fallback re-check on PostgreSQL, where changes are pushed and a lost one costs this delay. */
     static final long PUSHED_RECHECK_MILLIS = 1_000;
+    /** How often a client deletes ended permits and take records. */
+    static final long REAP_INTERVAL_SECONDS = 60;
 
     /** What every counted primitive of one client shares. */
     record Tables(JdbcRunner runner, CountTableSql sql, LazyTables schema, Wakeups wakeups, String namespace,
@@ -30,6 +33,8 @@ abstract class JdbcCountOps implements RemoteCountOps {
     final String namespace;
     final String kind;
     private final long pollMillis;
+    /** Whether the reaper runs: from the first take on (a client that takes nothing starts none). */
+    private final AtomicBoolean reaping = new AtomicBoolean();
 
     /** @param t the tables; {@code pollMillis} the re-check interval where nothing is pushed */
     JdbcCountOps(Tables t, CountKind kind) {
@@ -50,6 +55,25 @@ abstract class JdbcCountOps implements RemoteCountOps {
     /** The key of {@code name}'s wake-ups. */
     final String wakeKey(String name) {
         return Wakeups.key(kind, rowKey(name));
+    }
+
+    /**
+     * Starts, once, deleting every {@value #REAP_INTERVAL_SECONDS} s what {@code reap} deletes (on the client's timer,
+     * handed to an I/O thread, once the tables exist); {@code what} names it in the log.
+     */
+    final void startReaper(String what, SqlWork<Integer> reap) {
+        if (reaping.compareAndSet(false, true)) {
+            runner.every(REAP_INTERVAL_SECONDS, what + " of " + sql.permits, schema::isReady, () -> runner.call(
+                    "delete " + what + " of " + sql.permits, c -> {
+                        long total = 0;
+                        int n;
+                        do {
+                            n = reap.run(c);
+                            total += n;
+                        } while (n == CountTableSql.REAP_BATCH);
+                        return total;
+                    }));
+        }
     }
 
     /** Runs {@code work} for {@code name} on an I/O thread once the tables exist. */

@@ -59,20 +59,18 @@ final class JdbcFencedStoreOps implements RemoteFencedStoreOps {
 
     /** The DDL of the store table beside the lease table {@code table}. */
     static String storeTableDdl(SqlDialect dialect, String table) {
-        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_store");
-        String bin = dialect == SqlDialect.MYSQL ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" : "";
         String value = switch (dialect) {
             case POSTGRESQL -> "BYTEA";
             case MYSQL -> "BLOB";
             case H2 -> "VARBINARY(65535)";
         };
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                + "  lock_name  VARCHAR(650)" + bin + " NOT NULL,\n"
+        return "CREATE TABLE IF NOT EXISTS " + LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table),
+                "_store") + " (\n"
+                + "  lock_name  " + dialect.bin("VARCHAR(650)") + " NOT NULL,\n"
                 + "  key_hash   CHAR(64) NOT NULL,\n"
-                + "  item_key   VARCHAR(256)" + bin + " NOT NULL,\n"
+                + "  item_key   " + dialect.bin("VARCHAR(256)") + " NOT NULL,\n"
                 + "  item_value " + value + " NOT NULL,\n"
-                + "  PRIMARY KEY (lock_name, key_hash)\n"
-                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+                + "  PRIMARY KEY (lock_name, key_hash)\n" + dialect.engine();
     }
 
     static String keyHash(String key) {

@@ -13,7 +13,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,12 +43,9 @@ import org.slf4j.LoggerFactory;
 final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     static final long RELEASE_RETRY_MILLIS = 1_000;
-    static final long REAP_INTERVAL_SECONDS = 60;
     private static final Logger log = LoggerFactory.getLogger(JdbcPermitExpirableSemaphoreOps.class);
 
     private final RetriedRemoval releases;
-    /** Whether the reaper runs: from the first lease on (a client that leases no permit starts none). */
-    private final AtomicBoolean reaping = new AtomicBoolean();
 
     JdbcPermitExpirableSemaphoreOps(Tables t) {
         super(t, CountKind.PERMITS);
@@ -86,10 +82,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
-        if (reaping.compareAndSet(false, true)) {
-            runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady,
-                    this::reapExpired);
-        }
+        startReaper("ended permits", c -> execute(c, sql.reapPermits));
         long sentAt = System.nanoTime();
         String key = rowKey(name);
         return run("take a permit of", name, c -> inTransaction(c, tx -> {
@@ -168,20 +161,5 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
             }
             return lost;
         });
-    }
-
-    /** Deletes rows of ended leases of every semaphore, in batches; returns how many. */
-    long reapExpired() {
-        return runner.call("delete ended permits of " + sql.permits, this::reap);
-    }
-
-    private long reap(Connection c) throws SQLException {
-        long total = 0;
-        int n;
-        do {
-            n = execute(c, sql.reapPermits);
-            total += n;
-        } while (n == CountTableSql.REAP_BATCH);
-        return total;
     }
 }

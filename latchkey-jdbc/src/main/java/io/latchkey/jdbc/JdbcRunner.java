@@ -9,18 +9,23 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,8 +45,9 @@ final class JdbcRunner implements AutoCloseable {
     private final Duration operationTimeout;
     private final ThreadPoolExecutor io;
     private final MaintenanceScheduler timer;
-
     private final boolean sessionless;
+    /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
+    private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
 
     JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
                MaintenanceScheduler timer) {
@@ -61,9 +67,19 @@ final class JdbcRunner implements AutoCloseable {
         this.server = server;
         this.operationTimeout = operationTimeout;
         this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                new NamedThreads(threadPrefix + "-io"));
+                daemons(threadPrefix + "-io"));
         this.io.allowCoreThreadTimeOut(true);
         this.timer = timer;
+    }
+
+    /** Named daemon threads: every thread the backend starts says whose it is. */
+    static ThreadFactory daemons(String prefix) {
+        AtomicInteger next = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + next.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     DataSource dataSource() {
@@ -154,6 +170,30 @@ final class JdbcRunner implements AutoCloseable {
             }
             return CompletableFuture.failedFuture(cause);
         });
+    }
+
+    /** Runs the statements of attempt {@code id}, known to {@link #afterAttempt} while they run. */
+    <T> T attempt(String id, Statements<T> statements) throws SQLException {
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        running.put(id, ran);
+        try {
+            return statements.run();
+        } finally {
+            running.remove(id, ran);
+            ran.complete(null);
+        }
+    }
+
+    /** The statements of an attempt on a connection the caller holds. */
+    @FunctionalInterface
+    interface Statements<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code next} once the statements of attempt {@code id} ended: at once if none run. */
+    <T> CompletableFuture<T> afterAttempt(String id, Supplier<CompletableFuture<T>> next) {
+        CompletableFuture<Void> ran = running.get(id);
+        return ran == null ? next.get() : ran.thenCompose(v -> next.get());
     }
 
     /** Runs {@code work} on the calling thread on a pooled connection, mapping driver errors. */

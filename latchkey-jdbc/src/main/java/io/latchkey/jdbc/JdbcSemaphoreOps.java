@@ -6,10 +6,8 @@ import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * (it may still run: the operation timeout ended only the wait for its answer), then one transaction deletes the
  * record if it has not ended and, only if there was one, adds its permits back — at most once, and only if the take
  * happened. The caller still sees the failure. Records left by a client that died are deleted by a reaper (every
- * {@value JdbcPermitExpirableSemaphoreOps#REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
+ * {@value #REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
  */
 final class JdbcSemaphoreOps extends JdbcCountOps {
     private static final Logger log = LoggerFactory.getLogger(JdbcSemaphoreOps.class);
@@ -48,9 +46,6 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     private final String records;
     /** Per semaphore name: the take ids whose answer arrived, for the next statement on that name to delete. */
     private final AnsweredTakes answered = new AnsweredTakes();
-    /** The takes whose statements run now, by attempt id: a take's clean-up waits for them to end. */
-    private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
-    private final AtomicBoolean reaping = new AtomicBoolean();
 
     JdbcSemaphoreOps(Tables t) {
         super(t, CountKind.SEMAPHORE);
@@ -78,14 +73,9 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits, String id) {
-        if (reaping.compareAndSet(false, true)) {
-            runner.every(JdbcPermitExpirableSemaphoreOps.REAP_INTERVAL_SECONDS, "ended semaphore take records of "
-                    + sql.permits, schema::isReady, this::reapRecords);
-        }
+        startReaper("ended semaphore take records", c -> execute(c, sql.deleteExpiredPermits, records));
         String key = rowKey(name);
-        CompletableFuture<Boolean> taken = run("take permits of", name, c -> {
-            CompletableFuture<Void> ran = new CompletableFuture<>();
-            running.put(id, ran);
+        CompletableFuture<Boolean> taken = run("take permits of", name, c -> runner.attempt(id, () -> {
             List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
                 if (sql.takeRecorded != null) {
@@ -103,11 +93,8 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
             } catch (SQLException | RuntimeException e) {
                 answered.requeue(name, done); // deleting a record twice does no harm
                 throw e;
-            } finally {
-                running.remove(id, ran);
-                ran.complete(null);
             }
-        });
+        }));
         taken.thenAccept(took -> {
             if (took) {
                 // only a take whose caller heard of it: a late one needs its record for the clean-up
@@ -199,8 +186,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
      */
     @Override
     public CompletableFuture<Boolean> cleanUpTake(String name, int permits, String id) {
-        CompletableFuture<Void> ran = running.get(id);
-        return ran == null ? giveBack(name, permits, id) : ran.thenCompose(v -> giveBack(name, permits, id));
+        return runner.afterAttempt(id, () -> giveBack(name, permits, id));
     }
 
     private CompletableFuture<Boolean> giveBack(String name, int permits, String id) {
@@ -217,9 +203,4 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
         });
     }
 
-    /** Deletes the ended take records of this namespace; returns how many. */
-    private long reapRecords() {
-        return runner.call("delete ended semaphore take records of " + sql.permits,
-                c -> execute(c, sql.deleteExpiredPermits, records));
-    }
 }

@@ -41,7 +41,6 @@ final class LeaseTableSql {
     final String table;
     /** The token sequence: {@code <table>_token}, the table name cut to keep it a valid identifier. */
     final String sequence;
-    /** An expression for the sequence's next value. */
     final String nextToken;
     /**
      * Acquire: writes the row for its owner, with token {@link #UNTOKENED} when it was free (PostgreSQL: when it
@@ -49,11 +48,7 @@ final class LeaseTableSql {
      * token (no row when busy); the others are followed by {@link #tokenize} and {@link #state}.
      */
     final String acquire;
-    /**
-     * Gives the owner's untokened row the sequence's next value (bound: name, owner); PostgreSQL returns it. Runs
-     * after {@link #acquire} wrote the row (PostgreSQL: in the same round trip and implicit transaction; the others:
-     * after it committed), so the value is drawn after the row became this acquirer's.
-     */
+    /** Gives the owner's untokened row the sequence's next value (name, owner); PostgreSQL returns it. */
     final String tokenize;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
@@ -68,7 +63,6 @@ final class LeaseTableSql {
     final String markWaiting;
     /** Hand-off to a new owner with a new token; PostgreSQL returns it, the others bind it ({@link #nextTokenQuery}). */
     final String handOff;
-    /** Selects one new token (for a hand-off outside PostgreSQL). */
     final String nextTokenQuery;
     final String isLocked;
     /** Deletes the row of a name; PostgreSQL returns whether it was held and notifies; others delete a live row. */
@@ -78,19 +72,11 @@ final class LeaseTableSql {
     /** Deletes at most {@link #REAP_BATCH} expired rows (PostgreSQL: notifying flagged waiters). */
     final String reap;
     final String probe;
-    /** Whether the table has the {@code client_name} column (a table of an earlier version may lack it). */
     final boolean clientColumn;
-    /** Selects the client name column: runs only if the table has it. */
     final String probeClientColumn;
     /** The row's owner, token, remaining lease (ms, database clock), acquisition time (epoch ms) and client name. */
     final String holder;
-    /**
-     * Whether the table has the {@code attempt_id} column (a table of an earlier version may lack it): acquires and
-     * hand-offs then write the request's attempt id (one more parameter, after the client name), and {@link #cleanUp}
-     * exists.
-     */
     final boolean attemptColumn;
-    /** Selects the attempt id column: runs only if the table has it. */
     final String probeAttemptColumn;
     /**
      * The clean-up of an attempt whose answer never arrived: deletes the row of (name, owner, attempt id), never a

@@ -80,6 +80,11 @@ final class Wakeups implements AutoCloseable {
         return registry.subscribe(key, changed);
     }
 
+    /** How many keys this client waits for now (short polling shares its rate among them). */
+    int waitedFor() {
+        return registry.size();
+    }
+
     /** {@code key} changed in a way that may let a waiter in: this client's subscribers look again. */
     void changed(String key) {
         registry.fire(key, null);
