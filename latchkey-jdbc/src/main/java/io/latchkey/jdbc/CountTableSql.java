@@ -3,25 +3,13 @@ package io.latchkey.jdbc;
 import io.latchkey.core.CountKind;
 
 /**
- * The tables and statements of the SQL counted primitives (semaphores, permit-expirable semaphores, count-down
- * latches) beside one lease table {@code <table>}:
- *
- * <ul>
- *   <li>{@code <table>_counts}: one row per (kind, name), the kind being {@link CountKind#label()} — a semaphore's
- *       free permits ({@code semaphore}), a permit-expirable semaphore's total ({@code permits}), an armed latch's
- *       count ({@code latch}). A
- *       semaphore's row stays once its permits are set, as on every backend; a latch's row exists only while it is
- *       armed (the count-down that reaches zero deletes it).</li>
- *   <li>{@code <table>_permits}: one row per leased permit (semaphore, permit id, fencing token, lease end and start
- *       on the database's clock in epoch milliseconds, watchdog or fixed). A row whose lease ended counts for nothing
- *       and is deleted by the next {@code tryLease} of its semaphore or by the client's reaper. The same table keeps
- *       the records of semaphore takes whose answer the client has not seen yet ({@link JdbcSemaphoreOps}): under
- *       the reserved name {@link #takeRecords} of the namespace (no semaphore name has a control character), the
- *       take id as {@code permit_id} and the permits taken as {@code token}, with a lease of a few minutes.</li>
- * </ul>
- *
- * Every decision that reads a time compares against the database's clock ({@link SqlDialect#nowMillis()}), as the
- * lock rows do. Leased permits take their fencing tokens from the lease table's sequence.
+ * The tables and statements of the SQL counted primitives beside one lease table {@code <table>}:
+ * {@code <table>_counts}, one row per (kind, name) ({@link CountKind#label()}: a semaphore's free permits, a
+ * permit-expirable semaphore's total, an armed latch's count; a latch's row exists only while it is armed), and
+ * {@code <table>_permits}, one row per leased permit, which also keeps the records of semaphore takes whose answer the
+ * client has not seen yet ({@link JdbcSemaphoreOps}) under the namespace's reserved name {@link #takeRecords} (no
+ * semaphore name has a control character). Every decision that reads a time compares against the database's clock, as
+ * the lock rows do; leased permits take their fencing tokens from the lease table's sequence.
  */
 final class CountTableSql {
 

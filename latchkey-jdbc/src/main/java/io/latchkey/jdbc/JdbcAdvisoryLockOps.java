@@ -101,10 +101,8 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             waiters.execute(() -> {
                 try {
                     Grant g = acquireBlocking(request);
-                    if (g != null && !result.complete(g)) {
+                    if (!result.complete(g) && g != null) {
                         release(g);
-                    } else if (g == null) {
-                        result.complete(null);
                     }
                 } catch (Throwable t) {
                     result.completeExceptionally(t);
@@ -127,7 +125,8 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean keep = false;
         boolean[] cancelFired = {false};
         try {
-            boolean got = tryOnce(c, request.name());
+            boolean got = yes(c, postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)", false,
+                    key(request.name()));
             while (!got && !request.isExpired() && !request.isCancelled()) {
                 // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
                 got = waitFor(c, request, cancelFired);
@@ -155,10 +154,6 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
                 closeQuietly(c);
             }
         }
-    }
-
-    private boolean tryOnce(Connection c, String name) throws SQLException {
-        return yes(c, postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)", false, key(name));
     }
 
     /**
@@ -386,11 +381,9 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean end() {
             lock.lock();
             try {
-                if (ended) {
-                    return false;
-                }
+                boolean was = ended;
                 ended = true;
-                return true;
+                return !was;
             } finally {
                 lock.unlock();
             }

@@ -222,22 +222,12 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             throw new IllegalArgumentException(String.format("poolSize must be between 2 and 1000 but was %d", poolSize));
         }
         JdbcOptions effective = JdbcUrls.applyParams(jdbcUrl, jdbcOptions);
-        com.zaxxer.hikari.HikariDataSource pool = PooledDataSources.open(JdbcUrls.withoutParams(jdbcUrl), poolSize,
+        com.zaxxer.hikari.HikariDataSource pool = JdbcUrls.pool(JdbcUrls.withoutParams(jdbcUrl), poolSize,
                 options.operationTimeout());
-        return createOwning(pool, pool, options, effective);
-    }
-
-    /** For {@code jdbc:} URIs: the client owns {@code pool} and closes it. */
-    static JdbcLockClient createOwning(DataSource dataSource, AutoCloseable pool, ClientOptions options,
-                                       JdbcOptions jdbcOptions) {
         try {
-            return new JdbcLockClient(dataSource, options, jdbcOptions, pool);
+            return new JdbcLockClient(pool, options, effective, pool);
         } catch (RuntimeException e) {
-            try {
-                pool.close();
-            } catch (Exception suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            pool.close();
             throw e;
         }
     }
