@@ -112,12 +112,10 @@ public final class VersionCas {
     }
 
     private CasRow read(Object key) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT ");
-        for (String c : columns) {
-            sql.append(c).append(", ");
-        }
-        sql.append(versionColumn).append(" FROM ").append(table).append(" WHERE ").append(keyColumn).append(" = ?");
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        List<String> read = new ArrayList<>(columns);
+        read.add(versionColumn);
+        String sql = "SELECT " + String.join(", ", read) + " FROM " + table + " WHERE " + keyColumn + " = ?";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setObject(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -134,17 +132,14 @@ public final class VersionCas {
 
     private boolean write(Object key, long version, CasUpdate u) throws SQLException {
         StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
-        List<Object> params = new ArrayList<>();
-        for (Map.Entry<String, Object> e : u.values().entrySet()) {
-            sql.append(e.getKey()).append(" = ?, ");
-            params.add(e.getValue());
-        }
+        u.values().keySet().forEach(column -> sql.append(column).append(" = ?, "));
         sql.append(versionColumn).append(" = ").append(versionColumn).append(" + 1 WHERE ").append(keyColumn)
                 .append(" = ? AND ").append(versionColumn).append(" = ?");
+        List<Object> params = new ArrayList<>(u.values().values());
+        params.add(key);
+        params.add(version);
         try (Connection c = dataSource.getConnection()) {
             return SqlWork.inTransaction(null, c, tx -> {
-                params.add(key);
-                params.add(version);
                 int updated;
                 try (PreparedStatement ps = tx.prepareStatement(sql.toString())) {
                     for (int i = 0; i < params.size(); i++) {
