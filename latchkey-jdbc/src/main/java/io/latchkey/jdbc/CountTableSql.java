@@ -3,25 +3,13 @@ package io.latchkey.jdbc;
 import io.latchkey.core.CountKind;
 
 /**
- * The tables and statements of the SQL counted primitives (semaphores, permit-expirable semaphores, count-down
- * latches) beside one lease table {@code <table>}:
- *
- * <ul>
- *   <li>{@code <table>_counts}: one row per (kind, name), the kind being {@link CountKind#label()} — a semaphore's
- *       free permits ({@code semaphore}), a permit-expirable semaphore's total ({@code permits}), an armed latch's
- *       count ({@code latch}). A
- *       semaphore's row stays once its permits are set, as on every backend; a latch's row exists only while it is
- *       armed (the count-down that reaches zero deletes it).</li>
- *   <li>{@code <table>_permits}: one row per leased permit (semaphore, permit id, fencing token, lease end and start
- *       on the database's clock in epoch milliseconds, watchdog or fixed). A row whose lease ended counts for nothing
- *       and is deleted by the next {@code tryLease} of its semaphore or by the client's reaper. The same table keeps
- *       the records of semaphore takes whose answer the client has not seen yet ({@link JdbcSemaphoreOps}): under
- *       the reserved name {@link #takeRecords} of the namespace (no semaphore name has a control character), the
- *       take id as {@code permit_id} and the permits taken as {@code token}, with a lease of a few minutes.</li>
- * </ul>
- *
- * Every decision that reads a time compares against the database's clock ({@link SqlDialect#nowMillis()}), as the
- * lock rows do. Leased permits take their fencing tokens from the lease table's sequence.
+ * The tables and statements of the SQL counted primitives beside one lease table {@code <table>}:
+ * {@code <table>_counts}, one row per (kind, name) ({@link CountKind#label()}: a semaphore's free permits, a
+ * permit-expirable semaphore's total, an armed latch's count; a latch's row exists only while it is armed), and
+ * {@code <table>_permits}, one row per leased permit, which also keeps the records of semaphore takes whose answer the
+ * client has not seen yet ({@link JdbcSemaphoreOps}) under the namespace's reserved name {@link #takeRecords} (no
+ * semaphore name has a control character). Every decision that reads a time compares against the database's clock, as
+ * the lock rows do; leased permits take their fencing tokens from the lease table's sequence.
  */
 final class CountTableSql {
 
@@ -137,35 +125,26 @@ final class CountTableSql {
 
     /** The DDL of the counts table beside the lease table {@code table}. */
     static String countTableDdl(SqlDialect dialect, String table) {
-        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_counts");
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+        return "CREATE TABLE IF NOT EXISTS " + derived(table, "_counts") + " (\n"
                 + "  kind        VARCHAR(16)  NOT NULL,\n"
-                + "  count_name  " + nameColumn(dialect) + " NOT NULL,\n"
+                + "  count_name  " + dialect.bin("VARCHAR(650)") + " NOT NULL,\n"
                 + "  count_value BIGINT       NOT NULL,\n"
-                + "  PRIMARY KEY (kind, count_name)\n"
-                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+                + "  PRIMARY KEY (kind, count_name)\n" + dialect.engine();
     }
 
     /** The DDL of the leased-permits table beside the lease table {@code table}. */
     static String permitTableDdl(SqlDialect dialect, String table) {
-        String t = LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), "_permits");
-        String id = dialect == SqlDialect.MYSQL
-                ? "VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-                : "VARCHAR(100)";
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                + "  semaphore_name " + nameColumn(dialect) + " NOT NULL,\n"
-                + "  permit_id      " + id + " NOT NULL,\n"
+        return "CREATE TABLE IF NOT EXISTS " + derived(table, "_permits") + " (\n"
+                + "  semaphore_name " + dialect.bin("VARCHAR(650)") + " NOT NULL,\n"
+                + "  permit_id      " + dialect.bin("VARCHAR(100)") + " NOT NULL,\n"
                 + "  token          BIGINT  NOT NULL,\n"
                 + "  expires_at     BIGINT  NOT NULL,\n"
                 + "  acquired_at    BIGINT  NOT NULL,\n"
                 + "  watchdog       BOOLEAN NOT NULL,\n"
-                + "  PRIMARY KEY (semaphore_name, permit_id)\n"
-                + ")" + (dialect == SqlDialect.MYSQL ? " ENGINE=InnoDB" : "");
+                + "  PRIMARY KEY (semaphore_name, permit_id)\n" + dialect.engine();
     }
 
-    private static String nameColumn(SqlDialect dialect) {
-        return dialect == SqlDialect.MYSQL
-                ? "VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
-                : "VARCHAR(650)";
+    private static String derived(String table, String suffix) {
+        return LeaseTableSql.derivedName(SqlIdentifiers.qualifiedName("table", table), suffix);
     }
 }

@@ -150,28 +150,14 @@ public final class FencingGuard {
     public <T> T write(String resource, long token, RowCallback<T> write) throws SQLException {
         Objects.requireNonNull(write, "write");
         try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                if (!admit(c, resource, token)) {
-                    c.rollback();
-                    throw new StaleTokenException(resource, token, String.format(
-                            "refused a write to %s with fencing token %d: a higher token has been seen (in %s); the "
-                                    + "writer's lock was lost", resource, token, table));
+            return SqlWork.inTransaction(null, c, tx -> {
+                if (!admit(tx, resource, token)) {
+                    throw new StaleTokenException(resource, token, String.format("refused a write to %s with fencing "
+                            + "token %d: a higher token has been seen (in %s); the writer's lock was lost", resource,
+                            token, table));
                 }
-                T result = write.apply(c);
-                c.commit();
-                return result;
-            } catch (Throwable t) {
-                try {
-                    c.rollback();
-                } catch (SQLException e) {
-                    t.addSuppressed(e);
-                }
-                throw t;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
+                return write.apply(tx);
+            });
         }
     }
 

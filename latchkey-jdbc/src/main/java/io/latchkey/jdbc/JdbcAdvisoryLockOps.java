@@ -6,12 +6,17 @@ import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -42,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
  * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
  * next holder reads its token after the previous one released.
+ *
+ * <p>Keys: PostgreSQL's are 64-bit integers (the first 8 bytes of the row key's SHA-256), MySQL/MariaDB's lock-name
+ * strings of at most 64 characters ({@code latchkey:} and 48 hex digits of the SHA-256, which also sidesteps their
+ * case-insensitive comparison). Two names share a PostgreSQL key with probability about n²/2⁶⁵ for n names in use,
+ * and then exclude each other: a liveness cost, never a safety one.
  */
 final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
@@ -61,18 +71,26 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         this.namespace = namespace;
         this.time = time;
         this.runner = runner;
-        this.waiters = Executors.newCachedThreadPool(new NamedThreads(threadPrefix + "-advisory-wait"));
+        this.waiters = Executors.newCachedThreadPool(JdbcRunner.daemons(threadPrefix + "-advisory-wait"));
     }
 
-    private String key(String name) {
-        return LeaseTableRows.keyPrefix(namespace) + name;
+    /** The advisory-lock key of {@code name}: a {@code Long} on PostgreSQL, a {@code String} on MySQL/MariaDB. */
+    private Object key(String name) {
+        byte[] h;
+        try {
+            h = MessageDigest.getInstance("SHA-256").digest((LeaseTableRows.keyPrefix(namespace) + name)
+                    .getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
+        return postgres ? ByteBuffer.wrap(h).getLong() : "latchkey:" + HexFormat.of().formatHex(h, 0, 24);
     }
 
-    private void bindKey(PreparedStatement ps, int index, String name) throws SQLException {
-        if (postgres) {
-            ps.setLong(index, AdvisoryKeys.postgresKey(key(name)));
-        } else {
-            ps.setString(index, AdvisoryKeys.mysqlKey(key(name)));
+    /** Runs a query of one boolean (PostgreSQL) or 1/0 (MySQL) answer. */
+    private boolean yes(Connection c, String sql, boolean limited, Object... params) throws SQLException {
+        try (PreparedStatement ps = runner.prepare(c, sql, limited, params); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return postgres ? rs.getBoolean(1) : rs.getInt(1) == 1;
         }
     }
 
@@ -83,10 +101,8 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             waiters.execute(() -> {
                 try {
                     Grant g = acquireBlocking(request);
-                    if (g != null && !result.complete(g)) {
+                    if (!result.complete(g) && g != null) {
                         release(g);
-                    } else if (g == null) {
-                        result.complete(null);
                     }
                 } catch (Throwable t) {
                     result.completeExceptionally(t);
@@ -109,7 +125,8 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean keep = false;
         boolean[] cancelFired = {false};
         try {
-            boolean got = tryOnce(c, request.name());
+            boolean got = yes(c, postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)", false,
+                    key(request.name()));
             while (!got && !request.isExpired() && !request.isCancelled()) {
                 // PostgreSQL waits in one statement; GET_LOCK waits at most an hour per statement, then again.
                 got = waitFor(c, request, cancelFired);
@@ -139,17 +156,6 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         }
     }
 
-    private boolean tryOnce(Connection c, String name) throws SQLException {
-        String sql = postgres ? "SELECT pg_try_advisory_lock(?)" : "SELECT GET_LOCK(?, 0)";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bindKey(ps, 1, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return postgres ? rs.getBoolean(1) : rs.getInt(1) == 1;
-            }
-        }
-    }
-
     /**
      * Blocks in the database's own queue until granted, the deadline, or cancellation. The deadline is the
      * database's own timeout ({@code GET_LOCK}'s argument, PostgreSQL's {@code lock_timeout} set for this one
@@ -167,17 +173,11 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         } else {
             sql = "SELECT GET_LOCK(?, ?)";
         }
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            if (postgres && bounded) {
-                // Transaction-local, and each autocommit statement is its own transaction: nothing outlives it.
-                ps.setString(1, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)) + "ms");
-                bindKey(ps, 2, request.name());
-            } else {
-                bindKey(ps, 1, request.name());
-            }
-            if (!postgres) {
-                ps.setDouble(2, Math.min(3600, Math.max(0.001, remainingNanos / 1e9)));
-            }
+        // PostgreSQL's lock_timeout is transaction-local, and each autocommit statement is its own transaction
+        Object[] params = !postgres ? new Object[] {key(request.name()), Math.min(3600, Math.max(0.001,
+                remainingNanos / 1e9))} : bounded ? new Object[] {Math.max(1, TimeUnit.NANOSECONDS.toMillis(
+                        remainingNanos)) + "ms", key(request.name())} : new Object[] {key(request.name())};
+        try (PreparedStatement ps = runner.prepare(c, sql, false, params)) {
             CompletableFuture<Void> onCancel = request.cancelled().thenRun(() -> {
                 cancelFired[0] = true;
                 cancel(ps);
@@ -235,16 +235,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
      */
     @Override
     public void leaseEnded(Grant grant) {
-        AdvisoryGrantState held = grant.backendState(AdvisoryGrantState.class);
-        try {
-            runner.io().execute(() -> {
-                if (held.end()) {
-                    unlockAndClose(held);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            // closing: the client's close ends the session, and the lock with it
-        }
+        release(grant); // once closing, the client's close ends the session, and the lock with it
     }
 
     @Override
@@ -269,14 +260,9 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
     private boolean unlockAndClose(AdvisoryGrantState held) {
         held.lock.lock();
         try {
-            String sql = postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)";
-            try (PreparedStatement ps = held.connection.prepareStatement(sql)) {
-                runner.limit(ps);
-                bindKey(ps, 1, held.name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return postgres ? rs.getBoolean(1) : rs.getInt(1) == 1;
-                }
+            try {
+                return yes(held.connection, postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)", true,
+                        key(held.name));
             } catch (SQLException e) {
                 // The session is gone, and the lock with it: make sure the pool does not reuse the connection.
                 retire(held.connection);
@@ -318,11 +304,8 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
                         + " AND classid::text::bigint = ? AND objid::text::bigint = ?"
                 : "SELECT COUNT(*) FROM (SELECT IS_USED_LOCK(?) AS holder) h WHERE holder IS NOT NULL";
         return runner.async("isLocked '" + name + "'", c -> {
-            try (PreparedStatement ps = c.prepareStatement(sql)) {
-                bindLocator(ps, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() && rs.getLong(1) > 0;
-                }
+            try (PreparedStatement ps = runner.prepare(c, sql, false, locator(name)); ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
             }
         });
     }
@@ -336,13 +319,10 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
                 : "SELECT IS_USED_LOCK(?)";
         return runner.async("forceUnlock '" + name + "'", c -> {
             Long session = null;
-            try (PreparedStatement ps = c.prepareStatement(find)) {
-                bindLocator(ps, name);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next()) {
-                        long v = rs.getLong(1);
-                        session = rs.wasNull() ? null : v;
-                    }
+            try (PreparedStatement ps = runner.prepare(c, find, false, locator(name)); ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    long v = rs.getLong(1);
+                    session = rs.wasNull() ? null : v;
                 }
             }
             if (session == null) {
@@ -359,14 +339,10 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         });
     }
 
-    private void bindLocator(PreparedStatement ps, String name) throws SQLException {
-        if (postgres) {
-            long k = AdvisoryKeys.postgresKey(key(name));
-            ps.setLong(1, (k >>> 32) & 0xffffffffL);
-            ps.setLong(2, k & 0xffffffffL);
-        } else {
-            ps.setString(1, AdvisoryKeys.mysqlKey(key(name)));
-        }
+    /** How {@code pg_locks} (its two 32-bit halves) or {@code IS_USED_LOCK} finds the key of {@code name}. */
+    private Object[] locator(String name) {
+        Object k = key(name);
+        return postgres ? new Object[] {((Long) k >>> 32) & 0xffffffffL, (Long) k & 0xffffffffL} : new Object[] {k};
     }
 
     void close() {
@@ -405,11 +381,9 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean end() {
             lock.lock();
             try {
-                if (ended) {
-                    return false;
-                }
+                boolean was = ended;
                 ended = true;
-                return true;
+                return !was;
             } finally {
                 lock.unlock();
             }

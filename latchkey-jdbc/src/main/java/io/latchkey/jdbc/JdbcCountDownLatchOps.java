@@ -14,9 +14,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class JdbcCountDownLatchOps extends JdbcCountOps {
 
-    JdbcCountDownLatchOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
-                          String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountKind.LATCH, pollMillis);
+    JdbcCountDownLatchOps(Tables t) {
+        super(t, CountKind.LATCH);
     }
 
     @Override

@@ -3,44 +3,48 @@ package io.latchkey.jdbc;
 import io.latchkey.core.CountKind;
 import io.latchkey.core.RemoteCountOps;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What the SQL counted primitives share: one kind ({@link CountKind}, its label in the {@code kind} column) of one
  * namespace in the counts table beside the client's lease table. Every operation is one task on the client's I/O pool
  * with one pooled connection, under the client's operation timeout, after the tables were checked once ({@link
- * CountTableSchema}); the caller's thread never runs a statement. Each decision is one conditional statement or, where
- * it reads more than one row (a leased permit, draining), one short transaction that locks the name's counts row first.
- * Wake-ups: {@link CountWakeups}.
+ * LazyTables}). Each decision is one conditional statement or, where it reads more than one row (a leased permit,
+ * draining), one short transaction that locks the name's counts row first. Wake-ups: {@link Wakeups}.
  */
 abstract class JdbcCountOps implements RemoteCountOps {
 
     /** The engine's fallback re-check on PostgreSQL, where changes are pushed and a lost one costs this delay. */
     static final long PUSHED_RECHECK_MILLIS = 1_000;
+    /** How often a client deletes ended permits and take records. */
+    static final long REAP_INTERVAL_SECONDS = 60;
+
+    /** What every counted primitive of one client shares. */
+    record Tables(JdbcRunner runner, CountTableSql sql, LazyTables schema, Wakeups wakeups, String namespace,
+                  long pollMillis) {
+    }
 
     final JdbcRunner runner;
     final CountTableSql sql;
-    final CountTableSchema schema;
-    final CountWakeups wakeups;
+    final LazyTables schema;
+    final Wakeups wakeups;
     final String namespace;
     final String kind;
     private final long pollMillis;
+    /** Whether the reaper runs: from the first take on (a client that takes nothing starts none). */
+    private final AtomicBoolean reaping = new AtomicBoolean();
 
-    /**
-     * @param pollMillis the re-check interval on databases that push nothing ({@link JdbcOptions#maxPollInterval()})
-     */
-    JdbcCountOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups, String namespace,
-                 CountKind kind, long pollMillis) {
-        this.runner = runner;
-        this.sql = sql;
-        this.schema = schema;
-        this.wakeups = wakeups;
-        this.namespace = namespace;
+    /** @param t the tables; {@code pollMillis} the re-check interval where nothing is pushed */
+    JdbcCountOps(Tables t, CountKind kind) {
+        this.runner = t.runner();
+        this.sql = t.sql();
+        this.schema = t.schema();
+        this.wakeups = t.wakeups();
+        this.namespace = t.namespace();
         this.kind = kind.label();
-        this.pollMillis = pollMillis;
+        this.pollMillis = t.pollMillis();
     }
 
     /** The row key of {@code name}: as the lock rows' ({@link LeaseTableRows#keyPrefix}). */
@@ -50,7 +54,26 @@ abstract class JdbcCountOps implements RemoteCountOps {
 
     /** The key of {@code name}'s wake-ups. */
     final String wakeKey(String name) {
-        return CountWakeups.key(kind, rowKey(name));
+        return Wakeups.key(kind, rowKey(name));
+    }
+
+    /**
+     * Starts, once, deleting every {@value #REAP_INTERVAL_SECONDS} s what {@code reap} deletes (on the client's timer,
+     * handed to an I/O thread, once the tables exist); {@code what} names it in the log.
+     */
+    final void startReaper(String what, SqlWork<Integer> reap) {
+        if (reaping.compareAndSet(false, true)) {
+            runner.every(REAP_INTERVAL_SECONDS, what + " of " + sql.permits, schema::isReady, () -> runner.call(
+                    "delete " + what + " of " + sql.permits, c -> {
+                        long total = 0;
+                        int n;
+                        do {
+                            n = reap.run(c);
+                            total += n;
+                        } while (n == CountTableSql.REAP_BATCH);
+                        return total;
+                    }));
+        }
     }
 
     /** Runs {@code work} for {@code name} on an I/O thread once the tables exist. */
@@ -73,66 +96,32 @@ abstract class JdbcCountOps implements RemoteCountOps {
         return wakeups.pushes() ? PUSHED_RECHECK_MILLIS : pollMillis;
     }
 
-    // ------------------------------------------------------------------------------------- shared statements
-
     /** The counts row's value ({@code statement} selects it by kind and key), or {@code null} if there is none. */
     final Long count(Connection c, String statement, String key) throws SQLException {
-        return queryLong(c, statement, kind, key);
+        return runner.queryLong(c, statement, kind, key);
     }
 
-    /** Runs a query with {@code params} bound in order; its first row's first column, {@code null} if no row. */
-    final Long queryLong(Connection c, String statement, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(c, statement, params); ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getLong(1) : null;
-        }
-    }
-
-    /** Runs an update with {@code params} bound in order; returns the rows it changed. */
     final int execute(Connection c, String statement, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(c, statement, params)) {
-            return ps.executeUpdate();
-        }
-    }
-
-    final PreparedStatement prepare(Connection c, String statement, Object... params) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(statement);
-        try {
-            runner.limit(ps);
-            for (int i = 0; i < params.length; i++) {
-                ps.setObject(i + 1, params[i]);
-            }
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
-        }
+        return runner.update(c, statement, params);
     }
 
     /**
-     * Inserts the counts row; {@code false} if it exists (a unique-key violation, any dialect). Only outside a
-     * transaction: on PostgreSQL the violation would abort it.
+     * Inserts the counts row; {@code false} if it exists (a unique-key violation, any dialect: SQLState class 23).
+     * Only outside a transaction: on PostgreSQL the violation would abort it.
      */
     final boolean insertCount(Connection c, String key, long value) throws SQLException {
         try {
             execute(c, sql.insertCount, kind, key, value);
             return true;
         } catch (SQLException e) {
-            if (isDuplicate(e)) {
+            if (e.getSQLState() != null && e.getSQLState().startsWith("23")) {
                 return false;
             }
             throw e;
         }
     }
 
-    /** A unique-key violation: SQLState class 23 (PostgreSQL and H2 23505, MariaDB 23000). */
-    static boolean isDuplicate(SQLException e) {
-        String state = e.getSQLState();
-        return state != null && state.startsWith("23");
-    }
-
-    /**
-     * Both semaphores' {@code trySetPermits}: inserts the row unless it exists; positive permits wake waiters.
-     */
+    /** Both semaphores' {@code trySetPermits}: inserts the row unless it exists; positive permits wake waiters. */
     final CompletableFuture<Boolean> setCountOnce(String name, int permits) {
         String key = rowKey(name);
         return run("set the permits of", name, c -> {

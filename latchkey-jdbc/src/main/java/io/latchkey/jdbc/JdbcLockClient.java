@@ -101,12 +101,8 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     private final JdbcLockOps ops;
     private final JdbcInspector inspector;
     private final AutoCloseable ownedDataSource;
-    private final CountTableSql countSql;
-    private final CountTableSchema countSchema;
-    private final CountWakeups countWakeups;
-    private final CountTableInspection countInspector;
+    private final JdbcCountOps.Tables counted;
     private final JdbcFencedStoreOps fencedStoreOps;
-    private final long pollMillis;
     private final boolean sessionless;
 
     private JdbcLockClient(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions,
@@ -116,10 +112,10 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         this.tableName = jdbcOptions.tableName();
         String threadPrefix = "latchkey-jdbc-" + clientId().substring(0, 8);
         Detected d = detect(dataSource, jdbcOptions);
-        this.dialect = d.dialect;
-        this.sessionless = d.sessionless;
-        this.runner = new JdbcRunner(dataSource, d.server, options.operationTimeout(), jdbcOptions.ioThreads(),
-                threadPrefix, scheduler(), d.sessionless && dialect == SqlDialect.POSTGRESQL);
+        this.dialect = d.dialect();
+        this.sessionless = d.sessionless();
+        this.runner = new JdbcRunner(dataSource, d.server(), options.operationTimeout(), jdbcOptions.ioThreads(),
+                threadPrefix, scheduler(), d.sessionless() && dialect == SqlDialect.POSTGRESQL);
         LeaseTableSql sql = new LeaseTableSql(dialect, tableName);
         try {
             boolean clientColumn = LeaseTableSchema.ensure(runner, sql, jdbcOptions.createTable());
@@ -133,14 +129,15 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             throw e;
         }
         this.ops = new JdbcLockOps(runner, sql, options.namespace(), time(),
-                jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn, d.sessionless);
+                jdbcOptions.maxPollInterval().toMillis(), threadPrefix, d.listenOn(), d.sessionless());
         ops.clientName(options.clientName());
-        this.inspector = new JdbcInspector(runner, sql, options.namespace());
-        this.countSql = new CountTableSql(dialect, tableName);
-        this.countSchema = new CountTableSchema(runner, countSql, tableName, jdbcOptions.createTable());
-        this.countWakeups = ops.wakeups();
-        this.pollMillis = jdbcOptions.maxPollInterval().toMillis();
-        this.countInspector = new CountTableInspection(runner, countSql, options.namespace());
+        CountTableSql countSql = new CountTableSql(dialect, tableName);
+        this.inspector = new JdbcInspector(runner, sql, countSql, options.namespace());
+        this.counted = new JdbcCountOps.Tables(runner, countSql, new LazyTables(runner, "of the semaphores and latches",
+                jdbcOptions.createTable(), new LazyTables.Table(countSql.counts, countSql.probeCounts,
+                        dialect.countTableDdl(tableName)), new LazyTables.Table(countSql.permits,
+                        countSql.probePermits, dialect.permitTableDdl(tableName))),
+                ops.wakeups(), options.namespace(), jdbcOptions.maxPollInterval().toMillis());
         this.fencedStoreOps = new JdbcFencedStoreOps(runner, dialect, tableName, options.namespace(),
                 jdbcOptions.createTable());
     }
@@ -225,22 +222,12 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             throw new IllegalArgumentException(String.format("poolSize must be between 2 and 1000 but was %d", poolSize));
         }
         JdbcOptions effective = JdbcUrls.applyParams(jdbcUrl, jdbcOptions);
-        com.zaxxer.hikari.HikariDataSource pool = PooledDataSources.open(JdbcUrls.withoutParams(jdbcUrl), poolSize,
+        com.zaxxer.hikari.HikariDataSource pool = JdbcUrls.pool(JdbcUrls.withoutParams(jdbcUrl), poolSize,
                 options.operationTimeout());
-        return createOwning(pool, pool, options, effective);
-    }
-
-    /** For {@code jdbc:} URIs: the client owns {@code pool} and closes it. */
-    static JdbcLockClient createOwning(DataSource dataSource, AutoCloseable pool, ClientOptions options,
-                                       JdbcOptions jdbcOptions) {
         try {
-            return new JdbcLockClient(dataSource, options, jdbcOptions, pool);
+            return new JdbcLockClient(pool, options, effective, pool);
         } catch (RuntimeException e) {
-            try {
-                pool.close();
-            } catch (Exception suppressed) {
-                e.addSuppressed(suppressed);
-            }
+            pool.close();
             throw e;
         }
     }
@@ -286,15 +273,11 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      */
     @Override
     protected Recipes recipes() {
-        String ns = options().namespace();
         return Recipes.builder()
                 .lock(ops)
-                .semaphore(new JdbcSemaphoreOps(runner, countSql, countSchema, countWakeups, ns, pollMillis,
-                        clientId()))
-                .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(runner, countSql, countSchema,
-                        countWakeups, ns, pollMillis))
-                .countDownLatch(new JdbcCountDownLatchOps(runner, countSql, countSchema, countWakeups, ns,
-                        pollMillis))
+                .semaphore(new JdbcSemaphoreOps(counted))
+                .permitExpirableSemaphore(new JdbcPermitExpirableSemaphoreOps(counted))
+                .countDownLatch(new JdbcCountDownLatchOps(counted))
                 .fencedStore(fencedStoreOps)
                 .build();
     }
@@ -311,8 +294,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     @Override
     public List<LockInfo> list(String pattern) {
         checkOpen();
-        List<LockInfo> all = new java.util.ArrayList<>(inspector.list(pattern));
-        all.addAll(countInspector.list(pattern));
+        List<LockInfo> all = inspector.list(pattern);
         all.sort(java.util.Comparator.comparing(LockInfo::name));
         return all;
     }
@@ -321,7 +303,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
     public Set<Capability> capabilities() {
         Set<Capability> c = EnumSet.of(Capability.LOCK, Capability.SEMAPHORE, Capability.PERMIT_EXPIRABLE_SEMAPHORE,
                 Capability.COUNT_DOWN_LATCH, Capability.INSPECT, Capability.FENCED_STORE);
-        if (ops.listener() != null) {
+        if (ops.wakeups().pushes()) {
             c.add(Capability.PUSH_WAKEUP);
         }
         return c;
@@ -372,22 +354,16 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
                 }
                 return new Detected(dialect, server, jdbcOptions.pooling() == JdbcOptions.Pooling.TRANSACTION, null);
             }
-            switch (jdbcOptions.pooling()) {
-                case SESSION:
-                    sessionless = false;
-                    break;
-                case TRANSACTION:
-                    sessionless = true;
-                    break;
-                default:
-                    sessionless = !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT);
-                    if (sessionless) {
-                        log.info("{}: notifications do not arrive on its connections, which go through {}; {}", server,
-                                SessionProbe.POOLER, jdbcOptions.listenUrl().isPresent()
-                                        ? "releases are pushed through listenUrl"
-                                        : "waiters poll (set JdbcOptions.listenUrl to a direct URL to have releases "
-                                                + "pushed, and pooling(TRANSACTION) to skip this 1 s check)");
-                    }
+            sessionless = switch (jdbcOptions.pooling()) {
+                case SESSION -> false;
+                case TRANSACTION -> true;
+                case DETECT -> !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT);
+            };
+            if (sessionless && jdbcOptions.pooling() == JdbcOptions.Pooling.DETECT) {
+                log.info("{}: notifications do not arrive on its connections, which go through {}; {}", server,
+                        SessionProbe.POOLER, jdbcOptions.listenUrl().isPresent() ? "releases are pushed through listenUrl"
+                                : "waiters poll (set JdbcOptions.listenUrl to a direct URL to have releases pushed, and "
+                                        + "pooling(TRANSACTION) to skip this 1 s check)");
             }
         } catch (SQLException e) {
             throw new LockUnavailableException(String.format("could not connect to the lock database: %s (SQLState %s)",
@@ -416,17 +392,6 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         }
     }
 
-    private static final class Detected {
-        final SqlDialect dialect;
-        final String server;
-        final boolean sessionless;
-        final PgReleaseListener.Connections listenOn;
-
-        Detected(SqlDialect dialect, String server, boolean sessionless, PgReleaseListener.Connections listenOn) {
-            this.dialect = dialect;
-            this.server = server;
-            this.sessionless = sessionless;
-            this.listenOn = listenOn;
-        }
+    private record Detected(SqlDialect dialect, String server, boolean sessionless, Wakeups.Connections listenOn) {
     }
 }

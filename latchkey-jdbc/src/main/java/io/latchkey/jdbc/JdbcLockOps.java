@@ -1,22 +1,19 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
-import io.latchkey.core.RemoteCountOps;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The remote half of the lease-table lock: one row per held lock name, decided by single statements on the
@@ -25,13 +22,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>An attempt is one conditional statement ({@link LeaseTableRows#tryAcquire}); the engine does the waiting. A busy
  * attempt answers when to look again: on PostgreSQL, where releases are pushed ({@link #subscribe}: {@code NOTIFY}
- * through the client's one {@link PgReleaseListener}, by way of {@link CountWakeups}, which the counted primitives
- * share), the holder's remaining lease capped at a second (a fallback for a lost notification); elsewhere, and behind
- * a transaction pooler without a listen URL, the engine's back-off from {@value #MIN_POLL_MILLIS} ms
- * ({@link Attempt#withBackoff}: growing with the time the waiter has waited) up to
- * {@link JdbcOptions#maxPollInterval()}, or with short polling up to {@value #SHORT_POLL_STEP_MILLIS} ms per name the
- * client waits for; never past the holder's remaining lease. A release or forced unlock by this client wakes its own
- * waiters at once where nothing is pushed.
+ * through the client's {@link Wakeups}, which the counted primitives share), the holder's remaining lease capped at a
+ * second (a fallback for a lost notification); elsewhere, and behind a transaction pooler without a listen URL, the
+ * engine's back-off from {@value #MIN_POLL_MILLIS} ms ({@link Attempt#withBackoff}: growing with the time the waiter
+ * has waited) up to {@link JdbcOptions#maxPollInterval()}, or with short polling up to
+ * {@value #SHORT_POLL_STEP_MILLIS} ms per name the client waits for; never past the holder's remaining lease. A
+ * release or forced unlock by this client wakes its own waiters at once where nothing is pushed.
  */
 final class JdbcLockOps implements RemoteLockOps {
 
@@ -47,20 +43,15 @@ final class JdbcLockOps implements RemoteLockOps {
     private final JdbcRunner runner;
     private final LeaseTableSql sql;
     private final LeaseTableRows rows;
-    private final PgReleaseListener listener;
-    private final CountWakeups wakeups;
+    private final Wakeups wakeups;
     private final long maxPollMillis;
     private final boolean shortPoll;
-    /** How many names this client waits for (has a subscription to): short polling shares its rate among them. */
-    private final AtomicInteger waitingNames = new AtomicInteger();
-    /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
-    private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final ScheduledFuture<?> reaper;
 
     /** On PostgreSQL listening on a connection of the runner's data source (a session), elsewhere polling. */
     JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
-                      String threadPrefix) {
+                String threadPrefix) {
         this(runner, sql, namespace, time, maxPollMillis, threadPrefix,
                 sql.dialect == SqlDialect.POSTGRESQL ? runner.dataSource()::getConnection : null, false);
     }
@@ -73,37 +64,32 @@ final class JdbcLockOps implements RemoteLockOps {
      *        20 ms and the client's polling stays near 50 statements a second however many names it waits for
      */
     JdbcLockOps(JdbcRunner runner, LeaseTableSql sql, String namespace, TimeSource time, long maxPollMillis,
-                      String threadPrefix, PgReleaseListener.Connections listenOn, boolean shortPoll) {
+                String threadPrefix, Wakeups.Connections listenOn, boolean shortPoll) {
         this.runner = runner;
         this.sql = sql;
         this.maxPollMillis = maxPollMillis;
         this.shortPoll = shortPoll;
         String channel = channelOf(sql.table);
         this.rows = new LeaseTableRows(runner, sql, namespace, time, channel);
-        this.listener = listenOn != null ? new PgReleaseListener(listenOn, channel, threadPrefix + "-listen") : null;
-        this.wakeups = new CountWakeups(channel, listener);
-        if (listener != null) {
-            // Listening from the start: the first waiter then needs no connection set-up before it can be woken.
-            listener.start();
-        }
+        this.wakeups = new Wakeups(channel, listenOn, threadPrefix + "-listen");
         this.reaper = runner.every(REAP_INTERVAL_SECONDS, "expired lock rows of " + sql.table, () -> !closed,
                 this::reapExpired);
     }
 
     /** The wake-ups of this client: lock rows' and counted resources' subscribers, on the one listener. */
-    CountWakeups wakeups() {
+    Wakeups wakeups() {
         return wakeups;
-    }
-
-    /** PostgreSQL's release listener of this client (which the counted primitives share); null elsewhere. */
-    PgReleaseListener listener() {
-        return listener;
     }
 
     /** The NOTIFY channel: the table name (an identifier of at most 63 characters, so a valid channel). */
     static String channelOf(String table) {
-        String c = table.toLowerCase(java.util.Locale.ROOT);
+        String c = table.toLowerCase(Locale.ROOT);
         return c.length() > 63 ? c.substring(0, 63) : c;
+    }
+
+    /** Sets the name this client records with each hold (before the first acquire). */
+    void clientName(String clientName) {
+        rows.clientName = clientName;
     }
 
     @Override
@@ -118,22 +104,19 @@ final class JdbcLockOps implements RemoteLockOps {
         }
         String key = rows.key(request.name());
         return runner.async("acquire '" + request.name() + "'", c -> {
-            LeaseTableRows.Outcome a = attempt(request, c, cn -> rows.tryAcquire(cn, key, request));
-            if (a.token >= 0) {
-                return Attempt.granted(new Grant(request, a.token, a.sentAt, null));
+            LeaseTableRows.Outcome a = runner.attempt(request.attemptId(), () -> rows.tryAcquire(c, key, request));
+            if (a.token() >= 0) {
+                return Attempt.granted(new Grant(request, a.token(), a.sentAt(), null));
             }
             // retryNow: the row changed between two statements of the attempt; look again after the shortest pause
-            if (a.retryNow) {
-                return Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1));
-            }
-            return busy(a.holderRemainingMillis);
+            return a.retryNow() ? Attempt.busy(TimeUnit.MILLISECONDS.toNanos(1)) : busy(a.holderRemainingMillis());
         });
     }
 
     /** A busy answer: when to look again at the latest, and how to back off without pushes (see the class comment). */
     private Attempt busy(long holderRemainingMillis) {
         long cap = wakeups.pushes() ? Math.max(PUSHED_RECHECK_MILLIS, maxPollMillis)
-                : shortPoll ? Math.min(maxPollMillis, SHORT_POLL_STEP_MILLIS * Math.max(1, waitingNames.get()))
+                : shortPoll ? Math.min(maxPollMillis, SHORT_POLL_STEP_MILLIS * Math.max(1, wakeups.waitedFor()))
                 : maxPollMillis;
         long millis = Math.max(1, Math.min(cap, holderRemainingMillis + 1));
         Attempt busy = Attempt.busy(TimeUnit.MILLISECONDS.toNanos(millis));
@@ -147,58 +130,30 @@ final class JdbcLockOps implements RemoteLockOps {
      */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
-        String key = rows.key(name);
-        waitingNames.incrementAndGet();
-        AtomicBoolean once = new AtomicBoolean();
-        Runnable done = () -> {
-            if (once.compareAndSet(false, true)) {
-                waitingNames.decrementAndGet();
+        return wakeups.subscribe(rows.key(name), changed);
+    }
+
+    /** Runs {@code removal} of row {@code key}; one that removed a row wakes this client's waiters where nothing is pushed. */
+    private CompletableFuture<Boolean> remove(String what, String key, SqlWork<Boolean> removal) {
+        return runner.async(what, c -> {
+            boolean removed = removal.run(c);
+            if (removed && !wakeups.pushes()) {
+                wakeups.changed(key);
             }
-        };
-        return wakeups.subscribe(key, changed).handle((sub, e) -> {
-            if (e != null) {
-                done.run();
-                throw e instanceof CompletionException ce ? ce : new CompletionException(e);
-            }
-            return () -> {
-                done.run();
-                sub.close();
-            };
+            return removed;
         });
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         String key = rows.key(grant.name());
-        return runner.async("release '" + grant.name() + "'", c -> {
-            boolean released = rows.release(c, key, grant);
-            if (released && !wakeups.pushes()) {
-                wakeups.changed(key); // no notifications here: at least this client's waiters need not wait for a poll
-            }
-            return released;
-        });
+        return remove("release '" + grant.name() + "'", key, c -> rows.release(c, key, grant));
     }
 
     @Override
-    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<Grant> all = List.copyOf(grants);
-        return runner.async("renew " + all.size() + " lock(s)", c -> rows.renew(c, all));
-    }
-
-    /** Runs the statements of an attempt of {@code request}, known to {@link #cleanUpAttempt} while they run. */
-    private <T> T attempt(AcquireRequest request, java.sql.Connection c, SqlWork<T> statements)
-            throws java.sql.SQLException {
-        CompletableFuture<Void> ran = new CompletableFuture<>();
-        running.put(request.attemptId(), ran);
-        try {
-            return statements.run(c);
-        } finally {
-            running.remove(request.attemptId(), ran);
-            ran.complete(null);
-        }
+    public CompletableFuture<Boolean> forceUnlock(String name) {
+        String key = rows.key(name);
+        return remove("forceUnlock '" + name + "'", key, c -> rows.forceUnlock(c, key));
     }
 
     /**
@@ -213,19 +168,18 @@ final class JdbcLockOps implements RemoteLockOps {
         if (!sql.attemptColumn) {
             return CompletableFuture.completedFuture(false);
         }
-        CompletableFuture<Void> ran = running.get(request.attemptId());
-        return ran == null ? cleanUpNow(request) : ran.thenCompose(v -> cleanUpNow(request));
+        String key = rows.key(request.name());
+        return runner.afterAttempt(request.attemptId(), () -> remove("clean up attempt " + request.attemptId()
+                + " on '" + request.name() + "'", key, c -> rows.cleanUp(c, key, request)));
     }
 
-    private CompletableFuture<Boolean> cleanUpNow(AcquireRequest request) {
-        String key = rows.key(request.name());
-        return runner.async("clean up attempt " + request.attemptId() + " on '" + request.name() + "'", c -> {
-            boolean removed = rows.cleanUp(c, key, request);
-            if (removed && !wakeups.pushes()) {
-                wakeups.changed(key);
-            }
-            return removed;
-        });
+    @Override
+    public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
+        if (grants.isEmpty()) {
+            return CompletableFuture.completedFuture(Set.of());
+        }
+        List<Grant> all = List.copyOf(grants);
+        return runner.async("renew " + all.size() + " lock(s)", c -> rows.renew(c, all));
     }
 
     @Override
@@ -237,7 +191,7 @@ final class JdbcLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         String key = rows.key(from.name());
         return runner.async("hand off '" + from.name() + "'",
-                c -> attempt(request, c, cn -> rows.handOff(cn, key, from, request)));
+                c -> runner.attempt(request.attemptId(), () -> rows.handOff(c, key, from, request)));
     }
 
     @Override
@@ -247,25 +201,7 @@ final class JdbcLockOps implements RemoteLockOps {
     }
 
     @Override
-    public CompletableFuture<Boolean> forceUnlock(String name) {
-        String key = rows.key(name);
-        return runner.async("forceUnlock '" + name + "'", c -> {
-            boolean released = rows.forceUnlock(c, key);
-            if (released && !wakeups.pushes()) {
-                wakeups.changed(key);
-            }
-            return released;
-        });
-    }
-
-    /** Who holds {@code name} now (owner, token, remaining lease on the database clock, since when); null if free. */
-    /** Sets the name this client records with each hold (before the first acquire). */
-    void clientName(String clientName) {
-        rows.clientName = clientName;
-    }
-
-    @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
+    public CompletableFuture<LockHolder> holder(String name) {
         String key = rows.key(name);
         return runner.async("holder of '" + name + "'", c -> rows.holder(c, key));
     }
@@ -288,12 +224,9 @@ final class JdbcLockOps implements RemoteLockOps {
 
     void close() {
         closed = true;
-        ScheduledFuture<?> r = reaper;
-        if (r != null) {
-            r.cancel(false);
+        if (reaper != null) {
+            reaper.cancel(false);
         }
-        if (listener != null) {
-            listener.close();
-        }
+        wakeups.close();
     }
 }

@@ -3,9 +3,7 @@ package io.latchkey.jdbc;
 import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RetriedRemoval;
-import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -13,7 +11,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,16 +41,12 @@ import org.slf4j.LoggerFactory;
 final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     static final long RELEASE_RETRY_MILLIS = 1_000;
-    static final long REAP_INTERVAL_SECONDS = 60;
     private static final Logger log = LoggerFactory.getLogger(JdbcPermitExpirableSemaphoreOps.class);
 
     private final RetriedRemoval releases;
-    /** Whether the reaper runs: from the first lease on (a client that leases no permit starts none). */
-    private final AtomicBoolean reaping = new AtomicBoolean();
 
-    JdbcPermitExpirableSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema,
-                                    CountWakeups wakeups, String namespace, long pollMillis) {
-        super(runner, sql, schema, wakeups, namespace, CountKind.PERMITS, pollMillis);
+    JdbcPermitExpirableSemaphoreOps(Tables t) {
+        super(t, CountKind.PERMITS);
         this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
                 RELEASE_RETRY_MILLIS, log);
     }
@@ -66,7 +59,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
             if (total == null) {
                 return 0;
             }
-            return clamp(total - queryLong(c, sql.livePermits, key));
+            return clamp(total - runner.queryLong(c, sql.livePermits, key));
         });
     }
 
@@ -87,10 +80,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     @Override
     public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
-        if (reaping.compareAndSet(false, true)) {
-            runner.every(REAP_INTERVAL_SECONDS, "ended permits of " + sql.permits, schema::isReady,
-                    this::reapExpired);
-        }
+        startReaper("ended permits", c -> execute(c, sql.reapPermits));
         long sentAt = System.nanoTime();
         String key = rowKey(name);
         return run("take a permit of", name, c -> inTransaction(c, tx -> {
@@ -99,7 +89,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
                 return Attempt.busy(); // never set: no permits
             }
             execute(tx, sql.deleteExpiredPermits, key);
-            try (var ps = prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
+            try (var ps = runner.prepare(tx, sql.livePermitsExcept, key, permitId); ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 if (rs.getLong(1) >= total) {
                     long soonest = rs.getLong(2); // a lease end publishes nothing: look again then
@@ -108,7 +98,7 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
                 }
             }
             execute(tx, sql.deletePermit, key, permitId); // an id is taken once; a second take replaces the first
-            long token = queryLong(tx, sql.nextTokenQuery);
+            long token = runner.queryLong(tx, sql.nextTokenQuery);
             execute(tx, sql.insertPermit, key, permitId, token, leaseMillis, watchdog);
             return Attempt.granted(new Grant(name, permitId, token, leaseMillis, watchdog, sentAt, null));
         }));
@@ -169,20 +159,5 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
             }
             return lost;
         });
-    }
-
-    /** Deletes rows of ended leases of every semaphore, in batches; returns how many. */
-    long reapExpired() {
-        return runner.call("delete ended permits of " + sql.permits, this::reap);
-    }
-
-    private long reap(Connection c) throws SQLException {
-        long total = 0;
-        int n;
-        do {
-            n = execute(c, sql.reapPermits);
-            total += n;
-        } while (n == CountTableSql.REAP_BATCH);
-        return total;
     }
 }

@@ -4,21 +4,28 @@ import io.latchkey.LockUnavailableException;
 import io.latchkey.core.ConnectFailures;
 import io.latchkey.core.MaintenanceScheduler;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +45,9 @@ final class JdbcRunner implements AutoCloseable {
     private final Duration operationTimeout;
     private final ThreadPoolExecutor io;
     private final MaintenanceScheduler timer;
-
     private final boolean sessionless;
+    /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
+    private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
 
     JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
                MaintenanceScheduler timer) {
@@ -59,9 +67,19 @@ final class JdbcRunner implements AutoCloseable {
         this.server = server;
         this.operationTimeout = operationTimeout;
         this.io = new ThreadPoolExecutor(ioThreads, ioThreads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                new NamedThreads(threadPrefix + "-io"));
+                daemons(threadPrefix + "-io"));
         this.io.allowCoreThreadTimeOut(true);
         this.timer = timer;
+    }
+
+    /** Named daemon threads: every thread the backend starts says whose it is. */
+    static ThreadFactory daemons(String prefix) {
+        AtomicInteger next = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + next.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     DataSource dataSource() {
@@ -154,6 +172,30 @@ final class JdbcRunner implements AutoCloseable {
         });
     }
 
+    /** Runs the statements of attempt {@code id}, known to {@link #afterAttempt} while they run. */
+    <T> T attempt(String id, Statements<T> statements) throws SQLException {
+        CompletableFuture<Void> ran = new CompletableFuture<>();
+        running.put(id, ran);
+        try {
+            return statements.run();
+        } finally {
+            running.remove(id, ran);
+            ran.complete(null);
+        }
+    }
+
+    /** The statements of an attempt on a connection the caller holds. */
+    @FunctionalInterface
+    interface Statements<T> {
+        T run() throws SQLException;
+    }
+
+    /** Runs {@code next} once the statements of attempt {@code id} ended: at once if none run. */
+    <T> CompletableFuture<T> afterAttempt(String id, Supplier<CompletableFuture<T>> next) {
+        CompletableFuture<Void> ran = running.get(id);
+        return ran == null ? next.get() : ran.thenCompose(v -> next.get());
+    }
+
     /** Runs {@code work} on the calling thread on a pooled connection, mapping driver errors. */
     <T> T call(String operation, SqlWork<T> work) {
         try (Connection c = dataSource.getConnection()) {
@@ -173,6 +215,42 @@ final class JdbcRunner implements AutoCloseable {
     /** Applies the operation timeout to a statement (the driver's granularity is a second). */
     void limit(Statement statement) throws SQLException {
         statement.setQueryTimeout((int) Math.max(1, (operationTimeout.toMillis() + 999) / 1000));
+    }
+
+    /** Prepares {@code statement} under the operation timeout, {@code params} bound in order. */
+    PreparedStatement prepare(Connection c, String statement, Object... params) throws SQLException {
+        return prepare(c, statement, true, params);
+    }
+
+    /** Prepares {@code statement}, under the operation timeout if {@code limited}, {@code params} bound in order. */
+    PreparedStatement prepare(Connection c, String statement, boolean limited, Object... params) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(statement);
+        try {
+            if (limited) {
+                limit(ps);
+            }
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    /** Runs an update with {@code params} bound in order; returns the rows it changed. */
+    int update(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, params)) {
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Runs a query with {@code params} bound in order; its first row's first column, {@code null} if no row. */
+    Long queryLong(Connection c, String statement, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(c, statement, params); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : null;
+        }
     }
 
     @Override

@@ -1,21 +1,12 @@
 package io.latchkey.jdbc;
 
-import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AnsweredTakes;
 import io.latchkey.core.CountKind;
-import io.latchkey.core.RetriedRemoval;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,17 +23,17 @@ import org.slf4j.LoggerFactory;
  * A take may commit while its answer never reaches the client (the operation timeout passed, the connection broke
  * before the commit's answer); nobody would return those permits. So a take also inserts a record of itself in the
  * same transaction: a row of the permits table under the namespace's reserved name
- * ({@link CountTableSql#takeRecords}), the take id ({@code <client id>:t<n>}) as {@code permit_id}, the permits as
+ * ({@link CountTableSql#takeRecords}), the take's attempt id as {@code permit_id}, the permits as
  * {@code token}, ending {@value #RECORD_MILLIS} ms later by the database's clock. On PostgreSQL this is still one
  * statement (a data-modifying {@code WITH}); elsewhere the take is a transaction of the {@code UPDATE} and, when it
  * took, the {@code INSERT}. When the answer arrives, the record is no longer needed: the next statement of this client
  * on the semaphore (usually the release of those permits, or its next take) deletes it, inside the same statement on
- * PostgreSQL, as one more statement elsewhere. When the take fails without an answer, it is given back if it
- * committed: one transaction deletes the record and, only if there was one, adds its permits back — at most once, and
- * only if the take happened. It is tried again (through {@link RetriedRemoval}) until the database answers or the
- * record has ended, and once more when the take's own work ends late (a take still running when the first give-back
- * looked). The caller still sees the failure. Records left by a client that died are deleted by a reaper (every
- * {@value JdbcPermitExpirableSemaphoreOps#REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
+ * PostgreSQL, as one more statement elsewhere. When the take fails without an answer, the engine asks for its
+ * clean-up ({@link #cleanUpTake}, tried again until the database answers): it waits for the take's own work to end
+ * (it may still run: the operation timeout ended only the wait for its answer), then one transaction deletes the
+ * record if it has not ended and, only if there was one, adds its permits back — at most once, and only if the take
+ * happened. The caller still sees the failure. Records left by a client that died are deleted by a reaper (every
+ * {@value #REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
  */
 final class JdbcSemaphoreOps extends JdbcCountOps {
     private static final Logger log = LoggerFactory.getLogger(JdbcSemaphoreOps.class);
@@ -52,20 +43,12 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     static final int DELETES_PER_STATEMENT = 64;
 
     private final String records;
-    private final String takeIds;
-    private final AtomicLong takes = new AtomicLong();
     /** Per semaphore name: the take ids whose answer arrived, for the next statement on that name to delete. */
     private final AnsweredTakes answered = new AnsweredTakes();
-    private final RetriedRemoval giveBacks;
-    private final AtomicBoolean reaping = new AtomicBoolean();
 
-    JdbcSemaphoreOps(JdbcRunner runner, CountTableSql sql, CountTableSchema schema, CountWakeups wakeups,
-                     String namespace, long pollMillis, String clientId) {
-        super(runner, sql, schema, wakeups, namespace, CountKind.SEMAPHORE, pollMillis);
+    JdbcSemaphoreOps(Tables t) {
+        super(t, CountKind.SEMAPHORE);
         this.records = CountTableSql.takeRecords(namespace);
-        this.takeIds = clientId + ":t";
-        this.giveBacks = new RetriedRemoval((task, delayMillis) -> runner.timer().schedule(task, delayMillis,
-                TimeUnit.MILLISECONDS), () -> !runner.isClosed(), 100, 2_000, log);
     }
 
     @Override
@@ -88,45 +71,33 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     }
 
     @Override
-    public CompletableFuture<Boolean> tryTake(String name, int permits) {
-        if (reaping.compareAndSet(false, true)) {
-            runner.every(JdbcPermitExpirableSemaphoreOps.REAP_INTERVAL_SECONDS, "ended semaphore take records of "
-                    + sql.permits, schema::isReady, this::reapRecords);
-        }
+    public CompletableFuture<Boolean> tryTake(String name, int permits, String id) {
+        startReaper("ended semaphore take records", c -> execute(c, sql.deleteExpiredPermits, records));
         String key = rowKey(name);
-        String id = takeIds + takes.incrementAndGet();
-        CompletableFuture<Void> ended = new CompletableFuture<>();
-        CompletableFuture<Boolean> taken = run("take permits of", name, c -> {
+        CompletableFuture<Boolean> taken = run("take permits of", name, c -> runner.attempt(id, () -> {
             List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
-                boolean took;
                 if (sql.takeRecorded != null) {
-                    took = execute(c, sql.takeRecorded, records, ids(c, done), (long) permits, kind, key,
+                    return execute(c, sql.takeRecorded, records, ids(c, done), (long) permits, kind, key,
                             (long) permits, records, id, (long) permits, RECORD_MILLIS) == 1;
-                } else {
-                    took = inTransaction(c, tx -> {
-                        boolean t = execute(tx, sql.takeFromCount, (long) permits, kind, key, (long) permits) == 1;
-                        if (t) {
-                            execute(tx, sql.insertPermit, records, id, (long) permits, RECORD_MILLIS, false);
-                        }
-                        deleteRecords(tx, done);
-                        return t;
-                    });
                 }
-                return took;
+                return inTransaction(c, tx -> {
+                    boolean t = execute(tx, sql.takeFromCount, (long) permits, kind, key, (long) permits) == 1;
+                    if (t) {
+                        execute(tx, sql.insertPermit, records, id, (long) permits, RECORD_MILLIS, false);
+                    }
+                    deleteRecords(tx, done);
+                    return t;
+                });
             } catch (SQLException | RuntimeException e) {
                 answered.requeue(name, done); // deleting a record twice does no harm
                 throw e;
-            } finally {
-                ended.complete(null);
             }
-        });
-        taken.whenComplete((r, e) -> {
-            if (e == null && r) {
-                // only a take whose caller heard of it: a late one needs its record for the give-back
+        }));
+        taken.thenAccept(took -> {
+            if (took) {
+                // only a take whose caller heard of it: a late one needs its record for the clean-up
                 answered.add(name, id);
-            } else if (e != null && unwrap(e) instanceof LockUnavailableException) {
-                giveBack(name, id, permits, ended);
             }
         });
         return taken;
@@ -208,54 +179,27 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     }
 
     /**
-     * The answer of take {@code id} was lost: gives its permits back if it committed, in the background (nobody
-     * waits for it), tried again until the database answers or the record's time is over; and once more when the
-     * take's own work ends, if it was still running.
+     * Deletes the take's record if it has not ended and, only if there was one, adds its permits back, in one
+     * transaction, after the take's own work ended; whether permits were given back (not: the take never committed,
+     * was given back already, or its record ended).
      */
-    private void giveBack(String name, String id, int permits, CompletableFuture<Void> ended) {
-        String what = "give-back of take " + id + " of semaphore '" + name + "' on " + runner.server()
-                + " (its answer was lost)";
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECORD_MILLIS);
-        RetriedRemoval.Try<Integer> once = retry -> retry > 0 && System.nanoTime() - until >= 0
-                ? CompletableFuture.completedFuture(0) : giveBackOnce(name, id, permits);
-        giveBacks.now(what, once, e -> e instanceof LockUnavailableException, 0, null)
-                .whenComplete((n, e) -> ended.whenComplete((v, x) ->
-                        giveBacks.now(what, once, t -> t instanceof LockUnavailableException, 0, null)));
+    @Override
+    public CompletableFuture<Boolean> cleanUpTake(String name, int permits, String id) {
+        return runner.afterAttempt(id, () -> giveBack(name, permits, id));
     }
 
-    /**
-     * One give-back: deletes the take's record and, only if there was one, adds its permits back, in one
-     * transaction; completes with the permits given back (0: the take never committed, or was given back already).
-     */
-    CompletableFuture<Integer> giveBackOnce(String name, String id, int permits) {
+    private CompletableFuture<Boolean> giveBack(String name, int permits, String id) {
         String key = rowKey(name);
         return run("give back a take whose answer was lost of", name, c -> {
-            int n = inTransaction(c, tx -> {
-                if (execute(tx, sql.deletePermit, records, id) == 0) {
-                    return 0;
-                }
-                execute(tx, sql.addToCount, (long) permits, kind, key);
-                return permits;
-            });
-            if (n > 0) {
+            boolean given = inTransaction(c, tx -> execute(tx, sql.releaseLivePermit, records, id) == 1
+                    && execute(tx, sql.addToCount, (long) permits, kind, key) >= 0);
+            if (given) {
                 wakeups.changed(c, wakeKey(name));
-                log.info("gave back {} permit(s) of semaphore '{}' taken by an attempt whose answer was lost", n,
+                log.info("gave back {} permit(s) of semaphore '{}' taken by an attempt whose answer was lost", permits,
                         name);
             }
-            return n;
+            return given;
         });
     }
 
-    /** Deletes the ended take records of this namespace; returns how many. */
-    private long reapRecords() {
-        return runner.call("delete ended semaphore take records of " + sql.permits,
-                c -> execute(c, sql.deleteExpiredPermits, records));
-    }
-
-    private static Throwable unwrap(Throwable e) {
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
-    }
 }

@@ -1,7 +1,28 @@
 package io.latchkey.jdbc;
 
-/** JDBC URLs as they may appear in messages: without user info, query string or H2 settings (passwords). */
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.latchkey.LockUnavailableException;
+import io.latchkey.core.ConnectFailures;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code jdbc:} URLs: as they may appear in messages (without user info, query string or H2 settings: passwords),
+ * the client's own {@code latchkey.} parameters, and the small HikariCP pools behind {@code jdbc:} URIs.
+ */
 final class JdbcUrls {
+
+    /** The prefix of the URL parameters that are the client's, not the driver's. */
+    static final String PARAM_PREFIX = "latchkey.";
+    private static final AtomicInteger POOLS = new AtomicInteger();
 
     private JdbcUrls() {
     }
@@ -10,11 +31,7 @@ final class JdbcUrls {
         if (url == null) {
             return "unknown database";
         }
-        String u = url;
-        int cut = indexOfAny(u, '?', ';');
-        if (cut >= 0) {
-            u = u.substring(0, cut);
-        }
+        String u = url.split("[?;]", 2)[0];
         int slashes = u.indexOf("//");
         if (slashes >= 0) {
             int at = u.indexOf('@', slashes + 2);
@@ -26,9 +43,6 @@ final class JdbcUrls {
         return u;
     }
 
-    /** The prefix of the URL parameters that are the client's, not the driver's. */
-    static final String PARAM_PREFIX = "latchkey.";
-
     /**
      * {@code options} with the client's own parameters of {@code url} applied ({@code latchkey.pooling=detect|session|
      * transaction}, {@code latchkey.listenUrl=<URL-encoded jdbc:postgresql: URL>}).
@@ -36,68 +50,122 @@ final class JdbcUrls {
      * @throws IllegalArgumentException for an unknown {@code latchkey.} parameter or a bad value
      */
     static JdbcOptions applyParams(String url, JdbcOptions options) {
-        JdbcOptions.Builder b = null;
-        for (String[] kv : latchkeyParams(url)) {
-            if (b == null) {
-                b = JdbcOptions.Builder.from(options);
-            }
-            String value = java.net.URLDecoder.decode(kv[1], java.nio.charset.StandardCharsets.UTF_8);
-            switch (kv[0]) {
-                case "latchkey.pooling":
-                    try {
-                        b.pooling(JdbcOptions.Pooling.valueOf(value.toUpperCase(java.util.Locale.ROOT)));
-                    } catch (IllegalArgumentException e) {
-                        throw new IllegalArgumentException(String.format(
-                                "latchkey.pooling must be detect, session or transaction but was '%s'", value), e);
-                    }
-                    break;
-                case "latchkey.listenUrl":
-                    b.listenUrl(value);
-                    break;
-                default:
-                    throw new IllegalArgumentException(String.format("unknown parameter %s in %s; the client's own "
-                            + "parameters are latchkey.pooling and latchkey.listenUrl", kv[0], redact(url)));
+        List<String> ours = params(url, true);
+        if (ours.isEmpty()) {
+            return options;
+        }
+        JdbcOptions.Builder b = JdbcOptions.Builder.from(options);
+        for (String p : ours) {
+            int eq = p.indexOf('=');
+            String name = eq < 0 ? p : p.substring(0, eq);
+            String value = URLDecoder.decode(eq < 0 ? "" : p.substring(eq + 1), StandardCharsets.UTF_8);
+            if (name.equals("latchkey.pooling")) {
+                try {
+                    b.pooling(JdbcOptions.Pooling.valueOf(value.toUpperCase(Locale.ROOT)));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(String.format(
+                            "latchkey.pooling must be detect, session or transaction but was '%s'", value), e);
+                }
+            } else if (name.equals("latchkey.listenUrl")) {
+                b.listenUrl(value);
+            } else {
+                throw new IllegalArgumentException(String.format("unknown parameter %s in %s; the client's own "
+                        + "parameters are latchkey.pooling and latchkey.listenUrl", name, redact(url)));
             }
         }
-        return b == null ? options : b.build();
+        return b.build();
     }
 
     /** {@code url} without its {@code latchkey.} parameters (which the driver must not see). */
     static String withoutParams(String url) {
-        int q = url.indexOf('?');
-        if (q < 0 || !url.startsWith("jdbc:postgresql:")) {
+        if (params(url, true).isEmpty()) {
             return url;
         }
-        StringBuilder kept = new StringBuilder();
-        for (String p : url.substring(q + 1).split("&")) {
-            if (!p.isEmpty() && !p.startsWith(PARAM_PREFIX)) {
-                kept.append(kept.length() == 0 ? "" : "&").append(p);
-            }
-        }
-        return url.substring(0, q) + (kept.length() == 0 ? "" : "?" + kept);
+        String kept = String.join("&", params(url, false));
+        return url.substring(0, url.indexOf('?')) + (kept.isEmpty() ? "" : "?" + kept);
     }
 
-    private static java.util.List<String[]> latchkeyParams(String url) {
-        java.util.List<String[]> params = new java.util.ArrayList<>();
+    /** The non-empty query parameters of a {@code jdbc:postgresql:} URL that are the client's ({@code ours}) or not. */
+    private static List<String> params(String url, boolean ours) {
+        List<String> params = new ArrayList<>();
         int q = url.indexOf('?');
-        if (q < 0 || !url.startsWith("jdbc:postgresql:")) {
-            return params;
-        }
-        for (String p : url.substring(q + 1).split("&")) {
-            if (p.startsWith(PARAM_PREFIX)) {
-                int eq = p.indexOf('=');
-                params.add(eq < 0 ? new String[] {p, ""} : new String[] {p.substring(0, eq), p.substring(eq + 1)});
+        if (q >= 0 && url.startsWith("jdbc:postgresql:")) {
+            for (String p : url.substring(q + 1).split("&")) {
+                if (!p.isEmpty() && p.startsWith(PARAM_PREFIX) == ours) {
+                    params.add(p);
+                }
             }
         }
         return params;
     }
 
-    private static int indexOfAny(String s, char a, char b) {
-        int i = s.indexOf(a);
-        int j = s.indexOf(b);
-        if (i < 0) {
-            return j;
+    /** A pool of at most {@code poolSize} connections to {@code jdbcUrl}, connecting within the operation timeout. */
+    static HikariDataSource pool(String jdbcUrl, int poolSize, Duration operationTimeout) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(withLoginTimeout(driverUrl(jdbcUrl), operationTimeout));
+        config.setPoolName("latchkey-jdbc-pool-" + POOLS.incrementAndGet());
+        config.setMaximumPoolSize(poolSize);
+        config.setMinimumIdle(1);
+        config.setConnectionTimeout(Math.max(250, operationTimeout.toMillis()));
+        config.setValidationTimeout(Math.max(250, Math.min(operationTimeout.toMillis(), 5_000)));
+        config.setAutoCommit(true);
+        try {
+            return new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            String cause = ConnectFailures.describe(e);
+            if (cause != null) {
+                throw new LockUnavailableException(String.format("cannot connect to %s: %s", redact(jdbcUrl),
+                        cause.replace(jdbcUrl, redact(jdbcUrl))), e);
+            }
+            throw new LockUnavailableException(String.format("could not open a connection pool to %s: %s",
+                    redact(jdbcUrl), e.getMessage() == null ? e.getClass().getSimpleName()
+                            : e.getMessage().replace(jdbcUrl, redact(jdbcUrl))), e);
         }
-        return j < 0 ? i : Math.min(i, j);
+    }
+
+    /**
+     * {@code url} with the driver's bound on opening a connection set to the operation timeout, unless the URL sets
+     * it: PgJDBC has none by default (a server that never answers its start-up message, such as Redis, keeps
+     * {@code connect} waiting for ever), MariaDB Connector/J waits 30 s.
+     */
+    static String withLoginTimeout(String url, Duration timeout) {
+        String lower = url.toLowerCase(Locale.ROOT);
+        String name;
+        long value;
+        if (lower.startsWith("jdbc:postgresql:")) {
+            name = "loginTimeout=";
+            value = Math.max(1, (timeout.toMillis() + 999) / 1000);
+        } else if (lower.startsWith("jdbc:mariadb:") || lower.startsWith("jdbc:mysql:")) {
+            name = "connectTimeout=";
+            value = Math.max(1, timeout.toMillis());
+        } else {
+            return url;
+        }
+        String lowerName = name.toLowerCase(Locale.ROOT);
+        if (lower.contains("?" + lowerName) || lower.contains("&" + lowerName)) {
+            return url;
+        }
+        return url + (url.indexOf('?') >= 0 ? "&" : "?") + name + value;
+    }
+
+    /** {@code jdbc:mysql:} goes to MariaDB Connector/J (which wants its own scheme) when MySQL's is absent. */
+    static String driverUrl(String jdbcUrl) {
+        try {
+            DriverManager.getDriver(jdbcUrl);
+            return jdbcUrl;
+        } catch (SQLException notAccepted) {
+            if (jdbcUrl.toLowerCase(Locale.ROOT).startsWith("jdbc:mysql:")) {
+                String mariadb = "jdbc:mariadb:" + jdbcUrl.substring("jdbc:mysql:".length());
+                try {
+                    DriverManager.getDriver(mariadb);
+                    return mariadb;
+                } catch (SQLException alsoNot) {
+                    // fall through to the error below
+                }
+            }
+            throw new IllegalArgumentException(String.format(
+                    "no JDBC driver on the class path accepts %s; add org.postgresql:postgresql, "
+                            + "org.mariadb.jdbc:mariadb-java-client or com.h2database:h2", redact(jdbcUrl)));
+        }
     }
 }

@@ -4,7 +4,6 @@ import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,9 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The SQL of the lease-table lock: each method runs the statements of one operation on a connection it is given
- * (see {@link LeaseTableSql} for the statements, all decided on the database's clock), binds the parameters and
- * reads the results. No waiting, no threads: the engine decides when to try, {@link JdbcLockOps} on which
- * connection.
+ * (see {@link LeaseTableSql} for the statements, all decided on the database's clock). No waiting, no threads: the
+ * engine decides when to try, {@link JdbcLockOps} on which connection.
  */
 final class LeaseTableRows {
 
@@ -40,6 +38,7 @@ final class LeaseTableRows {
     private final String namespace;
     private final TimeSource time;
     private final String channel;
+    private final boolean postgres;
     /** The client's name, written with each hold if the table has the column; set before the first acquire. */
     String clientName = io.latchkey.ClientOptions.defaults().clientName();
 
@@ -49,21 +48,19 @@ final class LeaseTableRows {
         this.namespace = namespace;
         this.time = time;
         this.channel = channel;
+        this.postgres = sql.dialect == SqlDialect.POSTGRESQL;
     }
 
-    /**
-     * The row key of {@code name}: the name itself without a namespace, else namespace, U+001F, name. Neither may
-     * contain control characters, so no name of one namespace can equal a key of another ({@code "a/" + "x"} is
-     * not {@code "" + "a/x"}); U+001F rather than NUL because PostgreSQL text cannot hold NUL.
-     */
+    /** The row key of {@code name}: {@link #keyPrefix} and the name. */
     String key(String name) {
         return keyPrefix(namespace) + name;
     }
 
     /**
-     * What every row key of {@code namespace} starts with: empty for no namespace, else the namespace and U+001F;
-     * the key of a name is this prefix and the name. Every table of the backend (locks, counts, permits) and the
-     * advisory-lock keys use it.
+     * What every row key of {@code namespace} starts with: empty for no namespace, else the namespace and U+001F.
+     * Neither may contain control characters, so no name of one namespace can equal a key of another ({@code "a/" +
+     * "x"} is not {@code "" + "a/x"}); U+001F rather than NUL because PostgreSQL text cannot hold NUL. Every table of
+     * the backend (locks, counts, permits) and the advisory-lock keys use it.
      */
     static String keyPrefix(String namespace) {
         return namespace.isEmpty() ? "" : namespace + '\u001f';
@@ -76,72 +73,37 @@ final class LeaseTableRows {
      */
     Outcome tryAcquire(Connection c, String key, AcquireRequest req) throws SQLException {
         long sentAt = time.nanoTime();
+        List<Object> acquire = new ArrayList<>(List.of(key, req.ownerId(), req.leaseMillis()));
+        if (sql.clientColumn) {
+            acquire.add(clientName);
+        }
+        if (sql.attemptColumn) {
+            acquire.add(req.attemptId());
+        }
         try {
-            if (sql.dialect == SqlDialect.POSTGRESQL) {
+            if (postgres) {
                 // Both statements in one round trip (one Sync: one implicit transaction); the second sees the
                 // first's row and draws the token only if the first inserted it (token UNTOKENED).
-                try (PreparedStatement ps = c.prepareStatement(sql.acquire + "; " + sql.tokenize)) {
-                    runner.limit(ps);
-                    ps.setString(1, key);
-                    ps.setString(2, req.ownerId());
-                    ps.setLong(3, req.leaseMillis());
-                    int next = bindClient(ps, 4, req);
-                    ps.setString(next, key);
-                    ps.setString(next + 1, req.ownerId());
+                acquire.add(key);
+                acquire.add(req.ownerId());
+                long token = -1;
+                long drawn = -1;
+                try (PreparedStatement ps = runner.prepare(c, sql.acquire + "; " + sql.tokenize, acquire.toArray())) {
                     ps.execute();
-                    long token = -1;
-                    try (ResultSet rs = ps.getResultSet()) {
-                        if (rs.next()) {
-                            token = rs.getLong(1);
-                        }
-                    }
-                    long drawn = -1;
-                    if (ps.getMoreResults()) {
-                        try (ResultSet rs = ps.getResultSet()) {
-                            if (rs.next()) {
-                                drawn = rs.getLong(1);
-                            }
-                        }
-                    }
-                    if (token > LeaseTableSql.UNTOKENED) {
-                        return Outcome.acquired(token, sentAt);
-                    }
-                    if (token == LeaseTableSql.UNTOKENED) {
-                        return drawn > 0 ? Outcome.acquired(drawn, sentAt) : Outcome.busy(0, true);
-                    }
+                    token = firstLong(ps.getResultSet());
+                    drawn = ps.getMoreResults() ? firstLong(ps.getResultSet()) : -1;
                 }
-                return busy(c, key);
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.acquire)) {
-                runner.limit(ps);
-                ps.setString(1, key);
-                ps.setString(2, req.ownerId());
-                ps.setLong(3, req.leaseMillis());
-                bindClient(ps, 4, req);
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.tokenize)) {
-                runner.limit(ps);
-                ps.setString(1, key);
-                ps.setString(2, req.ownerId());
-                ps.executeUpdate();
-            }
-            try (PreparedStatement ps = c.prepareStatement(sql.state)) {
-                runner.limit(ps);
-                ps.setString(1, key);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Outcome.busy(0, true);
-                    }
-                    if (req.ownerId().equals(rs.getString(1)) && rs.getLong(3) > 0) {
-                        long token = rs.getLong(2);
-                        // Untokened: our tokenize lost the row and it was taken again by us meanwhile; try again.
-                        return token != LeaseTableSql.UNTOKENED ? Outcome.acquired(token, sentAt)
-                                : Outcome.busy(0, true);
-                    }
-                    return Outcome.busy(Math.max(0, rs.getLong(3)), false);
+                if (token > LeaseTableSql.UNTOKENED) {
+                    return Outcome.acquired(token, sentAt);
                 }
+                if (token == LeaseTableSql.UNTOKENED) {
+                    return drawn > 0 ? Outcome.acquired(drawn, sentAt) : Outcome.busy(0, true);
+                }
+                return readBusy(c, sql.markWaiting, key, null);
             }
+            runner.update(c, sql.acquire, acquire.toArray());
+            runner.update(c, sql.tokenize, key, req.ownerId());
+            return readBusy(c, sql.state, key, req).withSentAt(sentAt);
         } catch (SQLException e) {
             String state = e.getSQLState();
             // Two first acquires of a new name racing on MERGE (H2), or a deadlock victim (InnoDB): try again.
@@ -153,47 +115,62 @@ final class LeaseTableRows {
         }
     }
 
-    private Outcome busy(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.markWaiting)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return Outcome.busy(Math.max(0, rs.getLong(3)), false);
-                }
+    private static long firstLong(ResultSet rs) throws SQLException {
+        try (rs) {
+            return rs.next() ? rs.getLong(1) : -1;
+        }
+    }
+
+    /**
+     * Reads the row's owner, token and remaining lease ({@code query}); acquired if {@code mine} is given and the
+     * live row is its owner's with a token. No row, or one still untokened, is a race: look again at once.
+     */
+    private Outcome readBusy(Connection c, String query, String key, AcquireRequest mine) throws SQLException {
+        try (PreparedStatement ps = runner.prepare(c, query, key); ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
                 return Outcome.busy(0, true);
             }
+            if (mine != null && mine.ownerId().equals(rs.getString(1)) && rs.getLong(3) > 0) {
+                long token = rs.getLong(2);
+                // Untokened: our tokenize lost the row and it was taken again by us meanwhile; try again.
+                return token != LeaseTableSql.UNTOKENED ? Outcome.acquired(token, 0) : Outcome.busy(0, true);
+            }
+            return Outcome.busy(Math.max(0, rs.getLong(3)), false);
         }
     }
 
     /** Deletes the grant's row (on PostgreSQL notifying the release); whether it was still the grant's. */
     boolean release(Connection c, String key, Grant grant) throws SQLException {
-        boolean released;
-        try (PreparedStatement ps = c.prepareStatement(sql.release)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            ps.setString(2, grant.ownerId());
-            ps.setLong(3, grant.fencingToken());
-            if (sql.dialect == SqlDialect.POSTGRESQL) {
-                ps.setString(4, channel);
-                try (ResultSet rs = ps.executeQuery()) {
-                    released = rs.next() && rs.getBoolean(1);
-                }
-            } else {
-                released = ps.executeUpdate() > 0;
-            }
-        }
+        boolean released = deleted(c, sql.release, key, grant.ownerId(), grant.fencingToken());
         if (!released && sql.releaseExpired != null) {
             // Our lease ran out and nobody took the row over: delete it anyway, it must not stay behind.
-            try (PreparedStatement ps = c.prepareStatement(sql.releaseExpired)) {
-                runner.limit(ps);
-                ps.setString(1, key);
-                ps.setString(2, grant.ownerId());
-                ps.setLong(3, grant.fencingToken());
-                ps.executeUpdate();
-            }
+            runner.update(c, sql.releaseExpired, key, grant.ownerId(), grant.fencingToken());
         }
         return released;
+    }
+
+    /** Deletes the row whoever holds it (on PostgreSQL notifying the release); whether a live hold was deleted. */
+    boolean forceUnlock(Connection c, String key) throws SQLException {
+        boolean released = deleted(c, sql.forceUnlock, key);
+        if (!released && sql.forceUnlockExpired != null) {
+            runner.update(c, sql.forceUnlockExpired, key);
+        }
+        return released;
+    }
+
+    /**
+     * Runs a delete of {@code params}; PostgreSQL's form also takes the channel and returns one row with whether the
+     * lease was live, the others report a count of live rows deleted.
+     */
+    private boolean deleted(Connection c, String delete, Object... params) throws SQLException {
+        if (!postgres) {
+            return runner.update(c, delete, params) > 0;
+        }
+        Object[] all = java.util.Arrays.copyOf(params, params.length + 1);
+        all[params.length] = channel;
+        try (PreparedStatement ps = runner.prepare(c, delete, all); ResultSet rs = ps.executeQuery()) {
+            return rs.next() && rs.getBoolean(1);
+        }
     }
 
     /** Extends the leases of {@code all}, in chunks; returns the grants whose rows were no longer theirs. */
@@ -201,7 +178,7 @@ final class LeaseTableRows {
         Set<Grant> lost = new HashSet<>(all);
         for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
             List<Grant> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
-            if (sql.dialect == SqlDialect.POSTGRESQL) {
+            if (postgres) {
                 renewPostgres(c, chunk, lost);
             } else {
                 renewGeneric(c, chunk, lost);
@@ -216,33 +193,16 @@ final class LeaseTableRows {
         String[] owners = new String[n];
         Long[] tokens = new Long[n];
         Long[] leases = new Long[n];
-        Map<String, Grant> byKey = new HashMap<>();
         for (int i = 0; i < n; i++) {
             Grant g = chunk.get(i);
             names[i] = key(g.name());
             owners[i] = g.ownerId();
             tokens[i] = g.fencingToken();
             leases[i] = g.leaseMillis();
-            byKey.put(names[i] + '\u0000' + owners[i] + '\u0000' + tokens[i], g);
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.renewPostgres())) {
-            runner.limit(ps);
-            Array a1 = c.createArrayOf("text", names);
-            Array a2 = c.createArrayOf("text", owners);
-            Array a3 = c.createArrayOf("bigint", tokens);
-            Array a4 = c.createArrayOf("bigint", leases);
-            ps.setArray(1, a1);
-            ps.setArray(2, a2);
-            ps.setArray(3, a3);
-            ps.setArray(4, a4);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    Grant g = byKey.get(rs.getString(1) + '\u0000' + rs.getString(2) + '\u0000' + rs.getLong(3));
-                    if (g != null) {
-                        lost.remove(g);
-                    }
-                }
-            }
+        try (PreparedStatement ps = runner.prepare(c, sql.renewPostgres(), c.createArrayOf("text", names),
+                c.createArrayOf("text", owners), c.createArrayOf("bigint", tokens), c.createArrayOf("bigint", leases))) {
+            stillHeld(ps, chunk, lost);
         }
     }
 
@@ -253,148 +213,69 @@ final class LeaseTableRows {
         }
         for (Map.Entry<Long, List<Grant>> e : byLease.entrySet()) {
             List<Grant> gs = e.getValue();
-            int updated;
-            try (PreparedStatement ps = c.prepareStatement(sql.renewBatch(gs.size()))) {
-                runner.limit(ps);
-                ps.setLong(1, e.getKey());
-                bindTriples(ps, bindNames(ps, 2, gs), gs);
-                updated = ps.executeUpdate();
+            List<Object> params = new ArrayList<>();
+            for (Grant g : gs) {
+                params.add(key(g.name()));
             }
-            if (updated == gs.size()) {
+            for (Grant g : gs) {
+                params.add(key(g.name()));
+                params.add(g.ownerId());
+                params.add(g.fencingToken());
+            }
+            params.add(0, e.getKey());
+            if (runner.update(c, sql.renewBatch(gs.size()), params.toArray()) == gs.size()) {
                 lost.removeAll(gs);
                 continue;
             }
             // Some were lost: one more read tells which (only when something went wrong).
-            Map<String, Grant> byKey = new HashMap<>();
-            for (Grant g : gs) {
-                byKey.put(key(g.name()) + '\u0000' + g.ownerId() + '\u0000' + g.fencingToken(), g);
+            params.remove(0);
+            try (PreparedStatement ps = runner.prepare(c, sql.stillHeld(gs.size()), params.toArray())) {
+                stillHeld(ps, gs, lost);
             }
-            try (PreparedStatement ps = c.prepareStatement(sql.stillHeld(gs.size()))) {
-                runner.limit(ps);
-                bindTriples(ps, bindNames(ps, 1, gs), gs);
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        Grant g = byKey.get(rs.getString(1) + '\u0000' + rs.getString(2) + '\u0000' + rs.getLong(3));
-                        if (g != null) {
-                            lost.remove(g);
-                        }
-                    }
+        }
+    }
+
+    /** Removes from {@code lost} the grants of {@code gs} whose (name, owner, token) the query returns. */
+    private void stillHeld(PreparedStatement ps, List<Grant> gs, Set<Grant> lost) throws SQLException {
+        Map<String, Grant> byKey = new HashMap<>();
+        for (Grant g : gs) {
+            byKey.put(key(g.name()) + '\u0000' + g.ownerId() + '\u0000' + g.fencingToken(), g);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                Grant g = byKey.get(rs.getString(1) + '\u0000' + rs.getString(2) + '\u0000' + rs.getLong(3));
+                if (g != null) {
+                    lost.remove(g);
                 }
             }
-        }
-    }
-
-    /** Binds the grants' row keys from {@code first}; returns the next parameter index. */
-    private int bindNames(PreparedStatement ps, int first, List<Grant> gs) throws SQLException {
-        int i = first;
-        for (Grant g : gs) {
-            ps.setString(i++, key(g.name()));
-        }
-        return i;
-    }
-
-    private void bindTriples(PreparedStatement ps, int first, List<Grant> gs) throws SQLException {
-        int i = first;
-        for (Grant g : gs) {
-            ps.setString(i++, key(g.name()));
-            ps.setString(i++, g.ownerId());
-            ps.setLong(i++, g.fencingToken());
         }
     }
 
     /** Passes the row from {@code from} to {@code request}'s owner with a new token; {@code null} if not held by it. */
     Grant handOff(Connection c, String key, Grant from, AcquireRequest request) throws SQLException {
         long sentAt = time.nanoTime();
-        if (sql.dialect == SqlDialect.POSTGRESQL) {
-            try (PreparedStatement ps = c.prepareStatement(sql.handOff)) {
-                runner.limit(ps);
-                ps.setString(1, request.ownerId());
-                ps.setLong(2, request.leaseMillis());
-                int i = bindAttempt(ps, 3, request);
-                ps.setString(i, key);
-                ps.setString(i + 1, from.ownerId());
-                ps.setLong(i + 2, from.fencingToken());
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? new Grant(request, rs.getLong(1), sentAt, null) : null;
-                }
-            }
-        }
+        List<Object> params = new ArrayList<>(List.of(request.ownerId()));
         // A new token from the sequence, not token + 1: the next holder after this row's deletion takes the
-        // sequence's next value, which must be above this one.
-        long token;
-        try (PreparedStatement ps = c.prepareStatement(sql.nextTokenQuery); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            token = rs.getLong(1);
+        // sequence's next value, which must be above this one. PostgreSQL draws it in the statement.
+        long token = postgres ? -1 : runner.queryLong(c, sql.nextTokenQuery);
+        if (!postgres) {
+            params.add(token);
         }
-        try (PreparedStatement ps = c.prepareStatement(sql.handOff)) {
-            runner.limit(ps);
-            ps.setString(1, request.ownerId());
-            ps.setLong(2, token);
-            ps.setLong(3, request.leaseMillis());
-            int i = bindAttempt(ps, 4, request);
-            ps.setString(i, key);
-            ps.setString(i + 1, from.ownerId());
-            ps.setLong(i + 2, from.fencingToken());
-            return ps.executeUpdate() == 1 ? new Grant(request, token, sentAt, null) : null;
+        params.add(request.leaseMillis());
+        if (sql.attemptColumn) {
+            params.add(request.attemptId());
         }
-    }
-
-    /** Binds {@code req}'s attempt id at {@code index} if the table has its column; the next parameter's index. */
-    private int bindAttempt(PreparedStatement ps, int index, AcquireRequest req) throws SQLException {
-        if (!sql.attemptColumn) {
-            return index;
+        params.addAll(List.of(key, from.ownerId(), from.fencingToken()));
+        if (postgres) {
+            Long drawn = runner.queryLong(c, sql.handOff, params.toArray());
+            return drawn == null ? null : new Grant(request, drawn, sentAt, null);
         }
-        ps.setString(index, req.attemptId());
-        return index + 1;
+        return runner.update(c, sql.handOff, params.toArray()) == 1 ? new Grant(request, token, sentAt, null) : null;
     }
 
     boolean isLocked(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.isLocked)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getLong(1) > 0;
-            }
-        }
-    }
-
-    /** Deletes the row whoever holds it (on PostgreSQL notifying the release); whether a live hold was deleted. */
-    boolean forceUnlock(Connection c, String key) throws SQLException {
-        boolean released;
-        try (PreparedStatement ps = c.prepareStatement(sql.forceUnlock)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            if (sql.dialect == SqlDialect.POSTGRESQL) {
-                ps.setString(2, channel);
-                try (ResultSet rs = ps.executeQuery()) {
-                    released = rs.next() && rs.getBoolean(1);
-                }
-            } else {
-                released = ps.executeUpdate() > 0;
-            }
-        }
-        if (!released && sql.forceUnlockExpired != null) {
-            try (PreparedStatement ps = c.prepareStatement(sql.forceUnlockExpired)) {
-                runner.limit(ps);
-                ps.setString(1, key);
-                ps.executeUpdate();
-            }
-        }
-        return released;
-    }
-
-    /**
-     * Binds the client's name at {@code index} and then {@code req}'s attempt id, each if the table has its column;
-     * the next parameter's index.
-     */
-    private int bindClient(PreparedStatement ps, int index, AcquireRequest req) throws SQLException {
-        if (sql.clientColumn) {
-            ps.setString(index++, clientName);
-        }
-        if (sql.attemptColumn) {
-            ps.setString(index++, req.attemptId());
-        }
-        return index;
+        Long n = runner.queryLong(c, sql.isLocked, key);
+        return n != null && n > 0;
     }
 
     /**
@@ -402,18 +283,12 @@ final class LeaseTableRows {
      * as a release does); whether it deleted one. Never a later hold of the owner: its acquire wrote another id.
      */
     boolean cleanUp(Connection c, String key, AcquireRequest req) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.cleanUp)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            ps.setString(2, req.ownerId());
-            ps.setString(3, req.attemptId());
-            if (sql.dialect == SqlDialect.POSTGRESQL) {
-                ps.setString(4, channel);
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next();
-                }
-            }
-            return ps.executeUpdate() > 0;
+        if (!postgres) {
+            return runner.update(c, sql.cleanUp, key, req.ownerId(), req.attemptId()) > 0;
+        }
+        try (PreparedStatement ps = runner.prepare(c, sql.cleanUp, key, req.ownerId(), req.attemptId(), channel);
+             ResultSet rs = ps.executeQuery()) {
+            return rs.next();
         }
     }
 
@@ -422,18 +297,14 @@ final class LeaseTableRows {
      * client's name ({@code unknown} for a row written without it); {@code null} if free. One SELECT.
      */
     LockHolder holder(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql.holder)) {
-            runner.limit(ps);
-            ps.setString(1, key);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next() && rs.getString(1) != null && rs.getLong(3) > 0) {
-                    String client = rs.getString(5);
-                    return new LockHolder(rs.getString(1), client == null ? LockHolder.UNKNOWN_CLIENT : client,
-                            Optional.of(Instant.ofEpochMilli(rs.getLong(4))), Optional.of(Duration.ofMillis(rs.getLong(3))),
-                            OptionalLong.of(rs.getLong(2)), OptionalInt.empty());
-                }
-                return null;
+        try (PreparedStatement ps = runner.prepare(c, sql.holder, key); ResultSet rs = ps.executeQuery()) {
+            if (rs.next() && rs.getString(1) != null && rs.getLong(3) > 0) {
+                String client = rs.getString(5);
+                return new LockHolder(rs.getString(1), client == null ? LockHolder.UNKNOWN_CLIENT : client,
+                        Optional.of(Instant.ofEpochMilli(rs.getLong(4))), Optional.of(Duration.ofMillis(rs.getLong(3))),
+                        OptionalLong.of(rs.getLong(2)), OptionalInt.empty());
             }
+            return null;
         }
     }
 
@@ -444,19 +315,7 @@ final class LeaseTableRows {
     long reapExpired(Connection c) throws SQLException {
         long total = 0;
         for (int round = 0; round < 100; round++) {
-            int n;
-            try (PreparedStatement ps = c.prepareStatement(sql.reap)) {
-                runner.limit(ps);
-                if (sql.dialect == SqlDialect.POSTGRESQL) {
-                    ps.setString(1, channel);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        n = rs.getInt(1);
-                    }
-                } else {
-                    n = ps.executeUpdate();
-                }
-            }
+            long n = postgres ? runner.queryLong(c, sql.reap, channel) : runner.update(c, sql.reap);
             total += n;
             if (n < LeaseTableSql.REAP_BATCH) {
                 break;
@@ -465,26 +324,18 @@ final class LeaseTableRows {
         return total;
     }
 
-    /** The outcome of one acquire statement. */
-    static final class Outcome {
-        final long token;
-        final long sentAt;
-        final long holderRemainingMillis;
-        final boolean retryNow;
-
-        private Outcome(long token, long sentAt, long holderRemainingMillis, boolean retryNow) {
-            this.token = token;
-            this.sentAt = sentAt;
-            this.holderRemainingMillis = holderRemainingMillis;
-            this.retryNow = retryNow;
-        }
-
+    /** The outcome of one acquire statement: a token (or -1 when busy) and when it was sent, or busy. */
+    record Outcome(long token, long sentAt, long holderRemainingMillis, boolean retryNow) {
         static Outcome acquired(long token, long sentAt) {
             return new Outcome(token, sentAt, 0, false);
         }
 
         static Outcome busy(long holderRemainingMillis, boolean retryNow) {
             return new Outcome(-1, 0, holderRemainingMillis, retryNow);
+        }
+
+        Outcome withSentAt(long at) {
+            return token < 0 ? this : acquired(token, at);
         }
     }
 }

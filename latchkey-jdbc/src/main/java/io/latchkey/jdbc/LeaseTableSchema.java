@@ -25,31 +25,23 @@ final class LeaseTableSchema {
 
     /**
      * Makes sure the table and the sequence exist, and adds the {@code client_name} column to a table of an earlier
-     * version that lacks it (if {@code create} is on; otherwise clients run without recording their names, and
-     * holders show as {@code unknown}).
+     * version that lacks it (if {@code create} is on; otherwise holders show as {@code unknown}).
      *
      * @return whether the table has the {@code client_name} column
      * @throws IllegalStateException naming the missing object and its DDL if one is missing and {@code create} is off
      */
     static boolean ensure(JdbcRunner runner, LeaseTableSql sql, boolean create) {
+        String tableDdl = sql.dialect.lockTableDdl(sql.table);
+        String sequenceDdl = sql.dialect.tokenSequenceDdl(sql.table);
         runner.call("check lock table " + sql.table, c -> {
             if (!usable(c, sql.probe)) {
-                if (!create) {
-                    throw new IllegalStateException(String.format(
-                            "the lock table %s does not exist (or lacks the expected columns) in %s and createTable is "
-                                    + "off; create it with:%n%s;%n%s", sql.table, runner.server(),
-                            sql.dialect.lockTableDdl(sql.table), sql.dialect.tokenSequenceDdl(sql.table)));
-                }
-                execute(c, sql.dialect.lockTableDdl(sql.table));
+                missing(create, "the lock table " + sql.table, runner, tableDdl + ";%n" + sequenceDdl);
+                execute(c, tableDdl);
             }
             // Probing takes a value (a gap in the tokens, harmless); PostgreSQL and H2 have no cheaper portable test.
             if (!usable(c, sql.nextTokenQuery)) {
-                if (!create) {
-                    throw new IllegalStateException(String.format(
-                            "the token sequence %s of the lock table %s does not exist in %s and createTable is off; "
-                                    + "create it with:%n%s", sql.sequence, sql.table, runner.server(),
-                            sql.dialect.tokenSequenceDdl(sql.table)));
-                }
+                missing(create, "the token sequence " + sql.sequence + " of the lock table " + sql.table, runner,
+                        sequenceDdl);
                 createSequence(c, sql);
             }
             return null;
@@ -58,10 +50,17 @@ final class LeaseTableSchema {
                 sql.dialect.clientNameColumnDdl(sql.table), "holders show as 'unknown'", false);
     }
 
+    private static void missing(boolean create, String what, JdbcRunner runner, String ddl) {
+        if (!create) {
+            throw new IllegalStateException(String.format("%s does not exist (or lacks the expected columns) in %s and "
+                    + "createTable is off; create it with:%n" + ddl, what, runner.server()));
+        }
+    }
+
     /**
      * Adds the {@code attempt_id} column to a table of an earlier version that lacks it (if {@code create} is on;
-     * otherwise clients run without it: a row whose acquire answer never reached its client is not removed by the
-     * attempt's clean-up but blocks other owners until its lease runs out, which is logged once, with the DDL).
+     * otherwise a row whose acquire answer never reached its client is not removed by the attempt's clean-up but
+     * blocks other owners until its lease runs out, which is logged once, with the DDL).
      *
      * @return whether the table has the {@code attempt_id} column
      */

@@ -41,7 +41,6 @@ final class LeaseTableSql {
     final String table;
     /** The token sequence: {@code <table>_token}, the table name cut to keep it a valid identifier. */
     final String sequence;
-    /** An expression for the sequence's next value. */
     final String nextToken;
     /**
      * Acquire: writes the row for its owner, with token {@link #UNTOKENED} when it was free (PostgreSQL: when it
@@ -49,11 +48,7 @@ final class LeaseTableSql {
      * token (no row when busy); the others are followed by {@link #tokenize} and {@link #state}.
      */
     final String acquire;
-    /**
-     * Gives the owner's untokened row the sequence's next value (bound: name, owner); PostgreSQL returns it. Runs
-     * after {@link #acquire} wrote the row (PostgreSQL: in the same round trip and implicit transaction; the others:
-     * after it committed), so the value is drawn after the row became this acquirer's.
-     */
+    /** Gives the owner's untokened row the sequence's next value (name, owner); PostgreSQL returns it. */
     final String tokenize;
     /** The row's owner, token, remaining lease (ms, database clock) and acquisition time. */
     final String state;
@@ -68,7 +63,6 @@ final class LeaseTableSql {
     final String markWaiting;
     /** Hand-off to a new owner with a new token; PostgreSQL returns it, the others bind it ({@link #nextTokenQuery}). */
     final String handOff;
-    /** Selects one new token (for a hand-off outside PostgreSQL). */
     final String nextTokenQuery;
     final String isLocked;
     /** Deletes the row of a name; PostgreSQL returns whether it was held and notifies; others delete a live row. */
@@ -78,19 +72,11 @@ final class LeaseTableSql {
     /** Deletes at most {@link #REAP_BATCH} expired rows (PostgreSQL: notifying flagged waiters). */
     final String reap;
     final String probe;
-    /** Whether the table has the {@code client_name} column (a table of an earlier version may lack it). */
     final boolean clientColumn;
-    /** Selects the client name column: runs only if the table has it. */
     final String probeClientColumn;
     /** The row's owner, token, remaining lease (ms, database clock), acquisition time (epoch ms) and client name. */
     final String holder;
-    /**
-     * Whether the table has the {@code attempt_id} column (a table of an earlier version may lack it): acquires and
-     * hand-offs then write the request's attempt id (one more parameter, after the client name), and {@link #cleanUp}
-     * exists.
-     */
     final boolean attemptColumn;
-    /** Selects the attempt id column: runs only if the table has it. */
     final String probeAttemptColumn;
     /**
      * The clean-up of an attempt whose answer never arrived: deletes the row of (name, owner, attempt id), never a
@@ -123,48 +109,58 @@ final class LeaseTableSql {
         String now = dialect.nowMillis();
         String free = "(l.owner IS NULL OR l.expires_at <= " + now + ")";
         String byOwner = " WHERE lock_name = ? AND owner = ? AND token = ?";
-        switch (dialect) {
-            case POSTGRESQL:
-                acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at"
-                        + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
-                        + " ON CONFLICT (lock_name) DO UPDATE SET"
-                        + (clientColumn ? " client_name = EXCLUDED.client_name," : "")
-                        + (attemptColumn ? " attempt_id = EXCLUDED.attempt_id," : "")
-                        + " token = CASE WHEN " + free + " THEN " + nextToken + " ELSE l.token END,"
-                        + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
-                        + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
-                        + " waiting = CASE WHEN " + free + " THEN FALSE ELSE l.waiting END,"
-                        + " owner = EXCLUDED.owner,"
-                        + " expires_at = EXCLUDED.expires_at"
-                        + " WHERE " + free + " OR l.owner = EXCLUDED.owner"
-                        + " RETURNING l.token";
-                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
-                        + " AND token = " + UNTOKENED + " RETURNING token";
-                // NOTIFY serializes committing transactions on a global queue lock: only send it when a waiter
-                // has flagged the row (markWaiting); a new row starts unflagged.
-                release = "WITH r AS (DELETE FROM " + table + byOwner
-                        + " RETURNING lock_name, waiting, expires_at > " + now + " AS live)"
-                        + " SELECT live, CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r";
-                releaseExpired = null;
-                markWaiting = "UPDATE " + table + " SET waiting = TRUE WHERE lock_name = ? AND owner IS NOT NULL"
-                        + " AND expires_at > " + now + " RETURNING owner, token, expires_at - " + now + ", acquired_at";
-                forceUnlock = "WITH r AS (DELETE FROM " + table + " WHERE lock_name = ?"
-                        + " RETURNING lock_name, owner IS NOT NULL AND expires_at > " + now + " AS live)"
-                        + " SELECT live, pg_notify(?, lock_name) FROM r";
-                forceUnlockExpired = null;
-                cleanUp = attemptColumn ? "WITH r AS (DELETE FROM " + table + byAttempt + " RETURNING lock_name, waiting)"
-                        + " SELECT CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r" : null;
-                handOff = "UPDATE " + table + " SET owner = ?, token = " + nextToken + ", hold_count = 1, expires_at = "
-                        + now + " + ?, acquired_at = " + now + setAttempt
-                        + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now + " RETURNING token";
-                // The outer condition is re-checked on the row's latest version (READ COMMITTED), so a row that was
-                // re-acquired after the inner SELECT saw it is left alone.
-                reap = "WITH r AS (DELETE FROM " + table + " WHERE lock_name IN (SELECT lock_name FROM " + table
-                        + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH + ") AND expires_at <= " + now
-                        + " RETURNING lock_name, waiting) SELECT count(*), count(pg_notify(?, lock_name))"
-                        + " FILTER (WHERE waiting) FROM r";
-                break;
-            case MYSQL:
+        if (dialect == SqlDialect.POSTGRESQL) {
+            acquire = "INSERT INTO " + table + " AS l (lock_name, owner, hold_count, token, expires_at, acquired_at"
+                    + clientCol + ") VALUES (?, ?, 1, " + UNTOKENED + ", " + now + " + ?, " + now + clientVal + ")"
+                    + " ON CONFLICT (lock_name) DO UPDATE SET"
+                    + (clientColumn ? " client_name = EXCLUDED.client_name," : "")
+                    + (attemptColumn ? " attempt_id = EXCLUDED.attempt_id," : "")
+                    + " token = CASE WHEN " + free + " THEN " + nextToken + " ELSE l.token END,"
+                    + " hold_count = CASE WHEN " + free + " THEN 1 ELSE l.hold_count + 1 END,"
+                    + " acquired_at = CASE WHEN " + free + " THEN EXCLUDED.acquired_at ELSE l.acquired_at END,"
+                    + " waiting = CASE WHEN " + free + " THEN FALSE ELSE l.waiting END,"
+                    + " owner = EXCLUDED.owner,"
+                    + " expires_at = EXCLUDED.expires_at"
+                    + " WHERE " + free + " OR l.owner = EXCLUDED.owner"
+                    + " RETURNING l.token";
+            tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
+                    + " AND token = " + UNTOKENED + " RETURNING token";
+            // NOTIFY serializes committing transactions on a global queue lock: only send it when a waiter
+            // has flagged the row (markWaiting); a new row starts unflagged.
+            release = "WITH r AS (DELETE FROM " + table + byOwner
+                    + " RETURNING lock_name, waiting, expires_at > " + now + " AS live)"
+                    + " SELECT live, CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r";
+            releaseExpired = null;
+            markWaiting = "UPDATE " + table + " SET waiting = TRUE WHERE lock_name = ? AND owner IS NOT NULL"
+                    + " AND expires_at > " + now + " RETURNING owner, token, expires_at - " + now + ", acquired_at";
+            forceUnlock = "WITH r AS (DELETE FROM " + table + " WHERE lock_name = ?"
+                    + " RETURNING lock_name, owner IS NOT NULL AND expires_at > " + now + " AS live)"
+                    + " SELECT live, pg_notify(?, lock_name) FROM r";
+            forceUnlockExpired = null;
+            cleanUp = attemptColumn ? "WITH r AS (DELETE FROM " + table + byAttempt + " RETURNING lock_name, waiting)"
+                    + " SELECT CASE WHEN waiting THEN pg_notify(?, lock_name) END FROM r" : null;
+            handOff = "UPDATE " + table + " SET owner = ?, token = " + nextToken + ", hold_count = 1, expires_at = "
+                    + now + " + ?, acquired_at = " + now + setAttempt
+                    + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now + " RETURNING token";
+            // The outer condition is re-checked on the row's latest version (READ COMMITTED), so a row that was
+            // re-acquired after the inner SELECT saw it is left alone.
+            reap = "WITH r AS (DELETE FROM " + table + " WHERE lock_name IN (SELECT lock_name FROM " + table
+                    + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH + ") AND expires_at <= " + now
+                    + " RETURNING lock_name, waiting) SELECT count(*), count(pg_notify(?, lock_name))"
+                    + " FILTER (WHERE waiting) FROM r";
+        } else {
+            release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
+            releaseExpired = "DELETE FROM " + table + byOwner;
+            forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > " + now;
+            forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
+            markWaiting = null;
+            handOff = "UPDATE " + table + " SET owner = ?, token = ?, hold_count = 1, expires_at = " + now
+                    + " + ?, acquired_at = " + now + setAttempt
+                    + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
+            cleanUp = attemptColumn ? "DELETE FROM " + table + byAttempt : null;
+            tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
+                    + " AND token = " + UNTOKENED;
+            if (dialect == SqlDialect.MYSQL) {
                 // MySQL assigns left to right and later expressions see earlier assignments: owner is assigned
                 // after every column whose condition reads it, and expires_at last, keyed on the new owner.
                 String mfree = "(owner IS NULL OR expires_at <= " + now + ")";
@@ -179,20 +175,8 @@ final class LeaseTableSql {
                         + " acquired_at = IF(" + mfree + ", VALUES(acquired_at), acquired_at),"
                         + " owner = IF(" + mfree + ", VALUES(owner), owner),"
                         + " expires_at = IF(owner = VALUES(owner), VALUES(expires_at), expires_at)";
-                release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
-                releaseExpired = "DELETE FROM " + table + byOwner;
-                forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
-                        + now;
-                forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
-                markWaiting = null;
-                handOff = genericHandOff(table, now, setAttempt);
-                cleanUp = attemptColumn ? "DELETE FROM " + table + byAttempt : null;
-                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
-                        + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
-                break;
-            case H2:
-            default:
+            } else {
                 acquire = "MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(650)), CAST(? AS VARCHAR(255)),"
                         + " CAST(? AS BIGINT)" + (clientColumn ? ", CAST(? AS VARCHAR(128))" : "")
                         + (attemptColumn ? ", CAST(? AS VARCHAR(32))" : "") + "))"
@@ -207,19 +191,9 @@ final class LeaseTableSql {
                         + " WHEN NOT MATCHED THEN INSERT (lock_name, owner, hold_count, token, expires_at, acquired_at"
                         + clientCol + ") VALUES (s.lock_name, s.owner, 1, " + UNTOKENED + ", " + now + " + s.lease, "
                         + now + (clientColumn ? ", s.client_name" : "") + (attemptColumn ? ", s.attempt_id" : "") + ")";
-                release = "DELETE FROM " + table + byOwner + " AND expires_at > " + now;
-                releaseExpired = "DELETE FROM " + table + byOwner;
-                forceUnlock = "DELETE FROM " + table + " WHERE lock_name = ? AND owner IS NOT NULL AND expires_at > "
-                        + now;
-                forceUnlockExpired = "DELETE FROM " + table + " WHERE lock_name = ?";
-                markWaiting = null;
-                handOff = genericHandOff(table, now, setAttempt);
-                cleanUp = attemptColumn ? "DELETE FROM " + table + byAttempt : null;
-                tokenize = "UPDATE " + table + " SET token = " + nextToken + " WHERE lock_name = ? AND owner = ?"
-                        + " AND token = " + UNTOKENED;
                 reap = "DELETE FROM " + table + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
                         + " ROWS ONLY";
-                break;
+            }
         }
         nextTokenQuery = "SELECT " + nextToken;
         state = "SELECT owner, token, expires_at - " + now + ", acquired_at FROM " + table + " WHERE lock_name = ?";
@@ -231,12 +205,6 @@ final class LeaseTableSql {
                 + now;
         probe = "SELECT lock_name, owner, hold_count, token, expires_at, acquired_at"
                 + (dialect == SqlDialect.POSTGRESQL ? ", waiting" : "") + " FROM " + table + " WHERE 1 = 0";
-    }
-
-    private static String genericHandOff(String table, String now, String setAttempt) {
-        return "UPDATE " + table + " SET owner = ?, token = ?, hold_count = 1, expires_at = " + now
-                + " + ?, acquired_at = " + now + setAttempt
-                + " WHERE lock_name = ? AND owner = ? AND token = ? AND expires_at > " + now;
     }
 
     /**
@@ -288,18 +256,10 @@ final class LeaseTableSql {
     }
 
     private static String marks(int n) {
-        StringBuilder b = new StringBuilder(n * 3);
-        for (int i = 0; i < n; i++) {
-            b.append(i == 0 ? "?" : ", ?");
-        }
-        return b.toString();
+        return "?" + ", ?".repeat(n - 1);
     }
 
     private static String tuples(int n) {
-        StringBuilder b = new StringBuilder(n * 10);
-        for (int i = 0; i < n; i++) {
-            b.append(i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
-        }
-        return b.toString();
+        return "(?, ?, ?)" + ", (?, ?, ?)".repeat(n - 1);
     }
 }

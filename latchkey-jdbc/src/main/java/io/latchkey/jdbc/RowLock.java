@@ -137,71 +137,56 @@ public final class RowLock {
             String product = c.getMetaData().getDatabaseProductName();
             SqlDialect dialect = SqlDialect.ofProductName(product);
             boolean mariaDb = product.toLowerCase(Locale.ROOT).contains("mariadb");
-            boolean autoCommit = c.getAutoCommit();
-            String restore = null;
-            c.setAutoCommit(false);
+            String[] restore = {null}; // a session's lock wait, set back after the transaction
             try {
-                String suffix = noWait ? " NOWAIT" : "";
-                if (timeout != null) {
-                    long ms = Math.max(1, timeout.toMillis());
-                    long seconds = Math.max(1, (ms + 999) / 1000);
-                    switch (dialect) {
-                        case POSTGRESQL:
-                            exec(c, "SET LOCAL lock_timeout = '" + ms + "ms'");
-                            break;
-                        case MYSQL:
-                            if (mariaDb) {
-                                suffix = " WAIT " + seconds;
-                            } else {
-                                restore = "SET SESSION innodb_lock_wait_timeout = " + queryLong(c,
-                                        "SELECT @@SESSION.innodb_lock_wait_timeout");
-                                exec(c, "SET SESSION innodb_lock_wait_timeout = " + seconds);
-                            }
-                            break;
-                        default:
-                            restore = "SET LOCK_TIMEOUT " + queryLong(c,
-                                    "SELECT LOCK_TIMEOUT()");
-                            exec(c, "SET LOCK_TIMEOUT " + ms);
-                            break;
-                    }
-                }
-                String select = "SELECT " + keyColumn + " FROM " + table + " WHERE " + keyColumn + " = ? FOR UPDATE"
-                        + suffix;
-                try (PreparedStatement ps = c.prepareStatement(select)) {
-                    ps.setObject(1, key);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        if (!rs.next()) {
-                            throw new RowNotFoundException(String.format("no row in %s with %s = %s to lock", table,
-                                    keyColumn, key));
+                return SqlWork.inTransaction(null, c, tx -> {
+                    String suffix = noWait ? " NOWAIT" : "";
+                    if (timeout != null) {
+                        long ms = Math.max(1, timeout.toMillis());
+                        long seconds = Math.max(1, (ms + 999) / 1000);
+                        if (dialect == SqlDialect.POSTGRESQL) {
+                            exec(tx, "SET LOCAL lock_timeout = '" + ms + "ms'");
+                        } else if (dialect == SqlDialect.MYSQL && mariaDb) {
+                            suffix = " WAIT " + seconds;
+                        } else if (dialect == SqlDialect.MYSQL) {
+                            restore[0] = "SET SESSION innodb_lock_wait_timeout = "
+                                    + queryLong(tx, "SELECT @@SESSION.innodb_lock_wait_timeout");
+                            exec(tx, "SET SESSION innodb_lock_wait_timeout = " + seconds);
+                        } else {
+                            restore[0] = "SET LOCK_TIMEOUT " + queryLong(tx, "SELECT LOCK_TIMEOUT()");
+                            exec(tx, "SET LOCK_TIMEOUT " + ms);
                         }
                     }
-                } catch (SQLException e) {
-                    if (isLockTimeout(e)) {
-                        Duration waited = Duration.ofNanos(System.nanoTime() - started);
-                        throw new RowLockTimeoutException(String.format(
-                                "the row of %s with %s = %s is locked by another transaction; gave up after %d ms (%s)",
-                                table, keyColumn, key, waited.toMillis(),
-                                noWait ? "NOWAIT" : timeout == null ? "the database's lock wait" : "lock timeout " + timeout),
-                                waited, e);
-                    }
-                    throw e;
-                }
-                T result = callback.apply(c);
-                c.commit();
-                return result;
-            } catch (Throwable t) {
-                try {
-                    c.rollback();
-                } catch (SQLException e) {
-                    t.addSuppressed(e);
-                }
-                throw t;
+                    lockRow(tx, key, "SELECT " + keyColumn + " FROM " + table + " WHERE " + keyColumn
+                            + " = ? FOR UPDATE" + suffix, started, noWait ? "NOWAIT" : timeout == null
+                                    ? "the database's lock wait" : "lock timeout " + timeout);
+                    return callback.apply(tx);
+                });
             } finally {
-                if (restore != null) {
-                    exec(c, restore);
+                if (restore[0] != null) {
+                    exec(c, restore[0]);
                 }
-                c.setAutoCommit(autoCommit);
             }
+        }
+    }
+
+    private void lockRow(Connection c, Object key, String select, long started, String wait) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(select)) {
+            ps.setObject(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new RowNotFoundException(String.format("no row in %s with %s = %s to lock", table,
+                            keyColumn, key));
+                }
+            }
+        } catch (SQLException e) {
+            if (isLockTimeout(e)) {
+                Duration waited = Duration.ofNanos(System.nanoTime() - started);
+                throw new RowLockTimeoutException(String.format("the row of %s with %s = %s is locked by another "
+                        + "transaction; gave up after %d ms (%s)", table, keyColumn, key, waited.toMillis(), wait),
+                        waited, e);
+            }
+            throw e;
         }
     }
 

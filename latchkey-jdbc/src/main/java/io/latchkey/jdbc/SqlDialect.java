@@ -30,28 +30,30 @@ public enum SqlDialect {
 
     /** An SQL expression for the database's current time in epoch microseconds (the clock, not the transaction's). */
     String nowMicros() {
-        switch (this) {
-            case POSTGRESQL:
-                return "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT";
-            case MYSQL:
-                return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
-            case H2:
-            default:
-                return "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(6)) * 1000000 AS BIGINT)";
-        }
+        return switch (this) {
+            case POSTGRESQL -> "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT";
+            case MYSQL -> "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
+            case H2 -> "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(6)) * 1000000 AS BIGINT)";
+        };
     }
 
     /** An SQL expression for the next value of {@code sequence} (a checked identifier). */
     String nextValue(String sequence) {
-        switch (this) {
-            case POSTGRESQL:
-                return "nextval('" + sequence + "')";
-            case MYSQL:
-                return "NEXTVAL(" + sequence + ")";
-            case H2:
-            default:
-                return "NEXT VALUE FOR " + sequence;
-        }
+        return switch (this) {
+            case POSTGRESQL -> "nextval('" + sequence + "')";
+            case MYSQL -> "NEXTVAL(" + sequence + ")";
+            case H2 -> "NEXT VALUE FOR " + sequence;
+        };
+    }
+
+    /** MySQL's binary collation for a text column's type, so that names compare as PostgreSQL and H2 compare them. */
+    String bin(String type) {
+        return this == MYSQL ? type + " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin" : type;
+    }
+
+    /** The end of a {@code CREATE TABLE}: InnoDB on MySQL. */
+    String engine() {
+        return this == MYSQL ? ") ENGINE=InnoDB" : ")";
     }
 
     /**
@@ -101,43 +103,17 @@ public enum SqlDialect {
      */
     public String lockTableDdl(String table) {
         String t = SqlIdentifiers.qualifiedName("table", table);
-        switch (this) {
-            case MYSQL:
-                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,\n"
-                        + "  owner       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
-                        + "  hold_count  INT    NOT NULL DEFAULT 0,\n"
-                        + "  token       BIGINT NOT NULL,\n"
-                        + "  expires_at  BIGINT NOT NULL,\n"
-                        + "  acquired_at BIGINT NOT NULL,\n"
-                        + "  client_name VARCHAR(128) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,\n"
-                        + "  attempt_id  VARCHAR(32)  CHARACTER SET ascii COLLATE ascii_bin NULL\n"
-                        + ") ENGINE=InnoDB";
-            case POSTGRESQL:
-                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(650) NOT NULL PRIMARY KEY,\n"
-                        + "  owner       VARCHAR(255),\n"
-                        + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
-                        + "  token       BIGINT       NOT NULL,\n"
-                        + "  expires_at  BIGINT       NOT NULL,\n"
-                        + "  acquired_at BIGINT       NOT NULL,\n"
-                        + "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE,\n"
-                        + "  client_name VARCHAR(128),\n"
-                        + "  attempt_id  VARCHAR(32)\n"
-                        + ")";
-            case H2:
-            default:
-                return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                        + "  lock_name   VARCHAR(650) NOT NULL PRIMARY KEY,\n"
-                        + "  owner       VARCHAR(255),\n"
-                        + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
-                        + "  token       BIGINT       NOT NULL,\n"
-                        + "  expires_at  BIGINT       NOT NULL,\n"
-                        + "  acquired_at BIGINT       NOT NULL,\n"
-                        + "  client_name VARCHAR(128),\n"
-                        + "  attempt_id  VARCHAR(32)\n"
-                        + ")";
-        }
+        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
+                + "  lock_name   " + bin("VARCHAR(650)") + " NOT NULL PRIMARY KEY,\n"
+                + "  owner       " + bin("VARCHAR(255)") + (this == MYSQL ? " NULL" : "") + ",\n"
+                + "  hold_count  INTEGER      NOT NULL DEFAULT 0,\n"
+                + "  token       BIGINT       NOT NULL,\n"
+                + "  expires_at  BIGINT       NOT NULL,\n"
+                + "  acquired_at BIGINT       NOT NULL,\n"
+                + (this == POSTGRESQL ? "  waiting     BOOLEAN      NOT NULL DEFAULT FALSE,\n" : "")
+                + "  client_name " + bin("VARCHAR(128)") + (this == MYSQL ? " NULL" : "") + ",\n"
+                + "  attempt_id  VARCHAR(32)" + (this == MYSQL ? " CHARACTER SET ascii COLLATE ascii_bin NULL" : "")
+                + "\n" + engine();
     }
 
     /**
@@ -148,9 +124,8 @@ public enum SqlDialect {
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
     public String clientNameColumnDdl(String table) {
-        String t = SqlIdentifiers.qualifiedName("table", table);
-        return "ALTER TABLE " + t + " ADD COLUMN client_name VARCHAR(128)"
-                + (this == MYSQL ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL" : "");
+        return "ALTER TABLE " + SqlIdentifiers.qualifiedName("table", table) + " ADD COLUMN client_name "
+                + bin("VARCHAR(128)") + (this == MYSQL ? " NULL" : "");
     }
 
     /**
@@ -162,8 +137,7 @@ public enum SqlDialect {
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
     public String attemptIdColumnDdl(String table) {
-        String t = SqlIdentifiers.qualifiedName("table", table);
-        return "ALTER TABLE " + t + " ADD COLUMN attempt_id VARCHAR(32)"
+        return "ALTER TABLE " + SqlIdentifiers.qualifiedName("table", table) + " ADD COLUMN attempt_id VARCHAR(32)"
                 + (this == MYSQL ? " CHARACTER SET ascii COLLATE ascii_bin NULL" : "");
     }
 
@@ -230,13 +204,8 @@ public enum SqlDialect {
      * @throws IllegalArgumentException if {@code table} is not a plain or schema-qualified SQL identifier
      */
     public String fencingTableDdl(String table) {
-        String t = SqlIdentifiers.qualifiedName("table", table);
-        String key = this == MYSQL
-                ? "VARCHAR(650) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY"
-                : "VARCHAR(650) NOT NULL PRIMARY KEY";
-        return "CREATE TABLE IF NOT EXISTS " + t + " (\n"
-                + "  resource_name " + key + ",\n"
-                + "  token         BIGINT NOT NULL\n"
-                + ")" + (this == MYSQL ? " ENGINE=InnoDB" : "");
+        return "CREATE TABLE IF NOT EXISTS " + SqlIdentifiers.qualifiedName("table", table) + " (\n"
+                + "  resource_name " + bin("VARCHAR(650)") + " NOT NULL PRIMARY KEY,\n"
+                + "  token         BIGINT NOT NULL\n" + engine();
     }
 }

@@ -112,12 +112,10 @@ public final class VersionCas {
     }
 
     private CasRow read(Object key) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT ");
-        for (String c : columns) {
-            sql.append(c).append(", ");
-        }
-        sql.append(versionColumn).append(" FROM ").append(table).append(" WHERE ").append(keyColumn).append(" = ?");
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql.toString())) {
+        List<String> read = new ArrayList<>(columns);
+        read.add(versionColumn);
+        String sql = "SELECT " + String.join(", ", read) + " FROM " + table + " WHERE " + keyColumn + " = ?";
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setObject(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -134,46 +132,30 @@ public final class VersionCas {
 
     private boolean write(Object key, long version, CasUpdate u) throws SQLException {
         StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
-        List<Object> params = new ArrayList<>();
-        for (Map.Entry<String, Object> e : u.values().entrySet()) {
-            sql.append(e.getKey()).append(" = ?, ");
-            params.add(e.getValue());
-        }
+        u.values().keySet().forEach(column -> sql.append(column).append(" = ?, "));
         sql.append(versionColumn).append(" = ").append(versionColumn).append(" + 1 WHERE ").append(keyColumn)
                 .append(" = ? AND ").append(versionColumn).append(" = ?");
+        List<Object> params = new ArrayList<>(u.values().values());
+        params.add(key);
+        params.add(version);
         try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
+            return SqlWork.inTransaction(null, c, tx -> {
                 int updated;
-                try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-                    int i = 1;
-                    for (Object p : params) {
-                        ps.setObject(i++, p);
+                try (PreparedStatement ps = tx.prepareStatement(sql.toString())) {
+                    for (int i = 0; i < params.size(); i++) {
+                        ps.setObject(i + 1, params.get(i));
                     }
-                    ps.setObject(i++, key);
-                    ps.setLong(i, version);
                     updated = ps.executeUpdate();
                 }
                 if (updated == 0) {
-                    c.rollback();
+                    tx.rollback();
                     return false;
                 }
                 if (u.andThenWork() != null) {
-                    u.andThenWork().apply(c);
+                    u.andThenWork().apply(tx);
                 }
-                c.commit();
                 return true;
-            } catch (Throwable t) {
-                try {
-                    c.rollback();
-                } catch (SQLException e) {
-                    t.addSuppressed(e);
-                }
-                throw t;
-            } finally {
-                c.setAutoCommit(autoCommit);
-            }
+            });
         }
     }
 

@@ -410,12 +410,12 @@ abstract class JdbcLockOpsTest {
                     while (System.nanoTime() < until && granted.size() < 4_000) {
                         AcquireRequest req = request("hot", owner, 10_000, Duration.ZERO);
                         LeaseTableRows.Outcome a = runner.call("acquire", c -> rows.tryAcquire(c, rows.key("hot"), req));
-                        if (a.token < 0) {
+                        if (a.token() < 0) {
                             Thread.yield();
                             continue;
                         }
-                        granted.add(a.token); // while holding: the list's order is the grant order
-                        Grant g = new Grant(req, a.token, a.sentAt, null);
+                        granted.add(a.token()); // while holding: the list's order is the grant order
+                        Grant g = new Grant(req, a.token(), a.sentAt(), null);
                         boolean released = runner.call("release", c -> rows.release(c, rows.key("hot"), g));
                         assertThat(released).isTrue();
                     }
