@@ -66,6 +66,7 @@ final class ArbiterSimulation {
     /** Per client: a hand-off is out (the engine then sends no attempt of the name, as it has none out then). */
     final boolean[] handOffOut;
     final List<Owner> deferred = new ArrayList<>();
+    final boolean handOffGuard;
     boolean down;
     boolean stopping;
     long tokens;
@@ -107,7 +108,17 @@ final class ArbiterSimulation {
     }
 
     ArbiterSimulation(long seed) {
+        this(seed, true);
+    }
+
+    /**
+     * @param handOffGuard whether owners keep the engine's rule that no attempt of a name is out while a hand-off of
+     *        it is (without it, an attempt that crosses a hand-off queues the owner the hand-off just served, and its
+     *        entry stays behind: the arbiter relies on the rule)
+     */
+    ArbiterSimulation(long seed, boolean handOffGuard) {
         this.seed = seed;
+        this.handOffGuard = handOffGuard;
         this.rng = new Random(seed);
         boolean network = rng.nextInt(4) != 0;
         maxDelay = (1 + rng.nextInt(network ? 40 : 5)) * MS;
@@ -387,7 +398,7 @@ final class ArbiterSimulation {
     }
 
     private void attempt(Owner o) {
-        if (handOffOut[o.client]) {
+        if (handOffGuard && handOffOut[o.client]) {
             // the engine sends no attempt of a name while a hand-off of it is out
             deferred.add(o);
             return;
@@ -536,7 +547,7 @@ final class ArbiterSimulation {
         for (Owner w : owners) {
             attemptOut |= w.client == o.client && w.inFlight;
         }
-        if (!o.shared && !attemptOut) {
+        if (!o.shared && (!attemptOut || !handOffGuard)) {
             for (Owner w : owners) {
                 if (w.client == o.client && w.state == State.WAITING && !w.shared && !w.inFlight) {
                     to = w;

@@ -320,6 +320,9 @@ final class ZkQueueSimulation {
         if (o.node != null && o.nodeSession == o.client.session) {
             relist(o);
         } else {
+            if (o.node != null) {
+                trace(o.id + "'s node " + o.node + " went with its session: queues again");
+            }
             create(o);
         }
     }
@@ -398,6 +401,7 @@ final class ZkQueueSimulation {
                     relist(o);
                 } else {
                     if (r2 instanceof Node n) {
+                        trace(o.id + " deletes " + n.name() + ", created by its ended session " + n.session());
                         deleteNode(o, n.name());
                     }
                     create(o);
@@ -455,6 +459,7 @@ final class ZkQueueSimulation {
             if ("OK".equals(r)) {
                 answered(o, -1); // queued: the watch wakes the engine
             } else if ("NONODE".equals(r)) {
+                trace(o.id + ": " + blocker + " went before the watch: lists again");
                 relist(o); // the node ahead went between the listing and the watch
             } else if (r == EXPIRED) {
                 afterReconnect(o, () -> create(o));
