@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * hold and grants the next owner in one step; an outage loses the queue (as the mem server's does). Owners on a few
  * clients follow the engine's contract: each attempt at a time, a re-check on the hint or a push, a withdrawal when
  * they give up (deadline, cancel) once no attempt of theirs is out, a release of a grant that reaches an owner who
- * left, renewals while they hold.
+ * left, renewals while they hold, a hand-off only to a waiter of the same client and only while no attempt of that
+ * client is out (none is sent until it answers).
  *
  * <p>Faults, seeded: messages delayed (in order per owner, as one owner's calls are; owners interleave freely), answers
  * lost (the owner gives up on them after the operation timeout and cleans up what it can), pushes lost, server
