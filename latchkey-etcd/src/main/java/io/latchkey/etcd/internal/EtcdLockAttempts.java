@@ -146,13 +146,21 @@ final class EtcdLockAttempts {
             }
         }
         List<KeyValue> down = r.getGetResponses().get(1).getKvs();
-        if (before == null && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
-            before = down.get(0);
+        KeyValue awaited = awaited(k.kind, before, down.isEmpty() ? null : down.get(0));
+        return awaited == null ? hold(request, k, sentAt, k.revision) : queued(k, awaited);
+    }
+
+    /**
+     * The key a waiting key of {@code kind} must outlast, from what its transaction read: {@code before}, the newest
+     * blocker created before it, and {@code downgraded}, a downgraded read held under the prefix (each {@code null}
+     * if there is none); {@code null} if it holds. A function of the read alone.
+     */
+    static <K> K awaited(EtcdLockOps.Kind kind, K before, K downgraded) {
+        if (kind == EtcdLockOps.Kind.DOWNGRADE) {
+            return null;
         }
-        if (before == null || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
-            return hold(request, k, sentAt, k.revision);
-        }
-        return queued(k, before);
+        // first in line, a writer still waits for a downgraded read (queued after it, granted at once)
+        return before == null && kind == EtcdLockOps.Kind.WRITE ? downgraded : before;
     }
 
     /**
@@ -191,17 +199,15 @@ final class EtcdLockAttempts {
             }
             List<KeyValue> before = r.getGetResponses().get(1).getKvs();
             List<KeyValue> down = r.getGetResponses().get(2).getKvs();
-            if (before.isEmpty() && k.kind == EtcdLockOps.Kind.WRITE && !down.isEmpty()) {
-                // first in line, but a downgraded read (queued after us, granted at once) is held
-                return queued(k, down.get(0));
-            }
-            if (before.isEmpty() || k.kind == EtcdLockOps.Kind.DOWNGRADE) {
+            KeyValue awaited = awaited(k.kind, before.isEmpty() ? null : before.get(0),
+                    down.isEmpty() ? null : down.get(0));
+            if (awaited == null) {
                 // The token is the revision at which we were seen to hold, not our key's create revision: a hand-off
                 // between local owners (a write) may have issued a token after our key's creation, and this read
                 // comes after that holder's key was deleted.
                 return hold(request, k, sentAt, r.getHeader().getRevision());
             }
-            return queued(k, before.get(0));
+            return queued(k, awaited);
         }).thenCompose(f -> f);
     }
 

@@ -6,6 +6,7 @@ import io.latchkey.core.RemoteLockOps.Attempt;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -337,20 +338,29 @@ final class ZkLockAttempt {
 
     /** The node we wait for, or {@code null} if we hold. */
     private String mustOutlast(List<String> sorted, int index) {
-        switch (ops.kind) {
+        return mustOutlast(ops.kind, sorted, index, node -> ops.ownedBy(lockPath, node, request.ownerId()));
+    }
+
+    /**
+     * The node the one at {@code index} of the {@code sorted} queue must outlast, or {@code null} if it holds: its
+     * predecessor for a writer, the nearest writer ahead for a reader, skipping its owner's own writes
+     * ({@code ownWrite}: a downgrade). A function of the listing alone.
+     */
+    static String mustOutlast(ZkLockOps.Kind kind, List<String> sorted, int index, Predicate<String> ownWrite) {
+        switch (kind) {
             case EXCLUSIVE, WRITE -> {
                 return index == 0 ? null : sorted.get(index - 1);
             }
             case READ -> {
                 for (int i = index - 1; i >= 0; i--) {
                     String before = sorted.get(i);
-                    if (LockNodes.isWriter(before) && !ops.ownedBy(lockPath, before, request.ownerId())) {
+                    if (LockNodes.isWriter(before) && !ownWrite.test(before)) {
                         return before;
                     }
                 }
                 return null;
             }
-            default -> throw new IllegalStateException(ops.kind.name());
+            default -> throw new IllegalStateException(kind.name());
         }
     }
 
