@@ -30,6 +30,7 @@ final class ScriptExecutor {
     private final RedisErrors errors;
     private final MaintenanceScheduler scheduler;
     private final long ownTimeoutNanos;
+    private final ScriptGroups groups;
 
     /**
      * @param ownTimeoutNanos the bound to enforce here, or 0 when the connection times commands out itself
@@ -51,6 +52,7 @@ final class ScriptExecutor {
         this.errors = errors;
         this.scheduler = scheduler;
         this.ownTimeoutNanos = ownTimeoutNanos;
+        this.groups = new ScriptGroups(this, !cluster);
     }
 
     RedisErrors errors() {
@@ -112,6 +114,14 @@ final class ScriptExecutor {
             }
         });
         return result;
+    }
+
+    /**
+     * Runs a script of {@link ScriptGroups#GROUP} that answers an integer: alone, or grouped with other calls of this
+     * client that are ready at the same time (not on a Redis Cluster).
+     */
+    CompletableFuture<Long> grouped(LockScripts.Script script, String[] keys, String... args) {
+        return groups.run(script, keys, args);
     }
 
     /** Sends a plain command, bounded and with errors mapped like a script's. */
