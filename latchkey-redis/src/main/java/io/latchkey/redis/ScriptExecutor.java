@@ -20,7 +20,8 @@ import java.util.concurrent.TimeoutException;
  * <p>The commands are a standalone connection's or a Redis Cluster connection's (their common Lettuce interface);
  * on a cluster Lettuce routes each EVALSHA by its first key and follows MOVED/ASK redirections, and every script's
  * keys share one hash slot. With {@code sharded} set the scripts' wake-ups go out by {@code SPUBLISH} (see
- * {@link LockScripts.Script#sharded()}).
+ * {@link LockScripts.Script#sharded()}). The lock's and the semaphore's acquires and releases go through
+ * {@link #grouped}: calls ready while another is in flight share one script call ({@link ScriptGroups}).
  */
 final class ScriptExecutor {
 
