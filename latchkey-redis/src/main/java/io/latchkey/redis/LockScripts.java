@@ -43,8 +43,8 @@ final class LockScripts {
      * (old token) then fails its token check instead of deleting the new hold. The hold keeps the attempt's id in the
      * field {@code latchkey:attempt}: {@link #CLEAN_UP} removes it by that id when the answer never arrived.
      */
-    static final Script ACQUIRE = new Script("acquire", FencingTokens.NEXT + SET_HOLDER
-            + "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
+    static final Script ACQUIRE = member("acquire", FencingTokens.NEXT + SET_HOLDER,
+            "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
             + "local token, text = next_token(KEYS[2], KEYS[3]); "
             + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3]); "
             + "set_holder(KEYS[1], ARGV[4]); "
@@ -62,7 +62,7 @@ final class LockScripts {
      * {@code pcall}: a user whose ACL denies the channel (Redis 7's default for new users) still releases, and
      * waiters then wake at their bounded re-check.
      */
-    static final Script RELEASE = new Script("release",
+    static final Script RELEASE = member("release", "",
             "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
             + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
             + "redis.call('del', KEYS[1]); "
@@ -142,6 +142,15 @@ final class LockScripts {
     }
 
     /**
+     * A script that can also run in a group ({@link ScriptGroups#GROUP}): {@code prelude}, then {@code body} as the
+     * Lua function {@code name(KEYS, ARGV)} ({@link Script#function}), which the script calls.
+     */
+    static Script member(String name, String prelude, String body) {
+        String function = "local function " + name + "(KEYS, ARGV) " + body + " end; ";
+        return new Script(name, prelude + function + "return " + name + "(KEYS, ARGV);", function);
+    }
+
+    /**
      * A script and its SHA-1 digest, computed once, with its Redis Cluster variant: the same script publishing its
      * wake-ups with {@code SPUBLISH} (sharded pub/sub, on the node of the channel's slot) instead of
      * {@code PUBLISH} (broadcast to every node of the cluster).
@@ -150,14 +159,22 @@ final class LockScripts {
         final String name;
         final String source;
         final String sha;
+        /** Its logic as a Lua function of the group script ({@link ScriptGroups}); {@code null} if it has none. */
+        final String function;
         private final Script sharded;
 
         Script(String name, String source) {
+            this(name, source, null);
+        }
+
+        Script(String name, String source, String function) {
             this.name = name;
             this.source = source;
+            this.function = function;
             this.sha = sha1Hex(source);
             String shardedSource = source.replace("'publish'", "'spublish'");
-            this.sharded = shardedSource.equals(source) ? this : new Script(name, shardedSource);
+            this.sharded = shardedSource.equals(source) ? this : new Script(name, shardedSource,
+                    function == null ? null : function.replace("'publish'", "'spublish'"));
         }
 
         /** This script publishing with {@code SPUBLISH}; itself if it publishes nothing. */

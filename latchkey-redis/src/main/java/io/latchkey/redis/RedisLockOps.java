@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the Redis reentrant lock: one EVALSHA per attempt, release, hand-off and renewal batch (see
- * {@link LockScripts}). It answers single attempts: granted, or busy with the holder's remaining lease as the
+ * {@link LockScripts}; attempts and releases ready at the same time share one, see {@link ScriptGroups}). It answers single attempts: granted, or busy with the holder's remaining lease as the
  * re-check hint; the engine waits, woken by the unlock messages of the name's channel ({@link #subscribe}).
  */
 final class RedisLockOps implements RemoteLockOps {
@@ -111,7 +111,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     /** One attempt: the token (&gt; 0) or minus the holder's remaining lease (see {@link LockScripts#ACQUIRE}). */
     CompletableFuture<Long> attempt(LockKeys keys, AcquireRequest request) {
-        return executor.run(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys.acquireKeys,
+        return executor.grouped(LockScripts.ACQUIRE, keys.acquireKeys,
                 Long.toString(request.leaseMillis()), request.ownerId(), request.attemptId(), clientName);
     }
 
@@ -143,7 +143,7 @@ final class RedisLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         LockKeys keys = keys(grant);
-        return executor.<Long>run(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys.lockAndChannel,
+        return executor.grouped(LockScripts.RELEASE, keys.lockAndChannel,
                 grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
     }
 

@@ -85,7 +85,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
         List<String> args = new ArrayList<>(2);
         args.add(Integer.toString(delta));
         drainAnswered(name, args);
-        return executor.<Long>run(SemaphoreScripts.ADD, ScriptOutputType.INTEGER,
+        return executor.grouped(SemaphoreScripts.ADD,
                 new String[] {base + ":permits", channel(base), base + ":takes"}, args.toArray(String[]::new))
                 .thenApply(r -> null);
     }
@@ -101,8 +101,8 @@ final class RedisSemaphoreOps extends RedisCountOps {
         args.add(id);
         args.add(Long.toString(RECORD_MILLIS));
         drainAnswered(name, args);
-        CompletableFuture<Boolean> taken = executor.<Long>run(SemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
-                keys, args.toArray(String[]::new))
+        CompletableFuture<Boolean> taken = executor.grouped(SemaphoreScripts.ACQUIRE, keys,
+                args.toArray(String[]::new))
                 .thenApply(r -> {
                     if (r > 0) {
                         answered(name, id);

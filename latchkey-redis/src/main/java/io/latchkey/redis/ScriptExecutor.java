@@ -20,7 +20,8 @@ import java.util.concurrent.TimeoutException;
  * <p>The commands are a standalone connection's or a Redis Cluster connection's (their common Lettuce interface);
  * on a cluster Lettuce routes each EVALSHA by its first key and follows MOVED/ASK redirections, and every script's
  * keys share one hash slot. With {@code sharded} set the scripts' wake-ups go out by {@code SPUBLISH} (see
- * {@link LockScripts.Script#sharded()}).
+ * {@link LockScripts.Script#sharded()}). The lock's and the semaphore's acquires and releases go through
+ * {@link #grouped}: calls ready while another is in flight share one script call ({@link ScriptGroups}).
  */
 final class ScriptExecutor {
 
@@ -30,6 +31,7 @@ final class ScriptExecutor {
     private final RedisErrors errors;
     private final MaintenanceScheduler scheduler;
     private final long ownTimeoutNanos;
+    private final ScriptGroups groups;
 
     /**
      * @param ownTimeoutNanos the bound to enforce here, or 0 when the connection times commands out itself
@@ -51,6 +53,7 @@ final class ScriptExecutor {
         this.errors = errors;
         this.scheduler = scheduler;
         this.ownTimeoutNanos = ownTimeoutNanos;
+        this.groups = new ScriptGroups(this, !cluster);
     }
 
     RedisErrors errors() {
@@ -112,6 +115,14 @@ final class ScriptExecutor {
             }
         });
         return result;
+    }
+
+    /**
+     * Runs a script of {@link ScriptGroups#GROUP} that answers an integer: alone, or grouped with other calls of this
+     * client that are ready at the same time (not on a Redis Cluster).
+     */
+    CompletableFuture<Long> grouped(LockScripts.Script script, String[] keys, String... args) {
+        return groups.run(script, keys, args);
     }
 
     /** Sends a plain command, bounded and with errors mapped like a script's. */

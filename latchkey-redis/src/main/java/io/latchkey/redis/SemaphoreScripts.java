@@ -16,7 +16,7 @@ final class SemaphoreScripts {
      * for the record's time (so that a client that lost the answer can give them back): 1; otherwise minus the
      * re-check time (waiters are woken by messages; this bounds a lost one).
      */
-    static final Script ACQUIRE = new Script("semaphoreAcquire",
+    static final Script ACQUIRE = LockScripts.member("semaphoreAcquire", "",
             "for i = 5, #ARGV do redis.call('hdel', KEYS[2], ARGV[i]); end; "
             + "local v = tonumber(redis.call('get', KEYS[1]) or '0'); "
             + "if v >= tonumber(ARGV[1]) then redis.call('decrby', KEYS[1], ARGV[1]); "
@@ -40,7 +40,7 @@ final class SemaphoreScripts {
      * records go). Adds the permits (setting the semaphore if it never was) and wakes waiters when permits were
      * added. Returns the new count.
      */
-    static final Script ADD = new Script("semaphoreAdd",
+    static final Script ADD = LockScripts.member("semaphoreAdd", "",
             "for i = 2, #ARGV do redis.call('hdel', KEYS[3], ARGV[i]); end; "
             + "local v = redis.call('incrby', KEYS[1], ARGV[1]); "
             + "if tonumber(ARGV[1]) > 0 then redis.pcall('publish', KEYS[2], ARGV[1]); end; "
