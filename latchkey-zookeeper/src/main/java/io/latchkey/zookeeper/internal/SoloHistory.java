@@ -14,24 +14,51 @@ import java.util.concurrent.TimeUnit;
  * deletes free locks' paths, at any moment once they are empty) and re-created by others with exactly as many creates
  * as our next number while one of them holds: for a path whose counter is small that takes one or two creates (our
  * first node was number 0: the reaper deletes the path, another client creates it again and holds with number 0,
- * our create gets number 1, the number we expected). So the shortcut is only taken right after our own delete
- * ({@link #WINDOW_NANOS}) and only once the path's counter has reached {@link #MIN_SEQUENCE}: that many creates in a
- * re-created path cannot fit in the window (a ZooKeeper ensemble commits a few tens of thousands of writes a second
- * at best; the window allows a few thousand). Anything unexpected falls back to listing.
+ * our create gets number 1, the number we expected). Two proofs rule that out, either is enough:
+ *
+ * <ul>
+ *   <li><b>the zxids:</b> a reap and a re-creation are two transactions after our delete, which is itself one after
+ *       our last node's create. If our new node's czxid is at most {@link #MAX_ZXID_GAP} past the last node's, at
+ *       most our delete and one other transaction ran in between (zxids count transactions one by one within a
+ *       leader's epoch; a new epoch jumps by 2<sup>32</sup>): the path is the one we left. This holds whenever the
+ *       server is otherwise quiet, such as one thread cycling on one lock;</li>
+ *   <li><b>the counter and the clock:</b> right after our own delete ({@link #WINDOW_NANOS}) and once the path's
+ *       counter has reached {@link #MIN_SEQUENCE}: that many creates in a re-created path cannot fit in the window
+ *       (a ZooKeeper ensemble commits a few tens of thousands of writes a second at best; the window allows a few
+ *       thousand).</li>
+ * </ul>
+ *
+ * The zxid proof is only known once the create answers, so the listing is left out in advance only while recent
+ * creates passed it ({@link #gapsSmall}); anything unexpected falls back to listing.
  */
 final class SoloHistory {
 
     static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** The smallest sequence number the shortcut trusts (see the class comment). */
+    /** The smallest sequence number the counter-and-clock proof trusts (see the class comment). */
     static final long MIN_SEQUENCE = 20_000;
+    /** The largest czxid step from our last node to the new one that the zxid proof trusts. */
+    static final long MAX_ZXID_GAP = 3;
     private static final int MAX_ENTRIES = 10_000;
 
-    private record Entry(long sequence, long deletedAtNanos) { }
+    /** Our last node on a lock path: its sequence number and czxid, and when its delete was confirmed. */
+    record Previous(long sequence, long czxid, long deletedAtNanos) {
 
-    private final Map<String, Entry> byPath = new ConcurrentHashMap<>();
+        /** Whether a node created with {@code sequence} and {@code czxid} is alone on the path we left. */
+        boolean provesAlone(long newSequence, long newCzxid) {
+            return newSequence == sequence + 1 && (sequence + 1 >= MIN_SEQUENCE || gapSmall(newCzxid));
+        }
 
-    /** Our node {@code node} was alone and has just been deleted. */
-    void deletedAlone(String lockPath, String node, long nowNanos) {
+        boolean gapSmall(long newCzxid) {
+            return newCzxid > czxid && newCzxid - czxid <= MAX_ZXID_GAP;
+        }
+    }
+
+    private final Map<String, Previous> byPath = new ConcurrentHashMap<>();
+    /** Whether the last new node seen after one of ours passed the zxid proof: a hint, never a proof. */
+    private volatile boolean gapsSmall = true;
+
+    /** Our node {@code node}, created at {@code czxid}, was alone and has just been deleted. */
+    void deletedAlone(String lockPath, String node, long czxid, long nowNanos) {
         long seq = LockNodes.sequenceNumber(node);
         if (seq < 0) {
             return;
@@ -39,15 +66,25 @@ final class SoloHistory {
         if (byPath.size() >= MAX_ENTRIES) {
             byPath.clear();
         }
-        byPath.put(lockPath, new Entry(seq, nowNanos));
+        byPath.put(lockPath, new Previous(seq, czxid, nowNanos));
     }
 
-    /** The sequence number that proves we are alone, or -1 if the shortcut does not apply now. Consumes the entry. */
-    long expectedNext(String lockPath, long nowNanos) {
-        Entry e = byPath.remove(lockPath);
-        if (e == null || nowNanos - e.deletedAtNanos() > WINDOW_NANOS || e.sequence() + 1 < MIN_SEQUENCE) {
-            return -1;
+    /** Our last node on {@code lockPath} if its delete is recent enough for a proof, or null. Consumes the entry. */
+    Previous previous(String lockPath, long nowNanos) {
+        Previous p = byPath.remove(lockPath);
+        return p == null || nowNanos - p.deletedAtNanos() > WINDOW_NANOS ? null : p;
+    }
+
+    /** Whether to leave the listing out after {@code previous}: a proof is likely to hold once the create answers. */
+    boolean worthTrying(Previous previous) {
+        return previous != null && (previous.sequence() + 1 >= MIN_SEQUENCE || gapsSmall);
+    }
+
+    /** Records whether the node created after {@code previous} passed the zxid proof. */
+    void created(Previous previous, long newCzxid) {
+        boolean small = previous.gapSmall(newCzxid);
+        if (small != gapsSmall) {
+            gapsSmall = small;
         }
-        return e.sequence() + 1;
     }
 }

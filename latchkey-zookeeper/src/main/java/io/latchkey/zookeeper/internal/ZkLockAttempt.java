@@ -88,13 +88,14 @@ final class ZkLockAttempt {
         protectionId = uuid;
         ours = null;
         createHandle = zk;
-        long expected = ops.kind == ZkLockOps.Kind.EXCLUSIVE
-                ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
+        SoloHistory.Previous previous = ops.kind == ZkLockOps.Kind.EXCLUSIVE
+                ? ops.solo.previous(lockPath, System.nanoTime()) : null;
+        boolean unlisted = ops.solo.worthTrying(previous);
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
         zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), ops.clientName, zk.getSessionTimeout(), -1), ops.session.acl(),
                 CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, expected), null);
-        if (expected < 0) {
+                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, previous, unlisted), null);
+        if (!unlisted) {
             // Sent before the create's reply: the server answers in order, so this listing already has our node.
             zk.getChildren(lockPath, false, (rc, path, ctx, children, parent) -> {
                 if (myEpoch == epoch && ours != null) {
@@ -104,7 +105,8 @@ final class ZkLockAttempt {
         }
     }
 
-    private void created(int myEpoch, Code code, String name, Stat stat, long expected) {
+    private void created(int myEpoch, Code code, String name, Stat stat, SoloHistory.Previous previous,
+            boolean unlisted) {
         if (myEpoch != epoch) {
             return;
         }
@@ -116,8 +118,11 @@ final class ZkLockAttempt {
                 // which would queue again behind it while it blocks every client for as long as our session lives.
                 ours = new ZkQueueEntry(name.substring(name.lastIndexOf('/') + 1), stat.getEphemeralOwner(),
                         stat.getCzxid());
-                if (expected >= 0) {
-                    if (LockNodes.sequenceNumber(ours.node()) == expected) {
+                if (previous != null) {
+                    ops.solo.created(previous, stat.getCzxid());
+                }
+                if (unlisted) {
+                    if (previous.provesAlone(LockNodes.sequenceNumber(ours.node()), stat.getCzxid())) {
                         // no one created a child since our last, lone node was deleted: we are alone (SoloHistory)
                         grant(stat.getCzxid(), true);
                     } else {

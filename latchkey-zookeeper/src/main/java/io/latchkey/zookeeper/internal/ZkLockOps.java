@@ -183,7 +183,7 @@ public final class ZkLockOps implements RemoteLockOps {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
                 boolean wasOurs = held.remove(hold.path(), grant);
                 if (ok && wasOurs && hold.alone() && kind == Kind.EXCLUSIVE) {
-                    solo.deletedAlone(hold.lockPath(), hold.node(), System.nanoTime());
+                    solo.deletedAlone(hold.lockPath(), hold.node(), hold.czxid(), System.nanoTime());
                 }
                 answer.complete(ok && wasOurs);
             } else {
