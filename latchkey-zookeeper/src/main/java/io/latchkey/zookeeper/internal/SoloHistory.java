@@ -6,30 +6,19 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Lets an uncontended re-acquire skip the listing. ZooKeeper numbers a parent's sequential children with a counter
- * that only child <em>creates</em> advance. If, when we were granted a lock, our node was the lock path's only
- * child, and the node we create after deleting it carries the very next number, then no one else created a child
- * in between: ours is the only child again and we hold the lock after one request instead of two.
+ * that only child <em>creates</em> advance. If our node was the lock path's only child when granted, and the node we
+ * create after deleting it carries the very next number, no one else created a child in between: we hold after one
+ * request instead of two.
  *
- * <p>The one thing that could fool the counter is the lock path being reaped as an empty container (the server
- * deletes free locks' paths, at any moment once they are empty) and re-created by others with exactly as many creates
- * as our next number while one of them holds: for a path whose counter is small that takes one or two creates (our
- * first node was number 0: the reaper deletes the path, another client creates it again and holds with number 0,
- * our create gets number 1, the number we expected). Two proofs rule that out, either is enough:
- *
- * <ul>
- *   <li><b>the zxids:</b> a reap and a re-creation are two transactions after our delete, which is itself one after
- *       our last node's create. If our new node's czxid is at most {@link #MAX_ZXID_GAP} past the last node's, at
- *       most our delete and one other transaction ran in between (zxids count transactions one by one within a
- *       leader's epoch; a new epoch jumps by 2<sup>32</sup>): the path is the one we left. This holds whenever the
- *       server is otherwise quiet, such as one thread cycling on one lock;</li>
- *   <li><b>the counter and the clock:</b> right after our own delete ({@link #WINDOW_NANOS}) and once the path's
- *       counter has reached {@link #MIN_SEQUENCE}: that many creates in a re-created path cannot fit in the window
- *       (a ZooKeeper ensemble commits a few tens of thousands of writes a second at best; the window allows a few
- *       thousand).</li>
- * </ul>
- *
- * The zxid proof is only known once the create answers, so the listing is left out in advance only while recent
- * creates passed it ({@link #gapsSmall}); anything unexpected falls back to listing.
+ * <p>What could fool the counter is the path being reaped as an empty container and re-created by others, whose
+ * creates bring the new counter to our number while one of them holds (from number 0 that takes one create). Either
+ * of two proofs rules it out: <b>zxids</b> — a reap and a re-creation are two transactions after our delete, itself
+ * one after our last create, so a new czxid at most {@link #MAX_ZXID_GAP} past the last leaves no room for them
+ * (zxids count transactions one by one within an epoch; a new epoch jumps by 2<sup>32</sup>); it holds whenever the
+ * server is otherwise quiet. <b>Counter and clock</b> — right after our delete ({@link #WINDOW_NANOS}) with a counter
+ * of at least {@link #MIN_SEQUENCE}: that many creates in a re-created path cannot fit in the window. The zxid proof
+ * is known only once the create answers, so the listing is left out in advance only while recent creates passed
+ * it; anything unexpected falls back to listing.
  */
 final class SoloHistory {
 

@@ -6,6 +6,7 @@ import io.latchkey.core.RemoteLockOps.Attempt;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -144,10 +145,9 @@ final class ZkLockAttempt {
 
     /**
      * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
-     * asynchronous create of the path as a container node, then the queue node again. Only when a parent is missing
-     * too (rare: the lock root of a new namespace) are the parents created the blocking way, on a thread of that
-     * call's own ({@link ZkSession#createContainersAsync}). The client's scheduler thread, which also renews every
-     * lease, never waits on a round trip here.
+     * asynchronous create of the path as a container node, then the queue node again; when a parent is missing too
+     * (the lock root of a new namespace), the parents first, as open containers ({@link ZkAsync#createParents}).
+     * Nothing here waits on a round trip.
      */
     private void createLockPath() {
         ZooKeeper zk = zk();
@@ -161,14 +161,18 @@ final class ZkLockAttempt {
             } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                     || code == Code.SESSIONMOVED) {
                 afterReconnect(this::create); // the queue node's create finds the path missing again if it is
-            } else {
-                ops.session.createContainersAsync(lockPath).whenComplete((v, e) -> {
-                    if (e != null) {
-                        fail(e);
+            } else if (code == Code.NONODE) {
+                new ZkAsync(ops.session).createParents(zk, lockPath).whenComplete((v, e) -> {
+                    if (e == null) {
+                        createLockPath();
+                    } else if (ZkAsync.isTransient(e)) {
+                        afterReconnect(this::create);
                     } else {
-                        create();
+                        fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
                     }
                 });
+            } else {
+                fail(ops.session.unavailable("create " + lockPath, KeeperException.create(code, lockPath)));
             }
         }, null);
     }

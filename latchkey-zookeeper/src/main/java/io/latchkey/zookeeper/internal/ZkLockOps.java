@@ -261,7 +261,7 @@ public final class ZkLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenCompose(children -> {
+        return ZkAsync.listed(session, lockPath).thenCompose(children -> {
             List<String> holders = holders(children);
             if (holders.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
@@ -270,31 +270,21 @@ public final class ZkLockOps implements RemoteLockOps {
             Grant mine = held.get(path);
             int waiters = Math.max(0, (int) children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).count()
                     - holders.size());
-            CompletableFuture<io.latchkey.LockHolder> result = new CompletableFuture<>();
-            session.zk().getData(path, false, (rc, p, ctx, data, stat) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    result.complete(ZkHolders.holder(data, stat, mine, waiters));
-                } else if (code == Code.NONODE) {
-                    result.complete(null); // released since the listing
-                } else {
-                    result.completeExceptionally(session.unavailable("read " + p, null));
-                }
-            }, null);
-            return session.bounded(result, "read " + path);
+            return ZkAsync.readOrNull(session, path).thenApply(node -> node == null ? null // released since listed
+                    : ZkHolders.holder(node.data(), node.stat(), mine, waiters));
         });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenApply(children -> holders(children).size() > 0);
+        return ZkAsync.listed(session, lockPath).thenApply(children -> holders(children).size() > 0);
     }
 
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenCompose(children -> {
+        return ZkAsync.listed(session, lockPath).thenCompose(children -> {
             List<String> victims = holders(children);
             if (victims.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
@@ -333,25 +323,6 @@ public final class ZkLockOps implements RemoteLockOps {
             default -> throw new IllegalStateException(kind.name());
         }
         return result;
-    }
-
-    CompletableFuture<List<String>> children(String lockPath) {
-        CompletableFuture<List<String>> result = new CompletableFuture<>();
-        try {
-            session.zk().getChildren(lockPath, false, (rc, path, ctx, children) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    result.complete(children);
-                } else if (code == Code.NONODE) {
-                    result.complete(List.of());
-                } else {
-                    result.completeExceptionally(session.unavailable("list " + path, null));
-                }
-            }, null);
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-        return session.bounded(result, "list " + lockPath);
     }
 
     /**
