@@ -74,21 +74,9 @@ public final class ZkLockOps implements RemoteLockOps {
     /**
      * @param pathOf maps a lock name to its znode path
      * @param fair a fair lock ({@link RemoteLockOps#fair()}: no local hand-off, every waiting owner its own node);
-     *        only with {@link Kind#EXCLUSIVE}. The plain exclusive lock hands off; read and write halves never do
-     *        (the write lock's holder may also hold the read lock).
+     *        only with {@link Kind#EXCLUSIVE}
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
      * @param lostSink told about every grant whose node vanished with an expired session
-     */
-    public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
-                     HeldNodes held, Consumer<Grant> lostSink) {
-        this(session, pathOf, kind, fair, held, lostSink, io.latchkey.ClientOptions.defaults().clientName());
-    }
-
-    /**
-     * @param pathOf maps a lock name to its znode path
-     * @param fair a fair lock (see the other constructor)
-     * @param held the table of our held nodes
-     * @param lostSink told about every grant whose node vanished
      * @param clientName the client's name, recorded in each lock node's data
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
@@ -227,11 +215,8 @@ public final class ZkLockOps implements RemoteLockOps {
         ZkGrantState hold = from.backendState(ZkGrantState.class);
         CompletableFuture<Grant> result = new CompletableFuture<>();
         long sentAt = request.time().nanoTime();
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk == null) {
             return result;
         }
         // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.

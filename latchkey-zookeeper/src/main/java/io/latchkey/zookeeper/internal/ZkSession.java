@@ -144,6 +144,16 @@ public final class ZkSession implements AutoCloseable {
         }
     }
 
+    /** The current handle, or {@code null} after failing {@code future} with why there is none. */
+    ZooKeeper zkOrFail(CompletableFuture<?> future) {
+        try {
+            return zk();
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+            return null;
+        }
+    }
+
     /** The session id of the current handle (0 when it has none yet). */
     public long sessionId() {
         return currentSessionIdOrZero();
