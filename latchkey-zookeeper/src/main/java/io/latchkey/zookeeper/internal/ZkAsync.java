@@ -40,10 +40,6 @@ public final class ZkAsync {
         this.session = session;
     }
 
-    ZkSession session() {
-        return session;
-    }
-
     static boolean isTransient(Code code) {
         return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                 || code == Code.SESSIONMOVED;

@@ -206,10 +206,6 @@ public final class ZkSession implements AutoCloseable {
         return operationTimeout;
     }
 
-    public CuratorFramework curator() {
-        return curator;
-    }
-
     /** The error for an operation that could not be done, naming the servers (never credentials). */
     public LockUnavailableException unavailable(String operation, Throwable cause) {
         return io.latchkey.core.ConnectFailures.unavailable("ZooKeeper " + servers, operation, cause);
