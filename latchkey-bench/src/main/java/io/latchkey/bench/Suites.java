@@ -65,13 +65,16 @@ final class Suites {
     }
 
     /**
-     * A suite that is a plain program with flags of its own: run with its defaults (our flags mean nothing to it);
-     * it prints its own output, so its section only says that it ran.
+     * A suite that is a plain program with flags of its own: run with {@code --seconds} (the measure time),
+     * {@code --rounds} (the repeats) and {@code --rows}, which it may ignore; it prints its own output, so its section
+     * only says that it ran.
      */
     private record MainMethodSuite(String name, Method main) implements ComparisonSuite {
         @Override
         public SideBySide.Report run(BenchOptions options) throws Exception {
-            main.invoke(null, (Object) new String[0]);
+            main.invoke(null, (Object) new String[] {"--seconds",
+                Long.toString(Math.max(1, options.measure().toSeconds())), "--rounds",
+                Integer.toString(options.repeats()), "--rows", String.join(",", options.rows())});
             return new SideBySide.Report("(" + main.getDeclaringClass().getName()
                     + " printed its own results above)\n", true, false);
         }

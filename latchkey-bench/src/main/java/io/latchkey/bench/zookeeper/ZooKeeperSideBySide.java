@@ -25,14 +25,17 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  *
  * <ul>
  *   <li>lock+unlock cycles/s with 1 thread and 16 threads, each thread on its own path (uncontended);</li>
- *   <li>lock+unlock cycles/s with 16 threads on one path (contended).</li>
+ *   <li>lock+unlock cycles/s with 16 threads on one path (contended);</li>
+ *   <li>the same uncontended rows as users write them: {@code client.lock(name)} each cycle on Latchkey's side
+ *       (the handle made, the name checked, each time), against Curator's mutexes made once.</li>
  * </ul>
  *
  * <p>Rows alternate between the two contenders and the best of {@code --rounds} runs is kept, so that a noisy
  * shared machine penalises both alike. The server runs with {@code forceSync=no} (no fsync per transaction) so the
  * rows measure the clients and the protocol rather than the disk.
  *
- * <p>Usage: {@code ZooKeeperSideBySide [--connect host:port] [--seconds N] [--rounds N] [--rtt-us N]}; without
+ * <p>Usage: {@code ZooKeeperSideBySide [--connect host:port] [--seconds N] [--rounds N] [--rtt-us N]
+ * [--rows A,B]}; {@code --rows} keeps the rows whose label contains one of the words; without
  * {@code --connect} it starts an {@link EmbeddedZooKeeper}; {@code --rtt-us} puts a {@link LatencyProxy} adding that
  * round-trip latency between both clients and the server (loopback round trips are nearly free, a data centre's
  * are not, and the round trips saved are what Latchkey's pipelining buys).
@@ -46,8 +49,11 @@ public final class ZooKeeperSideBySide {
     interface Contender extends AutoCloseable {
         String name();
 
-        /** A lock+unlock cycle body for a thread working on {@code path}. */
-        Cycle cycleOn(String path) throws Exception;
+        /**
+         * A lock+unlock cycle body for a thread working on {@code path}; {@code perCycle}: the lock handle is made
+         * in each cycle, as users call it, where the side has handles that cheap to make.
+         */
+        Cycle cycleOn(String path, boolean perCycle) throws Exception;
 
         @Override
         void close();
@@ -72,7 +78,14 @@ public final class ZooKeeperSideBySide {
         }
 
         @Override
-        public Cycle cycleOn(String path) {
+        public Cycle cycleOn(String path, boolean perCycle) {
+            if (perCycle) {
+                return () -> {
+                    DistributedLock lock = client.lock(path);
+                    lock.lock();
+                    lock.unlock();
+                };
+            }
             DistributedLock lock = client.lock(path);
             return () -> {
                 lock.lock();
@@ -103,8 +116,9 @@ public final class ZooKeeperSideBySide {
         }
 
         @Override
-        public Cycle cycleOn(String path) {
-            // one InterProcessMutex per path, shared by the threads on it (it is thread-safe: one node per thread)
+        public Cycle cycleOn(String path, boolean perCycle) {
+            // made once even in the per-cycle rows: an InterProcessMutex keeps its reentrancy counts in the
+            // instance, so users keep one per path; one InterProcessMutex per path, shared by the threads on it (it is thread-safe: one node per thread)
             InterProcessMutex mutex = mutexes.computeIfAbsent(path,
                     p -> new InterProcessMutex(curator, "/curator-bench/" + p));
             return () -> {
@@ -124,6 +138,8 @@ public final class ZooKeeperSideBySide {
         int seconds = Integer.parseInt(option(args, "--seconds", "5"));
         int rounds = Integer.parseInt(option(args, "--rounds", "2"));
         long rttMicros = Long.parseLong(option(args, "--rtt-us", "0"));
+        List<String> rowFilter = List.of(option(args, "--rows", "").split(",")).stream()
+                .filter(w -> !w.isBlank()).map(w -> w.toLowerCase(Locale.ROOT)).toList();
         EmbeddedZooKeeper server = null;
         if (connect == null) {
             System.setProperty("zookeeper.forceSync", "no");
@@ -139,19 +155,30 @@ public final class ZooKeeperSideBySide {
         try (LatchkeyContender latchkey = new LatchkeyContender(connect);
              CuratorContender curator = new CuratorContender(connect)) {
             List<Contender> contenders = List.of(latchkey, curator);
-            String[] rowNames = {"1 thread, distinct paths", "16 threads, distinct paths", "16 threads, one path"};
-            int[][] shapes = {{1, 0}, {16, 0}, {16, 1}};
+            String[] allNames = {"1 thread, distinct paths", "16 threads, distinct paths", "16 threads, one path",
+                "1 thread, distinct paths, lock(name) per cycle", "16 threads, distinct paths, lock(name) per cycle"};
+            int[][] allShapes = {{1, 0, 0}, {16, 0, 0}, {16, 1, 0}, {1, 0, 1}, {16, 0, 1}};
+            List<Integer> kept = new ArrayList<>();
+            for (int r = 0; r < allNames.length; r++) {
+                String label = allNames[r].toLowerCase(Locale.ROOT);
+                if (rowFilter.isEmpty() || rowFilter.stream().anyMatch(label::contains)) {
+                    kept.add(r);
+                }
+            }
+            String[] rowNames = kept.stream().map(r -> allNames[r]).toArray(String[]::new);
+            int[][] shapes = kept.stream().map(r -> allShapes[r]).toArray(int[][]::new);
             double[][] best = new double[rowNames.length][contenders.size()];
             for (Contender c : contenders) {
                 System.out.printf("%s: warm-up…%n", c.name());
-                run(c, 4, false, 2, "warm");
+                run(c, 4, false, false, 2, "warm");
+                run(c, 4, false, true, 1, "warm-per-cycle");
             }
             for (int round = 0; round < rounds; round++) {
                 for (int r = 0; r < rowNames.length; r++) {
                     for (int i = 0; i < contenders.size(); i++) {
                         Contender c = contenders.get(i);
-                        double rate = run(c, shapes[r][0], shapes[r][1] == 1, seconds, "r" + round + "x" + r);
-                        System.out.printf(Locale.ROOT, "round %d, %-26s %-8s %,10.0f cycles/s%n", round + 1,
+                        double rate = run(c, shapes[r][0], shapes[r][1] == 1, shapes[r][2] == 1, seconds, "r" + round + "x" + r);
+                        System.out.printf(Locale.ROOT, "round %d, %-50s %-8s %,10.0f cycles/s%n", round + 1,
                                 rowNames[r], c.name(), rate);
                         best[r][i] = Math.max(best[r][i], rate);
                     }
@@ -179,8 +206,12 @@ public final class ZooKeeperSideBySide {
         }
     }
 
-    /** Cycles/s of {@code threads} threads, each on its own path or all on one, for {@code seconds}. */
-    static double run(Contender c, int threads, boolean onePath, int seconds, String tag) throws Exception {
+    /**
+     * Cycles/s of {@code threads} threads, each on its own path or all on one, for {@code seconds}; with
+     * {@code perCycle} the lock handle is made in every cycle.
+     */
+    static double run(Contender c, int threads, boolean onePath, boolean perCycle, int seconds, String tag)
+            throws Exception {
         LongAdder cycles = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch ready = new CountDownLatch(threads);
@@ -189,7 +220,7 @@ public final class ZooKeeperSideBySide {
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         for (int t = 0; t < threads; t++) {
             String path = onePath ? "bench-" + tag : "bench-" + tag + "-" + t;
-            Cycle cycle = c.cycleOn(path);
+            Cycle cycle = c.cycleOn(path, perCycle);
             Thread w = new Thread(() -> {
                 ready.countDown();
                 try {

@@ -30,11 +30,8 @@ final class HeldChecks {
             result.complete(Set.of());
             return result;
         }
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk == null) {
             return result;
         }
         long sessionId = zk.getSessionId();

@@ -18,10 +18,10 @@ import org.apache.zookeeper.data.Stat;
  * expired session, and with {@link io.latchkey.LockUnavailableException} on anything else (a missing permission).
  * {@link #retrying} sends a call again after a transient failure, once connected, until the operation timeout.
  */
-final class ZkAsync {
+public final class ZkAsync {
 
     /** A node's data and stat. */
-    record Node(byte[] data, Stat stat) {
+    public record Node(byte[] data, Stat stat) {
     }
 
     /** A failure that may go away once the connection is back; the call's outcome is unknown. */
@@ -40,10 +40,6 @@ final class ZkAsync {
         this.session = session;
     }
 
-    ZkSession session() {
-        return session;
-    }
-
     static boolean isTransient(Code code) {
         return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                 || code == Code.SESSIONMOVED;
@@ -55,58 +51,70 @@ final class ZkAsync {
         return e instanceof Transient;
     }
 
-    private <T> boolean failed(CompletableFuture<T> f, Code code, String path, String operation) {
-        if (isTransient(code)) {
+    /**
+     * The children of {@code path}, none if it does not exist, within the operation timeout; any other answer fails
+     * with {@link io.latchkey.LockUnavailableException}.
+     */
+    public static CompletableFuture<List<String>> listed(ZkSession session, String path) {
+        return untransient(session, path, "list", zk -> new ZkAsync(session).children(zk, path));
+    }
+
+    /** The data and stat of {@code path}, {@code null} if it is gone; otherwise as {@link #listed}. */
+    public static CompletableFuture<Node> readOrNull(ZkSession session, String path) {
+        return untransient(session, path, "read", zk -> new ZkAsync(session).read(zk, path));
+    }
+
+    private static <T> CompletableFuture<T> untransient(ZkSession session, String path, String operation,
+            Function<ZooKeeper, CompletableFuture<T>> call) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            call.apply(session.zk()).whenComplete((v, e) -> {
+                if (e == null) {
+                    result.complete(v);
+                } else {
+                    result.completeExceptionally(e instanceof Transient t ? session.unavailable(operation + " "
+                            + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e);
+                }
+            });
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+        return session.bounded(result, operation + " " + path);
+    }
+
+    /** Completes {@code f} with {@code value} on {@code OK} or an {@code expected} code, else fails it. */
+    private <T> void settle(CompletableFuture<T> f, Code code, String path, String operation, T value,
+            Code... expected) {
+        if (code == Code.OK || java.util.Arrays.asList(expected).contains(code)) {
+            f.complete(value);
+        } else if (isTransient(code)) {
             f.completeExceptionally(new Transient(path, code));
         } else {
             f.completeExceptionally(session.unavailable(operation + " " + path + " (" + code + ")", null));
         }
-        return false;
     }
 
     /** The node's data and stat, or {@code null} if it does not exist. */
     CompletableFuture<Node> read(ZooKeeper zk, String path) {
         CompletableFuture<Node> f = new CompletableFuture<>();
-        zk.getData(path, false, (rc, p, ctx, data, stat) -> {
-            Code code = Code.get(rc);
-            if (code == Code.OK) {
-                f.complete(new Node(data, stat));
-            } else if (code == Code.NONODE) {
-                f.complete(null);
-            } else {
-                failed(f, code, p, "read");
-            }
-        }, null);
+        zk.getData(path, false, (rc, p, ctx, data, stat) -> settle(f, Code.get(rc), p, "read",
+                rc == Code.OK.intValue() ? new Node(data, stat) : null, Code.NONODE), null);
         return f;
     }
 
     /** The children's names (unsorted), empty if the node does not exist. */
     CompletableFuture<List<String>> children(ZooKeeper zk, String path) {
         CompletableFuture<List<String>> f = new CompletableFuture<>();
-        zk.getChildren(path, false, (rc, p, ctx, children) -> {
-            Code code = Code.get(rc);
-            if (code == Code.OK) {
-                f.complete(children);
-            } else if (code == Code.NONODE) {
-                f.complete(List.of());
-            } else {
-                failed(f, code, p, "list");
-            }
-        }, null);
+        zk.getChildren(path, false, (rc, p, ctx, children) -> settle(f, Code.get(rc), p, "list",
+                rc == Code.OK.intValue() ? children : List.of(), Code.NONODE), null);
         return f;
     }
 
     /** A version-checked write: {@code OK}, {@code BADVERSION} or {@code NONODE}. */
     CompletableFuture<Code> write(ZooKeeper zk, String path, byte[] data, int version) {
         CompletableFuture<Code> f = new CompletableFuture<>();
-        zk.setData(path, data, version, (rc, p, ctx, stat) -> {
-            Code code = Code.get(rc);
-            if (code == Code.OK || code == Code.BADVERSION || code == Code.NONODE) {
-                f.complete(code);
-            } else {
-                failed(f, code, p, "write");
-            }
-        }, null);
+        zk.setData(path, data, version, (rc, p, ctx, stat) -> settle(f, Code.get(rc), p, "write", Code.get(rc),
+                Code.BADVERSION, Code.NONODE), null);
         return f;
     }
 
@@ -117,28 +125,16 @@ final class ZkAsync {
     CompletableFuture<Code> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
         CompletableFuture<Code> f = new CompletableFuture<>();
         zk.create(path, data, mode == CreateMode.CONTAINER ? org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE
-                : session.acl(), mode, (rc, p, ctx, name) -> {
-                    Code code = Code.get(rc);
-                    if (code == Code.OK || code == Code.NODEEXISTS || code == Code.NONODE) {
-                        f.complete(code);
-                    } else {
-                        failed(f, code, p, "create");
-                    }
-                }, null);
+                : session.acl(), mode, (rc, p, ctx, name) -> settle(f, Code.get(rc), p, "create", Code.get(rc),
+                Code.NODEEXISTS, Code.NONODE), null);
         return f;
     }
 
     /** A version-checked delete: {@code OK}, {@code BADVERSION} or {@code NONODE}. */
     CompletableFuture<Code> delete(ZooKeeper zk, String path, int version) {
         CompletableFuture<Code> f = new CompletableFuture<>();
-        zk.delete(path, version, (rc, p, ctx) -> {
-            Code code = Code.get(rc);
-            if (code == Code.OK || code == Code.BADVERSION || code == Code.NONODE) {
-                f.complete(code);
-            } else {
-                failed(f, code, p, "delete");
-            }
-        }, null);
+        zk.delete(path, version, (rc, p, ctx) -> settle(f, Code.get(rc), p, "delete", Code.get(rc),
+                Code.BADVERSION, Code.NONODE), null);
         return f;
     }
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
+import java.util.concurrent.CompletionException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -89,13 +90,14 @@ final class ZkLockAttempt {
         protectionId = uuid;
         ours = null;
         createHandle = zk;
-        long expected = ops.kind == ZkLockOps.Kind.EXCLUSIVE
-                ? ops.solo.expectedNext(lockPath, System.nanoTime()) : -1;
+        SoloHistory.Previous previous = ops.kind == ZkLockOps.Kind.EXCLUSIVE
+                ? ops.solo.previous(lockPath, System.nanoTime()) : null;
+        boolean unlisted = ops.solo.worthTrying(previous);
         String prefix = lockPath + "/" + LockNodes.protectedName(uuid, ops.kind.prefix);
         zk.create(prefix, ZkLockOps.nodeData(request.ownerId(), ops.clientName, zk.getSessionTimeout(), -1), ops.session.acl(),
                 CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, expected), null);
-        if (expected < 0) {
+                (rc, path, ctx, name, stat) -> created(myEpoch, Code.get(rc), name, stat, previous, unlisted), null);
+        if (!unlisted) {
             // Sent before the create's reply: the server answers in order, so this listing already has our node.
             zk.getChildren(lockPath, false, (rc, path, ctx, children, parent) -> {
                 if (myEpoch == epoch && ours != null) {
@@ -105,7 +107,8 @@ final class ZkLockAttempt {
         }
     }
 
-    private void created(int myEpoch, Code code, String name, Stat stat, long expected) {
+    private void created(int myEpoch, Code code, String name, Stat stat, SoloHistory.Previous previous,
+            boolean unlisted) {
         if (myEpoch != epoch) {
             return;
         }
@@ -117,8 +120,11 @@ final class ZkLockAttempt {
                 // which would queue again behind it while it blocks every client for as long as our session lives.
                 ours = new ZkQueueEntry(name.substring(name.lastIndexOf('/') + 1), stat.getEphemeralOwner(),
                         stat.getCzxid());
-                if (expected >= 0) {
-                    if (LockNodes.sequenceNumber(ours.node()) == expected) {
+                if (previous != null) {
+                    ops.solo.created(previous, stat.getCzxid());
+                }
+                if (unlisted) {
+                    if (previous.provesAlone(LockNodes.sequenceNumber(ours.node()), stat.getCzxid())) {
                         // no one created a child since our last, lone node was deleted: we are alone (SoloHistory)
                         grant(stat.getCzxid(), true);
                     } else {
@@ -140,10 +146,9 @@ final class ZkLockAttempt {
 
     /**
      * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
-     * asynchronous create of the path as a container node, then the queue node again. Only when a parent is missing
-     * too (rare: the lock root of a new namespace) are the parents created the blocking way, on a thread of that
-     * call's own ({@link ZkSession#createContainersAsync}). The client's scheduler thread, which also renews every
-     * lease, never waits on a round trip here.
+     * asynchronous create of the path as a container node, then the queue node again; when a parent is missing too
+     * (the lock root of a new namespace), the parents first, as open containers ({@link ZkAsync#createParents}).
+     * Nothing here waits on a round trip.
      */
     private void createLockPath() {
         ZooKeeper zk = zk();
@@ -157,14 +162,18 @@ final class ZkLockAttempt {
             } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                     || code == Code.SESSIONMOVED) {
                 afterReconnect(this::create); // the queue node's create finds the path missing again if it is
-            } else {
-                ops.session.createContainersAsync(lockPath).whenComplete((v, e) -> {
-                    if (e != null) {
-                        fail(e);
+            } else if (code == Code.NONODE) {
+                new ZkAsync(ops.session).createParents(zk, lockPath).whenComplete((v, e) -> {
+                    if (e == null) {
+                        createLockPath();
+                    } else if (ZkAsync.isTransient(e)) {
+                        afterReconnect(this::create);
                     } else {
-                        create();
+                        fail(e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
                     }
                 });
+            } else {
+                fail(ops.session.unavailable("create " + lockPath, KeeperException.create(code, lockPath)));
             }
         }, null);
     }

@@ -74,21 +74,9 @@ public final class ZkLockOps implements RemoteLockOps {
     /**
      * @param pathOf maps a lock name to its znode path
      * @param fair a fair lock ({@link RemoteLockOps#fair()}: no local hand-off, every waiting owner its own node);
-     *        only with {@link Kind#EXCLUSIVE}. The plain exclusive lock hands off; read and write halves never do
-     *        (the write lock's holder may also hold the read lock).
+     *        only with {@link Kind#EXCLUSIVE}
      * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
      * @param lostSink told about every grant whose node vanished with an expired session
-     */
-    public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
-                     HeldNodes held, Consumer<Grant> lostSink) {
-        this(session, pathOf, kind, fair, held, lostSink, io.latchkey.ClientOptions.defaults().clientName());
-    }
-
-    /**
-     * @param pathOf maps a lock name to its znode path
-     * @param fair a fair lock (see the other constructor)
-     * @param held the table of our held nodes
-     * @param lostSink told about every grant whose node vanished
      * @param clientName the client's name, recorded in each lock node's data
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
@@ -183,7 +171,7 @@ public final class ZkLockOps implements RemoteLockOps {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
                 boolean wasOurs = held.remove(hold.path(), grant);
                 if (ok && wasOurs && hold.alone() && kind == Kind.EXCLUSIVE) {
-                    solo.deletedAlone(hold.lockPath(), hold.node(), System.nanoTime());
+                    solo.deletedAlone(hold.lockPath(), hold.node(), hold.czxid(), System.nanoTime());
                 }
                 answer.complete(ok && wasOurs);
             } else {
@@ -227,11 +215,8 @@ public final class ZkLockOps implements RemoteLockOps {
         ZkGrantState hold = from.backendState(ZkGrantState.class);
         CompletableFuture<Grant> result = new CompletableFuture<>();
         long sentAt = request.time().nanoTime();
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk == null) {
             return result;
         }
         // Rewriting our own node keeps our place at the head of the queue; the write's zxid is the new token.
@@ -261,7 +246,7 @@ public final class ZkLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenCompose(children -> {
+        return ZkAsync.listed(session, lockPath).thenCompose(children -> {
             List<String> holders = holders(children);
             if (holders.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
@@ -270,31 +255,21 @@ public final class ZkLockOps implements RemoteLockOps {
             Grant mine = held.get(path);
             int waiters = Math.max(0, (int) children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).count()
                     - holders.size());
-            CompletableFuture<io.latchkey.LockHolder> result = new CompletableFuture<>();
-            session.zk().getData(path, false, (rc, p, ctx, data, stat) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    result.complete(ZkHolders.holder(data, stat, mine, waiters));
-                } else if (code == Code.NONODE) {
-                    result.complete(null); // released since the listing
-                } else {
-                    result.completeExceptionally(session.unavailable("read " + p, null));
-                }
-            }, null);
-            return session.bounded(result, "read " + path);
+            return ZkAsync.readOrNull(session, path).thenApply(node -> node == null ? null // released since listed
+                    : ZkHolders.holder(node.data(), node.stat(), mine, waiters));
         });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenApply(children -> holders(children).size() > 0);
+        return ZkAsync.listed(session, lockPath).thenApply(children -> holders(children).size() > 0);
     }
 
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
         String lockPath = pathOf.apply(name);
-        return children(lockPath).thenCompose(children -> {
+        return ZkAsync.listed(session, lockPath).thenCompose(children -> {
             List<String> victims = holders(children);
             if (victims.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
@@ -333,25 +308,6 @@ public final class ZkLockOps implements RemoteLockOps {
             default -> throw new IllegalStateException(kind.name());
         }
         return result;
-    }
-
-    CompletableFuture<List<String>> children(String lockPath) {
-        CompletableFuture<List<String>> result = new CompletableFuture<>();
-        try {
-            session.zk().getChildren(lockPath, false, (rc, path, ctx, children) -> {
-                Code code = Code.get(rc);
-                if (code == Code.OK) {
-                    result.complete(children);
-                } else if (code == Code.NONODE) {
-                    result.complete(List.of());
-                } else {
-                    result.completeExceptionally(session.unavailable("list " + path, null));
-                }
-            }, null);
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
-        }
-        return session.bounded(result, "list " + lockPath);
     }
 
     /**

@@ -12,10 +12,8 @@ import java.util.function.LongConsumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
-import org.apache.curator.utils.InternalACLProvider;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
@@ -146,6 +144,16 @@ public final class ZkSession implements AutoCloseable {
         }
     }
 
+    /** The current handle, or {@code null} after failing {@code future} with why there is none. */
+    ZooKeeper zkOrFail(CompletableFuture<?> future) {
+        try {
+            return zk();
+        } catch (RuntimeException e) {
+            future.completeExceptionally(e);
+            return null;
+        }
+    }
+
     /** The session id of the current handle (0 when it has none yet). */
     public long sessionId() {
         return currentSessionIdOrZero();
@@ -184,61 +192,6 @@ public final class ZkSession implements AutoCloseable {
         return acl;
     }
 
-    /**
-     * Creates {@code path} and its missing parents as container nodes; blocking, so never call it on the event thread
-     * or the scheduler's.
-     */
-    public void createContainers(String path) {
-        createContainers(path, true);
-    }
-
-    /**
-     * Creates {@code path} and its missing parents as container nodes, with this client's ACL on {@code path} if
-     * {@code protect} and open ACLs on the rest; blocking, so never call it on the event thread or the scheduler's.
-     */
-    public void createContainers(String path, boolean protect) {
-        try {
-            ZKPaths.mkdirs(zk(), path, true, new InternalACLProvider() {
-                @Override
-                public List<ACL> getDefaultAcl() {
-                    return acl;
-                }
-
-                @Override
-                public List<ACL> getAclForPath(String p) {
-                    // Shared ancestors stay open so that other identities can have their own locks beside ours;
-                    // what protects our nodes is the ACL of their parent (delete is checked there) and their own.
-                    return protect && p.equals(path) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE;
-                }
-            }, true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable("create " + path, e);
-        } catch (Exception e) {
-            throw unavailable("create " + path, e);
-        }
-    }
-
-    /**
-     * {@link #createContainers(String)} on a thread of its own, {@code latchkey-zookeeper-parents}, started for this
-     * call and ended with it: the rare creation of a lock root's missing parents is ZooKeeper's blocking
-     * {@code mkdirs}, which must run neither on the event thread nor on the client's scheduler (the watchdog's).
-     */
-    public CompletableFuture<Void> createContainersAsync(String path) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                createContainers(path);
-                done.complete(null);
-            } catch (RuntimeException e) {
-                done.completeExceptionally(e);
-            }
-        }, "latchkey-zookeeper-parents");
-        t.setDaemon(true);
-        t.start();
-        return done;
-    }
-
     /** {@code relative} below Curator's namespace, as the raw handle needs it. */
     public String path(String relative) {
         return namespace == null ? relative : ZKPaths.fixForNamespace(namespace, relative);
@@ -251,10 +204,6 @@ public final class ZkSession implements AutoCloseable {
 
     public Duration operationTimeout() {
         return operationTimeout;
-    }
-
-    public CuratorFramework curator() {
-        return curator;
     }
 
     /** The error for an operation that could not be done, naming the servers (never credentials). */

@@ -79,11 +79,8 @@ public final class ZkWatches {
         }
 
         void register(CompletableFuture<RemoteCountOps.Subscription> ready) {
-            ZooKeeper zk;
-            try {
-                zk = session.zk();
-            } catch (RuntimeException e) {
-                ready.completeExceptionally(e);
+            ZooKeeper zk = session.zkOrFail(ready);
+            if (zk == null) {
                 return;
             }
             on = zk;

@@ -44,9 +44,9 @@ class ZkLockOpsTest {
         s1 = new ZkSession(c1, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
         s2 = new ZkSession(c2, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
         ops1 = new ZkLockOps(s1, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
-                new HeldNodes(), g -> { });
+                new HeldNodes(), g -> { }, "test");
         ops2 = new ZkLockOps(s2, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
-                new HeldNodes(), g -> { });
+                new HeldNodes(), g -> { }, "test");
     }
 
     @AfterEach
@@ -112,7 +112,7 @@ class ZkLockOpsTest {
         ZkSession s3 = new ZkSession(c3, true, Duration.ofSeconds(3), ZooDefs.Ids.OPEN_ACL_UNSAFE, scheduler);
         try {
             ZkLockOps ops3 = new ZkLockOps(s3, n -> base + "/" + n, ZkLockOps.Kind.EXCLUSIVE, false,
-                    new HeldNodes(), g -> { });
+                    new HeldNodes(), g -> { }, "test");
             Grant g1 = take(ops1, "o1");
             AtomicInteger pushes2 = new AtomicInteger();
             AtomicInteger pushes3 = new AtomicInteger();
@@ -241,6 +241,20 @@ class ZkLockOpsTest {
             assertThat(ops2.isLocked("a").get()).isTrue();
             ops1.release(g).get();
         }
+    }
+
+    @Test
+    void aLockPathReapedAndReCreatedByAnotherHolderIsNeverTakenForOursAlone() throws Exception {
+        Grant g1 = take(ops1, "o1");
+        assertThat(ops1.release(g1).get()).isTrue();
+        // as the server's container reaper would, then another client holds with sequence number 0 on the new path:
+        // our next create gets number 1, the very number the counter alone would take for "alone"
+        c2.delete().forPath(base + "/a");
+        Grant other = take(ops2, "o2");
+        Attempt look = ops1.tryAcquire(request("o1", -1), null).get(5, TimeUnit.SECONDS);
+        assertThat(look.isGranted()).as("the zxids left room for a reap and a re-creation: we list and queue")
+                .isFalse();
+        ops2.release(other).get();
     }
 
     @Test
