@@ -14,12 +14,12 @@ class ServerProcessesTest {
     void readsTheCpuTimeAndMemoryOfAChildProcessFromProc() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "Linux /proc");
         Map<Long, Long> before = ServerProcesses.cpuNanosByNode();
-        // A busy child for about 0.3 s, then idle until destroyed.
+        // A child busy for some tenths of a second of CPU (no forks), then idle until destroyed.
         Process busy = new ProcessBuilder("sh", "-c",
-                "end=$(($(date +%s%N) + 300000000)); while [ $(date +%s%N) -lt $end ]; do :; done; sleep 30").start();
+                "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; sleep 30").start();
         try {
             long[] used = {0, 0};
-            for (int i = 0; i < 100 && used[0] < 20_000_000L; i++) {
+            for (int i = 0; i < 400 && used[0] < 20_000_000L; i++) {
                 Thread.sleep(50);
                 used = ServerProcesses.delta(before, ServerProcesses.cpuNanosByNode());
             }
