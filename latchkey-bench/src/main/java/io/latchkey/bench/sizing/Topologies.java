@@ -45,7 +45,7 @@ final class Topologies {
         RedisClusterSetup cluster = RedisClusterSetup.start();
         return new Simple("redis-cluster", "Redis Cluster, 3 masters (no replicas)", 3,
                 "three redis-server masters without persistence, 16384 slots split evenly, the client given every "
-                        + "master as a seed; names spread over the slots by their hash", cluster.uri(), cluster::close);
+                        + "master's address; names spread over the slots by their hash", cluster.uri(), cluster::close);
     }
 
     private static Topology postgres() {
