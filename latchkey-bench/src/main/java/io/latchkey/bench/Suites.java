@@ -22,7 +22,8 @@ final class Suites {
             "io.latchkey.bench.zookeeper.ZooKeeperComparison",
             "io.latchkey.bench.zookeeper.ZooKeeperSideBySide",
             "io.latchkey.bench.jdbc.JdbcComparison",
-            "io.latchkey.bench.jdbc.JdbcSideBySide");
+            "io.latchkey.bench.jdbc.JdbcSideBySide",
+            "io.latchkey.bench.sizing.SizingSuite");
 
     private Suites() {
     }

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * that started inside the window. A thread that throws ends the run with that error; a thread that does not come
  * back within a grace period after the window (a hung lock call) is reported, not waited for forever.
  */
-final class TimedRun {
+public final class TimedRun {
 
     private static final int WARMUP = 0;
     private static final int MEASURE = 1;
@@ -23,14 +23,14 @@ final class TimedRun {
     private final Duration warmup;
     private final Duration measure;
 
-    TimedRun(String label, int threads, Duration warmup, Duration measure) {
+    public TimedRun(String label, int threads, Duration warmup, Duration measure) {
         this.label = label;
         this.threads = threads;
         this.warmup = warmup;
         this.measure = measure;
     }
 
-    RunResult run(Cycle.PerThread factory) throws InterruptedException {
+    public RunResult run(Cycle.PerThread factory) throws InterruptedException {
         List<Cycle> perThread = new ArrayList<>(threads);
         for (int i = 0; i < threads; i++) {
             perThread.add(factory.forThread(i));
@@ -159,9 +159,9 @@ final class TimedRun {
      *        only, else NaN): how often a cycle parks one thread and wakes another
      * @param error the first failure, or null
      */
-    record RunResult(double cyclesPerSecond, long totalCycles, long p50Nanos, long p99Nanos, double cpuNanosPerCycle,
+    public record RunResult(double cyclesPerSecond, long totalCycles, long p50Nanos, long p99Nanos, double cpuNanosPerCycle,
             double allocatedBytesPerCycle, double contextSwitchesPerCycle, Throwable error) {
-        boolean ok() {
+        public boolean ok() {
             return error == null;
         }
     }

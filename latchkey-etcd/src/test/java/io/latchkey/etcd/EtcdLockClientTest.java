@@ -250,4 +250,27 @@ class EtcdLockClientTest {
         assertThat(app.getKVClient().get(bytes("x")).get(5, TimeUnit.SECONDS)).isNotNull();
         assertThat(keys(app, client.lockPrefix(name))).as("its keys went with its revoked lease").isEmpty();
     }
+
+    @Test
+    void renewsMoreHeldLocksThanOneEtcdTransactionMayHold() throws Exception {
+        // etcd refuses a transaction of more than 128 operations (--max-txn-ops): the renewal reads in several.
+        // A longer operation timeout than the other tests' (300 lock calls; a first connection on a busy machine).
+        Duration watchdog = Duration.ofSeconds(3);
+        EtcdLockClient client = EtcdLockClient.connect(etcd.uri(), ClientOptions.builder().watchdogTimeout(watchdog)
+                .operationTimeout(Duration.ofSeconds(10)).build());
+        closeAfter.add(client);
+        String prefix = newName() + "-";
+        List<DistributedLock> held = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            DistributedLock lock = client.lock(prefix + i);
+            lock.lock();
+            held.add(lock);
+        }
+        // Longer than a watchdog timeout: several renewal rounds, and a lease that was not renewed would end.
+        Thread.sleep(watchdog.toMillis() + 1_000);
+        assertThat(held).allSatisfy(lock -> assertThat(lock.isHeldByCurrentThread()).as(lock.name()).isTrue());
+        for (DistributedLock lock : held) {
+            lock.unlock();
+        }
+    }
 }

@@ -328,9 +328,15 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
+     * Reads per renewal transaction: etcd refuses a transaction of more operations than its {@code --max-txn-ops} (128
+     * by default) with "too many operations in txn request", which would fail the renewal of every key of the batch.
+     */
+    static final int MAX_TXN_OPS = 128;
+
+    /**
      * One renewal batch of held keys (lock holds and leased permits alike): one keep-alive per lease they are on,
-     * plus one transaction reading every key. A key is still held if it exists with its create revision, on its
-     * lease, and that lease is alive. Completes with the grants no longer held.
+     * plus transactions reading every key, at most {@link #MAX_TXN_OPS} reads each. A key is still held if it exists
+     * with its create revision, on its lease, and that lease is alive. Completes with the grants no longer held.
      *
      * @param what what the keys are, for the timeout message ({@code "lock keys"}, {@code "permit keys"})
      */
@@ -340,20 +346,25 @@ public final class EtcdSession implements AutoCloseable {
         }
         List<Grant> list = new ArrayList<>(grants);
         Map<Long, CompletableFuture<Boolean>> alive = new HashMap<>();
-        Op[] reads = new Op[list.size()];
-        for (int i = 0; i < list.size(); i++) {
-            EtcdGrantState hold = list.get(i).backendState(EtcdGrantState.class);
-            alive.computeIfAbsent(hold.leaseId(), this::keepAliveOnce);
-            reads[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
+        List<CompletableFuture<TxnResponse>> reads = new ArrayList<>();
+        for (int from = 0; from < list.size(); from += MAX_TXN_OPS) {
+            Op[] ops = new Op[Math.min(MAX_TXN_OPS, list.size() - from)];
+            for (int i = 0; i < ops.length; i++) {
+                EtcdGrantState hold = list.get(from + i).backendState(EtcdGrantState.class);
+                alive.computeIfAbsent(hold.leaseId(), this::keepAliveOnce);
+                ops[i] = Op.get(bytes(hold.key()), GetOption.DEFAULT);
+            }
+            reads.add(bounded(client.getKVClient().txn().Then(ops).commit(),
+                    "read " + ops.length + " of " + list.size() + " " + what));
         }
-        CompletableFuture<TxnResponse> read = bounded(client.getKVClient().txn().Then(reads).commit(),
-                "read " + list.size() + " " + what);
+        CompletableFuture<Void> read = CompletableFuture.allOf(reads.toArray(new CompletableFuture<?>[0]));
         return CompletableFuture.allOf(alive.values().toArray(new CompletableFuture<?>[0])).thenCombine(read,
-                (x, r) -> {
+                (x, y) -> {
                     Set<Grant> lost = new HashSet<>();
                     for (int i = 0; i < list.size(); i++) {
                         EtcdGrantState hold = list.get(i).backendState(EtcdGrantState.class);
-                        List<KeyValue> kvs = r.getGetResponses().get(i).getKvs();
+                        List<KeyValue> kvs = reads.get(i / MAX_TXN_OPS).join().getGetResponses()
+                                .get(i % MAX_TXN_OPS).getKvs();
                         boolean ours = !kvs.isEmpty() && kvs.get(0).getCreateRevision() == hold.createRevision()
                                 && kvs.get(0).getLease() == hold.leaseId();
                         if (!ours || !alive.get(hold.leaseId()).join()) {
