@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs blocking JDBC work off the caller's thread, for the engine's asynchronous SPI: a bounded pool of named
- * daemon I/O threads, one timer thread for re-checks, and the mapping of driver errors and slow calls to
+ * daemon I/O threads, periodic clean-ups on the client's {@link MaintenanceScheduler} (which only hands them to the
+ * I/O threads), the attempts running now (for their clean-ups), and the mapping of driver errors and slow calls to
  * {@link LockUnavailableException} naming the database and the operation (never the password: the server
  * description is built from the metadata URL with its query string and user info removed).
  */
