@@ -150,12 +150,18 @@ final class ScriptExecutor {
         if (ownTimeoutNanos <= 0 || command.isDone()) {
             return;
         }
-        ScheduledFuture<?> timer = scheduler.schedule(() -> {
-            if (!result.isDone()) {
-                result.completeExceptionally(errors.map(new TimeoutException(operation + " timed out"), operation));
-                command.cancel(false);
-            }
-        }, ownTimeoutNanos, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> timer;
+        try {
+            timer = scheduler.schedule(() -> {
+                if (!result.isDone()) {
+                    result.completeExceptionally(errors.map(new TimeoutException(operation + " timed out"),
+                            operation));
+                    command.cancel(false);
+                }
+            }, ownTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return; // the client is closing: closing its connection fails the command
+        }
         command.whenComplete((v, e) -> timer.cancel(false));
     }
 }
