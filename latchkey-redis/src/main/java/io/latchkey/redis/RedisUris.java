@@ -131,7 +131,7 @@ final class RedisUris {
     private static final String REPLICA_ACKS = "replicaAcks";
     private static final String REPLICA_ACK_TIMEOUT = "replicaAckTimeout";
 
-    /** {@code 100ms}, {@code 2s}, or a plain number of milliseconds. */
+    /** {@code 100ms} or {@code 2s}; a number without a unit is refused (it would be read as the wrong unit). */
     private static Duration duration(String text) {
         if (text.endsWith("ms")) {
             return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
@@ -139,7 +139,7 @@ final class RedisUris {
         if (text.endsWith("s")) {
             return Duration.ofSeconds(Long.parseLong(text.substring(0, text.length() - 1)));
         }
-        return Duration.ofMillis(Long.parseLong(text));
+        throw new NumberFormatException("no unit");
     }
 
     private static List<String> queryParameters(String uri) {

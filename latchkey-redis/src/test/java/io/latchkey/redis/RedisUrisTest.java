@@ -98,8 +98,10 @@ class RedisUrisTest {
         RedisOptions options = RedisUris.options("redis://h:1?timeout=5s&replicaAckTimeout=2s&replicaAcks=2");
         assertThat(options.replicaAcks()).isEqualTo(2);
         assertThat(options.replicaAckTimeout()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(RedisUris.options("redis://h:1?replicaAcks=1&replicaAckTimeout=250").replicaAckTimeout())
-                .isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> RedisUris.options("redis://h:1?replicaAcks=1&replicaAckTimeout=250"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicaAckTimeout in Redis URI 'redis://h:1?replicaAcks=1&replicaAckTimeout=250'"
+                        + " must be a duration such as 100ms or 2s but was '250'");
         assertThat(RedisUris.options("redis://h:1")).isEqualTo(RedisOptions.defaults());
     }
 
