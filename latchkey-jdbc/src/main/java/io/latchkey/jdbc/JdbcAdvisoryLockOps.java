@@ -29,29 +29,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the advisory-lock mode: a session-level advisory lock (PostgreSQL
- * {@code pg_advisory_lock}, MySQL/MariaDB {@code GET_LOCK}) on a connection dedicated to the hold, borrowed when
- * the lock is taken and given back after it is released. The database queues the waiters and wakes the next one
- * itself; a waiting acquire blocks one thread of the client's waiter pool in the driver until then, and is
- * ended by the database's own timeout at its deadline, and cancelled ({@code Statement.cancel}) only when abandoned.
+ * The remote half of the advisory-lock mode ({@link JdbcAdvisoryLockClient} describes the locks, keys and tokens): a
+ * session-level advisory lock on a connection dedicated to the hold, borrowed when the lock is taken and given back
+ * after it is released. A waiting acquire blocks one thread of the waiter pool in the database's own queue, ended by
+ * the database's own timeout at its deadline and cancelled ({@code Statement.cancel}) only when abandoned.
  *
  * <p>This is the one lock ops of the backend that waits itself ({@link #acquire}) rather than answering single
- * attempts: the recipe blocks inside the server by nature. A single-attempt form ({@code pg_try_advisory_lock},
- * {@code GET_LOCK(name, 0)}) would have nothing to wake it: neither database announces an advisory lock's release (a
- * holder whose session dies frees it silently, so even a {@code NOTIFY} from our own release would not cover it), and
- * MariaDB/MySQL have no notifications at all; hand-offs within a few milliseconds would then take a poll every few
- * milliseconds per waiting name, which is the spinning on the server this library avoids, and the database's own
- * queue of waiters (its order, its immediate wake-up) would be lost. Blocking one statement per waiter keeps both.
+ * attempts: neither database announces an advisory lock's release (a holder whose session dies frees it silently,
+ * and MariaDB/MySQL have no notifications at all), so single attempts ({@code pg_try_advisory_lock},
+ * {@code GET_LOCK(name, 0)}) would need a poll every few milliseconds per waiting name, and would lose the database's
+ * queue of waiters (its order, its immediate wake-up). Blocking one statement per waiter keeps both.
  *
- * <p>Fencing tokens: PostgreSQL's transaction id ({@code pg_current_xact_id()}, 64-bit, never reused, growing
- * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
- * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
- * next holder reads its token after the previous one released.
- *
- * <p>Keys: PostgreSQL's are 64-bit integers (the first 8 bytes of the row key's SHA-256), MySQL/MariaDB's lock-name
- * strings of at most 64 characters ({@code latchkey:} and 48 hex digits of the SHA-256, which also sidesteps their
- * case-insensitive comparison). Two names share a PostgreSQL key with probability about n²/2⁶⁵ for n names in use,
- * and then exclude each other: a liveness cost, never a safety one.
+ * <p>Fencing tokens ({@code pg_current_xact_id()}, {@code UUID_SHORT()}) grow across holders because the next holder
+ * reads its token after the previous one released. PostgreSQL keys are the first 8 bytes of the row key's SHA-256;
+ * MySQL/MariaDB lock names {@code latchkey:} and 48 hex digits of it (at most 64 characters, and no case-insensitive
+ * comparison to trip over).
  */
 final class JdbcAdvisoryLockOps implements RemoteLockOps {
 

@@ -9,7 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,8 +38,9 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     JdbcPermitExpirableSemaphoreOps(Tables t) {
         super(t, CountKind.PERMITS);
-        this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
-                RELEASE_RETRY_MILLIS, log);
+        // a retry the closing client's timer refuses ends there: the permit ends with its lease
+        this.releases = new RetriedRemoval((task, ms) -> runner.timer().schedule(task, ms, TimeUnit.MILLISECONDS),
+                () -> !runner.isClosed(), RELEASE_RETRY_MILLIS, RELEASE_RETRY_MILLIS, log);
     }
 
     @Override
@@ -100,14 +100,6 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     public CompletableFuture<Boolean> release(String name, String permitId) {
         return releases.release("release of permit " + permitId + " of '" + name + "' on " + runner.server(),
                 () -> delete(name, permitId));
-    }
-
-    private void later(Runnable task, long delayMillis) {
-        try {
-            runner.timer().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing: the permit ends with its lease
-        }
     }
 
     private CompletableFuture<Boolean> delete(String name, String permitId) {
