@@ -7,9 +7,6 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -71,13 +68,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     /** The advisory-lock key of {@code name}: a {@code Long} on PostgreSQL, a {@code String} on MySQL/MariaDB. */
     private Object key(String name) {
-        byte[] h;
-        try {
-            h = MessageDigest.getInstance("SHA-256").digest((LeaseTableRows.keyPrefix(namespace) + name)
-                    .getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
+        byte[] h = JdbcFencedStoreOps.sha256(LeaseTableRows.keyPrefix(namespace) + name);
         return postgres ? ByteBuffer.wrap(h).getLong() : "latchkey:" + HexFormat.of().formatHex(h, 0, 24);
     }
 
