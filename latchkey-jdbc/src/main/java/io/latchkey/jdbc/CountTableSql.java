@@ -80,21 +80,12 @@ final class CountTableSql {
                 + " AND permit_id = ? AND expires_at > " + now;
         renewPermit = "UPDATE " + permits + " SET expires_at = " + now + " + ?" + bySemaphore
                 + " AND permit_id = ? AND token = ? AND expires_at > " + now;
-        switch (dialect) {
-            case POSTGRESQL:
-                reapPermits = "DELETE FROM " + permits + " WHERE (semaphore_name, permit_id) IN (SELECT semaphore_name,"
-                        + " permit_id FROM " + permits + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH
-                        + ") AND expires_at <= " + now;
-                break;
-            case MYSQL:
-                reapPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
-                break;
-            case H2:
-            default:
-                reapPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH
-                        + " ROWS ONLY";
-                break;
-        }
+        reapPermits = "DELETE FROM " + permits + switch (dialect) {
+            case POSTGRESQL -> " WHERE (semaphore_name, permit_id) IN (SELECT semaphore_name, permit_id FROM "
+                    + permits + " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH + ") AND expires_at <= " + now;
+            case MYSQL -> " WHERE expires_at <= " + now + " LIMIT " + REAP_BATCH;
+            case H2 -> " WHERE expires_at <= " + now + " FETCH FIRST " + REAP_BATCH + " ROWS ONLY";
+        };
         if (dialect == SqlDialect.POSTGRESQL) {
             String deleting = "WITH d AS (DELETE FROM " + permits + " WHERE semaphore_name = ? AND permit_id = ANY(?))";
             takeRecorded = deleting + ", t AS (" + takeFromCount + " RETURNING 1) INSERT INTO " + permits

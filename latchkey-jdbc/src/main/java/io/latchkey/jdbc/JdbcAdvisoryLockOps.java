@@ -7,9 +7,6 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.TimeSource;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,33 +26,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the advisory-lock mode: a session-level advisory lock (PostgreSQL
- * {@code pg_advisory_lock}, MySQL/MariaDB {@code GET_LOCK}) on a connection dedicated to the hold, borrowed when
- * the lock is taken and given back after it is released. The database queues the waiters and wakes the next one
- * itself; a waiting acquire blocks one thread of the client's waiter pool in the driver until then, and is
- * ended by the database's own timeout at its deadline, and cancelled ({@code Statement.cancel}) only when abandoned.
+ * The remote half of the advisory-lock mode ({@link JdbcAdvisoryLockClient} describes the locks, keys and tokens): a
+ * session-level advisory lock on a connection dedicated to the hold, borrowed when the lock is taken and given back
+ * after it is released. A waiting acquire blocks one thread of the waiter pool in the database's own queue, ended by
+ * the database's own timeout at its deadline and cancelled ({@code Statement.cancel}) only when abandoned.
  *
  * <p>This is the one lock ops of the backend that waits itself ({@link #acquire}) rather than answering single
- * attempts: the recipe blocks inside the server by nature. A single-attempt form ({@code pg_try_advisory_lock},
- * {@code GET_LOCK(name, 0)}) would have nothing to wake it: neither database announces an advisory lock's release (a
- * holder whose session dies frees it silently, so even a {@code NOTIFY} from our own release would not cover it), and
- * MariaDB/MySQL have no notifications at all; hand-offs within a few milliseconds would then take a poll every few
- * milliseconds per waiting name, which is the spinning on the server this library avoids, and the database's own
- * queue of waiters (its order, its immediate wake-up) would be lost. Blocking one statement per waiter keeps both.
+ * attempts: neither database announces an advisory lock's release (a holder whose session dies frees it silently,
+ * and MariaDB/MySQL have no notifications at all), so single attempts ({@code pg_try_advisory_lock},
+ * {@code GET_LOCK(name, 0)}) would need a poll every few milliseconds per waiting name, and would lose the database's
+ * queue of waiters (its order, its immediate wake-up). Blocking one statement per waiter keeps both.
  *
- * <p>Fencing tokens: PostgreSQL's transaction id ({@code pg_current_xact_id()}, 64-bit, never reused, growing
- * across restarts) taken after the lock is held; MariaDB/MySQL's {@code UUID_SHORT()} (server start time and a
- * counter; increasing across restarts as long as the server clock does). Both grow across holders because the
- * next holder reads its token after the previous one released.
- *
- * <p>Keys: PostgreSQL's are 64-bit integers (the first 8 bytes of the row key's SHA-256), MySQL/MariaDB's lock-name
- * strings of at most 64 characters ({@code latchkey:} and 48 hex digits of the SHA-256, which also sidesteps their
- * case-insensitive comparison). Two names share a PostgreSQL key with probability about n²/2⁶⁵ for n names in use,
- * and then exclude each other: a liveness cost, never a safety one.
+ * <p>Fencing tokens ({@code pg_current_xact_id()}, {@code UUID_SHORT()}) grow across holders because the next holder
+ * reads its token after the previous one released. PostgreSQL keys are the first 8 bytes of the row key's SHA-256;
+ * MySQL/MariaDB lock names {@code latchkey:} and 48 hex digits of it (at most 64 characters, and no case-insensitive
+ * comparison to trip over).
  */
 final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcAdvisoryLockOps.class);
+    /** The granted advisory lock of a key in {@code pg_locks}, by its two 32-bit halves ({@link #locator}). */
+    private static final String PG_HOLDER = " FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
+            + " AND classid::text::bigint = ? AND objid::text::bigint = ?";
 
     private final DataSource dataSource;
     private final boolean postgres;
@@ -76,13 +68,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     /** The advisory-lock key of {@code name}: a {@code Long} on PostgreSQL, a {@code String} on MySQL/MariaDB. */
     private Object key(String name) {
-        byte[] h;
-        try {
-            h = MessageDigest.getInstance("SHA-256").digest((LeaseTableRows.keyPrefix(namespace) + name)
-                    .getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
+        byte[] h = JdbcFencedStoreOps.sha256(LeaseTableRows.keyPrefix(namespace) + name);
         return postgres ? ByteBuffer.wrap(h).getLong() : "latchkey:" + HexFormat.of().formatHex(h, 0, 24);
     }
 
@@ -109,9 +95,13 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
                 }
             });
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockUnavailableException("the JDBC advisory lock client is closed", e));
+            result.completeExceptionally(closed(e));
         }
         return result;
+    }
+
+    private static LockUnavailableException closed(RejectedExecutionException e) {
+        return new LockUnavailableException("the JDBC advisory lock client is closed", e);
     }
 
     private Grant acquireBlocking(AcquireRequest request) {
@@ -139,12 +129,11 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             }
             // The lease starts when the database granted the lock (it keeps no lease of its own), not when the wait
             // in its queue began: the engine's bound and the end of a fixed lease count from here.
-            long grantedAt = time.nanoTime();
-            long token = token(c);
-            AdvisoryGrantState held = new AdvisoryGrantState(c, request.name());
-            keep = true;
             // The database knows no lease: the engine ends a fixed lease on time (leaseEnded).
-            return new Grant(request, token, grantedAt, held);
+            long grantedAt = time.nanoTime();
+            Grant g = new Grant(request, token(c), grantedAt, new AdvisoryGrantState(c, request.name()));
+            keep = true;
+            return g;
         } catch (SQLException e) {
             throw runner.unavailable("acquire advisory lock '" + request.name() + "'", e);
         } finally {
@@ -165,18 +154,14 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
      */
     private boolean waitFor(Connection c, AcquireRequest request, boolean[] cancelFired) throws SQLException {
         long remainingNanos = request.remainingNanos();
-        boolean bounded = remainingNanos != Long.MAX_VALUE;
-        String sql;
-        if (postgres) {
-            sql = bounded ? "SELECT set_config('lock_timeout', ?, true), pg_advisory_lock(?)"
-                    : "SELECT pg_advisory_lock(?)";
-        } else {
-            sql = "SELECT GET_LOCK(?, ?)";
-        }
+        Object key = key(request.name());
         // PostgreSQL's lock_timeout is transaction-local, and each autocommit statement is its own transaction
-        Object[] params = !postgres ? new Object[] {key(request.name()), Math.min(3600, Math.max(0.001,
-                remainingNanos / 1e9))} : bounded ? new Object[] {Math.max(1, TimeUnit.NANOSECONDS.toMillis(
-                        remainingNanos)) + "ms", key(request.name())} : new Object[] {key(request.name())};
+        boolean bounded = remainingNanos != Long.MAX_VALUE;
+        String sql = !postgres ? "SELECT GET_LOCK(?, ?)" : bounded
+                ? "SELECT set_config('lock_timeout', ?, true), pg_advisory_lock(?)" : "SELECT pg_advisory_lock(?)";
+        Object[] params = !postgres ? new Object[] {key, Math.min(3600, Math.max(0.001, remainingNanos / 1e9))}
+                : bounded ? new Object[] {Math.max(1, TimeUnit.NANOSECONDS.toMillis(remainingNanos)) + "ms", key}
+                : new Object[] {key};
         try (PreparedStatement ps = runner.prepare(c, sql, false, params)) {
             CompletableFuture<Void> onCancel = request.cancelled().thenRun(() -> {
                 cancelFired[0] = true;
@@ -212,10 +197,14 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
      * on its way and would interrupt the next borrower's statement.
      */
     private void retire(Connection c) {
-        if (dataSource instanceof HikariDataSource pool) {
-            pool.evictConnection(c);
-        } else {
-            abortQuietly(c);
+        try {
+            if (dataSource instanceof HikariDataSource pool) {
+                pool.evictConnection(c);
+            } else {
+                c.abort(Runnable::run);
+            }
+        } catch (SQLException | RuntimeException e) {
+            // the connection is unusable either way
         }
         closeQuietly(c);
     }
@@ -241,33 +230,22 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         AdvisoryGrantState held = grant.backendState(AdvisoryGrantState.class);
-        CompletableFuture<Boolean> result = new CompletableFuture<>();
         try {
-            runner.io().execute(() -> {
-                if (!held.end()) {
-                    result.complete(false);
-                    return;
-                }
-                result.complete(unlockAndClose(held));
-            });
+            return CompletableFuture.supplyAsync(() -> held.end() && unlockAndClose(held), runner.io());
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockUnavailableException("the JDBC advisory lock client is closed", e));
+            return CompletableFuture.failedFuture(closed(e));
         }
-        return result;
     }
 
     /** Unlocks on the hold's own session and gives the connection back; {@code false} if the session was gone. */
     private boolean unlockAndClose(AdvisoryGrantState held) {
         held.lock.lock();
         try {
-            try {
-                return yes(held.connection, postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)", true,
-                        key(held.name));
-            } catch (SQLException e) {
-                // The session is gone, and the lock with it: make sure the pool does not reuse the connection.
-                retire(held.connection);
-                return false;
-            }
+            return yes(held.connection, postgres ? "SELECT pg_advisory_unlock(?)" : "SELECT RELEASE_LOCK(?)", true,
+                    key(held.name));
+        } catch (SQLException e) {
+            retire(held.connection); // the session is gone, and the lock with it: the pool must not reuse it
+            return false;
         } finally {
             closeQuietly(held.connection);
             held.lock.unlock();
@@ -299,9 +277,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        String sql = postgres
-                ? "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
-                        + " AND classid::text::bigint = ? AND objid::text::bigint = ?"
+        String sql = postgres ? "SELECT COUNT(*)" + PG_HOLDER
                 : "SELECT COUNT(*) FROM (SELECT IS_USED_LOCK(?) AS holder) h WHERE holder IS NOT NULL";
         return runner.async("isLocked '" + name + "'", c -> {
             try (PreparedStatement ps = runner.prepare(c, sql, false, locator(name)); ResultSet rs = ps.executeQuery()) {
@@ -313,10 +289,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
         // An advisory lock belongs to its session: the only way to free it from outside is to end that session.
-        String find = postgres
-                ? "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
-                        + " AND classid::text::bigint = ? AND objid::text::bigint = ?"
-                : "SELECT IS_USED_LOCK(?)";
+        String find = postgres ? "SELECT pid" + PG_HOLDER : "SELECT IS_USED_LOCK(?)";
         return runner.async("forceUnlock '" + name + "'", c -> {
             Long session = null;
             try (PreparedStatement ps = runner.prepare(c, find, false, locator(name)); ResultSet rs = ps.executeQuery()) {
@@ -353,15 +326,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         try {
             c.close();
         } catch (SQLException e) {
-            // Nothing to do: the connection is unusable either way.
-        }
-    }
-
-    private static void abortQuietly(Connection c) {
-        try {
-            c.abort(Runnable::run);
-        } catch (SQLException | RuntimeException e) {
-            // Same.
+            // nothing to do
         }
     }
 
@@ -381,9 +346,7 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
         boolean end() {
             lock.lock();
             try {
-                boolean was = ended;
-                ended = true;
-                return !was;
+                return !ended && (ended = true);
             } finally {
                 lock.unlock();
             }

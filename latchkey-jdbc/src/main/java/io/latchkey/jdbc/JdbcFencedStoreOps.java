@@ -74,9 +74,13 @@ final class JdbcFencedStoreOps implements RemoteFencedStoreOps {
     }
 
     static String keyHash(String key) {
+        return java.util.HexFormat.of().formatHex(sha256(key));
+    }
+
+    /** The SHA-256 of {@code text}'s UTF-8 bytes (also the advisory-lock keys'). */
+    static byte[] sha256(String text) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(digest);
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required by the Java platform", e);
         }

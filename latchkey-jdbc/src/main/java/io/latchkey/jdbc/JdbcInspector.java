@@ -159,25 +159,11 @@ final class JdbcInspector {
 
     /** What every name matching {@code pattern} starts with: the pattern up to its first wildcard. */
     static String literalPrefix(String pattern) {
-        if (pattern == null) {
-            return "";
-        }
-        int end = 0;
-        while (end < pattern.length() && pattern.charAt(end) != '*' && pattern.charAt(end) != '?') {
-            end++;
-        }
-        return pattern.substring(0, end);
+        return pattern == null ? "" : pattern.split("[*?]", 2)[0];
     }
 
+    /** {@code text} as a {@code LIKE} literal: its wildcards and the escape character escaped. */
     static String escapeLike(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 8);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '%' || c == '_' || c == ESCAPE) {
-                out.append(ESCAPE);
-            }
-            out.append(c);
-        }
-        return out.toString();
+        return text.replaceAll("[%_" + ESCAPE + "]", ESCAPE + "$0");
     }
 }

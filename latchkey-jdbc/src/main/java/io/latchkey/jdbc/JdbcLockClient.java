@@ -73,17 +73,12 @@ import javax.sql.DataSource;
  * <h2>Semaphores, permit-expirable semaphores, count-down latches</h2>
  * Beside the lease table, in {@code <table>_counts} (a semaphore's free permits, a permit-expirable semaphore's
  * total, an armed latch's count: one row each) and {@code <table>_permits} (one row per leased permit, its lease on
- * the database's clock, its fencing token from the table's sequence), created the first time one of these primitives
- * is used ({@link SqlDialect#countTableDdl(String)}, {@link SqlDialect#permitTableDdl(String)}). Taking permits is
- * one conditional {@code UPDATE} that also records the take in the permits table under the namespace's reserved name
- * (one statement on PostgreSQL, a transaction elsewhere), so that a take whose answer was lost is given back once
- * ({@code JdbcSemaphoreOps}); taking a leased permit one short transaction that locks the semaphore's row first;
- * a count-down one conditional statement. Waiters: the client's engine queues its threads and sends one attempt per
- * name at a time; other clients' changes wake them through {@code NOTIFY} on PostgreSQL and a re-check every
- * {@link JdbcOptions#maxPollInterval()} elsewhere; a leased permit's end wakes them at the earliest lease end read.
- * A latch's row is deleted when it opens; expired permits' rows are deleted by the next take and by a reaper; a
- * semaphore take's record by the client's next statement on the semaphore once the take's answer arrived, or by a
- * reaper when it ends.
+ * the database's clock, its fencing token from the table's sequence; and a short-lived record of each semaphore take,
+ * so that a take whose answer was lost is given back once), created the first time one of these primitives is used
+ * ({@link SqlDialect#countTableDdl(String)}, {@link SqlDialect#permitTableDdl(String)}). Each decision is one
+ * conditional statement or one short transaction. Other clients' changes wake waiters through {@code NOTIFY} on
+ * PostgreSQL and a re-check every {@link JdbcOptions#maxPollInterval()} elsewhere; a leased permit's end wakes them at
+ * the earliest lease end read. A latch's row is deleted when it opens; ended permits and take records by a reaper.
  *
  * <h2>Connections</h2>
  * Each operation borrows a connection from the {@link DataSource} for one statement (an acquire on MariaDB/MySQL
@@ -263,14 +258,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
         return dialect.lockTableDdl(JdbcOptions.DEFAULT_TABLE);
     }
 
-    /**
-     * The remote halves: the lease-table lock ({@code JdbcLockOps}); semaphores, one row of free permits each in
-     * {@code <table>_counts} and a record per take in {@code <table>_permits} until its answer arrived
-     * ({@code JdbcSemaphoreOps}); permit-expirable semaphores, the total in
-     * {@code <table>_counts} and one row per leased permit in {@code <table>_permits}
-     * ({@code JdbcPermitExpirableSemaphoreOps}); count-down latches, one row in {@code <table>_counts} while armed
-     * ({@code JdbcCountDownLatchOps}).
-     */
+    /** The remote halves of the primitives this backend offers (see the class comment). */
     @Override
     protected Recipes recipes() {
         return Recipes.builder()

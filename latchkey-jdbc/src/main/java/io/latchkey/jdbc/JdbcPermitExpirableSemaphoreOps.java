@@ -9,34 +9,25 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the SQL permit-expirable semaphore: the semaphore's total permits in the counts table (kind
- * {@code permits}) and one row per leased permit in the permits table (permit id, fencing token, lease
- * end on the database's clock, watchdog or fixed).
+ * The remote half of the SQL permit-expirable semaphore: the total permits in the counts table (kind
+ * {@code permits}) and one row per leased permit in the permits table (permit id, fencing token, lease end on the
+ * database's clock, watchdog or fixed).
  *
- * <h2>Taking a permit</h2>
- * One transaction: lock the semaphore's counts row ({@code SELECT … FOR UPDATE}, which orders the takers of one
- * semaphore), delete its permits whose lease ended, count the live ones, and if fewer than the total insert the new
- * permit with the next value of the lease table's token sequence. Two clients can therefore never both take the
- * last permit, and a permit's token is above every earlier permit's of the semaphore (drawn while holding the row
- * lock, after the previous taker committed).
+ * <p>Taking a permit is one transaction: lock the semaphore's counts row ({@code SELECT … FOR UPDATE}, which orders
+ * its takers), delete its ended permits, count the live ones, and if fewer than the total insert the new permit with
+ * the next value of the token sequence. So two clients never both take the last permit, and a permit's token is above
+ * every earlier permit's of the semaphore (drawn under the row lock, after the previous taker committed).
  *
- * <h2>Leases and crashes</h2>
- * A lease ends at its end on the database's clock; a permit whose lease ended counts for nothing, whoever is alive.
- * A fixed lease ends {@code leaseMillis} after the statement that took it; a watchdog lease is extended by the
- * engine's watchdog ({@link #renew}: the exact permit, id and token), so a crashed client's permits return one
- * watchdog timeout after its last renewal. The end of a lease publishes nothing: an attempt that found no permit
- * answers busy until the earliest lease end it read, and the engine looks again then. Rows of ended leases are deleted by the
- * next take of their semaphore and, every {@value #REAP_INTERVAL_SECONDS} s, by the client's reaper.
- *
- * <p>A release that fails while the client is open is retried every {@value #RELEASE_RETRY_MILLIS} ms until the
- * database answers (the id names one permit; deleting a deleted row is a no-op), so that a permit the engine gives
- * back is not held until its lease ends.
+ * <p>A permit whose lease ended counts for nothing, whoever is alive: a crashed client's watchdog permits return one
+ * watchdog timeout after its last renewal ({@link #renew}). A lease's end publishes nothing: a refused attempt answers
+ * busy until the earliest lease end it read. A release that fails while the client is open is retried every
+ * {@value #RELEASE_RETRY_MILLIS} ms until the database answers (deleting a deleted row is a no-op), so that a released
+ * permit is not held until its lease ends.
  */
 final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
@@ -47,8 +38,9 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
 
     JdbcPermitExpirableSemaphoreOps(Tables t) {
         super(t, CountKind.PERMITS);
-        this.releases = new RetriedRemoval(this::later, () -> !runner.isClosed(), RELEASE_RETRY_MILLIS,
-                RELEASE_RETRY_MILLIS, log);
+        // a retry the closing client's timer refuses ends there: the permit ends with its lease
+        this.releases = new RetriedRemoval((task, ms) -> runner.timer().schedule(task, ms, TimeUnit.MILLISECONDS),
+                () -> !runner.isClosed(), RELEASE_RETRY_MILLIS, RELEASE_RETRY_MILLIS, log);
     }
 
     @Override
@@ -108,14 +100,6 @@ final class JdbcPermitExpirableSemaphoreOps extends JdbcCountOps {
     public CompletableFuture<Boolean> release(String name, String permitId) {
         return releases.release("release of permit " + permitId + " of '" + name + "' on " + runner.server(),
                 () -> delete(name, permitId));
-    }
-
-    private void later(Runnable task, long delayMillis) {
-        try {
-            runner.timer().schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is closing: the permit ends with its lease
-        }
     }
 
     private CompletableFuture<Boolean> delete(String name, String permitId) {

@@ -144,25 +144,15 @@ final class JdbcRunner implements AutoCloseable {
      * driver error or when it takes longer than the operation timeout.
      */
     <T> CompletableFuture<T> async(String operation, SqlWork<T> work) {
-        CompletableFuture<T> result = new CompletableFuture<>();
+        CompletableFuture<T> result;
         try {
-            io.execute(() -> {
-                if (result.isDone()) {
-                    return;
-                }
-                try {
-                    result.complete(call(operation, work));
-                } catch (Throwable t) {
-                    result.completeExceptionally(t);
-                }
-            });
+            // skipped if it timed out before an I/O thread took it
+            result = CompletableFuture.supplyAsync(() -> call(operation, work), io);
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockUnavailableException(
+            return CompletableFuture.failedFuture(new LockUnavailableException(
                     String.format("%s on %s: the client is closed", operation, server), e));
-            return result;
         }
-        long timeoutMillis = operationTimeout.toMillis();
-        return result.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).exceptionallyCompose(t -> {
+        return result.orTimeout(operationTimeout.toMillis(), TimeUnit.MILLISECONDS).exceptionallyCompose(t -> {
             Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             if (cause instanceof TimeoutException) {
                 return CompletableFuture.failedFuture(new LockUnavailableException(String.format(

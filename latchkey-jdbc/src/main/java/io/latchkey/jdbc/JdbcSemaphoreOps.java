@@ -7,33 +7,25 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The remote half of the SQL semaphore: one row of the counts table per semaphore (kind
- * {@code semaphore}) holding its free permits. Taking is one conditional {@code UPDATE}
- * ({@code … SET count_value = count_value - n WHERE … AND count_value >= n}): all or none, decided by the database
- * on the row's latest committed value, so concurrent takers never over-draw. Giving and adding are one
- * {@code UPDATE} (or an {@code INSERT} for a semaphore never set); draining is one short transaction that locks the
- * row. Permits have no owner and no lease: a client that crashes while holding some keeps them taken, as with
- * {@link java.util.concurrent.Semaphore}. The row stays once set (a semaphore set to 0 differs from one never set).
+ * The remote half of the SQL semaphore: one row of the counts table per semaphore (kind {@code semaphore}) holding
+ * its free permits. Taking is one conditional {@code UPDATE} ({@code … WHERE … AND count_value >= n}): all or none,
+ * decided by the database on the row's latest committed value, so concurrent takers never over-draw. Permits have no
+ * owner and no lease: a client that crashes keeps its permits taken, as with {@link java.util.concurrent.Semaphore}.
  *
  * <h2>A take whose answer is lost</h2>
- * A take may commit while its answer never reaches the client (the operation timeout passed, the connection broke
- * before the commit's answer); nobody would return those permits. So a take also inserts a record of itself in the
- * same transaction: a row of the permits table under the namespace's reserved name
- * ({@link CountTableSql#takeRecords}), the take's attempt id as {@code permit_id}, the permits as
- * {@code token}, ending {@value #RECORD_MILLIS} ms later by the database's clock. On PostgreSQL this is still one
- * statement (a data-modifying {@code WITH}); elsewhere the take is a transaction of the {@code UPDATE} and, when it
- * took, the {@code INSERT}. When the answer arrives, the record is no longer needed: the next statement of this client
- * on the semaphore (usually the release of those permits, or its next take) deletes it, inside the same statement on
- * PostgreSQL, as one more statement elsewhere. When the take fails without an answer, the engine asks for its
- * clean-up ({@link #cleanUpTake}, tried again until the database answers): it waits for the take's own work to end
- * (it may still run: the operation timeout ended only the wait for its answer), then one transaction deletes the
- * record if it has not ended and, only if there was one, adds its permits back — at most once, and only if the take
- * happened. The caller still sees the failure. Records left by a client that died are deleted by a reaper (every
- * {@value #REAP_INTERVAL_SECONDS} s, on the client's timer) once they ended.
+ * A take may commit while its answer never reaches the client; nobody would return those permits. So a take also
+ * records itself in the same transaction (one data-modifying {@code WITH} statement on PostgreSQL): a row of the
+ * permits table under the namespace's reserved name ({@link CountTableSql#takeRecords}), the attempt id as
+ * {@code permit_id}, the permits as {@code token}, ending {@value #RECORD_MILLIS} ms later by the database's clock.
+ * Once the answer arrives, this client's next statement on the semaphore deletes the record. When the take fails
+ * without an answer, the engine asks for {@link #cleanUpTake}: after the take's own work ended (the operation timeout
+ * ended only the wait for its answer), one transaction deletes the live record and, only if there was one, adds its
+ * permits back — at most once, and only if the take happened. Records of dead clients are reaped once ended.
  */
 final class JdbcSemaphoreOps extends JdbcCountOps {
     private static final Logger log = LoggerFactory.getLogger(JdbcSemaphoreOps.class);
@@ -170,12 +162,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
         if (ids.isEmpty()) {
             return;
         }
-        Object[] params = new Object[ids.size() + 1];
-        params[0] = records;
-        for (int i = 0; i < ids.size(); i++) {
-            params[i + 1] = ids.get(i);
-        }
-        execute(c, sql.deleteRecords(ids.size()), params);
+        execute(c, sql.deleteRecords(ids.size()), Stream.concat(Stream.of(records), ids.stream()).toArray());
     }
 
     /**

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,16 +87,9 @@ final class JdbcUrls {
 
     /** The non-empty query parameters of a {@code jdbc:postgresql:} URL that are the client's ({@code ours}) or not. */
     private static List<String> params(String url, boolean ours) {
-        List<String> params = new ArrayList<>();
         int q = url.indexOf('?');
-        if (q >= 0 && url.startsWith("jdbc:postgresql:")) {
-            for (String p : url.substring(q + 1).split("&")) {
-                if (!p.isEmpty() && p.startsWith(PARAM_PREFIX) == ours) {
-                    params.add(p);
-                }
-            }
-        }
-        return params;
+        return q < 0 || !url.startsWith("jdbc:postgresql:") ? List.of() : Arrays.stream(url.substring(q + 1)
+                .split("&")).filter(p -> !p.isEmpty() && p.startsWith(PARAM_PREFIX) == ours).toList();
     }
 
     /** A pool of at most {@code poolSize} connections to {@code jdbcUrl}, connecting within the operation timeout. */

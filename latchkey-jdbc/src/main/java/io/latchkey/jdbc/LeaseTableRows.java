@@ -141,30 +141,26 @@ final class LeaseTableRows {
 
     /** Deletes the grant's row (on PostgreSQL notifying the release); whether it was still the grant's. */
     boolean release(Connection c, String key, Grant grant) throws SQLException {
-        boolean released = deleted(c, sql.release, key, grant.ownerId(), grant.fencingToken());
-        if (!released && sql.releaseExpired != null) {
-            // Our lease ran out and nobody took the row over: delete it anyway, it must not stay behind.
-            runner.update(c, sql.releaseExpired, key, grant.ownerId(), grant.fencingToken());
-        }
-        return released;
+        return deleted(c, sql.release, sql.releaseExpired, key, grant.ownerId(), grant.fencingToken());
     }
 
     /** Deletes the row whoever holds it (on PostgreSQL notifying the release); whether a live hold was deleted. */
     boolean forceUnlock(Connection c, String key) throws SQLException {
-        boolean released = deleted(c, sql.forceUnlock, key);
-        if (!released && sql.forceUnlockExpired != null) {
-            runner.update(c, sql.forceUnlockExpired, key);
-        }
-        return released;
+        return deleted(c, sql.forceUnlock, sql.forceUnlockExpired, key);
     }
 
     /**
      * Runs a delete of {@code params}; PostgreSQL's form also takes the channel and returns one row with whether the
-     * lease was live, the others report a count of live rows deleted.
+     * lease was live. The others delete a live row and, if there was none, the expired row by {@code expired}: a row
+     * whose lease ran out and that nobody took over must not stay behind.
      */
-    private boolean deleted(Connection c, String delete, Object... params) throws SQLException {
+    private boolean deleted(Connection c, String delete, String expired, Object... params) throws SQLException {
         if (!postgres) {
-            return runner.update(c, delete, params) > 0;
+            if (runner.update(c, delete, params) > 0) {
+                return true;
+            }
+            runner.update(c, expired, params);
+            return false;
         }
         Object[] all = java.util.Arrays.copyOf(params, params.length + 1);
         all[params.length] = channel;
@@ -188,20 +184,11 @@ final class LeaseTableRows {
     }
 
     private void renewPostgres(Connection c, List<Grant> chunk, Set<Grant> lost) throws SQLException {
-        int n = chunk.size();
-        String[] names = new String[n];
-        String[] owners = new String[n];
-        Long[] tokens = new Long[n];
-        Long[] leases = new Long[n];
-        for (int i = 0; i < n; i++) {
-            Grant g = chunk.get(i);
-            names[i] = key(g.name());
-            owners[i] = g.ownerId();
-            tokens[i] = g.fencingToken();
-            leases[i] = g.leaseMillis();
-        }
-        try (PreparedStatement ps = runner.prepare(c, sql.renewPostgres(), c.createArrayOf("text", names),
-                c.createArrayOf("text", owners), c.createArrayOf("bigint", tokens), c.createArrayOf("bigint", leases))) {
+        try (PreparedStatement ps = runner.prepare(c, sql.renewPostgres(),
+                c.createArrayOf("text", chunk.stream().map(g -> key(g.name())).toArray(String[]::new)),
+                c.createArrayOf("text", chunk.stream().map(Grant::ownerId).toArray(String[]::new)),
+                c.createArrayOf("bigint", chunk.stream().map(Grant::fencingToken).toArray(Long[]::new)),
+                c.createArrayOf("bigint", chunk.stream().map(Grant::leaseMillis).toArray(Long[]::new)))) {
             stillHeld(ps, chunk, lost);
         }
     }
@@ -213,10 +200,7 @@ final class LeaseTableRows {
         }
         for (Map.Entry<Long, List<Grant>> e : byLease.entrySet()) {
             List<Grant> gs = e.getValue();
-            List<Object> params = new ArrayList<>();
-            for (Grant g : gs) {
-                params.add(key(g.name()));
-            }
+            List<Object> params = new ArrayList<>(gs.stream().map(g -> key(g.name())).toList());
             for (Grant g : gs) {
                 params.add(key(g.name()));
                 params.add(g.ownerId());

@@ -1,34 +1,24 @@
 package io.latchkey.jdbc;
 
 /**
- * The statements of the lease-table lock for one dialect and table. Every decision (free or held, expired or
- * not, whose row it is) is taken inside one statement against the database's own clock, so that two clients
- * with skewed clocks can never both win.
+ * The statements of the lease-table lock for one dialect and table. Every decision (free or held, expired or not,
+ * whose row it is) is taken inside one statement against the database's own clock, so that two clients with skewed
+ * clocks can never both win. A row exists only while its name is held (or until an expired one is reclaimed or
+ * {@linkplain #reap reaped}). The fencing token comes from the table's token sequence ({@link #sequence}): every
+ * free-to-held transition, hand-off included, takes its next value, so tokens grow strictly per name.
  *
- * <p>A row exists only while its name is held (or its lease has run out and nobody has reclaimed it yet):
- * releasing the last hold deletes it, and {@link #reap} deletes expired rows. The fencing token does not live in
- * the row but comes from the table's token sequence ({@link #sequence}): every free-to-held transition, hand-off
- * included, takes its next value, so tokens grow strictly per name (and across names) whatever happened to the
- * rows.
- *
- * <p><b>A token is drawn only after the row is the acquirer's.</b> Drawing it in the acquire statement's source
- * values (before the row conflict is resolved) was wrong: A draws 490, B draws 491, acquires and releases (its row
- * deleted), and only then does A's statement insert the row with 490, below an earlier grant of the name. So a
- * free-to-held transition writes the row with the placeholder token {@link #UNTOKENED} ({@link #acquire}), and a
- * second statement, {@link #tokenize}, gives it the sequence's next value only where the row is still this owner's
- * and still untokened. (PostgreSQL sends both in one round trip, one implicit transaction, so nobody else ever sees
- * its untokened row; its take-over of an existing free row draws the value in the conflict branch,
- * which it evaluates on the locked latest version of the row: the same ordering in one statement.) Why this orders
- * every grant of a name after the previous one: let E be an earlier grant of the name and G ours. E's token was
- * drawn by E's tokenize, a write of the row while it was E's and untokened. Writes of one row are serialized (row
- * lock held to commit; an insert waits for, or fails on, an uncommitted delete of the same key), and G's acquire
- * write makes the row G's: if it came first, E's tokenize would find the row not E's (or gone) and E would have no
- * grant. So E's tokenize committed before G's acquire wrote the row, which came before G's tokenize drew its
- * value. Sequence values grow in real time across sessions (PostgreSQL CACHE 1; MariaDB's and H2's caches are per
- * database), so G's token is above E's. An attempt that loses leaves a gap in the sequence, never a repeat; a
- * MariaDB or H2 client that dies between the two statements leaves an untokened row that expires like any other and is taken
- * over (with a fresh token) by the next acquire. A hand-off needs no such care: it draws its token while the row is
- * held by the grant it replaces (whose token was drawn before) and writes only if that grant still holds it.
+ * <p><b>A token is drawn only after the row is the acquirer's.</b> Drawn before the row conflict is resolved, A could
+ * draw 490, B draw 491, acquire and release, and A then insert its row with 490. So a free-to-held transition writes
+ * the placeholder {@link #UNTOKENED} ({@link #acquire}), and {@link #tokenize} gives the row the sequence's next value
+ * only where it is still this owner's and untokened (PostgreSQL sends both in one implicit transaction; its take-over
+ * of an existing free row draws the value in the conflict branch, on the locked latest version of the row). Why every
+ * grant G of a name follows the earlier grant E: E's token was drawn by E's tokenize, a write of the row while it was
+ * E's; writes of one row are serialized, and had G's acquire written the row first, E's tokenize would have found it
+ * not E's and E would have no grant. So E's tokenize committed before G's acquire, before G's tokenize drew its value;
+ * sequence values grow in real time across sessions (PostgreSQL CACHE 1; MariaDB's and H2's caches are per database),
+ * so G's token is above E's. A losing attempt leaves a gap, never a repeat; a MariaDB or H2 client that dies between
+ * the two statements leaves an untokened row that expires and is taken over with a fresh token. A hand-off draws its
+ * token while the row is held by the grant it replaces and writes only if that grant still holds it.
  */
 final class LeaseTableSql {
 

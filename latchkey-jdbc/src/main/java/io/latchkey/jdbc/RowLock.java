@@ -192,15 +192,10 @@ public final class RowLock {
 
     static boolean isLockTimeout(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException) {
-                SQLException s = (SQLException) t;
-                String state = s.getSQLState();
-                int code = s.getErrorCode();
-                if ("55P03".equals(state) // PostgreSQL lock_not_available (NOWAIT, lock_timeout)
-                        || code == 1205 || code == 3572 // MariaDB/MySQL lock wait timeout, NOWAIT
-                        || code == 50200 || "HYT00".equals(state)) { // H2 lock timeout
-                    return true;
-                }
+            if (t instanceof SQLException s && ("55P03".equals(s.getSQLState()) // PostgreSQL NOWAIT, lock_timeout
+                    || s.getErrorCode() == 1205 || s.getErrorCode() == 3572 // MariaDB/MySQL lock wait timeout, NOWAIT
+                    || s.getErrorCode() == 50200 || "HYT00".equals(s.getSQLState()))) { // H2 lock timeout
+                return true;
             }
         }
         return false;

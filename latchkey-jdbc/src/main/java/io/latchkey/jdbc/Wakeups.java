@@ -7,7 +7,6 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -42,12 +41,11 @@ final class Wakeups implements AutoCloseable {
 
     private final String channel;
     private final Connections listenOn;
-    private final String threadName;
     private final PushRegistry<Void> registry;
     private final CompletableFuture<Void> listening = new CompletableFuture<>();
-    private final ReentrantLock startLock = new ReentrantLock();
-    private volatile boolean running;
-    private Thread thread;
+    private volatile boolean running = true;
+    /** The listener, or {@code null} without notifications. */
+    private final Thread thread;
 
     /**
      * @param listenOn where PostgreSQL's listener opens its connection, or {@code null} on databases without
@@ -56,12 +54,13 @@ final class Wakeups implements AutoCloseable {
     Wakeups(String channel, Connections listenOn, String threadName) {
         this.channel = channel;
         this.listenOn = listenOn;
-        this.threadName = threadName;
         // a subscription takes effect once LISTEN is in effect; the listener is the client's, not the name's
         this.registry = listenOn == null ? new PushRegistry<>()
-                : new PushRegistry<>(name -> start().thenApply(v -> () -> { }));
-        if (listenOn != null) {
-            start();
+                : new PushRegistry<>(name -> listening.thenApply(v -> () -> { }));
+        this.thread = listenOn == null ? null : new Thread(this::listen, threadName);
+        if (thread != null) {
+            thread.setDaemon(true);
+            thread.start();
         }
     }
 
@@ -107,21 +106,6 @@ final class Wakeups implements AutoCloseable {
         changed(key);
     }
 
-    private CompletableFuture<Void> start() {
-        startLock.lock();
-        try {
-            if (thread == null) {
-                running = true;
-                thread = new Thread(this::listen, threadName);
-                thread.setDaemon(true);
-                thread.start();
-            }
-        } finally {
-            startLock.unlock();
-        }
-        return listening;
-    }
-
     private void listen() {
         long backoff = 50;
         while (running) {
@@ -161,16 +145,9 @@ final class Wakeups implements AutoCloseable {
     public void close() {
         running = false;
         registry.close();
-        Thread t;
-        startLock.lock();
-        try {
-            t = thread;
-        } finally {
-            startLock.unlock();
-        }
-        if (t != null) {
+        if (thread != null) {
             try {
-                t.join(POLL_MILLIS * 4L);
+                thread.join(POLL_MILLIS * 4L);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
