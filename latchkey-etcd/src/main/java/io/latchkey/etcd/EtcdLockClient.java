@@ -83,24 +83,20 @@ import java.util.function.Function;
  * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Inspection</h2>
- * {@link #list} shows the holder of every lock and read-write lock (every read hold) with its owner, token and the
- * remaining TTL of its etcd lease, every held permit of a permit-expirable semaphore likewise, and the state of
- * semaphores and armed latches (see {@code EtcdInspector}), from one range read of the namespace. A
- * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
- * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
+ * {@link #list} shows, from one range read of the namespace, every lock holder and read hold with its owner, token
+ * and the remaining TTL of its etcd lease, every held permit likewise, and the state of semaphores and armed latches.
+ * A holder granted from the queue writes its token into its key's value ({@code token=<n>} on its own line), as no
+ * other client can derive it from the key's revisions.
  *
  * <h2>Semaphores and latches</h2>
- * The counted primitives run on the engine's second contract ({@code RemoteCountOps}): waiting, deadlines,
- * interruption and renewal are the engine's, and etcd is asked only for single attempts and watches (waiters put no
- * keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding its free
- * permits ({@code EtcdSemaphoreOps}; each take also writes a record under
- * {@code latchkey/[<namespace>/]semaphore-takes/<escaped n>/}, deleted by the client's next transaction on the name
- * once the take's answer arrived, so that a take whose answer was lost can be given back once); a permit-expirable
- * semaphore is the prefix
+ * Waiting, deadlines, interruption and renewal are the engine's; etcd is asked only for single attempts and watches
+ * (waiters put no keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding
+ * its free permits (each take also writes a record under {@code semaphore-takes/<escaped n>/}, so that a take whose
+ * answer was lost can be given back once); a permit-expirable semaphore is the prefix
  * {@code latchkey/[<namespace>/]permits/<escaped n>/} with a {@code total} key and one {@code held/<permit id>} key
- * per permit on an etcd lease ({@code EtcdPermitExpirableSemaphoreOps}; watchdog permits on the client's lease,
- * renewed with its locks); a latch is the key {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count
- * while armed ({@code EtcdCountDownLatchOps}). Each changes only by compare-and-set transactions on mod revisions.
+ * per permit on an etcd lease (watchdog permits on the client's lease, renewed with its locks); a latch is the key
+ * {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count while armed. Each changes only by
+ * compare-and-set transactions on mod revisions.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
@@ -110,9 +106,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     static final String ROOT = "latchkey/";
 
     /**
-     * grpc-netty logs one line at INFO on its first connection ("Epoll available during static init of
-     * TcpMetrics"), which reaches stderr through java.util.logging's console handler. Its logger is set to WARNING
-     * unless the application gave it a level; held here, as java.util.logging keeps loggers only weakly.
+     * grpc-netty logs one INFO line to stderr on its first connection: its logger is set to WARNING unless the
+     * application gave it a level; held here, as java.util.logging keeps loggers only weakly.
      */
     private static final java.util.logging.Logger GRPC_TCP_METRICS = quiet("io.grpc.netty.TcpMetrics");
 
@@ -218,10 +213,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return logger;
     }
 
-    /**
-     * Why the first read failed, in words: the server refused the credentials (or wants some), or did not answer.
-     * Never shows the password.
-     */
+    /** Why the first read failed, in words (never with the password). */
     private static LockUnavailableException connectFailure(String endpoints, EtcdUri uri, long millis,
                                                            long probeMillis, Throwable cause) {
         String status = String.valueOf(cause.getMessage());

@@ -29,13 +29,10 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * Why a first connection to etcd timed out, when TLS is the reason: jetcd retries a failed handshake until its
- * deadline and reports only the timeout. After such a timeout this probe opens one connection of its own to the
- * first member, within the time left, and says in words what went wrong: for {@code etcds://} the handshake error
- * (an untrusted server certificate, a client certificate the server asked for and did not get or did not accept);
- * for {@code etcd://} whether the member speaks TLS (then {@code etcds://} is what the user meant), or another
- * protocol than etcd's HTTP/2 (a server of another kind at that port). It answers
- * {@code null} when it finds nothing to say. Nothing here is used once a client is connected.
+ * Why a first connection to etcd timed out, when TLS is the reason (jetcd retries a failed handshake until its
+ * deadline and reports only the timeout): one connection of its own to the first member, within the time left, says
+ * what went wrong: for {@code etcds://} the handshake error (an untrusted server certificate, a client certificate
+ * missing or refused); for {@code etcd://} whether the member speaks TLS, or another protocol than HTTP/2.
  */
 public final class EtcdHandshakeProbe {
 
@@ -97,10 +94,9 @@ public final class EtcdHandshakeProbe {
     }
 
     /**
-     * Whether the plain port is a server of another kind: it gets HTTP/2's connection preface and an empty SETTINGS
-     * frame, which every gRPC server (etcd) answers with a SETTINGS frame. A reply that is neither that, nor TLS nor
-     * HTTP/1 (a TLS port's answer to plain text), is another protocol: its first line is shown. {@code null} when the
-     * port answers as HTTP/2, as TLS, or not at all (a TLS port closes at once: the TLS probe tells that case).
+     * Whether the plain port is a server of another kind: sent HTTP/2's preface and an empty SETTINGS frame, a gRPC
+     * server answers SETTINGS; a reply that is neither that, nor TLS nor HTTP/1 (a TLS port's answer to plain text), is
+     * shown by its first line. {@code null} when the port answers as HTTP/2, as TLS, or not at all.
      */
     static String otherServer(String host, int port, long millis) {
         try (Socket socket = new Socket()) {

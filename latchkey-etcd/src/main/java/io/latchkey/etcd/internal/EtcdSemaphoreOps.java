@@ -24,27 +24,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the etcd semaphore: one key per semaphore ({@code latchkey/[<namespace>/]semaphores/<escaped
- * name>}) whose value is the number of available permits, changed only by compare-and-set on its mod revision (read,
- * decide, then a transaction that writes only if the key is unchanged since the read; again from the read when
- * another writer came in between). Taking permits lowers it, returning or adding raises it; every change is a watch
- * event on the key, which wakes waiters ({@link EtcdSession#subscribe}). The key has no lease: permits are unowned, so a
- * crashed holder's permits stay taken (as with every backend's plain semaphore), and a semaphore that was set stays
- * set.
+ * name>}) holding the available permits, changed only by compare-and-set on its mod revision; every change is a watch
+ * event that wakes waiters ({@link EtcdSession#subscribe}). The key has no lease: permits are unowned, so a crashed
+ * holder's permits stay taken (as on every backend), and a semaphore that was set stays set.
  *
  * <h2>A take whose answer is lost</h2>
- * A take's transaction may commit on the server while its answer never reaches the client (the operation timeout
- * passed, the connection broke); nobody would return those permits. So the transaction that takes permits also
- * writes a record of the take, {@code latchkey/[<namespace>/]semaphore-takes/<escaped name>/<take id>} holding the
- * number of permits (the take id is the client id and a counter). When the answer arrives, the record is no longer
- * needed: the next transaction this client commits on the semaphore (usually the release of those permits, or its
- * next take) deletes it, so a cycle costs no extra round trip and no record stays once the permits are back. When the
- * take's transaction fails without an answer, the take is given back if etcd applied it: read the count and the
- * record, then one transaction that puts the count plus the record's permits and deletes the record, only if neither
- * changed since the read — so a take is given back at most once, and only if it happened. The give-back is tried
- * again (through {@link RetriedRemoval}) until etcd answers or the client closes, and once more when the late answer
- * of the take itself arrives (a take still in flight when the first give-back looked). The caller still sees the
- * failure. Closing the client deletes the records whose answer arrived; a client that dies holding permits leaves
- * their records behind, beside the permits it keeps.
+ * A take may commit on the server while its answer never arrives; nobody would return those permits. So the take's
+ * transaction also writes a record, {@code latchkey/[<namespace>/]semaphore-takes/<escaped name>/<client id>:<n>},
+ * holding the permits. Once the answer arrives, the next transaction this client commits on the semaphore deletes it
+ * (no extra round trip). Without an answer, the take is given back if etcd applied it: one transaction puts the count
+ * plus the record's permits and deletes the record, only if neither changed since read — so at most once, and only if
+ * it happened. It is retried ({@link RetriedRemoval}) until etcd answers or the client closes, and once more when the
+ * take's late answer arrives (a take still in flight when the first give-back looked). The caller still sees the
+ * failure. A client that dies holding permits leaves their records behind.
  */
 public final class EtcdSemaphoreOps implements RemoteCountOps {
     private static final Logger log = LoggerFactory.getLogger(EtcdSemaphoreOps.class);
