@@ -67,8 +67,8 @@ public final class EtcdKeys {
     }
 
     /**
-     * The fencing token of the holder whose key is {@code kv}: the token in its value; else a hand-off write's
-     * revision (its mod revision, if not its create revision); else its create revision, which until a queued grant's token write lands is a lower bound.
+     * The fencing token of the holder whose key is {@code kv}: the token in its value; else a hand-off's revision (its
+     * mod revision, if not its create revision); else its create revision (a lower bound until a token write lands).
      */
     public static long token(KeyValue kv) {
         long token = line(string(kv.getValue()), TOKEN);

@@ -118,10 +118,8 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     }
 
     /**
-     * Applies {@code decide} to the current count ({@code null} if absent) until its write lands unchanged-since-read
-     * or it decides not to write; completes with its result. The write deletes the records of the takes of
-     * {@code name} whose answer arrived, and writes {@code take}'s record if there is one; when the transaction that
-     * would write the record fails without an answer, the take is given back.
+     * As {@link EtcdCounter#update} on {@code name}'s count, but the write also deletes the records of answered
+     * takes and writes {@code take}'s record if any; a take whose transaction gets no answer is given back.
      */
     private <R> CompletableFuture<R> update(String name, String operation, TakeRecord take,
                                             Function<Long, EtcdCounter.Change<R>> decide) {
@@ -170,10 +168,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * The answer of a take was lost: gives its permits back if etcd applied it, in the background (nobody waits for
-     * it), tried again until etcd answers or the client closes; and once more when the take's own answer arrives late.
-     */
+    /** A take's answer was lost: gives it back in the background, and once more when its late answer arrives. */
     private void giveBack(TakeRecord take, CompletableFuture<TxnResponse> sent) {
         String what = "give-back of take " + take.key() + " (its answer was lost) on " + session.endpoints();
         RetriedRemoval giveBacks = session.stranded().removals;
@@ -183,9 +178,8 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     }
 
     /**
-     * One give-back: reads the count and the record in one transaction, then puts the count plus the record's permits
-     * and deletes the record if neither changed since; again from the read when another writer came in between.
-     * Completes with the permits given back (0: no record, the take was never applied or was given back already).
+     * One give-back: reads the count and the record, then puts the count plus the record's permits and deletes the
+     * record if neither changed since; completes with the permits given back (0: no record).
      */
     CompletableFuture<Long> giveBackOnce(TakeRecord take) {
         String key = keyOf.apply(take.name());
@@ -216,10 +210,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * Deletes the records of takes whose answer arrived, in one transaction, waiting at most {@code timeoutMillis}
-     * (best effort: a record left behind is only a key).
-     */
+    /** Deletes the records of answered takes in one transaction (best effort, within {@code timeoutMillis}). */
     public void close(long timeoutMillis) {
         List<Op> deletes = new ArrayList<>();
         for (String name : answered.names()) {

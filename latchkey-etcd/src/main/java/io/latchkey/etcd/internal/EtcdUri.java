@@ -2,8 +2,11 @@ package io.latchkey.etcd.internal;
 
 import io.grpc.netty.GrpcSslContexts;
 import io.latchkey.core.ServerUri;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -12,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
 /**
@@ -118,6 +122,13 @@ public record EtcdUri(List<String> endpoints, String user, String password, bool
             throw new IllegalArgumentException(String.format("etcds URI %s: the TLS settings are unusable: %s", this,
                     e.getMessage()), e);
         }
+    }
+
+    /** The same settings as a JDK context, for a probe's own socket; {@code trustAll}: any server, no files. */
+    SSLContext jdkContext(boolean trustAll) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
+        return ((JdkSslContext) (trustAll ? builder.trustManager(InsecureTrustManagerFactory.INSTANCE)
+                : withFiles(builder)).build()).context();
     }
 
     private SslContextBuilder withFiles(SslContextBuilder builder) {
