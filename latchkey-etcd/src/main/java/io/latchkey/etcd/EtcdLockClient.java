@@ -45,42 +45,36 @@ import java.util.function.Function;
  *
  * <h2>Ownership and waking</h2>
  * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
- * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
- * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
- * were created (FIFO across clients). {@link #lock} and {@link #fairLock} use the same queue, so they exclude each
- * other on one name. The waiting threads of one client share one key per name for {@link #lock}, which may also pass
- * a held lock straight to another waiting thread of this client (one write, the lock never free in between). A
- * {@link #fairLock} does neither: each waiting thread or lease puts its own key when it calls {@code lock()}, so
- * waiters are served in that order across clients, including those of the client that holds the lock.
+ * before its own, so a release wakes exactly one waiter and waiting puts no load on the server; a re-check every 10 s,
+ * and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys were created (FIFO
+ * across clients). {@link #lock} and {@link #fairLock} share the queue, so they exclude each other on one name. For
+ * {@link #lock} the waiting threads of one client share one key per name, and a held lock may pass straight to
+ * another waiting thread of this client (one write, the lock never free in between); a {@link #fairLock} does
+ * neither: each waiting thread or lease puts its own key when it calls {@code lock()}.
  *
  * <h2>Read-write locks</h2>
  * A read-write lock named {@code n} is one queue under {@code latchkey/[<namespace>/]rw/<escaped n>/}
  * ({@link #readWritePrefix}): each reader puts {@code read-<client id>-<sequence>}, each writer
- * {@code write-<client id>-<sequence>}, ordered by create revision. A writer holds when its key is the lowest and
- * waits on the deletion of the key just before its own; a reader holds when no writer's key is older than its own
- * and waits on the deletion of the last such writer, so readers share, a queued writer keeps later readers out
- * (no writer starvation), and readers queued behind one writer all get in together when it leaves. A read asked
- * for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that also keeps
- * every writer out until it is released; an upgrade (a reader asking for the write lock) is refused by the
- * engine with {@link IllegalMonitorStateException} instead of deadlocking. Every read hold has its own key, lease
- * handling and token (a revision, as below).
+ * {@code write-<client id>-<sequence>}. A writer holds when its key is the lowest; a reader holds when no writer's key
+ * is older than its own and waits on the deletion of the last such writer, so readers share, a queued writer keeps
+ * later readers out (no writer starvation), and readers queued behind one writer get in together when it leaves. A
+ * read asked for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that keeps
+ * every writer out until released; an upgrade is refused with {@link IllegalMonitorStateException} instead of
+ * deadlocking. Every read hold has its own key, lease handling and token.
  *
  * <h2>Leases</h2>
- * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
- * seconds; its watchdog holds and its waiting keys are attached to it. The watchdog renews it (a keep-alive every
- * third of the watchdog timeout, with a read of every held key in the same batch); when it cannot, or etcd reports the
- * lease or a key gone, the holds are lost: leases turn invalid, {@code onLost} listeners run, and the next
- * {@code unlock} throws {@link io.latchkey.LockLostException}. A hold with a fixed lease gets an etcd lease of its
- * own with the lease time rounded <em>up</em> to whole seconds (etcd TTLs are seconds, and the server raises a TTL to
- * its minimum, about 2 s), and this client ends it on time: at the exact end the hold is marked lost and its key
- * deleted. A crashed holder's lock is free once its etcd lease runs out: the watchdog timeout (rounded up) for
- * watchdog holds, the rounded-up lease time for fixed ones.
+ * Each client has one etcd lease, with {@link ClientOptions#watchdogTimeout()} rounded up to whole seconds as TTL;
+ * its watchdog holds and waiting keys are on it. The watchdog renews it (a keep-alive every third of the watchdog
+ * timeout, with a read of every held key); when it cannot, or etcd reports the lease or a key gone, the holds are
+ * lost: leases turn invalid, {@code onLost} listeners run, and the next {@code unlock} throws
+ * {@link io.latchkey.LockLostException}. A fixed-lease hold gets an etcd lease of its own, rounded <em>up</em> to
+ * whole seconds (the server raises a TTL to its minimum, about 2 s), and this client ends it on time: at the exact
+ * end the hold is marked lost and its key deleted. A crashed holder's lock is free once its etcd lease runs out.
  *
  * <h2>Fencing</h2>
- * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else the
- * revision of the read that found every earlier key gone, or the revision of the hand-off write that passed the key
- * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
- * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
+ * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else that of
+ * the read that found every earlier key gone, or of the hand-off write. etcd's revision never goes back, and each of
+ * these comes after the previous holder's token, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Inspection</h2>
  * {@link #list} shows, from one range read of the namespace, every lock holder and read hold with its owner, token

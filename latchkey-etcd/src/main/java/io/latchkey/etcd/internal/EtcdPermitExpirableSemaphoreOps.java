@@ -115,23 +115,18 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     /** A lease end deletes its key: the watch tells, so a busy answer needs no hint. */
     @Override
     public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
-        return lease(name, permitId, leaseMillis, watchdog).thenApply(g -> g == null ? Attempt.busy()
-                : Attempt.granted(g));
-    }
-
-    private CompletableFuture<Grant> lease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
         return readState(name).thenCompose(r -> {
             KeyValue total = total(r);
             if (total == null || EtcdCounter.parse(total) - heldCount(r) <= 0) {
-                return CompletableFuture.completedFuture((Grant) null);
+                return CompletableFuture.completedFuture(Attempt.busy());
             }
             return session.leaseFor(watchdog, leaseMillis)
                     .thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
         });
     }
 
-    private CompletableFuture<Grant> put(String name, String permitId, long leaseMillis, boolean watchdog,
+    private CompletableFuture<Attempt> put(String name, String permitId, long leaseMillis, boolean watchdog,
                                          KeyValue total, long leaseId, long sentAt) {
         String key = permitKey(name, permitId);
         Txn txn = session.client().getKVClient().txn()
@@ -160,18 +155,17 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 }
                 // another grant or a new total came in between: look again at once (the engine would, woken by
                 // the same change, but this saves it a round trip through its queue)
-                return lease(name, permitId, leaseMillis, watchdog);
+                return tryLease(name, permitId, leaseMillis, watchdog);
             }
             long revision = t.getHeader().getRevision();
             EtcdGrantState hold = new EtcdGrantState(key, revision, leaseId, !watchdog);
             return session.boundStart(watchdog, leaseId, sentAt).thenApply(ttlStart -> {
                 if (ttlStart == null) {
-                    return null; // the shared lease expired: the key went with it
+                    return Attempt.busy(); // the shared lease expired: the key went with it
                 }
-                Grant grant = new Grant(name, permitId, revision, leaseMillis, watchdog, Math.min(sentAt, ttlStart),
-                        hold);
                 held.put(key, hold);
-                return grant;
+                return Attempt.granted(new Grant(name, permitId, revision, leaseMillis, watchdog,
+                        Math.min(sentAt, ttlStart), hold));
             });
         });
     }
