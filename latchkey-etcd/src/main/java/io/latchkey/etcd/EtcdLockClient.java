@@ -299,10 +299,9 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * What this client's namespace holds, for names that match {@code pattern}: lock and read-write lock holders
-     * and held permits with owner, fencing token, the remaining TTL of the key's etcd lease and the number of queued
-     * waiters, and one row per semaphore and armed latch with its state (see {@code EtcdInspector} for what each
-     * field means on etcd). Two rounds: one range read, then the lease TTLs, pipelined.
+     * What this client's namespace holds, for names that match {@code pattern}: lock holders and held permits with
+     * owner, fencing token, remaining etcd lease TTL and queued waiters, and each semaphore's and armed latch's state.
+     * Two rounds: one range read, then the lease TTLs, pipelined.
      *
      * @throws LockUnavailableException if etcd does not answer within the operation timeout
      */

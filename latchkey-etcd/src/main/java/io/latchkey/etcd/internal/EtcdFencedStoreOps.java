@@ -67,9 +67,8 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
         }
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         String operation = "fenced store " + write.kind() + " of lock " + lockName;
-        Grant g = grant;
         return session.bounded(session.client().getKVClient().get(bytes(hold.key())), operation)
-                .thenCompose(r -> round(g, hold, r.getKvs().isEmpty() ? null : r.getKvs().get(0),
+                .thenCompose(r -> round(grant, hold, r.getKvs().isEmpty() ? null : r.getKvs().get(0),
                         dataKey(lockName, write.key()), write, operation, 0));
     }
 
@@ -105,11 +104,8 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
                 then = Op.delete(key, DeleteOption.DEFAULT);
             }
         }
-        return session.bounded(session.client().getKVClient().txn()
-                        .If(cmps.toArray(new Cmp[0]))
-                        .Then(then)
-                        .Else(Op.get(lockKey, GetOption.DEFAULT))
-                        .commit(), operation)
+        return session.bounded(session.client().getKVClient().txn().If(cmps.toArray(new Cmp[0])).Then(then)
+                        .Else(Op.get(lockKey, GetOption.DEFAULT)).commit(), operation)
                 .thenCompose(r -> {
                     if (r.isSucceeded()) {
                         return CompletableFuture.completedFuture(FencedWrite.Outcome.APPLIED);

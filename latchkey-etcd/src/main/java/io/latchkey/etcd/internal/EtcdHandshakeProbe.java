@@ -1,7 +1,6 @@
 package io.latchkey.etcd.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -62,8 +61,7 @@ public final class EtcdHandshakeProbe {
                 tls.setSoTimeout((int) Math.max(1, Math.min(millis, 300)));
                 tls.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
                 tls.getOutputStream().flush();
-                InputStream in = tls.getInputStream();
-                in.read();
+                tls.getInputStream().read();
                 return null;
             }
         } catch (SocketTimeoutException e) {
@@ -94,10 +92,9 @@ public final class EtcdHandshakeProbe {
                     .getBytes(StandardCharsets.ISO_8859_1);
             socket.getOutputStream().write(hello);
             socket.getOutputStream().flush();
-            InputStream in = socket.getInputStream();
             byte[] head = new byte[80];
             int n = 0;
-            for (int r; n < 9 && (r = in.read(head, n, head.length - n)) > 0; ) {
+            for (int r; n < 9 && (r = socket.getInputStream().read(head, n, head.length - n)) > 0; ) {
                 n += r;
             }
             if (n == 0) {

@@ -44,18 +44,14 @@ public final class EtcdInspector {
     private final String base;
     private final List<EtcdLockOps> ops;
 
-    /**
-     * @param base the namespace's prefix ({@code latchkey/[<namespace>/]}, ending in {@code /})
-     * @param ops this client's lock operations, whose holds give exact tokens
-     */
+    /** @param ops this client's lock operations, whose holds give exact tokens */
     public EtcdInspector(EtcdSession session, String base, List<EtcdLockOps> ops) {
         this.session = session;
         this.base = base;
         this.ops = List.copyOf(ops);
     }
 
-    /** One key of a synchronizer: the rest of its key below the name. */
-    private record Entry(String rest, KeyValue kv) {
+    private record Entry(String rest, KeyValue kv) { // rest: the key below the name
         boolean is(String marker) {
             return rest.startsWith(marker);
         }

@@ -61,7 +61,7 @@ final class EtcdLockAttempts {
                 .withSortOrder(GetOption.SortOrder.DESCEND).build());
     }
 
-    /** A transaction sent; one that cannot be sent (the client closing) is a failed future. */
+    /** A transaction sent, or a failed future if it cannot be (the client closing). */
     private static CompletableFuture<TxnResponse> commit(Supplier<Txn> txn) {
         try {
             return txn.get().commit();
@@ -75,17 +75,14 @@ final class EtcdLockAttempts {
      * hint); for other kinds an empty range, so that every transaction has the same shape.
      */
     private static Op downgradedReads(String prefix, EtcdLockOps.Kind kind) {
-        // no key is the bare prefix itself
         boolean write = kind == EtcdLockOps.Kind.WRITE;
         String scope = write ? prefix + EtcdLockOps.Kind.DOWNGRADE.marker : prefix;
         return Op.get(bytes(scope), GetOption.builder().isPrefix(write).withLimit(1).build());
     }
 
     /**
-     * Puts a new key and reads the newest blockers in one transaction.
-     *
-     * @param retryOnLostLease whether a put refused because the shared lease expired (while this client was idle or
-     *        the server was away) may be tried once more on a newly granted lease
+     * Puts a new key and reads the newest blockers in one transaction; if {@code retryOnLostLease}, a put refused as the
+     * shared lease expired (while this client was idle or the server away) is tried once more on a new lease.
      */
     private CompletableFuture<Attempt> put(AcquireRequest request, String prefix, EtcdLockOps.Kind kind,
                                            boolean retryOnLostLease) {
@@ -138,9 +135,8 @@ final class EtcdLockAttempts {
     }
 
     /**
-     * The key a waiting key of {@code kind} must outlast: {@code before}, the newest blocker created before it, or for
-     * a writer first in line {@code downgraded}, a held downgraded read (each {@code null} if none); {@code null}: it
-     * holds (a downgrade at once).
+     * The key a waiting key must outlast ({@code null}: it holds): {@code before}, the newest blocker before it, or for a
+     * writer first in line {@code downgraded}, a held downgraded read (each {@code null} if none).
      */
     static <K> K awaited(EtcdLockOps.Kind kind, K before, K downgraded) {
         if (kind == EtcdLockOps.Kind.DOWNGRADE) {

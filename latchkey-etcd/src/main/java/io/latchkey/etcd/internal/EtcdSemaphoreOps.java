@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,11 +54,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     private final AnsweredTakes answered = new AnsweredTakes();
     private final EtcdCounter counter;
 
-    /**
-     * @param keyOf maps a semaphore name to its key
-     * @param takesOf maps a semaphore name to the prefix of its take records, ending in {@code /}
-     * @param clientId this client's id, the prefix of its take ids
-     */
+    /** Maps a name to its key ({@code keyOf}) and its take records' prefix ({@code takesOf}, ending in {@code /}). */
     public EtcdSemaphoreOps(EtcdSession session, Function<String, String> keyOf, Function<String, String> takesOf,
                             String clientId) {
         this.session = session;
@@ -102,7 +99,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
                         : EtcdCounter.Change.put(v - permits, true));
     }
 
-    /** A take's record, written by the transaction that takes the permits. */
+    /** A take's record and its put, sent with the take. */
     private record TakeRecord(String key, Op put, String name) {
     }
 
@@ -171,10 +168,9 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     /** A take's answer was lost: gives it back in the background, and once more when its late answer arrives. */
     private void giveBack(TakeRecord take, CompletableFuture<TxnResponse> sent) {
         String what = "give-back of take " + take.key() + " (its answer was lost) on " + session.endpoints();
-        RetriedRemoval giveBacks = session.stranded().removals;
-        giveBacks.now(what, retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null)
-                .whenComplete((n, e) -> sent.whenComplete((late, ignored) -> giveBacks.now(what,
-                        retry -> giveBackOnce(take), x -> x instanceof LockUnavailableException, 0L, null)));
+        Supplier<CompletableFuture<Long>> once = () -> session.stranded().removals.now(what,
+                retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null);
+        once.get().whenComplete((n, e) -> sent.whenComplete((late, ignored) -> once.get()));
     }
 
     /**

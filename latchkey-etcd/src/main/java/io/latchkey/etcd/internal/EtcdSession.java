@@ -88,7 +88,6 @@ public final class EtcdSession implements AutoCloseable {
     /**
      * @param endpoints for messages only (never with credentials)
      * @param scheduler the client's scheduler: keep-alives, time bounds, retried deletes (its tasks never block)
-     * @param clientName the client's name, written into the value of each of its lock keys
      */
     public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
                        Duration watchdogTimeout, MaintenanceScheduler scheduler, String clientName) {

@@ -16,14 +16,10 @@ import java.util.concurrent.atomic.AtomicReference;
 final class EtcdWaitingKeys {
 
     enum State {
-        /** Put sent, no answer yet. */
-        PUTTING,
-        /** On the server, waiting. */
-        LANDED,
-        /** Left while its put was out: deleted when it lands. */
-        ABANDONED,
-        /** Granted, or deleted, or never landed: no longer this table's. */
-        DONE
+        PUTTING, // put sent, no answer yet
+        LANDED, // on the server, waiting
+        ABANDONED, // left while its put was out: deleted when it lands
+        DONE // granted, or deleted, or never landed: no longer this table's
     }
 
     /** One waiting key. */
@@ -32,14 +28,10 @@ final class EtcdWaitingKeys {
         final String prefix;
         final String ownerId;
         final EtcdLockOps.Kind kind;
-        /** The shared lease the key was put on. */
-        final long leaseId;
+        final long leaseId; // the shared lease the key was put on
         final AtomicReference<State> state = new AtomicReference<>(State.PUTTING);
         volatile long revision;
-        /**
-         * The key this one waits for (its predecessor, or a downgraded read), or {@code null} while unknown (its put or a
-         * check is out): every deletion under the prefix then wakes the name's waiters.
-         */
+        /** The key this one waits for, or {@code null} while a put or check is out: then every deletion wakes. */
         volatile String awaited;
 
         Key(String key, String prefix, String ownerId, EtcdLockOps.Kind kind, long leaseId) {
