@@ -70,7 +70,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
     private final EtcdLockAttempts attempts;
-    /** Held grants by key, for losses the session reports (an expired shared lease) and the fenced store. */
+    /** Held grants by key, for an expired shared lease and the fenced store. */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
     final Kind kind;
@@ -79,7 +79,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
-     * @param lostSink told about grants this client found gone without being asked (an expired shared lease)
+     * @param lostSink told of grants lost with an expired shared lease
      * @param kind which lock; a {@link Kind#READ} half must be told its write half ({@link #downgradesFrom})
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,

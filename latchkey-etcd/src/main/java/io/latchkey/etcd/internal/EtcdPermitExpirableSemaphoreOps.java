@@ -153,8 +153,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 if (!watchdog) {
                     session.revoke(leaseId);
                 }
-                // another grant or a new total came in between: look again at once (the engine would, woken by
-                // the same change, but this saves it a round trip through its queue)
+                // another grant or a new total came in between: look again at once (saves the engine a round)
                 return tryLease(name, permitId, leaseMillis, watchdog);
             }
             long revision = t.getHeader().getRevision();

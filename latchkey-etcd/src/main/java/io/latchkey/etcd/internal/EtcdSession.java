@@ -375,8 +375,8 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
-     * fails or takes longer than the operation timeout. The call itself is not cancelled at the timeout: jetcd may
-     * still deliver it after a reconnect, and callers that created something clean it up from the original future.
+     * fails or outlasts the operation timeout. The call is not cancelled: jetcd may still deliver it after a
+     * reconnect, and callers that created something clean it up from the original future.
      */
     public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
