@@ -45,62 +45,52 @@ import java.util.function.Function;
  *
  * <h2>Ownership and waking</h2>
  * The key with the lowest create revision under the prefix holds. A waiter watches only the deletion of the key just
- * before its own (by create revision), so a release wakes exactly one waiter and waiting puts no load on the server;
- * a re-check every 10 s, and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys
- * were created (FIFO across clients). {@link #lock} and {@link #fairLock} use the same queue, so they exclude each
- * other on one name. The waiting threads of one client share one key per name for {@link #lock}, which may also pass
- * a held lock straight to another waiting thread of this client (one write, the lock never free in between). A
- * {@link #fairLock} does neither: each waiting thread or lease puts its own key when it calls {@code lock()}, so
- * waiters are served in that order across clients, including those of the client that holds the lock.
+ * before its own, so a release wakes exactly one waiter and waiting puts no load on the server; a re-check every 10 s,
+ * and whenever a keep-alive fails, is the fallback. Waiters are served in the order their keys were created (FIFO
+ * across clients). {@link #lock} and {@link #fairLock} share the queue, so they exclude each other on one name. For
+ * {@link #lock} the waiting threads of one client share one key per name, and a held lock may pass straight to
+ * another waiting thread of this client (one write, the lock never free in between); a {@link #fairLock} does
+ * neither: each waiting thread or lease puts its own key when it calls {@code lock()}.
  *
  * <h2>Read-write locks</h2>
  * A read-write lock named {@code n} is one queue under {@code latchkey/[<namespace>/]rw/<escaped n>/}
  * ({@link #readWritePrefix}): each reader puts {@code read-<client id>-<sequence>}, each writer
- * {@code write-<client id>-<sequence>}, ordered by create revision. A writer holds when its key is the lowest and
- * waits on the deletion of the key just before its own; a reader holds when no writer's key is older than its own
- * and waits on the deletion of the last such writer, so readers share, a queued writer keeps later readers out
- * (no writer starvation), and readers queued behind one writer all get in together when it leaves. A read asked
- * for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that also keeps
- * every writer out until it is released; an upgrade (a reader asking for the write lock) is refused by the
- * engine with {@link IllegalMonitorStateException} instead of deadlocking. Every read hold has its own key, lease
- * handling and token (a revision, as below).
+ * {@code write-<client id>-<sequence>}. A writer holds when its key is the lowest; a reader holds when no writer's key
+ * is older than its own and waits on the deletion of the last such writer, so readers share, a queued writer keeps
+ * later readers out (no writer starvation), and readers queued behind one writer get in together when it leaves. A
+ * read asked for by the owner of the write lock (a downgrade) is granted at once with a {@code down-} key that keeps
+ * every writer out until released; an upgrade is refused with {@link IllegalMonitorStateException} instead of
+ * deadlocking. Every read hold has its own key, lease handling and token.
  *
  * <h2>Leases</h2>
- * Each client has one etcd lease, granted with a TTL of {@link ClientOptions#watchdogTimeout()} rounded up to whole
- * seconds; its watchdog holds and its waiting keys are attached to it. The watchdog renews it (a keep-alive every
- * third of the watchdog timeout, with a read of every held key in the same batch); when it cannot, or etcd reports the
- * lease or a key gone, the holds are lost: leases turn invalid, {@code onLost} listeners run, and the next
- * {@code unlock} throws {@link io.latchkey.LockLostException}. A hold with a fixed lease gets an etcd lease of its
- * own with the lease time rounded <em>up</em> to whole seconds (etcd TTLs are seconds, and the server raises a TTL to
- * its minimum, about 2 s), and this client ends it on time: at the exact end the hold is marked lost and its key
- * deleted. A crashed holder's lock is free once its etcd lease runs out: the watchdog timeout (rounded up) for
- * watchdog holds, the rounded-up lease time for fixed ones.
+ * Each client has one etcd lease, with {@link ClientOptions#watchdogTimeout()} rounded up to whole seconds as TTL;
+ * its watchdog holds and waiting keys are on it. The watchdog renews it (a keep-alive every third of the watchdog
+ * timeout, with a read of every held key); when it cannot, or etcd reports the lease or a key gone, the holds are
+ * lost: leases turn invalid, {@code onLost} listeners run, and the next {@code unlock} throws
+ * {@link io.latchkey.LockLostException}. A fixed-lease hold gets an etcd lease of its own, rounded <em>up</em> to
+ * whole seconds (the server raises a TTL to its minimum, about 2 s), and this client ends it on time: at the exact
+ * end the hold is marked lost and its key deleted. A crashed holder's lock is free once its etcd lease runs out.
  *
  * <h2>Fencing</h2>
- * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else the
- * revision of the read that found every earlier key gone, or the revision of the hand-off write that passed the key
- * to it. etcd's revision grows with every write of the cluster and never goes back, and each of these comes after
- * the previous holder's token was issued, so tokens grow strictly per name across clients and restarts.
+ * The fencing token is an etcd revision: the create revision of the holder's key when it held at once, else that of
+ * the read that found every earlier key gone, or of the hand-off write. etcd's revision never goes back, and each of
+ * these comes after the previous holder's token, so tokens grow strictly per name across clients and restarts.
  *
  * <h2>Inspection</h2>
- * {@link #list} shows the holder of every lock and read-write lock (every read hold) with its owner, token and the
- * remaining TTL of its etcd lease, every held permit of a permit-expirable semaphore likewise, and the state of
- * semaphores and armed latches (see {@code EtcdInspector}), from one range read of the namespace. A
- * holder granted from the queue writes its token into its key's value right after the grant ({@code <owner>} then
- * {@code token=<n>} on a second line), because no other client can derive it from the key's revisions.
+ * {@link #list} shows, from one range read of the namespace, every lock holder and read hold with its owner, token
+ * and the remaining TTL of its etcd lease, every held permit likewise, and the state of semaphores and armed latches.
+ * A holder granted from the queue writes its token into its key's value ({@code token=<n>} on its own line), as no
+ * other client can derive it from the key's revisions.
  *
  * <h2>Semaphores and latches</h2>
- * The counted primitives run on the engine's second contract ({@code RemoteCountOps}): waiting, deadlines,
- * interruption and renewal are the engine's, and etcd is asked only for single attempts and watches (waiters put no
- * keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding its free
- * permits ({@code EtcdSemaphoreOps}; each take also writes a record under
- * {@code latchkey/[<namespace>/]semaphore-takes/<escaped n>/}, deleted by the client's next transaction on the name
- * once the take's answer arrived, so that a take whose answer was lost can be given back once); a permit-expirable
- * semaphore is the prefix
+ * Waiting, deadlines, interruption and renewal are the engine's; etcd is asked only for single attempts and watches
+ * (waiters put no keys). A semaphore {@code n} is the key {@code latchkey/[<namespace>/]semaphores/<escaped n>} holding
+ * its free permits (each take also writes a record under {@code semaphore-takes/<escaped n>/}, so that a take whose
+ * answer was lost can be given back once); a permit-expirable semaphore is the prefix
  * {@code latchkey/[<namespace>/]permits/<escaped n>/} with a {@code total} key and one {@code held/<permit id>} key
- * per permit on an etcd lease ({@code EtcdPermitExpirableSemaphoreOps}; watchdog permits on the client's lease,
- * renewed with its locks); a latch is the key {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count
- * while armed ({@code EtcdCountDownLatchOps}). Each changes only by compare-and-set transactions on mod revisions.
+ * per permit on an etcd lease (watchdog permits on the client's lease, renewed with its locks); a latch is the key
+ * {@code latchkey/[<namespace>/]latches/<escaped n>} holding its count while armed. Each changes only by
+ * compare-and-set transactions on mod revisions.
  *
  * <p>Clients are thread-safe. {@link #close()} revokes the client's lease (its keys go at once) and closes the jetcd
  * client only if this class created it. Passwords never appear in messages or {@code toString}.
@@ -110,9 +100,8 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     static final String ROOT = "latchkey/";
 
     /**
-     * grpc-netty logs one line at INFO on its first connection ("Epoll available during static init of
-     * TcpMetrics"), which reaches stderr through java.util.logging's console handler. Its logger is set to WARNING
-     * unless the application gave it a level; held here, as java.util.logging keeps loggers only weakly.
+     * grpc-netty logs one INFO line to stderr on its first connection: its logger is set to WARNING unless the
+     * application gave it a level; held here, as java.util.logging keeps loggers only weakly.
      */
     private static final java.util.logging.Logger GRPC_TCP_METRICS = quiet("io.grpc.netty.TcpMetrics");
 
@@ -218,10 +207,7 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
         return logger;
     }
 
-    /**
-     * Why the first read failed, in words: the server refused the credentials (or wants some), or did not answer.
-     * Never shows the password.
-     */
+    /** Why the first read failed, in words (never with the password). */
     private static LockUnavailableException connectFailure(String endpoints, EtcdUri uri, long millis,
                                                            long probeMillis, Throwable cause) {
         String status = String.valueOf(cause.getMessage());
@@ -313,10 +299,9 @@ public final class EtcdLockClient extends AbstractLockClient implements LockInsp
     }
 
     /**
-     * What this client's namespace holds, for names that match {@code pattern}: lock and read-write lock holders
-     * and held permits with owner, fencing token, the remaining TTL of the key's etcd lease and the number of queued
-     * waiters, and one row per semaphore and armed latch with its state (see {@code EtcdInspector} for what each
-     * field means on etcd). Two rounds: one range read, then the lease TTLs, pipelined.
+     * What this client's namespace holds, for names that match {@code pattern}: lock holders and held permits with
+     * owner, fencing token, remaining etcd lease TTL and queued waiters, and each semaphore's and armed latch's state.
+     * Two rounds: one range read, then the lease TTLs, pipelined.
      *
      * @throws LockUnavailableException if etcd does not answer within the operation timeout
      */

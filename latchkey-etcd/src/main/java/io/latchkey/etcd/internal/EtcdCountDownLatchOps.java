@@ -6,11 +6,9 @@ import java.util.function.Function;
 
 /**
  * The remote half of the etcd count-down latch: one key per latch ({@code latchkey/[<namespace>/]latches/<escaped
- * name>}) whose value is the count, changed only by compare-and-set on its mod revision ({@link EtcdCounter}), so
- * concurrent count-downs are never lost. The count-down that reaches zero deletes the key: an open latch leaves
- * nothing on the server, and a missing key counts as zero. Waiting is the engine's: it watches the key
- * ({@link EtcdSession#subscribe}) and reads the count again at every change. The key has no lease: an armed latch stays
- * armed however long its clients are gone, like Redisson's and Curator's.
+ * name>}) holding the count, changed only by compare-and-set ({@link EtcdCounter}). The count-down that reaches zero
+ * deletes the key (a missing key counts as zero). The engine waits, woken by a watch on the key. The key has no lease:
+ * an armed latch stays armed however long its clients are gone, like Redisson's and Curator's.
  */
 public final class EtcdCountDownLatchOps implements RemoteCountOps {
 

@@ -13,11 +13,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * Compare-and-set on one key holding a decimal number (a latch's count, a permit-expirable semaphore's total): read,
- * decide, then a transaction that writes only if the key's mod revision (or its absence) is still the one read; again
- * from the read when another writer came in between, so concurrent updates are never lost. Nothing waits here: a
- * retry is another client's progress. (The semaphore's count has its own loop, which also writes take records:
- * {@link EtcdSemaphoreOps}.)
+ * Compare-and-set on one key holding a decimal number: read, decide, then a transaction that writes only if the key's
+ * mod revision (or its absence) is still the one read; again from the read when another writer came in between, so
+ * concurrent updates are never lost. Nothing waits here: a retry is another client's progress.
  */
 final class EtcdCounter {
 

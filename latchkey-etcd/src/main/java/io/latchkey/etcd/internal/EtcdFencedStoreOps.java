@@ -22,15 +22,11 @@ import java.util.function.Function;
 
 /**
  * The etcd fenced store: each key is an etcd key {@code latchkey/[<namespace>/]stores/<escaped lock name>/<escaped
- * key>} with the value's bytes, on no lease (the lock's keys live under {@code …/locks/}, apart). A write is one
- * transaction: if the holder's key still has the hold's create revision (it is deleted by release, by the end of
- * its etcd lease and by a force-unlock; a re-created key has another) and the mod revision read just before (a
- * hand-off to another owner rewrites it), and — for compare-and-set and delete — the key's value or existence
- * matches, then put or delete the key; else read the holder's key to tell a stale lease from a changed value. etcd
- * runs a transaction atomically, so a write whose hold is gone changes nothing.
- *
- * <p>The hold is looked up among this client's held grants (plain and fair lock share one queue per name): the
- * store checks leases of its own client; a lease of another client is refused as stale.
+ * key>}, on no lease. A write is one transaction: if the holder's key still has the hold's create revision (release,
+ * lease end and force-unlock delete it; a re-created key has another) and the mod revision read just before (a
+ * hand-off rewrites it), and for compare-and-set and delete the value or existence matches, put or delete; else read
+ * the holder's key to tell a stale lease from a changed value. So a write whose hold is gone changes nothing. Only
+ * this client's holds are found: a lease of another client is refused as stale.
  */
 public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
 
@@ -71,9 +67,8 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
         }
         EtcdGrantState hold = grant.backendState(EtcdGrantState.class);
         String operation = "fenced store " + write.kind() + " of lock " + lockName;
-        Grant g = grant;
         return session.bounded(session.client().getKVClient().get(bytes(hold.key())), operation)
-                .thenCompose(r -> round(g, hold, r.getKvs().isEmpty() ? null : r.getKvs().get(0),
+                .thenCompose(r -> round(grant, hold, r.getKvs().isEmpty() ? null : r.getKvs().get(0),
                         dataKey(lockName, write.key()), write, operation, 0));
     }
 
@@ -109,11 +104,8 @@ public final class EtcdFencedStoreOps implements RemoteFencedStoreOps {
                 then = Op.delete(key, DeleteOption.DEFAULT);
             }
         }
-        return session.bounded(session.client().getKVClient().txn()
-                        .If(cmps.toArray(new Cmp[0]))
-                        .Then(then)
-                        .Else(Op.get(lockKey, GetOption.DEFAULT))
-                        .commit(), operation)
+        return session.bounded(session.client().getKVClient().txn().If(cmps.toArray(new Cmp[0])).Then(then)
+                        .Else(Op.get(lockKey, GetOption.DEFAULT)).commit(), operation)
                 .thenCompose(r -> {
                     if (r.isSucceeded()) {
                         return CompletableFuture.completedFuture(FencedWrite.Outcome.APPLIED);

@@ -1,41 +1,21 @@
 package io.latchkey.etcd.internal;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
-import java.security.spec.PKCS8EncodedKeySpec;
-import java.util.Base64;
-import java.util.Collection;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509TrustManager;
 
 /**
- * Why a first connection to etcd timed out, when TLS is the reason: jetcd retries a failed handshake until its
- * deadline and reports only the timeout. After such a timeout this probe opens one connection of its own to the
- * first member, within the time left, and says in words what went wrong: for {@code etcds://} the handshake error
- * (an untrusted server certificate, a client certificate the server asked for and did not get or did not accept);
- * for {@code etcd://} whether the member speaks TLS (then {@code etcds://} is what the user meant), or another
- * protocol than etcd's HTTP/2 (a server of another kind at that port). It answers
- * {@code null} when it finds nothing to say. Nothing here is used once a client is connected.
+ * Why a first connection to etcd timed out, when TLS is the reason (jetcd retries a failed handshake until its
+ * deadline and reports only the timeout): one connection of its own to the first member, within the time left, says
+ * what went wrong: for {@code etcds://} the handshake error (an untrusted server certificate, a client certificate
+ * missing or refused); for {@code etcd://} whether the member speaks TLS, or another protocol than HTTP/2.
  */
 public final class EtcdHandshakeProbe {
 
@@ -56,31 +36,33 @@ public final class EtcdHandshakeProbe {
                 return other;
             }
         }
+        SSLContext context;
         try {
-            SSLContext context = uri.tls() ? context(uri) : trustingEverything();
-            try (Socket plain = new Socket()) {
-                plain.connect(new InetSocketAddress(host, port), (int) millis);
-                plain.setSoTimeout((int) Math.max(1, millis));
-                try (SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, host, port, false)) {
-                    SSLParameters parameters = tls.getSSLParameters();
-                    parameters.setApplicationProtocols(new String[] {"h2"});
-                    if (uri.tls()) {
-                        parameters.setEndpointIdentificationAlgorithm("HTTPS");
-                    }
-                    tls.setSSLParameters(parameters);
-                    tls.startHandshake();
-                    if (!uri.tls()) {
-                        return "it speaks TLS: use etcds://" + host + ":" + port
-                                + " (with ?ca=/path/ca.pem if its certificate is not in the JVM's trust store)";
-                    }
-                    // TLS 1.3: a server that wants a client certificate says so after the client's handshake ends
-                    tls.setSoTimeout((int) Math.max(1, Math.min(millis, 300)));
-                    tls.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                    tls.getOutputStream().flush();
-                    InputStream in = tls.getInputStream();
-                    in.read();
-                    return null;
+            context = uri.jdkContext(!uri.tls());
+        } catch (SSLException | RuntimeException e) {
+            return null;
+        }
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, port), (int) millis);
+            plain.setSoTimeout((int) Math.max(1, millis));
+            try (SSLSocket tls = (SSLSocket) context.getSocketFactory().createSocket(plain, host, port, false)) {
+                SSLParameters parameters = tls.getSSLParameters();
+                parameters.setApplicationProtocols(new String[] {"h2"});
+                if (uri.tls()) {
+                    parameters.setEndpointIdentificationAlgorithm("HTTPS");
                 }
+                tls.setSSLParameters(parameters);
+                tls.startHandshake();
+                if (!uri.tls()) {
+                    return "it speaks TLS: use etcds://" + host + ":" + port
+                            + " (with ?ca=/path/ca.pem if its certificate is not in the JVM's trust store)";
+                }
+                // TLS 1.3: a server that wants a client certificate says so after the client's handshake ends
+                tls.setSoTimeout((int) Math.max(1, Math.min(millis, 300)));
+                tls.getOutputStream().write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                tls.getOutputStream().flush();
+                tls.getInputStream().read();
+                return null;
             }
         } catch (SocketTimeoutException e) {
             return null;
@@ -91,16 +73,15 @@ public final class EtcdHandshakeProbe {
             return "the TLS handshake with " + host + ":" + port + " failed: " + e.getMessage()
                     + (uri.ca() == null ? " (no ?ca= given: the JVM's trust store was used)" : "")
                     + (uri.hasClientCertificate() ? "" : " (no client certificate given: ?cert=…&key=…)");
-        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         }
     }
 
     /**
-     * Whether the plain port is a server of another kind: it gets HTTP/2's connection preface and an empty SETTINGS
-     * frame, which every gRPC server (etcd) answers with a SETTINGS frame. A reply that is neither that, nor TLS nor
-     * HTTP/1 (a TLS port's answer to plain text), is another protocol: its first line is shown. {@code null} when the
-     * port answers as HTTP/2, as TLS, or not at all (a TLS port closes at once: the TLS probe tells that case).
+     * Whether the plain port is a server of another kind: sent HTTP/2's preface and an empty SETTINGS frame, a gRPC
+     * server answers SETTINGS; a reply that is neither that, nor TLS nor HTTP/1 (a TLS port's answer to plain text), is
+     * shown by its first line. {@code null} when the port answers as HTTP/2, as TLS, or not at all.
      */
     static String otherServer(String host, int port, long millis) {
         try (Socket socket = new Socket()) {
@@ -111,10 +92,9 @@ public final class EtcdHandshakeProbe {
                     .getBytes(StandardCharsets.ISO_8859_1);
             socket.getOutputStream().write(hello);
             socket.getOutputStream().flush();
-            InputStream in = socket.getInputStream();
             byte[] head = new byte[80];
             int n = 0;
-            for (int r; n < 9 && (r = in.read(head, n, head.length - n)) > 0; ) {
+            for (int r; n < 9 && (r = socket.getInputStream().read(head, n, head.length - n)) > 0; ) {
                 n += r;
             }
             if (n == 0) {
@@ -133,75 +113,5 @@ public final class EtcdHandshakeProbe {
         } catch (IOException | RuntimeException e) {
             return null;
         }
-    }
-
-    private static SSLContext context(EtcdUri uri) throws IOException, GeneralSecurityException {
-        TrustManager[] trust = null;
-        if (uri.ca() != null) {
-            KeyStore store = KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            int i = 0;
-            for (Certificate c : certificates(uri.ca())) {
-                store.setCertificateEntry("ca-" + i++, c);
-            }
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            trust = tmf.getTrustManagers();
-        }
-        KeyManagerFactory keys = null;
-        if (uri.hasClientCertificate()) {
-            KeyStore store = KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            Collection<? extends Certificate> chain = certificates(uri.cert());
-            store.setKeyEntry("client", privateKey(uri.key()), new char[0], chain.toArray(new Certificate[0]));
-            keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(store, new char[0]);
-        }
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keys == null ? null : keys.getKeyManagers(), trust, null);
-        return context;
-    }
-
-    private static Collection<? extends Certificate> certificates(Path pem) throws IOException,
-            GeneralSecurityException {
-        try (InputStream in = Files.newInputStream(pem)) {
-            return CertificateFactory.getInstance("X.509").generateCertificates(in);
-        }
-    }
-
-    private static PrivateKey privateKey(Path pem) throws IOException, GeneralSecurityException {
-        String text = Files.readString(pem, StandardCharsets.US_ASCII);
-        String base64 = text.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
-        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(base64));
-        GeneralSecurityException last = null;
-        for (String algorithm : new String[] {"EC", "RSA", "Ed25519"}) {
-            try {
-                return KeyFactory.getInstance(algorithm).generatePrivate(spec);
-            } catch (GeneralSecurityException e) {
-                last = e;
-            }
-        }
-        throw last;
-    }
-
-    private static SSLContext trustingEverything() throws GeneralSecurityException {
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, new TrustManager[] {new X509TrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {
-                // only the handshake's success matters to the probe
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-                // only the handshake's success matters to the probe: nothing is sent
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        return context;
     }
 }

@@ -23,28 +23,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Lists what one client's namespace holds for {@code latchkey inspect}, in two rounds: one range read of every key
- * under {@code latchkey/[<namespace>/]}, then the remaining TTL of each holder's lease (pipelined, one read per
- * distinct lease). Rows, as etcd knows them:
+ * Lists what one client's namespace holds for {@code latchkey inspect}, in two rounds: one range read under
+ * {@code latchkey/[<namespace>/]}, then the remaining TTL of each distinct lease (pipelined). Rows:
  * <ul>
- *   <li>lock ({@code locks/}): the holder is the key with the lowest create revision; {@code owner} is the owner id
- *   in its value ({@code <clientId>:<thread or lease id>}); {@code holdCount} is 1 (reentrant holds are counted by
- *   the holder's client); {@code waiters} is the number of other keys under the name, every one of them queued;
- *   {@code fencingToken} is this client's grant's token for its own holds, else the token as {@link EtcdKeys#token}
- *   reads it from the key. The plain and the fair lock share this queue and show as one {@code lock} row.</li>
+ *   <li>lock ({@code locks/}, the plain and fair lock's one queue): the key with the lowest create revision;
+ *   {@code owner} from its value; {@code holdCount} 1 (reentrancy is the holder client's); {@code waiters} the other
+ *   keys; {@code fencingToken} this client's grant's for its own holds, else {@link EtcdKeys#token}.</li>
  *   <li>read-write lock ({@code rw/}): a {@code write-lock} row when the oldest key is a writer's, else one
- *   {@code read-lock} row per reader older than the first queued writer (and per downgraded reader); {@code waiters}
- *   counts the other keys.</li>
- *   <li>permit-expirable semaphore ({@code permits/}): one {@code permit} row per held permit (owner: the permit id;
- *   token: the create revision of its key, the revision of the grant), or one unowned {@code permit-semaphore} row
- *   when none is held; the detail says how many of the total are available.</li>
- *   <li>semaphore ({@code semaphores/}) and latch ({@code latches/}): one unowned row, the free permits or the
- *   count as detail. A semaphore's take records ({@code semaphore-takes/}, see {@link EtcdSemaphoreOps}) are part of
- *   it, not rows of their own.</li>
+ *   {@code read-lock} row per reader older than the first queued writer (and per downgraded reader).</li>
+ *   <li>permit-expirable semaphore ({@code permits/}): one {@code permit} row per held permit (token: its key's create
+ *   revision), or one unowned {@code permit-semaphore} row when none is held; the detail gives the available.</li>
+ *   <li>semaphore and latch: one unowned row, the free permits or the count as detail (take records are no rows).</li>
  * </ul>
- * {@code remainingLease} is the remaining TTL of the key's etcd lease in whole seconds, as etcd keeps them: the
- * client's shared lease for watchdog holds and permits, renewed every third of the watchdog timeout, or the hold's
- * own lease for a fixed one.
+ * {@code remainingLease} is the key's etcd lease's remaining TTL in whole seconds: the shared lease's for watchdog
+ * holds and permits, the hold's own lease's for a fixed one.
  */
 public final class EtcdInspector {
 
@@ -52,18 +44,14 @@ public final class EtcdInspector {
     private final String base;
     private final List<EtcdLockOps> ops;
 
-    /**
-     * @param base the namespace's prefix ({@code latchkey/[<namespace>/]}, ending in {@code /})
-     * @param ops this client's lock operations, whose holds give exact tokens
-     */
+    /** @param ops this client's lock operations, whose holds give exact tokens */
     public EtcdInspector(EtcdSession session, String base, List<EtcdLockOps> ops) {
         this.session = session;
         this.base = base;
         this.ops = List.copyOf(ops);
     }
 
-    /** One key of a synchronizer: the rest of its key below the name. */
-    private record Entry(String rest, KeyValue kv) {
+    private record Entry(String rest, KeyValue kv) { // rest: the key below the name
         boolean is(String marker) {
             return rest.startsWith(marker);
         }

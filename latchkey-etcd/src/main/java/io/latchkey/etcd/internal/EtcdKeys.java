@@ -18,16 +18,7 @@ public final class EtcdKeys {
     }
 
     public static String escape(String segment) {
-        StringBuilder b = new StringBuilder(segment.length() + 8);
-        for (int i = 0; i < segment.length(); i++) {
-            char c = segment.charAt(i);
-            switch (c) {
-                case '%' -> b.append("%25");
-                case '/' -> b.append("%2F");
-                default -> b.append(c);
-            }
-        }
-        return b.toString();
+        return segment.replace("%", "%25").replace("/", "%2F");
     }
 
     /** The inverse of {@link #escape}. */
@@ -35,22 +26,17 @@ public final class EtcdKeys {
         return segment.replace("%2F", "/").replace("%2f", "/").replace("%25", "%");
     }
 
-    /** Prefix of the token line in an owner key's value (after the owner id on the first line). */
+    // the lines of an owner key's value after the owner id: see value()
     static final String TOKEN = "\ntoken=";
-    /** Prefix of the client name line in an owner key's value: the holding client's name. */
     static final String CLIENT = "\nclient=";
-    /** Prefix of the start line in an owner key's value: when the key was written, epoch ms by the writer's clock. */
     static final String SINCE = "\nsince=";
-    /** Prefix of the TTL line in an owner key's value: the TTL in seconds of the etcd lease the key lives on. */
     static final String TTL = "\nttl=";
 
     /**
-     * An owner key's value: the owner id; the TTL of the lease the key is on, if known ({@code ttlSeconds > 0}), so
-     * that a waiter behind it knows when the key goes at the latest if its owner dies; and the holder's fencing token
-     * where a reader could not derive it from the key's revisions (a grant from the queue, a key moved to a lease of
-     * its own). The TTL line comes before the token line, which earlier readers take to the end of the value. After
-     * the owner: the client's name and when the key was written (epoch ms, by the client's clock: etcd keeps no
-     * time), for operators ({@link #clientName}, {@link #since}).
+     * An owner key's value: the owner id; for operators, the client's name and when the key was written (epoch ms by
+     * the client's clock: etcd keeps no time); the TTL in seconds of the key's lease if known ({@code ttlSeconds > 0}),
+     * so that a waiter knows when the key goes at the latest if its owner dies; and the fencing token where a reader
+     * could not derive it from the key's revisions. The token line comes last: earlier readers take it to the end.
      */
     static ByteSequence value(String ownerId, String clientName, long ttlSeconds, long token) {
         StringBuilder b = new StringBuilder(ownerId.length() + clientName.length() + 64).append(ownerId)
@@ -72,10 +58,8 @@ public final class EtcdKeys {
     }
 
     /**
-     * The fencing token of the holder whose key is {@code kv}: the token written into its value; else the revision
-     * of the write that handed it over (its mod revision, when that differs from its create revision); else its
-     * create revision (taken without waiting). For the few milliseconds until a queued grant's token write lands,
-     * the create revision is a lower bound of the token.
+     * The fencing token of the holder whose key is {@code kv}: the token in its value; else a hand-off's revision (its
+     * mod revision, if not its create revision); else its create revision (a lower bound until a token write lands).
      */
     public static long token(KeyValue kv) {
         long token = line(string(kv.getValue()), TOKEN);
@@ -85,10 +69,7 @@ public final class EtcdKeys {
         return kv.getModRevision() != kv.getCreateRevision() ? kv.getModRevision() : kv.getCreateRevision();
     }
 
-    /**
-     * {@return the TTL in seconds of the lease of the owner key {@code kv}, as its value names it; -1 if it names
-     * none} (a key written by an earlier version, or read without its value).
-     */
+    /** {@return the TTL in seconds of the owner key's lease, as its value names it; -1 if it names none} */
     static long ttlSeconds(KeyValue kv) {
         return line(string(kv.getValue()), TTL);
     }

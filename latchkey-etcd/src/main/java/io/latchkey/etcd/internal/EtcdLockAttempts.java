@@ -19,21 +19,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The single attempts of one lock ops on etcd's create-revision queue ({@code RemoteLockOps#tryAcquire}): a first
- * attempt puts the owner's key under the lock's prefix and reads the keys before it in the same transaction; it holds
- * if none is left (a writer of a read-write lock: and no downgraded read is held; a reader: no writer's key is older
- * than its own; a downgrade holds at once), else it answers queued with its key as the entry. A later attempt with
- * that entry reads its key and its predecessor again. The key each waiting key waits for is noted
- * ({@link EtcdWaitingKeys.Key#awaited}), so the name's watch wakes the engine only when that key goes.
- *
- * <p>Never waits, never arms a timer: the engine does both.
+ * The single attempts of one lock ops on etcd's create-revision queue: a first attempt puts the owner's key and reads
+ * the keys before it in the same transaction, holds if none is left ({@link #awaited}), else answers queued with its
+ * key as the entry; a later attempt re-reads its key and its predecessor. The awaited key is noted
+ * ({@link EtcdWaitingKeys.Key#awaited}), so the name's watch wakes the engine only when that key goes. Never waits,
+ * never arms a timer: the engine does both.
  */
 final class EtcdLockAttempts {
 
-    /**
-     * The re-check hint of a queued answer whose awaited key names no lease TTL (written by an earlier version): a
-     * fallback for a lost watch event (the engine bounds it further).
-     */
+    /** The re-check hint behind a key that names no lease TTL: a fallback for a lost watch event. */
     static final long RECHECK_NANOS = TimeUnit.SECONDS.toNanos(10);
     /**
      * Added to the awaited key's lease TTL: etcd revokes an expired lease (and deletes its keys) in its lessor's next
@@ -51,10 +45,7 @@ final class EtcdLockAttempts {
         this.waiting = new EtcdWaitingKeys(ops);
     }
 
-    /**
-     * One attempt of {@code request} under {@code prefix}: a re-check of the waiting key {@code entry}, or a new key
-     * of {@code kind} if there is none (a first attempt, or the waiting key went with its lease).
-     */
+    /** A re-check of the waiting key {@code entry}, or a new key of {@code kind} if there is none. */
     CompletableFuture<Attempt> attempt(AcquireRequest request, String prefix, EtcdLockOps.Kind kind, String entry) {
         EtcdWaitingKeys.Key k = entry == null ? null : waiting.get(entry);
         if (k != null && k.state.get() == EtcdWaitingKeys.State.LANDED) {
@@ -63,17 +54,14 @@ final class EtcdLockAttempts {
         return put(request, prefix, kind, true);
     }
 
-    /**
-     * A read of the newest keys that may keep a waiter out, newest first: the writers' keys for a reader, the whole
-     * prefix otherwise.
-     */
+    /** A read of the newest keys that may keep a waiter out, newest first: writers' for a reader, else all. */
     private static Op newestBlockers(String prefix, EtcdLockOps.Kind kind, GetOption.Builder options) {
         String blockers = kind == EtcdLockOps.Kind.READ ? prefix + EtcdLockOps.Kind.WRITE.marker : prefix;
         return Op.get(bytes(blockers), options.isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND).build());
     }
 
-    /** A transaction sent; one that cannot be sent (the client closing) is a failed future. */
+    /** A transaction sent, or a failed future if it cannot be (the client closing). */
     private static CompletableFuture<TxnResponse> commit(Supplier<Txn> txn) {
         try {
             return txn.get().commit();
@@ -83,22 +71,18 @@ final class EtcdLockAttempts {
     }
 
     /**
-     * A read of one downgraded reader's key under the prefix (a writer's second condition); an empty range for other
-     * kinds, so that every transaction has the same shape. With its value (owner id and lease TTL, a few dozen bytes):
-     * the TTL is the re-check hint of a writer waiting for it.
+     * A read of one downgraded reader's key (a writer's second condition; its value's TTL is the writer's re-check
+     * hint); for other kinds an empty range, so that every transaction has the same shape.
      */
     private static Op downgradedReads(String prefix, EtcdLockOps.Kind kind) {
-        // no key is the bare prefix itself
         boolean write = kind == EtcdLockOps.Kind.WRITE;
         String scope = write ? prefix + EtcdLockOps.Kind.DOWNGRADE.marker : prefix;
         return Op.get(bytes(scope), GetOption.builder().isPrefix(write).withLimit(1).build());
     }
 
     /**
-     * Puts a new key and reads the newest blockers in one transaction.
-     *
-     * @param retryOnLostLease whether a put refused because the shared lease expired (while this client was idle or
-     *        the server was away) may be tried once more on a newly granted lease
+     * Puts a new key and reads the newest blockers in one transaction; if {@code retryOnLostLease}, a put refused as the
+     * shared lease expired (while this client was idle or the server away) is tried once more on a new lease.
      */
     private CompletableFuture<Attempt> put(AcquireRequest request, String prefix, EtcdLockOps.Kind kind,
                                            boolean retryOnLostLease) {
@@ -151,21 +135,19 @@ final class EtcdLockAttempts {
     }
 
     /**
-     * The key a waiting key of {@code kind} must outlast, from what its transaction read: {@code before}, the newest
-     * blocker created before it, and {@code downgraded}, a downgraded read held under the prefix (each {@code null}
-     * if there is none); {@code null} if it holds. A function of the read alone.
+     * The key a waiting key must outlast ({@code null}: it holds): {@code before}, the newest blocker before it, or for a
+     * writer first in line {@code downgraded}, a held downgraded read (each {@code null} if none).
      */
     static <K> K awaited(EtcdLockOps.Kind kind, K before, K downgraded) {
         if (kind == EtcdLockOps.Kind.DOWNGRADE) {
             return null;
         }
-        // first in line, a writer still waits for a downgraded read (queued after it, granted at once)
         return before == null && kind == EtcdLockOps.Kind.WRITE ? downgraded : before;
     }
 
     /**
-     * A queued answer: {@code k} waits for {@code awaited}. The watch tells of its deletion; the re-check hint is when
-     * it is gone at the latest if its owner died before this read: its lease's TTL (named in its value) and a margin.
+     * A queued answer: {@code k} waits for {@code awaited}, whose deletion the watch tells; the re-check hint is when
+     * it is gone at the latest if its owner died: its lease's TTL (named in its value) and a margin.
      */
     private static CompletableFuture<Attempt> queued(EtcdWaitingKeys.Key k, KeyValue awaited) {
         k.awaited = EtcdKeys.string(awaited.getKey());
@@ -211,33 +193,42 @@ final class EtcdLockAttempts {
         }).thenCompose(f -> f);
     }
 
-    /** Our key holds the lock: the grant (a fixed lease first moves the key to a lease of its own). */
+    /**
+     * Our key holds the lock: the grant. A watchdog hold's key lives only as long as the shared lease's current TTL,
+     * which may have started before {@code sentAt}: the grant takes the earlier moment. A fixed hold first moves its
+     * key to a lease of its own (the create revision, our place, stays).
+     */
     private CompletableFuture<Attempt> hold(AcquireRequest request, EtcdWaitingKeys.Key k, long sentAt, long token) {
-        if (request.watchdog()) {
-            // The engine bounds the hold from its grant's request time, but the key lives only as long as the
-            // shared lease's current TTL, which may have started earlier: the grant takes the earlier moment.
-            return session.ttlStartedAt(k.leaseId).handle((ttlStart, e) -> {
-                if (e != null) {
-                    waiting.abandon(k);
-                    return failed(request, e);
+        boolean watchdog = request.watchdog();
+        // a watchdog hold: when the shared lease's TTL started; a fixed one: its own lease; null: the key is gone
+        CompletableFuture<Long> ready = watchdog ? session.ttlStartedAt(k.leaseId) : ownLease(request, k, token);
+        return ready.handle((v, e) -> {
+            if (e != null) {
+                waiting.abandon(k);
+                return failed(request, e);
+            }
+            if (v == null) {
+                waiting.gone(k);
+                return put(request, k.prefix, k.kind, !watchdog);
+            }
+            if (!waiting.granted(k)) {
+                if (!watchdog) {
+                    session.revoke(v);
                 }
-                if (ttlStart == null) {
-                    waiting.gone(k); // the shared lease expired and took the key
-                    return put(request, k.prefix, k.kind, false);
-                }
-                if (!waiting.granted(k)) {
-                    return withdrawn(request);
-                }
-                Grant grant = new Grant(request, token, Math.min(sentAt, ttlStart),
-                        new EtcdGrantState(k.key, k.revision, k.leaseId, false));
-                ops.granted(grant);
-                if (token != k.revision) {
-                    recordToken(k, request.ownerId(), token);
-                }
-                return CompletableFuture.completedFuture(Attempt.granted(grant));
-            }).thenCompose(f -> f);
-        }
-        // A fixed lease: move the key to a lease of its own (the create revision, our place, stays).
+                return withdrawn(request);
+            }
+            Grant grant = new Grant(request, token, watchdog ? Math.min(sentAt, v) : sentAt,
+                    new EtcdGrantState(k.key, k.revision, watchdog ? k.leaseId : v, !watchdog));
+            ops.granted(grant);
+            if (watchdog && token != k.revision) {
+                recordToken(k, request.ownerId(), token);
+            }
+            return CompletableFuture.completedFuture(Attempt.granted(grant));
+        }).thenCompose(f -> f);
+    }
+
+    /** Moves {@code k} to a new lease of its own; completes with the lease, or {@code null} if the key is gone. */
+    private CompletableFuture<Long> ownLease(AcquireRequest request, EtcdWaitingKeys.Key k, long token) {
         return session.grantLease(request.leaseMillis())
                 .thenCompose(g -> session.bounded(session.client().getKVClient().txn()
                         .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)))
@@ -246,36 +237,17 @@ final class EtcdLockAttempts {
                         .commit(), "move " + k.key + " to its own lease").thenApply(t -> {
                             if (!t.isSucceeded()) {
                                 session.revoke(g.getID());
-                                return 0L;
+                                return null;
                             }
                             return g.getID();
-                        }))
-                .handle((lease, e) -> {
-                    if (e != null) {
-                        waiting.abandon(k);
-                        return failed(request, e);
-                    }
-                    if (lease == 0L) {
-                        waiting.gone(k);
-                        return put(request, k.prefix, k.kind, true);
-                    }
-                    if (!waiting.granted(k)) {
-                        session.revoke(lease);
-                        return withdrawn(request);
-                    }
-                    Grant grant = new Grant(request, token, sentAt, new EtcdGrantState(k.key, k.revision, lease, true));
-                    ops.granted(grant);
-                    return CompletableFuture.completedFuture(Attempt.granted(grant));
-                }).thenCompose(f -> f);
+                        }));
     }
 
     /**
-     * Writes a queued grant's token into its key, for {@code latchkey inspect} (another client cannot derive it: it is
-     * the revision of the read that granted it). Sent after the grant and never waited for; only if the key is
-     * untouched since its creation, so a hand-off that rewrote it meanwhile is never overwritten.
+     * Writes a queued grant's token (the revision of the read that granted it) into its key, for inspection; never
+     * waited for (best effort), and only if the key is untouched since its creation, so no hand-off is overwritten.
      */
     private void recordToken(EtcdWaitingKeys.Key k, String ownerId, long token) {
-        // best effort: without it, inspect shows the key's create revision
         commit(() -> session.client().getKVClient().txn()
                 .If(new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.createRevision(k.revision)),
                         new Cmp(bytes(k.key), Cmp.Op.EQUAL, CmpTarget.modRevision(k.revision)))

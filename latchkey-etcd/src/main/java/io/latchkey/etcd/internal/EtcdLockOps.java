@@ -30,33 +30,24 @@ import java.util.function.Function;
  * The remote half of the etcd lock: one key per owner under the lock's prefix, the lowest create revision holds.
  *
  * <h2>Round trips</h2>
- * An uncontended watchdog acquire is one transaction (put our key, read the keys before it); a fixed-lease
- * acquire adds a lease grant and a transaction that moves the key to that lease. Release is one transaction
- * (delete our key if its create revision is still ours). A release or hand-off that does not reach etcd fails
- * for its caller, and the key is deleted again until etcd answers ({@link StrandedKeys}): the shared lease it is on
- * stays alive while this client has other keys, so without that it would block the name for the client's lifetime.
- * A renewal batch is one keep-alive of the shared lease plus one transaction reading every held key.
- *
- * <h2>Waiting</h2>
- * The engine waits ({@link #singleAttempts()}): this class answers single attempts ({@link EtcdLockAttempts}), each
- * waiter's key under the prefix being its place in the queue (the attempt's entry), and a watch per name
- * ({@link #subscribe}) wakes the engine when the key a waiter waits for is deleted. A waiter that leaves deletes its
- * key ({@link #withdraw}, {@link EtcdWaitingKeys}).
+ * An uncontended watchdog acquire is one transaction (put our key, read the keys before it); a fixed-lease acquire
+ * adds a lease grant and a transaction moving the key to it. Release is one transaction (delete our key if its create
+ * revision is still ours). A release or hand-off that does not reach etcd fails for its caller, and the key is deleted
+ * again until etcd answers ({@link StrandedKeys}): else, on the shared lease, it would block the name for the client's
+ * lifetime. The engine waits; this class answers single attempts ({@link EtcdLockAttempts}) and a watch per name wakes
+ * the engine when the key a waiter waits for is deleted.
  *
  * <h2>Tokens</h2>
  * The fencing token is the revision at which the owner was seen to hold: its key's create revision when the put
- * found it lowest at once, the header revision of the read that found no earlier key, or the revision of the
- * hand-off write. Each comes after the previous holder's key was deleted or rewritten, which comes after that
- * holder's token, so tokens grow strictly per name; etcd's revision never goes back, across clients and restarts.
+ * found it lowest at once, the revision of the read that found no earlier key, or that of the hand-off write. Each
+ * comes after the previous holder's key was deleted or rewritten, which comes after that holder's token, so tokens
+ * grow strictly per name; etcd's revision never goes back, across clients and restarts.
  */
 public final class EtcdLockOps implements RemoteLockOps {
 
     /**
-     * Which keys an instance puts and how it decides it holds. {@link #EXCLUSIVE} (the plain lock) and {@link #FAIR}
-     * share one queue per name: the lowest create revision under the prefix holds. {@link #READ} and {@link #WRITE}
-     * share one prefix per name (the read-write lock's queue) and mark their keys' names: a writer holds when its key
-     * is the lowest and no downgraded read ({@link #DOWNGRADE}) is held; a reader holds when no writer's key is older
-     * than its own.
+     * Which keys an instance puts. {@link #EXCLUSIVE} (the plain lock) and {@link #FAIR} share one queue per name;
+     * {@link #READ} and {@link #WRITE} share the read-write lock's and mark their keys' names.
      */
     public enum Kind {
         /** The plain lock: the client's waiting threads share one key per name, and a held lock may be handed off. */
@@ -79,7 +70,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     private final String clientId;
     private final AtomicLong keySequence = new AtomicLong();
     private final EtcdLockAttempts attempts;
-    /** Held grants by key, for losses the session reports (an expired shared lease) and the fenced store. */
+    /** Held grants by key, for an expired shared lease and the fenced store. */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final BiConsumer<Grant, String> lostSink;
     final Kind kind;
@@ -88,7 +79,7 @@ public final class EtcdLockOps implements RemoteLockOps {
 
     /**
      * @param prefixOf maps a lock name to its key prefix (ending in {@code /})
-     * @param lostSink told about grants this client found gone without being asked (an expired shared lease)
+     * @param lostSink told of grants lost with an expired shared lease
      * @param kind which lock; a {@link Kind#READ} half must be told its write half ({@link #downgradesFrom})
      */
     public EtcdLockOps(EtcdSession session, Function<String, String> prefixOf, String clientId,
@@ -121,10 +112,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         return true;
     }
 
-    /**
-     * One look ({@link EtcdLockAttempts}): a first attempt puts the owner's key and holds if nothing is before it, else
-     * answers queued with the key as its entry; a later attempt re-reads that key and its predecessor.
-     */
+    /** One look ({@link EtcdLockAttempts}); the owner of a write half's hold here downgrades. */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
         String prefix = prefixOf.apply(request.name());
@@ -134,10 +122,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         return attempts.attempt(request, prefix, downgrade ? Kind.DOWNGRADE : kind, entry);
     }
 
-    /**
-     * The client's one watch of the deletions under the prefix (a put never lets a waiter in), waking only for the
-     * key a waiter of this ops waits for (or its own), so a release wakes only its successor's client.
-     */
+    /** The client's one watch of deletions under the prefix, waking only for a key a waiter here waits for. */
     @Override
     public CompletableFuture<RemoteCountOps.Subscription> subscribe(String name, Runnable changed) {
         String prefix = prefixOf.apply(name);
@@ -170,10 +155,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * etcd's TTLs are whole seconds (and at least the server's minimum), so a fixed lease would outlive its time on
-     * the server: at its exact end, told by the engine (which has marked the hold lost), this client deletes the key
-     * if its create revision is still this grant's, retried until etcd answers ({@link StrandedKeys}). A crashed
-     * holder's key goes with its lease's rounded-up TTL instead.
+     * etcd's TTLs are whole seconds, so a fixed lease would outlive its time: at its exact end, told by the engine,
+     * the key is deleted if still this grant's, retried until etcd answers. A crashed holder's goes with its lease.
      */
     @Override
     public void leaseEnded(Grant grant) {
@@ -216,10 +199,8 @@ public final class EtcdLockOps implements RemoteLockOps {
     }
 
     /**
-     * Rewrites our key for the new owner (on the shared lease for a watchdog hold, on a lease of its own for a fixed
-     * one) if it is still ours: one transaction, the lock never free in between and our place kept. The new token is
-     * that write's revision, newer than every token issued before it; whoever holds next reads the prefix after
-     * our key's deletion, at a later revision still.
+     * Rewrites our key for the new owner, on the lease its hold needs, if it is still ours: one transaction, the lock
+     * never free in between and our place kept. The new token is that write's revision, newer than every token before.
      */
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
@@ -266,10 +247,7 @@ public final class EtcdLockOps implements RemoteLockOps {
                 });
     }
 
-    /**
-     * Deletes a waiting key that must not stay (its owner left, or its put landed after its attempt gave up), retried
-     * until etcd answers ({@link StrandedKeys}); completes with whether this first try deleted it, never exceptionally.
-     */
+    /** Deletes a waiting key, retried until etcd answers; completes with whether the first try did, never failing. */
     CompletableFuture<Boolean> deleteOrStrand(String key, long createRevision) {
         return session.deleteIfCreatedAt(key, createRevision).handle((deleted, e) -> {
             if (e != null) {
@@ -288,10 +266,7 @@ public final class EtcdLockOps implements RemoteLockOps {
         });
     }
 
-    /**
-     * One read: the holder key's value names the client and when it was written; its revisions give the token; for
-     * the plain and fair lock the waiters are the other keys. No lease left (that would take a second request).
-     */
+    /** One read: the holder key's value and revisions; for the plain and fair lock the other keys wait. */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {
         return holderAndCount(name).thenApply(h -> {
@@ -315,11 +290,7 @@ public final class EtcdLockOps implements RemoteLockOps {
     private record HolderKey(KeyValue kv, long keys) {
     }
 
-    /**
-     * A holder's key: for the plain and fair lock the key with the lowest create revision under the lock's prefix; for
-     * a write half that key if it is a writer's; for a read half that key if it is a reader's, else a downgraded
-     * reader's key if there is one.
-     */
+    /** The lowest key under the prefix if it is of this half's kind; for a read half else a downgraded reader's. */
     private CompletableFuture<HolderKey> holderAndCount(String name) {
         String prefix = prefixOf.apply(name);
         GetOption lowest = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)

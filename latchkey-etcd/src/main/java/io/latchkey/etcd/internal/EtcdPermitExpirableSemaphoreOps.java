@@ -24,25 +24,20 @@ import java.util.function.Function;
  * The remote half of the etcd permit-expirable semaphore. Under the semaphore's prefix
  * ({@code latchkey/[<namespace>/]permits/<escaped name>/}) the key {@code total} holds the number of permits, and
  * each held permit is one key {@code held/<escaped permit id>} on an etcd lease: the client's shared lease for a
- * watchdog permit (renewed with the client's lock holds), a lease of its own for a fixed one.
+ * watchdog permit, a lease of its own for a fixed one.
  *
  * <h2>Taking a permit</h2>
- * etcd cannot compare the number of keys under a prefix in a transaction, so {@code total} doubles as the guard:
- * one read returns {@code total} and the count of {@code held/} keys at one revision; if a permit is free, one
- * transaction puts the permit's key <em>and rewrites {@code total}</em> (same value) if {@code total}'s mod revision
- * is still the one read. Every grant and every change of the total rewrites {@code total}, so two clients that read
- * the same free permit cannot both take it; a permit that goes away meanwhile (released, expired) only makes the
- * read too cautious, and its deletion wakes the waiters to look again. The fencing token is the revision of that
- * transaction.
+ * etcd cannot compare the number of keys under a prefix, so {@code total} is the guard: one read returns it and the
+ * count of {@code held/} keys at one revision; if a permit is free, one transaction puts the permit's key <em>and
+ * rewrites {@code total}</em> (same value) if {@code total}'s mod revision is still the one read. Every grant and
+ * change of the total rewrites it, so two clients that read the same free permit cannot both take it; a permit that
+ * goes meanwhile only makes the read too cautious, and its deletion wakes the waiters. The token is that revision.
  *
  * <h2>Leases</h2>
- * etcd's TTLs are whole seconds and at least the server's minimum (about 2 s), so a fixed lease gets a lease of the
- * rounded-up time and this client deletes the permit's key at the exact end ({@link #leaseEnded}, called from the
- * engine's one heap of fixed leases); a crashed holder's fixed permit returns
- * with its etcd lease, a watchdog permit with the shared lease (the watchdog timeout, rounded up). A release or
- * expiry that does not reach etcd is retried until it does ({@link StrandedKeys}): a watchdog permit's key on the
- * shared lease would otherwise stay for the client's life. Waiters put no keys: waiting is the engine's, woken by a
- * watch on the prefix ({@link EtcdSession#subscribe}), so no waiter can leave a key behind.
+ * etcd's TTLs are whole seconds, so a fixed permit's lease is rounded up and this client deletes its key at the exact
+ * end ({@link #leaseEnded}); a crashed holder's permit returns with its etcd lease. A release or expiry that does not
+ * reach etcd is retried until it does ({@link StrandedKeys}): a watchdog permit's key on the shared lease would
+ * otherwise stay for the client's life. Waiters put no keys: the engine waits, woken by a watch on the prefix.
  */
 public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
 
@@ -120,23 +115,18 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     /** A lease end deletes its key: the watch tells, so a busy answer needs no hint. */
     @Override
     public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
-        return lease(name, permitId, leaseMillis, watchdog).thenApply(g -> g == null ? Attempt.busy()
-                : Attempt.granted(g));
-    }
-
-    private CompletableFuture<Grant> lease(String name, String permitId, long leaseMillis, boolean watchdog) {
         long sentAt = System.nanoTime();
         return readState(name).thenCompose(r -> {
             KeyValue total = total(r);
             if (total == null || EtcdCounter.parse(total) - heldCount(r) <= 0) {
-                return CompletableFuture.completedFuture((Grant) null);
+                return CompletableFuture.completedFuture(Attempt.busy());
             }
             return session.leaseFor(watchdog, leaseMillis)
                     .thenCompose(leaseId -> put(name, permitId, leaseMillis, watchdog, total, leaseId, sentAt));
         });
     }
 
-    private CompletableFuture<Grant> put(String name, String permitId, long leaseMillis, boolean watchdog,
+    private CompletableFuture<Attempt> put(String name, String permitId, long leaseMillis, boolean watchdog,
                                          KeyValue total, long leaseId, long sentAt) {
         String key = permitKey(name, permitId);
         Txn txn = session.client().getKVClient().txn()
@@ -163,28 +153,23 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
                 if (!watchdog) {
                     session.revoke(leaseId);
                 }
-                // another grant or a new total came in between: look again at once (the engine would, woken by
-                // the same change, but this saves it a round trip through its queue)
-                return lease(name, permitId, leaseMillis, watchdog);
+                // another grant or a new total came in between: look again at once (saves the engine a round)
+                return tryLease(name, permitId, leaseMillis, watchdog);
             }
             long revision = t.getHeader().getRevision();
             EtcdGrantState hold = new EtcdGrantState(key, revision, leaseId, !watchdog);
             return session.boundStart(watchdog, leaseId, sentAt).thenApply(ttlStart -> {
                 if (ttlStart == null) {
-                    return null; // the shared lease expired: the key went with it
+                    return Attempt.busy(); // the shared lease expired: the key went with it
                 }
-                Grant grant = new Grant(name, permitId, revision, leaseMillis, watchdog, Math.min(sentAt, ttlStart),
-                        hold);
                 held.put(key, hold);
-                return grant;
+                return Attempt.granted(new Grant(name, permitId, revision, leaseMillis, watchdog,
+                        Math.min(sentAt, ttlStart), hold));
             });
         });
     }
 
-    /**
-     * Deletes a fixed permit's key at the exact end of its lease, told by the engine (etcd's TTL is rounded up to
-     * whole seconds): only if its create revision is still the one this client took; retried until etcd answers.
-     */
+    /** Deletes a fixed permit's key at its lease's exact end if still the one taken; retried until etcd answers. */
     @Override
     public void leaseEnded(String name, String permitId) {
         String key = permitKey(name, permitId);
@@ -195,9 +180,8 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
     }
 
     /**
-     * Deletes the permit's key. For a permit this client took, the delete compares its create revision and is
-     * retried until etcd answers if it fails ({@link StrandedKeys}); a permit id of another client's is deleted by
-     * key (its holder's lease end and renewals find it gone).
+     * Deletes the permit's key: for a permit this client took if its create revision is the one taken, retried until
+     * etcd answers ({@link StrandedKeys}); another client's permit by key (its holder finds it gone).
      */
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
@@ -210,10 +194,7 @@ public final class EtcdPermitExpirableSemaphoreOps implements RemoteCountOps {
         return session.stranded().release(hold);
     }
 
-    /**
-     * Moves the permit's key to a new lease of its own (rounded up to whole seconds; this client ends it on time) if
-     * the key is still there: one transaction; the previous lease of its own, if any, is revoked.
-     */
+    /** Moves the permit's key, if still there, to a new lease of its own, revoking the previous own lease. */
     @Override
     public CompletableFuture<Boolean> updateLease(String name, String permitId, long leaseMillis) {
         String key = permitKey(name, permitId);

@@ -19,32 +19,25 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the etcd semaphore: one key per semaphore ({@code latchkey/[<namespace>/]semaphores/<escaped
- * name>}) whose value is the number of available permits, changed only by compare-and-set on its mod revision (read,
- * decide, then a transaction that writes only if the key is unchanged since the read; again from the read when
- * another writer came in between). Taking permits lowers it, returning or adding raises it; every change is a watch
- * event on the key, which wakes waiters ({@link EtcdSession#subscribe}). The key has no lease: permits are unowned, so a
- * crashed holder's permits stay taken (as with every backend's plain semaphore), and a semaphore that was set stays
- * set.
+ * name>}) holding the available permits, changed only by compare-and-set on its mod revision; every change is a watch
+ * event that wakes waiters ({@link EtcdSession#subscribe}). The key has no lease: permits are unowned, so a crashed
+ * holder's permits stay taken (as on every backend), and a semaphore that was set stays set.
  *
  * <h2>A take whose answer is lost</h2>
- * A take's transaction may commit on the server while its answer never reaches the client (the operation timeout
- * passed, the connection broke); nobody would return those permits. So the transaction that takes permits also
- * writes a record of the take, {@code latchkey/[<namespace>/]semaphore-takes/<escaped name>/<take id>} holding the
- * number of permits (the take id is the client id and a counter). When the answer arrives, the record is no longer
- * needed: the next transaction this client commits on the semaphore (usually the release of those permits, or its
- * next take) deletes it, so a cycle costs no extra round trip and no record stays once the permits are back. When the
- * take's transaction fails without an answer, the take is given back if etcd applied it: read the count and the
- * record, then one transaction that puts the count plus the record's permits and deletes the record, only if neither
- * changed since the read — so a take is given back at most once, and only if it happened. The give-back is tried
- * again (through {@link RetriedRemoval}) until etcd answers or the client closes, and once more when the late answer
- * of the take itself arrives (a take still in flight when the first give-back looked). The caller still sees the
- * failure. Closing the client deletes the records whose answer arrived; a client that dies holding permits leaves
- * their records behind, beside the permits it keeps.
+ * A take may commit on the server while its answer never arrives; nobody would return those permits. So the take's
+ * transaction also writes a record, {@code latchkey/[<namespace>/]semaphore-takes/<escaped name>/<client id>:<n>},
+ * holding the permits. Once the answer arrives, the next transaction this client commits on the semaphore deletes it
+ * (no extra round trip). Without an answer, the take is given back if etcd applied it: one transaction puts the count
+ * plus the record's permits and deletes the record, only if neither changed since read — so at most once, and only if
+ * it happened. It is retried ({@link RetriedRemoval}) until etcd answers or the client closes, and once more when the
+ * take's late answer arrives (a take still in flight when the first give-back looked). The caller still sees the
+ * failure. A client that dies holding permits leaves their records behind.
  */
 public final class EtcdSemaphoreOps implements RemoteCountOps {
     private static final Logger log = LoggerFactory.getLogger(EtcdSemaphoreOps.class);
@@ -61,11 +54,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     private final AnsweredTakes answered = new AnsweredTakes();
     private final EtcdCounter counter;
 
-    /**
-     * @param keyOf maps a semaphore name to its key
-     * @param takesOf maps a semaphore name to the prefix of its take records, ending in {@code /}
-     * @param clientId this client's id, the prefix of its take ids
-     */
+    /** Maps a name to its key ({@code keyOf}) and its take records' prefix ({@code takesOf}, ending in {@code /}). */
     public EtcdSemaphoreOps(EtcdSession session, Function<String, String> keyOf, Function<String, String> takesOf,
                             String clientId) {
         this.session = session;
@@ -110,7 +99,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
                         : EtcdCounter.Change.put(v - permits, true));
     }
 
-    /** A take's record, written by the transaction that takes the permits. */
+    /** A take's record and its put, sent with the take. */
     private record TakeRecord(String key, Op put, String name) {
     }
 
@@ -126,10 +115,8 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
     }
 
     /**
-     * Applies {@code decide} to the current count ({@code null} if absent) until its write lands unchanged-since-read
-     * or it decides not to write; completes with its result. The write deletes the records of the takes of
-     * {@code name} whose answer arrived, and writes {@code take}'s record if there is one; when the transaction that
-     * would write the record fails without an answer, the take is given back.
+     * As {@link EtcdCounter#update} on {@code name}'s count, but the write also deletes the records of answered
+     * takes and writes {@code take}'s record if any; a take whose transaction gets no answer is given back.
      */
     private <R> CompletableFuture<R> update(String name, String operation, TakeRecord take,
                                             Function<Long, EtcdCounter.Change<R>> decide) {
@@ -178,22 +165,17 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * The answer of a take was lost: gives its permits back if etcd applied it, in the background (nobody waits for
-     * it), tried again until etcd answers or the client closes; and once more when the take's own answer arrives late.
-     */
+    /** A take's answer was lost: gives it back in the background, and once more when its late answer arrives. */
     private void giveBack(TakeRecord take, CompletableFuture<TxnResponse> sent) {
         String what = "give-back of take " + take.key() + " (its answer was lost) on " + session.endpoints();
-        RetriedRemoval giveBacks = session.stranded().removals;
-        giveBacks.now(what, retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null)
-                .whenComplete((n, e) -> sent.whenComplete((late, ignored) -> giveBacks.now(what,
-                        retry -> giveBackOnce(take), x -> x instanceof LockUnavailableException, 0L, null)));
+        Supplier<CompletableFuture<Long>> once = () -> session.stranded().removals.now(what,
+                retry -> giveBackOnce(take), e -> e instanceof LockUnavailableException, 0L, null);
+        once.get().whenComplete((n, e) -> sent.whenComplete((late, ignored) -> once.get()));
     }
 
     /**
-     * One give-back: reads the count and the record in one transaction, then puts the count plus the record's permits
-     * and deletes the record if neither changed since; again from the read when another writer came in between.
-     * Completes with the permits given back (0: no record, the take was never applied or was given back already).
+     * One give-back: reads the count and the record, then puts the count plus the record's permits and deletes the
+     * record if neither changed since; completes with the permits given back (0: no record).
      */
     CompletableFuture<Long> giveBackOnce(TakeRecord take) {
         String key = keyOf.apply(take.name());
@@ -224,10 +206,7 @@ public final class EtcdSemaphoreOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * Deletes the records of takes whose answer arrived, in one transaction, waiting at most {@code timeoutMillis}
-     * (best effort: a record left behind is only a key).
-     */
+    /** Deletes the records of answered takes in one transaction (best effort, within {@code timeoutMillis}). */
     public void close(long timeoutMillis) {
         List<Op> deletes = new ArrayList<>();
         for (String name : answered.names()) {

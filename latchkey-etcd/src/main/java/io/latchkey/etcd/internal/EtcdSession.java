@@ -46,23 +46,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client's connection to etcd: the jetcd client, the client-wide etcd lease that keeps watchdog holds and
- * waiting keys alive, the watches that wake the engine's waiters, the renewal of held keys, and the mapping of jetcd
- * failures to {@link LockUnavailableException} within the operation timeout. Its timers run on the client's
- * scheduler (the engine's one timer thread); nothing here blocks on it.
+ * One client's connection to etcd: the jetcd client, the client-wide lease of watchdog holds and waiting keys, the
+ * watches that wake the engine's waiters, the renewal of held keys, and jetcd failures mapped to
+ * {@link LockUnavailableException} within the operation timeout. Its timers run on the client's scheduler; nothing
+ * here blocks on it.
  *
  * <h2>The shared lease</h2>
- * Granted on first use with a TTL of the watchdog timeout rounded up to whole seconds (etcd TTLs are seconds, and
- * the server may raise a TTL to its minimum, about 2 s). The engine's watchdog renews it with every renewal batch
- * of held locks; while keys merely wait (nothing held), this class sends the keep-alives itself, every third of the
- * TTL. With neither, it lapses and the next acquire grants a new one. When etcd reports the lease gone (it expired
- * during an outage or a pause), every key on it is gone: the listeners hear of it and the next acquire grants a new
- * lease.
+ * Granted on first use with the watchdog timeout rounded up to whole seconds as TTL (the server may raise it to its
+ * minimum, about 2 s). The engine's renewals keep it alive; while keys merely wait, this class sends keep-alives every
+ * third of the TTL. With neither, it lapses. When etcd reports it gone, every key on it is gone: the listeners hear of
+ * it and the next acquire grants a new lease.
  *
  * <h2>Watches</h2>
- * A watch on a key or a prefix starts from the revision just after a read, so a subscription is complete (every
- * later change reported) the moment its future completes. Every reported event, and a broken watch, wakes the
- * subscriber: the engine looks again (and re-checks on its timer if the watch stays broken).
+ * A watch starts from the revision just after a read, so a subscription is complete (every later change reported)
+ * when its future completes. Every event, and a broken watch, wakes the subscriber (the engine re-checks on its timer
+ * if the watch stays broken).
  */
 public final class EtcdSession implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EtcdSession.class);
@@ -77,10 +75,7 @@ public final class EtcdSession implements AutoCloseable {
     private final List<BooleanSupplier> keepAliveNeeded = new CopyOnWriteArrayList<>();
     private final ReentrantLock leaseLock = new ReentrantLock();
     private final StrandedKeys stranded;
-    /**
-     * The client's one watch of the deletions per lock queue (prefix), shared by the lock kinds that queue there; a
-     * push carries the deleted keys ({@code null}: the watch broke, or the waiting keys may be gone).
-     */
+    /** One watch of deletions per lock queue; a push carries the deleted keys ({@code null}: look at every key). */
     final PushRegistry<List<String>> queueWatches;
     /** The client's name, written into the value of each of its lock keys ({@link EtcdKeys#value}). */
     final String clientName;
@@ -93,7 +88,6 @@ public final class EtcdSession implements AutoCloseable {
     /**
      * @param endpoints for messages only (never with credentials)
      * @param scheduler the client's scheduler: keep-alives, time bounds, retried deletes (its tasks never block)
-     * @param clientName the client's name, written into the value of each of its lock keys
      */
     public EtcdSession(Client client, boolean owns, String endpoints, Duration operationTimeout,
                        Duration watchdogTimeout, MaintenanceScheduler scheduler, String clientName) {
@@ -189,9 +183,8 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Keeps the shared lease alive while {@code condition} holds (keys are waiting). Held keys are kept alive by the
-     * engine's renewals; with neither, the lease lapses, so a key a lost reply left behind cannot block its lock for
-     * longer than the TTL.
+     * Keeps the shared lease alive while {@code condition} holds (keys wait); with no holds either it lapses, so a key
+     * a lost reply left behind cannot block its lock for longer than the TTL.
      */
     void keepAliveWhile(BooleanSupplier condition) {
         keepAliveNeeded.add(condition);
@@ -295,10 +288,9 @@ public final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * A moment ({@link System#nanoTime()}) no later than the start of {@code leaseId}'s current TTL on the server:
-     * the send time of its latest confirmed grant or keep-alive, after a fresh keep-alive if that was more than a
-     * third of the TTL ago. A key attached to a shared lease lives only as long as the lease, not a TTL from its
-     * put, so a hold's local bound must start here. Completes with {@code null} if etcd reports the lease gone.
+     * A moment ({@link System#nanoTime()}) no later than the start of {@code leaseId}'s current TTL on the server (the
+     * send time of its latest confirmed grant or keep-alive, refreshed if older than a third of the TTL), where a hold
+     * on it must start its local bound; {@code null} if etcd reports the lease gone.
      */
     CompletableFuture<Long> ttlStartedAt(long leaseId) {
         leaseLock.lock();
@@ -327,16 +319,13 @@ public final class EtcdSession implements AutoCloseable {
         });
     }
 
-    /**
-     * Reads per renewal transaction: etcd refuses a transaction of more operations than its {@code --max-txn-ops} (128
-     * by default) with "too many operations in txn request", which would fail the renewal of every key of the batch.
-     */
+    /** Reads per renewal transaction: etcd refuses more than its {@code --max-txn-ops} (128 by default). */
     static final int MAX_TXN_OPS = 128;
 
     /**
-     * One renewal batch of held keys (lock holds and leased permits alike): one keep-alive per lease they are on,
-     * plus transactions reading every key, at most {@link #MAX_TXN_OPS} reads each. A key is still held if it exists
-     * with its create revision, on its lease, and that lease is alive. Completes with the grants no longer held.
+     * One renewal batch of held keys: one keep-alive per lease, plus transactions of at most {@link #MAX_TXN_OPS}
+     * reads. A key is still held if it exists with its create revision, on its lease, and that lease is alive.
+     * Completes with the grants no longer held.
      *
      * @param what what the keys are, for the timeout message ({@code "lock keys"}, {@code "permit keys"})
      */
@@ -386,8 +375,8 @@ public final class EtcdSession implements AutoCloseable {
 
     /**
      * {@code future}, failing with {@link LockUnavailableException} (naming the server and {@code operation}) if it
-     * fails or takes longer than the operation timeout. The call itself is not cancelled at the timeout: jetcd may
-     * still deliver it after a reconnect, and callers that created something clean it up from the original future.
+     * fails or outlasts the operation timeout. The call is not cancelled: jetcd may still deliver it after a
+     * reconnect, and callers that created something clean it up from the original future.
      */
     public <T> CompletableFuture<T> bounded(CompletableFuture<T> future, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
@@ -427,10 +416,7 @@ public final class EtcdSession implements AutoCloseable {
         return false;
     }
 
-    /**
-     * Revokes the shared lease, so the keys of locks still held (the engine has marked them lost) go at once rather
-     * than at the end of their TTL.
-     */
+    /** Revokes the shared lease, so the keys of locks still held go at once rather than at the end of their TTL. */
     @Override
     public void close() {
         long lease;

@@ -2,8 +2,11 @@ package io.latchkey.etcd.internal;
 
 import io.grpc.netty.GrpcSslContexts;
 import io.latchkey.core.ServerUri;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -12,23 +15,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
 /**
  * A parsed {@code etcd://[user:password@]host:port[,host:port…]} or
  * {@code etcds://[user:password@]host:port[,host:port…][?ca=…&cert=…&key=…]} URI. {@code etcds} is TLS: the
- * members' certificates are checked against {@code ca} (a PEM file of the trusted CA certificates) or, without it,
- * the JVM's trust store ({@code javax.net.ssl.trustStore}); {@code cert} and {@code key} (PEM certificate chain and
- * PKCS#8 PEM private key, both or neither) are the client's certificate when the members ask for one
- * ({@code --client-cert-auth}). Paths in the query are percent-decoded. {@link #toString()} never shows the password.
- *
- * @param endpoints what jetcd takes: {@code http://host:port} or {@code https://host:port} per member
- * @param user the etcd user, or {@code null}
- * @param password the etcd password, or {@code null}
- * @param tls whether the URI was {@code etcds://}
- * @param ca the trusted CA certificates (PEM), or {@code null} for the JVM's trust store
- * @param cert the client's certificate chain (PEM), or {@code null}
- * @param key the client's private key (PKCS#8 PEM), or {@code null}
+ * members' certificates are checked against {@code ca} (PEM CA certificates) or else the JVM's trust store;
+ * {@code cert} and {@code key} (PEM certificate chain and PKCS#8 PEM private key, both or neither) are the client's
+ * certificate when the members ask for one. Query paths are percent-decoded; {@code null} stands for each part not
+ * given. {@code endpoints} are what jetcd takes ({@code http[s]://host:port}). {@link #toString()} hides the password.
  */
 public record EtcdUri(List<String> endpoints, String user, String password, boolean tls, Path ca, Path cert,
                       Path key) {
@@ -118,6 +114,13 @@ public record EtcdUri(List<String> endpoints, String user, String password, bool
             throw new IllegalArgumentException(String.format("etcds URI %s: the TLS settings are unusable: %s", this,
                     e.getMessage()), e);
         }
+    }
+
+    /** The same settings as a JDK context, for a probe's own socket; {@code trustAll}: any server, no files. */
+    SSLContext jdkContext(boolean trustAll) throws SSLException {
+        SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK);
+        return ((JdkSslContext) (trustAll ? builder.trustManager(InsecureTrustManagerFactory.INSTANCE)
+                : withFiles(builder)).build()).context();
     }
 
     private SslContextBuilder withFiles(SslContextBuilder builder) {

@@ -6,26 +6,20 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The waiting keys of one lock ops: keys this client put under a lock's prefix for an owner that is neither granted
- * nor gone, each the owner's place in the lock's queue (the {@code entry} of the engine's queued answer is the key).
- *
- * <p>A key whose put is still out when its owner leaves is deleted when the put lands (jetcd retries a put across a
- * reconnect after we stopped waiting for it), so no key stays behind, kept alive by the client's lease, to block the
- * lock. Deletes that do not reach etcd are retried until they do ({@link StrandedKeys}).
+ * The waiting keys of one lock ops, each an owner's place in the lock's queue (the engine's queued entry). A key
+ * whose put is still out when its owner leaves is deleted when the put lands (jetcd retries a put across a reconnect),
+ * so no key stays on the client's lease to block the lock; deletes are retried until etcd answers
+ * ({@link StrandedKeys}).
  *
  * <p>Thread-safe; no I/O under a lock (each key's state changes by compare-and-set).
  */
 final class EtcdWaitingKeys {
 
     enum State {
-        /** Put sent, no answer yet. */
-        PUTTING,
-        /** On the server, waiting. */
-        LANDED,
-        /** Left while its put was out: deleted when it lands. */
-        ABANDONED,
-        /** Granted, or deleted, or never landed: no longer this table's. */
-        DONE
+        PUTTING, // put sent, no answer yet
+        LANDED, // on the server, waiting
+        ABANDONED, // left while its put was out: deleted when it lands
+        DONE // granted, or deleted, or never landed: no longer this table's
     }
 
     /** One waiting key. */
@@ -34,14 +28,10 @@ final class EtcdWaitingKeys {
         final String prefix;
         final String ownerId;
         final EtcdLockOps.Kind kind;
-        /** The shared lease the key was put on. */
-        final long leaseId;
+        final long leaseId; // the shared lease the key was put on
         final AtomicReference<State> state = new AtomicReference<>(State.PUTTING);
         volatile long revision;
-        /**
-         * The key this one waits for (its predecessor, or a downgraded read), or {@code null} while unknown (its put or a
-         * check is out): every deletion under the prefix then wakes the name's waiters.
-         */
+        /** The key this one waits for, or {@code null} while a put or check is out: then every deletion wakes. */
         volatile String awaited;
 
         Key(String key, String prefix, String ownerId, EtcdLockOps.Kind kind, long leaseId) {
@@ -86,9 +76,8 @@ final class EtcdWaitingKeys {
     }
 
     /**
-     * The put of {@code k} failed: refused, or its answer was lost after etcd applied it (a connection that broke after
-     * the write). The key, unique to this attempt, is deleted in case it landed, until etcd answers (a no-op if it
-     * never did), so that it does not stay on the client's lease and block the lock for the client's lifetime.
+     * The put of {@code k} failed, maybe after etcd applied it: the key, unique to this attempt, is deleted until etcd
+     * answers, so that it cannot stay on the client's lease and block the lock for the client's lifetime.
      */
     void putFailed(Key k) {
         byKey.remove(k.key, k);
@@ -109,10 +98,7 @@ final class EtcdWaitingKeys {
         k.state.set(State.DONE);
     }
 
-    /**
-     * Gives up {@code k}: deletes it (now if it landed, else when it lands); completes once deleted or handed to the
-     * retried deletes. Never fails.
-     */
+    /** Gives up {@code k}: deletes it now if it landed, else when it lands; never fails. */
     CompletableFuture<Void> abandon(Key k) {
         byKey.remove(k.key, k);
         while (true) {

@@ -11,18 +11,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keys whose release (or hand-off) did not reach etcd, deleted again through the engine's {@link RetriedRemoval}
- * until etcd answers.
- *
- * <p>A watchdog hold's key lives on the client's shared lease, which this client keeps alive for as long as it has
- * other keys (held or waiting). A release that failed because the server was down would otherwise leave that key
- * the lowest create revision under its prefix for as long as the client lives, and every waiter of the name would
- * wait forever. Each stranded key is retried on the client's scheduler, first after {@value #FIRST_DELAY_MILLIS} ms
- * and then with a doubling delay of at most a quarter of the shared lease's TTL (and at most
- * {@value #MAX_DELAY_MILLIS} ms), so once etcd serves again the key goes well within a TTL. A retry ends the key's
- * story when etcd answers: the delete took the key, or the key is gone (the delete had landed after all, or the
- * key's lease expired or was revoked) or was recreated with another create revision; then a lease of the hold's own
- * is revoked as well. Closing the client ends the retries (closing revokes the shared lease, which takes its keys; a
- * fixed lease's key goes with its own lease).
+ * until etcd answers: a watchdog hold's key lives on the shared lease, which this client keeps alive while it has
+ * other keys, so a failed release would otherwise block every waiter of the name for the client's life. Retries start
+ * after {@value #FIRST_DELAY_MILLIS} ms and double up to a quarter of the shared TTL (at most
+ * {@value #MAX_DELAY_MILLIS} ms), so once etcd serves again the key goes well within a TTL. Any answer ends the
+ * retries (deleted, gone, or recreated with another create revision); then a lease of the hold's own is revoked too.
+ * Closing the client ends them (it revokes the shared lease; a fixed hold's key goes with its own lease).
  *
  * <p>Thread-safe. No I/O under a lock: the map is concurrent and each key has one retry in flight at a time.
  */
@@ -47,9 +41,8 @@ final class StrandedKeys {
     }
 
     /**
-     * Releases a held key: deletes it if it still has its create revision, then revokes its own lease if it has one;
-     * if etcd does not answer, the delete is retried until it does ({@link #strand}) and the caller hears of the
-     * failure.
+     * Releases a held key: deletes it if it still has its create revision, then revokes its own lease if any; without
+     * an answer the caller hears of the failure and the delete is retried until etcd answers ({@link #strand}).
      */
     CompletableFuture<Boolean> release(EtcdGrantState hold) {
         return session.deleteIfCreatedAt(hold.key(), hold.createRevision()).whenComplete((deleted, e) -> {
@@ -68,10 +61,8 @@ final class StrandedKeys {
 
     /**
      * Deletes {@code key} if it still has {@code createRevision}, retrying until etcd answers; then revokes
-     * {@code ownLeaseId} unless it is 0. With {@code createRevision} -1, deletes the waiting key {@code key} whose put
-     * got no answer (it may have landed all the same: a connection lost after etcd applied it), at once: its name is
-     * unique to the one attempt that put it (this client's id and a sequence number), so whatever create revision it
-     * has, it is that attempt's key and no later hold's.
+     * {@code ownLeaseId} unless it is 0. With {@code createRevision} -1, deletes a waiting key whose put got no answer
+     * whatever its revision: its name is unique to the one attempt that put it, so it is no later hold's.
      */
     void delete(String key, long createRevision, long ownLeaseId) {
         boolean now = createRevision < 0;
