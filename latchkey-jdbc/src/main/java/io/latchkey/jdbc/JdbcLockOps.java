@@ -104,7 +104,7 @@ final class JdbcLockOps implements RemoteLockOps {
         }
         String key = rows.key(request.name());
         return runner.async("acquire '" + request.name() + "'", c -> {
-            LeaseTableRows.Outcome a = runner.attempt(request.attemptId(), () -> rows.tryAcquire(c, key, request));
+            LeaseTableRows.Outcome a = runner.attempt(request.attemptId(), c, x -> rows.tryAcquire(x, key, request));
             if (a.token() >= 0) {
                 return Attempt.granted(new Grant(request, a.token(), a.sentAt(), null));
             }
@@ -191,7 +191,7 @@ final class JdbcLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         String key = rows.key(from.name());
         return runner.async("hand off '" + from.name() + "'",
-                c -> runner.attempt(request.attemptId(), () -> rows.handOff(c, key, from, request)));
+                c -> runner.attempt(request.attemptId(), c, x -> rows.handOff(x, key, from, request)));
     }
 
     @Override

@@ -297,15 +297,8 @@ final class LeaseTableRows {
      * deleted fewer (at most 100 batches); returns how many.
      */
     long reapExpired(Connection c) throws SQLException {
-        long total = 0;
-        for (int round = 0; round < 100; round++) {
-            long n = postgres ? runner.queryLong(c, sql.reap, channel) : runner.update(c, sql.reap);
-            total += n;
-            if (n < LeaseTableSql.REAP_BATCH) {
-                break;
-            }
-        }
-        return total;
+        return JdbcRunner.inBatches(c, LeaseTableSql.REAP_BATCH,
+                x -> postgres ? runner.queryLong(x, sql.reap, channel) : runner.update(x, sql.reap));
     }
 
     /** The outcome of one acquire statement: a token (or -1 when busy) and when it was sent, or busy. */
