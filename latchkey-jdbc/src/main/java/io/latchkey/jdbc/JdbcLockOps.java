@@ -207,10 +207,9 @@ final class JdbcLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes expired rows (crashed or cut-off holders' rows nobody took over), in batches of
-     * {@value LeaseTableSql#REAP_BATCH} until none is left or the statement deleted fewer; returns how many. Safe at
-     * any time: an expired row's holder has lost it by the database's clock (its renewal and release match the row
-     * by token and find nothing), and the next holder of the name takes a new token from the sequence either way.
+     * Deletes expired rows (crashed or cut-off holders' rows nobody took over); returns how many. Safe at any time: an
+     * expired row's holder has lost it by the database's clock (its renewal and release match the row by token and
+     * find nothing), and the next holder of the name takes a new token from the sequence either way.
      */
     long reapExpired() {
         return runner.call("reclaim expired rows of " + sql.table, c -> {

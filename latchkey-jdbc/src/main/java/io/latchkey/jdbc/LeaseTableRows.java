@@ -292,10 +292,7 @@ final class LeaseTableRows {
         }
     }
 
-    /**
-     * Deletes expired rows in batches of {@value LeaseTableSql#REAP_BATCH} until none is left or the statement
-     * deleted fewer (at most 100 batches); returns how many.
-     */
+    /** Deletes expired rows ({@link JdbcRunner#inBatches}); returns how many. */
     long reapExpired(Connection c) throws SQLException {
         return JdbcRunner.inBatches(c, LeaseTableSql.REAP_BATCH,
                 x -> postgres ? runner.queryLong(x, sql.reap, channel) : runner.update(x, sql.reap));
