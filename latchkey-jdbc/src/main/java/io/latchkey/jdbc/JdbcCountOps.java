@@ -36,7 +36,6 @@ abstract class JdbcCountOps implements RemoteCountOps {
     /** Whether the reaper runs: from the first take on (a client that takes nothing starts none). */
     private final AtomicBoolean reaping = new AtomicBoolean();
 
-    /** @param t the tables; {@code pollMillis} the re-check interval where nothing is pushed */
     JdbcCountOps(Tables t, CountKind kind) {
         this.runner = t.runner();
         this.sql = t.sql();

@@ -50,11 +50,6 @@ final class JdbcRunner implements AutoCloseable {
     /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
     private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
 
-    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
-               MaintenanceScheduler timer) {
-        this(dataSource, server, operationTimeout, ioThreads, threadPrefix, timer, false);
-    }
-
     /**
      * @param timer the client's scheduler (its one timer thread, shared with the watchdog): timers here only hand
      *        statements to the I/O threads, never run one
