@@ -69,7 +69,7 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
         super("jdbc-advisory", options, TimeSource.SYSTEM);
         this.dialect = dialect;
         String prefix = "latchkey-jdbc-" + clientId().substring(0, 8);
-        this.runner = new JdbcRunner(dataSource, server, options.operationTimeout(), 4, prefix, scheduler());
+        this.runner = new JdbcRunner(dataSource, server, options.operationTimeout(), 4, prefix, scheduler(), false);
         this.ops = new JdbcAdvisoryLockOps(dataSource, dialect, options.namespace(), time(), runner, prefix);
     }
 

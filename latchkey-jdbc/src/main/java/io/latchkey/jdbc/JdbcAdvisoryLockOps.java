@@ -129,7 +129,6 @@ final class JdbcAdvisoryLockOps implements RemoteLockOps {
             }
             // The lease starts when the database granted the lock (it keeps no lease of its own), not when the wait
             // in its queue began: the engine's bound and the end of a fixed lease count from here.
-            // The database knows no lease: the engine ends a fixed lease on time (leaseEnded).
             long grantedAt = time.nanoTime();
             Grant g = new Grant(request, token(c), grantedAt, new AdvisoryGrantState(c, request.name()));
             keep = true;

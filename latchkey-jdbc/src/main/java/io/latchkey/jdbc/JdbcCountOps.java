@@ -36,7 +36,6 @@ abstract class JdbcCountOps implements RemoteCountOps {
     /** Whether the reaper runs: from the first take on (a client that takes nothing starts none). */
     private final AtomicBoolean reaping = new AtomicBoolean();
 
-    /** @param t the tables; {@code pollMillis} the re-check interval where nothing is pushed */
     JdbcCountOps(Tables t, CountKind kind) {
         this.runner = t.runner();
         this.sql = t.sql();
@@ -64,15 +63,8 @@ abstract class JdbcCountOps implements RemoteCountOps {
     final void startReaper(String what, SqlWork<Integer> reap) {
         if (reaping.compareAndSet(false, true)) {
             runner.every(REAP_INTERVAL_SECONDS, what + " of " + sql.permits, schema::isReady, () -> runner.call(
-                    "delete " + what + " of " + sql.permits, c -> {
-                        long total = 0;
-                        int n;
-                        do {
-                            n = reap.run(c);
-                            total += n;
-                        } while (n == CountTableSql.REAP_BATCH);
-                        return total;
-                    }));
+                    "delete " + what + " of " + sql.permits,
+                    c -> JdbcRunner.inBatches(c, CountTableSql.REAP_BATCH, reap)));
         }
     }
 
@@ -134,21 +126,28 @@ abstract class JdbcCountOps implements RemoteCountOps {
     }
 
     /**
-     * Both semaphores' {@code addPermits} and the semaphore's {@code give}: adds {@code delta} to the row (one that
-     * was never set starts from 0); added permits wake waiters. Sent once: an update, or an insert when there is no
-     * row, or the update again when another client inserted it first.
+     * Both semaphores' {@code addPermits}: adds {@code delta} to the row (one that was never set starts from 0); added
+     * permits wake waiters. Sent once.
      */
     final CompletableFuture<Void> addToCount(String op, String name, int delta) {
         String key = rowKey(name);
         return run(op, name, c -> {
-            while (execute(c, sql.addToCount, (long) delta, kind, key) == 0 && !insertCount(c, key, delta)) {
-                // inserted by someone else since the update: update it
-            }
+            insertUnlessUpdated(c, key, delta, execute(c, sql.addToCount, (long) delta, kind, key));
             if (delta > 0) {
                 wakeups.changed(c, wakeKey(name));
             }
             return null;
         });
+    }
+
+    /**
+     * After an update of the row by {@code delta} that changed {@code updated} rows: inserts the row when there was
+     * none, or updates it again when another client inserted it first.
+     */
+    final void insertUnlessUpdated(Connection c, String key, int delta, int updated) throws SQLException {
+        while (updated == 0 && !insertCount(c, key, delta)) {
+            updated = execute(c, sql.addToCount, (long) delta, kind, key);
+        }
     }
 
     /** {@link SqlWork#inTransaction} in this table's dialect. */

@@ -104,7 +104,7 @@ final class JdbcLockOps implements RemoteLockOps {
         }
         String key = rows.key(request.name());
         return runner.async("acquire '" + request.name() + "'", c -> {
-            LeaseTableRows.Outcome a = runner.attempt(request.attemptId(), () -> rows.tryAcquire(c, key, request));
+            LeaseTableRows.Outcome a = runner.attempt(request.attemptId(), c, x -> rows.tryAcquire(x, key, request));
             if (a.token() >= 0) {
                 return Attempt.granted(new Grant(request, a.token(), a.sentAt(), null));
             }
@@ -191,7 +191,7 @@ final class JdbcLockOps implements RemoteLockOps {
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
         String key = rows.key(from.name());
         return runner.async("hand off '" + from.name() + "'",
-                c -> runner.attempt(request.attemptId(), () -> rows.handOff(c, key, from, request)));
+                c -> runner.attempt(request.attemptId(), c, x -> rows.handOff(x, key, from, request)));
     }
 
     @Override
@@ -207,10 +207,9 @@ final class JdbcLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes expired rows (crashed or cut-off holders' rows nobody took over), in batches of
-     * {@value LeaseTableSql#REAP_BATCH} until none is left or the statement deleted fewer; returns how many. Safe at
-     * any time: an expired row's holder has lost it by the database's clock (its renewal and release match the row
-     * by token and find nothing), and the next holder of the name takes a new token from the sequence either way.
+     * Deletes expired rows (crashed or cut-off holders' rows nobody took over); returns how many. Safe at any time: an
+     * expired row's holder has lost it by the database's clock (its renewal and release match the row by token and
+     * find nothing), and the next holder of the name takes a new token from the sequence either way.
      */
     long reapExpired() {
         return runner.call("reclaim expired rows of " + sql.table, c -> {

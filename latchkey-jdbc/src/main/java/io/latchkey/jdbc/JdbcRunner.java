@@ -50,11 +50,6 @@ final class JdbcRunner implements AutoCloseable {
     /** The attempts whose statements run now, by attempt id: an attempt's clean-up waits for them to end. */
     private final Map<String, CompletableFuture<Void>> running = new ConcurrentHashMap<>();
 
-    JdbcRunner(DataSource dataSource, String server, Duration operationTimeout, int ioThreads, String threadPrefix,
-               MaintenanceScheduler timer) {
-        this(dataSource, server, operationTimeout, ioThreads, threadPrefix, timer, false);
-    }
-
     /**
      * @param timer the client's scheduler (its one timer thread, shared with the watchdog): timers here only hand
      *        statements to the I/O threads, never run one
@@ -163,22 +158,16 @@ final class JdbcRunner implements AutoCloseable {
         });
     }
 
-    /** Runs the statements of attempt {@code id}, known to {@link #afterAttempt} while they run. */
-    <T> T attempt(String id, Statements<T> statements) throws SQLException {
+    /** Runs {@code work} of attempt {@code id} on {@code c}, known to {@link #afterAttempt} while it runs. */
+    <T> T attempt(String id, Connection c, SqlWork<T> work) throws SQLException {
         CompletableFuture<Void> ran = new CompletableFuture<>();
         running.put(id, ran);
         try {
-            return statements.run();
+            return work.run(c);
         } finally {
             running.remove(id, ran);
             ran.complete(null);
         }
-    }
-
-    /** The statements of an attempt on a connection the caller holds. */
-    @FunctionalInterface
-    interface Statements<T> {
-        T run() throws SQLException;
     }
 
     /** Runs {@code next} once the statements of attempt {@code id} ended: at once if none run. */
@@ -197,6 +186,22 @@ final class JdbcRunner implements AutoCloseable {
         } catch (SQLException e) {
             throw unavailable(operation, e);
         }
+    }
+
+    /**
+     * Runs {@code reap} on {@code c} until it deletes fewer than {@code batch} rows (at most 100 times); returns how
+     * many it deleted.
+     */
+    static long inBatches(Connection c, int batch, SqlWork<? extends Number> reap) throws SQLException {
+        long total = 0;
+        for (int round = 0; round < 100; round++) {
+            long n = reap.run(c).longValue();
+            total += n;
+            if (n < batch) {
+                break;
+            }
+        }
+        return total;
     }
 
     LockUnavailableException unavailable(String operation, SQLException e) {

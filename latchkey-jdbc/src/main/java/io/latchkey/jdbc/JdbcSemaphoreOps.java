@@ -66,7 +66,7 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
     public CompletableFuture<Boolean> tryTake(String name, int permits, String id) {
         startReaper("ended semaphore take records", c -> execute(c, sql.deleteExpiredPermits, records));
         String key = rowKey(name);
-        CompletableFuture<Boolean> taken = run("take permits of", name, c -> runner.attempt(id, () -> {
+        CompletableFuture<Boolean> taken = run("take permits of", name, c -> runner.attempt(id, c, x -> {
             List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
                 if (sql.takeRecorded != null) {
@@ -100,22 +100,15 @@ final class JdbcSemaphoreOps extends JdbcCountOps {
         return add("return permits to", name, permits);
     }
 
-    /**
-     * {@code addPermits} and {@code give}: adds {@code delta} to the row (one that was never set starts from 0) and
-     * deletes the records of answered takes; added permits wake waiters. Sent once.
-     */
+    /** {@code addPermits} and {@code give}: {@link #addToCount}, also deleting the records of answered takes. */
     private CompletableFuture<Void> add(String op, String name, int delta) {
         String key = rowKey(name);
         return run(op, name, c -> {
             List<String> done = answered.drain(name, DELETES_PER_STATEMENT);
             try {
-                int n = sql.addToCountDeleting != null && !done.isEmpty()
+                insertUnlessUpdated(c, key, delta, sql.addToCountDeleting != null && !done.isEmpty()
                         ? execute(c, sql.addToCountDeleting, records, ids(c, done), (long) delta, kind, key)
-                        : execute(c, sql.addToCount, (long) delta, kind, key);
-                while (n == 0 && !insertCount(c, key, delta)) {
-                    // inserted by someone else since the update: update it
-                    n = execute(c, sql.addToCount, (long) delta, kind, key);
-                }
+                        : execute(c, sql.addToCount, (long) delta, kind, key));
             } catch (SQLException | RuntimeException e) {
                 answered.requeue(name, done);
                 throw e;

@@ -73,11 +73,7 @@ final class LazyTables {
         if (LeaseTableSchema.usable(c, t.probe())) {
             return;
         }
-        if (!create) {
-            throw new IllegalStateException(String.format("the table %s %s does not exist (or lacks the expected "
-                    + "columns) in %s and createTable is off; create it with:%n%s", t.name(), what, runner.server(),
-                    t.ddl()));
-        }
+        LeaseTableSchema.missing(create, "the table " + t.name() + " " + what, runner, t.ddl());
         try {
             LeaseTableSchema.execute(c, t.ddl());
         } catch (SQLException e) {

@@ -292,20 +292,10 @@ final class LeaseTableRows {
         }
     }
 
-    /**
-     * Deletes expired rows in batches of {@value LeaseTableSql#REAP_BATCH} until none is left or the statement
-     * deleted fewer (at most 100 batches); returns how many.
-     */
+    /** Deletes expired rows ({@link JdbcRunner#inBatches}); returns how many. */
     long reapExpired(Connection c) throws SQLException {
-        long total = 0;
-        for (int round = 0; round < 100; round++) {
-            long n = postgres ? runner.queryLong(c, sql.reap, channel) : runner.update(c, sql.reap);
-            total += n;
-            if (n < LeaseTableSql.REAP_BATCH) {
-                break;
-            }
-        }
-        return total;
+        return JdbcRunner.inBatches(c, LeaseTableSql.REAP_BATCH,
+                x -> postgres ? runner.queryLong(x, sql.reap, channel) : runner.update(x, sql.reap));
     }
 
     /** The outcome of one acquire statement: a token (or -1 when busy) and when it was sent, or busy. */

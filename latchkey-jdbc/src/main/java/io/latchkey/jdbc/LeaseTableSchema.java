@@ -35,7 +35,7 @@ final class LeaseTableSchema {
         String sequenceDdl = sql.dialect.tokenSequenceDdl(sql.table);
         runner.call("check lock table " + sql.table, c -> {
             if (!usable(c, sql.probe)) {
-                missing(create, "the lock table " + sql.table, runner, tableDdl + ";%n" + sequenceDdl);
+                missing(create, "the lock table " + sql.table, runner, tableDdl + ";" + System.lineSeparator() + sequenceDdl);
                 execute(c, tableDdl);
             }
             // Probing takes a value (a gap in the tokens, harmless); PostgreSQL and H2 have no cheaper portable test.
@@ -50,10 +50,11 @@ final class LeaseTableSchema {
                 sql.dialect.clientNameColumnDdl(sql.table), "holders show as 'unknown'", false);
     }
 
-    private static void missing(boolean create, String what, JdbcRunner runner, String ddl) {
+    /** Fails naming {@code what} and the {@code ddl} that creates it, unless {@code create} is on. */
+    static void missing(boolean create, String what, JdbcRunner runner, String ddl) {
         if (!create) {
             throw new IllegalStateException(String.format("%s does not exist (or lacks the expected columns) in %s and "
-                    + "createTable is off; create it with:%n" + ddl, what, runner.server()));
+                    + "createTable is off; create it with:%n%s", what, runner.server(), ddl));
         }
     }
 

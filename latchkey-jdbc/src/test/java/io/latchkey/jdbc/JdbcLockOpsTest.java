@@ -33,7 +33,7 @@ abstract class JdbcLockOpsTest {
     void setUp() {
         ds = TestDatabases.pool(TestDatabases.jdbcUrl(dialect()), 8);
         runner = new JdbcRunner(ds, "test", Duration.ofSeconds(5), 8, "test-jdbc",
-                io.latchkey.core.MaintenanceScheduler.of(timer));
+                io.latchkey.core.MaintenanceScheduler.of(timer), false);
         table = TestDatabases.table("ops");
         LeaseTableSql sql = new LeaseTableSql(dialect(), table);
         LeaseTableSchema.ensure(runner, sql, true);
