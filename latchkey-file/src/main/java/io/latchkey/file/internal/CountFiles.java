@@ -18,30 +18,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The state files of the counted primitives of one directory in this JVM, and their wake-ups: shared by every
- * client of the JVM on the directory (one per {@link LockDirectory}).
+ * The state files of the counted primitives of one directory, shared by every client of this JVM on it.
+ * {@link #load} and {@link #store} run on the directory's thread inside one {@link DirectorySection}, the
+ * directory's exclusive OS lock, held for the few system calls of one read-modify-write and never while anyone
+ * waits: so concurrent changes from any thread, client or process are applied one after the other and none is lost.
+ * Leases of permit-expirable semaphores end by the wall clock, which every process of the host shares (as do the
+ * lock files' lease ends); one that ended is dropped whenever the file is read, and from the file with the next write.
  *
- * <h2>State</h2>
- * {@link #load} and {@link #store} run on the directory's thread inside a {@link DirectorySection}, the directory's
- * exclusive OS lock, held for the few system calls of one read-modify-write and never while anyone waits: so
- * concurrent changes from any thread, client or process are applied one after the other and none is lost. Leases
- * of permit-expirable semaphores end by the wall clock ({@link System#currentTimeMillis()}), the clock every
- * process of the host shares and the one the lock files' lease ends use; a lease that ended is dropped whenever the
- * file is read (and from the file with the next write).
- *
- * <h2>Wake-ups</h2>
- * The directory's {@link PushRegistry} is by file name and also serves the lock files: the locks' subscribers are
- * told by {@link LockArbiter} and by the same watcher events. Subscribers of a state file are told (never while the
- * section is held) when
- * <ul>
- *   <li>this JVM changed the file in a way that may let a waiter in (at once);</li>
- *   <li>the directory watcher saw the file created, rewritten or deleted (another process's change; our own
- *       changes come back this way too, a harmless second wake-up), or lost events (an overflow).</li>
- * </ul>
- * Nobody writes the file when a lease runs out (its holder may be dead): a lease attempt that found no permit answers
- * when the earliest lease ends, and the engine looks again then. The engine's re-check
- * ({@link RemoteCountOps#recheckMillis()}) covers whatever is left (a watch service that polls, a network file
- * system).
+ * <p>Wake-ups, never while the section is held: {@link #store} tells this JVM's subscribers of a change that may let
+ * a waiter in; the {@link DirectoryWatcher} tells them of every change of the file (another process's, or our own
+ * again: a harmless second wake-up) and of lost events. Nobody writes the file when a lease runs out (its holder may
+ * be dead): a lease attempt that found no permit answers when the earliest lease ends. The engine's re-check
+ * ({@link RemoteCountOps#recheckMillis()}) covers the rest (a watch service that polls, a network file system).
  */
 final class CountFiles {
     private static final Logger log = LoggerFactory.getLogger(CountFiles.class);

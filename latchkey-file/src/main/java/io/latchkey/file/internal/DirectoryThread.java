@@ -86,18 +86,18 @@ final class DirectoryThread {
      */
     <T> CompletableFuture<T> submit(String op, Task<T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        Runnable closed = () -> result.completeExceptionally(new LockUnavailableException(
+                String.format("lock directory %s closed (%s)", dir, op)));
         try {
             executor.execute(() -> {
                 if (stopped) {
-                    result.completeExceptionally(new LockUnavailableException(
-                            String.format("lock directory %s closed (%s)", dir, op)));
-                    return;
+                    closed.run();
+                } else {
+                    runNow(op, task, result);
                 }
-                runNow(op, task, result);
             });
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockUnavailableException(
-                    String.format("lock directory %s closed (%s)", dir, op), e));
+            closed.run();
         }
         return result;
     }

@@ -4,7 +4,6 @@ import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,15 +20,13 @@ import org.slf4j.LoggerFactory;
  * The remote half of the file backend's counted primitives, one kind of one namespace on the JVM's
  * {@link LockDirectory}: the state file {@code lk-<hash>.<kind>} ({@link CountRecord}). Every operation is one task
  * on the directory's thread: one directory section, one read of the name's state file, at most one write (see
- * {@link CountFiles}), so concurrent changes from any process are never lost. Wake-ups come from the directory's
- * watcher and this JVM's own changes; a lease end comes with the refused attempt's answer; the engine's re-check
- * every {@value #RECHECK_MILLIS} ms is the fallback.
+ * {@link CountFiles}, also for the wake-ups), so concurrent changes from any process are never lost.
  *
  * <p>A semaphore's file holds its available permits (unowned: a crashed holder's stay taken; the file stays once
  * set). A permit-expirable semaphore's holds the total and one {@code lease} line per held permit, whose end on the
  * wall clock drops it whenever any process reads the file after that end, so nobody has to be alive to end it; the
  * watchdog extends it ({@link #renew}: the exact permit, id and token, only). A latch's holds the count while armed
- * and is deleted by the count-down that reaches zero. See {@link io.latchkey.file.FileLockClient} for the guarantees.
+ * and is deleted by the count-down that reaches zero.
  */
 public final class FileCountOps implements RemoteCountOps {
     private static final Logger log = LoggerFactory.getLogger(FileCountOps.class);
@@ -232,10 +230,8 @@ public final class FileCountOps implements RemoteCountOps {
      */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        Map<String, List<Grant>> byName = new LinkedHashMap<>();
-        for (Grant g : grants) {
-            byName.computeIfAbsent(g.name(), n -> new ArrayList<>()).add(g);
-        }
+        Map<String, List<Grant>> byName = grants.stream()
+                .collect(Collectors.groupingBy(Grant::name, LinkedHashMap::new, Collectors.toList()));
         return directory.thread.submit("renew permits", (s, after) -> {
             Set<Grant> lost = new HashSet<>();
             for (Map.Entry<String, List<Grant>> e : byName.entrySet()) {

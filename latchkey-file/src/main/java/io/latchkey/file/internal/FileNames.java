@@ -65,7 +65,8 @@ public final class FileNames {
         return null;
     }
 
-    private static String hash(String namespace, String name) {
+    /** The hash of a lock file's name (and of its store directory): {@code lk-<this>.lock}. */
+    static String hash(String namespace, String name) {
         return sha256(namespace, "\u0000", name);
     }
 

@@ -72,12 +72,11 @@ final class LockArbiter {
         return entries.get(file);
     }
 
-    /** The entry of {@code file} brought up to date ({@link #pump}) and forgotten if idle, or {@code null}. */
+    /** The entry of {@code file} brought up to date ({@link #settle}), or {@code null}. */
     LockEntry refresh(String file, DirectorySection s, List<Runnable> after) throws IOException {
         LockEntry e = entries.get(file);
         if (e != null) {
-            pump(e, s, after);
-            removeIfIdle(e);
+            settle(e, s, after);
         }
         return e;
     }
@@ -112,17 +111,14 @@ final class LockArbiter {
                         || !files.lock(e, kind.shared(), s);
             }
             if (!remote) {
-                long requestedAt = request.time().nanoTime();
-                Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                FileGrantState h = new FileGrantState(g, ops);
+                FileGrantState h = newGrant(e, ops, request, s);
                 boolean othersQueue = e.grant(h);
-                live.put(grantKey(e.file, h.owner(), h.token()), h);
                 files.sync(e, s);
                 arm(e);
                 if (othersQueue) {
                     after.add(() -> changed.accept(e.file)); // readers behind may come in as well
                 }
-                return Attempt.granted(g);
+                return Attempt.granted(h.grant);
             }
         }
         if (q == null) {
@@ -137,12 +133,7 @@ final class LockArbiter {
         return remote ? queued.withBackoff(TimeUnit.MILLISECONDS.toNanos(MIN_RECHECK_MILLIS)) : queued;
     }
 
-    /**
-     * When a queued owner looks again without a push: blocked by another process, at most
-     * {@value #MAX_RECHECK_MILLIS} ms (the engine backs off up to it: a SIGKILLed holder changes no file); blocked in
-     * this JVM, the earliest lease end here (releases here push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with
-     * wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms so that each attempt keeps them live.
-     */
+    /** When a queued owner looks again without a push (see the constants); wait lines are kept live this way. */
     private static long recheckNanos(LockEntry e, boolean remote) {
         long now = System.nanoTime();
         long millis;
@@ -187,16 +178,12 @@ final class LockArbiter {
             }
             expireGrants(e);
             FileGrantState h = e.find(grant.ownerId(), grant.fencingToken());
-            if (h == null) {
-                pump(e, s, after);
-                removeIfIdle(e);
-                return false;
+            if (h != null) {
+                e.remove(h);
+                forget(e, List.of(h));
             }
-            e.remove(h);
-            forget(e, List.of(h));
-            pump(e, s, after);
-            removeIfIdle(e);
-            return true;
+            settle(e, s, after);
+            return h != null;
         });
     }
 
@@ -212,21 +199,17 @@ final class LockArbiter {
             // would answer "from no longer held", and the engine would report a held lock as lost
             if (h == null || h.shared()) {
                 if (e != null) {
-                    pump(e, s, after);
-                    removeIfIdle(e);
+                    settle(e, s, after);
                 }
                 return null;
             }
             // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
-            long requestedAt = request.time().nanoTime();
-            Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-            FileGrantState to = new FileGrantState(g, ops);
+            FileGrantState to = newGrant(e, ops, request, s);
             e.handOver(h, to);
-            live.remove(grantKey(file, h.owner(), h.token()), h);
-            live.put(grantKey(file, to.owner(), to.token()), to);
+            forget(e, List.of(h));
             files.sync(e, s);
             arm(e);
-            return g;
+            return to.grant;
         });
     }
 
@@ -296,6 +279,20 @@ final class LockArbiter {
         arm(e);
     }
 
+    /** {@link #pump}, then forgets {@code e} if idle. */
+    void settle(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
+        pump(e, s, after);
+        removeIfIdle(e);
+    }
+
+    /** A new grant of {@code request} with the directory's next token, known to renewals ({@link #live}). */
+    private FileGrantState newGrant(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s)
+            throws IOException {
+        FileGrantState h = new FileGrantState(new Grant(request, s.nextToken(), request.time().nanoTime(), null), ops);
+        live.put(grantKey(e.file, h.owner(), h.token()), h);
+        return h;
+    }
+
     private static String grantKey(String file, String owner, long token) {
         return file + '\u0000' + owner + '\u0000' + token;
     }
@@ -347,8 +344,7 @@ final class LockArbiter {
             LockEntry e = entries.get(file);
             if (e != null) {
                 e.expiry = null;
-                pump(e, s, after);
-                removeIfIdle(e);
+                settle(e, s, after);
             }
             return null;
         });

@@ -17,30 +17,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One lock directory as this JVM sees it: the "server" of the file backend. Every client of this JVM on the same
- * directory shares one instance ({@link #attach}), because OS file locks belong to the process: two channels of one
- * JVM on one file would throw {@link java.nio.channels.OverlappingFileLockException}, and closing either would drop
- * the other's lock (POSIX). So this JVM opens each lock file at most once, arbitrates between its own clients in
- * memory ({@link LockArbiter}, with {@code mem://}'s {@link io.latchkey.core.NameArbiter}), and holds one OS lock per
- * file while any of its clients holds the name. Its parts: {@link DirectoryThread} (the one thread every task runs
- * on), {@link LockFiles} (lock files and OS locks), {@link FileInspector} (is-locked, holders, listing,
- * force-unlock), {@link CountFiles} (the counted primitives' state files) and {@link DirectoryWatcher} (change events
- * into the subscriptions of {@link #pushes()}).
+ * One lock directory as this JVM sees it, shared by every client of this JVM on it ({@link #attach}): OS file locks
+ * belong to the process, so two channels of one JVM on one file would throw
+ * {@link java.nio.channels.OverlappingFileLockException}, and closing either would drop the other's lock (POSIX).
+ * So this JVM opens each lock file at most once, arbitrates between its own clients in memory ({@link LockArbiter})
+ * and holds one OS lock per file while any of them holds the name. A process that is alive but frozen (SIGSTOP, a
+ * debugger) keeps its OS locks: nobody else can break them.
  *
  * <h2>Threads</h2>
- * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
- * timer and file access; not the client's {@link io.latchkey.core.MaintenanceScheduler}, because its tasks block
- * (the directory section is a blocking {@code FileChannel.lock()} across processes) and because the directory is
- * shared by clients that each have their own. The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link io.latchkey.core.NameArbiter.GrantState}) on the engine's watchdog thread, so that a
- * renewal never waits behind slow file I/O. A second thread, {@code latchkey-file-watch-<…>}, blocks in
- * {@link java.nio.file.WatchService#take()}: nothing else reports another process's changes. Both are daemons,
+ * Every operation, timer and file access runs on one thread, {@code latchkey-file-<8 hex of the directory>}
+ * ({@link DirectoryThread}), not on the client's {@link io.latchkey.core.MaintenanceScheduler}: its tasks block (the
+ * directory section is a blocking {@code FileChannel.lock()} across processes) and the directory is shared by
+ * clients that each have their own. Renewal is the exception: it extends a grant's lease end by compare-and-set
+ * ({@link io.latchkey.core.NameArbiter.GrantState}) on the engine's watchdog thread, never behind slow file I/O.
+ * {@code latchkey-file-watch-<…>} ({@link DirectoryWatcher}) reports other processes' changes. Both are daemons,
  * started by the first {@link #attach} and stopped by the last {@link #detach()}.
- *
- * <h2>Waiting and leases</h2>
- * The engine waits; see {@link LockArbiter} for the wake-ups and re-checks, and {@link io.latchkey.file.FileLockClient}
- * for the crash behaviour. This JVM ends its own holds when their lease runs out, releasing the OS lock for others. A
- * process that is alive but frozen (SIGSTOP, a debugger) keeps its OS locks: nobody else can break them.
  */
 public final class LockDirectory {
     private static final Logger log = LoggerFactory.getLogger(LockDirectory.class);
@@ -71,8 +62,7 @@ public final class LockDirectory {
 
     private LockDirectory(Path dir) throws IOException {
         this.dir = dir;
-        String label = FileNames.lockFile("", dir.toString()).substring(FileNames.PREFIX.length(),
-                FileNames.PREFIX.length() + 8);
+        String label = FileNames.hash("", dir.toString()).substring(0, 8);
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
