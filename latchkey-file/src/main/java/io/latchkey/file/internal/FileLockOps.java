@@ -5,14 +5,16 @@ import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.ArbitratedLockOps;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
+import io.latchkey.spi.LockInfo;
 import java.util.Collection;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiConsumer;
 
 /**
  * The remote half of one lock kind of one client: its namespace and kind, on the JVM's {@link LockDirectory} (its
- * {@link LockArbiter} for the locks, its {@link FileInspector} for the operator's calls). Its holds keep it as their
+ * {@link LockArbiter} for the locks). Its holds keep it as their
  * client: its name is recorded with each hold, and {@link #onLost} is how the directory tells it of a revoke.
  */
 public final class FileLockOps extends ArbitratedLockOps {
@@ -65,19 +67,52 @@ public final class FileLockOps extends ArbitratedLockOps {
         return directory.arbiter.handOff(this, from, request);
     }
 
+    /** Who holds the lock: the first hold, this JVM's from memory, another process's from the lock file. */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {
-        return directory.inspection.holder(namespace, name);
+        String file = FileNames.lockFile(namespace, name);
+        return directory.thread.submit("holder", (s, after) -> {
+            directory.arbiter.refresh(file, s, after);
+            for (LockInfo info : directory.infos(file, null, s)) {
+                return new LockHolder(info.owner(), info.clientName(), info.heldSince(), info.remainingLease(),
+                        info.fencingToken(), OptionalInt.empty());
+            }
+            return null;
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        return directory.inspection.isLocked(namespace, name);
+        String file = FileNames.lockFile(namespace, name);
+        return directory.thread.submit("isLocked", (s, after) -> {
+            LockEntry e = directory.arbiter.refresh(file, s, after);
+            if (e != null && (!e.holds().isEmpty() || e.channel != null)) {
+                return !e.holds().isEmpty();
+            }
+            return directory.files.heldElsewhere(file, directory.arbiter.entry(file) != null, s) != null;
+        });
     }
 
+    /** This JVM's grants end at once; another process is asked (a revoke line) to end its own at its next renewal. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
-        return directory.inspection.forceUnlock(namespace, name);
+        String file = FileNames.lockFile(namespace, name);
+        LockArbiter arbiter = directory.arbiter;
+        return directory.thread.submit("forceUnlock", (s, after) -> {
+            LockEntry e = arbiter.refresh(file, s, after);
+            boolean held = e != null && !arbiter.clearGrants(e).isEmpty();
+            if (held) {
+                arbiter.refresh(file, s, after);
+            }
+            if (e != null && e.channel != null) {
+                return held;
+            }
+            LockFileRecord other = directory.files.heldElsewhere(file, arbiter.entry(file) != null, s);
+            if (other != null) {
+                directory.files.requestRevoke(file, other);
+            }
+            return held || other != null;
+        });
     }
 
     @Override

@@ -1,14 +1,23 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.PushRegistry;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -45,11 +54,10 @@ public final class LockDirectory {
     /** The one thread every task runs on. */
     final DirectoryThread thread;
     private final DirectoryWatcher watcher;
-    private final LockFiles files;
+    /** The lock files and their OS locks. */
+    final LockFiles files;
     /** This JVM's arbitration of the directory's locks (acquire, release, hand-off, renewal). */
     final LockArbiter arbiter;
-    /** Is-locked, holders and force-unlock of the directory's locks. */
-    final FileInspector inspection;
     /** The counted primitives' state files. */
     final CountFiles counts;
     /** The subscribers of the lock files and state files, by file name. */
@@ -68,7 +76,6 @@ public final class LockDirectory {
         this.files = new LockFiles(dir, process);
         this.counts = new CountFiles(dir, pushes);
         this.arbiter = new LockArbiter(dir, thread, files, file -> pushes.fire(file, null));
-        this.inspection = new FileInspector(thread, arbiter, files, counts, process);
         DirectoryWatcher w;
         try {
             w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
@@ -226,7 +233,59 @@ public final class LockDirectory {
      * semaphores, held permits and armed latches, read from their state files.
      */
     public CompletableFuture<List<LockInfo>> list(String namespace) {
-        return inspection.list(namespace);
+        return thread.submit("list", (s, after) -> {
+            List<LockInfo> result = new ArrayList<>();
+            for (String file : files.list()) {
+                arbiter.refresh(file, s, after);
+                result.addAll(infos(file, namespace, s));
+            }
+            result.addAll(counts.infos(s, namespace));
+            return result;
+        });
+    }
+
+    /**
+     * What is held in {@code file} of {@code namespace} (any, if {@code null}): this JVM's grants from memory, other
+     * processes' live hold lines from the file when its OS lock is taken.
+     */
+    List<LockInfo> infos(String file, String namespace, DirectorySection s) throws IOException {
+        List<LockInfo> infos = new ArrayList<>();
+        long nowMillis = System.currentTimeMillis();
+        LockEntry e = arbiter.entry(file);
+        LockFileRecord r;
+        if (e != null && e.channel != null) {
+            long now = System.nanoTime();
+            for (FileGrantState h : e.holds()) {
+                long deadline = h.leaseEnd();
+                if (deadline != GrantState.ENDED && (namespace == null || namespace.equals(e.namespace))) {
+                    infos.add(info(e.name, h.owner(), h.token(),
+                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.client.kind().label(),
+                            h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
+                }
+            }
+            r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
+        } else {
+            r = files.heldElsewhere(file, arbiter.entry(file) != null, s);
+        }
+        if (r == null || r.name == null
+                || namespace != null && !namespace.equals(r.namespace == null ? "" : r.namespace)) {
+            return infos;
+        }
+        for (LockFileRecord.HoldLine h : r.holds) {
+            if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis) {
+                infos.add(info(r.name, h.owner(), h.token(), h.leaseEndMillis() - nowMillis, h.kind(),
+                        h.clientName() == null ? LockHolder.UNKNOWN_CLIENT : h.clientName(),
+                        h.clientName() == null ? Optional.empty()
+                                : Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
+            }
+        }
+        return infos;
+    }
+
+    private static LockInfo info(String name, String owner, long token, long leftMillis, String kind, String client,
+                                 Optional<Instant> since) {
+        return new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leftMillis)),
+                OptionalInt.empty(), kind, "").withHolder(client, since);
     }
 
     @Override
