@@ -2,11 +2,13 @@ package io.latchkey.file.internal;
 
 import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.CountKind;
 import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.PushRegistry;
 import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -58,8 +60,6 @@ public final class LockDirectory {
     final LockFiles files;
     /** This JVM's arbitration of the directory's locks (acquire, release, hand-off, renewal). */
     final LockArbiter arbiter;
-    /** The counted primitives' state files. */
-    final CountFiles counts;
     /** The subscribers of the lock files and state files, by file name. */
     final PushRegistry<Void> pushes = new PushRegistry<>();
     // guarded by REGISTRY_LOCK
@@ -74,7 +74,6 @@ public final class LockDirectory {
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
-        this.counts = new CountFiles(dir, pushes);
         this.arbiter = new LockArbiter(dir, thread, files, file -> pushes.fire(file, null));
         DirectoryWatcher w;
         try {
@@ -93,7 +92,7 @@ public final class LockDirectory {
                     files.heldElsewhere(file, false, s);
                 }
             }
-            counts.sweepTemporaries(s);
+            sweepTemporaries(s);
             return null;
         });
     }
@@ -239,7 +238,7 @@ public final class LockDirectory {
                 arbiter.refresh(file, s, after);
                 result.addAll(infos(file, namespace, s));
             }
-            result.addAll(counts.infos(s, namespace));
+            result.addAll(countInfos(s, namespace));
             return result;
         });
     }
@@ -286,6 +285,77 @@ public final class LockDirectory {
                                  Optional<Instant> since) {
         return new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leftMillis)),
                 OptionalInt.empty(), kind, "").withHolder(client, since);
+    }
+
+    /**
+     * Deletes temporary files ({@code <state file>.tmp}) left by a process killed between writing one and renaming it
+     * over its state file; inside the section, where nobody else is between the two steps.
+     */
+    private void sweepTemporaries(DirectorySection s) throws IOException {
+        s.enter();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "lk-*.tmp")) {
+            for (Path p : stream) {
+                String f = p.getFileName().toString();
+                if (FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+    }
+
+    /**
+     * One {@code inspect} row per held permit ({@code "permit"}: owner the permit id, with token and lease left) and
+     * one per semaphore, permit-expirable semaphore without held permits, and armed latch (owner
+     * {@link LockInfo#NO_OWNER}, the count in the detail), of {@code namespace}; read from the state files, inside
+     * the section. A damaged file is skipped (and logged).
+     */
+    private List<LockInfo> countInfos(DirectorySection s, String namespace) throws IOException {
+        s.enter();
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
+            for (Path p : stream) {
+                if (FileNames.countKind(p.getFileName().toString()) != null) {
+                    files.add(p);
+                }
+            }
+        }
+        long now = System.currentTimeMillis();
+        List<LockInfo> infos = new ArrayList<>();
+        for (Path p : files) {
+            CountRecord r;
+            try {
+                r = CountRecord.read(p);
+            } catch (IOException damaged) {
+                log.debug("inspect skips {}", p, damaged);
+                continue;
+            }
+            if (r == null || !r.namespace.equals(namespace)) {
+                continue;
+            }
+            switch (r.kind) {
+                case SEMAPHORE -> infos.add(unowned(r.name, "semaphore", r.count + " permits available"));
+                case LATCH -> infos.add(unowned(r.name, "latch", "count " + r.count));
+                case PERMITS -> {
+                    r.dropExpired(now);
+                    String detail = String.format("%d of %d permits available", r.available(), r.count);
+                    for (CountRecord.Lease l : r.leases) {
+                        infos.add(new LockInfo(r.name, l.permitId(), 1, OptionalLong.of(l.token()),
+                                Optional.of(Duration.ofMillis(l.endMillis() - now)), OptionalInt.empty(), "permit",
+                                detail));
+                    }
+                    if (r.leases.isEmpty()) {
+                        infos.add(unowned(r.name, "permit-semaphore", detail));
+                    }
+                }
+                default -> throw new IllegalStateException("kind " + r.kind);
+            }
+        }
+        return infos;
+    }
+
+    private static LockInfo unowned(String name, String kind, String detail) {
+        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
+                kind, detail);
     }
 
     @Override

@@ -164,8 +164,8 @@ final class LockFiles {
                 r.holds.removeIf(line -> !line.kind().equals(Kind.READ.label())); // only readers can be alive
             }
             for (FileGrantState h : e.holds()) {
-                r.holds.add(new LockFileRecord.HoldLine(process, h.client.kind().label(), h.token(), h.leaseEndMillis(nowMillis),
-                        h.owner(), h.clientName(), h.sinceMillis()));
+                r.holds.add(new LockFileRecord.HoldLine(process, h.client.kind().label(), h.token(),
+                        h.leaseEndMillis(nowMillis), h.owner(), h.clientName(), h.sinceMillis()));
             }
             for (java.util.Map.Entry<String, NameArbiter.Waiting> q : e.queue().entrySet()) {
                 if (q.getValue().ticket() != 0) {
