@@ -96,23 +96,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
             Capability.INSPECT, Capability.FENCED_STORE));
 
     private final LockDirectory directory;
-    private final Recipes recipes;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
         this.directory = LockDirectory.attach(dir);
-        String ns = options.namespace();
-        String client = options.clientName();
-        this.recipes = Recipes.builder()
-                .lock(new FileLockOps(directory, ns, Kind.LOCK, this::grantLost, client))
-                .fairLock(new FileLockOps(directory, ns, Kind.FAIR, this::grantLost, client))
-                .readWriteLock(new FileLockOps(directory, ns, Kind.READ, this::grantLost, client),
-                        new FileLockOps(directory, ns, Kind.WRITE, this::grantLost, client))
-                .semaphore(new FileCountOps(directory, ns, CountKind.SEMAPHORE))
-                .permitExpirableSemaphore(new FileCountOps(directory, ns, CountKind.PERMITS))
-                .countDownLatch(new FileCountOps(directory, ns, CountKind.LATCH))
-                .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
-                .build();
     }
 
     /**
@@ -205,14 +192,20 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         return directory.path().resolve(FileNames.countFile(options().namespace(), checkName(name), k));
     }
 
-    /**
-     * The remote halves: {@code FileLockOps} for the four locks (one lock file each, {@code lk-<hash>.lock}); the
-     * state files {@code lk-<hash>.semaphore} (available permits), {@code lk-<hash>.permits} (total and one lease
-     * line per held permit) and {@code lk-<hash>.latch} (the count while armed), see {@code FileCountOps}.
-     */
     @Override
     protected Recipes recipes() {
-        return recipes;
+        String ns = options().namespace();
+        String client = options().clientName();
+        return Recipes.builder()
+                .lock(new FileLockOps(directory, ns, Kind.LOCK, this::grantLost, client))
+                .fairLock(new FileLockOps(directory, ns, Kind.FAIR, this::grantLost, client))
+                .readWriteLock(new FileLockOps(directory, ns, Kind.READ, this::grantLost, client),
+                        new FileLockOps(directory, ns, Kind.WRITE, this::grantLost, client))
+                .semaphore(new FileCountOps(directory, ns, CountKind.SEMAPHORE))
+                .permitExpirableSemaphore(new FileCountOps(directory, ns, CountKind.PERMITS))
+                .countDownLatch(new FileCountOps(directory, ns, CountKind.LATCH))
+                .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
+                .build();
     }
 
     /**

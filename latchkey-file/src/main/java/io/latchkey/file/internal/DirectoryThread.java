@@ -30,7 +30,7 @@ final class DirectoryThread {
 
     private final Path dir;
     private final Path stateFile;
-    private final ScheduledThreadPoolExecutor executor;
+    final ScheduledThreadPoolExecutor executor;
     /** The thread, once started (the executor never replaces it: its tasks do not throw). */
     private volatile Thread thread;
     /** Set by the close task; confined to the thread. Later tasks fail instead of running. */
@@ -52,15 +52,6 @@ final class DirectoryThread {
     /** Whether the caller runs on this thread. */
     boolean isCurrent() {
         return Thread.currentThread() == thread;
-    }
-
-    /** Whether the thread is stopped or stopping. */
-    boolean isShutdown() {
-        return executor.isShutdown();
-    }
-
-    void shutdownNow() {
-        executor.shutdownNow();
     }
 
     void awaitTermination(long seconds) {

@@ -151,8 +151,6 @@ public final class FileCountOps implements RemoteCountOps {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
     }
 
-    // ------------------------------------------------------------------------------------------- both semaphores
-
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
         return change("read", name, (loaded, s) -> loaded.record == null ? 0 : clamp(loaded.record.available()));
@@ -187,8 +185,6 @@ public final class FileCountOps implements RemoteCountOps {
         });
     }
 
-    // ------------------------------------------------------------------------------------------------- semaphore
-
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
         return change("take permits of", name, (loaded, s) -> {
@@ -218,8 +214,6 @@ public final class FileCountOps implements RemoteCountOps {
             return clamp(taken); // all of them, as on every backend; the answer saturates
         });
     }
-
-    // ---------------------------------------------------------------------------------- permit-expirable semaphore
 
     @Override
     public boolean renewsPermits() {
@@ -314,8 +308,6 @@ public final class FileCountOps implements RemoteCountOps {
             return lost;
         });
     }
-
-    // ----------------------------------------------------------------------------------------------------- latch
 
     @Override
     public CompletableFuture<Boolean> trySetCount(String name, long count) {

@@ -81,8 +81,6 @@ final class LockArbiter {
         return e;
     }
 
-    // ----------------------------------------------------------------------------------------------- operations
-
     /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
     CompletableFuture<Attempt> tryAcquire(FileLockOps ops, AcquireRequest request) {
         String namespace = ops.namespace;
@@ -256,8 +254,6 @@ final class LockArbiter {
         return CompletableFuture.completedFuture(lost);
     }
 
-    // ------------------------------------------------------------------------------------------ the arbitration
-
     /**
      * Brings {@code e} up to date: ends expired grants, matches the OS lock to the grants, rewrites the file if that
      * changed it or this JVM's wait lines are due for a refresh, arms the lease-end timer; tells the file's subscribers
@@ -322,8 +318,6 @@ final class LockArbiter {
             entries.remove(e.file);
         }
     }
-
-    // ------------------------------------------------------------------------------------------- timers, events
 
     /** Arms the entry's lease-end timer (earliest grant). */
     private void arm(LockEntry e) {

@@ -80,7 +80,7 @@ public final class LockDirectory {
             w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
                     pushes::fireAll);
         } catch (IOException | RuntimeException e) {
-            thread.shutdownNow();
+            thread.executor.shutdownNow();
             throw e;
         }
         this.watcher = w;
@@ -204,7 +204,7 @@ public final class LockDirectory {
                 log.warn("closing lock directory {} failed", dir, e);
             }
         }
-        thread.shutdownNow();
+        thread.executor.shutdownNow();
         watcher.close();
         if (!onThread) {
             thread.awaitTermination(5);
@@ -222,10 +222,8 @@ public final class LockDirectory {
 
     /** Whether the last client has closed this instance (its thread is stopped or stopping). */
     boolean isClosed() {
-        return closed.isDone() || thread.isShutdown();
+        return closed.isDone() || thread.executor.isShutdown();
     }
-
-    // ----------------------------------------------------------------------------------------------- operations
 
     /**
      * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
