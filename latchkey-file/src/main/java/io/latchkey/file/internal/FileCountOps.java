@@ -30,14 +30,12 @@ import org.slf4j.LoggerFactory;
  * set). A permit-expirable semaphore's holds the total and one {@code lease} line per held permit, whose end on the
  * wall clock drops it whenever any process reads the file after that end, so nobody has to be alive to end it; the
  * watchdog extends it ({@link #renew}: the exact permit, id and token, only). A latch's holds the count while armed
- * and is deleted by the count-down that reaches zero. Leases end by the wall clock, which every process of the host
- * shares (as do the lock files' lease ends).
+ * and is deleted by the count-down that reaches zero.
  *
- * <p>Wake-ups, never while the section is held: {@link Loaded#store} tells this JVM's subscribers of a change that may
- * let a waiter in; the {@link DirectoryWatcher} tells them of every change of the file (another process's, or our own
- * again: a harmless second wake-up) and of lost events. Nobody writes the file when a lease runs out (its holder may
- * be dead): a lease attempt that found no permit answers when the earliest lease ends. The engine's re-check every
- * {@value #RECHECK_MILLIS} ms covers the rest (a watch service that polls, a network file system).
+ * <p>Wake-ups, after the section: {@link Loaded#store} tells this JVM's subscribers of a change that may let a waiter
+ * in, the {@link DirectoryWatcher} of any change. Nobody writes the file when a lease runs out (its holder may be
+ * dead): a lease attempt that found no permit answers when the earliest lease ends. The engine's re-check every
+ * {@value #RECHECK_MILLIS} ms covers the rest (lost events, a watch service that polls, a network file system).
  */
 public final class FileCountOps implements RemoteCountOps {
     private static final Logger log = LoggerFactory.getLogger(FileCountOps.class);

@@ -24,25 +24,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Arbitration between this JVM's clients of one lock directory: one {@link LockEntry} (a {@link
- * io.latchkey.core.NameArbiter}) per name held or waited for in this JVM. An attempt ({@link #tryAcquire}) is granted
- * when the arbiter lets its owner take the name and this JVM holds or gets the file's OS lock ({@link LockFiles});
- * otherwise the owner keeps (or takes) its entry and is told when to look again. Every change in this JVM that can
- * let a waiter in (a release, a lease end, a forced unlock, a withdrawn entry) tells the file's subscribers
- * ({@code changed}); the directory watcher tells them of other processes' changes.
- *
- * <p>Each entry has a timer at its earliest lease end, on the directory's thread: a hold whose lease ran out (a fixed
- * lease, or a watchdog lease nobody renews, as after its client closed) must free the OS lock for other processes,
- * which cannot end it and are not woken by anything else. Confined to the directory's thread, except
- * {@link #renew}, which extends leases on the caller's thread.
+ * Arbitration between this JVM's clients of one lock directory: one {@link LockEntry} per name held or waited for in
+ * this JVM. An attempt is granted when the entry lets its owner take the name and this JVM holds or gets the file's
+ * OS lock ({@link LockFiles}). Every change in this JVM that can let a waiter in tells the file's subscribers
+ * ({@code changed}); the directory watcher tells them of other processes' changes. Each entry has a timer at its
+ * earliest lease end: a hold whose lease ran out (a fixed lease, or a watchdog lease nobody renews, as after its
+ * client closed) must free the OS lock for other processes, which cannot end it and are not woken by anything else.
+ * Confined to the directory's thread, except {@link #renew}, which extends leases on the caller's thread.
  */
 final class LockArbiter {
     private static final Logger log = LoggerFactory.getLogger(LockArbiter.class);
 
-    /**
-     * The re-check of an owner blocked by another process (whose SIGKILL changes no file): the engine's back-off from
-     * 20 ms, growing with the time it has waited, up to {@value #MAX_RECHECK_MILLIS} ms.
-     */
+    /** The engine's back-off for an owner blocked by another process (whose SIGKILL changes no file). */
     static final long MIN_RECHECK_MILLIS = 20;
     static final long MAX_RECHECK_MILLIS = 200;
     /** How often the wait lines of this JVM's fair waiters are rewritten (another process ignores stale ones). */
