@@ -8,7 +8,6 @@ import io.latchkey.core.PushRegistry;
 import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,23 +70,17 @@ public final class LockDirectory {
     private LockDirectory(Path dir) throws IOException {
         this.dir = dir;
         String label = FileNames.hash("", dir.toString()).substring(0, 8);
+        // first: if watching fails, nothing else has started (the directory's thread starts with its first task)
+        this.watcher = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
+                pushes::fireAll);
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
         this.arbiter = new LockArbiter(dir, thread, files, file -> pushes.fire(file, null));
-        DirectoryWatcher w;
-        try {
-            w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
-                    pushes::fireAll);
-        } catch (IOException | RuntimeException e) {
-            thread.executor.shutdownNow();
-            throw e;
-        }
-        this.watcher = w;
         // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues), and
         // temporary files of state files that a crashed process wrote but never renamed.
         thread.submit("sweep", (s, after) -> {
-            for (String file : files.list()) {
+            for (String file : FileNames.list(dir, FileNames::isLockFile)) {
                 if (arbiter.entry(file) == null) {
                     files.heldElsewhere(file, false, s);
                 }
@@ -232,7 +225,7 @@ public final class LockDirectory {
     public CompletableFuture<List<LockInfo>> list(String namespace) {
         return thread.submit("list", (s, after) -> {
             List<LockInfo> result = new ArrayList<>();
-            for (String file : files.list()) {
+            for (String file : FileNames.list(dir, FileNames::isLockFile)) {
                 arbiter.refresh(file, s, after);
                 result.addAll(infos(file, namespace, s));
             }
@@ -291,13 +284,9 @@ public final class LockDirectory {
      */
     private void sweepTemporaries(DirectorySection s) throws IOException {
         s.enter();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, "lk-*.tmp")) {
-            for (Path p : stream) {
-                String f = p.getFileName().toString();
-                if (FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null) {
-                    Files.deleteIfExists(p);
-                }
-            }
+        for (String tmp : FileNames.list(dir, f -> f.endsWith(".tmp")
+                && FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null)) {
+            Files.deleteIfExists(dir.resolve(tmp));
         }
     }
 
@@ -309,17 +298,10 @@ public final class LockDirectory {
      */
     private List<LockInfo> countInfos(DirectorySection s, String namespace) throws IOException {
         s.enter();
-        List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            for (Path p : stream) {
-                if (FileNames.countKind(p.getFileName().toString()) != null) {
-                    files.add(p);
-                }
-            }
-        }
         long now = System.currentTimeMillis();
         List<LockInfo> infos = new ArrayList<>();
-        for (Path p : files) {
+        for (String file : FileNames.list(dir, f -> FileNames.countKind(f) != null)) {
+            Path p = dir.resolve(file);
             CountRecord r;
             try {
                 r = CountRecord.read(p);
