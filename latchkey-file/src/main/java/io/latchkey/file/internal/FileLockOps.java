@@ -4,9 +4,12 @@ import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.ArbitratedLockOps;
 import io.latchkey.core.Grant;
+import io.latchkey.core.NameArbiter.Waiting;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.spi.LockInfo;
 import java.util.Collection;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +23,7 @@ import java.util.function.BiConsumer;
 public final class FileLockOps extends ArbitratedLockOps {
 
     private final LockDirectory directory;
+    private final LockArbiter arbiter;
     final String namespace;
     /** Tells the client that a hold ended without its renewal noticing first (another process force-unlocked it). */
     final BiConsumer<Grant, String> onLost;
@@ -30,6 +34,7 @@ public final class FileLockOps extends ArbitratedLockOps {
                        String clientName) {
         super(kind);
         this.directory = directory;
+        this.arbiter = directory.arbiter;
         this.namespace = namespace;
         this.onLost = onLost;
         this.clientName = clientName;
@@ -38,7 +43,7 @@ public final class FileLockOps extends ArbitratedLockOps {
     /** One look at the lock file and this JVM's grants and queue ({@link LockArbiter#tryAcquire}). */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        return directory.arbiter.tryAcquire(this, request);
+        return arbiter.tryAcquire(this, request);
     }
 
     /** Changes of the lock file: this JVM's releases, lease ends and withdrawals, and the directory watcher's events. */
@@ -47,24 +52,70 @@ public final class FileLockOps extends ArbitratedLockOps {
         return directory.pushes.subscribe(FileNames.lockFile(namespace, name), changed);
     }
 
+    /** Gives up {@code owner}'s entry in the queue of {@code name}; those behind it are told. */
     @Override
     protected CompletableFuture<Void> withdraw(String name, String owner) {
-        return directory.arbiter.withdraw(namespace, name, owner);
+        String file = FileNames.lockFile(namespace, name);
+        return directory.thread.submit("withdraw", (s, after) -> {
+            LockEntry e = arbiter.entry(file);
+            Waiting q = e == null ? null : e.withdraw(owner);
+            if (q != null) {
+                if (q.ticket() != 0) {
+                    directory.files.sync(e, s);
+                }
+                after.add(() -> directory.pushes.fire(file, null));
+            }
+            if (e != null) {
+                arbiter.removeIfIdle(e);
+            }
+            return null;
+        });
     }
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        return directory.arbiter.release(namespace, grant);
+        String file = FileNames.lockFile(namespace, grant.name());
+        return directory.thread.submit("release", (s, after) -> {
+            LockEntry e = arbiter.entry(file);
+            FileGrantState h = e == null ? null : arbiter.find(e, grant);
+            if (h != null) {
+                e.remove(h);
+                arbiter.forget(e, List.of(h));
+            }
+            if (e != null) {
+                arbiter.settle(e, s, after);
+            }
+            return h != null;
+        });
     }
 
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        return directory.arbiter.renew(namespace, grants);
+        return arbiter.renew(namespace, grants);
     }
 
     @Override
     protected CompletableFuture<Grant> handOver(Grant from, AcquireRequest request) {
-        return directory.arbiter.handOff(this, from, request);
+        String file = FileNames.lockFile(namespace, from.name());
+        return directory.thread.submit("handOff", (s, after) -> {
+            LockEntry e = arbiter.entry(file);
+            FileGrantState h = e == null ? null : arbiter.find(e, from);
+            // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
+            // would answer "from no longer held", and the engine would report a held lock as lost
+            if (h == null || h.shared()) {
+                if (e != null) {
+                    arbiter.settle(e, s, after);
+                }
+                return null;
+            }
+            // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
+            FileGrantState to = arbiter.newGrant(e, this, request, s);
+            e.handOver(h, to);
+            arbiter.forget(e, List.of(h));
+            directory.files.sync(e, s);
+            arbiter.arm(e);
+            return to.grant;
+        });
     }
 
     /** Who holds the lock: the first hold, this JVM's from memory, another process's from the lock file. */
@@ -72,7 +123,7 @@ public final class FileLockOps extends ArbitratedLockOps {
     public CompletableFuture<LockHolder> holder(String name) {
         String file = FileNames.lockFile(namespace, name);
         return directory.thread.submit("holder", (s, after) -> {
-            directory.arbiter.refresh(file, s, after);
+            arbiter.refresh(file, s, after);
             for (LockInfo info : directory.infos(file, null, s)) {
                 return new LockHolder(info.owner(), info.clientName(), info.heldSince(), info.remainingLease(),
                         info.fencingToken(), OptionalInt.empty());
@@ -85,11 +136,11 @@ public final class FileLockOps extends ArbitratedLockOps {
     public CompletableFuture<Boolean> isLocked(String name) {
         String file = FileNames.lockFile(namespace, name);
         return directory.thread.submit("isLocked", (s, after) -> {
-            LockEntry e = directory.arbiter.refresh(file, s, after);
+            LockEntry e = arbiter.refresh(file, s, after);
             if (e != null && (!e.holds().isEmpty() || e.channel != null)) {
                 return !e.holds().isEmpty();
             }
-            return directory.files.heldElsewhere(file, directory.arbiter.entry(file) != null, s) != null;
+            return directory.files.heldElsewhere(file, arbiter.entry(file) != null, s) != null;
         });
     }
 
@@ -97,7 +148,6 @@ public final class FileLockOps extends ArbitratedLockOps {
     @Override
     public CompletableFuture<Boolean> forceUnlock(String name) {
         String file = FileNames.lockFile(namespace, name);
-        LockArbiter arbiter = directory.arbiter;
         return directory.thread.submit("forceUnlock", (s, after) -> {
             LockEntry e = arbiter.refresh(file, s, after);
             boolean held = e != null && !arbiter.clearGrants(e).isEmpty();

@@ -141,69 +141,6 @@ final class LockArbiter {
         return TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
-    /** Gives up {@code owner}'s entry in the queue of {@code name}; those behind it are told. */
-    CompletableFuture<Void> withdraw(String namespace, String name, String owner) {
-        String file = FileNames.lockFile(namespace, name);
-        return thread.submit("withdraw", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e != null) {
-                Waiting q = e.withdraw(owner);
-                if (q != null) {
-                    if (q.ticket() != 0) {
-                        files.sync(e, s);
-                    }
-                    after.add(() -> changed.accept(file));
-                }
-                removeIfIdle(e);
-            }
-            return null;
-        });
-    }
-
-    CompletableFuture<Boolean> release(String namespace, Grant grant) {
-        String file = FileNames.lockFile(namespace, grant.name());
-        return thread.submit("release", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e == null) {
-                return false;
-            }
-            expireGrants(e);
-            FileGrantState h = e.find(grant.ownerId(), grant.fencingToken());
-            if (h != null) {
-                e.remove(h);
-                forget(e, List.of(h));
-            }
-            settle(e, s, after);
-            return h != null;
-        });
-    }
-
-    CompletableFuture<Grant> handOff(FileLockOps ops, Grant from, AcquireRequest request) {
-        String file = FileNames.lockFile(ops.namespace, from.name());
-        return thread.submit("handOff", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e != null) {
-                expireGrants(e);
-            }
-            FileGrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
-            // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
-            // would answer "from no longer held", and the engine would report a held lock as lost
-            if (h == null || h.shared()) {
-                if (e != null) {
-                    settle(e, s, after);
-                }
-                return null;
-            }
-            // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
-            FileGrantState to = newGrant(e, ops, request, s);
-            e.handOver(h, to);
-            forget(e, List.of(h));
-            files.sync(e, s);
-            arm(e);
-            return to.grant;
-        });
-    }
-
     /**
      * Extends the grants' leases on the caller's thread, without waiting for the directory's thread (which may be
      * inside slow file I/O); the lease ends in the files and other processes' revoke requests are then handled
@@ -274,8 +211,14 @@ final class LockArbiter {
         removeIfIdle(e);
     }
 
+    /** {@code g}'s state in {@code e} once the expired grants ended, or {@code null}. */
+    FileGrantState find(LockEntry e, Grant g) {
+        expireGrants(e);
+        return e.find(g.ownerId(), g.fencingToken());
+    }
+
     /** A new grant of {@code request} with the directory's next token, known to renewals ({@link #live}). */
-    private FileGrantState newGrant(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s)
+    FileGrantState newGrant(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s)
             throws IOException {
         FileGrantState h = new FileGrantState(new Grant(request, s.nextToken(), request.time().nanoTime(), null), ops);
         live.put(grantKey(e.file, h.owner(), h.token()), h);
@@ -286,7 +229,7 @@ final class LockArbiter {
         return file + '\u0000' + owner + '\u0000' + token;
     }
 
-    private void forget(LockEntry e, List<FileGrantState> ended) {
+    void forget(LockEntry e, List<FileGrantState> ended) {
         for (FileGrantState h : ended) {
             live.remove(grantKey(e.file, h.owner(), h.token()), h);
         }
@@ -313,7 +256,7 @@ final class LockArbiter {
     }
 
     /** Arms the entry's lease-end timer (earliest grant). */
-    private void arm(LockEntry e) {
+    void arm(LockEntry e) {
         long earliest = e.earliestLeaseEnd();
         if (earliest == GrantState.ENDED) {
             DirectoryThread.cancel(e.expiry);
