@@ -111,8 +111,9 @@ public final class FileCountOps implements RemoteCountOps {
         this.directory = directory;
         this.namespace = namespace;
         this.kind = kind;
-        this.releases = new RetriedRemoval(directory::later, () -> !directory.isClosed(), RELEASE_RETRY_MILLIS,
-                RELEASE_RETRY_MILLIS, log);
+        // retried on the directory's thread until it stops (the last client closes)
+        this.releases = new RetriedRemoval((task, ms) -> directory.thread.schedule(task, ms, TimeUnit.MILLISECONDS),
+                () -> !directory.thread.executor.isShutdown(), RELEASE_RETRY_MILLIS, RELEASE_RETRY_MILLIS, log);
     }
 
     /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */

@@ -40,10 +40,10 @@ public final class FileLockOps extends ArbitratedLockOps {
         this.clientName = clientName;
     }
 
-    /** One look at the lock file and this JVM's grants and queue ({@link LockArbiter#tryAcquire}). */
+    /** One look at the lock file and this JVM's grants and queue ({@link LockArbiter#attempt}). */
     @Override
     public CompletableFuture<Attempt> tryAcquire(AcquireRequest request, String entry) {
-        return arbiter.tryAcquire(this, request);
+        return directory.thread.submit("acquire", (s, after) -> arbiter.attempt(this, request, s, after));
     }
 
     /** Changes of the lock file: this JVM's releases, lease ends and withdrawals, and the directory watcher's events. */

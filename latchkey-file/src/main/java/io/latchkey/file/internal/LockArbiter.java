@@ -74,19 +74,16 @@ final class LockArbiter {
         return e;
     }
 
-    /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
-    CompletableFuture<Attempt> tryAcquire(FileLockOps ops, AcquireRequest request) {
-        String namespace = ops.namespace;
-        String file = FileNames.lockFile(namespace, request.name());
-        return thread.submit("acquire", (s, after) -> {
-            LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
-                    request.name()));
-            try {
-                return attempt(e, ops, request, s, after);
-            } finally {
-                removeIfIdle(e);
-            }
-        });
+    /** One attempt of {@code request}; the answer's entry is the owner. */
+    Attempt attempt(FileLockOps ops, AcquireRequest request, DirectorySection s, List<Runnable> after)
+            throws IOException {
+        LockEntry e = entries.computeIfAbsent(FileNames.lockFile(ops.namespace, request.name()),
+                k -> new LockEntry(k, dir.resolve(k), ops.namespace, request.name()));
+        try {
+            return attempt(e, ops, request, s, after);
+        } finally {
+            removeIfIdle(e);
+        }
     }
 
     private Attempt attempt(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s,

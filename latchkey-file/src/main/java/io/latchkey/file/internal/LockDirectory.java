@@ -208,16 +208,6 @@ public final class LockDirectory {
         return dir;
     }
 
-    /** Runs {@code task} on the directory's thread after {@code delayMillis} (never if the directory closes first). */
-    void later(Runnable task, long delayMillis) {
-        thread.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-    }
-
-    /** Whether the last client has closed this instance (its thread is stopped or stopping). */
-    boolean isClosed() {
-        return closed.isDone() || thread.executor.isShutdown();
-    }
-
     /**
      * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
      * semaphores, held permits and armed latches, read from their state files.
