@@ -41,12 +41,11 @@ import java.util.concurrent.TimeoutException;
  * per name ever used. The name is hashed, so no name reaches outside the directory, however hostile.
  *
  * <p>A semaphore, permit-expirable semaphore or count-down latch is one state file, {@code lk-<same hash>.semaphore},
- * {@code .permits} or {@code .latch} ({@link #stateFile}): its count, and for permits one lease line per held permit.
- * Every operation is one read-modify-write of it inside the directory section (an exclusive OS lock on
- * {@code latchkey.state}, held for a few system calls, never while anyone waits), on the directory's thread; the
- * file is replaced whole (written beside it, renamed over it). A semaphore's file stays once it was set (its count
- * is state, as on every backend); a latch's file is deleted by the count-down that reaches zero; waiters write
- * nothing. So the directory holds one file per semaphore that was set, one per armed latch, and one per held lock.
+ * {@code .permits} or {@code .latch} ({@link #stateFile}): its count, and for permits one lease line per held permit,
+ * replaced whole (written beside it, renamed over it) by each operation inside the directory section (an exclusive OS
+ * lock on {@code latchkey.state}, held for a few system calls, never while anyone waits). A semaphore's file stays
+ * once set (its count is state, as on every backend); a latch's goes with the count-down that reaches zero; waiters
+ * write nothing.
  *
  * <h2>Crashes, leases, waking</h2>
  * The kernel releases a process's file locks when it dies (SIGKILL included): its locks are free for others at once

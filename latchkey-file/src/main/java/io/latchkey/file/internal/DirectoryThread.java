@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread of a lock directory, {@code latchkey-file-<8 hex of the directory>} (see {@link LockDirectory}):
  * each task runs inside one directory section ({@link DirectorySection}), and the futures it completes run after the
- * section is left. A daemon, stopped by {@link #shutdownNow()} from {@link LockDirectory#detach()}.
+ * section is left. A daemon, stopped (its {@link #executor} shut down) by {@link LockDirectory#detach()}.
  */
 final class DirectoryThread {
     private static final Logger log = LoggerFactory.getLogger(DirectoryThread.class);

@@ -208,10 +208,7 @@ public final class LockDirectory {
         return dir;
     }
 
-    /**
-     * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
-     * semaphores, held permits and armed latches, read from their state files.
-     */
+    /** The rows of {@link io.latchkey.file.FileLockClient#list} for {@code namespace}, unfiltered and unsorted. */
     public CompletableFuture<List<LockInfo>> list(String namespace) {
         return thread.submit("list", (s, after) -> {
             List<LockInfo> result = new ArrayList<>();
@@ -240,7 +237,7 @@ public final class LockDirectory {
                 if (deadline != GrantState.ENDED && (namespace == null || namespace.equals(e.namespace))) {
                     infos.add(info(e.name, h.owner(), h.token(),
                             Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.client.kind().label(),
-                            h.clientName(), Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
+                            h.clientName(), h.sinceMillis()));
                 }
             }
             r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
@@ -254,18 +251,18 @@ public final class LockDirectory {
         for (LockFileRecord.HoldLine h : r.holds) {
             if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis) {
                 infos.add(info(r.name, h.owner(), h.token(), h.leaseEndMillis() - nowMillis, h.kind(),
-                        h.clientName() == null ? LockHolder.UNKNOWN_CLIENT : h.clientName(),
-                        h.clientName() == null ? Optional.empty()
-                                : Optional.of(Instant.ofEpochMilli(h.sinceMillis()))));
+                        h.clientName(), h.sinceMillis()));
             }
         }
         return infos;
     }
 
+    /** One hold's row; a {@code null} client (a lock file without its {@code holder} line) is unknown. */
     private static LockInfo info(String name, String owner, long token, long leftMillis, String kind, String client,
-                                 Optional<Instant> since) {
+                                 long sinceMillis) {
         return new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leftMillis)),
-                OptionalInt.empty(), kind, "").withHolder(client, since);
+                OptionalInt.empty(), kind, "").withHolder(client == null ? LockHolder.UNKNOWN_CLIENT : client,
+                client == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sinceMillis)));
     }
 
     /**
