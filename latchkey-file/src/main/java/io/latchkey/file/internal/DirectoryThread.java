@@ -71,10 +71,7 @@ final class DirectoryThread {
         }
     }
 
-    /**
-     * Runs {@code task} on this thread; the result fails with {@link LockUnavailableException} if it throws or the
-     * directory is closed.
-     */
+    /** Runs {@code task} on this thread; fails with {@link LockUnavailableException} if it throws or it is closed. */
     <T> CompletableFuture<T> submit(String op, Task<T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
         Runnable closed = () -> result.completeExceptionally(new LockUnavailableException(

@@ -126,10 +126,7 @@ public final class FileCountOps implements RemoteCountOps {
         });
     }
 
-    /**
-     * Subscribes to the name's state file; completes after one read of it, from when on every change is reported:
-     * the watcher was watching before.
-     */
+    /** Completes after one read of the state file, from when on every change is reported (the watcher was on). */
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
         return directory.pushes.subscribe(FileNames.countFile(namespace, name, kind), changed)
@@ -280,10 +277,7 @@ public final class FileCountOps implements RemoteCountOps {
         return true;
     }
 
-    /**
-     * Extends every watchdog permit among {@code grants} still held under its id and token to its lease from now:
-     * one task and one section for the batch, one read and at most one write per semaphore.
-     */
+    /** Extends each watchdog permit still held under its id and token: one section, one write per semaphore. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         Map<String, List<Grant>> byName = grants.stream()

@@ -182,9 +182,8 @@ final class LockArbiter {
     }
 
     /**
-     * Brings {@code e} up to date: ends expired grants, matches the OS lock to the grants, rewrites the file if that
-     * changed it or this JVM's wait lines are due for a refresh, arms the lease-end timer; tells the file's subscribers
-     * when the lock was freed or turned shared.
+     * Brings {@code e} up to date: ends expired grants, matches the OS lock to them, rewrites the file if that changed
+     * it or wait lines are due, arms the lease-end timer; tells subscribers when the lock was freed or turned shared.
      */
     void pump(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
         expireGrants(e);
@@ -277,10 +276,7 @@ final class LockArbiter {
         });
     }
 
-    /**
-     * The directory closes: every queue entry goes, every grant of this JVM ends and its OS lock is released (as if the
-     * process had exited). On the directory's thread.
-     */
+    /** The directory closes: this JVM's queue entries go, its grants end and their OS locks are released. */
     void closeAll(DirectorySection s, List<Runnable> after) {
         for (LockEntry e : new ArrayList<>(entries.values())) {
             e.clearQueue();
