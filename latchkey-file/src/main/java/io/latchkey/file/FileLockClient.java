@@ -41,12 +41,11 @@ import java.util.concurrent.TimeoutException;
  * per name ever used. The name is hashed, so no name reaches outside the directory, however hostile.
  *
  * <p>A semaphore, permit-expirable semaphore or count-down latch is one state file, {@code lk-<same hash>.semaphore},
- * {@code .permits} or {@code .latch} ({@link #stateFile}): its count, and for permits one lease line per held permit.
- * Every operation is one read-modify-write of it inside the directory section (an exclusive OS lock on
- * {@code latchkey.state}, held for a few system calls, never while anyone waits), on the directory's thread; the
- * file is replaced whole (written beside it, renamed over it). A semaphore's file stays once it was set (its count
- * is state, as on every backend); a latch's file is deleted by the count-down that reaches zero; waiters write
- * nothing. So the directory holds one file per semaphore that was set, one per armed latch, and one per held lock.
+ * {@code .permits} or {@code .latch} ({@link #stateFile}): its count, and for permits one lease line per held permit,
+ * replaced whole (written beside it, renamed over it) by each operation inside the directory section (an exclusive OS
+ * lock on {@code latchkey.state}, held for a few system calls, never while anyone waits). A semaphore's file stays
+ * once set (its count is state, as on every backend); a latch's goes with the count-down that reaches zero; waiters
+ * write nothing.
  *
  * <h2>Crashes, leases, waking</h2>
  * The kernel releases a process's file locks when it dies (SIGKILL included): its locks are free for others at once
@@ -96,23 +95,10 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
             Capability.INSPECT, Capability.FENCED_STORE));
 
     private final LockDirectory directory;
-    private final Recipes recipes;
 
     private FileLockClient(Path dir, ClientOptions options) {
         super("file", options, TimeSource.SYSTEM);
         this.directory = LockDirectory.attach(dir);
-        String ns = options.namespace();
-        String client = options.clientName();
-        this.recipes = Recipes.builder()
-                .lock(new FileLockOps(directory, ns, Kind.LOCK, this::grantLost, client))
-                .fairLock(new FileLockOps(directory, ns, Kind.FAIR, this::grantLost, client))
-                .readWriteLock(new FileLockOps(directory, ns, Kind.READ, this::grantLost, client),
-                        new FileLockOps(directory, ns, Kind.WRITE, this::grantLost, client))
-                .semaphore(new FileCountOps(directory, ns, CountKind.SEMAPHORE))
-                .permitExpirableSemaphore(new FileCountOps(directory, ns, CountKind.PERMITS))
-                .countDownLatch(new FileCountOps(directory, ns, CountKind.LATCH))
-                .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
-                .build();
     }
 
     /**
@@ -205,14 +191,20 @@ public final class FileLockClient extends AbstractLockClient implements LockInsp
         return directory.path().resolve(FileNames.countFile(options().namespace(), checkName(name), k));
     }
 
-    /**
-     * The remote halves: {@code FileLockOps} for the four locks (one lock file each, {@code lk-<hash>.lock}); the
-     * state files {@code lk-<hash>.semaphore} (available permits), {@code lk-<hash>.permits} (total and one lease
-     * line per held permit) and {@code lk-<hash>.latch} (the count while armed), see {@code FileCountOps}.
-     */
     @Override
     protected Recipes recipes() {
-        return recipes;
+        String ns = options().namespace();
+        String client = options().clientName();
+        return Recipes.builder()
+                .lock(new FileLockOps(directory, ns, Kind.LOCK, this::grantLost, client))
+                .fairLock(new FileLockOps(directory, ns, Kind.FAIR, this::grantLost, client))
+                .readWriteLock(new FileLockOps(directory, ns, Kind.READ, this::grantLost, client),
+                        new FileLockOps(directory, ns, Kind.WRITE, this::grantLost, client))
+                .semaphore(new FileCountOps(directory, ns, CountKind.SEMAPHORE))
+                .permitExpirableSemaphore(new FileCountOps(directory, ns, CountKind.PERMITS))
+                .countDownLatch(new FileCountOps(directory, ns, CountKind.LATCH))
+                .fencedStore(new io.latchkey.file.internal.FileFencedStoreOps(directory, ns))
+                .build();
     }
 
     /**

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The one thread of a lock directory, {@code latchkey-file-<8 hex of the directory>} (see {@link LockDirectory}):
  * each task runs inside one directory section ({@link DirectorySection}), and the futures it completes run after the
- * section is left. A daemon, stopped by {@link #shutdownNow()} from {@link LockDirectory#detach()}.
+ * section is left. A daemon, stopped (its {@link #executor} shut down) by {@link LockDirectory#detach()}.
  */
 final class DirectoryThread {
     private static final Logger log = LoggerFactory.getLogger(DirectoryThread.class);
@@ -30,7 +30,7 @@ final class DirectoryThread {
 
     private final Path dir;
     private final Path stateFile;
-    private final ScheduledThreadPoolExecutor executor;
+    final ScheduledThreadPoolExecutor executor;
     /** The thread, once started (the executor never replaces it: its tasks do not throw). */
     private volatile Thread thread;
     /** Set by the close task; confined to the thread. Later tasks fail instead of running. */
@@ -54,15 +54,6 @@ final class DirectoryThread {
         return Thread.currentThread() == thread;
     }
 
-    /** Whether the thread is stopped or stopping. */
-    boolean isShutdown() {
-        return executor.isShutdown();
-    }
-
-    void shutdownNow() {
-        executor.shutdownNow();
-    }
-
     void awaitTermination(long seconds) {
         try {
             executor.awaitTermination(seconds, TimeUnit.SECONDS);
@@ -80,24 +71,21 @@ final class DirectoryThread {
         }
     }
 
-    /**
-     * Runs {@code task} on this thread; the result fails with {@link LockUnavailableException} if it throws or the
-     * directory is closed.
-     */
+    /** Runs {@code task} on this thread; fails with {@link LockUnavailableException} if it throws or it is closed. */
     <T> CompletableFuture<T> submit(String op, Task<T> task) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        Runnable closed = () -> result.completeExceptionally(new LockUnavailableException(
+                String.format("lock directory %s closed (%s)", dir, op)));
         try {
             executor.execute(() -> {
                 if (stopped) {
-                    result.completeExceptionally(new LockUnavailableException(
-                            String.format("lock directory %s closed (%s)", dir, op)));
-                    return;
+                    closed.run();
+                } else {
+                    runNow(op, task, result);
                 }
-                runNow(op, task, result);
             });
         } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockUnavailableException(
-                    String.format("lock directory %s closed (%s)", dir, op), e));
+            closed.run();
         }
         return result;
     }

@@ -13,11 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The thread that turns changes in the lock directory (a lock file or a counted primitive's state file deleted,
- * created or rewritten by another process) into wake-ups: it blocks in {@link WatchService#take()} and hands each
- * changed file name to {@code onChange}; on an overflow (events lost) it calls {@code onOverflow}. Stopped by {@link #close()}.
- * Where the platform's watch service polls (macOS) or does not see other hosts' changes (network file systems),
- * the lock directory's bounded re-check wakes waiters instead.
+ * The thread that turns changes of lock files and state files in the lock directory into wake-ups: it blocks in
+ * {@link WatchService#take()} and hands each changed file name to {@code onChange}, and an overflow (events lost) to
+ * {@code onOverflow}. Where the watch service polls (macOS) or misses other hosts' changes (network file systems),
+ * the engine's bounded re-check wakes waiters instead.
  */
 final class DirectoryWatcher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(DirectoryWatcher.class);

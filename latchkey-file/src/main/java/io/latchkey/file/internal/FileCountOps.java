@@ -4,7 +4,9 @@ import io.latchkey.core.CountKind;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
-import java.util.ArrayList;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -13,22 +15,27 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The remote half of the file backend's counted primitives, one kind of one namespace on the JVM's
  * {@link LockDirectory}: the state file {@code lk-<hash>.<kind>} ({@link CountRecord}). Every operation is one task
- * on the directory's thread: one directory section, one read of the name's state file, at most one write (see
- * {@link CountFiles}), so concurrent changes from any process are never lost. Wake-ups come from the directory's
- * watcher and this JVM's own changes; a lease end comes with the refused attempt's answer; the engine's re-check
- * every {@value #RECHECK_MILLIS} ms is the fallback.
+ * on the directory's thread in one directory section (the directory's exclusive OS lock, held for a few system calls
+ * and never while anyone waits): one read of the name's state file, at most one write ({@link Loaded}), so concurrent
+ * changes from any thread, client or process are applied one after the other and none is lost.
  *
  * <p>A semaphore's file holds its available permits (unowned: a crashed holder's stay taken; the file stays once
  * set). A permit-expirable semaphore's holds the total and one {@code lease} line per held permit, whose end on the
  * wall clock drops it whenever any process reads the file after that end, so nobody has to be alive to end it; the
  * watchdog extends it ({@link #renew}: the exact permit, id and token, only). A latch's holds the count while armed
- * and is deleted by the count-down that reaches zero. See {@link io.latchkey.file.FileLockClient} for the guarantees.
+ * and is deleted by the count-down that reaches zero.
+ *
+ * <p>Wake-ups, after the section: {@link Loaded#store} tells this JVM's subscribers of a change that may let a waiter
+ * in, the {@link DirectoryWatcher} of any change. Nobody writes the file when a lease runs out (its holder may be
+ * dead): a lease attempt that found no permit answers when the earliest lease ends. The engine's re-check every
+ * {@value #RECHECK_MILLIS} ms covers the rest (lost events, a watch service that polls, a network file system).
  */
 public final class FileCountOps implements RemoteCountOps {
     private static final Logger log = LoggerFactory.getLogger(FileCountOps.class);
@@ -40,7 +47,59 @@ public final class FileCountOps implements RemoteCountOps {
     /** One read-modify-write of a state file. */
     @FunctionalInterface
     interface Change<T> {
-        T apply(CountFiles.Loaded loaded, DirectorySection s) throws java.io.IOException;
+        T apply(Loaded loaded, DirectorySection s) throws IOException;
+    }
+
+    /** One read of a state file inside a section, and what the operation did with it. */
+    final class Loaded {
+        final String name;
+        final Path path;
+        /** When the file was read (epoch ms): leases that ended by then are gone from {@link #record}. */
+        final long nowMillis;
+        /** The state, {@code null} if the file does not exist; set to {@code null} to delete it. */
+        CountRecord record;
+        /** Whether {@link #store} writes (or deletes) the file. */
+        boolean changed;
+        /** Whether {@link #store} tells this JVM's subscribers (the change may let a waiter in). */
+        boolean wake;
+
+        /** Reads the state file of {@code name}, entering the section. */
+        Loaded(DirectorySection s, String name) throws IOException {
+            s.enter();
+            this.name = name;
+            this.path = directory.path().resolve(FileNames.countFile(namespace, name, kind));
+            CountRecord r = CountRecord.read(path);
+            if (r != null && (r.kind != kind || !r.namespace.equals(namespace) || !r.name.equals(name))) {
+                throw new IOException(String.format("state file %s names %s '%s' of namespace '%s', not %s '%s'",
+                        path, r.kind.label(), r.name, r.namespace, kind.label(), name));
+            }
+            nowMillis = System.currentTimeMillis();
+            if (r != null && kind == CountKind.PERMITS) {
+                r.dropExpired(nowMillis);
+            }
+            record = r;
+        }
+
+        /** The record, created with a count of 0 if the file does not exist yet. */
+        CountRecord orCreate() {
+            return record == null ? record = new CountRecord(kind, namespace, name, 0) : record;
+        }
+
+        /** Writes (or deletes) the file if it changed; tells this JVM's subscribers if that may let a waiter in. */
+        void store(DirectorySection s, List<Runnable> after) throws IOException {
+            if (changed) {
+                s.enter();
+                if (record == null) {
+                    Files.deleteIfExists(path);
+                } else {
+                    record.write(path);
+                }
+            }
+            if (wake) {
+                String file = path.getFileName().toString();
+                after.add(() -> directory.pushes.fire(file, null));
+            }
+        }
     }
 
     private final LockDirectory directory;
@@ -52,24 +111,22 @@ public final class FileCountOps implements RemoteCountOps {
         this.directory = directory;
         this.namespace = namespace;
         this.kind = kind;
-        this.releases = new RetriedRemoval(directory::later, () -> !directory.isClosed(), RELEASE_RETRY_MILLIS,
-                RELEASE_RETRY_MILLIS, log);
+        // retried on the directory's thread until it stops (the last client closes)
+        this.releases = new RetriedRemoval((task, ms) -> directory.thread.schedule(task, ms, TimeUnit.MILLISECONDS),
+                () -> !directory.thread.executor.isShutdown(), RELEASE_RETRY_MILLIS, RELEASE_RETRY_MILLIS, log);
     }
 
     /** Loads {@code name}'s state, applies {@code change}, stores what changed: one task, one section. */
     private <T> CompletableFuture<T> change(String op, String name, Change<T> change) {
         return directory.thread.submit(op + " " + kind.label() + " '" + name + "'", (s, after) -> {
-            CountFiles.Loaded loaded = directory.counts.load(s, namespace, name, kind);
+            Loaded loaded = new Loaded(s, name);
             T result = change.apply(loaded, s);
-            directory.counts.store(s, loaded, after);
+            loaded.store(s, after);
             return result;
         });
     }
 
-    /**
-     * Subscribes to the name's state file; completes after one read of it, from when on every change is reported:
-     * the watcher was watching before.
-     */
+    /** Completes after one read of the state file, from when on every change is reported (the watcher was on). */
     @Override
     public CompletableFuture<Subscription> subscribe(String name, Runnable changed) {
         return directory.pushes.subscribe(FileNames.countFile(namespace, name, kind), changed)
@@ -89,8 +146,6 @@ public final class FileCountOps implements RemoteCountOps {
     private static int clamp(long v) {
         return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v));
     }
-
-    // ------------------------------------------------------------------------------------------- both semaphores
 
     @Override
     public CompletableFuture<Integer> availablePermits(String name) {
@@ -126,8 +181,6 @@ public final class FileCountOps implements RemoteCountOps {
         });
     }
 
-    // ------------------------------------------------------------------------------------------------- semaphore
-
     @Override
     public CompletableFuture<Boolean> tryTake(String name, int permits) {
         return change("take permits of", name, (loaded, s) -> {
@@ -157,8 +210,6 @@ public final class FileCountOps implements RemoteCountOps {
             return clamp(taken); // all of them, as on every backend; the answer saturates
         });
     }
-
-    // ---------------------------------------------------------------------------------- permit-expirable semaphore
 
     @Override
     public boolean renewsPermits() {
@@ -211,7 +262,7 @@ public final class FileCountOps implements RemoteCountOps {
     }
 
     /** Replaces the lease line of {@code permitId} with a fixed lease of {@code leaseMillis}, or removes it (-1). */
-    private static boolean setLease(CountFiles.Loaded loaded, String permitId, long leaseMillis) {
+    private static boolean setLease(Loaded loaded, String permitId, long leaseMillis) {
         CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(permitId);
         if (lease == null) {
             return false;
@@ -226,20 +277,15 @@ public final class FileCountOps implements RemoteCountOps {
         return true;
     }
 
-    /**
-     * Extends every watchdog permit among {@code grants} still held under its id and token to its lease from now:
-     * one task and one section for the batch, one read and at most one write per semaphore.
-     */
+    /** Extends each watchdog permit still held under its id and token: one section, one write per semaphore. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        Map<String, List<Grant>> byName = new LinkedHashMap<>();
-        for (Grant g : grants) {
-            byName.computeIfAbsent(g.name(), n -> new ArrayList<>()).add(g);
-        }
+        Map<String, List<Grant>> byName = grants.stream()
+                .collect(Collectors.groupingBy(Grant::name, LinkedHashMap::new, Collectors.toList()));
         return directory.thread.submit("renew permits", (s, after) -> {
             Set<Grant> lost = new HashSet<>();
             for (Map.Entry<String, List<Grant>> e : byName.entrySet()) {
-                CountFiles.Loaded loaded = directory.counts.load(s, namespace, e.getKey(), kind);
+                Loaded loaded = new Loaded(s, e.getKey());
                 long now = System.currentTimeMillis();
                 for (Grant g : e.getValue()) {
                     CountRecord.Lease lease = loaded.record == null ? null : loaded.record.lease(g.ownerId());
@@ -250,13 +296,11 @@ public final class FileCountOps implements RemoteCountOps {
                     loaded.record.extend(lease, now + g.leaseMillis(), true);
                     loaded.changed = true;
                 }
-                directory.counts.store(s, loaded, after);
+                loaded.store(s, after);
             }
             return lost;
         });
     }
-
-    // ----------------------------------------------------------------------------------------------------- latch
 
     @Override
     public CompletableFuture<Boolean> trySetCount(String name, long count) {

@@ -34,9 +34,7 @@ public final class FileFencedStoreOps implements RemoteFencedStoreOps {
     }
 
     private Path keyFile(String lockName, String key) {
-        String lockFile = FileNames.lockFile(namespace, lockName);
-        String base = lockFile.substring(FileNames.PREFIX.length(), lockFile.length() - FileNames.SUFFIX.length());
-        return stores.resolve(base).resolve(FileNames.sha256(key));
+        return stores.resolve(FileNames.hash(namespace, lockName)).resolve(FileNames.sha256(key));
     }
 
     @Override

@@ -12,6 +12,9 @@ import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * Lock name → file name: {@code lk-<SHA-256 of namespace, NUL, name, in lower-case hex>.lock}, and the same hash with
@@ -65,7 +68,8 @@ public final class FileNames {
         return null;
     }
 
-    private static String hash(String namespace, String name) {
+    /** The hash of a lock file's name (and of its store directory): {@code lk-<this>.lock}. */
+    static String hash(String namespace, String name) {
         return sha256(namespace, "\u0000", name);
     }
 
@@ -123,6 +127,13 @@ public final class FileNames {
             Files.move(tmp, path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    /** The names of the files in {@code dir} that {@code wanted} accepts, sorted. */
+    static List<String> list(Path dir, Predicate<String> wanted) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).filter(wanted).sorted().toList();
         }
     }
 

@@ -24,25 +24,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Arbitration between this JVM's clients of one lock directory: one {@link LockEntry} (a {@link
- * io.latchkey.core.NameArbiter}) per name held or waited for in this JVM. An attempt ({@link #tryAcquire}) is granted
- * when the arbiter lets its owner take the name and this JVM holds or gets the file's OS lock ({@link LockFiles});
- * otherwise the owner keeps (or takes) its entry and is told when to look again. Every change in this JVM that can
- * let a waiter in (a release, a lease end, a forced unlock, a withdrawn entry) tells the file's subscribers
- * ({@code changed}); the directory watcher tells them of other processes' changes.
- *
- * <p>Each entry has a timer at its earliest lease end, on the directory's thread: a hold whose lease ran out (a fixed
- * lease, or a watchdog lease nobody renews, as after its client closed) must free the OS lock for other processes,
- * which cannot end it and are not woken by anything else. Confined to the directory's thread, except
- * {@link #renew}, which extends leases on the caller's thread.
+ * Arbitration between this JVM's clients of one lock directory: one {@link LockEntry} per name held or waited for in
+ * this JVM. An attempt is granted when the entry lets its owner take the name and this JVM holds or gets the file's
+ * OS lock ({@link LockFiles}). Every change in this JVM that can let a waiter in tells the file's subscribers
+ * ({@code changed}); the directory watcher tells them of other processes' changes. Each entry has a timer at its
+ * earliest lease end: a hold whose lease ran out (a fixed lease, or a watchdog lease nobody renews, as after its
+ * client closed) must free the OS lock for other processes, which cannot end it and are not woken by anything else.
+ * Confined to the directory's thread, except {@link #renew}, which extends leases on the caller's thread.
  */
 final class LockArbiter {
     private static final Logger log = LoggerFactory.getLogger(LockArbiter.class);
 
-    /**
-     * The re-check of an owner blocked by another process (whose SIGKILL changes no file): the engine's back-off from
-     * 20 ms, growing with the time it has waited, up to {@value #MAX_RECHECK_MILLIS} ms.
-     */
+    /** The engine's back-off for an owner blocked by another process (whose SIGKILL changes no file). */
     static final long MIN_RECHECK_MILLIS = 20;
     static final long MAX_RECHECK_MILLIS = 200;
     /** How often the wait lines of this JVM's fair waiters are rewritten (another process ignores stale ones). */
@@ -72,31 +65,25 @@ final class LockArbiter {
         return entries.get(file);
     }
 
-    /** The entry of {@code file} brought up to date ({@link #pump}) and forgotten if idle, or {@code null}. */
+    /** The entry of {@code file} brought up to date ({@link #settle}), or {@code null}. */
     LockEntry refresh(String file, DirectorySection s, List<Runnable> after) throws IOException {
         LockEntry e = entries.get(file);
         if (e != null) {
-            pump(e, s, after);
-            removeIfIdle(e);
+            settle(e, s, after);
         }
         return e;
     }
 
-    // ----------------------------------------------------------------------------------------------- operations
-
-    /** One attempt of {@code request} (see the class comment); the answer's entry is the owner. */
-    CompletableFuture<Attempt> tryAcquire(FileLockOps ops, AcquireRequest request) {
-        String namespace = ops.namespace;
-        String file = FileNames.lockFile(namespace, request.name());
-        return thread.submit("acquire", (s, after) -> {
-            LockEntry e = entries.computeIfAbsent(file, k -> new LockEntry(k, dir.resolve(k), namespace,
-                    request.name()));
-            try {
-                return attempt(e, ops, request, s, after);
-            } finally {
-                removeIfIdle(e);
-            }
-        });
+    /** One attempt of {@code request}; the answer's entry is the owner. */
+    Attempt attempt(FileLockOps ops, AcquireRequest request, DirectorySection s, List<Runnable> after)
+            throws IOException {
+        LockEntry e = entries.computeIfAbsent(FileNames.lockFile(ops.namespace, request.name()),
+                k -> new LockEntry(k, dir.resolve(k), ops.namespace, request.name()));
+        try {
+            return attempt(e, ops, request, s, after);
+        } finally {
+            removeIfIdle(e);
+        }
     }
 
     private Attempt attempt(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s,
@@ -112,17 +99,14 @@ final class LockArbiter {
                         || !files.lock(e, kind.shared(), s);
             }
             if (!remote) {
-                long requestedAt = request.time().nanoTime();
-                Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-                FileGrantState h = new FileGrantState(g, ops);
+                FileGrantState h = newGrant(e, ops, request, s);
                 boolean othersQueue = e.grant(h);
-                live.put(grantKey(e.file, h.owner(), h.token()), h);
                 files.sync(e, s);
                 arm(e);
                 if (othersQueue) {
                     after.add(() -> changed.accept(e.file)); // readers behind may come in as well
                 }
-                return Attempt.granted(g);
+                return Attempt.granted(h.grant);
             }
         }
         if (q == null) {
@@ -137,12 +121,7 @@ final class LockArbiter {
         return remote ? queued.withBackoff(TimeUnit.MILLISECONDS.toNanos(MIN_RECHECK_MILLIS)) : queued;
     }
 
-    /**
-     * When a queued owner looks again without a push: blocked by another process, at most
-     * {@value #MAX_RECHECK_MILLIS} ms (the engine backs off up to it: a SIGKILLed holder changes no file); blocked in
-     * this JVM, the earliest lease end here (releases here push), at most {@value #LOCAL_RECHECK_MILLIS} ms; with
-     * wait lines, at most {@value #TICKET_REFRESH_MILLIS} ms so that each attempt keeps them live.
-     */
+    /** When a queued owner looks again without a push (see the constants); wait lines are kept live this way. */
     private static long recheckNanos(LockEntry e, boolean remote) {
         long now = System.nanoTime();
         long millis;
@@ -157,77 +136,6 @@ final class LockArbiter {
             millis = Math.min(millis, TICKET_REFRESH_MILLIS);
         }
         return TimeUnit.MILLISECONDS.toNanos(millis);
-    }
-
-    /** Gives up {@code owner}'s entry in the queue of {@code name}; those behind it are told. */
-    CompletableFuture<Void> withdraw(String namespace, String name, String owner) {
-        String file = FileNames.lockFile(namespace, name);
-        return thread.submit("withdraw", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e != null) {
-                Waiting q = e.withdraw(owner);
-                if (q != null) {
-                    if (q.ticket() != 0) {
-                        files.sync(e, s);
-                    }
-                    after.add(() -> changed.accept(file));
-                }
-                removeIfIdle(e);
-            }
-            return null;
-        });
-    }
-
-    CompletableFuture<Boolean> release(String namespace, Grant grant) {
-        String file = FileNames.lockFile(namespace, grant.name());
-        return thread.submit("release", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e == null) {
-                return false;
-            }
-            expireGrants(e);
-            FileGrantState h = e.find(grant.ownerId(), grant.fencingToken());
-            if (h == null) {
-                pump(e, s, after);
-                removeIfIdle(e);
-                return false;
-            }
-            e.remove(h);
-            forget(e, List.of(h));
-            pump(e, s, after);
-            removeIfIdle(e);
-            return true;
-        });
-    }
-
-    CompletableFuture<Grant> handOff(FileLockOps ops, Grant from, AcquireRequest request) {
-        String file = FileNames.lockFile(ops.namespace, from.name());
-        return thread.submit("handOff", (s, after) -> {
-            LockEntry e = entries.get(file);
-            if (e != null) {
-                expireGrants(e);
-            }
-            FileGrantState h = e == null ? null : e.find(from.ownerId(), from.fencingToken());
-            // a receiver that gave up meanwhile still gets it: the engine gives that grant back. Refusing here
-            // would answer "from no longer held", and the engine would report a held lock as lost
-            if (h == null || h.shared()) {
-                if (e != null) {
-                    pump(e, s, after);
-                    removeIfIdle(e);
-                }
-                return null;
-            }
-            // The OS lock stays: the lock is never free in between. A receiver's own queue entry is served.
-            long requestedAt = request.time().nanoTime();
-            Grant g = new Grant(request, s.nextToken(), requestedAt, null);
-            FileGrantState to = new FileGrantState(g, ops);
-            e.handOver(h, to);
-            live.remove(grantKey(file, h.owner(), h.token()), h);
-            live.put(grantKey(file, to.owner(), to.token()), to);
-            files.sync(e, s);
-            arm(e);
-            return g;
-        });
     }
 
     /**
@@ -273,12 +181,9 @@ final class LockArbiter {
         return CompletableFuture.completedFuture(lost);
     }
 
-    // ------------------------------------------------------------------------------------------ the arbitration
-
     /**
-     * Brings {@code e} up to date: ends expired grants, matches the OS lock to the grants, rewrites the file if that
-     * changed it or this JVM's wait lines are due for a refresh, arms the lease-end timer; tells the file's subscribers
-     * when the lock was freed or turned shared.
+     * Brings {@code e} up to date: ends expired grants, matches the OS lock to them, rewrites the file if that changed
+     * it or wait lines are due, arms the lease-end timer; tells subscribers when the lock was freed or turned shared.
      */
     void pump(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
         expireGrants(e);
@@ -296,11 +201,31 @@ final class LockArbiter {
         arm(e);
     }
 
+    /** {@link #pump}, then forgets {@code e} if idle. */
+    void settle(LockEntry e, DirectorySection s, List<Runnable> after) throws IOException {
+        pump(e, s, after);
+        removeIfIdle(e);
+    }
+
+    /** {@code g}'s state in {@code e} once the expired grants ended, or {@code null}. */
+    FileGrantState find(LockEntry e, Grant g) {
+        expireGrants(e);
+        return e.find(g.ownerId(), g.fencingToken());
+    }
+
+    /** A new grant of {@code request} with the directory's next token, known to renewals ({@link #live}). */
+    FileGrantState newGrant(LockEntry e, FileLockOps ops, AcquireRequest request, DirectorySection s)
+            throws IOException {
+        FileGrantState h = new FileGrantState(new Grant(request, s.nextToken(), request.time().nanoTime(), null), ops);
+        live.put(grantKey(e.file, h.owner(), h.token()), h);
+        return h;
+    }
+
     private static String grantKey(String file, String owner, long token) {
         return file + '\u0000' + owner + '\u0000' + token;
     }
 
-    private void forget(LockEntry e, List<FileGrantState> ended) {
+    void forget(LockEntry e, List<FileGrantState> ended) {
         for (FileGrantState h : ended) {
             live.remove(grantKey(e.file, h.owner(), h.token()), h);
         }
@@ -326,10 +251,8 @@ final class LockArbiter {
         }
     }
 
-    // ------------------------------------------------------------------------------------------- timers, events
-
     /** Arms the entry's lease-end timer (earliest grant). */
-    private void arm(LockEntry e) {
+    void arm(LockEntry e) {
         long earliest = e.earliestLeaseEnd();
         if (earliest == GrantState.ENDED) {
             DirectoryThread.cancel(e.expiry);
@@ -347,17 +270,13 @@ final class LockArbiter {
             LockEntry e = entries.get(file);
             if (e != null) {
                 e.expiry = null;
-                pump(e, s, after);
-                removeIfIdle(e);
+                settle(e, s, after);
             }
             return null;
         });
     }
 
-    /**
-     * The directory closes: every queue entry goes, every grant of this JVM ends and its OS lock is released (as if the
-     * process had exited). On the directory's thread.
-     */
+    /** The directory closes: this JVM's queue entries go, its grants end and their OS locks are released. */
     void closeAll(DirectorySection s, List<Runnable> after) {
         for (LockEntry e : new ArrayList<>(entries.values())) {
             e.clearQueue();

@@ -1,14 +1,24 @@
 package io.latchkey.file.internal;
 
+import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.CountKind;
+import io.latchkey.core.NameArbiter.GrantState;
 import io.latchkey.core.PushRegistry;
+import io.latchkey.file.internal.LockEntry.FileGrantState;
 import io.latchkey.spi.LockInfo;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -17,30 +27,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One lock directory as this JVM sees it: the "server" of the file backend. Every client of this JVM on the same
- * directory shares one instance ({@link #attach}), because OS file locks belong to the process: two channels of one
- * JVM on one file would throw {@link java.nio.channels.OverlappingFileLockException}, and closing either would drop
- * the other's lock (POSIX). So this JVM opens each lock file at most once, arbitrates between its own clients in
- * memory ({@link LockArbiter}, with {@code mem://}'s {@link io.latchkey.core.NameArbiter}), and holds one OS lock per
- * file while any of its clients holds the name. Its parts: {@link DirectoryThread} (the one thread every task runs
- * on), {@link LockFiles} (lock files and OS locks), {@link FileInspector} (is-locked, holders, listing,
- * force-unlock), {@link CountFiles} (the counted primitives' state files) and {@link DirectoryWatcher} (change events
- * into the subscriptions of {@link #pushes()}).
+ * One lock directory as this JVM sees it, shared by every client of this JVM on it ({@link #attach}): OS file locks
+ * belong to the process, so two channels of one JVM on one file would throw
+ * {@link java.nio.channels.OverlappingFileLockException}, and closing either would drop the other's lock (POSIX).
+ * So this JVM opens each lock file at most once, arbitrates between its own clients in memory ({@link LockArbiter})
+ * and holds one OS lock per file while any of them holds the name. A process that is alive but frozen (SIGSTOP, a
+ * debugger) keeps its OS locks: nobody else can break them.
  *
  * <h2>Threads</h2>
- * All state is confined to one thread, {@code latchkey-file-<8 hex of the directory>}, which runs every operation,
- * timer and file access; not the client's {@link io.latchkey.core.MaintenanceScheduler}, because its tasks block
- * (the directory section is a blocking {@code FileChannel.lock()} across processes) and because the directory is
- * shared by clients that each have their own. The exception is renewal: it extends a grant's lease end
- * (compare-and-set, see {@link io.latchkey.core.NameArbiter.GrantState}) on the engine's watchdog thread, so that a
- * renewal never waits behind slow file I/O. A second thread, {@code latchkey-file-watch-<…>}, blocks in
- * {@link java.nio.file.WatchService#take()}: nothing else reports another process's changes. Both are daemons,
+ * Every operation, timer and file access runs on one thread, {@code latchkey-file-<8 hex of the directory>}
+ * ({@link DirectoryThread}), not on the client's {@link io.latchkey.core.MaintenanceScheduler}: its tasks block (the
+ * directory section is a blocking {@code FileChannel.lock()} across processes) and the directory is shared by
+ * clients that each have their own. Renewal is the exception: it extends a grant's lease end by compare-and-set
+ * ({@link io.latchkey.core.NameArbiter.GrantState}) on the engine's watchdog thread, never behind slow file I/O.
+ * {@code latchkey-file-watch-<…>} ({@link DirectoryWatcher}) reports other processes' changes. Both are daemons,
  * started by the first {@link #attach} and stopped by the last {@link #detach()}.
- *
- * <h2>Waiting and leases</h2>
- * The engine waits; see {@link LockArbiter} for the wake-ups and re-checks, and {@link io.latchkey.file.FileLockClient}
- * for the crash behaviour. This JVM ends its own holds when their lease runs out, releasing the OS lock for others. A
- * process that is alive but frozen (SIGSTOP, a debugger) keeps its OS locks: nobody else can break them.
  */
 public final class LockDirectory {
     private static final Logger log = LoggerFactory.getLogger(LockDirectory.class);
@@ -54,13 +55,10 @@ public final class LockDirectory {
     /** The one thread every task runs on. */
     final DirectoryThread thread;
     private final DirectoryWatcher watcher;
-    private final LockFiles files;
+    /** The lock files and their OS locks. */
+    final LockFiles files;
     /** This JVM's arbitration of the directory's locks (acquire, release, hand-off, renewal). */
     final LockArbiter arbiter;
-    /** Is-locked, holders and force-unlock of the directory's locks. */
-    final FileInspector inspection;
-    /** The counted primitives' state files. */
-    final CountFiles counts;
     /** The subscribers of the lock files and state files, by file name. */
     final PushRegistry<Void> pushes = new PushRegistry<>();
     // guarded by REGISTRY_LOCK
@@ -71,32 +69,23 @@ public final class LockDirectory {
 
     private LockDirectory(Path dir) throws IOException {
         this.dir = dir;
-        String label = FileNames.lockFile("", dir.toString()).substring(FileNames.PREFIX.length(),
-                FileNames.PREFIX.length() + 8);
+        String label = FileNames.hash("", dir.toString()).substring(0, 8);
+        // first: if watching fails, nothing else has started (the directory's thread starts with its first task)
+        this.watcher = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
+                pushes::fireAll);
         this.process = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.thread = new DirectoryThread(dir, label);
         this.files = new LockFiles(dir, process);
-        this.counts = new CountFiles(dir, pushes);
         this.arbiter = new LockArbiter(dir, thread, files, file -> pushes.fire(file, null));
-        this.inspection = new FileInspector(thread, arbiter, files, counts, process);
-        DirectoryWatcher w;
-        try {
-            w = new DirectoryWatcher(dir, "latchkey-file-watch-" + label, file -> pushes.fire(file, null),
-                    pushes::fireAll);
-        } catch (IOException | RuntimeException e) {
-            thread.shutdownNow();
-            throw e;
-        }
-        this.watcher = w;
         // Lock files left by processes that crashed while holding are deleted (if nobody holds or queues), and
         // temporary files of state files that a crashed process wrote but never renamed.
         thread.submit("sweep", (s, after) -> {
-            for (String file : files.list()) {
+            for (String file : FileNames.list(dir, FileNames::isLockFile)) {
                 if (arbiter.entry(file) == null) {
                     files.heldElsewhere(file, false, s);
                 }
             }
-            counts.sweepTemporaries(s);
+            sweepTemporaries(s);
             return null;
         });
     }
@@ -208,7 +197,7 @@ public final class LockDirectory {
                 log.warn("closing lock directory {} failed", dir, e);
             }
         }
-        thread.shutdownNow();
+        thread.executor.shutdownNow();
         watcher.close();
         if (!onThread) {
             thread.awaitTermination(5);
@@ -219,24 +208,121 @@ public final class LockDirectory {
         return dir;
     }
 
-    /** Runs {@code task} on the directory's thread after {@code delayMillis} (never if the directory closes first). */
-    void later(Runnable task, long delayMillis) {
-        thread.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+    /** The rows of {@link io.latchkey.file.FileLockClient#list} for {@code namespace}, unfiltered and unsorted. */
+    public CompletableFuture<List<LockInfo>> list(String namespace) {
+        return thread.submit("list", (s, after) -> {
+            List<LockInfo> result = new ArrayList<>();
+            for (String file : FileNames.list(dir, FileNames::isLockFile)) {
+                arbiter.refresh(file, s, after);
+                result.addAll(infos(file, namespace, s));
+            }
+            result.addAll(countInfos(s, namespace));
+            return result;
+        });
     }
-
-    /** Whether the last client has closed this instance (its thread is stopped or stopping). */
-    boolean isClosed() {
-        return closed.isDone() || thread.isShutdown();
-    }
-
-    // ----------------------------------------------------------------------------------------------- operations
 
     /**
-     * The holds of {@code namespace}, from every process, read from the lock files (this JVM's from memory), and its
-     * semaphores, held permits and armed latches, read from their state files.
+     * What is held in {@code file} of {@code namespace} (any, if {@code null}): this JVM's grants from memory, other
+     * processes' live hold lines from the file when its OS lock is taken.
      */
-    public CompletableFuture<List<LockInfo>> list(String namespace) {
-        return inspection.list(namespace);
+    List<LockInfo> infos(String file, String namespace, DirectorySection s) throws IOException {
+        List<LockInfo> infos = new ArrayList<>();
+        long nowMillis = System.currentTimeMillis();
+        LockEntry e = arbiter.entry(file);
+        LockFileRecord r;
+        if (e != null && e.channel != null) {
+            long now = System.nanoTime();
+            for (FileGrantState h : e.holds()) {
+                long deadline = h.leaseEnd();
+                if (deadline != GrantState.ENDED && (namespace == null || namespace.equals(e.namespace))) {
+                    infos.add(info(e.name, h.owner(), h.token(),
+                            Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - now)), h.client.kind().label(),
+                            h.clientName(), h.sinceMillis()));
+                }
+            }
+            r = e.osLock != null && e.osLock.isShared() ? LockFileRecord.read(e.channel) : null;
+        } else {
+            r = files.heldElsewhere(file, arbiter.entry(file) != null, s);
+        }
+        if (r == null || r.name == null
+                || namespace != null && !namespace.equals(r.namespace == null ? "" : r.namespace)) {
+            return infos;
+        }
+        for (LockFileRecord.HoldLine h : r.holds) {
+            if (!h.process().equals(process) && h.leaseEndMillis() > nowMillis) {
+                infos.add(info(r.name, h.owner(), h.token(), h.leaseEndMillis() - nowMillis, h.kind(),
+                        h.clientName(), h.sinceMillis()));
+            }
+        }
+        return infos;
+    }
+
+    /** One hold's row; a {@code null} client (a lock file without its {@code holder} line) is unknown. */
+    private static LockInfo info(String name, String owner, long token, long leftMillis, String kind, String client,
+                                 long sinceMillis) {
+        return new LockInfo(name, owner, 1, OptionalLong.of(token), Optional.of(Duration.ofMillis(leftMillis)),
+                OptionalInt.empty(), kind, "").withHolder(client == null ? LockHolder.UNKNOWN_CLIENT : client,
+                client == null ? Optional.empty() : Optional.of(Instant.ofEpochMilli(sinceMillis)));
+    }
+
+    /**
+     * Deletes temporary files ({@code <state file>.tmp}) left by a process killed between writing one and renaming it
+     * over its state file; inside the section, where nobody else is between the two steps.
+     */
+    private void sweepTemporaries(DirectorySection s) throws IOException {
+        s.enter();
+        for (String tmp : FileNames.list(dir, f -> f.endsWith(".tmp")
+                && FileNames.countKind(f.substring(0, f.length() - ".tmp".length())) != null)) {
+            Files.deleteIfExists(dir.resolve(tmp));
+        }
+    }
+
+    /**
+     * One {@code inspect} row per held permit ({@code "permit"}: owner the permit id, with token and lease left) and
+     * one per semaphore, permit-expirable semaphore without held permits, and armed latch (owner
+     * {@link LockInfo#NO_OWNER}, the count in the detail), of {@code namespace}; read from the state files, inside
+     * the section. A damaged file is skipped (and logged).
+     */
+    private List<LockInfo> countInfos(DirectorySection s, String namespace) throws IOException {
+        s.enter();
+        long now = System.currentTimeMillis();
+        List<LockInfo> infos = new ArrayList<>();
+        for (String file : FileNames.list(dir, f -> FileNames.countKind(f) != null)) {
+            Path p = dir.resolve(file);
+            CountRecord r;
+            try {
+                r = CountRecord.read(p);
+            } catch (IOException damaged) {
+                log.debug("inspect skips {}", p, damaged);
+                continue;
+            }
+            if (r == null || !r.namespace.equals(namespace)) {
+                continue;
+            }
+            switch (r.kind) {
+                case SEMAPHORE -> infos.add(unowned(r.name, "semaphore", r.count + " permits available"));
+                case LATCH -> infos.add(unowned(r.name, "latch", "count " + r.count));
+                case PERMITS -> {
+                    r.dropExpired(now);
+                    String detail = String.format("%d of %d permits available", r.available(), r.count);
+                    for (CountRecord.Lease l : r.leases) {
+                        infos.add(new LockInfo(r.name, l.permitId(), 1, OptionalLong.of(l.token()),
+                                Optional.of(Duration.ofMillis(l.endMillis() - now)), OptionalInt.empty(), "permit",
+                                detail));
+                    }
+                    if (r.leases.isEmpty()) {
+                        infos.add(unowned(r.name, "permit-semaphore", detail));
+                    }
+                }
+                default -> throw new IllegalStateException("kind " + r.kind);
+            }
+        }
+        return infos;
+    }
+
+    private static LockInfo unowned(String name, String kind, String detail) {
+        return new LockInfo(name, LockInfo.NO_OWNER, 1, OptionalLong.empty(), Optional.empty(), OptionalInt.empty(),
+                kind, detail);
     }
 
     @Override

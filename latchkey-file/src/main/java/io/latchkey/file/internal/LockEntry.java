@@ -55,26 +55,20 @@ final class LockEntry extends NameArbiter<LockEntry.FileGrantState> {
         final Grant grant;
         /** The hold's client's ops: its kind, and how to tell it that the directory ended the hold (a revoke). */
         final FileLockOps client;
-        /** The lease end on the wall clock, for the lock file (other processes' inspect). */
-        volatile long leaseEndMillis;
 
-        /** A hold from now (epoch ms on this host's clock, which every process here shares). */
+        /** A hold from now. */
         FileGrantState(Grant grant, FileLockOps client) {
             super(grant.ownerId(), grant.fencingToken(), client.kind().shared(),
                     System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(grant.leaseMillis()), client.clientName,
                     System.currentTimeMillis());
             this.grant = grant;
             this.client = client;
-            leaseEndMillis = System.currentTimeMillis() + grant.leaseMillis();
         }
 
-        @Override
-        public boolean renew(long now, long leaseNanos) {
-            if (!super.renew(now, leaseNanos)) {
-                return false;
-            }
-            leaseEndMillis = System.currentTimeMillis() + TimeUnit.NANOSECONDS.toMillis(leaseNanos);
-            return true;
+        /** The lease end on the wall clock (epoch ms, shared by every process of the host), for the lock file. */
+        long leaseEndMillis(long nowMillis) {
+            long end = leaseEnd();
+            return end == ENDED ? nowMillis : nowMillis + TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
         }
     }
 }

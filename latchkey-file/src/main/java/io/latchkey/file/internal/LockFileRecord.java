@@ -19,8 +19,8 @@ import java.util.List;
  * revoke &lt;process&gt;                                                   force-unlock request to a holder process
  * </pre>
  * Names and namespaces contain no control characters, so a line break cannot be smuggled in; an owner is the last
- * field and may contain spaces, as may a client name. A reader that does not know {@code holder} lines skips them. The record is informational except for {@code wait} lines (the fair queue across
- * processes) and {@code revoke}: exclusion itself is the OS lock on the file. Mutable; confined to one thread.
+ * field and may contain spaces, as may a client name. A reader that does not know {@code holder} lines skips them.
+ * Only {@code wait} (the fair queue across processes) and {@code revoke} lines act: exclusion is the OS lock.
  */
 final class LockFileRecord {
 

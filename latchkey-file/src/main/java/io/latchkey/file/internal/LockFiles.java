@@ -6,14 +6,11 @@ import io.latchkey.file.internal.LockEntry.FileGrantState;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -164,8 +161,8 @@ final class LockFiles {
                 r.holds.removeIf(line -> !line.kind().equals(Kind.READ.label())); // only readers can be alive
             }
             for (FileGrantState h : e.holds()) {
-                r.holds.add(new LockFileRecord.HoldLine(process, h.client.kind().label(), h.token(), h.leaseEndMillis,
-                        h.owner(), h.clientName(), h.sinceMillis()));
+                r.holds.add(new LockFileRecord.HoldLine(process, h.client.kind().label(), h.token(),
+                        h.leaseEndMillis(nowMillis), h.owner(), h.clientName(), h.sinceMillis()));
             }
             for (java.util.Map.Entry<String, NameArbiter.Waiting> q : e.queue().entrySet()) {
                 if (q.getValue().ticket() != 0) {
@@ -254,21 +251,6 @@ final class LockFiles {
             return false;
         }
         return LockFileRecord.read(e.channel).revokes.contains(process);
-    }
-
-    /** The lock files of the directory, sorted by name. */
-    List<String> list() throws IOException {
-        List<String> files = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            for (Path p : stream) {
-                String f = p.getFileName().toString();
-                if (FileNames.isLockFile(f)) {
-                    files.add(f);
-                }
-            }
-        }
-        files.sort(null);
-        return files;
     }
 
     /** The record of {@code e}'s file: through the held channel, else read from the path; null if it is gone. */
