@@ -23,11 +23,16 @@ import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkUri;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -101,14 +106,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl, scheduler());
-        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost,
-                options.clientName());
-        this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
-                this::lost, options.clientName());
-        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost,
-                options.clientName());
-        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost,
-                options.clientName());
+        this.lockOps = lockOps(this::fullLockPath, Kind.EXCLUSIVE, false);
+        this.fairLockOps = lockOps(this::fullLockPath, Kind.EXCLUSIVE, true);
+        this.readOps = lockOps(this::fullReadWritePath, Kind.READ, false);
+        this.writeOps = lockOps(this::fullReadWritePath, Kind.WRITE, false);
         this.inspector = new ZkInspector(session, full(base + "/locks"), held);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
@@ -118,6 +119,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.permitOps = new ZkPermitExpirableSemaphoreOps(session, watches,
                 n -> full(base + "/permits/" + ZNodeNames.escape(n)));
         this.latchOps = new ZkCountDownLatchOps(session, watches, n -> full(base + "/latches/" + ZNodeNames.escape(n)));
+    }
+
+    private ZkLockOps lockOps(Function<String, String> pathOf, Kind kind, boolean fair) {
+        return new ZkLockOps(session, pathOf, kind, fair, held, this::lost, options().clientName());
     }
 
     /**
@@ -331,18 +336,17 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     @Override
     protected void closeBackend() {
         if (!owns) {
-            List<java.util.concurrent.CompletableFuture<Boolean>> deletes = new java.util.ArrayList<>();
+            List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
             for (Grant g : held.all()) {
                 deletes.add(lockOps.deleteHeld(g));
             }
             deletes.add(permitOps.deleteHeld().thenApply(v -> true));
             try {
-                java.util.concurrent.CompletableFuture.allOf(
-                        deletes.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
                         .get(options().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 // best effort: they go with the application's session at the latest
             }
         }

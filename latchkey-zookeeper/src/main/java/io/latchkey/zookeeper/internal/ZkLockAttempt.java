@@ -276,7 +276,8 @@ final class ZkLockAttempt {
             create();
             return;
         }
-        String blocker = mustOutlast(sorted, index);
+        String blocker = mustOutlast(ops.kind, sorted, index,
+                node -> ops.ownedBy(lockPath, node, request.ownerId()));
         if (blocker == null) {
             grant(Math.max(ours.czxid(), parent.getPzxid()), sorted.size() == 1);
         } else {
@@ -345,11 +346,6 @@ final class ZkLockAttempt {
         }
     }
 
-    /** The node we wait for, or {@code null} if we hold. */
-    private String mustOutlast(List<String> sorted, int index) {
-        return mustOutlast(ops.kind, sorted, index, node -> ops.ownedBy(lockPath, node, request.ownerId()));
-    }
-
     /**
      * The node the one at {@code index} of the {@code sorted} queue must outlast, or {@code null} if it holds: its
      * predecessor for a writer, the nearest writer ahead for a reader, skipping its owner's own writes
@@ -380,7 +376,7 @@ final class ZkLockAttempt {
             ops.deleteNode(lockPath + "/" + ours.node(), ours.sessionId());
         } else if (strayPossible) {
             // the handle's session now: a create that ran got its session before it ran (0: it never ran)
-            ops.dropStray(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix),
+            ops.deletes.dropStrays(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix),
                     createHandle.getSessionId());
         }
         result.completeExceptionally(e);

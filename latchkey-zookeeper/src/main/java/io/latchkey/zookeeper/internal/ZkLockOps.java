@@ -60,7 +60,7 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     final ZkSession session;
-    private final NodeDeletes deletes;
+    final NodeDeletes deletes;
     final Function<String, String> pathOf;
     final Kind kind;
     private final boolean fair;
@@ -129,8 +129,7 @@ public final class ZkLockOps implements RemoteLockOps {
 
     /** Called by an attempt once it holds: remember the node (the engine ends a fixed lease: {@link #leaseEnded}). */
     void granted(Grant grant) {
-        ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        held.put(hold.path(), grant);
+        held.put(grant.backendState(ZkGrantState.class).path(), grant);
     }
 
     /** A grant nobody received (its attempt had already failed): forget it and delete its node. */
@@ -138,11 +137,6 @@ public final class ZkLockOps implements RemoteLockOps {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         held.remove(hold.path(), grant);
         deleteNode(hold.path(), hold.sessionId());
-    }
-
-    /** After a create whose answer was lost: deletes its node once the queue can be listed ({@link NodeDeletes}). */
-    void dropStray(String lockPath, String prefix, long sessionId) {
-        deletes.dropStrays(lockPath, prefix, sessionId);
     }
 
     /**
@@ -165,8 +159,7 @@ public final class ZkLockOps implements RemoteLockOps {
         // Only a delete that has to wait for the connection gets a timer (none on the hot path): the caller hears
         // of the outage within the operation timeout while the retries go on in the background.
         Runnable onRetry = () -> session.bounded(answer, "delete " + hold.path());
-        CompletableFuture<Boolean> deleted = deleteNode(hold.path(), hold.sessionId(), onRetry);
-        deleted.whenComplete((ok, e) -> {
+        deletes.delete(hold.path(), hold.sessionId(), onRetry).whenComplete((ok, e) -> {
             if (e == null) {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
                 boolean wasOurs = held.remove(hold.path(), grant);
@@ -310,17 +303,9 @@ public final class ZkLockOps implements RemoteLockOps {
         return result;
     }
 
-    /**
-     * Deletes a node, retrying across connection losses until the server confirms it is gone or the session that
-     * owned it has ended ({@link NodeDeletes}).
-     */
+    /** Deletes a node, retried until the server answers ({@link NodeDeletes}). */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
         return deletes.delete(path, sessionId, null);
-    }
-
-    /** {@link #deleteNode(String, long)}, running {@code onFirstRetry} (if any) once the first attempt failed. */
-    CompletableFuture<Boolean> deleteNode(String path, long sessionId, Runnable onFirstRetry) {
-        return deletes.delete(path, sessionId, onFirstRetry);
     }
 
     private void sessionLost(long sessionId) {

@@ -115,11 +115,10 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
 
     private CompletableFuture<Taken> createAndCheck(String path, String protectedId, int count, byte[] data,
                                                     String operation) {
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+        CompletableFuture<Taken> result = new CompletableFuture<>();
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk == null) {
+            return result;
         }
         String prefix = LockNodes.protectedName(protectedId, PERMIT);
         CompletableFuture<Taken> created = create(zk, path, prefix, count, data);
@@ -128,13 +127,12 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
             return p == null ? 0 : (int) Math.min(Integer.MAX_VALUE, p);
         });
         CompletableFuture<List<String>> children = calls.children(zk, path);
-        CompletableFuture<Taken> result = new CompletableFuture<>();
         created.whenComplete((taken, e) -> {
             if (e != null) {
                 if (ZkAsync.isTransient(e)) {
                     // the handle's session now, not when the create was sent: a handle made after an expiry gets
                     // its session only when it connects, and a create queued on it runs under that one
-                    dropStrays(path, prefix, zk.getSessionId());
+                    deletes.dropStrays(path, prefix, zk.getSessionId());
                 }
                 result.completeExceptionally(session.unavailable(operation, e));
             } else if (taken == null) {
@@ -220,11 +218,6 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         for (int i = 0; i < taken.names().size(); i++) {
             deletes.delete(taken.node(i), taken.sessionId(), null).exceptionally(e -> false);
         }
-    }
-
-    /** After a create whose answer was lost: deletes its nodes once they can be listed ({@link NodeDeletes}). */
-    private void dropStrays(String path, String prefix, long sessionId) {
-        deletes.dropStrays(path, prefix, sessionId);
     }
 
     /**

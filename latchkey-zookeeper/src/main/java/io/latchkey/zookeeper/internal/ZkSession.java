@@ -89,7 +89,7 @@ public final class ZkSession implements AutoCloseable {
                     // reported LOST (it can reconnect with a new session after a long partition).
                     fireLost(before);
                 }
-                reconnectListeners.forEach(ZkSession::runQuietly);
+                reconnectListeners.forEach(l -> quietly(l, "reconnect"));
             }
             case SUSPENDED, LOST -> {
                 suspended = true;
@@ -110,20 +110,14 @@ public final class ZkSession implements AutoCloseable {
     }
 
     private void fireLost(long sessionId) {
-        for (LongConsumer l : lostListeners) {
-            try {
-                l.accept(sessionId);
-            } catch (RuntimeException e) {
-                log.warn("session-lost listener failed", e);
-            }
-        }
+        lostListeners.forEach(l -> quietly(() -> l.accept(sessionId), "session-lost"));
     }
 
-    private static void runQuietly(Runnable r) {
+    private static void quietly(Runnable listener, String kind) {
         try {
-            r.run();
+            listener.run();
         } catch (RuntimeException e) {
-            log.warn("reconnect listener failed", e);
+            log.warn("{} listener failed", kind, e);
         }
     }
 
