@@ -2,22 +2,16 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.Grant;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
-import io.latchkey.zookeeper.internal.HeldNodes;
-import io.latchkey.zookeeper.internal.LockNodes;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkAsync;
-import io.latchkey.zookeeper.internal.ZkGrantState;
 import io.latchkey.zookeeper.internal.ZkHolders;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkLockOps;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,7 +19,7 @@ import java.util.concurrent.CompletionException;
 /**
  * Lists the held (plain and fair) locks of one client's namespace for {@code latchkey inspect}, in three pipelined
  * rounds: the lock paths under {@code …/locks}, the children of each matching path, the data of each queue's first
- * child. Read-write locks ({@code …/rwlocks}) are not listed.
+ * child ({@link ZkLockOps#holderAt}). Read-write locks ({@code …/rwlocks}) are not listed.
  *
  * <p>Fields, as ZooKeeper knows them: the holder is the child with the lowest sequence; {@code owner} is the owner
  * id a Latchkey client writes into its node ({@code <clientId>:<thread or lease id>}), or {@code session 0x…} (the
@@ -44,13 +38,16 @@ final class ZkInspector {
 
     private final ZkSession session;
     private final String locksRoot;
-    private final HeldNodes held;
+    private final ZkLockOps lockOps;
 
-    /** @param locksRoot the full path (Curator namespace applied) of the parent of every lock path */
-    ZkInspector(ZkSession session, String locksRoot, HeldNodes held) {
+    /**
+     * @param locksRoot the full path (Curator namespace applied) of the parent of every lock path
+     * @param lockOps the plain lock's ops, which read a queue's holder
+     */
+    ZkInspector(ZkSession session, String locksRoot, ZkLockOps lockOps) {
         this.session = session;
         this.locksRoot = locksRoot;
-        this.held = held;
+        this.lockOps = lockOps;
     }
 
     List<LockInfo> list(String pattern) {
@@ -62,43 +59,19 @@ final class ZkInspector {
             }
         }
         names.sort(null);
-        List<CompletableFuture<List<String>>> queues = new ArrayList<>(names.size());
+        List<CompletableFuture<ZkLockOps.Holder>> holders = new ArrayList<>(names.size());
         for (String name : names) {
-            queues.add(ZkAsync.listed(session, lockPath(name)));
+            holders.add(lockOps.holderAt(lockPath(name)));
         }
-        List<String> heldNames = new ArrayList<>();
-        List<String> holders = new ArrayList<>();
-        List<Integer> waiters = new ArrayList<>();
-        List<CompletableFuture<ZkAsync.Node>> nodes = new ArrayList<>();
+        List<LockInfo> result = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            List<String> queue = new ArrayList<>();
-            for (String child : await(queues.get(i), "list " + lockPath(names.get(i)))) {
-                if (LockNodes.sequenceNumber(child) >= 0) {
-                    queue.add(child);
-                }
+            ZkLockOps.Holder held = await(holders.get(i), "read the holder of " + lockPath(names.get(i)));
+            if (held == null) {
+                continue; // not held, or released since the listing
             }
-            if (queue.isEmpty()) {
-                continue;
-            }
-            String holder = LockNodes.sorted(queue).get(0);
-            heldNames.add(names.get(i));
-            holders.add(lockPath(names.get(i)) + "/" + holder);
-            waiters.add(queue.size() - 1);
-            nodes.add(ZkAsync.readOrNull(session, holders.get(holders.size() - 1)));
-        }
-        Map<String, Grant> ours = new HashMap<>();
-        for (Grant g : held.all()) {
-            ours.put(g.backendState(ZkGrantState.class).path(), g);
-        }
-        List<LockInfo> result = new ArrayList<>(heldNames.size());
-        for (int i = 0; i < heldNames.size(); i++) {
-            ZkAsync.Node node = await(nodes.get(i), "read " + holders.get(i));
-            if (node == null) {
-                continue; // released since the listing
-            }
-            LockHolder h = ZkHolders.holder(node.data(), node.stat(), ours.get(holders.get(i)), waiters.get(i));
-            long sessionMs = ZkHolders.field(ZkHolders.lines(node.data()), ZkLockOps.SESSION_TIMEOUT);
-            result.add(new LockInfo(heldNames.get(i), h.owner(), 1, h.fencingToken(),
+            LockHolder h = held.holder();
+            long sessionMs = ZkHolders.field(ZkHolders.lines(held.node().data()), ZkLockOps.SESSION_TIMEOUT);
+            result.add(new LockInfo(names.get(i), h.owner(), 1, h.fencingToken(),
                     sessionMs > 0 ? Optional.of(Duration.ofMillis(sessionMs)) : Optional.empty(), h.waiters(),
                     LockInfo.LOCK, sessionMs > 0 ? "lease: session timeout" : "", h.clientName(), h.heldSince()));
         }

@@ -110,7 +110,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.fairLockOps = lockOps(this::fullLockPath, Kind.EXCLUSIVE, true);
         this.readOps = lockOps(this::fullReadWritePath, Kind.READ, false);
         this.writeOps = lockOps(this::fullReadWritePath, Kind.WRITE, false);
-        this.inspector = new ZkInspector(session, full(base + "/locks"), held);
+        this.inspector = new ZkInspector(session, full(base + "/locks"), lockOps);
         this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
         ZkWatches watches = new ZkWatches(session);

@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
@@ -237,19 +238,26 @@ public final class ZkLockOps implements RemoteLockOps {
      * holder's session keeps the node); the waiters are the other nodes of the queue.
      */
     @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        String lockPath = pathOf.apply(name);
+    public CompletableFuture<LockHolder> holder(String name) {
+        return holderAt(pathOf.apply(name)).thenApply(h -> h == null ? null : h.holder());
+    }
+
+    /** A holder's node and what it tells ({@link #holderAt}). */
+    public record Holder(ZkAsync.Node node, LockHolder holder) {
+    }
+
+    /** The holder of the queue at the full path {@code lockPath} ({@link #holder}), or {@code null}. */
+    public CompletableFuture<Holder> holderAt(String lockPath) {
         return ZkAsync.listed(session, lockPath).thenCompose(children -> {
-            List<String> holders = holders(children);
+            List<String> queue = children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).toList();
+            List<String> holders = holders(queue);
             if (holders.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
             String path = lockPath + "/" + holders.get(0);
-            Grant mine = held.get(path);
-            int waiters = Math.max(0, (int) children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).count()
-                    - holders.size());
             return ZkAsync.readOrNull(session, path).thenApply(node -> node == null ? null // released since listed
-                    : ZkHolders.holder(node.data(), node.stat(), mine, waiters));
+                    : new Holder(node, ZkHolders.holder(node.data(), node.stat(), held.get(path),
+                            queue.size() - holders.size())));
         });
     }
 
