@@ -18,26 +18,21 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The remote half of the ZooKeeper lock family: an ephemeral sequential child per waiting or holding owner under the
- * lock's path, the first in sequence order holds. It answers single attempts ({@link ZkLockAttempt}): the first
- * attempt of a waiter creates its node and answers granted, or queued with the node as its entry; later attempts
- * list the queue again; {@link #withdraw} deletes the node. The engine does all the waiting, woken by a watch on the
- * one node each waiter must outlast ({@link LockWakeUps}): its deletion (a release, a lease that ran out, an expired
- * session, a forced unlock, a withdrawn waiter) or its hand-off wakes only the client whose waiter is next, never a
- * herd.
+ * lock's path, the first in sequence order holds. A waiter's first attempt ({@link ZkLockAttempt}) creates its node
+ * and answers granted, or queued with the node as its entry; later attempts list the queue again; {@link #withdraw}
+ * deletes the node. The engine waits, woken by a watch on the one node each waiter must outlast
+ * ({@link LockWakeUps}): its deletion or hand-off wakes only the client whose waiter is next, never a herd.
  *
- * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children): one queue, so both
- * exclude each other; the plain lock may hand a held node to another owner of this client, the
- * {@linkplain #fair() fair} one never does, and each of its waiting owners has a node of its own from the moment it
- * starts waiting. {@link Kind#WRITE} and
- * {@link Kind#READ} share one path per name and one {@link HeldNodes} table, like Curator's read-write lock
- * ({@code __WRIT__} / {@code __READ__} children): a reader passes writers that belong to its own owner, which is
- * what makes a write → read downgrade possible.
+ * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children, one queue); only the plain
+ * one hands a held node to another owner of this client, and each waiting owner of the {@linkplain #fair() fair}
+ * one has its own node. {@link Kind#WRITE} and {@link Kind#READ} share one path and one {@link HeldNodes} table,
+ * like Curator's read-write lock ({@code __WRIT__} / {@code __READ__}): a reader passes its own owner's writers,
+ * which makes a write → read downgrade possible.
  *
  * <h2>Round trips</h2>
- * An uncontended acquire sends the create and the getChildren back to back; ZooKeeper serves one session's
- * requests in order, so the listing already contains our node and the pair costs one round trip. Release is one
- * delete. Curator's mutex spends three (create, then getChildren, then delete). A lone re-acquire right after our
- * own release skips the listing altogether ({@link SoloHistory}): two requests per cycle instead of three.
+ * An acquire sends the create and the getChildren back to back: ZooKeeper serves one session's requests in order,
+ * so the listing already has our node and the pair costs one round trip; release is one delete (Curator's mutex:
+ * three). A lone re-acquire right after our own release skips the listing ({@link SoloHistory}).
  *
  * <h2>Tokens</h2>
  * The fencing token of a grant is the larger of our node's czxid and the lock path's pzxid in the listing that
@@ -73,12 +68,9 @@ public final class ZkLockOps implements RemoteLockOps {
     final SoloHistory solo = new SoloHistory();
 
     /**
-     * @param pathOf maps a lock name to its znode path
-     * @param fair a fair lock ({@link RemoteLockOps#fair()}: no local hand-off, every waiting owner its own node);
-     *        only with {@link Kind#EXCLUSIVE}
-     * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
+     * @param fair a fair lock ({@link RemoteLockOps#fair()}), only with {@link Kind#EXCLUSIVE}
+     * @param held the table of our held nodes, shared by every lock of the client
      * @param lostSink told about every grant whose node vanished with an expired session
-     * @param clientName the client's name, recorded in each lock node's data
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                      HeldNodes held, Consumer<Grant> lostSink, String clientName) {
@@ -115,9 +107,8 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes the waiter's node, retried until the server answers ({@link NodeDeletes}). Without an entry there is
-     * nothing to do: an attempt that fails deletes what it created itself, including a node whose create answer
-     * was lost (found by its protection id once the queue can be listed), so no failed waiter keeps a node.
+     * Deletes the waiter's node ({@link NodeDeletes}). Without an entry there is nothing to do: a failed attempt
+     * deletes what it created itself, even a node whose create answer was lost, so no failed waiter keeps a node.
      */
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
@@ -141,9 +132,8 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the engine finds the
-     * fixed lease over (a crashed holder's node goes with its session instead). Only this grant's node, and only
-     * while this client still counts it as held: the delete is retried until the server answers ({@link NodeDeletes}).
+     * ZooKeeper has no per-node expiry: the holder's client deletes its node at the fixed lease's end (a crashed
+     * holder's node goes with its session), only while it still counts the grant as held ({@link NodeDeletes}).
      */
     @Override
     public void leaseEnded(Grant grant) {
@@ -233,9 +223,8 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * Who holds it: the listing, then the holder node's data and stat (two requests: ZooKeeper cannot read a child it
-     * has not named). Held since the node's last write (its creation, or the hand-off that rewrote it); no lease (the
-     * holder's session keeps the node); the waiters are the other nodes of the queue.
+     * The listing, then the holder node's data and stat (ZooKeeper cannot read a child it has not named). Held since
+     * the node's last write; no lease (the session keeps the node); the waiters are the queue's other nodes.
      */
     @Override
     public CompletableFuture<LockHolder> holder(String name) {
@@ -332,11 +321,9 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * A lock node's data, for {@code latchkey inspect}: the owner id, the session timeout this client negotiated
-     * (how long the node outlives a crashed holder) and, once a queued grant knows it, the holder's fencing token
-     * (which another client cannot derive from the node's stat), and the holding client's name. Lines
-     * {@code <owner>}, {@code session-timeout-ms=<n>}, {@code client=<name>}, {@code token=<n>}; readers take the
-     * first line as the owner and look the others up by prefix (a client name has no line breaks).
+     * A lock node's data, for {@code latchkey inspect}: lines {@code <owner>}, {@code session-timeout-ms=<n>} (how
+     * long the node outlives a crashed holder), {@code client=<name>} and, once a queued grant knows it, {@code
+     * token=<n>} (other clients cannot derive it from the stat). Readers look lines after the owner up by prefix.
      */
     static byte[] nodeData(String ownerId, String clientName, int sessionTimeoutMs, long token) {
         StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs)
@@ -347,10 +334,6 @@ public final class ZkLockOps implements RemoteLockOps {
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Prefix of the session timeout line in a lock node's data. */
-    public static final String SESSION_TIMEOUT = "session-timeout-ms=";
-    /** Prefix of the client name line in a lock node's data. */
-    public static final String CLIENT = "client=";
-    /** Prefix of the fencing token line in a lock node's data. */
-    public static final String TOKEN = "token=";
+    /** Prefixes of the lines of a lock node's data. */
+    public static final String SESSION_TIMEOUT = "session-timeout-ms=", CLIENT = "client=", TOKEN = "token=";
 }

@@ -11,16 +11,11 @@ import java.util.function.Function;
 
 /**
  * The remote half of the ZooKeeper semaphore, on the {@link ZkPermitNodeOps} layout
- * ({@code /latchkey[/<ns>]/semaphores/<escaped name>}, data = permits, one ephemeral child per permit taken).
- *
- * <h2>Ownership</h2>
- * Unlike the other backends' semaphores, a permit taken here is a node of this client's session: a crashed
- * client's permits return when its session expires. So {@link #give} first deletes nodes this client took for the
- * name (the most recent first; this client's table of them is shared by every view of the name and by all its
- * threads), and only for permits beyond those adds permits to the node's count, as
- * {@link java.util.concurrent.Semaphore#release(int)} would. A delete that does not reach the server is retried
- * until it does ({@link NodeDeletes}); the caller still hears of the failure within the operation timeout.
- * {@link #drainPermits} takes the free permits as nodes of its own, like any acquire.
+ * ({@code /latchkey[/<ns>]/semaphores/<escaped name>}). Unlike other backends, a permit taken here is a node of this
+ * client's session (a crashed client's permits return when its session expires), so {@link #give} first deletes
+ * nodes this client took for the name (the most recent first), and adds to the count only for permits beyond those,
+ * as {@link java.util.concurrent.Semaphore#release(int)} would. Deletes are retried until they reach the server
+ * ({@link NodeDeletes}); the caller hears of a failure within the operation timeout.
  */
 public final class ZkSemaphoreOps extends ZkPermitNodeOps {
 
@@ -51,10 +46,7 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
                 });
     }
 
-    /**
-     * Deletes up to {@code permits} of this client's nodes of the semaphore and adds permits for the rest (see the
-     * class comment); the additions are sent once the deletes are confirmed.
-     */
+    /** Deletes up to {@code permits} of our nodes, then adds permits for the rest (see the class comment). */
     @Override
     public CompletableFuture<Void> give(String name, int permits) {
         String path = pathOf.apply(name);
