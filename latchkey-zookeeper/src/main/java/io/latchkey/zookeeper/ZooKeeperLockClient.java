@@ -283,13 +283,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * The remote halves: {@code ZkLockOps} for the four locks; the node {@code /latchkey[/<ns>]/semaphores/<escaped
-     * name>} holds a semaphore's permits, each permit taken is an ephemeral child of the taker's session, and a
-     * release deletes this client's own nodes first ({@code ZkSemaphoreOps}); the node
-     * {@code /latchkey[/<ns>]/permits/<escaped name>} holds a permit-expirable semaphore's permits and each held permit
-     * is an ephemeral child named after its id; this client ends fixed leases, the session keeps watchdog permits
-     * ({@code ZkPermitExpirableSemaphoreOps}); the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds a latch's
-     * count while it is armed and is deleted by the count-down that reaches zero ({@code ZkCountDownLatchOps}).
+     * The remote halves, each laid out under {@code /latchkey[/<ns>]} as its class tells: {@code ZkLockOps} for the
+     * four locks, {@code ZkSemaphoreOps}, {@code ZkPermitExpirableSemaphoreOps}, {@code ZkCountDownLatchOps} and
+     * {@code ZkFencedStoreOps}.
      */
     @Override
     protected Recipes recipes() {

@@ -10,15 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes of our own nodes that must reach the server, through the engine's {@link RetriedRemoval}: a lock's or a
- * semaphore's ephemeral node lives as long as its session, which this client keeps alive for its other nodes, so a
- * delete lost to a connection loss (a leader election, a server restart) would otherwise keep the lock taken or the
- * permit used for the client's lifetime.
- *
- * <p>This class is the ZooKeeper half: one delete try and what its answer means. A connection loss (or no connection
- * at all) is tried again every {@value #RETRY_MILLIS} ms on the session's scheduler, each retry once the session is
- * connected again, until the server confirms the node gone (deleted now, or already) or the session that owned it has
- * ended (then ZooKeeper removed it). Closing the session ends the retries (its end removes the nodes).
+ * Deletes of our own nodes that must reach the server, through the engine's {@link RetriedRemoval}: an ephemeral
+ * node lives as long as its session, which this client keeps alive, so a lost delete would keep the lock taken or
+ * the permit used for the client's lifetime. A connection loss is tried again every {@value #RETRY_MILLIS} ms once
+ * connected, until the server confirms the node gone or the session that owned it has ended (and took it).
  */
 final class NodeDeletes {
     private static final Logger log = LoggerFactory.getLogger(NodeDeletes.class);
@@ -84,9 +79,8 @@ final class NodeDeletes {
     }
 
     /**
-     * After a create whose answer was lost: once connected, lists the children of {@code parent} and deletes the
-     * nodes named with {@code prefix}, if the session that may have created them still lives (otherwise they went
-     * with it). Tried again every second until a listing succeeds; ends when the client closes.
+     * After a create whose answer was lost: once connected, deletes the children of {@code parent} named with
+     * {@code prefix} if the session that may have created them still lives; tried every second until listed.
      */
     void dropStrays(String parent, String prefix, long sessionId) {
         try {

@@ -12,10 +12,9 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Single calls on the raw asynchronous ZooKeeper API as futures, for the counted primitives: nothing here blocks the
- * caller, and futures complete on ZooKeeper's event thread. A call answers with the codes its callers interpret
- * (a missing node, a version conflict) and fails with {@link Transient} on a connection loss, a timeout or an
- * expired session, and with {@link io.latchkey.LockUnavailableException} on anything else (a missing permission).
+ * Single calls on the raw asynchronous ZooKeeper API as futures, completed on ZooKeeper's event thread: answering the
+ * codes their callers interpret (a missing node, a version conflict), failing with {@link Transient} on a connection
+ * loss, a timeout or an expired session, with {@link io.latchkey.LockUnavailableException} otherwise.
  * {@link #retrying} sends a call again after a transient failure, once connected, until the operation timeout.
  */
 public final class ZkAsync {
@@ -51,10 +50,7 @@ public final class ZkAsync {
         return e instanceof Transient;
     }
 
-    /**
-     * The children of {@code path}, none if it does not exist, within the operation timeout; any other answer fails
-     * with {@link io.latchkey.LockUnavailableException}.
-     */
+    /** The children of {@code path} (none if it does not exist) within the operation timeout. */
     public static CompletableFuture<List<String>> listed(ZkSession session, String path) {
         return untransient(session, path, "list", zk -> new ZkAsync(session).children(zk, path));
     }
@@ -118,10 +114,7 @@ public final class ZkAsync {
         return f;
     }
 
-    /**
-     * A create with this client's ACL (open for a container, an ancestor others share): {@code OK},
-     * {@code NODEEXISTS} or {@code NONODE} (the parent is missing).
-     */
+    /** A create, with this client's ACL (open for a shared container): {@code OK}, {@code NODEEXISTS}, {@code NONODE}. */
     CompletableFuture<Code> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
         CompletableFuture<Code> f = new CompletableFuture<>();
         zk.create(path, data, mode == CreateMode.CONTAINER ? org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE
@@ -138,10 +131,7 @@ public final class ZkAsync {
         return f;
     }
 
-    /**
-     * Creates the missing ancestors of {@code path} as container nodes with open ACLs (shared ancestors stay open so
-     * that other identities can have their own primitives beside ours; the server reaps them once empty).
-     */
+    /** Creates the missing ancestors of {@code path} as open containers (others' primitives live beside ours). */
     CompletableFuture<Void> createParents(ZooKeeper zk, String path) {
         String parent = path.substring(0, path.lastIndexOf('/'));
         if (parent.isEmpty()) {
@@ -153,9 +143,8 @@ public final class ZkAsync {
     }
 
     /**
-     * Runs {@code call} on the current handle; after a {@link Transient} failure, again once the connection is back
-     * (at most every 20 ms), until the operation timeout has passed since the first send. Only for calls that are
-     * safe to repeat (reads, version-checked writes).
+     * Runs {@code call}; after a {@link Transient} failure again once connected (at most every 20 ms), until the
+     * operation timeout. Only for calls safe to repeat (reads, version-checked writes).
      */
     <T> CompletableFuture<T> retrying(String operation, Function<ZooKeeper, CompletableFuture<T>> call) {
         CompletableFuture<T> result = new CompletableFuture<>();

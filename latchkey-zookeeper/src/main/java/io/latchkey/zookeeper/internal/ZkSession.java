@@ -20,13 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client's view of its Curator connection: the current ZooKeeper handle for pipelined raw calls, the
- * connection state (connected, suspended, lost), the client's scheduler (its one timer thread, lent by the engine:
- * nothing here blocks on it), and the error it reports when the ensemble does not answer.
- *
- * <p>Raw asynchronous calls on the handle are used rather than Curator's builders because ZooKeeper answers one
- * session's requests in the order they were sent: a create and a getChildren sent back to back cost one round
- * trip, and nothing (retries, protection lookups) is sent that we did not ask for.
+ * One client's view of its Curator connection: the current handle for pipelined raw calls (rather than Curator's
+ * builders: ZooKeeper answers one session's requests in order, so calls sent back to back cost one round trip, and
+ * nothing is sent that we did not ask for), the connection state, the client's scheduler (lent by the engine,
+ * never blocked) and the error it reports when the ensemble does not answer.
  */
 public final class ZkSession implements AutoCloseable {
 
