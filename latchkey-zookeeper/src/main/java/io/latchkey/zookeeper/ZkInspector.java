@@ -17,22 +17,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Lists the held (plain and fair) locks of one client's namespace for {@code latchkey inspect}, in three pipelined
- * rounds: the lock paths under {@code …/locks}, the children of each matching path, the data of each queue's first
- * child ({@link ZkLockOps#holderAt}). Read-write locks ({@code …/rwlocks}) are not listed.
+ * Lists the held plain and fair locks (not read-write locks) of one client's namespace for {@code latchkey inspect},
+ * in three pipelined rounds: the lock paths under {@code …/locks}, the children of each matching path, the data of
+ * each queue's first child ({@link ZkLockOps#holderAt}).
  *
- * <p>Fields, as ZooKeeper knows them: the holder is the child with the lowest sequence; {@code owner} is the owner
- * id a Latchkey client writes into its node ({@code <clientId>:<thread or lease id>}), or {@code session 0x…} (the
- * ephemeral owner) for a node without data; a Curator {@code InterProcessMutex} node shows whatever data Curator
- * wrote (by default the client's IP address). {@code holdCount} is 1: reentrant holds are counted by the holder's
- * client, not on the server. {@code waiters} is the number of other children, every one of them queued.
- * {@code remainingLease} is the holder's session timeout, which a Latchkey client writes into its node: the session,
- * not a lease, keeps the node, and a crashed holder's node goes at most that long after its last heartbeat (a fixed
- * lease is enforced by the holder's client and not shown). {@code fencingToken} is the holder's token (see
- * {@link ZooKeeperLockClient}): for a node this client holds, its grant's token; for a queued grant, the token its
- * holder wrote into the node right after the grant; for a node rewritten by a hand-off, the write's mzxid; otherwise
- * the node's czxid, which is the token of a lock taken without waiting (and, for the few milliseconds until a
- * queued grant's write lands, a lower bound of its token).
+ * <p>The holder is the child with the lowest sequence; {@code owner} is the owner id written in its node, or
+ * {@code session 0x…} for a node without one (a Curator node shows Curator's data, by default the client's IP).
+ * {@code holdCount} is 1 (reentrant holds are counted by the holder's client); {@code waiters} the other children.
+ * {@code remainingLease} is the holder's session timeout written in its node: a crashed holder's node goes at most
+ * that long after its last heartbeat (a fixed lease is the holder client's and not shown). {@code fencingToken} is
+ * this client's grant's token, else the token written into the node after a queued grant, else a hand-off's mzxid,
+ * else the czxid (the token of a lock taken without waiting; until a queued grant's write lands, a lower bound).
  */
 final class ZkInspector {
 

@@ -106,12 +106,12 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl, scheduler());
-        this.lockOps = lockOps(this::fullLockPath, Kind.EXCLUSIVE, false);
-        this.fairLockOps = lockOps(this::fullLockPath, Kind.EXCLUSIVE, true);
-        this.readOps = lockOps(this::fullReadWritePath, Kind.READ, false);
-        this.writeOps = lockOps(this::fullReadWritePath, Kind.WRITE, false);
+        this.lockOps = lockOps(n -> full(lockPath(n)), Kind.EXCLUSIVE, false);
+        this.fairLockOps = lockOps(n -> full(lockPath(n)), Kind.EXCLUSIVE, true);
+        this.readOps = lockOps(n -> full(readWriteLockPath(n)), Kind.READ, false);
+        this.writeOps = lockOps(n -> full(readWriteLockPath(n)), Kind.WRITE, false);
         this.inspector = new ZkInspector(session, full(base + "/locks"), lockOps);
-        this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
+        this.fencedStoreOps = new ZkFencedStoreOps(session, held, n -> full(lockPath(n)),
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
         ZkWatches watches = new ZkWatches(session);
         this.semaphoreOps = new ZkSemaphoreOps(session, watches,
@@ -258,14 +258,6 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
 
     private String full(String relative) {
         return session.path(relative);
-    }
-
-    private String fullLockPath(String name) {
-        return full(lockPath(name));
-    }
-
-    private String fullReadWritePath(String name) {
-        return full(readWriteLockPath(name));
     }
 
     private void lost(Grant grant) {

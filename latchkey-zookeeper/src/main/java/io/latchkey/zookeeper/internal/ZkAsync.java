@@ -114,7 +114,7 @@ public final class ZkAsync {
         return f;
     }
 
-    /** A create, with this client's ACL (open for a shared container): {@code OK}, {@code NODEEXISTS}, {@code NONODE}. */
+    /** A create (with an open ACL for a shared container): {@code OK}, {@code NODEEXISTS} or {@code NONODE}. */
     CompletableFuture<Code> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
         CompletableFuture<Code> f = new CompletableFuture<>();
         zk.create(path, data, mode == CreateMode.CONTAINER ? org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE

@@ -276,28 +276,15 @@ public final class ZkLockOps implements RemoteLockOps {
     /** Who holds the lock of this kind, judged from the children alone. */
     private List<String> holders(List<String> children) {
         List<String> sorted = LockNodes.sorted(children);
-        List<String> result = new ArrayList<>();
-        if (sorted.isEmpty()) {
-            return result;
+        if (kind != Kind.READ) { // the first node, if it is of this kind
+            return sorted.isEmpty() || (kind == Kind.WRITE && !LockNodes.isWriter(sorted.get(0))) ? List.of()
+                    : sorted.subList(0, 1);
         }
-        switch (kind) {
-            case EXCLUSIVE -> result.add(sorted.get(0));
-            case WRITE -> {
-                if (LockNodes.isWriter(sorted.get(0))) {
-                    result.add(sorted.get(0));
-                }
-            }
-            case READ -> {
-                for (String c : sorted) {
-                    if (LockNodes.isWriter(c)) {
-                        break;
-                    }
-                    result.add(c);
-                }
-            }
-            default -> throw new IllegalStateException(kind.name());
+        int readers = 0; // the readers ahead of the first writer
+        while (readers < sorted.size() && !LockNodes.isWriter(sorted.get(readers))) {
+            readers++;
         }
-        return result;
+        return sorted.subList(0, readers);
     }
 
     /** Deletes a node, retried until the server answers ({@link NodeDeletes}). */
