@@ -3,7 +3,6 @@ package io.latchkey.zookeeper.internal;
 import io.latchkey.core.FencedWrite;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteFencedStoreOps;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -81,7 +80,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         return async.retrying(operation, zk -> async.read(zk, hold.path())).thenCompose(lockNode -> {
             if (lockNode == null || lockNode.stat().getEphemeralOwner() != hold.sessionId()
-                    || !grant.ownerId().equals(firstLine(lockNode.data()))) {
+                    || !grant.ownerId().equals(ZkHolders.lines(lockNode.data())[0])) {
                 return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
             }
             int holdVersion = lockNode.stat().getVersion();
@@ -144,14 +143,5 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
             }
         }, null);
         return f;
-    }
-
-    private static String firstLine(byte[] data) {
-        if (data == null) {
-            return "";
-        }
-        String s = new String(data, StandardCharsets.UTF_8);
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

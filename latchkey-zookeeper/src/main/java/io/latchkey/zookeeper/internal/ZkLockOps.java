@@ -147,8 +147,8 @@ public final class ZkLockOps implements RemoteLockOps {
     public CompletableFuture<Boolean> release(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
-        // Only a delete that has to wait for the connection gets a timer (none on the hot path): the caller hears
-        // of the outage within the operation timeout while the retries go on in the background.
+        // Only a delete that is retried gets a timer (none on the hot path): the caller hears of the outage within
+        // the operation timeout while the retries go on.
         Runnable onRetry = () -> session.bounded(answer, "delete " + hold.path());
         deletes.delete(hold.path(), hold.sessionId(), onRetry).whenComplete((ok, e) -> {
             if (e == null) {
@@ -162,8 +162,6 @@ public final class ZkLockOps implements RemoteLockOps {
                 answer.completeExceptionally(e);
             }
         });
-        // Not bounded here: the engine bounds every remote call it waits for by the operation timeout, and a
-        // timer per release would cost a scheduler wake-up on the hot path.
         return answer;
     }
 
