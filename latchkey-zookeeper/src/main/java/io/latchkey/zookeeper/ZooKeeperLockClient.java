@@ -198,9 +198,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private static final int REFUSED_CHECK_AFTER_MILLIS = 250;
 
     /**
-     * Closes a framework that never connected without making the caller wait: ZooKeeper's close sends a
-     * close-session request and waits for it, which against a server that accepts and never answers takes a whole
-     * session timeout (30 s by default), long after {@code connect} promised to give up.
+     * Closes a framework that never connected without making the caller wait: the close waits for a close-session
+     * answer, a whole session timeout against a server that accepts and never answers.
      */
     private static void closeAbandoned(CuratorFramework curator) {
         Thread closer = new Thread(curator::close, "latchkey-zookeeper-abandon");
@@ -266,10 +265,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 + grant.backendState(io.latchkey.zookeeper.internal.ZkGrantState.class).path() + " is gone");
     }
 
-    /**
-     * A held lock is in doubt while the connection is suspended (its session may still be alive or may have
-     * expired): leases report {@code isValid() == false} until the connection comes back.
-     */
+    /** In doubt while the connection is suspended (the session may have expired): leases are not valid then. */
     @Override
     protected boolean isGrantCertain(Grant grant) {
         return !session.isSuspended();
@@ -282,15 +278,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      */
     @Override
     protected Recipes recipes() {
-        return Recipes.builder()
-                .lock(lockOps)
-                .fairLock(fairLockOps)
-                .readWriteLock(readOps, writeOps)
-                .semaphore(semaphoreOps)
-                .permitExpirableSemaphore(permitOps)
-                .countDownLatch(latchOps)
-                .fencedStore(fencedStoreOps)
-                .build();
+        return Recipes.builder().lock(lockOps).fairLock(fairLockOps).readWriteLock(readOps, writeOps)
+                .semaphore(semaphoreOps).permitExpirableSemaphore(permitOps).countDownLatch(latchOps)
+                .fencedStore(fencedStoreOps).build();
     }
 
     /**
@@ -316,11 +306,9 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * Closes the session if this client created the Curator framework (ZooKeeper then removes every node of ours).
-     * On an application's own framework the session lives on, so the nodes of locks still held are deleted here
-     * (their holds were already marked lost by the engine), and so are those of leased permits this client holds
-     * (no timer or renewal would end them any more); otherwise they would stay for as long as the application's
-     * session lives. A plain semaphore's permits are unowned and stay taken, as on every backend.
+     * Closes the session if this client created the framework (ZooKeeper then removes our nodes). On an
+     * application's framework the session lives on, so the nodes of held locks and leased permits are deleted here
+     * (nothing would end them any more); a plain semaphore's permits are unowned and stay taken, as on every backend.
      */
     @Override
     protected void closeBackend() {

@@ -149,8 +149,7 @@ final class ZkLockAttempt {
             Code code = Code.get(rc);
             if (code == Code.OK || code == Code.NODEEXISTS) {
                 ops.session.scheduler().execute(this::create);
-            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
-                    || code == Code.SESSIONMOVED) {
+            } else if (ZkAsync.isTransient(code)) {
                 afterReconnect(this::create); // the queue node's create finds the path missing again if it is
             } else if (code == Code.NONODE) {
                 new ZkAsync(ops.session).createParents(zk, lockPath).whenComplete((v, e) -> {

@@ -56,8 +56,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
                     ZkGrantState hold = new ZkGrantState(path, taken.names().get(0), taken.czxid(), taken.czxid(),
                             taken.sessionId(), false);
                     Grant grant = new Grant(name, permitId, taken.czxid(), leaseMillis, watchdog, sentAt, hold);
-                    Key key = new Key(path, permitId);
-                    held.put(key, grant);
+                    held.put(new Key(path, permitId), grant);
                     return Attempt.granted(grant);
                 });
     }

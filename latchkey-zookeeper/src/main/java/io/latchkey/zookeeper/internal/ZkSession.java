@@ -160,12 +160,9 @@ public final class ZkSession implements AutoCloseable {
         if (c.isDone()) {
             return c;
         }
-        CompletableFuture<Void> bounded = new CompletableFuture<>();
-        c.whenComplete((v, e) -> bounded.complete(null));
-        scheduler.schedule(() -> bounded.completeExceptionally(
-                unavailable(operation + " (not connected for " + operationTimeout.toMillis() + " ms)", null)),
-                operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        return bounded;
+        CompletableFuture<Void> whenUp = new CompletableFuture<>();
+        c.whenComplete((v, e) -> whenUp.complete(null));
+        return bounded(whenUp, operation + " (not connected)");
     }
 
     /** Runs {@code listener} with the old session id when a session expires (its ephemeral nodes are gone). */
