@@ -19,13 +19,6 @@ final class NodeDeletes {
     private static final Logger log = LoggerFactory.getLogger(NodeDeletes.class);
     static final long RETRY_MILLIS = 50;
 
-    /** A try that did not reach the server; tried again. */
-    private static final class NotThrough extends RuntimeException {
-        NotThrough(String message, Throwable cause) {
-            super(message, cause, false, false);
-        }
-    }
-
     private final ZkSession session;
     private final ZkAsync calls;
     private final RetriedRemoval removals;
@@ -49,7 +42,7 @@ final class NodeDeletes {
         return removals.now("delete of " + path, retry -> retry == 0 ? deleteOnce(path, sessionId, false)
                         : session.whenConnected("delete " + path).handle((v, e) -> null)
                                 .thenCompose(v -> deleteOnce(path, sessionId, true)),
-                e -> e instanceof NotThrough, false, onFirstRetry);
+                e -> e instanceof ZkAsync.Transient, false, onFirstRetry); // did not reach the server
     }
 
     private CompletableFuture<Boolean> deleteOnce(String path, long sessionId, boolean retried) {
@@ -57,7 +50,7 @@ final class NodeDeletes {
         try {
             zk = session.zk();
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new NotThrough("no connection", e));
+            return CompletableFuture.failedFuture(new ZkAsync.Transient(path, Code.CONNECTIONLOSS));
         }
         if (sessionId != 0 && zk.getSessionId() != sessionId) {
             return CompletableFuture.completedFuture(false);
@@ -70,8 +63,7 @@ final class NodeDeletes {
                 // After a lost reply our own earlier try may be the one that deleted it.
                 case NONODE -> answer.complete(retried);
                 case SESSIONEXPIRED -> answer.complete(false);
-                case CONNECTIONLOSS, OPERATIONTIMEOUT ->
-                        answer.completeExceptionally(new NotThrough(code.name(), null));
+                case CONNECTIONLOSS, OPERATIONTIMEOUT -> answer.completeExceptionally(new ZkAsync.Transient(p, code));
                 default -> answer.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
             }
         }, null);

@@ -63,8 +63,9 @@ public final class ZkAsync {
     private static <T> CompletableFuture<T> untransient(ZkSession session, String path, String operation,
             Function<ZooKeeper, CompletableFuture<T>> call) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            call.apply(session.zk()).whenComplete((v, e) -> {
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk != null) {
+            call.apply(zk).whenComplete((v, e) -> {
                 if (e == null) {
                     result.complete(v);
                 } else {
@@ -72,8 +73,6 @@ public final class ZkAsync {
                             + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e);
                 }
             });
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
         }
         return session.bounded(result, operation + " " + path);
     }
