@@ -46,18 +46,10 @@ final class ZkInspector {
     }
 
     List<LockInfo> list(String pattern) {
-        List<String> names = new ArrayList<>();
-        for (String child : await(ZkAsync.listed(session, locksRoot), "list " + locksRoot)) {
-            String name = ZNodeNames.unescape(child);
-            if (LockInspector.matches(pattern, name)) {
-                names.add(name);
-            }
-        }
-        names.sort(null);
-        List<CompletableFuture<ZkLockOps.Holder>> holders = new ArrayList<>(names.size());
-        for (String name : names) {
-            holders.add(lockOps.holderAt(lockPath(name)));
-        }
+        List<String> names = await(ZkAsync.listed(session, locksRoot), "list " + locksRoot).stream()
+                .map(ZNodeNames::unescape).filter(name -> LockInspector.matches(pattern, name)).sorted().toList();
+        List<CompletableFuture<ZkLockOps.Holder>> holders = names.stream()
+                .map(name -> lockOps.holderAt(lockPath(name))).toList(); // all sent before the first is awaited
         List<LockInfo> result = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             ZkLockOps.Holder held = await(holders.get(i), "read the holder of " + lockPath(names.get(i)));

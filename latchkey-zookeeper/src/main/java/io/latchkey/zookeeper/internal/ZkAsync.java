@@ -46,8 +46,8 @@ public final class ZkAsync {
 
     /** Whether {@code error} (possibly wrapped) is a {@link Transient} failure. */
     static boolean isTransient(Throwable error) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return e instanceof Transient;
+        return (error instanceof CompletionException && error.getCause() != null ? error.getCause() : error)
+                instanceof Transient;
     }
 
     /** The children of {@code path} (none if it does not exist) within the operation timeout. */

@@ -65,10 +65,7 @@ public final class ZkHolders {
 
     /** The first line, or the session for a node whose data is not an owner id (Curator writes the client's IP). */
     public static String owner(String[] lines, Stat stat) {
-        String data = lines[0];
-        if (data.isEmpty() || data.chars().anyMatch(Character::isISOControl)) {
-            return "session 0x" + Long.toHexString(stat.getEphemeralOwner());
-        }
-        return data;
+        return lines[0].isEmpty() || lines[0].chars().anyMatch(Character::isISOControl)
+                ? "session 0x" + Long.toHexString(stat.getEphemeralOwner()) : lines[0];
     }
 }

@@ -6,7 +6,6 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -113,10 +112,8 @@ public final class ZkLockOps implements RemoteLockOps {
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
         ZkQueueEntry q = entry == null ? null : ZkQueueEntry.parse(entry);
-        if (q == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
+        return q == null ? CompletableFuture.completedFuture(null)
+                : deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
     }
 
     /** Called by an attempt once it holds: remember the node (the engine ends a fixed lease: {@link #leaseEnded}). */
@@ -262,10 +259,8 @@ public final class ZkLockOps implements RemoteLockOps {
             if (victims.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
             }
-            List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
-            for (String v : victims) {
-                deletes.add(deleteNode(lockPath + "/" + v, 0));
-            }
+            List<CompletableFuture<Boolean>> deletes = victims.stream().map(v -> deleteNode(lockPath + "/" + v, 0))
+                    .toList();
             return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
                     .thenApply(x -> deletes.stream().anyMatch(CompletableFuture::join));
         });

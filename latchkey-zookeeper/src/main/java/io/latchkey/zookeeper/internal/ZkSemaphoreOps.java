@@ -61,10 +61,8 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
         if (nodes.isEmpty()) {
             return addPermits(name, extra);
         }
-        List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
-        for (String n : nodes) {
-            deleted.add(deleteNode(n, 0, "release a permit of semaphore " + name));
-        }
+        List<CompletableFuture<Boolean>> deleted = nodes.stream()
+                .map(n -> deleteNode(n, 0, "release a permit of semaphore " + name)).toList();
         return CompletableFuture.allOf(deleted.toArray(new CompletableFuture<?>[0]))
                 .thenCompose(v -> extra > 0 ? addPermits(name, extra) : CompletableFuture.<Void>completedFuture(null));
     }
