@@ -18,7 +18,6 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class LockWakeUps implements Watcher {
 
-    /** Subscribers by lock path. */
     private final PushRegistry<Void> byLockPath = new PushRegistry<>();
 
     LockWakeUps(ZkSession session) {

@@ -39,6 +39,15 @@ public final class ZkAsync {
         this.session = session;
     }
 
+    /** Completes {@code f} as a {@code whenComplete} answer did. */
+    static <T> void forward(CompletableFuture<T> f, T value, Throwable error) {
+        if (error == null) {
+            f.complete(value);
+        } else {
+            f.completeExceptionally(error);
+        }
+    }
+
     static boolean isTransient(Code code) {
         return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                 || code == Code.SESSIONMOVED;
@@ -65,14 +74,8 @@ public final class ZkAsync {
         CompletableFuture<T> result = new CompletableFuture<>();
         ZooKeeper zk = session.zkOrFail(result);
         if (zk != null) {
-            call.apply(zk).whenComplete((v, e) -> {
-                if (e == null) {
-                    result.complete(v);
-                } else {
-                    result.completeExceptionally(e instanceof Transient t ? session.unavailable(operation + " "
-                            + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e);
-                }
-            });
+            call.apply(zk).whenComplete((v, e) -> forward(result, v, e instanceof Transient t ? session.unavailable(
+                    operation + " " + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e));
         }
         return session.bounded(result, operation + " " + path);
     }

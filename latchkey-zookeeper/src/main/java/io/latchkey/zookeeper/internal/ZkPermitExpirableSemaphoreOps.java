@@ -34,7 +34,6 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     /** The permits this client holds (until released, expired, or found gone by a renewal). */
     private final Map<Key, Grant> held = new ConcurrentHashMap<>();
 
-    /** @param pathOf maps a semaphore name to its node's full path */
     public ZkPermitExpirableSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
         super(session, watches, pathOf);
     }

@@ -94,7 +94,6 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                 : createAndCheck(path, protectedId, count, data, operation));
     }
 
-    /** The permits less the children, read back to back. */
     private CompletableFuture<Integer> free(String path, String operation) {
         return calls.retrying(operation, zk -> calls.read(zk, path)
                 .thenCombine(calls.children(zk, path), (node, children) -> {
@@ -214,13 +213,8 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
      */
     CompletableFuture<Boolean> deleteNode(String node, long sessionId, String operation) {
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
-        deletes.delete(node, sessionId, () -> session.bounded(answer, operation)).whenComplete((ok, e) -> {
-            if (e != null) {
-                answer.completeExceptionally(e);
-            } else {
-                answer.complete(ok);
-            }
-        });
+        deletes.delete(node, sessionId, () -> session.bounded(answer, operation))
+                .whenComplete((ok, e) -> ZkAsync.forward(answer, ok, e));
         return answer;
     }
 }

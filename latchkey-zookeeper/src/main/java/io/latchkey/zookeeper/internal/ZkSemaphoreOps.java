@@ -22,7 +22,6 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
     /** This client's permit nodes by semaphore path (full node paths); changed only inside the map's compute. */
     private final Map<String, ArrayDeque<String>> mine = new ConcurrentHashMap<>();
 
-    /** @param pathOf maps a semaphore name to its node's full path */
     public ZkSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
         super(session, watches, pathOf);
     }

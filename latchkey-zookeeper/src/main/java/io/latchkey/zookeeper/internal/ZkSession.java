@@ -59,7 +59,7 @@ public final class ZkSession implements AutoCloseable {
         curator.getConnectionStateListenable().addListener(stateListener);
         if (curator.getZookeeperClient().isConnected()) {
             connected.get().complete(null);
-            lastSessionId = currentSessionIdOrZero();
+            lastSessionId = sessionId();
         }
     }
 
@@ -76,7 +76,7 @@ public final class ZkSession implements AutoCloseable {
         switch (state) {
             case CONNECTED, RECONNECTED -> {
                 suspended = false;
-                long now = currentSessionIdOrZero();
+                long now = sessionId();
                 long before = lastSessionId;
                 lastSessionId = now;
                 connected.get().complete(null);
@@ -117,7 +117,8 @@ public final class ZkSession implements AutoCloseable {
         }
     }
 
-    private long currentSessionIdOrZero() {
+    /** The session id of the current handle (0 when it has none yet). */
+    public long sessionId() {
         try {
             return curator.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {
@@ -142,11 +143,6 @@ public final class ZkSession implements AutoCloseable {
             future.completeExceptionally(e);
             return null;
         }
-    }
-
-    /** The session id of the current handle (0 when it has none yet). */
-    public long sessionId() {
-        return currentSessionIdOrZero();
     }
 
     public boolean isSuspended() {
