@@ -2,103 +2,63 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.LockHolder;
 import io.latchkey.LockUnavailableException;
-import io.latchkey.core.Grant;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
-import io.latchkey.zookeeper.internal.HeldNodes;
-import io.latchkey.zookeeper.internal.LockNodes;
 import io.latchkey.zookeeper.internal.ZNodeNames;
 import io.latchkey.zookeeper.internal.ZkAsync;
-import io.latchkey.zookeeper.internal.ZkGrantState;
 import io.latchkey.zookeeper.internal.ZkHolders;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkLockOps;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Lists the held (plain and fair) locks of one client's namespace for {@code latchkey inspect}, in three pipelined
- * rounds: the lock paths under {@code …/locks}, the children of each matching path, the data of each queue's first
- * child. Read-write locks ({@code …/rwlocks}) are not listed.
+ * Lists the held plain and fair locks (not read-write locks) of one client's namespace for {@code latchkey inspect},
+ * in three pipelined rounds: the lock paths under {@code …/locks}, the children of each matching path, the data of
+ * each queue's first child ({@link ZkLockOps#holderAt}).
  *
- * <p>Fields, as ZooKeeper knows them: the holder is the child with the lowest sequence; {@code owner} is the owner
- * id a Latchkey client writes into its node ({@code <clientId>:<thread or lease id>}), or {@code session 0x…} (the
- * ephemeral owner) for a node without data; a Curator {@code InterProcessMutex} node shows whatever data Curator
- * wrote (by default the client's IP address). {@code holdCount} is 1: reentrant holds are counted by the holder's
- * client, not on the server. {@code waiters} is the number of other children, every one of them queued.
- * {@code remainingLease} is the holder's session timeout, which a Latchkey client writes into its node: the session,
- * not a lease, keeps the node, and a crashed holder's node goes at most that long after its last heartbeat (a fixed
- * lease is enforced by the holder's client and not shown). {@code fencingToken} is the holder's token (see
- * {@link ZooKeeperLockClient}): for a node this client holds, its grant's token; for a queued grant, the token its
- * holder wrote into the node right after the grant; for a node rewritten by a hand-off, the write's mzxid; otherwise
- * the node's czxid, which is the token of a lock taken without waiting (and, for the few milliseconds until a
- * queued grant's write lands, a lower bound of its token).
+ * <p>The holder is the child with the lowest sequence; {@code owner} is the owner id written in its node, or
+ * {@code session 0x…} for a node without one (a Curator node shows Curator's data, by default the client's IP).
+ * {@code holdCount} is 1 (reentrant holds are counted by the holder's client); {@code waiters} the other children.
+ * {@code remainingLease} is the holder's session timeout written in its node: a crashed holder's node goes at most
+ * that long after its last heartbeat (a fixed lease is the holder client's and not shown). {@code fencingToken} is
+ * this client's grant's token, else the token written into the node after a queued grant, else a hand-off's mzxid,
+ * else the czxid (the token of a lock taken without waiting; until a queued grant's write lands, a lower bound).
  */
 final class ZkInspector {
 
     private final ZkSession session;
     private final String locksRoot;
-    private final HeldNodes held;
+    private final ZkLockOps lockOps;
 
-    /** @param locksRoot the full path (Curator namespace applied) of the parent of every lock path */
-    ZkInspector(ZkSession session, String locksRoot, HeldNodes held) {
+    /**
+     * @param locksRoot the full path (Curator namespace applied) of the parent of every lock path
+     * @param lockOps the plain lock's ops, which read a queue's holder
+     */
+    ZkInspector(ZkSession session, String locksRoot, ZkLockOps lockOps) {
         this.session = session;
         this.locksRoot = locksRoot;
-        this.held = held;
+        this.lockOps = lockOps;
     }
 
     List<LockInfo> list(String pattern) {
-        List<String> names = new ArrayList<>();
-        for (String child : await(ZkAsync.listed(session, locksRoot), "list " + locksRoot)) {
-            String name = ZNodeNames.unescape(child);
-            if (LockInspector.matches(pattern, name)) {
-                names.add(name);
-            }
-        }
-        names.sort(null);
-        List<CompletableFuture<List<String>>> queues = new ArrayList<>(names.size());
-        for (String name : names) {
-            queues.add(ZkAsync.listed(session, lockPath(name)));
-        }
-        List<String> heldNames = new ArrayList<>();
-        List<String> holders = new ArrayList<>();
-        List<Integer> waiters = new ArrayList<>();
-        List<CompletableFuture<ZkAsync.Node>> nodes = new ArrayList<>();
+        List<String> names = await(ZkAsync.listed(session, locksRoot), "list " + locksRoot).stream()
+                .map(ZNodeNames::unescape).filter(name -> LockInspector.matches(pattern, name)).sorted().toList();
+        List<CompletableFuture<ZkLockOps.Holder>> holders = names.stream()
+                .map(name -> lockOps.holderAt(lockPath(name))).toList(); // all sent before the first is awaited
+        List<LockInfo> result = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            List<String> queue = new ArrayList<>();
-            for (String child : await(queues.get(i), "list " + lockPath(names.get(i)))) {
-                if (LockNodes.sequenceNumber(child) >= 0) {
-                    queue.add(child);
-                }
+            ZkLockOps.Holder held = await(holders.get(i), "read the holder of " + lockPath(names.get(i)));
+            if (held == null) {
+                continue; // not held, or released since the listing
             }
-            if (queue.isEmpty()) {
-                continue;
-            }
-            String holder = LockNodes.sorted(queue).get(0);
-            heldNames.add(names.get(i));
-            holders.add(lockPath(names.get(i)) + "/" + holder);
-            waiters.add(queue.size() - 1);
-            nodes.add(ZkAsync.readOrNull(session, holders.get(holders.size() - 1)));
-        }
-        Map<String, Grant> ours = new HashMap<>();
-        for (Grant g : held.all()) {
-            ours.put(g.backendState(ZkGrantState.class).path(), g);
-        }
-        List<LockInfo> result = new ArrayList<>(heldNames.size());
-        for (int i = 0; i < heldNames.size(); i++) {
-            ZkAsync.Node node = await(nodes.get(i), "read " + holders.get(i));
-            if (node == null) {
-                continue; // released since the listing
-            }
-            LockHolder h = ZkHolders.holder(node.data(), node.stat(), ours.get(holders.get(i)), waiters.get(i));
-            long sessionMs = ZkHolders.field(ZkHolders.lines(node.data()), ZkLockOps.SESSION_TIMEOUT);
-            result.add(new LockInfo(heldNames.get(i), h.owner(), 1, h.fencingToken(),
+            LockHolder h = held.holder();
+            long sessionMs = ZkHolders.field(ZkHolders.lines(held.node().data()), ZkLockOps.SESSION_TIMEOUT);
+            result.add(new LockInfo(names.get(i), h.owner(), 1, h.fencingToken(),
                     sessionMs > 0 ? Optional.of(Duration.ofMillis(sessionMs)) : Optional.empty(), h.waiters(),
                     LockInfo.LOCK, sessionMs > 0 ? "lease: session timeout" : "", h.clientName(), h.heldSince()));
         }

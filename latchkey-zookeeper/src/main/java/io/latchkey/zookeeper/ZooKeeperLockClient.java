@@ -9,6 +9,7 @@ import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
+import io.latchkey.core.internal.LockEngine;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
@@ -23,11 +24,16 @@ import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkUri;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -101,16 +107,12 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         String ns = options.namespace();
         this.base = ns.isEmpty() ? ROOT : ROOT + "/" + ZNodeNames.escape(ns);
         this.session = new ZkSession(curator, owns, options.operationTimeout(), acl, scheduler());
-        this.lockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, false, held, this::lost,
-                options.clientName());
-        this.fairLockOps = new ZkLockOps(session, this::fullLockPath, Kind.EXCLUSIVE, true, held,
-                this::lost, options.clientName());
-        this.readOps = new ZkLockOps(session, this::fullReadWritePath, Kind.READ, false, held, this::lost,
-                options.clientName());
-        this.writeOps = new ZkLockOps(session, this::fullReadWritePath, Kind.WRITE, false, held, this::lost,
-                options.clientName());
-        this.inspector = new ZkInspector(session, full(base + "/locks"), held);
-        this.fencedStoreOps = new ZkFencedStoreOps(session, held, this::fullLockPath,
+        this.lockOps = lockOps(n -> full(lockPath(n)), Kind.EXCLUSIVE, false);
+        this.fairLockOps = lockOps(n -> full(lockPath(n)), Kind.EXCLUSIVE, true);
+        this.readOps = lockOps(n -> full(readWriteLockPath(n)), Kind.READ, false);
+        this.writeOps = lockOps(n -> full(readWriteLockPath(n)), Kind.WRITE, false);
+        this.inspector = new ZkInspector(session, full(base + "/locks"), lockOps);
+        this.fencedStoreOps = new ZkFencedStoreOps(session, held, n -> full(lockPath(n)),
                 n -> full(base + "/stores/" + ZNodeNames.escape(n)));
         ZkWatches watches = new ZkWatches(session);
         this.semaphoreOps = new ZkSemaphoreOps(session, watches,
@@ -118,6 +120,10 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
         this.permitOps = new ZkPermitExpirableSemaphoreOps(session, watches,
                 n -> full(base + "/permits/" + ZNodeNames.escape(n)));
         this.latchOps = new ZkCountDownLatchOps(session, watches, n -> full(base + "/latches/" + ZNodeNames.escape(n)));
+    }
+
+    private ZkLockOps lockOps(Function<String, String> pathOf, Kind kind, boolean fair) {
+        return new ZkLockOps(session, pathOf, kind, fair, held, this::lost, options().clientName());
     }
 
     /**
@@ -192,9 +198,8 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     private static final int REFUSED_CHECK_AFTER_MILLIS = 250;
 
     /**
-     * Closes a framework that never connected without making the caller wait: ZooKeeper's close sends a
-     * close-session request and waits for it, which against a server that accepts and never answers takes a whole
-     * session timeout (30 s by default), long after {@code connect} promised to give up.
+     * Closes a framework that never connected without making the caller wait: the close waits for a close-session
+     * answer, a whole session timeout against a server that accepts and never answers.
      */
     private static void closeAbandoned(CuratorFramework curator) {
         Thread closer = new Thread(curator::close, "latchkey-zookeeper-abandon");
@@ -237,7 +242,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * @throws IllegalArgumentException if the name is invalid
      */
     public String lockPath(String name) {
-        return base + "/locks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
+        return base + "/locks/" + ZNodeNames.escape(LockEngine.checkName(name));
     }
 
     /**
@@ -248,19 +253,11 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * @throws IllegalArgumentException if the name is invalid
      */
     public String readWriteLockPath(String name) {
-        return base + "/rwlocks/" + ZNodeNames.escape(ZNodeNames.checkName(name));
+        return base + "/rwlocks/" + ZNodeNames.escape(LockEngine.checkName(name));
     }
 
     private String full(String relative) {
         return session.path(relative);
-    }
-
-    private String fullLockPath(String name) {
-        return full(lockPath(name));
-    }
-
-    private String fullReadWritePath(String name) {
-        return full(readWriteLockPath(name));
     }
 
     private void lost(Grant grant) {
@@ -268,35 +265,22 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 + grant.backendState(io.latchkey.zookeeper.internal.ZkGrantState.class).path() + " is gone");
     }
 
-    /**
-     * A held lock is in doubt while the connection is suspended (its session may still be alive or may have
-     * expired): leases report {@code isValid() == false} until the connection comes back.
-     */
+    /** In doubt while the connection is suspended (the session may have expired): leases are not valid then. */
     @Override
     protected boolean isGrantCertain(Grant grant) {
         return !session.isSuspended();
     }
 
     /**
-     * The remote halves: {@code ZkLockOps} for the four locks; the node {@code /latchkey[/<ns>]/semaphores/<escaped
-     * name>} holds a semaphore's permits, each permit taken is an ephemeral child of the taker's session, and a
-     * release deletes this client's own nodes first ({@code ZkSemaphoreOps}); the node
-     * {@code /latchkey[/<ns>]/permits/<escaped name>} holds a permit-expirable semaphore's permits and each held permit
-     * is an ephemeral child named after its id; this client ends fixed leases, the session keeps watchdog permits
-     * ({@code ZkPermitExpirableSemaphoreOps}); the node {@code /latchkey[/<ns>]/latches/<escaped name>} holds a latch's
-     * count while it is armed and is deleted by the count-down that reaches zero ({@code ZkCountDownLatchOps}).
+     * The remote halves, each laid out under {@code /latchkey[/<ns>]} as its class tells: {@code ZkLockOps} for the
+     * four locks, {@code ZkSemaphoreOps}, {@code ZkPermitExpirableSemaphoreOps}, {@code ZkCountDownLatchOps} and
+     * {@code ZkFencedStoreOps}.
      */
     @Override
     protected Recipes recipes() {
-        return Recipes.builder()
-                .lock(lockOps)
-                .fairLock(fairLockOps)
-                .readWriteLock(readOps, writeOps)
-                .semaphore(semaphoreOps)
-                .permitExpirableSemaphore(permitOps)
-                .countDownLatch(latchOps)
-                .fencedStore(fencedStoreOps)
-                .build();
+        return Recipes.builder().lock(lockOps).fairLock(fairLockOps).readWriteLock(readOps, writeOps)
+                .semaphore(semaphoreOps).permitExpirableSemaphore(permitOps).countDownLatch(latchOps)
+                .fencedStore(fencedStoreOps).build();
     }
 
     /**
@@ -322,27 +306,24 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
     }
 
     /**
-     * Closes the session if this client created the Curator framework (ZooKeeper then removes every node of ours).
-     * On an application's own framework the session lives on, so the nodes of locks still held are deleted here
-     * (their holds were already marked lost by the engine), and so are those of leased permits this client holds
-     * (no timer or renewal would end them any more); otherwise they would stay for as long as the application's
-     * session lives. A plain semaphore's permits are unowned and stay taken, as on every backend.
+     * Closes the session if this client created the framework (ZooKeeper then removes our nodes). On an
+     * application's framework the session lives on, so the nodes of held locks and leased permits are deleted here
+     * (nothing would end them any more); a plain semaphore's permits are unowned and stay taken, as on every backend.
      */
     @Override
     protected void closeBackend() {
         if (!owns) {
-            List<java.util.concurrent.CompletableFuture<Boolean>> deletes = new java.util.ArrayList<>();
+            List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
             for (Grant g : held.all()) {
                 deletes.add(lockOps.deleteHeld(g));
             }
             deletes.add(permitOps.deleteHeld().thenApply(v -> true));
             try {
-                java.util.concurrent.CompletableFuture.allOf(
-                        deletes.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
                         .get(options().operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 // best effort: they go with the application's session at the latest
             }
         }

@@ -11,19 +11,15 @@ import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The watchdog's "renewal" of ephemeral nodes ({@link ZkGrantState} grants of locks and of watchdog permits): the session
- * keeps them alive, so renewing means checking that each node is still the very node granted (same czxid, owned by
- * the same session). All {@code exists} calls go out together and cost one round trip for the whole batch.
+ * The watchdog's "renewal" of ephemeral nodes (locks, watchdog permits), which the session keeps alive: a check that
+ * each is still the node granted (same czxid and session), all {@code exists} calls in one round trip.
  */
 final class HeldChecks {
 
     private HeldChecks() {
     }
 
-    /**
-     * @return the grants whose node is gone or is no longer ours; fails with
-     *         {@link io.latchkey.LockUnavailableException} if the server does not answer within the operation timeout
-     */
+    /** @return the grants whose node is gone or no longer ours, within the operation timeout */
     static CompletableFuture<Set<Grant>> lost(ZkSession session, Collection<Grant> grants, String what) {
         CompletableFuture<Set<Grant>> result = new CompletableFuture<>();
         if (grants.isEmpty()) {

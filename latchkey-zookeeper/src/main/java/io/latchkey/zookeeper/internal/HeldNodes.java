@@ -28,13 +28,8 @@ public final class HeldNodes {
     }
 
     List<Grant> grantsOfSession(long sessionId) {
-        List<Grant> result = new ArrayList<>();
-        for (Grant g : byPath.values()) {
-            if (g.backendState(ZkGrantState.class).sessionId() == sessionId) {
-                result.add(g);
-            }
-        }
-        return result;
+        return byPath.values().stream().filter(g -> g.backendState(ZkGrantState.class).sessionId() == sessionId)
+                .toList();
     }
 
     /** Every grant held now. */

@@ -9,22 +9,15 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The wake-ups of one {@link ZkLockOps}' waiters ({@code RemoteLockOps#subscribe}): an attempt that queues arms a
- * one-shot data watch on the one node its waiter must outlast ({@link #watch}), and when that node is deleted or
- * rewritten the subscribers of its lock path are told. A {@code getData} rather than an {@code exists}: on a node
- * that is already gone it leaves no watch behind (an {@code exists} would wait for a create that never comes). A
- * release wakes only the client whose waiter is next in line, as in Curator's recipe: no herd, and a new waiter's
- * create wakes nobody.
- *
- * <p>This object is the watcher of every such watch, so ZooKeeper keeps one registration per watched node however
- * often it is armed. Watches live as long as the session: after a reconnect (which may have missed an event) and
- * when the session is lost every subscriber is told; its waiters' next looks list the queue again with the new
- * handle and arm new watches. Subscriptions are local ({@link PushRegistry} without a server side) and take effect
- * at once. Callbacks run on ZooKeeper's event thread or Curator's state thread and never block.
+ * The wake-ups of one {@link ZkLockOps}' waiters: a queued attempt arms a one-shot data watch on the node its waiter
+ * must outlast ({@link #watch}); its deletion or rewrite tells the subscribers of its lock path, so a release wakes
+ * only the client whose waiter is next. A {@code getData}, not an {@code exists}: on a node already gone it leaves
+ * no watch behind. This object is the watcher of every watch, so ZooKeeper keeps one registration per node however
+ * often it is armed. After a reconnect (which may have missed an event) and a lost session every subscriber is
+ * told, and its next look arms new watches. Subscriptions are local ({@link PushRegistry}); callbacks never block.
  */
 final class LockWakeUps implements Watcher {
 
-    /** Subscribers by lock path. */
     private final PushRegistry<Void> byLockPath = new PushRegistry<>();
 
     LockWakeUps(ZkSession session) {

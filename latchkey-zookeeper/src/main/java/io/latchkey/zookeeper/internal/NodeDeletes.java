@@ -10,26 +10,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes of our own nodes that must reach the server, through the engine's {@link RetriedRemoval}: a lock's or a
- * semaphore's ephemeral node lives as long as its session, which this client keeps alive for its other nodes, so a
- * delete lost to a connection loss (a leader election, a server restart) would otherwise keep the lock taken or the
- * permit used for the client's lifetime.
- *
- * <p>This class is the ZooKeeper half: one delete try and what its answer means. A connection loss (or no connection
- * at all) is tried again every {@value #RETRY_MILLIS} ms on the session's scheduler, each retry once the session is
- * connected again, until the server confirms the node gone (deleted now, or already) or the session that owned it has
- * ended (then ZooKeeper removed it). Closing the session ends the retries (its end removes the nodes).
+ * Deletes of our own nodes that must reach the server, through the engine's {@link RetriedRemoval}: an ephemeral
+ * node lives as long as its session, which this client keeps alive, so a lost delete would keep the lock taken or
+ * the permit used for the client's lifetime. A connection loss is tried again every {@value #RETRY_MILLIS} ms once
+ * connected, until the server confirms the node gone or the session that owned it has ended (and took it).
  */
 final class NodeDeletes {
     private static final Logger log = LoggerFactory.getLogger(NodeDeletes.class);
     static final long RETRY_MILLIS = 50;
-
-    /** A try that did not reach the server; tried again. */
-    private static final class NotThrough extends RuntimeException {
-        NotThrough(String message, Throwable cause) {
-            super(message, cause, false, false);
-        }
-    }
 
     private final ZkSession session;
     private final ZkAsync calls;
@@ -54,7 +42,7 @@ final class NodeDeletes {
         return removals.now("delete of " + path, retry -> retry == 0 ? deleteOnce(path, sessionId, false)
                         : session.whenConnected("delete " + path).handle((v, e) -> null)
                                 .thenCompose(v -> deleteOnce(path, sessionId, true)),
-                e -> e instanceof NotThrough, false, onFirstRetry);
+                e -> e instanceof ZkAsync.Transient, false, onFirstRetry); // did not reach the server
     }
 
     private CompletableFuture<Boolean> deleteOnce(String path, long sessionId, boolean retried) {
@@ -62,7 +50,7 @@ final class NodeDeletes {
         try {
             zk = session.zk();
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new NotThrough("no connection", e));
+            return CompletableFuture.failedFuture(new ZkAsync.Transient(path, Code.CONNECTIONLOSS));
         }
         if (sessionId != 0 && zk.getSessionId() != sessionId) {
             return CompletableFuture.completedFuture(false);
@@ -75,8 +63,7 @@ final class NodeDeletes {
                 // After a lost reply our own earlier try may be the one that deleted it.
                 case NONODE -> answer.complete(retried);
                 case SESSIONEXPIRED -> answer.complete(false);
-                case CONNECTIONLOSS, OPERATIONTIMEOUT ->
-                        answer.completeExceptionally(new NotThrough(code.name(), null));
+                case CONNECTIONLOSS, OPERATIONTIMEOUT -> answer.completeExceptionally(new ZkAsync.Transient(p, code));
                 default -> answer.completeExceptionally(session.unavailable("delete " + p + " (" + code + ")", null));
             }
         }, null);
@@ -84,9 +71,8 @@ final class NodeDeletes {
     }
 
     /**
-     * After a create whose answer was lost: once connected, lists the children of {@code parent} and deletes the
-     * nodes named with {@code prefix}, if the session that may have created them still lives (otherwise they went
-     * with it). Tried again every second until a listing succeeds; ends when the client closes.
+     * After a create whose answer was lost: once connected, deletes the children of {@code parent} named with
+     * {@code prefix} if the session that may have created them still lives; tried every second until listed.
      */
     void dropStrays(String parent, String prefix, long sessionId) {
         try {

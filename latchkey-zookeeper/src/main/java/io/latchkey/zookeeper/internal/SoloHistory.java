@@ -71,9 +71,6 @@ final class SoloHistory {
 
     /** Records whether the node created after {@code previous} passed the zxid proof. */
     void created(Previous previous, long newCzxid) {
-        boolean small = previous.gapSmall(newCzxid);
-        if (small != gapsSmall) {
-            gapsSmall = small;
-        }
+        gapsSmall = previous.gapSmall(newCzxid);
     }
 }

@@ -11,17 +11,9 @@ import java.nio.charset.StandardCharsets;
 public final class ZNodeNames {
 
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    private static final String SAFE = "-_.:=@+,~!#$&'()*;[]";
 
     private ZNodeNames() {
-    }
-
-    /**
-     * Checks a lock name as every backend does: 1 to 512 characters, no control characters, well-formed UTF-16.
-     *
-     * @throws IllegalArgumentException with the reason
-     */
-    public static String checkName(String name) {
-        return io.latchkey.core.internal.LockEngine.checkName(name);
     }
 
     /** The single znode name for {@code name}. */
@@ -41,10 +33,7 @@ public final class ZNodeNames {
     }
 
     private static boolean isSafe(int c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                || c == '-' || c == '_' || c == '.' || c == ':' || c == '=' || c == '@' || c == '+' || c == ','
-                || c == '~' || c == '!' || c == '#' || c == '$' || c == '&' || c == '\'' || c == '(' || c == ')'
-                || c == '*' || c == ';' || c == '[' || c == ']';
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || SAFE.indexOf(c) >= 0;
     }
 
     /** Inverse of {@link #escape}, for tools that list lock paths. */

@@ -12,10 +12,9 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Single calls on the raw asynchronous ZooKeeper API as futures, for the counted primitives: nothing here blocks the
- * caller, and futures complete on ZooKeeper's event thread. A call answers with the codes its callers interpret
- * (a missing node, a version conflict) and fails with {@link Transient} on a connection loss, a timeout or an
- * expired session, and with {@link io.latchkey.LockUnavailableException} on anything else (a missing permission).
+ * Single calls on the raw asynchronous ZooKeeper API as futures, completed on ZooKeeper's event thread: answering the
+ * codes their callers interpret (a missing node, a version conflict), failing with {@link Transient} on a connection
+ * loss, a timeout or an expired session, with {@link io.latchkey.LockUnavailableException} otherwise.
  * {@link #retrying} sends a call again after a transient failure, once connected, until the operation timeout.
  */
 public final class ZkAsync {
@@ -40,6 +39,15 @@ public final class ZkAsync {
         this.session = session;
     }
 
+    /** Completes {@code f} as a {@code whenComplete} answer did. */
+    static <T> void forward(CompletableFuture<T> f, T value, Throwable error) {
+        if (error == null) {
+            f.complete(value);
+        } else {
+            f.completeExceptionally(error);
+        }
+    }
+
     static boolean isTransient(Code code) {
         return code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
                 || code == Code.SESSIONMOVED;
@@ -47,14 +55,11 @@ public final class ZkAsync {
 
     /** Whether {@code error} (possibly wrapped) is a {@link Transient} failure. */
     static boolean isTransient(Throwable error) {
-        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return e instanceof Transient;
+        return (error instanceof CompletionException && error.getCause() != null ? error.getCause() : error)
+                instanceof Transient;
     }
 
-    /**
-     * The children of {@code path}, none if it does not exist, within the operation timeout; any other answer fails
-     * with {@link io.latchkey.LockUnavailableException}.
-     */
+    /** The children of {@code path} (none if it does not exist) within the operation timeout. */
     public static CompletableFuture<List<String>> listed(ZkSession session, String path) {
         return untransient(session, path, "list", zk -> new ZkAsync(session).children(zk, path));
     }
@@ -67,17 +72,10 @@ public final class ZkAsync {
     private static <T> CompletableFuture<T> untransient(ZkSession session, String path, String operation,
             Function<ZooKeeper, CompletableFuture<T>> call) {
         CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            call.apply(session.zk()).whenComplete((v, e) -> {
-                if (e == null) {
-                    result.complete(v);
-                } else {
-                    result.completeExceptionally(e instanceof Transient t ? session.unavailable(operation + " "
-                            + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e);
-                }
-            });
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk != null) {
+            call.apply(zk).whenComplete((v, e) -> forward(result, v, e instanceof Transient t ? session.unavailable(
+                    operation + " " + path, org.apache.zookeeper.KeeperException.create(t.code, path)) : e));
         }
         return session.bounded(result, operation + " " + path);
     }
@@ -118,10 +116,7 @@ public final class ZkAsync {
         return f;
     }
 
-    /**
-     * A create with this client's ACL (open for a container, an ancestor others share): {@code OK},
-     * {@code NODEEXISTS} or {@code NONODE} (the parent is missing).
-     */
+    /** A create (with an open ACL for a shared container): {@code OK}, {@code NODEEXISTS} or {@code NONODE}. */
     CompletableFuture<Code> create(ZooKeeper zk, String path, byte[] data, CreateMode mode) {
         CompletableFuture<Code> f = new CompletableFuture<>();
         zk.create(path, data, mode == CreateMode.CONTAINER ? org.apache.zookeeper.ZooDefs.Ids.OPEN_ACL_UNSAFE
@@ -138,10 +133,7 @@ public final class ZkAsync {
         return f;
     }
 
-    /**
-     * Creates the missing ancestors of {@code path} as container nodes with open ACLs (shared ancestors stay open so
-     * that other identities can have their own primitives beside ours; the server reaps them once empty).
-     */
+    /** Creates the missing ancestors of {@code path} as open containers (others' primitives live beside ours). */
     CompletableFuture<Void> createParents(ZooKeeper zk, String path) {
         String parent = path.substring(0, path.lastIndexOf('/'));
         if (parent.isEmpty()) {
@@ -153,9 +145,8 @@ public final class ZkAsync {
     }
 
     /**
-     * Runs {@code call} on the current handle; after a {@link Transient} failure, again once the connection is back
-     * (at most every 20 ms), until the operation timeout has passed since the first send. Only for calls that are
-     * safe to repeat (reads, version-checked writes).
+     * Runs {@code call}; after a {@link Transient} failure again once connected (at most every 20 ms), until the
+     * operation timeout. Only for calls safe to repeat (reads, version-checked writes).
      */
     <T> CompletableFuture<T> retrying(String operation, Function<ZooKeeper, CompletableFuture<T>> call) {
         CompletableFuture<T> result = new CompletableFuture<>();

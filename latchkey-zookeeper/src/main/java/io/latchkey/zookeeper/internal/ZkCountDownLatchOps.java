@@ -6,11 +6,10 @@ import java.util.function.Function;
 
 /**
  * The remote half of the ZooKeeper count-down latch: one persistent node per latch
- * ({@code /latchkey[/<ns>]/latches/<escaped name>}) whose data is the count, changed only by version-checked writes
- * ({@link ZkCounter}), so concurrent count-downs are never lost. The count-down that reaches zero deletes the node
- * (its parent is a container the server reaps), so an open latch leaves nothing on the server, and a missing node
- * counts as zero. Waiting is the engine's, woken by a persistent watch on the node ({@link ZkWatches}). The node
- * is not ephemeral: an armed latch stays armed however long its clients are gone.
+ * ({@code /latchkey[/<ns>]/latches/<escaped name>}) holding the count ({@link ZkCounter}: no count-down is lost).
+ * The count-down that reaches zero deletes it, so an open latch leaves nothing on the server (a missing node counts
+ * as zero), and an armed latch stays armed however long its clients are gone. Waiters are woken by a persistent
+ * watch on the node ({@link ZkWatches}).
  */
 public final class ZkCountDownLatchOps implements RemoteCountOps {
 

@@ -9,10 +9,9 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * A number kept as the decimal data of a persistent node (a semaphore's permits, a latch's count), changed only by
- * compare-and-set on the node's data version, so concurrent changes are never lost: read, decide, write with the
- * version read, again on a conflict. A missing node or one without data (created by an older client's waiter)
- * reads as "never set" ({@code null}). Asynchronous; a connection loss is retried until the operation timeout
- * ({@link ZkAsync#retrying}), which is safe because every write is conditional.
+ * compare-and-set on the node's version (read, decide, write with the version read, again on a conflict), so
+ * concurrent changes are never lost, and retrying after a connection loss ({@link ZkAsync#retrying}) is safe. A
+ * missing node or one without data reads as "never set" ({@code null}).
  */
 final class ZkCounter {
 
@@ -57,9 +56,8 @@ final class ZkCounter {
     }
 
     /**
-     * Reads the value ({@code null} if never set), applies {@code decide} and makes its change if the node is
-     * unchanged meanwhile; reads again otherwise. A put on a missing node creates it (and its missing ancestors, as
-     * containers); a delete removes the node.
+     * Reads the value, applies {@code decide} and makes its change if the node is unchanged meanwhile, else reads
+     * again. A put on a missing node creates it (and its missing ancestors, as containers).
      */
     <T> CompletableFuture<T> update(String path, String operation, Function<Long, Change<T>> decide) {
         return calls.retrying(operation, zk -> calls.read(zk, path).thenCompose(node -> {

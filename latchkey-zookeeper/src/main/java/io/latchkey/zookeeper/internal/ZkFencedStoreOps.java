@@ -3,7 +3,6 @@ package io.latchkey.zookeeper.internal;
 import io.latchkey.core.FencedWrite;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteFencedStoreOps;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,16 +16,11 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The ZooKeeper fenced store: each key is a persistent node {@code <base>/stores/<escaped lock name>/<escaped key>}
- * holding the value (the lock's own path {@code <base>/locks/…} is never touched; the store's parent is a container
- * node the server removes once the store is empty). A write is one {@code multi}: a {@code check} of the holder's
- * lock node at the version read just before (it exists only while the hold lives — an ephemeral node of the
- * holder's session, deleted by release, lease end or session expiry — and a hand-off to another owner rewrites it)
- * and the version-checked create, set or delete of the key's node. ZooKeeper applies all of a {@code multi} or none
- * of it, so a write whose hold is gone changes nothing.
- *
- * <p>The holder's node is found in this client's table of held nodes by the lease's lock and token: the store checks
- * leases of its own client (the session whose ephemeral node is the hold); a lease of another client is refused as
- * stale.
+ * holding the value (its parent is a container the server reaps once empty). A write is one {@code multi}: a
+ * {@code check} of the holder's lock node at the version read just before (the node exists only while the hold
+ * lives, and a hand-off to another owner rewrites it) and the version-checked create, set or delete of the key's
+ * node. ZooKeeper applies all of a {@code multi} or none, so a write whose hold is gone changes nothing. The hold is
+ * found in this client's held nodes by lock and token: another client's lease is refused as stale.
  */
 public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
 
@@ -38,11 +32,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
     private final Function<String, String> lockPathOf;
     private final Function<String, String> storePathOf;
 
-    /**
-     * @param held this client's held lock nodes
-     * @param lockPathOf a lock name's full znode path
-     * @param storePathOf a lock name's full store path (the parent of its keys' nodes)
-     */
+    /** @param storePathOf a lock name's full store path (the parent of its keys' nodes) */
     public ZkFencedStoreOps(ZkSession session, HeldNodes held, Function<String, String> lockPathOf,
                             Function<String, String> storePathOf) {
         this.session = session;
@@ -90,7 +80,7 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         return async.retrying(operation, zk -> async.read(zk, hold.path())).thenCompose(lockNode -> {
             if (lockNode == null || lockNode.stat().getEphemeralOwner() != hold.sessionId()
-                    || !grant.ownerId().equals(firstLine(lockNode.data()))) {
+                    || !grant.ownerId().equals(ZkHolders.lines(lockNode.data())[0])) {
                 return CompletableFuture.completedFuture(FencedWrite.Outcome.STALE);
             }
             int holdVersion = lockNode.stat().getVersion();
@@ -153,14 +143,5 @@ public final class ZkFencedStoreOps implements RemoteFencedStoreOps {
             }
         }, null);
         return f;
-    }
-
-    private static String firstLine(byte[] data) {
-        if (data == null) {
-            return "";
-        }
-        String s = new String(data, StandardCharsets.UTF_8);
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

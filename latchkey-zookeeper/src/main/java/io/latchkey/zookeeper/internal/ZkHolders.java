@@ -35,12 +35,8 @@ public final class ZkHolders {
 
     /** The {@code client=} line of a node's data, or {@link LockHolder#UNKNOWN_CLIENT} (Curator, an older client). */
     public static String clientName(String[] lines) {
-        for (int i = 1; i < lines.length; i++) {
-            if (lines[i].startsWith(ZkLockOps.CLIENT) && lines[i].length() > ZkLockOps.CLIENT.length()) {
-                return lines[i].substring(ZkLockOps.CLIENT.length());
-            }
-        }
-        return LockHolder.UNKNOWN_CLIENT;
+        String name = text(lines, ZkLockOps.CLIENT);
+        return name == null || name.isEmpty() ? LockHolder.UNKNOWN_CLIENT : name;
     }
 
     /** A node's data as lines. */
@@ -50,24 +46,26 @@ public final class ZkHolders {
 
     /** The number after {@code prefix} on one of {@code lines} (not the first, the owner), or -1. */
     public static long field(String[] lines, String prefix) {
+        String text = text(lines, prefix);
+        try {
+            return text == null ? -1 : Long.parseLong(text.strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static String text(String[] lines, String prefix) {
         for (int i = 1; i < lines.length; i++) {
             if (lines[i].startsWith(prefix)) {
-                try {
-                    return Long.parseLong(lines[i].substring(prefix.length()).strip());
-                } catch (NumberFormatException e) {
-                    return -1;
-                }
+                return lines[i].substring(prefix.length());
             }
         }
-        return -1;
+        return null;
     }
 
     /** The first line, or the session for a node whose data is not an owner id (Curator writes the client's IP). */
     public static String owner(String[] lines, Stat stat) {
-        String data = lines[0];
-        if (data.isEmpty() || data.chars().anyMatch(Character::isISOControl)) {
-            return "session 0x" + Long.toHexString(stat.getEphemeralOwner());
-        }
-        return data;
+        return lines[0].isEmpty() || lines[0].chars().anyMatch(Character::isISOControl)
+                ? "session 0x" + Long.toHexString(stat.getEphemeralOwner()) : lines[0];
     }
 }

@@ -16,20 +16,15 @@ import org.apache.zookeeper.data.Stat;
 
 /**
  * One look at a lock's queue for one owner ({@link ZkLockOps#tryAcquire}): without a place in the queue, create a
- * protected sequential node and list the queue (sent back to back: one round trip); with one, list the queue again.
- * Answers granted when nothing ahead of our node blocks it; otherwise it watches the one node it must outlast
- * ({@link LockWakeUps}) and answers queued, with our node as the entry. It never waits for the lock: the engine
- * does, woken by that watch. It only waits for the
- * connection, within the operation timeout, when a request of its own was lost to a connection loss.
+ * protected sequential node and list the queue (back to back: one round trip); with one, list again. Answers
+ * granted when nothing ahead blocks our node, else watches the one node it must outlast ({@link LockWakeUps}) and
+ * answers queued with our node as the entry. It waits only for the connection (within the operation timeout) after
+ * a request of its own was lost. Callbacks run on ZooKeeper's event thread, one at a time: the fields need no lock.
  *
- * <p>Callbacks run on ZooKeeper's event thread, one at a time and in request order, so the fields written there
- * need no locking.
- *
- * <p>Protection: every create carries a fresh UUID in its name (Curator's {@code _c_<uuid>-} prefix). If the reply
- * is lost, the queue is listed after reconnecting and the node with that UUID is adopted only if the current
- * session owns it; a node left by an earlier, expired session is deleted, never trusted. An attempt that fails
- * deletes what it created (a node whose create answer was lost, once it can be listed): no node outlives a failed
- * attempt, so a waiter that failed never blocks the queue.
+ * <p>Protection: every create carries a fresh UUID in its name (Curator's {@code _c_<uuid>-}). If the reply is
+ * lost, the node with that UUID is adopted after reconnecting only if the current session owns it; one of an
+ * earlier, expired session is deleted, never trusted. A failed attempt deletes what it created (a node whose create
+ * answer was lost, once it can be listed), so a waiter that failed never blocks the queue.
  */
 final class ZkLockAttempt {
 
@@ -42,9 +37,8 @@ final class ZkLockAttempt {
     /** Our node, once known to be ours. */
     private ZkQueueEntry ours;
     /**
-     * The protection id of the last create, and the handle it was sent on: what a failure must clean up if its
-     * answer was lost. The handle, not its session id at the time: a handle that Curator made after a session expired
-     * has no session until it connects, and a create queued on it runs under the session it gets then.
+     * The protection id of the last create and its handle, which a failure cleans up after if the answer was lost;
+     * the handle, not its session id then: a handle made after an expiry gets its session only when it connects.
      */
     private String protectionId;
     private ZooKeeper createHandle;
@@ -114,10 +108,8 @@ final class ZkLockAttempt {
         }
         switch (code) {
             case OK -> {
-                // The node's owner is the session that ran the create, which the handle may only have got after the
-                // create was sent (a handle made after an expiry has no session id until it connects): a node
-                // recorded with the wrong session would look like one of an ended session to our next attempt,
-                // which would queue again behind it while it blocks every client for as long as our session lives.
+                // The owner is the session that ran the create, not the handle's when sent (see createHandle): a
+                // wrong one would make our next attempt queue behind our own node, blocking everyone.
                 ours = new ZkQueueEntry(name.substring(name.lastIndexOf('/') + 1), stat.getEphemeralOwner(),
                         stat.getCzxid());
                 if (previous != null) {
@@ -145,10 +137,8 @@ final class ZkLockAttempt {
     }
 
     /**
-     * The lock path is missing (first use of the name, or the server reaped it as an empty container): one
-     * asynchronous create of the path as a container node, then the queue node again; when a parent is missing too
-     * (the lock root of a new namespace), the parents first, as open containers ({@link ZkAsync#createParents}).
-     * Nothing here waits on a round trip.
+     * The lock path is missing (first use, or reaped as an empty container): creates it as a container (its parents
+     * first if missing, {@link ZkAsync#createParents}), then the queue node again. Nothing here blocks.
      */
     private void createLockPath() {
         ZooKeeper zk = zk();
@@ -159,8 +149,7 @@ final class ZkLockAttempt {
             Code code = Code.get(rc);
             if (code == Code.OK || code == Code.NODEEXISTS) {
                 ops.session.scheduler().execute(this::create);
-            } else if (code == Code.CONNECTIONLOSS || code == Code.OPERATIONTIMEOUT || code == Code.SESSIONEXPIRED
-                    || code == Code.SESSIONMOVED) {
+            } else if (ZkAsync.isTransient(code)) {
                 afterReconnect(this::create); // the queue node's create finds the path missing again if it is
             } else if (code == Code.NONODE) {
                 new ZkAsync(ops.session).createParents(zk, lockPath).whenComplete((v, e) -> {
@@ -188,10 +177,7 @@ final class ZkLockAttempt {
         });
     }
 
-    /**
-     * The create's reply was lost: find our node by its protection id, adopt it only if this client's ZooKeeper
-     * session owns it.
-     */
+    /** The create's reply was lost: finds our node by its protection id, adopted only if our session owns it. */
     private void recoverProtected() {
         ZooKeeper zk = zk();
         if (zk == null) {
@@ -204,16 +190,11 @@ final class ZkLockAttempt {
                 return;
             }
             Code code = Code.get(rc);
-            if (code == Code.NONODE) {
-                strayPossible = false;
-                create();
-                return;
-            }
-            if (code != Code.OK) {
+            if (code != Code.OK && code != Code.NONODE) {
                 afterReconnect(this::recoverProtected);
                 return;
             }
-            String found = LockNodes.findProtected(children, uuid);
+            String found = code == Code.NONODE ? null : LockNodes.findProtected(children, uuid);
             if (found == null) {
                 strayPossible = false;
                 create();
@@ -276,7 +257,8 @@ final class ZkLockAttempt {
             create();
             return;
         }
-        String blocker = mustOutlast(sorted, index);
+        String blocker = mustOutlast(ops.kind, sorted, index,
+                node -> ops.ownedBy(lockPath, node, request.ownerId()));
         if (blocker == null) {
             grant(Math.max(ours.czxid(), parent.getPzxid()), sorted.size() == 1);
         } else {
@@ -284,10 +266,7 @@ final class ZkLockAttempt {
         }
     }
 
-    /**
-     * Arms the watch on the node we must outlast ({@link LockWakeUps}) and answers queued once it is armed; lists
-     * again if that node went meanwhile.
-     */
+    /** Arms the watch on the node we must outlast and answers queued once armed; lists again if it went. */
     private void watch(String blocker) {
         ZooKeeper zk = zk();
         if (zk == null) {
@@ -331,9 +310,8 @@ final class ZkLockAttempt {
     }
 
     /**
-     * Writes a queued grant's token into its node, for {@code latchkey inspect} (other clients cannot derive it:
-     * it depends on the listing that granted it). Sent after the grant, never waited for: only if the node is
-     * still unmodified (version 0), so a hand-off that rewrote it meanwhile is never overwritten.
+     * Writes a queued grant's token into its node for {@code latchkey inspect}, not waited for; only at version 0,
+     * so a hand-off that rewrote the node meanwhile is never overwritten.
      */
     private void recordToken(ZkGrantState hold, long fencing) {
         try {
@@ -343,11 +321,6 @@ final class ZkLockAttempt {
         } catch (RuntimeException e) {
             // best effort: inspect then shows the node's czxid
         }
-    }
-
-    /** The node we wait for, or {@code null} if we hold. */
-    private String mustOutlast(List<String> sorted, int index) {
-        return mustOutlast(ops.kind, sorted, index, node -> ops.ownedBy(lockPath, node, request.ownerId()));
     }
 
     /**
@@ -380,7 +353,7 @@ final class ZkLockAttempt {
             ops.deleteNode(lockPath + "/" + ours.node(), ours.sessionId());
         } else if (strayPossible) {
             // the handle's session now: a create that ran got its session before it ran (0: it never ran)
-            ops.dropStray(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix),
+            ops.deletes.dropStrays(lockPath, LockNodes.protectedName(protectionId, ops.kind.prefix),
                     createHandle.getSessionId());
         }
         result.completeExceptionally(e);

@@ -1,11 +1,11 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.LockHolder;
 import io.latchkey.core.AcquireRequest;
 import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -17,26 +17,21 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The remote half of the ZooKeeper lock family: an ephemeral sequential child per waiting or holding owner under the
- * lock's path, the first in sequence order holds. It answers single attempts ({@link ZkLockAttempt}): the first
- * attempt of a waiter creates its node and answers granted, or queued with the node as its entry; later attempts
- * list the queue again; {@link #withdraw} deletes the node. The engine does all the waiting, woken by a watch on the
- * one node each waiter must outlast ({@link LockWakeUps}): its deletion (a release, a lease that ran out, an expired
- * session, a forced unlock, a withdrawn waiter) or its hand-off wakes only the client whose waiter is next, never a
- * herd.
+ * lock's path, the first in sequence order holds. A waiter's first attempt ({@link ZkLockAttempt}) creates its node
+ * and answers granted, or queued with the node as its entry; later attempts list the queue again; {@link #withdraw}
+ * deletes the node. The engine waits, woken by a watch on the one node each waiter must outlast
+ * ({@link LockWakeUps}): its deletion or hand-off wakes only the client whose waiter is next, never a herd.
  *
- * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children): one queue, so both
- * exclude each other; the plain lock may hand a held node to another owner of this client, the
- * {@linkplain #fair() fair} one never does, and each of its waiting owners has a node of its own from the moment it
- * starts waiting. {@link Kind#WRITE} and
- * {@link Kind#READ} share one path per name and one {@link HeldNodes} table, like Curator's read-write lock
- * ({@code __WRIT__} / {@code __READ__} children): a reader passes writers that belong to its own owner, which is
- * what makes a write → read downgrade possible.
+ * <p>{@link Kind#EXCLUSIVE} is the plain and fair lock (Curator's {@code lock-} children, one queue); only the plain
+ * one hands a held node to another owner of this client, and each waiting owner of the {@linkplain #fair() fair}
+ * one has its own node. {@link Kind#WRITE} and {@link Kind#READ} share one path and one {@link HeldNodes} table,
+ * like Curator's read-write lock ({@code __WRIT__} / {@code __READ__}): a reader passes its own owner's writers,
+ * which makes a write → read downgrade possible.
  *
  * <h2>Round trips</h2>
- * An uncontended acquire sends the create and the getChildren back to back; ZooKeeper serves one session's
- * requests in order, so the listing already contains our node and the pair costs one round trip. Release is one
- * delete. Curator's mutex spends three (create, then getChildren, then delete). A lone re-acquire right after our
- * own release skips the listing altogether ({@link SoloHistory}): two requests per cycle instead of three.
+ * An acquire sends the create and the getChildren back to back: ZooKeeper serves one session's requests in order,
+ * so the listing already has our node and the pair costs one round trip; release is one delete (Curator's mutex:
+ * three). A lone re-acquire right after our own release skips the listing ({@link SoloHistory}).
  *
  * <h2>Tokens</h2>
  * The fencing token of a grant is the larger of our node's czxid and the lock path's pzxid in the listing that
@@ -60,7 +55,7 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     final ZkSession session;
-    private final NodeDeletes deletes;
+    final NodeDeletes deletes;
     final Function<String, String> pathOf;
     final Kind kind;
     private final boolean fair;
@@ -72,12 +67,9 @@ public final class ZkLockOps implements RemoteLockOps {
     final SoloHistory solo = new SoloHistory();
 
     /**
-     * @param pathOf maps a lock name to its znode path
-     * @param fair a fair lock ({@link RemoteLockOps#fair()}: no local hand-off, every waiting owner its own node);
-     *        only with {@link Kind#EXCLUSIVE}
-     * @param held the table of our held nodes, shared by the read and write halves of one read-write lock family
+     * @param fair a fair lock ({@link RemoteLockOps#fair()}), only with {@link Kind#EXCLUSIVE}
+     * @param held the table of our held nodes, shared by every lock of the client
      * @param lostSink told about every grant whose node vanished with an expired session
-     * @param clientName the client's name, recorded in each lock node's data
      */
     public ZkLockOps(ZkSession session, Function<String, String> pathOf, Kind kind, boolean fair,
                      HeldNodes held, Consumer<Grant> lostSink, String clientName) {
@@ -114,23 +106,19 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * Deletes the waiter's node, retried until the server answers ({@link NodeDeletes}). Without an entry there is
-     * nothing to do: an attempt that fails deletes what it created itself, including a node whose create answer
-     * was lost (found by its protection id once the queue can be listed), so no failed waiter keeps a node.
+     * Deletes the waiter's node ({@link NodeDeletes}). Without an entry there is nothing to do: a failed attempt
+     * deletes what it created itself, even a node whose create answer was lost, so no failed waiter keeps a node.
      */
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
         ZkQueueEntry q = entry == null ? null : ZkQueueEntry.parse(entry);
-        if (q == null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
+        return q == null ? CompletableFuture.completedFuture(null)
+                : deleteNode(pathOf.apply(request.name()) + "/" + q.node(), q.sessionId()).thenApply(ok -> null);
     }
 
     /** Called by an attempt once it holds: remember the node (the engine ends a fixed lease: {@link #leaseEnded}). */
     void granted(Grant grant) {
-        ZkGrantState hold = grant.backendState(ZkGrantState.class);
-        held.put(hold.path(), grant);
+        held.put(grant.backendState(ZkGrantState.class).path(), grant);
     }
 
     /** A grant nobody received (its attempt had already failed): forget it and delete its node. */
@@ -140,15 +128,9 @@ public final class ZkLockOps implements RemoteLockOps {
         deleteNode(hold.path(), hold.sessionId());
     }
 
-    /** After a create whose answer was lost: deletes its node once the queue can be listed ({@link NodeDeletes}). */
-    void dropStray(String lockPath, String prefix, long sessionId) {
-        deletes.dropStrays(lockPath, prefix, sessionId);
-    }
-
     /**
-     * ZooKeeper has no per-node expiry for ephemerals: the holder's client deletes its node when the engine finds the
-     * fixed lease over (a crashed holder's node goes with its session instead). Only this grant's node, and only
-     * while this client still counts it as held: the delete is retried until the server answers ({@link NodeDeletes}).
+     * ZooKeeper has no per-node expiry: the holder's client deletes its node at the fixed lease's end (a crashed
+     * holder's node goes with its session), only while it still counts the grant as held ({@link NodeDeletes}).
      */
     @Override
     public void leaseEnded(Grant grant) {
@@ -162,11 +144,10 @@ public final class ZkLockOps implements RemoteLockOps {
     public CompletableFuture<Boolean> release(Grant grant) {
         ZkGrantState hold = grant.backendState(ZkGrantState.class);
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
-        // Only a delete that has to wait for the connection gets a timer (none on the hot path): the caller hears
-        // of the outage within the operation timeout while the retries go on in the background.
+        // Only a delete that is retried gets a timer (none on the hot path): the caller hears of the outage within
+        // the operation timeout while the retries go on.
         Runnable onRetry = () -> session.bounded(answer, "delete " + hold.path());
-        CompletableFuture<Boolean> deleted = deleteNode(hold.path(), hold.sessionId(), onRetry);
-        deleted.whenComplete((ok, e) -> {
+        deletes.delete(hold.path(), hold.sessionId(), onRetry).whenComplete((ok, e) -> {
             if (e == null) {
                 // Forget the node only once the server confirmed it is gone, so a failed delete keeps being retried.
                 boolean wasOurs = held.remove(hold.path(), grant);
@@ -178,8 +159,6 @@ public final class ZkLockOps implements RemoteLockOps {
                 answer.completeExceptionally(e);
             }
         });
-        // Not bounded here: the engine bounds every remote call it waits for by the operation timeout, and a
-        // timer per release would cost a scheduler wake-up on the hot path.
         return answer;
     }
 
@@ -239,24 +218,30 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * Who holds it: the listing, then the holder node's data and stat (two requests: ZooKeeper cannot read a child it
-     * has not named). Held since the node's last write (its creation, or the hand-off that rewrote it); no lease (the
-     * holder's session keeps the node); the waiters are the other nodes of the queue.
+     * The listing, then the holder node's data and stat (ZooKeeper cannot read a child it has not named). Held since
+     * the node's last write; no lease (the session keeps the node); the waiters are the queue's other nodes.
      */
     @Override
-    public CompletableFuture<io.latchkey.LockHolder> holder(String name) {
-        String lockPath = pathOf.apply(name);
+    public CompletableFuture<LockHolder> holder(String name) {
+        return holderAt(pathOf.apply(name)).thenApply(h -> h == null ? null : h.holder());
+    }
+
+    /** A holder's node and what it tells ({@link #holderAt}). */
+    public record Holder(ZkAsync.Node node, LockHolder holder) {
+    }
+
+    /** The holder of the queue at the full path {@code lockPath} ({@link #holder}), or {@code null}. */
+    public CompletableFuture<Holder> holderAt(String lockPath) {
         return ZkAsync.listed(session, lockPath).thenCompose(children -> {
-            List<String> holders = holders(children);
+            List<String> queue = children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).toList();
+            List<String> holders = holders(queue);
             if (holders.isEmpty()) {
                 return CompletableFuture.completedFuture(null);
             }
             String path = lockPath + "/" + holders.get(0);
-            Grant mine = held.get(path);
-            int waiters = Math.max(0, (int) children.stream().filter(c -> LockNodes.sequenceNumber(c) >= 0).count()
-                    - holders.size());
             return ZkAsync.readOrNull(session, path).thenApply(node -> node == null ? null // released since listed
-                    : ZkHolders.holder(node.data(), node.stat(), mine, waiters));
+                    : new Holder(node, ZkHolders.holder(node.data(), node.stat(), held.get(path),
+                            queue.size() - holders.size())));
         });
     }
 
@@ -274,10 +259,8 @@ public final class ZkLockOps implements RemoteLockOps {
             if (victims.isEmpty()) {
                 return CompletableFuture.completedFuture(false);
             }
-            List<CompletableFuture<Boolean>> deletes = new ArrayList<>();
-            for (String v : victims) {
-                deletes.add(deleteNode(lockPath + "/" + v, 0));
-            }
+            List<CompletableFuture<Boolean>> deletes = victims.stream().map(v -> deleteNode(lockPath + "/" + v, 0))
+                    .toList();
             return CompletableFuture.allOf(deletes.toArray(new CompletableFuture<?>[0]))
                     .thenApply(x -> deletes.stream().anyMatch(CompletableFuture::join));
         });
@@ -286,41 +269,20 @@ public final class ZkLockOps implements RemoteLockOps {
     /** Who holds the lock of this kind, judged from the children alone. */
     private List<String> holders(List<String> children) {
         List<String> sorted = LockNodes.sorted(children);
-        List<String> result = new ArrayList<>();
-        if (sorted.isEmpty()) {
-            return result;
+        if (kind != Kind.READ) { // the first node, if it is of this kind
+            return sorted.isEmpty() || (kind == Kind.WRITE && !LockNodes.isWriter(sorted.get(0))) ? List.of()
+                    : sorted.subList(0, 1);
         }
-        switch (kind) {
-            case EXCLUSIVE -> result.add(sorted.get(0));
-            case WRITE -> {
-                if (LockNodes.isWriter(sorted.get(0))) {
-                    result.add(sorted.get(0));
-                }
-            }
-            case READ -> {
-                for (String c : sorted) {
-                    if (LockNodes.isWriter(c)) {
-                        break;
-                    }
-                    result.add(c);
-                }
-            }
-            default -> throw new IllegalStateException(kind.name());
+        int readers = 0; // the readers ahead of the first writer
+        while (readers < sorted.size() && !LockNodes.isWriter(sorted.get(readers))) {
+            readers++;
         }
-        return result;
+        return sorted.subList(0, readers);
     }
 
-    /**
-     * Deletes a node, retrying across connection losses until the server confirms it is gone or the session that
-     * owned it has ended ({@link NodeDeletes}).
-     */
+    /** Deletes a node, retried until the server answers ({@link NodeDeletes}). */
     CompletableFuture<Boolean> deleteNode(String path, long sessionId) {
         return deletes.delete(path, sessionId, null);
-    }
-
-    /** {@link #deleteNode(String, long)}, running {@code onFirstRetry} (if any) once the first attempt failed. */
-    CompletableFuture<Boolean> deleteNode(String path, long sessionId, Runnable onFirstRetry) {
-        return deletes.delete(path, sessionId, onFirstRetry);
     }
 
     private void sessionLost(long sessionId) {
@@ -339,11 +301,9 @@ public final class ZkLockOps implements RemoteLockOps {
     }
 
     /**
-     * A lock node's data, for {@code latchkey inspect}: the owner id, the session timeout this client negotiated
-     * (how long the node outlives a crashed holder) and, once a queued grant knows it, the holder's fencing token
-     * (which another client cannot derive from the node's stat), and the holding client's name. Lines
-     * {@code <owner>}, {@code session-timeout-ms=<n>}, {@code client=<name>}, {@code token=<n>}; readers take the
-     * first line as the owner and look the others up by prefix (a client name has no line breaks).
+     * A lock node's data, for {@code latchkey inspect}: lines {@code <owner>}, {@code session-timeout-ms=<n>} (how
+     * long the node outlives a crashed holder), {@code client=<name>} and, once a queued grant knows it, {@code
+     * token=<n>} (other clients cannot derive it from the stat). Readers look lines after the owner up by prefix.
      */
     static byte[] nodeData(String ownerId, String clientName, int sessionTimeoutMs, long token) {
         StringBuilder b = new StringBuilder(ownerId).append('\n').append(SESSION_TIMEOUT).append(sessionTimeoutMs)
@@ -354,10 +314,6 @@ public final class ZkLockOps implements RemoteLockOps {
         return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Prefix of the session timeout line in a lock node's data. */
-    public static final String SESSION_TIMEOUT = "session-timeout-ms=";
-    /** Prefix of the client name line in a lock node's data. */
-    public static final String CLIENT = "client=";
-    /** Prefix of the fencing token line in a lock node's data. */
-    public static final String TOKEN = "token=";
+    /** Prefixes of the lines of a lock node's data. */
+    public static final String SESSION_TIMEOUT = "session-timeout-ms=", CLIENT = "client=", TOKEN = "token=";
 }

@@ -13,22 +13,18 @@ import org.apache.zookeeper.KeeperException.Code;
 
 /**
  * The remote half of the ZooKeeper permit-expirable semaphore, on the {@link ZkPermitNodeOps} layout
- * ({@code /latchkey[/<ns>]/permits/<escaped name>}, data = permits): each held permit is one ephemeral sequential
- * child {@code _c_<escaped permit id>-permit-<seq>} whose data is its lease in milliseconds. The permit id is the
- * engine's; the fencing token of a grant is its node's czxid, which never repeats and grows with every node created
- * under the name (in creation order, which is the order of the attempts that took permits).
+ * ({@code /latchkey[/<ns>]/permits/<escaped name>}): each held permit is an ephemeral sequential child
+ * {@code _c_<escaped permit id>-permit-<seq>} whose data is its lease in milliseconds. A grant's fencing token is its
+ * node's czxid, which never repeats and grows in the order the attempts took permits.
  *
  * <h2>Leases</h2>
- * ZooKeeper has no expiry for single nodes. A watchdog permit ({@link #renewsPermits()}) lives as long as this
- * client's session and the engine's renewals: {@link #renew} checks in one pipelined batch that each node is still
- * the one granted ({@link HeldChecks}), and a crashed client's permits go with its session (the watchdog timeout
- * for clients created from a URI). A fixed lease is ended by this client: the engine's heap of fixed leases calls
- * {@link #leaseEnded} at the lease's end, which deletes the node (a crashed holder's node goes with its session
- * instead, possibly later). Every delete of our node is retried until the server answers ({@link NodeDeletes}).
+ * ZooKeeper has no expiry for single nodes. A watchdog permit lives as long as this client's session: {@link #renew}
+ * checks in one pipelined batch that each node is still the one granted ({@link HeldChecks}); a crashed client's
+ * permits go with its session. A fixed lease is ended by this client: the engine calls {@link #leaseEnded}, which
+ * deletes the node (retried until the server answers, {@link NodeDeletes}).
  *
- * <p>{@link #release} of a permit another client took finds its node by the permit id and deletes it (that
- * client's lease end and renewals then find it gone); {@link #updateLease} works only on permits this client holds,
- * whose lease ends it tracks.
+ * <p>{@link #release} of another client's permit finds its node by the permit id and deletes it;
+ * {@link #updateLease} works only on permits this client holds.
  */
 public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
 
@@ -38,7 +34,6 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
     /** The permits this client holds (until released, expired, or found gone by a renewal). */
     private final Map<Key, Grant> held = new ConcurrentHashMap<>();
 
-    /** @param pathOf maps a semaphore name to its node's full path */
     public ZkPermitExpirableSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
         super(session, watches, pathOf);
     }
@@ -60,8 +55,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
                     ZkGrantState hold = new ZkGrantState(path, taken.names().get(0), taken.czxid(), taken.czxid(),
                             taken.sessionId(), false);
                     Grant grant = new Grant(name, permitId, taken.czxid(), leaseMillis, watchdog, sentAt, hold);
-                    Key key = new Key(path, permitId);
-                    held.put(key, grant);
+                    held.put(new Key(path, permitId), grant);
                     return Attempt.granted(grant);
                 });
     }
@@ -130,11 +124,7 @@ public final class ZkPermitExpirableSemaphoreOps extends ZkPermitNodeOps {
         });
     }
 
-    /**
-     * Deletes the nodes of every permit this client still holds: for a client on an
-     * application's own Curator framework, whose session outlives the client (otherwise the session's end removes
-     * them). Completes when every delete has been answered.
-     */
+    /** Deletes the nodes of every permit held (a client on an application's framework, whose session lives on). */
     public CompletableFuture<Void> deleteHeld() {
         List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
         for (Map.Entry<Key, Grant> e : held.entrySet()) {

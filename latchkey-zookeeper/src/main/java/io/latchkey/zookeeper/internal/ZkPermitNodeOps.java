@@ -12,28 +12,23 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The ZooKeeper layout shared by both semaphores, and their shared remote calls: a persistent node whose data is the
- * number of permits (no data: never set), and one ephemeral sequential child per permit taken,
- * {@code _c_<id>-permit-<seq>}. In sequence order the first {@code permits} children hold. A crashed holder's
- * children go with its session, so its permits come back by themselves.
+ * The layout and remote calls both semaphores share: a persistent node whose data is the number of permits (no
+ * data: never set), and one ephemeral sequential child {@code _c_<id>-permit-<seq>} per permit taken; in sequence
+ * order the first {@code permits} children hold. A crashed holder's children go with its session.
  *
  * <h2>One attempt</h2>
- * {@link #attempt} first reads the permits and the children (sent back to back: one round trip) and answers "none"
- * at once if fewer than the permits asked for are free, so a waiter's look changes nothing on the server (and
- * wakes nobody, itself included). Otherwise it sends the create (one multi for several permits) and the same two
- * reads back to back: ZooKeeper serves one session's requests in order, so the listing already holds the new nodes
- * (two round trips in all). The nodes are kept if all of them are among the first {@code permits} children;
- * otherwise they are deleted again and the attempt answers "none". Waiters keep no nodes on the server:
- * waiting is the engine's, woken by a persistent watch on the semaphore's node ({@link ZkWatches}), which sees
- * every permit returned (a delete, an expired session) and every change of the permits. A node that another
- * attempt created and is about to delete may make an attempt answer "none" although a permit is free; its delete
- * then wakes the waiters, who look again.
+ * {@link #attempt} reads the permits and the children (back to back: one round trip) and answers "none" at once if
+ * too few are free, so a waiter's look changes nothing on the server and wakes nobody. Otherwise it sends the
+ * create (a multi for several permits) and the same two reads back to back (served in order: the listing has the
+ * new nodes), and keeps the nodes only if all are among the first {@code permits} children, else deletes them and
+ * answers "none". Waiters keep no nodes: the engine waits, woken by a persistent watch on the semaphore's node
+ * ({@link ZkWatches}). A node another attempt is about to delete may make an attempt answer "none" although a
+ * permit is free; that delete then wakes the waiters, who look again.
  *
  * <h2>Deletes</h2>
- * Every delete of our own node goes through {@link NodeDeletes}: the node is ephemeral, but this client keeps its
- * session alive, so a delete lost to a connection loss would otherwise hold a permit for the client's lifetime. A
- * create whose answer was lost leaves nodes we do not know of; they are found by their protected id once the
- * connection is back and deleted the same way.
+ * Every delete of our own node goes through {@link NodeDeletes}: this client keeps its session alive, so a lost
+ * delete would hold a permit for the client's lifetime. Nodes of a create whose answer was lost are found by their
+ * protected id once connected and deleted the same way.
  */
 abstract class ZkPermitNodeOps implements RemoteCountOps {
 
@@ -80,11 +75,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                 v -> v == null ? ZkCounter.Change.put(permits, true) : ZkCounter.Change.none(false));
     }
 
-    /**
-     * Adds {@code delta} (possibly negative) to the node's count, which may go below zero as on every backend
-     * ({@link java.util.concurrent.Semaphore#reducePermits}): permits then become free only once releases bring it
-     * above the nodes taken.
-     */
+    /** Adds {@code delta} (possibly negative: the count may go below zero, as on every backend). */
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
         return counter.update(pathOf.apply(name), "add permits to semaphore " + name,
@@ -103,7 +94,6 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
                 : createAndCheck(path, protectedId, count, data, operation));
     }
 
-    /** The permits less the children, read back to back. */
     private CompletableFuture<Integer> free(String path, String operation) {
         return calls.retrying(operation, zk -> calls.read(zk, path)
                 .thenCombine(calls.children(zk, path), (node, children) -> {
@@ -115,11 +105,10 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
 
     private CompletableFuture<Taken> createAndCheck(String path, String protectedId, int count, byte[] data,
                                                     String operation) {
-        ZooKeeper zk;
-        try {
-            zk = session.zk();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
+        CompletableFuture<Taken> result = new CompletableFuture<>();
+        ZooKeeper zk = session.zkOrFail(result);
+        if (zk == null) {
+            return result;
         }
         String prefix = LockNodes.protectedName(protectedId, PERMIT);
         CompletableFuture<Taken> created = create(zk, path, prefix, count, data);
@@ -128,13 +117,12 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
             return p == null ? 0 : (int) Math.min(Integer.MAX_VALUE, p);
         });
         CompletableFuture<List<String>> children = calls.children(zk, path);
-        CompletableFuture<Taken> result = new CompletableFuture<>();
         created.whenComplete((taken, e) -> {
             if (e != null) {
                 if (ZkAsync.isTransient(e)) {
                     // the handle's session now, not when the create was sent: a handle made after an expiry gets
                     // its session only when it connects, and a create queued on it runs under that one
-                    dropStrays(path, prefix, zk.getSessionId());
+                    deletes.dropStrays(path, prefix, zk.getSessionId());
                 }
                 result.completeExceptionally(session.unavailable(operation, e));
             } else if (taken == null) {
@@ -166,10 +154,7 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         return true;
     }
 
-    /**
-     * The created nodes; {@code null} when the semaphore's node does not exist. Their session is the one that ran
-     * the create, read when it answered: a handle made after an expiry has no session id until it connects.
-     */
+    /** The created nodes, {@code null} without a semaphore node; the session is read when the create answered. */
     private CompletableFuture<Taken> create(ZooKeeper zk, String path, String prefix, int count, byte[] data) {
         CompletableFuture<Taken> f = new CompletableFuture<>();
         if (count == 1) {
@@ -222,25 +207,14 @@ abstract class ZkPermitNodeOps implements RemoteCountOps {
         }
     }
 
-    /** After a create whose answer was lost: deletes its nodes once they can be listed ({@link NodeDeletes}). */
-    private void dropStrays(String path, String prefix, long sessionId) {
-        deletes.dropStrays(path, prefix, sessionId);
-    }
-
     /**
-     * Deletes {@code node} (ours, or another client's with {@code sessionId} 0) and answers whether this delete
-     * removed it; if the first try fails, the answer fails within the operation timeout while the delete goes on
-     * until the server answers.
+     * Deletes {@code node} (another client's with {@code sessionId} 0), answering whether this delete removed it;
+     * after a failed first try the answer fails within the operation timeout while the delete goes on.
      */
     CompletableFuture<Boolean> deleteNode(String node, long sessionId, String operation) {
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
-        deletes.delete(node, sessionId, () -> session.bounded(answer, operation)).whenComplete((ok, e) -> {
-            if (e != null) {
-                answer.completeExceptionally(e);
-            } else {
-                answer.complete(ok);
-            }
-        });
+        deletes.delete(node, sessionId, () -> session.bounded(answer, operation))
+                .whenComplete((ok, e) -> ZkAsync.forward(answer, ok, e));
         return answer;
     }
 }

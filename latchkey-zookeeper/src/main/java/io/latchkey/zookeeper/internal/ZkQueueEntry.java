@@ -1,14 +1,9 @@
 package io.latchkey.zookeeper.internal;
 
 /**
- * A waiter's place in a lock's queue, as the engine keeps it between attempts ({@code RemoteLockOps.Attempt#entry}):
- * our sequential node, the session that created it (a node is only ever trusted as ours while that session lives)
- * and its czxid (which identifies this very node and bounds its fencing token from below). Written as
- * {@code <node>@<session hex>@<czxid hex>}; node names never contain {@code @}.
- *
- * @param node our child's name, {@code _c_<uuid>-<kind><sequence>}
- * @param sessionId the session that owns the ephemeral node
- * @param czxid the node's creation zxid
+ * A waiter's place in a lock's queue between attempts ({@code RemoteLockOps.Attempt#entry}), written as
+ * {@code <node>@<session hex>@<czxid hex>} (node names never contain {@code @}): our node is trusted as ours only
+ * while the session that created it lives.
  */
 record ZkQueueEntry(String node, long sessionId, long czxid) {
 

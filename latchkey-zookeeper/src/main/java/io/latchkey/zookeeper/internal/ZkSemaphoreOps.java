@@ -11,23 +11,17 @@ import java.util.function.Function;
 
 /**
  * The remote half of the ZooKeeper semaphore, on the {@link ZkPermitNodeOps} layout
- * ({@code /latchkey[/<ns>]/semaphores/<escaped name>}, data = permits, one ephemeral child per permit taken).
- *
- * <h2>Ownership</h2>
- * Unlike the other backends' semaphores, a permit taken here is a node of this client's session: a crashed
- * client's permits return when its session expires. So {@link #give} first deletes nodes this client took for the
- * name (the most recent first; this client's table of them is shared by every view of the name and by all its
- * threads), and only for permits beyond those adds permits to the node's count, as
- * {@link java.util.concurrent.Semaphore#release(int)} would. A delete that does not reach the server is retried
- * until it does ({@link NodeDeletes}); the caller still hears of the failure within the operation timeout.
- * {@link #drainPermits} takes the free permits as nodes of its own, like any acquire.
+ * ({@code /latchkey[/<ns>]/semaphores/<escaped name>}). Unlike other backends, a permit taken here is a node of this
+ * client's session (a crashed client's permits return when its session expires), so {@link #give} first deletes
+ * nodes this client took for the name (the most recent first), and adds to the count only for permits beyond those,
+ * as {@link java.util.concurrent.Semaphore#release(int)} would. Deletes are retried until they reach the server
+ * ({@link NodeDeletes}); the caller hears of a failure within the operation timeout.
  */
 public final class ZkSemaphoreOps extends ZkPermitNodeOps {
 
     /** This client's permit nodes by semaphore path (full node paths); changed only inside the map's compute. */
     private final Map<String, ArrayDeque<String>> mine = new ConcurrentHashMap<>();
 
-    /** @param pathOf maps a semaphore name to its node's full path */
     public ZkSemaphoreOps(ZkSession session, ZkWatches watches, Function<String, String> pathOf) {
         super(session, watches, pathOf);
     }
@@ -51,10 +45,7 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
                 });
     }
 
-    /**
-     * Deletes up to {@code permits} of this client's nodes of the semaphore and adds permits for the rest (see the
-     * class comment); the additions are sent once the deletes are confirmed.
-     */
+    /** Deletes up to {@code permits} of our nodes, then adds permits for the rest (see the class comment). */
     @Override
     public CompletableFuture<Void> give(String name, int permits) {
         String path = pathOf.apply(name);
@@ -69,10 +60,8 @@ public final class ZkSemaphoreOps extends ZkPermitNodeOps {
         if (nodes.isEmpty()) {
             return addPermits(name, extra);
         }
-        List<CompletableFuture<Boolean>> deleted = new ArrayList<>();
-        for (String n : nodes) {
-            deleted.add(deleteNode(n, 0, "release a permit of semaphore " + name));
-        }
+        List<CompletableFuture<Boolean>> deleted = nodes.stream()
+                .map(n -> deleteNode(n, 0, "release a permit of semaphore " + name)).toList();
         return CompletableFuture.allOf(deleted.toArray(new CompletableFuture<?>[0]))
                 .thenCompose(v -> extra > 0 ? addPermits(name, extra) : CompletableFuture.<Void>completedFuture(null));
     }

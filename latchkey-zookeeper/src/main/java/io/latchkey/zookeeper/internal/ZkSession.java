@@ -13,20 +13,16 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client's view of its Curator connection: the current ZooKeeper handle for pipelined raw calls, the
- * connection state (connected, suspended, lost), the client's scheduler (its one timer thread, lent by the engine:
- * nothing here blocks on it), and the error it reports when the ensemble does not answer.
- *
- * <p>Raw asynchronous calls on the handle are used rather than Curator's builders because ZooKeeper answers one
- * session's requests in the order they were sent: a create and a getChildren sent back to back cost one round
- * trip, and nothing (retries, protection lookups) is sent that we did not ask for.
+ * One client's view of its Curator connection: the current handle for pipelined raw calls (rather than Curator's
+ * builders: ZooKeeper answers one session's requests in order, so calls sent back to back cost one round trip, and
+ * nothing is sent that we did not ask for), the connection state, the client's scheduler (lent by the engine,
+ * never blocked) and the error it reports when the ensemble does not answer.
  */
 public final class ZkSession implements AutoCloseable {
 
@@ -63,7 +59,7 @@ public final class ZkSession implements AutoCloseable {
         curator.getConnectionStateListenable().addListener(stateListener);
         if (curator.getZookeeperClient().isConnected()) {
             connected.get().complete(null);
-            lastSessionId = currentSessionIdOrZero();
+            lastSessionId = sessionId();
         }
     }
 
@@ -80,7 +76,7 @@ public final class ZkSession implements AutoCloseable {
         switch (state) {
             case CONNECTED, RECONNECTED -> {
                 suspended = false;
-                long now = currentSessionIdOrZero();
+                long now = sessionId();
                 long before = lastSessionId;
                 lastSessionId = now;
                 connected.get().complete(null);
@@ -89,7 +85,7 @@ public final class ZkSession implements AutoCloseable {
                     // reported LOST (it can reconnect with a new session after a long partition).
                     fireLost(before);
                 }
-                reconnectListeners.forEach(ZkSession::runQuietly);
+                reconnectListeners.forEach(l -> quietly(l, "reconnect"));
             }
             case SUSPENDED, LOST -> {
                 suspended = true;
@@ -110,24 +106,19 @@ public final class ZkSession implements AutoCloseable {
     }
 
     private void fireLost(long sessionId) {
-        for (LongConsumer l : lostListeners) {
-            try {
-                l.accept(sessionId);
-            } catch (RuntimeException e) {
-                log.warn("session-lost listener failed", e);
-            }
-        }
+        lostListeners.forEach(l -> quietly(() -> l.accept(sessionId), "session-lost"));
     }
 
-    private static void runQuietly(Runnable r) {
+    private static void quietly(Runnable listener, String kind) {
         try {
-            r.run();
+            listener.run();
         } catch (RuntimeException e) {
-            log.warn("reconnect listener failed", e);
+            log.warn("{} listener failed", kind, e);
         }
     }
 
-    private long currentSessionIdOrZero() {
+    /** The session id of the current handle (0 when it has none yet). */
+    public long sessionId() {
         try {
             return curator.getZookeeperClient().getZooKeeper().getSessionId();
         } catch (Exception e) {
@@ -154,11 +145,6 @@ public final class ZkSession implements AutoCloseable {
         }
     }
 
-    /** The session id of the current handle (0 when it has none yet). */
-    public long sessionId() {
-        return currentSessionIdOrZero();
-    }
-
     public boolean isSuspended() {
         return suspended;
     }
@@ -169,12 +155,9 @@ public final class ZkSession implements AutoCloseable {
         if (c.isDone()) {
             return c;
         }
-        CompletableFuture<Void> bounded = new CompletableFuture<>();
-        c.whenComplete((v, e) -> bounded.complete(null));
-        scheduler.schedule(() -> bounded.completeExceptionally(
-                unavailable(operation + " (not connected for " + operationTimeout.toMillis() + " ms)", null)),
-                operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        return bounded;
+        CompletableFuture<Void> whenUp = new CompletableFuture<>();
+        c.whenComplete((v, e) -> whenUp.complete(null));
+        return bounded(whenUp, operation + " (not connected)");
     }
 
     /** Runs {@code listener} with the old session id when a session expires (its ephemeral nodes are gone). */

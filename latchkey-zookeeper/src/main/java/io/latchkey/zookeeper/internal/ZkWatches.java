@@ -13,17 +13,12 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * The wake-ups of the counted primitives ({@link RemoteCountOps#subscribe}): one ZooKeeper persistent watch
- * ({@link AddWatchMode#PERSISTENT}, ZooKeeper 3.6+) per watched node and client, shared by its subscribers
- * ({@link PushRegistry}). It fires on every change of the node's data (permits, a count), of its children (a permit
- * taken or returned, by release, lease end or an expired session) and on its creation or deletion, and is removed
- * after the last subscriber left; a subscription is ready once the server confirmed the watch.
- *
- * <p>ZooKeeper registers the watches again after a reconnect with the same session; a reconnect also wakes every
- * subscriber (a change during the outage may have fired no event), and after a session expiry (a new handle, which
- * knows none of the old watches) each live watch is registered again on the new handle. The engine's re-check
- * covers whatever falls between. The callbacks run on ZooKeeper's event thread or Curator's state thread and never
- * block.
+ * The wake-ups of the counted primitives ({@link RemoteCountOps#subscribe}): one persistent watch
+ * ({@link AddWatchMode#PERSISTENT}) per watched node and client, shared by its subscribers ({@link PushRegistry}),
+ * firing on every change of the node's data, of its children and on its creation or deletion; ready once the server
+ * confirmed it, removed after the last subscriber left. A reconnect wakes every subscriber (a change during the
+ * outage may have fired no event); after a session expiry each live watch is registered again on the new handle.
+ * The engine's re-check covers whatever falls between. Callbacks never block.
  */
 public final class ZkWatches {
 
@@ -97,10 +92,7 @@ public final class ZkWatches {
             }, null);
         }
 
-        /**
-         * A change of the node; connection events (type {@code None}) are not: nothing can be read while
-         * disconnected, and a reconnect wakes every subscriber through {@link #reconnected()}.
-         */
+        /** A change of the node; connection events are not (a reconnect wakes everyone, {@link #reconnected()}). */
         @Override
         public void process(WatchedEvent event) {
             if (event.getType() != Event.EventType.None
