@@ -9,9 +9,7 @@ import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -32,8 +30,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockOps.class);
 
-    /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
-    static final int RENEW_BATCH = 512;
+    static final int RENEW_BATCH = RedisSyncLockOps.RENEW_BATCH;
 
     private final String namespace;
     private final ScriptExecutor executor;
@@ -147,41 +144,11 @@ final class RedisLockOps implements RemoteLockOps {
                 grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
     }
 
+    /** {@link LockScripts#RENEW}: ARGV owner, token and lease millis per hold. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        // Batches are pipelined on the one connection: together they cost one round trip.
-        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), this::lockKey)) {
-            batches.add(renewBatch(batch));
-        }
-        if (batches.size() == 1) {
-            return batches.get(0);
-        }
-        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            for (CompletableFuture<Set<Grant>> batch : batches) {
-                lost.addAll(batch.join());
-            }
-            return lost;
-        });
-    }
-
-    private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
-        int n = batch.size();
-        String[] keys = new String[n];
-        String[] args = new String[3 * n];
-        for (int i = 0; i < n; i++) {
-            Grant grant = batch.get(i);
-            keys[i] = lockKey(grant);
-            args[3 * i] = grant.ownerId();
-            args[3 * i + 1] = Long.toString(grant.fencingToken());
-            args[3 * i + 2] = Long.toString(grant.leaseMillis());
-        }
-        return executor.<List<Object>>run(LockScripts.RENEW, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> RenewBatches.lost(reply, batch));
+        return RedisSyncLockOps.renew(executor, LockScripts.RENEW, grants, this::lockKey,
+                g -> List.of(g.ownerId(), Long.toString(g.fencingToken())));
     }
 
     @Override
@@ -233,8 +200,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        String key = keys(name).lockKey;
-        return executor.call(() -> executor.commands().exists(key), "EXISTS").thenApply(n -> n > 0);
+        return executor.exists(keys(name).lockKey);
     }
 
     @Override

@@ -27,7 +27,8 @@ import java.util.function.Function;
  */
 abstract class RedisSyncLockOps<K> implements RemoteLockOps {
 
-    private static final int RENEW_BATCH = 512;
+    /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
+    static final int RENEW_BATCH = 512;
 
     final ScriptExecutor executor;
     final PubSubChannels channels;
@@ -88,26 +89,26 @@ abstract class RedisSyncLockOps<K> implements RemoteLockOps {
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return renew(executor, renewScript(), grants, g -> renewKey(keyCache.peekOrBuild(g.name())),
-                RedisSyncLockOps::member);
+                g -> List.of(member(g)));
     }
 
     /**
-     * Renews {@code grants} by {@code script} (KEYS: one hold per key; ARGV: the hold's member and lease millis per
-     * key; 1 renewed or 0 lost per key): one script per {@value #RENEW_BATCH} holds (per hash slot on a cluster),
-     * pipelined.
+     * Renews {@code grants} by {@code script} (KEYS: one hold per key; ARGV: the hold's {@code fields} and lease millis
+     * per key; 1 renewed or 0 lost per key): one script per {@value #RENEW_BATCH} holds (per hash slot on a cluster),
+     * pipelined on the one connection, so together they cost one round trip.
      */
     static CompletableFuture<Set<Grant>> renew(ScriptExecutor executor, Script script, Collection<Grant> grants,
-                                               Function<Grant, String> key, Function<Grant, String> member) {
+                                               Function<Grant, String> key, Function<Grant, List<String>> fields) {
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), key)) {
             String[] keys = new String[batch.size()];
-            String[] args = new String[2 * batch.size()];
+            List<String> args = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
                 keys[i] = key.apply(batch.get(i));
-                args[2 * i] = member.apply(batch.get(i));
-                args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
+                args.addAll(fields.apply(batch.get(i)));
+                args.add(Long.toString(batch.get(i).leaseMillis()));
             }
-            batches.add(executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
+            batches.add(executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args.toArray(new String[0]))
                     .thenApply(reply -> RenewBatches.lost(reply, batch)));
         }
         return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
