@@ -7,13 +7,9 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -179,23 +175,10 @@ final class RedisLockOps implements RemoteLockOps {
         if (r == null || r.size() < 6) {
             return null;
         }
-        String token = text(r.get(3));
-        String client = text(r.get(4));
-        String since = text(r.get(5));
-        long pttl = r.get(2) instanceof Long ? (Long) r.get(2) : -1;
-        return new LockHolder(text(r.get(0)), client.isEmpty() ? LockHolder.UNKNOWN_CLIENT : client,
-                since.matches("[0-9]{1,18}") ? Optional.of(Instant.ofEpochMilli(Long.parseLong(since)))
-                        : Optional.empty(),
-                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
-                token.matches("[0-9]{1,18}") ? OptionalLong.of(Long.parseLong(token)) : OptionalLong.empty(),
-                OptionalInt.empty());
-    }
-
-    private static String text(Object o) {
-        if (o instanceof byte[]) {
-            return new String((byte[]) o, java.nio.charset.StandardCharsets.UTF_8);
-        }
-        return o == null ? "" : o.toString();
+        String client = RedisSyncLockOps.text(r.get(4));
+        return new LockHolder(RedisSyncLockOps.text(r.get(0)), client.isEmpty() ? LockHolder.UNKNOWN_CLIENT : client,
+                RedisSyncLockOps.epochMillis(RedisSyncLockOps.text(r.get(5))), RedisSyncLockOps.leaseLeft(r.get(2)),
+                RedisSyncLockOps.number(RedisSyncLockOps.text(r.get(3))), OptionalInt.empty());
     }
 
     @Override
