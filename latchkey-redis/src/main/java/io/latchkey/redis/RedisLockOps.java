@@ -48,13 +48,8 @@ final class RedisLockOps implements RemoteLockOps {
         return keyCache.get(name);
     }
 
-    /**
-     * The keys of a grant's name. A grant keeps no keys of its own (they would be kept for as long as the lock is
-     * held, some 350 bytes per held lock): a release or hand-off right after the acquire finds them in the cache.
-     */
-    private LockKeys keys(Grant grant) {
-        return keys(grant.name());
-    }
+    // A grant keeps no keys of its own (they would be kept for as long as the lock is held, some 350 bytes per held
+    // lock): a release or hand-off right after the acquire finds them in the cache.
 
     /**
      * The lock key of a held name, for the watchdog's rounds: from the cache if it is there, else derived without
@@ -135,7 +130,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        LockKeys keys = keys(grant);
+        LockKeys keys = keys(grant.name());
         return executor.grouped(LockScripts.RELEASE, keys.lockAndChannel,
                 grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
     }
@@ -154,7 +149,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        LockKeys keys = keys(from);
+        LockKeys keys = keys(from.name());
         long sentAt = request.time().nanoTime();
         return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
