@@ -82,9 +82,8 @@ final class RedisSemaphoreOps extends RedisCountOps {
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
         String base = base(name);
-        List<String> args = new ArrayList<>(2);
-        args.add(Integer.toString(delta));
-        drainAnswered(name, args);
+        List<String> args = new ArrayList<>(List.of(Integer.toString(delta)));
+        args.addAll(answered.drain(name, Integer.MAX_VALUE));
         return executor.grouped(SemaphoreScripts.ADD,
                 new String[] {base + ":permits", channel(base), base + ":takes"}, args.toArray(String[]::new))
                 .thenApply(r -> null);
@@ -95,17 +94,16 @@ final class RedisSemaphoreOps extends RedisCountOps {
         String id = takeIds + takes.incrementAndGet();
         String base = base(name);
         String[] keys = {base + ":permits", base + ":takes"};
-        List<String> args = new ArrayList<>(5);
-        args.add(Integer.toString(permits));
-        args.add(Long.toString(recheckMillis()));
-        args.add(id);
-        args.add(Long.toString(RECORD_MILLIS));
-        drainAnswered(name, args);
+        List<String> args = new ArrayList<>(List.of(Integer.toString(permits), Long.toString(recheckMillis()), id,
+                Long.toString(RECORD_MILLIS)));
+        // The answered takes' records, for the script to delete; drained whatever its fate (a record whose script
+        // failed ends with its PEXPIRE).
+        args.addAll(answered.drain(name, Integer.MAX_VALUE));
         CompletableFuture<Boolean> taken = executor.grouped(SemaphoreScripts.ACQUIRE, keys,
                 args.toArray(String[]::new))
                 .thenApply(r -> {
                     if (r > 0) {
-                        answered(name, id);
+                        answered.add(name, id); // the next script on the name deletes its record
                     }
                     return r > 0;
                 });
@@ -115,19 +113,6 @@ final class RedisSemaphoreOps extends RedisCountOps {
             }
         });
         return taken;
-    }
-
-    /** The answer of take {@code id} arrived: the next script on {@code name} deletes its record. */
-    private void answered(String name, String id) {
-        answered.add(name, id);
-    }
-
-    /**
-     * Adds the answered takes of {@code name} to a script's arguments, for it to delete their records. Taken from the
-     * table whatever the script's fate: a record whose script failed ends with its {@code PEXPIRE}.
-     */
-    private void drainAnswered(String name, List<String> args) {
-        args.addAll(answered.drain(name, Integer.MAX_VALUE));
     }
 
     /**
@@ -160,5 +145,4 @@ final class RedisSemaphoreOps extends RedisCountOps {
         return executor.<Long>run(SemaphoreScripts.DRAIN, ScriptOutputType.INTEGER, new String[] {permitsKey(name)})
                 .thenApply(RedisCountOps::saturate);
     }
-
 }
