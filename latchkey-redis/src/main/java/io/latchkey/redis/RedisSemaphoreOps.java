@@ -2,7 +2,6 @@ package io.latchkey.redis;
 
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AnsweredTakes;
-import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
@@ -52,10 +51,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
                       long recheckMillis) {
         super("semaphore", namespace, executor, channels, recheckMillis);
         this.takeIds = clientId + ":t";
-        MaintenanceScheduler scheduler = executor.scheduler();
-        this.giveBacks = new RetriedRemoval(
-                (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
-                () -> !scheduler.isShutdown(), Withdrawals.FIRST_RETRY_MILLIS, Withdrawals.MAX_RETRY_MILLIS, log);
+        this.giveBacks = Withdrawals.retried(executor.scheduler(), log);
     }
 
     private String permitsKey(String name) {
