@@ -23,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
@@ -63,12 +64,7 @@ final class RedisInspector {
         String match = escape(namespace) + toRedisGlob(pattern == null ? "*" : pattern);
         KeyScanArgs args = new KeyScanArgs().match(match).limit(1_000).type("hash");
         List<LockInfo> result = new ArrayList<>();
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
-            inspect(page.getKeys(), pattern, result);
-            cursor = page;
-        } while (!cursor.isFinished());
+        scan(args, keys -> inspect(keys, pattern, result));
         result.addAll(listSynchronizers(pattern));
         result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind)
                 .thenComparing(LockInfo::owner));
@@ -104,6 +100,16 @@ final class RedisInspector {
                 }
             }
         }
+    }
+
+    /** Runs a SCAN to its end, each page's keys to {@code page}. */
+    private void scan(ScanArgs args, Consumer<List<String>> page) {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> keys = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
+            page.accept(keys.getKeys());
+            cursor = keys;
+        } while (!cursor.isFinished());
     }
 
     private <T> T await(CompletableFuture<T> future, String operation) {
@@ -143,17 +149,8 @@ final class RedisInspector {
         String match = (plainNamespace ? escape(namespace) : "") + "*:latchkey:*";
         ScanArgs args = ScanArgs.Builder.matches(match).limit(1_000);
         Set<Found> found = new LinkedHashSet<>();
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
-            for (String key : page.getKeys()) {
-                Found f = recognize(key);
-                if (f != null && LockInspector.matches(pattern, f.name())) {
-                    found.add(f);
-                }
-            }
-            cursor = page;
-        } while (!cursor.isFinished());
+        scan(args, keys -> keys.stream().map(this::recognize)
+                .filter(f -> f != null && LockInspector.matches(pattern, f.name())).forEach(found::add));
         List<LockInfo> result = new ArrayList<>();
         if (found.isEmpty()) {
             return result;
