@@ -67,11 +67,8 @@ final class PubSubChannels extends RedisPubSubAdapter<String, String> implements
         return subscribed.thenApply(ok -> () -> {
             // A failure leaves a subscription whose messages nobody listens to.
             try {
-                if (sharded) {
-                    connection.async().sunsubscribe(channel);
-                } else {
-                    connection.async().unsubscribe(channel);
-                }
+                var unused = sharded ? connection.async().sunsubscribe(channel)
+                        : connection.async().unsubscribe(channel);
             } catch (RuntimeException e) {
                 // The connection is closing: its subscriptions end with it.
             }

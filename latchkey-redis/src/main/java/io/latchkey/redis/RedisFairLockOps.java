@@ -187,8 +187,7 @@ final class RedisFairLockOps extends RedisSyncLockOps<RedisFairLockOps.Keys> {
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        String key = keys(name).owner;
-        return executor.call(() -> executor.commands().exists(key), "EXISTS").thenApply(n -> n > 0);
+        return executor.exists(keys(name).owner);
     }
 
     @Override

@@ -10,7 +10,6 @@ import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * Lists held locks for {@code latchkey inspect}: SCAN (MATCH on the namespace and pattern, TYPE hash) in pages
@@ -64,12 +64,7 @@ final class RedisInspector {
         String match = escape(namespace) + toRedisGlob(pattern == null ? "*" : pattern);
         KeyScanArgs args = new KeyScanArgs().match(match).limit(1_000).type("hash");
         List<LockInfo> result = new ArrayList<>();
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
-            inspect(page.getKeys(), pattern, result);
-            cursor = page;
-        } while (!cursor.isFinished());
+        scan(args, keys -> inspect(keys, pattern, result));
         result.addAll(listSynchronizers(pattern));
         result.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind)
                 .thenComparing(LockInfo::owner));
@@ -93,38 +88,28 @@ final class RedisInspector {
         for (int i = 0; i < names.size(); i++) {
             Map<String, String> holders = await(fields.get(i), "HGETALL");
             long pttl = await(ttls.get(i), "PTTL");
-            String token = holders.get(LockKeys.TOKEN_FIELD);
             String client = holders.getOrDefault("latchkey:client", LockHolder.UNKNOWN_CLIENT);
-            OptionalLong since = parseToken(holders.get("latchkey:since"));
             for (Map.Entry<String, String> holder : holders.entrySet()) {
                 // the hold's own fields (token, client, since, …) all start with "latchkey:"
-                int count = holder.getKey().startsWith("latchkey:") ? -1 : parseCount(holder.getValue());
-                if (count <= 0) {
-                    continue;
+                long count = holder.getKey().startsWith("latchkey:") ? 0 : parse(holder.getValue());
+                if (count > 0 && count <= Integer.MAX_VALUE) {
+                    into.add(new LockInfo(names.get(i), holder.getKey(), (int) count,
+                            RedisSyncLockOps.number(holders.get(LockKeys.TOKEN_FIELD)),
+                            pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty())
+                            .withHolder(client, RedisSyncLockOps.epochMillis(holders.get("latchkey:since"))));
                 }
-                into.add(new LockInfo(names.get(i), holder.getKey(), count,
-                        parseToken(token),
-                        pttl > 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(), OptionalInt.empty())
-                        .withHolder(client, since.isPresent()
-                                ? Optional.of(Instant.ofEpochMilli(since.getAsLong())) : Optional.empty()));
             }
         }
     }
 
-    private static OptionalLong parseToken(String value) {
-        try {
-            return value == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(value));
-        } catch (NumberFormatException e) {
-            return OptionalLong.empty();
-        }
-    }
-
-    private static int parseCount(String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+    /** Runs a SCAN to its end, each page's keys to {@code page}. */
+    private void scan(ScanArgs args, Consumer<List<String>> page) {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> keys = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
+            page.accept(keys.getKeys());
+            cursor = keys;
+        } while (!cursor.isFinished());
     }
 
     private <T> T await(CompletableFuture<T> future, String operation) {
@@ -164,17 +149,8 @@ final class RedisInspector {
         String match = (plainNamespace ? escape(namespace) : "") + "*:latchkey:*";
         ScanArgs args = ScanArgs.Builder.matches(match).limit(1_000);
         Set<Found> found = new LinkedHashSet<>();
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = await(commands.scan(cursor, args).toCompletableFuture(), "SCAN");
-            for (String key : page.getKeys()) {
-                Found f = recognize(key);
-                if (f != null && LockInspector.matches(pattern, f.name())) {
-                    found.add(f);
-                }
-            }
-            cursor = page;
-        } while (!cursor.isFinished());
+        scan(args, keys -> keys.stream().map(this::recognize)
+                .filter(f -> f != null && LockInspector.matches(pattern, f.name())).forEach(found::add));
         List<LockInfo> result = new ArrayList<>();
         if (found.isEmpty()) {
             return result;
@@ -317,7 +293,7 @@ final class RedisInspector {
 
     /** A row of a hold: a read hold's member {@code owner|token} or a fair or write hold's value. */
     private static LockInfo held(String name, String kind, String value, long pttlMillis, OptionalInt waiters) {
-        io.latchkey.LockHolder h = RedisSyncLockOps.hold(value, Optional.empty());
+        LockHolder h = RedisSyncLockOps.hold(value, Optional.empty());
         return new LockInfo(name, h.owner(), 1, h.fencingToken(),
                 pttlMillis > 0 ? Optional.of(Duration.ofMillis(pttlMillis)) : Optional.empty(), waiters, kind, "")
                 .withHolder(h.clientName(), h.heldSince());

@@ -7,15 +7,9 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.lettuce.core.ScriptOutputType;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +26,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLockOps.class);
 
-    /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
-    static final int RENEW_BATCH = 512;
+    static final int RENEW_BATCH = RedisSyncLockOps.RENEW_BATCH;
 
     private final String namespace;
     private final ScriptExecutor executor;
@@ -55,13 +48,8 @@ final class RedisLockOps implements RemoteLockOps {
         return keyCache.get(name);
     }
 
-    /**
-     * The keys of a grant's name. A grant keeps no keys of its own (they would be kept for as long as the lock is
-     * held, some 350 bytes per held lock): a release or hand-off right after the acquire finds them in the cache.
-     */
-    private LockKeys keys(Grant grant) {
-        return keys(grant.name());
-    }
+    // A grant keeps no keys of its own (they would be kept for as long as the lock is held, some 350 bytes per held
+    // lock): a release or hand-off right after the acquire finds them in the cache.
 
     /**
      * The lock key of a held name, for the watchdog's rounds: from the cache if it is there, else derived without
@@ -142,46 +130,16 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
-        LockKeys keys = keys(grant);
+        LockKeys keys = keys(grant.name());
         return executor.grouped(LockScripts.RELEASE, keys.lockAndChannel,
                 grant.ownerId(), Long.toString(grant.fencingToken())).thenApply(r -> r == 1L);
     }
 
+    /** {@link LockScripts#RENEW}: ARGV owner, token and lease millis per hold. */
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
-        if (grants.isEmpty()) {
-            return CompletableFuture.completedFuture(Set.of());
-        }
-        List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
-        // Batches are pipelined on the one connection: together they cost one round trip.
-        for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), this::lockKey)) {
-            batches.add(renewBatch(batch));
-        }
-        if (batches.size() == 1) {
-            return batches.get(0);
-        }
-        return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
-            Set<Grant> lost = new HashSet<>();
-            for (CompletableFuture<Set<Grant>> batch : batches) {
-                lost.addAll(batch.join());
-            }
-            return lost;
-        });
-    }
-
-    private CompletableFuture<Set<Grant>> renewBatch(List<Grant> batch) {
-        int n = batch.size();
-        String[] keys = new String[n];
-        String[] args = new String[3 * n];
-        for (int i = 0; i < n; i++) {
-            Grant grant = batch.get(i);
-            keys[i] = lockKey(grant);
-            args[3 * i] = grant.ownerId();
-            args[3 * i + 1] = Long.toString(grant.fencingToken());
-            args[3 * i + 2] = Long.toString(grant.leaseMillis());
-        }
-        return executor.<List<Object>>run(LockScripts.RENEW, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> RenewBatches.lost(reply, batch));
+        return RedisSyncLockOps.renew(executor, LockScripts.RENEW, grants, this::lockKey,
+                g -> List.of(g.ownerId(), Long.toString(g.fencingToken())));
     }
 
     @Override
@@ -191,7 +149,7 @@ final class RedisLockOps implements RemoteLockOps {
 
     @Override
     public CompletableFuture<Grant> handOff(Grant from, AcquireRequest request) {
-        LockKeys keys = keys(from);
+        LockKeys keys = keys(from.name());
         long sentAt = request.time().nanoTime();
         return executor.<Long>run(LockScripts.HAND_OFF, ScriptOutputType.INTEGER, keys.acquireKeys,
                 from.ownerId(), Long.toString(from.fencingToken()), request.ownerId(),
@@ -212,29 +170,15 @@ final class RedisLockOps implements RemoteLockOps {
         if (r == null || r.size() < 6) {
             return null;
         }
-        String token = text(r.get(3));
-        String client = text(r.get(4));
-        String since = text(r.get(5));
-        long pttl = r.get(2) instanceof Long ? (Long) r.get(2) : -1;
-        return new LockHolder(text(r.get(0)), client.isEmpty() ? LockHolder.UNKNOWN_CLIENT : client,
-                since.matches("[0-9]{1,18}") ? Optional.of(Instant.ofEpochMilli(Long.parseLong(since)))
-                        : Optional.empty(),
-                pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty(),
-                token.matches("[0-9]{1,18}") ? OptionalLong.of(Long.parseLong(token)) : OptionalLong.empty(),
-                OptionalInt.empty());
-    }
-
-    private static String text(Object o) {
-        if (o instanceof byte[]) {
-            return new String((byte[]) o, java.nio.charset.StandardCharsets.UTF_8);
-        }
-        return o == null ? "" : o.toString();
+        String client = RedisSyncLockOps.text(r.get(4));
+        return new LockHolder(RedisSyncLockOps.text(r.get(0)), client.isEmpty() ? LockHolder.UNKNOWN_CLIENT : client,
+                RedisSyncLockOps.epochMillis(RedisSyncLockOps.text(r.get(5))), RedisSyncLockOps.leaseLeft(r.get(2)),
+                RedisSyncLockOps.number(RedisSyncLockOps.text(r.get(3))), OptionalInt.empty());
     }
 
     @Override
     public CompletableFuture<Boolean> isLocked(String name) {
-        String key = keys(name).lockKey;
-        return executor.call(() -> executor.commands().exists(key), "EXISTS").thenApply(n -> n > 0);
+        return executor.exists(keys(name).lockKey);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.Grant;
 import io.lettuce.core.ScriptOutputType;
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -96,6 +97,6 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return RedisSyncLockOps.renew(executor, ReadWriteLockScripts.RENEW_READ, grants,
-                g -> g.backendState(String.class), Grant::ownerId);
+                g -> g.backendState(String.class), g -> List.of(g.ownerId()));
     }
 }

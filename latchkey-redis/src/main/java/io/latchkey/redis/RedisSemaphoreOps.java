@@ -2,7 +2,6 @@ package io.latchkey.redis;
 
 import io.latchkey.LockUnavailableException;
 import io.latchkey.core.AnsweredTakes;
-import io.latchkey.core.MaintenanceScheduler;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RetriedRemoval;
 import io.lettuce.core.ScriptOutputType;
@@ -52,10 +51,7 @@ final class RedisSemaphoreOps extends RedisCountOps {
                       long recheckMillis) {
         super("semaphore", namespace, executor, channels, recheckMillis);
         this.takeIds = clientId + ":t";
-        MaintenanceScheduler scheduler = executor.scheduler();
-        this.giveBacks = new RetriedRemoval(
-                (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
-                () -> !scheduler.isShutdown(), Withdrawals.FIRST_RETRY_MILLIS, Withdrawals.MAX_RETRY_MILLIS, log);
+        this.giveBacks = Withdrawals.retried(executor.scheduler(), log);
     }
 
     private String permitsKey(String name) {
@@ -82,9 +78,8 @@ final class RedisSemaphoreOps extends RedisCountOps {
     @Override
     public CompletableFuture<Void> addPermits(String name, int delta) {
         String base = base(name);
-        List<String> args = new ArrayList<>(2);
-        args.add(Integer.toString(delta));
-        drainAnswered(name, args);
+        List<String> args = new ArrayList<>(List.of(Integer.toString(delta)));
+        args.addAll(answered.drain(name, Integer.MAX_VALUE));
         return executor.grouped(SemaphoreScripts.ADD,
                 new String[] {base + ":permits", channel(base), base + ":takes"}, args.toArray(String[]::new))
                 .thenApply(r -> null);
@@ -95,17 +90,16 @@ final class RedisSemaphoreOps extends RedisCountOps {
         String id = takeIds + takes.incrementAndGet();
         String base = base(name);
         String[] keys = {base + ":permits", base + ":takes"};
-        List<String> args = new ArrayList<>(5);
-        args.add(Integer.toString(permits));
-        args.add(Long.toString(recheckMillis()));
-        args.add(id);
-        args.add(Long.toString(RECORD_MILLIS));
-        drainAnswered(name, args);
+        List<String> args = new ArrayList<>(List.of(Integer.toString(permits), Long.toString(recheckMillis()), id,
+                Long.toString(RECORD_MILLIS)));
+        // The answered takes' records, for the script to delete; drained whatever its fate (a record whose script
+        // failed ends with its PEXPIRE).
+        args.addAll(answered.drain(name, Integer.MAX_VALUE));
         CompletableFuture<Boolean> taken = executor.grouped(SemaphoreScripts.ACQUIRE, keys,
                 args.toArray(String[]::new))
                 .thenApply(r -> {
                     if (r > 0) {
-                        answered(name, id);
+                        answered.add(name, id); // the next script on the name deletes its record
                     }
                     return r > 0;
                 });
@@ -115,19 +109,6 @@ final class RedisSemaphoreOps extends RedisCountOps {
             }
         });
         return taken;
-    }
-
-    /** The answer of take {@code id} arrived: the next script on {@code name} deletes its record. */
-    private void answered(String name, String id) {
-        answered.add(name, id);
-    }
-
-    /**
-     * Adds the answered takes of {@code name} to a script's arguments, for it to delete their records. Taken from the
-     * table whatever the script's fate: a record whose script failed ends with its {@code PEXPIRE}.
-     */
-    private void drainAnswered(String name, List<String> args) {
-        args.addAll(answered.drain(name, Integer.MAX_VALUE));
     }
 
     /**
@@ -160,5 +141,4 @@ final class RedisSemaphoreOps extends RedisCountOps {
         return executor.<Long>run(SemaphoreScripts.DRAIN, ScriptOutputType.INTEGER, new String[] {permitsKey(name)})
                 .thenApply(RedisCountOps::saturate);
     }
-
 }

@@ -5,6 +5,7 @@ import io.latchkey.core.Grant;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.redis.LockScripts.Script;
 import io.lettuce.core.ScriptOutputType;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,7 +28,8 @@ import java.util.function.Function;
  */
 abstract class RedisSyncLockOps<K> implements RemoteLockOps {
 
-    private static final int RENEW_BATCH = 512;
+    /** Holds per renewal script: bounds the script's run time (it blocks the server while it runs). */
+    static final int RENEW_BATCH = 512;
 
     final ScriptExecutor executor;
     final PubSubChannels channels;
@@ -88,26 +90,26 @@ abstract class RedisSyncLockOps<K> implements RemoteLockOps {
     @Override
     public CompletableFuture<Set<Grant>> renew(Collection<Grant> grants) {
         return renew(executor, renewScript(), grants, g -> renewKey(keyCache.peekOrBuild(g.name())),
-                RedisSyncLockOps::member);
+                g -> List.of(member(g)));
     }
 
     /**
-     * Renews {@code grants} by {@code script} (KEYS: one hold per key; ARGV: the hold's member and lease millis per
-     * key; 1 renewed or 0 lost per key): one script per {@value #RENEW_BATCH} holds (per hash slot on a cluster),
-     * pipelined.
+     * Renews {@code grants} by {@code script} (KEYS: one hold per key; ARGV: the hold's {@code fields} and lease millis
+     * per key; 1 renewed or 0 lost per key): one script per {@value #RENEW_BATCH} holds (per hash slot on a cluster),
+     * pipelined on the one connection, so together they cost one round trip.
      */
     static CompletableFuture<Set<Grant>> renew(ScriptExecutor executor, Script script, Collection<Grant> grants,
-                                               Function<Grant, String> key, Function<Grant, String> member) {
+                                               Function<Grant, String> key, Function<Grant, List<String>> fields) {
         List<CompletableFuture<Set<Grant>>> batches = new ArrayList<>();
         for (List<Grant> batch : RenewBatches.split(grants, RENEW_BATCH, executor.cluster(), key)) {
             String[] keys = new String[batch.size()];
-            String[] args = new String[2 * batch.size()];
+            List<String> args = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
                 keys[i] = key.apply(batch.get(i));
-                args[2 * i] = member.apply(batch.get(i));
-                args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis());
+                args.addAll(fields.apply(batch.get(i)));
+                args.add(Long.toString(batch.get(i).leaseMillis()));
             }
-            batches.add(executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args)
+            batches.add(executor.<List<Object>>run(script, ScriptOutputType.MULTI, keys, args.toArray(new String[0]))
                     .thenApply(reply -> RenewBatches.lost(reply, batch)));
         }
         return CompletableFuture.allOf(batches.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
@@ -123,15 +125,8 @@ abstract class RedisSyncLockOps<K> implements RemoteLockOps {
      */
     static CompletableFuture<LockHolder> holder(ScriptExecutor executor, String key) {
         return executor.<List<Object>>run(ReadWriteLockScripts.HOLD, ScriptOutputType.MULTI, new String[] {key})
-                .thenApply(r -> {
-                    if (r == null || r.size() < 2 || !(r.get(0) instanceof String) && !(r.get(0) instanceof byte[])) {
-                        return null;
-                    }
-                    Object v = r.get(0);
-                    long pttl = r.get(1) instanceof Long ? (Long) r.get(1) : -1;
-                    return hold(v instanceof byte[] ? new String((byte[]) v, java.nio.charset.StandardCharsets.UTF_8)
-                            : (String) v, pttl >= 0 ? Optional.of(Duration.ofMillis(pttl)) : Optional.empty());
-                });
+                .thenApply(r -> r == null || r.size() < 2 || !(r.get(0) instanceof String || r.get(0) instanceof byte[])
+                        ? null : hold(text(r.get(0)), leaseLeft(r.get(1))));
     }
 
     /**
@@ -141,15 +136,31 @@ abstract class RedisSyncLockOps<K> implements RemoteLockOps {
      */
     static LockHolder hold(String value, Optional<Duration> leaseLeft) {
         String[] lines = value.split("\n", 3);
-        int bar = lines[0].indexOf('|');
-        String owner = bar < 0 ? lines[0] : lines[0].substring(0, bar);
-        int end = bar < 0 ? -1 : lines[0].indexOf('|', bar + 1);
-        String tokenText = bar < 0 ? "" : lines[0].substring(bar + 1, end < 0 ? lines[0].length() : end);
-        OptionalLong token = tokenText.matches("[0-9]{1,18}")
-                ? OptionalLong.of(Long.parseLong(tokenText)) : OptionalLong.empty();
+        String[] first = lines[0].split("\\|", 3);
         String client = lines.length > 1 && !lines[1].isEmpty() ? lines[1] : LockHolder.UNKNOWN_CLIENT;
-        Optional<Instant> since = lines.length > 2 && lines[2].matches("[0-9]{1,18}")
-                ? Optional.of(Instant.ofEpochMilli(Long.parseLong(lines[2]))) : Optional.empty();
-        return new LockHolder(owner, client, since, leaseLeft, token, OptionalInt.empty());
+        return new LockHolder(first[0], client, epochMillis(lines.length > 2 ? lines[2] : null), leaseLeft,
+                number(first.length > 1 ? first[1] : null), OptionalInt.empty());
+    }
+
+    /** A script's reply element as text ({@code ""} for none). */
+    static String text(Object o) {
+        return o instanceof byte[] ? new String((byte[]) o, StandardCharsets.UTF_8) : o == null ? "" : o.toString();
+    }
+
+    /** {@code text} as a number if it is one of at most 18 digits. */
+    static OptionalLong number(String text) {
+        return text != null && text.matches("[0-9]{1,18}") ? OptionalLong.of(Long.parseLong(text))
+                : OptionalLong.empty();
+    }
+
+    static Optional<Instant> epochMillis(String text) {
+        OptionalLong n = number(text);
+        return n.isPresent() ? Optional.of(Instant.ofEpochMilli(n.getAsLong())) : Optional.empty();
+    }
+
+    /** A PTTL reply as the lease left: none for a key without expiry (-1) or no key (-2). */
+    static Optional<Duration> leaseLeft(Object pttl) {
+        return pttl instanceof Long && (Long) pttl >= 0 ? Optional.of(Duration.ofMillis((Long) pttl))
+                : Optional.empty();
     }
 }

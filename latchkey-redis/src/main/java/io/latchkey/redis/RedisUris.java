@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.stream.Collectors;
@@ -144,18 +145,9 @@ final class RedisUris {
 
     private static List<String> queryParameters(String uri) {
         int q = uri.indexOf('?');
-        if (q < 0) {
-            return List.of();
-        }
-        int hash = uri.indexOf('#', q);
-        String query = hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash);
-        List<String> out = new ArrayList<>();
-        for (String p : query.split("&")) {
-            if (!p.isEmpty()) {
-                out.add(p);
-            }
-        }
-        return out;
+        int hash = q < 0 ? -1 : uri.indexOf('#', q);
+        return q < 0 ? List.of() : Arrays.stream((hash < 0 ? uri.substring(q + 1) : uri.substring(q + 1, hash))
+                .split("&")).filter(p -> !p.isEmpty()).toList();
     }
 
     /** {@code uri} without Latchkey's own query parameters, which Lettuce does not know. */
@@ -167,8 +159,7 @@ final class RedisUris {
         int hash = uri.indexOf('#', q);
         String fragment = hash < 0 ? "" : uri.substring(hash);
         String kept = queryParameters(uri).stream()
-                .filter(p -> !p.startsWith(REPLICA_ACKS + "=") && !p.startsWith(REPLICA_ACK_TIMEOUT + "=")
-                        && !p.equals(REPLICA_ACKS) && !p.equals(REPLICA_ACK_TIMEOUT))
+                .filter(p -> !List.of(REPLICA_ACKS, REPLICA_ACK_TIMEOUT).contains(p.split("=", 2)[0]))
                 .collect(Collectors.joining("&"));
         return uri.substring(0, q) + (kept.isEmpty() ? "" : "?" + kept) + fragment;
     }

@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Runs the lock scripts: EVALSHA with the precomputed digest, and on NOSCRIPT (a server that restarted, failed
@@ -35,13 +37,6 @@ final class ScriptExecutor {
 
     /**
      * @param ownTimeoutNanos the bound to enforce here, or 0 when the connection times commands out itself
-     */
-    ScriptExecutor(RedisClusterAsyncCommands<String, String> commands, RedisErrors errors,
-                   MaintenanceScheduler scheduler, long ownTimeoutNanos) {
-        this(commands, errors, scheduler, ownTimeoutNanos, false, false);
-    }
-
-    /**
      * @param cluster whether the commands go to a Redis Cluster (every script's keys must share one slot)
      * @param sharded whether scripts publish with {@code SPUBLISH} (a Redis Cluster of Redis 7 or later)
      */
@@ -82,37 +77,12 @@ final class ScriptExecutor {
     <T> CompletableFuture<T> run(LockScripts.Script plain, ScriptOutputType type, String[] keys, String... args) {
         LockScripts.Script script = sharded ? plain.sharded() : plain;
         CompletableFuture<T> result = new CompletableFuture<>();
-        RedisFuture<T> first;
-        try {
-            first = commands.evalsha(script.sha, type, keys, args);
-        } catch (RuntimeException e) {
-            // A closed connection throws rather than failing the future: report it the same way.
-            result.completeExceptionally(errors.map(e, script.name));
-            return result;
-        }
-        bound(first, result, script.name);
-        first.whenComplete((value, error) -> {
-            if (error == null) {
-                result.complete(value);
-            } else if (RedisErrors.isNoScript(error)) {
-                RedisFuture<T> retry;
-                try {
-                    retry = commands.eval(script.source, type, keys, args);
-                } catch (RuntimeException e) {
-                    result.completeExceptionally(errors.map(e, script.name));
-                    return;
-                }
-                bound(retry, result, script.name);
-                retry.whenComplete((v, e) -> {
-                    if (e == null) {
-                        result.complete(v);
-                    } else {
-                        result.completeExceptionally(errors.map(e, script.name));
-                    }
-                });
-            } else {
-                result.completeExceptionally(errors.map(error, script.name));
+        send(() -> commands.evalsha(script.sha, type, keys, args), result, script.name, error -> {
+            if (!RedisErrors.isNoScript(error)) {
+                return false;
             }
+            send(() -> commands.eval(script.source, type, keys, args), result, script.name, null);
+            return true;
         });
         return result;
     }
@@ -126,24 +96,38 @@ final class ScriptExecutor {
     }
 
     /** Sends a plain command, bounded and with errors mapped like a script's. */
-    <T> CompletableFuture<T> call(java.util.function.Supplier<RedisFuture<T>> send, String operation) {
+    <T> CompletableFuture<T> call(Supplier<RedisFuture<T>> send, String operation) {
         CompletableFuture<T> result = new CompletableFuture<>();
+        send(send, result, operation, null);
+        return result;
+    }
+
+    /** {@return whether {@code key} exists} */
+    CompletableFuture<Boolean> exists(String key) {
+        return call(() -> commands.exists(key), "EXISTS").thenApply(n -> n > 0);
+    }
+
+    /**
+     * Sends one command whose outcome completes {@code result}, unless {@code retried} (may be {@code null}) takes an
+     * error over. A closed connection throws rather than failing the future: it is reported the same way.
+     */
+    private <T> void send(Supplier<RedisFuture<T>> send, CompletableFuture<T> result, String operation,
+                          Predicate<Throwable> retried) {
         RedisFuture<T> command;
         try {
             command = send.get();
         } catch (RuntimeException e) {
             result.completeExceptionally(errors.map(e, operation));
-            return result;
+            return;
         }
         bound(command, result, operation);
         command.whenComplete((v, e) -> {
             if (e == null) {
                 result.complete(v);
-            } else {
+            } else if (retried == null || !retried.test(e)) {
                 result.completeExceptionally(errors.map(e, operation));
             }
         });
-        return result;
     }
 
     private void bound(RedisFuture<?> command, CompletableFuture<?> result, String operation) {

@@ -32,8 +32,12 @@ final class Withdrawals {
     private final Map<String, Object> pending = new ConcurrentHashMap<>();
 
     Withdrawals(MaintenanceScheduler scheduler) {
-        this.removals = new RetriedRemoval(
-                (task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
+        this.removals = retried(scheduler, log);
+    }
+
+    /** Removals retried on {@code scheduler} from {@value #FIRST_RETRY_MILLIS} ms up to {@value #MAX_RETRY_MILLIS}. */
+    static RetriedRemoval retried(MaintenanceScheduler scheduler, Logger log) {
+        return new RetriedRemoval((task, delayMillis) -> scheduler.schedule(task, delayMillis, TimeUnit.MILLISECONDS),
                 () -> !scheduler.isShutdown(), FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS, log);
     }
 
@@ -60,13 +64,7 @@ final class Withdrawals {
                 f = CompletableFuture.failedFuture(e);
             }
             if (retry == 0) {
-                f.whenComplete((v, e) -> {
-                    if (e != null) {
-                        first.completeExceptionally(e);
-                    } else {
-                        first.complete(null);
-                    }
-                });
+                f.handle((v, e) -> e != null ? first.completeExceptionally(e) : first.complete(null));
             }
             return f;
         }, e -> e instanceof LockUnavailableException, null, null)
