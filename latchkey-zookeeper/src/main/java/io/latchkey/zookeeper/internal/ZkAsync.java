@@ -59,9 +59,18 @@ public final class ZkAsync {
                 instanceof Transient;
     }
 
-    /** The children of {@code path} (none if it does not exist) within the operation timeout. */
+    /**
+     * The children of {@code path} (none if it does not exist) within the operation timeout, as of this call: a
+     * {@code sync} goes first, so a server of an ensemble that lags its leader answers only after it has caught up,
+     * and the listing shows every write another client saw completed before this call (an operator's "who holds
+     * it?" must not miss a hold that was granted elsewhere a moment ago). For reads off the lock path only: the
+     * sync is pipelined with the listing, one more request but no more waiting on a server that is up to date.
+     */
     public static CompletableFuture<List<String>> listed(ZkSession session, String path) {
-        return untransient(session, path, "list", zk -> new ZkAsync(session).children(zk, path));
+        return untransient(session, path, "list", zk -> {
+            zk.sync(path, (rc, p, ctx) -> { }, null); // its outcome shows in the listing that follows it in order
+            return new ZkAsync(session).children(zk, path);
+        });
     }
 
     /** The data and stat of {@code path}, {@code null} if it is gone; otherwise as {@link #listed}. */
