@@ -114,7 +114,8 @@ final class RedisConnections {
      * A plain connect that the server closes or resets in answer to HELLO: a Redis TLS port does that, which
      * {@link #speaksTls} tells (it needs {@code rediss://}); so do servers of other kinds. Lettuce also reports a
      * refused HELLO (a wrong password) as "closed prematurely" when the close overtakes the error reply: a port that
-     * answers {@code PING} in RESP is a Redis server, and the connect is tried once more to get its answer.
+     * answers {@code PING} in RESP is a Redis server, and the connect is tried once more to get its answer; if that
+     * one is cut short too and the port answers {@code PING} with {@code NOAUTH}, the failure names that.
      */
     private static StatefulRedisConnection<String, String> connectPlain(RedisClient client, RedisURI uri,
                                                                         Duration timeout) {
@@ -122,17 +123,26 @@ final class RedisConnections {
         try {
             return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
         } catch (RedisConnectionException e) {
-            if (!uri.getSentinels().isEmpty() || !RedisErrors.anyCause(e, t -> t.getMessage() != null
-                    && (t.getMessage().contains("closed prematurely") || t.getMessage().contains("reset by peer")))) {
+            if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
                 throw e;
             }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
             if (left.isNegative() || left.isZero()) {
                 throw e;
             }
-            if (respAnswer(uri.getHost(), uri.getPort(), left) != null) {
-                return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
-                        timeout.minusNanos(System.nanoTime() - start));
+            String answer = respAnswer(uri.getHost(), uri.getPort(), left);
+            if (answer != null) {
+                try {
+                    return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
+                            timeout.minusNanos(System.nanoTime() - start));
+                } catch (RedisConnectionException again) {
+                    // The close overtook the refusal twice: what the port answers PING names the likely cause.
+                    if (!answer.startsWith("-NOAUTH") || !closedByServer(again)) {
+                        throw again;
+                    }
+                    throw new RedisConnectionException("the server closed the connection in answer to the URI's "
+                            + "credentials; it answers PING with " + answer.substring(1), again);
+                }
             }
             left = timeout.minusNanos(System.nanoTime() - start);
             if (!left.isNegative() && !left.isZero() && speaksTls(uri.getHost(), uri.getPort(), left)) {
@@ -141,6 +151,13 @@ final class RedisConnections {
             }
             throw e;
         }
+    }
+
+    /** A connect the server ended before its handshake was answered (Lettuce names it three ways). */
+    private static boolean closedByServer(Throwable e) {
+        return RedisErrors.anyCause(e, t -> t.getMessage() != null && (t.getMessage().contains("closed prematurely")
+                || t.getMessage().contains("reset by peer")
+                || t.getMessage().contains("HandshakeHandler not registered")));
     }
 
     /**
