@@ -9,7 +9,6 @@ import io.latchkey.core.AbstractLockClient;
 import io.latchkey.core.Recipes;
 import io.latchkey.core.Grant;
 import io.latchkey.core.TimeSource;
-import io.latchkey.core.internal.LockEngine;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import io.latchkey.zookeeper.internal.HeldNodes;
@@ -242,7 +241,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * @throws IllegalArgumentException if the name is invalid
      */
     public String lockPath(String name) {
-        return base + "/locks/" + ZNodeNames.escape(LockEngine.checkName(name));
+        return base + "/locks/" + ZNodeNames.escape(checkName(name));
     }
 
     /**
@@ -253,7 +252,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
      * @throws IllegalArgumentException if the name is invalid
      */
     public String readWriteLockPath(String name) {
-        return base + "/rwlocks/" + ZNodeNames.escape(LockEngine.checkName(name));
+        return base + "/rwlocks/" + ZNodeNames.escape(checkName(name));
     }
 
     private String full(String relative) {
