@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A report due at every whole second on every instance (a cron trigger, so that all instances are due at the same
  * moments); the instance that takes the lock runs it and keeps the lock half a second, so the others, due at the same
- * second, find it taken and skip that tick. Prints {@code tick <epoch second> token <fencing token>} where it ran.
+ * second, find it taken and skip that tick. Prints {@code tick <epoch second> token <fencing token>} where it ran, the
+ * second being the one the run was due at.
  */
 @ApplicationScoped
 public class ReportJob {
@@ -22,8 +23,10 @@ public class ReportJob {
 
     @Scheduled(cron = "* * * * * ?", skipExecutionIf = LateRun.class)
     @LockedScheduled(name = "report", lockAtLeastFor = "500ms")
-    void report() {
-        long second = (System.currentTimeMillis() + 250) / 1000; // the tick this run is for: the second it runs in
+    void report(ScheduledExecution execution) {
+        // the tick this run is for: the second it was due at, not the one it runs in (the first runs, as the instance
+        // starts, may take the lock most of a second after they were due)
+        long second = execution.getScheduledFireTime().getEpochSecond();
         System.out.printf("tick %d token %d%n", second, LockedRun.currentLease().orElseThrow().fencingToken());
         runs.incrementAndGet();
         ran.countDown();
