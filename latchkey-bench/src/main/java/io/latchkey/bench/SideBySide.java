@@ -35,6 +35,11 @@ public final class SideBySide {
     /** Server-side command counters (Redis {@code INFO commandstats}), read before and after each run. */
     public interface ServerCounters {
         Map<String, Long> snapshot() throws Exception;
+
+        /** The server process's CPU time so far (user + system), µs; {@code NaN} if this server does not say. */
+        default double cpuMicros() throws Exception {
+            return Double.NaN;
+        }
     }
 
     /**
@@ -153,11 +158,15 @@ public final class SideBySide {
             throws InterruptedException {
         String runId = Long.toString(System.nanoTime(), 36) + "-" + repeat;
         Map<String, Long> before = snapshot();
+        double cpuBefore = serverCpu();
         TimedRun.RunResult result = new TimedRun(contender.name().toLowerCase().replaceAll("[^a-z0-9]+", "-"),
                 scenario.threads(), options.warmup(), options.measure()).run(contender.cycles(scenario, runId));
+        double cpuAfter = serverCpu();
         Map<String, Long> after = snapshot();
         Map<String, Double> perCycle = perCycle(before, after, result.totalCycles());
-        runs.computeIfAbsent(key(contender, scenario), k -> new ArrayList<>()).add(new Run(result, perCycle));
+        double serverCpuPerCycle = result.totalCycles() > 0 ? (cpuAfter - cpuBefore) / result.totalCycles() : Double.NaN;
+        runs.computeIfAbsent(key(contender, scenario), k -> new ArrayList<>())
+                .add(new Run(result, perCycle, serverCpuPerCycle));
         System.err.printf("[%d/%d] %-9s %-44s %s%n", index, total, contender == limit ? "limit" : contender.name(),
                 rowLabel(contender, scenario),
                 result.ok() ? String.format("%,.0f cycles/s, p50 %s µs, p99 %s µs", result.cyclesPerSecond(),
@@ -172,6 +181,14 @@ public final class SideBySide {
             return counters.snapshot();
         } catch (Exception e) {
             return Map.of();
+        }
+    }
+
+    private double serverCpu() {
+        try {
+            return counters == null ? Double.NaN : counters.cpuMicros();
+        } catch (Exception e) {
+            return Double.NaN;
         }
     }
 
@@ -198,8 +215,11 @@ public final class SideBySide {
         return contender.name() + "|" + scenario.primitive() + "|" + scenario.threads() + "|" + scenario.contended() + "|" + scenario.mode();
     }
 
-    /** One measured run and what the server executed during it. */
-    record Run(TimedRun.RunResult result, Map<String, Double> commandsPerCycle) {
+    /**
+     * One measured run and what the server executed during it: commands, and its process's CPU µs per cycle (warm-up
+     * included, as the client's; {@code NaN} if unknown).
+     */
+    record Run(TimedRun.RunResult result, Map<String, Double> commandsPerCycle, double serverCpuMicrosPerCycle) {
     }
 
     /**

@@ -122,10 +122,13 @@ final class SideBySideReport {
                 + "allocated by all its threads, **thread switches** = voluntary context switches of all its threads "
                 + "(each time a thread parks to wait for another: hand-offs, which on a busy machine each wait for "
                 + "a free core), all three over the whole run, warm-up included (median of the repeats); **server executed** = every command the server ran, including those called inside Lua "
-                + "scripts (`INFO commandstats` delta of the last repeat). Throughput moves with the machine's load; "
+                + "scripts (`INFO commandstats` delta of the last repeat); **server CPU** = the server process's CPU time "
+                + "(`INFO cpu`, user + system, all its threads) per cycle over the whole run, warm-up included (median of "
+                + "the repeats; for " + ours.name() + " also ÷ " + theirs.name() + "'s, the median of per-repeat ratios: other "
+                + "load on the machine does not run on the server). Throughput moves with the machine's load; "
                 + "CPU and allocation per cycle hardly do.\n\n");
-        md.append("| scenario | side | round trips | client CPU µs | allocated KiB | thread switches | server executed |\n")
-                .append("|---|---|---|---:|---:|---:|---|\n");
+        md.append("| scenario | side | round trips | client CPU µs | allocated KiB | thread switches | server CPU µs "
+                + "| server executed |\n").append("|---|---|---|---:|---:|---:|---:|---|\n");
         for (Scenario s : scenarios) {
             costRow(md, s.label(), ours, s);
             costRow(md, "", theirs, s);
@@ -140,7 +143,9 @@ final class SideBySideReport {
         Cell c = cell(side, s);
         md.append("| ").append(label).append(" | ").append(side == limit ? "limit" : side.name()).append(" | ")
                 .append(roundTrips(side, s)).append(" | ").append(c.cpuMicros()).append(" | ").append(c.allocatedKib())
-                .append(" | ").append(c.switches()).append(" | ").append(c.commands()).append(" |\n");
+                .append(" | ").append(c.switches()).append(" | ").append(c.serverCpu())
+                .append(side == ours ? serverCpuRatio(c, cell(theirs, s)) : "").append(" | ").append(c.commands())
+                .append(" |\n");
     }
 
     /** {@code slower}'s median p50 ÷ {@code faster}'s, formatted: how many times shorter the faster side's cycle is. */
@@ -148,6 +153,16 @@ final class SideBySideReport {
         double a = slower.p50Median();
         double b = faster.p50Median();
         return Double.isNaN(a) || Double.isNaN(b) || b <= 0 ? "—" : String.format("%.2f×", a / b);
+    }
+
+    /** {@code " (0.42×)"}: the median over repeats of ours ÷ theirs server CPU per cycle; empty if unknown. */
+    private static String serverCpuRatio(Cell a, Cell b) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.runs().size(), b.runs().size()); i++) {
+            ratios.add(a.runs().get(i).serverCpuMicrosPerCycle() / b.runs().get(i).serverCpuMicrosPerCycle());
+        }
+        double r = medianOf(ratios);
+        return Double.isNaN(r) || Double.isInfinite(r) ? "" : String.format(" (%.2f×)", r);
     }
 
     /** The median over repeats of ours ÷ theirs within the same repeat. */
@@ -242,6 +257,11 @@ final class SideBySideReport {
         String cpuMicros() {
             double v = medianOf(runs.stream().map(r -> r.result().cpuNanosPerCycle()).toList());
             return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.0f", v / 1000);
+        }
+
+        String serverCpu() {
+            double v = medianOf(runs.stream().map(SideBySide.Run::serverCpuMicrosPerCycle).toList());
+            return runs.isEmpty() || Double.isNaN(v) ? "—" : String.format("%.1f", v);
         }
 
         String allocatedKib() {

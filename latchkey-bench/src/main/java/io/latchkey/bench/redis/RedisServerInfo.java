@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * Reads the benchmarked server's counters over a connection of its own: {@code INFO commandstats} (to count the
- * commands each cycle costs), the server version and the number of connected clients.
+ * commands each cycle costs), {@code INFO cpu} (its CPU time per cycle), the server version and the number of connected clients.
  */
 final class RedisServerInfo implements SideBySide.ServerCounters, AutoCloseable {
 
@@ -37,6 +37,14 @@ final class RedisServerInfo implements SideBySide.ServerCounters, AutoCloseable 
                     Long.parseLong(line.substring(start, end < 0 ? line.length() : end)));
         }
         return calls;
+    }
+
+    /** {@code used_cpu_user + used_cpu_sys} of {@code INFO cpu}: the whole server process, in µs. */
+    @Override
+    public double cpuMicros() {
+        String info = connection.sync().info("cpu");
+        return (Double.parseDouble(field(info, "used_cpu_user")) + Double.parseDouble(field(info, "used_cpu_sys")))
+                * 1_000_000;
     }
 
     String version() {
