@@ -40,7 +40,7 @@ final class FairLockScripts {
     private static final String TIDY = "if redis.call('exists', KEYS[2]) == 0 then redis.call('del', KEYS[3], KEYS[4]); end; ";
 
     /**
-     * KEYS: L, Q, T, S, TK, OF. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel,
+     * KEYS: L, Q, T, S, TK. ARGV: owner, lease millis, wait (1: queue the owner), heartbeat millis, channel,
      * attempt id, client name. Takes the lock if it is free and the owner is first in line (or nobody waits), as
      * {@code owner|token|attempt id}, a line with the client name and one with the server's time now
      * ({@link #CLEAN_UP} finds an unanswered attempt's hold by the attempt id); an orphan hold of the
@@ -55,7 +55,7 @@ final class FairLockScripts {
             + "if (not cur or mine) and (not head or head == ARGV[1]) then "
             + "redis.call('zrem', KEYS[2], ARGV[1]); redis.call('zrem', KEYS[3], ARGV[1]); "
             + "if redis.call('zcard', KEYS[2]) == 0 then redis.call('del', KEYS[2], KEYS[3], KEYS[4]); end; "
-            + "local token, text = next_token(KEYS[5], KEYS[6]); "
+            + "local token, text = next_token(KEYS[5]); "
             + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[6] .. '\\n' .. ARGV[7] .. '\\n' .. now, "
             + "'px', ARGV[2]); "
             + "return token; "

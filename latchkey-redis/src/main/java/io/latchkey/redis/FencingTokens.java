@@ -15,9 +15,8 @@ package io.latchkey.redis;
  * the new server's clock is ahead of the last token, i.e. the outage lasted longer than the clock skew between the
  * servers (tokens only run ahead of the clock when more than one is issued per microsecond per token key).
  *
- * <p>Upgrade: a name may still have the per-name counter of the previous layout ({@code …:latchkey:fence}); the
- * script reads it, takes the maximum and deletes it, so a server written by an older version never issues a lower
- * token.
+ * <p>Development builds before the first release kept one counter per name ({@code …:latchkey:fence}, a count of
+ * acquisitions from 1): no longer read, since every token is above any such count ({@code docs/fencing.md}).
  */
 final class FencingTokens {
 
@@ -25,28 +24,32 @@ final class FencingTokens {
     static final String KEY_SUFFIX = "latchkey:tokens";
 
     /**
-     * Lua: {@code local token, text = next_token(tokenKey, oldCounterKey)}. The token as a number (exact: below
-     * 2<sup>53</sup> until the year 2255) and as the decimal text to store and compare ({@code string.format}, since
-     * Lua's own number-to-string conversion would print 14 significant digits). {@code oldCounterKey} may be
-     * {@code nil}.
+     * Lua: {@code clock()}, the server's {@code TIME}, read once per script call: the members of a group
+     * ({@link ScriptGroups}) share it. Every script that uses {@link #NEXT} or a time of its own starts with it.
      */
-    static final String NEXT = "local function next_token(k, old) "
-            + "local t = redis.call('time'); "
+    static final String CLOCK = "local clock_t; "
+            + "local function clock() if not clock_t then clock_t = redis.call('time'); end; return clock_t; end; ";
+
+    /**
+     * Lua: {@code local token, text = next_token(tokenKey)}. The token as a number (exact: below
+     * 2<sup>53</sup> until the year 2255) and as the decimal text to store and compare ({@code string.format}, since
+     * Lua's own number-to-string conversion would print 14 significant digits). Needs {@link #CLOCK}. The token key is read once per script call and written back at once, or,
+     * in a group ({@code grouped = true}), once at its end by {@code store_tokens()}: the group's tokens of one key
+     * are {@code last + 1} from the previous member's, never read back in between.
+     */
+    static final String NEXT = "local issued, grouped = {}, false; "
+            + "local function next_token(k) "
+            + "local t = clock(); "
             + "local token = tonumber(t[1]) * 1000000 + tonumber(t[2]); "
-            + "local last = tonumber(redis.call('get', k) or 0); "
+            + "local last = issued[k] or tonumber(redis.call('get', k) or 0); "
             + "if last and last >= token then token = last + 1; end; "
-            + "if old then "
-            + "local o = redis.call('get', old); "
-            + "if o then "
-            + "o = tonumber(o); "
-            + "if o and o >= token then token = o + 1; end; "
-            + "redis.call('del', old); "
-            + "end; "
-            + "end; "
+            + "issued[k] = token; "
             + "local s = string.format('%.0f', token); "
-            + "redis.call('set', k, s); "
+            + "if not grouped then redis.call('set', k, s); end; "
             + "return token, s; "
-            + "end; ";
+            + "end; "
+            + "local function store_tokens() "
+            + "for k, v in pairs(issued) do redis.call('set', k, string.format('%.0f', v)); end; end; ";
 
     private FencingTokens() {
     }

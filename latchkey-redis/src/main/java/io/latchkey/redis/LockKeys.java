@@ -16,15 +16,11 @@ import java.nio.charset.StandardCharsets;
  *   <li>{@link #tokenKey}: where the namespace's (on a cluster: the namespace's and slot's) latest fencing token is
  *   kept ({@link FencingTokens}); the hold's own token is the field {@link #TOKEN_FIELD} of the lock hash, so it
  *   expires and is deleted with the hold.</li>
- *   <li>{@link #oldCounterKey}: the per-name fencing counter of the previous layout, read and deleted by the next
- *   acquire of the name (upgrade), in the lock key's cluster hash slot.</li>
  * </ul>
  */
 final class LockKeys {
 
     static final String CHANNEL_PREFIX = "redisson_lock__channel";
-    /** The suffix of the previous layout's per-name counter key. */
-    static final String COUNTER_SUFFIX = ":latchkey:fence";
     /**
      * The lock hash's field holding a Latchkey hold's fencing token next to its {@code owner -> count} field. Never
      * a Redisson owner ({@code <uuid>:<thread>}) nor a Latchkey one; Redisson's scripts only touch their own field,
@@ -35,9 +31,8 @@ final class LockKeys {
     final String name;
     final String lockKey;
     final String tokenKey;
-    final String oldCounterKey;
     final String channel;
-    /** {lockKey, tokenKey, oldCounterKey}: the KEYS of the acquire and hand-off scripts. */
+    /** {lockKey, tokenKey}: the KEYS of the acquire and hand-off scripts. */
     final String[] acquireKeys;
     /** {lockKey, channel}: the KEYS of the release and force-unlock scripts. */
     final String[] lockAndChannel;
@@ -51,9 +46,8 @@ final class LockKeys {
         this.name = name;
         this.lockKey = namespace + name;
         this.tokenKey = FencingTokens.key(namespace, lockKey, cluster);
-        this.oldCounterKey = counterKeyFor(namespace, lockKey);
         this.channel = cluster ? clusterChannelFor(lockKey) : channelFor(lockKey);
-        this.acquireKeys = new String[] {lockKey, tokenKey, oldCounterKey};
+        this.acquireKeys = new String[] {lockKey, tokenKey};
         this.lockAndChannel = new String[] {lockKey, channel};
     }
 
@@ -67,11 +61,6 @@ final class LockKeys {
         String channel = channelFor(lockKey);
         int slot = slot(lockKey);
         return slot(channel) == slot ? channel : CHANNEL_PREFIX + ":{" + slotTag(slot) + "}:" + lockKey;
-    }
-
-    /** The previous layout's per-name counter key, in the lock key's hash slot ({@link #inSlot}). */
-    static String counterKeyFor(String namespace, String lockKey) {
-        return inSlot(namespace, lockKey, COUNTER_SUFFIX);
     }
 
     /**

@@ -14,26 +14,26 @@ import java.security.NoSuchAlgorithmException;
  * token: renewal, release and hand-off check both, so an operation issued for an earlier hold can never act on a
  * later hold of the same owner.
  *
- * <p>Who holds it, for operators ({@link #HOLDER}): the fields {@code latchkey:client} (the holding client's name)
- * and {@code latchkey:since} (the server's {@code TIME} when the hold began, epoch milliseconds), written with the
- * hold by {@link #ACQUIRE} and {@link #HAND_OFF} and deleted with it. Redisson ignores fields other than its owner's,
- * and inspection skips every field starting with {@code latchkey:}. The field {@code latchkey:attempt} keeps the id
- * of the acquire attempt that made the hold, for {@link #CLEAN_UP}.
+ * <p>Who holds it, for operators ({@link #HOLDER}): the fields {@code latchkey:client} (the holding client's name) and
+ * {@code latchkey:since} (the server's {@code TIME} when the hold began, epoch milliseconds), written with the hold, in
+ * the same {@code HSET}, by {@link #ACQUIRE} and {@link #HAND_OFF} and deleted with it. Redisson ignores fields other
+ * than its owner's, and inspection skips every field starting with {@code latchkey:}. The field {@code
+ * latchkey:attempt} keeps the id of the acquire attempt that made the hold, for {@link #CLEAN_UP}.
  */
 final class LockScripts {
 
     /**
-     * Lua: {@code set_holder(lock, clientName)} records the holding client's name and the server's time now (epoch
-     * milliseconds) in the lock hash.
+     * Lua: {@code since()}, the server's time now ({@link FencingTokens#CLOCK}) as the text of epoch milliseconds,
+     * for the hold's {@code latchkey:since} field.
      */
-    static final String SET_HOLDER = "local function set_holder(k, client) "
-            + "local t = redis.call('time'); "
-            + "redis.call('hset', k, 'latchkey:client', client, 'latchkey:since', "
-            + "string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))); "
-            + "end; ";
+    static final String SINCE = "local function since() local t = clock(); "
+            + "return string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)); end; ";
+
+    /** What every script that takes a hold starts with: the clock, {@code next_token} and {@code since}. */
+    static final String TAKES = FencingTokens.CLOCK + FencingTokens.NEXT + SINCE;
 
     /**
-     * KEYS: lock, token key, old counter. ARGV: lease millis, owner, attempt id, client name. Returns a new token
+     * KEYS: lock, token key. ARGV: lease millis, owner, attempt id, client name. Returns a new token
      * (&gt; 0) if taken, otherwise {@code -pttl} of the holder's lease ({@code 0} if it has none), so the caller
      * knows when to re-check.
      *
@@ -43,11 +43,11 @@ final class LockScripts {
      * (old token) then fails its token check instead of deleting the new hold. The hold keeps the attempt's id in the
      * field {@code latchkey:attempt}: {@link #CLEAN_UP} removes it by that id when the answer never arrived.
      */
-    static final Script ACQUIRE = member("acquire", FencingTokens.NEXT + SET_HOLDER,
+    static final Script ACQUIRE = member("acquire", TAKES,
             "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
-            + "local token, text = next_token(KEYS[2], KEYS[3]); "
-            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3]); "
-            + "set_holder(KEYS[1], ARGV[4]); "
+            + "local token, text = next_token(KEYS[2]); "
+            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3], "
+            + "'latchkey:client', ARGV[4], 'latchkey:since', since()); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
             + "return token; "
             + "end; "
@@ -99,17 +99,17 @@ final class LockScripts {
             + "return result;");
 
     /**
-     * KEYS: lock, token key, old counter. ARGV: from owner, from token, to owner, lease millis, the receiving
+     * KEYS: lock, token key. ARGV: from owner, from token, to owner, lease millis, the receiving
      * request's attempt id, the receiving client's name. Passes the hold to the new owner with a new token and lease
      * without freeing the lock in between. Returns the new token, or 0 if the old hold was gone.
      */
-    static final Script HAND_OFF = new Script("handOff", FencingTokens.NEXT + SET_HOLDER
+    static final Script HAND_OFF = new Script("handOff", TAKES
             + "local h = redis.call('hmget', KEYS[1], ARGV[1], 'latchkey:token'); "
             + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
-            + "local token, text = next_token(KEYS[2], KEYS[3]); "
+            + "local token, text = next_token(KEYS[2]); "
             + "redis.call('del', KEYS[1]); "
-            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[5]); "
-            + "set_holder(KEYS[1], ARGV[6]); "
+            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[5], "
+            + "'latchkey:client', ARGV[6], 'latchkey:since', since()); "
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
             + "return token;");
 

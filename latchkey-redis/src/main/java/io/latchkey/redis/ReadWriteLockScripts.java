@@ -12,7 +12,7 @@ import io.latchkey.redis.LockScripts.Script;
 final class ReadWriteLockScripts {
 
     /** Lua: {@code now}, the server's time in milliseconds. */
-    static final String NOW = "local t = redis.call('time'); "
+    static final String NOW = FencingTokens.CLOCK + "local t = clock(); "
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
 
     /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
@@ -29,7 +29,7 @@ final class ReadWriteLockScripts {
             "return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])};");
 
     /**
-     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, wait (1: register the intent), intent millis, attempt id,
+     * KEYS: W, R, WW, TK. ARGV: owner, lease millis, wait (1: register the intent), intent millis, attempt id,
      * client name. Takes the write lock when nobody holds it, as {@code owner|token|attempt id}, a line with the client
      * name and one with its start ({@link #CLEAN_UP_WRITE} finds an unanswered attempt's hold by the attempt id; an
      * orphan write hold of the same owner is taken over with a new token); otherwise
@@ -40,7 +40,7 @@ final class ReadWriteLockScripts {
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if (not cur or mine) and redis.call('zcard', KEYS[2]) == 0 then "
-            + "local token, text = next_token(KEYS[4], KEYS[5]); "
+            + "local token, text = next_token(KEYS[4]); "
             + "redis.call('set', KEYS[1], ARGV[1] .. '|' .. text .. '|' .. ARGV[5] .. '\\n' .. ARGV[6] .. '\\n' .. now, "
             + "'px', ARGV[2]); "
             + "redis.call('zrem', KEYS[3], ARGV[1]); "
@@ -59,7 +59,7 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: W, R, WW, TK, OF. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
+     * KEYS: W, R, WW, TK. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
      * reader back; {@code 0}: only a write hold does). Takes a read hold when no writer holds (or, with writer
      * preference, waits), or at once when the owner itself holds the write lock (downgrade). Otherwise returns minus
      * the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
@@ -68,7 +68,7 @@ final class ReadWriteLockScripts {
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if mine or (not cur and (ARGV[3] == '0' or redis.call('zcard', KEYS[3]) == 0)) then "
-            + "local token, text = next_token(KEYS[4], KEYS[5]); "
+            + "local token, text = next_token(KEYS[4]); "
             + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. text); "
             + "keep(KEYS[2]); "
             + "return token; "

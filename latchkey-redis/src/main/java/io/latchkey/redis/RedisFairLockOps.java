@@ -71,8 +71,7 @@ final class RedisFairLockOps extends RedisSyncLockOps<RedisFairLockOps.Keys> {
             timeouts = base + ":timeouts";
             channel = "latchkey_fair__channel:" + base;
             String seq = base + ":seq";
-            acquire = new String[] {owner, queue, timeouts, seq, FencingTokens.key(namespace, base, cluster),
-                    base + ":fence"};
+            acquire = new String[] {owner, queue, timeouts, seq, FencingTokens.key(namespace, base, cluster)};
             lockQueueTimeouts = new String[] {owner, queue, timeouts, seq};
         }
     }

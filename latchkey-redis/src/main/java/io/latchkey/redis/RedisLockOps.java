@@ -33,7 +33,7 @@ final class RedisLockOps implements RemoteLockOps {
     private final PubSubChannels channels;
     private final KeyCache<LockKeys> keyCache;
     private final AtomicBoolean subscriptionRefusedLogged = new AtomicBoolean();
-    /** The client's name, recorded with each hold ({@link LockScripts#SET_HOLDER}). */
+    /** The client's name, recorded with each hold ({@link LockScripts#ACQUIRE}, field {@code latchkey:client}). */
     private final String clientName;
 
     RedisLockOps(String namespace, ScriptExecutor executor, PubSubChannels channels, String clientName) {

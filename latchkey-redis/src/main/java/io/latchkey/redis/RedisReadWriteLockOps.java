@@ -68,8 +68,7 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
             readers = base + ":readers";
             writers = base + ":writers";
             channel = "latchkey_rw__channel:" + base;
-            acquire = new String[] {write, readers, writers, FencingTokens.key(namespace, base, cluster),
-                    base + ":fence"};
+            acquire = new String[] {write, readers, writers, FencingTokens.key(namespace, base, cluster)};
         }
     }
 

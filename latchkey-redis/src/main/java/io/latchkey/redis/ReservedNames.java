@@ -3,7 +3,7 @@ package io.latchkey.redis;
 /**
  * Which names Redis refuses because their keys would be keys this backend uses itself. Every key Latchkey derives
  * from a name besides the lock hash ({@code namespace + name}, Redisson's layout) has the marker
- * {@code :latchkey:} right after the part taken from the name ({@link SyncKeys}, {@link LockKeys#counterKeyFor},
+ * {@code :latchkey:} right after the part taken from the name ({@link SyncKeys},
  * {@link RedisFencedStoreOps#storePrefix}), and the token key of a namespace is {@code <namespace>latchkey:tokens}
  * ({@link FencingTokens}). So a name is refused if
  * <ul>

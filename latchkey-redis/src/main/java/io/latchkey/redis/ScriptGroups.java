@@ -23,14 +23,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * operation timeout (so in the worst case, a server that stops answering, a member learns its fate after up to
  * twice the operation timeout). On a Redis Cluster nothing is grouped: every call goes alone to its slot's node.
  *
- * <p>Each member runs exactly the Lua logic of its own script (the script's body is a Lua function of both), in
- * order, each in a {@code pcall}: a member whose logic fails (a key of the wrong type) fails alone with the
- * server's error, and the members after it still run. Each member's answer completes its own future. When the
- * group's answer is lost (the operation timeout, a broken connection, a server error for the whole script), every
- * member fails with that error, exactly as it would have alone: the engine then takes each one's no-answer path
- * (an acquire's hold is cleaned up by its attempt id, a semaphore take is given back by its take id, a release is
- * reported as not answered). A server that lost its script cache answers NOSCRIPT and gets the group script's
- * source once ({@link ScriptExecutor#run}).
+ * <p>Each member runs exactly the Lua logic of its own script (the script's body is a Lua function of both), in order,
+ * each in a {@code pcall}: a member whose logic fails (a key of the wrong type) fails alone with the server's error,
+ * and the members after it still run. The members share one read of the server's clock and of the namespace's token
+ * key, which the group writes once at its end ({@link FencingTokens#NEXT}): a group of lock acquires costs the server
+ * three commands per member (is it free, the hold, its expiry) and three for the whole group. Each member's answer
+ * completes its own future. When the group's answer is lost (the operation timeout, a broken connection, a server error
+ * for the whole script), every member fails with that error, exactly as it would have alone: the engine then takes each
+ * one's no-answer path (an acquire's hold is cleaned up by its attempt id, a semaphore take is given back by its take
+ * id, a release is reported as not answered). A server that lost its script cache answers NOSCRIPT and gets the group
+ * script's source once ({@link ScriptExecutor#run}).
  */
 final class ScriptGroups {
 
@@ -41,7 +43,7 @@ final class ScriptGroups {
      * ARGV per member: script name, key count, argument count, its arguments; KEYS: every member's keys in order.
      * Returns one entry per member: its script's answer, or the text of the error it raised.
      */
-    static final Script GROUP = new Script("group", FencingTokens.NEXT + LockScripts.SET_HOLDER
+    static final Script GROUP = new Script("group", LockScripts.TAKES + "grouped = true; "
             + LockScripts.ACQUIRE.function + LockScripts.RELEASE.function + SemaphoreScripts.ACQUIRE.function
             + SemaphoreScripts.ADD.function
             + "local run = {acquire = acquire, release = release, semaphoreAcquire = semaphoreAcquire, "
@@ -54,6 +56,7 @@ final class ScriptGroups {
             + "result[#result + 1] = r; "
             + "k = k + nk; i = i + 3 + na; "
             + "end; "
+            + "store_tokens(); "
             + "return result;");
 
     private final ScriptExecutor executor;

@@ -10,18 +10,14 @@ class LockKeysTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"orders:42", "{user1}:cart", "a{}b", "a{b", "a}b", "}{", "x{y}z{w}", "{}", "é✓ü", "{"})
-    void tokenKeyAndOldCounterAreInTheLockKeysSlot(String name) {
+    void tokenKeyIsInTheLockKeysSlot(String name) {
         for (String namespace : new String[] {"", "ns:", "a{b}:", "a{", "}z:"}) {
             LockKeys keys = new LockKeys(namespace, name, true);
             assertThat(keys.lockKey).isEqualTo(namespace + name);
-            assertThat(LockKeys.slot(keys.oldCounterKey)).as("%s|%s", namespace, name)
-                    .isEqualTo(LockKeys.slot(keys.lockKey));
             assertThat(LockKeys.slot(keys.tokenKey)).as("%s|%s", namespace, name)
                     .isEqualTo(LockKeys.slot(keys.lockKey));
-            assertThat(keys.oldCounterKey).isNotEqualTo(keys.lockKey);
             assertThat(keys.tokenKey).isNotEqualTo(keys.lockKey).endsWith(":latchkey:tokens");
         }
-        assertThat(new LockKeys("ns:", name).oldCounterKey).as("inside the namespace").startsWith("ns:");
         assertThat(new LockKeys("ns:", name, true).tokenKey).as("inside the namespace").startsWith("ns:{");
     }
 

@@ -25,7 +25,6 @@ class RedisClusterKeysTest {
             LockKeys keys = new LockKeys("", name, true);
             assertThat(LockKeys.slot(keys.channel)).as(name).isEqualTo(LockKeys.slot(keys.lockKey));
             assertThat(LockKeys.slot(keys.tokenKey)).as(name).isEqualTo(LockKeys.slot(keys.lockKey));
-            assertThat(LockKeys.slot(keys.oldCounterKey)).as(name).isEqualTo(LockKeys.slot(keys.lockKey));
             assertThat(keys.channel).startsWith(LockKeys.CHANNEL_PREFIX + ":");
         }
         // Standalone keeps Redisson's channel for every name.

@@ -82,7 +82,6 @@ class RedisClusterTest {
             int slot = slotOnServer(setup, keys.lockKey);
             assertThat(LockKeys.slot(keys.lockKey)).as("our CRC16 agrees with the server").isEqualTo(slot);
             assertThat(slotOnServer(setup, keys.tokenKey)).as("token key in the lock's slot").isEqualTo(slot);
-            assertThat(slotOnServer(setup, keys.oldCounterKey)).as("old counter in the lock's slot").isEqualTo(slot);
             assertThat(slotOnServer(setup, keys.channel)).as("unlock channel in the lock's slot").isEqualTo(slot);
             int master = setup.masterOfSlot(slot);
             masters.add(master);

@@ -59,7 +59,7 @@ class ReservedNamesTest {
                     }
                     LockKeys k = new LockKeys(ns, name, cluster);
                     String who = ns + name; // namespaces are prefixes: "a/b/" + "x" is "" + "a/b/x" by design
-                    List<String> keys = new ArrayList<>(List.of(k.lockKey, k.oldCounterKey,
+                    List<String> keys = new ArrayList<>(List.of(k.lockKey,
                             RedisFencedStoreOps.storePrefix(ns, k.lockKey)));
                     for (String kind : List.of("semaphore", "permits", "latch", "fair", "rw")) {
                         keys.add(SyncKeys.base(ns, name, kind));
