@@ -11,34 +11,48 @@ import java.util.concurrent.TimeUnit;
  * request instead of two.
  *
  * <p>What could fool the counter is the path being reaped as an empty container and re-created by others, whose
- * creates bring the new counter to our number while one of them holds (from number 0 that takes one create). Either
- * of two proofs rules it out: <b>zxids</b> — a reap and a re-creation are two transactions after our delete, itself
- * one after our last create, so a new czxid at most {@link #MAX_ZXID_GAP} past the last leaves no room for them
- * (zxids count transactions one by one within an epoch; a new epoch jumps by 2<sup>32</sup>); it holds whenever the
- * server is otherwise quiet. <b>Counter and clock</b> — right after our delete ({@link #WINDOW_NANOS}) with a counter
- * of at least {@link #MIN_SEQUENCE}: that many creates in a re-created path cannot fit in the window. The zxid proof
- * is known only once the create answers, so the listing is left out in advance only while recent creates passed
- * it; anything unexpected falls back to listing.
+ * creates bring the new counter to our number while one of them holds. Either of two proofs rules it out:
+ * <b>zxids</b> — zxids count transactions one by one within an epoch (a new epoch jumps by 2<sup>32</sup>), and
+ * after our delete (one transaction after our last create) a reap, a re-creation and as many creates as our number
+ * are each a transaction of their own, except that the re-creation and the first of those creates may be one
+ * {@code multi}; so for our last node's number {@code s}, a new czxid at most {@code s + }{@link #MAX_ZXID_GAP} past
+ * the last leaves no room for them. Latchkey's and Curator's locks never write a lock path in a {@code multi}, so
+ * only another tool that did (creating several of its children in one) could break this. The proof
+ * holds whenever the server ran fewer transactions between our two creates than our number: on a quiet server from
+ * the start, on a busy one once the name has been taken that many times. <b>Counter and clock</b> — right after
+ * our delete ({@link #WINDOW_NANOS}) with a counter of at least {@link #MIN_SEQUENCE}: that many creates in a
+ * re-created path cannot fit in the window. The zxid proof is known only once the create answers, so the listing is
+ * left out in advance only while recent creates passed it; anything unexpected falls back to listing.
  */
 final class SoloHistory {
 
     static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** The smallest sequence number the counter-and-clock proof trusts (see the class comment). */
     static final long MIN_SEQUENCE = 20_000;
-    /** The largest czxid step from our last node to the new one that the zxid proof trusts. */
+    /**
+     * The largest czxid step from our last node to the new one that the zxid proof trusts, beyond our last node's
+     * number: delete, reap and a re-creation bundled with one create, at most, fit in three.
+     */
     static final long MAX_ZXID_GAP = 3;
     private static final int MAX_ENTRIES = 10_000;
 
-    /** Our last node on a lock path: its sequence number and czxid, and when its delete was confirmed. */
-    record Previous(long sequence, long czxid, long deletedAtNanos) {
+    /**
+     * Our last node on a lock path: its sequence number and czxid, when its delete was confirmed, and whether that
+     * was within {@link #WINDOW_NANOS} of the new attempt (the counter-and-clock proof needs it, the zxid one not).
+     */
+    record Previous(long sequence, long czxid, long deletedAtNanos, boolean recent) {
+
+        Previous(long sequence, long czxid, long deletedAtNanos) {
+            this(sequence, czxid, deletedAtNanos, true);
+        }
 
         /** Whether a node created with {@code sequence} and {@code czxid} is alone on the path we left. */
         boolean provesAlone(long newSequence, long newCzxid) {
-            return newSequence == sequence + 1 && (sequence + 1 >= MIN_SEQUENCE || gapSmall(newCzxid));
+            return newSequence == sequence + 1 && (recent && sequence + 1 >= MIN_SEQUENCE || gapSmall(newCzxid));
         }
 
         boolean gapSmall(long newCzxid) {
-            return newCzxid > czxid && newCzxid - czxid <= MAX_ZXID_GAP;
+            return newCzxid > czxid && newCzxid - czxid <= MAX_ZXID_GAP + sequence;
         }
     }
 
@@ -58,15 +72,16 @@ final class SoloHistory {
         byPath.put(lockPath, new Previous(seq, czxid, nowNanos));
     }
 
-    /** Our last node on {@code lockPath} if its delete is recent enough for a proof, or null. Consumes the entry. */
+    /** Our last node on {@code lockPath}, or null. Consumes the entry. */
     Previous previous(String lockPath, long nowNanos) {
         Previous p = byPath.remove(lockPath);
-        return p == null || nowNanos - p.deletedAtNanos() > WINDOW_NANOS ? null : p;
+        return p == null ? null : new Previous(p.sequence(), p.czxid(), p.deletedAtNanos(),
+                nowNanos - p.deletedAtNanos() <= WINDOW_NANOS);
     }
 
     /** Whether to leave the listing out after {@code previous}: a proof is likely to hold once the create answers. */
     boolean worthTrying(Previous previous) {
-        return previous != null && (previous.sequence() + 1 >= MIN_SEQUENCE || gapsSmall);
+        return previous != null && (previous.recent() && previous.sequence() + 1 >= MIN_SEQUENCE || gapsSmall);
     }
 
     /** Records whether the node created after {@code previous} passed the zxid proof. */

@@ -37,7 +37,26 @@ class SoloHistoryTest {
         assertThat(p.provesAlone(SoloHistory.MIN_SEQUENCE + 1, 5_000)).isTrue();
         assertThat(h.previous("/l", now + 2)).as("consumed").isNull();
         h.deletedAlone("/l", node(SoloHistory.MIN_SEQUENCE), 100, now);
-        assertThat(h.previous("/l", now + TimeUnit.MILLISECONDS.toNanos(51))).as("window over").isNull();
+        SoloHistory.Previous late = h.previous("/l", now + TimeUnit.MILLISECONDS.toNanos(51));
+        assertThat(late.provesAlone(SoloHistory.MIN_SEQUENCE + 1, 100 + 4 + SoloHistory.MIN_SEQUENCE))
+                .as("window over").isFalse();
+        assertThat(late.provesAlone(SoloHistory.MIN_SEQUENCE + 1, 100 + 3 + SoloHistory.MIN_SEQUENCE))
+                .as("but the zxids leave no room, whenever it comes").isTrue();
+    }
+
+    @Test
+    void onABusyServerAZxidGapSmallerThanOurNumberStillProvesIt() {
+        // From number 500 a re-created path needs 500 creates, each a transaction of its own, besides our delete,
+        // the reap and the re-creation bundled with its first create: a czxid 503 past the last leaves no room.
+        SoloHistory.Previous p = new SoloHistory.Previous(500, 10_000, 0, false);
+        assertThat(p.provesAlone(501, 10_503)).isTrue();
+        assertThat(p.provesAlone(501, 10_504)).as("room for them").isFalse();
+        assertThat(p.provesAlone(502, 10_100)).as("another create came first").isFalse();
+        SoloHistory h = new SoloHistory();
+        h.created(p, 10_400);
+        assertThat(h.worthTrying(new SoloHistory.Previous(3, 100, 0, false))).as("a hint from the last").isTrue();
+        h.created(p, 10_600);
+        assertThat(h.worthTrying(new SoloHistory.Previous(3, 100, 0, false))).isFalse();
     }
 
     @Test
