@@ -146,6 +146,7 @@ public final class ZooKeeperSideBySide {
             server = EmbeddedZooKeeper.start();
             connect = server.connectString();
         }
+        String statsAddress = connect; // the server itself, not the proxy: "srvr" counts the requests it received
         LatencyProxy proxy = null;
         if (rttMicros > 0) {
             int port = Integer.parseInt(connect.substring(connect.lastIndexOf(':') + 1));
@@ -168,6 +169,7 @@ public final class ZooKeeperSideBySide {
             String[] rowNames = kept.stream().map(r -> allNames[r]).toArray(String[]::new);
             int[][] shapes = kept.stream().map(r -> allShapes[r]).toArray(int[][]::new);
             double[][] best = new double[rowNames.length][contenders.size()];
+            double[][] requests = new double[rowNames.length][contenders.size()];
             for (Contender c : contenders) {
                 System.out.printf("%s: warm-up…%n", c.name());
                 run(c, 4, false, false, 2, "warm");
@@ -177,7 +179,9 @@ public final class ZooKeeperSideBySide {
                 for (int r = 0; r < rowNames.length; r++) {
                     for (int i = 0; i < contenders.size(); i++) {
                         Contender c = contenders.get(i);
+                        long received = received(statsAddress);
                         double rate = run(c, shapes[r][0], shapes[r][1] == 1, shapes[r][2] == 1, seconds, "r" + round + "x" + r);
+                        requests[r][i] = (received(statsAddress) - received) / (double) lastTotalCycles;
                         System.out.printf(Locale.ROOT, "round %d, %-50s %-8s %,10.0f cycles/s%n", round + 1,
                                 rowNames[r], c.name(), rate);
                         best[r][i] = Math.max(best[r][i], rate);
@@ -190,12 +194,15 @@ public final class ZooKeeperSideBySide {
                     server != null ? "embedded in this JVM" : connect,
                     rttMicros > 0 ? ", " + rttMicros + " µs added round-trip latency" : "",
                     Runtime.getRuntime().availableProcessors(), rounds, seconds);
-            System.out.println("| lock+unlock cycles/s | Latchkey | Curator InterProcessMutex | ratio |");
-            System.out.println("|---|---:|---:|---:|");
+            System.out.println("| lock+unlock cycles/s | Latchkey | Curator InterProcessMutex | ratio "
+                    + "| requests per cycle, Latchkey / Curator |");
+            System.out.println("|---|---:|---:|---:|---:|");
             for (int r = 0; r < rowNames.length; r++) {
-                System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2f× |%n", rowNames[r], best[r][0],
-                        best[r][1], best[r][0] / best[r][1]);
+                System.out.printf(Locale.ROOT, "| %s | %,.0f | %,.0f | %.2f× | %.2f / %.2f |%n", rowNames[r],
+                        best[r][0], best[r][1], best[r][0] / best[r][1], requests[r][0], requests[r][1]);
             }
+            System.out.println("\nRequests per cycle: the server's received count (`srvr`) over the last round's run "
+                    + "of the row, divided by its cycles (session pings included).");
         } finally {
             if (proxy != null) {
                 proxy.close();
@@ -203,6 +210,23 @@ public final class ZooKeeperSideBySide {
             if (server != null) {
                 server.close();
             }
+        }
+    }
+
+    /** The cycles of the last {@link #run}, those finished after its measured time included. */
+    private static long lastTotalCycles = 1;
+
+    /** The requests the server at {@code hostPort} has received so far ({@code srvr}), or 0 if it does not say. */
+    static long received(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        try (java.net.Socket socket = new java.net.Socket(hostPort.substring(0, colon),
+                Integer.parseInt(hostPort.substring(colon + 1)))) {
+            socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String reply = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("Received: (\\d+)").matcher(reply);
+            return m.find() ? Long.parseLong(m.group(1)) : 0;
+        } catch (java.io.IOException | RuntimeException e) {
+            return 0;
         }
     }
 
@@ -249,6 +273,7 @@ public final class ZooKeeperSideBySide {
         if (!failures.isEmpty()) {
             throw new IllegalStateException(c.name() + " failed: " + failures.get(0), failures.get(0));
         }
+        lastTotalCycles = Math.max(1, cycles.sum());
         return done / elapsed;
     }
 
