@@ -12,39 +12,28 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>What could fool the counter is the path being reaped as an empty container and re-created by others, whose
  * creates bring the new counter to our number while one of them holds. Either of two proofs rules it out:
- * <b>zxids</b> — zxids count transactions one by one within an epoch (a new epoch jumps by 2<sup>32</sup>), and
- * after our delete (one transaction after our last create) a reap, a re-creation and as many creates as our number
- * are each a transaction of their own, except that the re-creation and the first of those creates may be one
- * {@code multi}; so for our last node's number {@code s}, a new czxid at most {@code s + }{@link #MAX_ZXID_GAP} past
- * the last leaves no room for them. Latchkey's and Curator's locks never write a lock path in a {@code multi}, so
- * only another tool that did (creating several of its children in one) could break this. The proof
- * holds whenever the server ran fewer transactions between our two creates than our number: on a quiet server from
- * the start, on a busy one once the name has been taken that many times. <b>Counter and clock</b> — right after
- * our delete ({@link #WINDOW_NANOS}) with a counter of at least {@link #MIN_SEQUENCE}: that many creates in a
- * re-created path cannot fit in the window. The zxid proof is known only once the create answers, so the listing is
- * left out in advance only while recent creates passed it; anything unexpected falls back to listing.
+ * <b>zxids</b> — they count transactions one by one within an epoch (a new one jumps by 2<sup>32</sup>); after our
+ * delete a reap, a re-creation and one create per number up to ours (the first may share the re-creation's
+ * {@code multi}) are each a transaction, so a new czxid at most {@code s + }{@link #MAX_ZXID_GAP} past our last
+ * node's (number {@code s}) leaves no room for them. Latchkey's and Curator's locks never write a lock path in a
+ * {@code multi}; only a tool creating several of its children in one could defeat this. It holds on a quiet server,
+ * and on a busy one once the name was taken more times than the server runs transactions during one of its cycles.
+ * <b>Counter and clock</b> — right after our delete ({@link #WINDOW_NANOS}) with a counter of at least
+ * {@link #MIN_SEQUENCE}: that many creates in a re-created path cannot fit in the window. The zxid proof is known
+ * only once the create answers, so the listing is left out in advance only while recent creates passed it; anything
+ * unexpected falls back to listing.
  */
 final class SoloHistory {
 
     static final long WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     /** The smallest sequence number the counter-and-clock proof trusts (see the class comment). */
     static final long MIN_SEQUENCE = 20_000;
-    /**
-     * The largest czxid step from our last node to the new one that the zxid proof trusts, beyond our last node's
-     * number: delete, reap and a re-creation bundled with one create, at most, fit in three.
-     */
+    /** The czxid step the zxid proof trusts beyond our last node's number: delete, reap, re-creation. */
     static final long MAX_ZXID_GAP = 3;
     private static final int MAX_ENTRIES = 10_000;
 
-    /**
-     * Our last node on a lock path: its sequence number and czxid, when its delete was confirmed, and whether that
-     * was within {@link #WINDOW_NANOS} of the new attempt (the counter-and-clock proof needs it, the zxid one not).
-     */
+    /** Our last node on a lock path, when its delete was confirmed, and whether within the window of the attempt. */
     record Previous(long sequence, long czxid, long deletedAtNanos, boolean recent) {
-
-        Previous(long sequence, long czxid, long deletedAtNanos) {
-            this(sequence, czxid, deletedAtNanos, true);
-        }
 
         /** Whether a node created with {@code sequence} and {@code czxid} is alone on the path we left. */
         boolean provesAlone(long newSequence, long newCzxid) {
@@ -69,7 +58,7 @@ final class SoloHistory {
         if (byPath.size() >= MAX_ENTRIES) {
             byPath.clear();
         }
-        byPath.put(lockPath, new Previous(seq, czxid, nowNanos));
+        byPath.put(lockPath, new Previous(seq, czxid, nowNanos, true));
     }
 
     /** Our last node on {@code lockPath}, or null. Consumes the entry. */

@@ -64,11 +64,11 @@ class SoloHistoryTest {
         SoloHistory h = new SoloHistory();
         long now = System.nanoTime();
         assertThat(h.worthTrying(null)).isFalse();
-        SoloHistory.Previous small = new SoloHistory.Previous(3, 100, now);
+        SoloHistory.Previous small = new SoloHistory.Previous(3, 100, now, true);
         assertThat(h.worthTrying(small)).isTrue();
         h.created(small, 150);
         assertThat(h.worthTrying(small)).as("a busy server").isFalse();
-        assertThat(h.worthTrying(new SoloHistory.Previous(SoloHistory.MIN_SEQUENCE, 100, now))).isTrue();
+        assertThat(h.worthTrying(new SoloHistory.Previous(SoloHistory.MIN_SEQUENCE, 100, now, true))).isTrue();
         h.created(small, 102);
         assertThat(h.worthTrying(small)).isTrue();
     }
