@@ -31,11 +31,12 @@ final class FencingTokens {
             + "local function clock() if not clock_t then clock_t = redis.call('time'); end; return clock_t; end; ";
 
     /**
-     * Lua: {@code local token, text = next_token(tokenKey)}. The token as a number (exact: below
-     * 2<sup>53</sup> until the year 2255) and as the decimal text to store and compare ({@code string.format}, since
-     * Lua's own number-to-string conversion would print 14 significant digits). Needs {@link #CLOCK}. The token key is read once per script call and written back at once, or,
-     * in a group ({@code grouped = true}), once at its end by {@code store_tokens()}: the group's tokens of one key
-     * are {@code last + 1} from the previous member's, never read back in between.
+     * Lua: {@code local token, text = next_token(tokenKey)}. The token as a number (exact: below 2<sup>53</sup>
+     * until the year 2255) and as the decimal text to store and compare ({@code string.format}, since Lua's own
+     * number-to-string conversion would print 14 significant digits). Needs {@link #CLOCK}. The token key is read
+     * once per script call and written back at once, or, in a group ({@code grouped = true}), once at its end by
+     * {@code store_tokens()}: the group's tokens of one key are {@code last + 1} from the previous member's, never
+     * read back in between.
      */
     static final String NEXT = "local issued, grouped = {}, false; "
             + "local function next_token(k) "
