@@ -2,15 +2,11 @@ package io.latchkey.bench.sizing;
 
 import io.latchkey.ClientOptions;
 import io.latchkey.LockClient;
+import io.latchkey.bench.zookeeper.FourLetterWords;
 import io.latchkey.testing.ServerProcess;
 import io.latchkey.testing.TestFiles;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -82,12 +78,12 @@ final class ZooKeeperEnsemble implements Topology {
             processes.add(p);
             int port = clientPorts[i];
             // An ensemble member answers only once a quorum is up: wait for the process to listen, the mode below.
-            p.start(() -> fourLetterWord(port, "ruok").startsWith("imok"), START_TIMEOUT);
+            p.start(() -> FourLetterWords.ask("127.0.0.1", port, "ruok").startsWith("imok"), START_TIMEOUT);
         }
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         for (int port : clientPorts) {
             String srvr;
-            while (!(srvr = fourLetterWord(port, "srvr")).contains("Mode:")) {
+            while (!(srvr = FourLetterWords.ask("127.0.0.1", port, "srvr")).contains("Mode:")) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("ZooKeeper on port " + port + " did not join its ensemble within "
                             + START_TIMEOUT + "; last answer to srvr: '" + srvr + "'");
@@ -96,21 +92,6 @@ final class ZooKeeperEnsemble implements Topology {
             }
             version = srvr.lines().findFirst().orElse("?").replaceFirst("Zookeeper version: ", "")
                     .replaceFirst(",.*", "");
-        }
-    }
-
-    /** The answer to a four-letter command, or "" if the server does not answer. */
-    static String fourLetterWord(int port, String word) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            s.setSoTimeout(2000);
-            OutputStream out = s.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            return "";
         }
     }
 

@@ -180,8 +180,9 @@ public final class ZooKeeperSideBySide {
                     for (int i = 0; i < contenders.size(); i++) {
                         Contender c = contenders.get(i);
                         long received = received(statsAddress);
-                        double rate = run(c, shapes[r][0], shapes[r][1] == 1, shapes[r][2] == 1, seconds, "r" + round + "x" + r);
-                        requests[r][i] = (received(statsAddress) - received) / (double) lastTotalCycles;
+                        Measured m = run(c, shapes[r][0], shapes[r][1] == 1, shapes[r][2] == 1, seconds, "r" + round + "x" + r);
+                        double rate = m.perSecond();
+                        requests[r][i] = (received(statsAddress) - received) / (double) Math.max(1, m.cycles());
                         System.out.printf(Locale.ROOT, "round %d, %-50s %-8s %,10.0f cycles/s%n", round + 1,
                                 rowNames[r], c.name(), rate);
                         best[r][i] = Math.max(best[r][i], rate);
@@ -213,28 +214,29 @@ public final class ZooKeeperSideBySide {
         }
     }
 
-    /** The cycles of the last {@link #run}, those finished after its measured time included. */
-    private static long lastTotalCycles = 1;
+    /**
+     * What one {@link #run} measured: cycles per second in its measured time, and every cycle it ran, those finished
+     * after that time included.
+     */
+    record Measured(double perSecond, long cycles) {
+    }
 
     /** The requests the server at {@code hostPort} has received so far ({@code srvr}), or 0 if it does not say. */
     static long received(String hostPort) {
         int colon = hostPort.lastIndexOf(':');
-        try (java.net.Socket socket = new java.net.Socket(hostPort.substring(0, colon),
-                Integer.parseInt(hostPort.substring(colon + 1)))) {
-            socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            String reply = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("Received: (\\d+)").matcher(reply);
-            return m.find() ? Long.parseLong(m.group(1)) : 0;
-        } catch (java.io.IOException | RuntimeException e) {
-            return 0;
-        }
+        String srvr = FourLetterWords.ask(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)),
+                "srvr");
+        java.util.regex.Matcher m = RECEIVED.matcher(srvr);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 
+    private static final java.util.regex.Pattern RECEIVED = java.util.regex.Pattern.compile("Received: (\\d+)");
+
     /**
-     * Cycles/s of {@code threads} threads, each on its own path or all on one, for {@code seconds}; with
+     * Lock+unlock cycles of {@code threads} threads, each on its own path or all on one, for {@code seconds}; with
      * {@code perCycle} the lock handle is made in every cycle.
      */
-    static double run(Contender c, int threads, boolean onePath, boolean perCycle, int seconds, String tag)
+    static Measured run(Contender c, int threads, boolean onePath, boolean perCycle, int seconds, String tag)
             throws Exception {
         LongAdder cycles = new LongAdder();
         AtomicBoolean stop = new AtomicBoolean();
@@ -273,8 +275,7 @@ public final class ZooKeeperSideBySide {
         if (!failures.isEmpty()) {
             throw new IllegalStateException(c.name() + " failed: " + failures.get(0), failures.get(0));
         }
-        lastTotalCycles = Math.max(1, cycles.sum());
-        return done / elapsed;
+        return new Measured(done / elapsed, cycles.sum());
     }
 
 }
