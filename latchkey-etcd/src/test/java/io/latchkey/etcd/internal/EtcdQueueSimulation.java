@@ -1,13 +1,12 @@
 package io.latchkey.etcd.internal;
 
+import io.latchkey.testing.Simulation;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -33,23 +32,13 @@ import java.util.function.Supplier;
  * the oldest key belongs to an owner who waits, holds or cleans up, and is taken within a re-check and the round trips.
  * At the end, after everyone stopped, no key is left.
  */
-final class EtcdQueueSimulation {
+final class EtcdQueueSimulation extends Simulation {
 
-    static final long MS = 1_000_000L;
     static final long RECHECK = 1_000 * MS;
     static final long NOTICE = 200 * MS;
     static final long OP_TIMEOUT = 500 * MS;
     static final String PREFIX = "/l/";
 
-    final long seed;
-    final Random rng;
-    final List<String> trace = new ArrayList<>();
-    private final PriorityQueue<long[]> events = new PriorityQueue<>(Comparator.<long[]>comparingLong(e -> e[0])
-            .thenComparingLong(e -> e[1]));
-    private final Map<Long, Runnable> tasks = new HashMap<>();
-    private long seq;
-    long now;
-    long executed;
 
     record Kv(String key, long createRevision, long lease, String owner) {
     }
@@ -71,7 +60,6 @@ final class EtcdQueueSimulation {
     String firstBlockedBy;
     long firstBlockedSince;
     boolean stopping;
-    String failure;
 
     final class Client {
         final int id;
@@ -131,8 +119,7 @@ final class EtcdQueueSimulation {
     }
 
     EtcdQueueSimulation(long seed) {
-        this.seed = seed;
-        this.rng = new Random(seed);
+        super(seed);
         maxDelay = (1 + rng.nextInt(30)) * MS;
         late = 0.03 * rng.nextInt(3);
         broken = 0.03 * rng.nextInt(2);
@@ -150,24 +137,8 @@ final class EtcdQueueSimulation {
                 seed, owners.size(), n, maxDelay / MS, late, broken, readWrite ? "read-write" : "exclusive"));
     }
 
-    private void at(long delay, Runnable task) {
-        long id = seq++;
-        tasks.put(id, task);
-        events.add(new long[] {now + Math.max(0, delay), id});
-    }
-
-    private void runUntil(long until) {
-        while (!events.isEmpty() && events.peek()[0] <= until && failure == null) {
-            long[] e = events.poll();
-            now = e[0];
-            executed++;
-            tasks.remove(e[1]).run();
-            check();
-        }
-        now = Math.max(now, until);
-    }
-
-    String run() {
+    @Override
+    public String run() {
         for (Owner o : owners) {
             at(rng.nextInt(200) * MS, () -> think(o));
         }
@@ -176,7 +147,7 @@ final class EtcdQueueSimulation {
             at(rng.nextInt((int) (runFor / MS)) * MS, () -> expire(c));
         }
         runUntil(runFor);
-        if (failure == null) {
+        if (!failed()) {
             trace("stopping");
             stopping = true;
             for (Owner o : owners) {
@@ -188,8 +159,7 @@ final class EtcdQueueSimulation {
                 break;
             }
         }
-        return failure == null ? null : "seed " + seed + " (-Dlatchkey.sim.seed=" + seed + "): " + failure + "\n  "
-                + String.join("\n  ", trace.subList(Math.max(0, trace.size() - 60), trace.size()));
+        return report();
     }
 
     // ------------------------------------------------------------------------------------------------- server
@@ -551,8 +521,9 @@ final class EtcdQueueSimulation {
 
     // ------------------------------------------------------------------------------------------------- checks
 
-    private void check() {
-        if (failure != null) {
+    @Override
+    protected void check() {
+        if (failed()) {
             return;
         }
         Owner writer = null;
@@ -606,19 +577,5 @@ final class EtcdQueueSimulation {
             }
         }
         throw new IllegalStateException(id);
-    }
-
-    private void fail(String what) {
-        if (failure == null) {
-            failure = what;
-            trace("FAILED: " + what);
-        }
-    }
-
-    private void trace(String line) {
-        trace.add(String.format("%9.3f ms %s", now / 1e6, line));
-        if (trace.size() > 400) {
-            trace.subList(0, 200).clear();
-        }
     }
 }

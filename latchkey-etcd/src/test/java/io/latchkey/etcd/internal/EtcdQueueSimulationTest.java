@@ -2,8 +2,7 @@ package io.latchkey.etcd.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
+import io.latchkey.testing.Simulation;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,21 +18,7 @@ class EtcdQueueSimulationTest {
 
     @Test
     void seeds() {
-        String one = System.getProperty("latchkey.sim.seed");
-        if (one != null) {
-            assertThat(new EtcdQueueSimulation(Long.parseLong(one)).run()).as("seed " + one).isNull();
-            return;
-        }
-        long from = Long.getLong("latchkey.sim.from", 1);
-        int count = Integer.getInteger("latchkey.sim.seeds", DEFAULT_SEEDS);
-        List<String> failures = new ArrayList<>();
-        for (long seed = from; seed < from + count && failures.size() < 3; seed++) {
-            String failure = new EtcdQueueSimulation(seed).run();
-            if (failure != null) {
-                failures.add(failure);
-            }
-        }
-        assertThat(failures).as("failing seeds").isEmpty();
+        assertThat(Simulation.failingSeeds(EtcdQueueSimulation::new, DEFAULT_SEEDS)).as("failing seeds").isEmpty();
     }
 
     @Test
@@ -42,8 +27,8 @@ class EtcdQueueSimulationTest {
             EtcdQueueSimulation a = new EtcdQueueSimulation(seed);
             EtcdQueueSimulation b = new EtcdQueueSimulation(seed);
             assertThat(a.run()).isEqualTo(b.run());
-            assertThat(a.executed).as("events of seed " + seed).isEqualTo(b.executed);
-            assertThat(a.trace).isEqualTo(b.trace);
+            assertThat(a.executed()).as("events of seed " + seed).isEqualTo(b.executed());
+            assertThat(a.trace()).isEqualTo(b.trace());
         }
     }
 }

@@ -1,13 +1,12 @@
 package io.latchkey.zookeeper.internal;
 
+import io.latchkey.testing.Simulation;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import java.util.Random;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -33,21 +32,11 @@ import java.util.function.Supplier;
  * cleans up (no stray node blocks the queue), and it is taken within a re-check and the round trips. At the end,
  * after everyone stopped, no node is left.
  */
-final class ZkQueueSimulation {
+final class ZkQueueSimulation extends Simulation {
 
-    static final long MS = 1_000_000L;
     static final long RECHECK = 1_000 * MS;
     static final long NOTICE = 200 * MS;
 
-    final long seed;
-    final Random rng;
-    final List<String> trace = new ArrayList<>();
-    private final PriorityQueue<long[]> events = new PriorityQueue<>((a, b) -> a[0] != b[0]
-            ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
-    private final Map<Long, Runnable> tasks = new HashMap<>();
-    private long seq;
-    long now;
-    long executed;
 
     // ---- the server
     record Node(String name, long session, String owner, long czxid) {
@@ -75,7 +64,6 @@ final class ZkQueueSimulation {
     long firstBlockedSince = -1;
     String firstBlockedBy;
     boolean stopping;
-    String failure;
 
     final class Client {
         final int id;
@@ -128,8 +116,7 @@ final class ZkQueueSimulation {
     }
 
     ZkQueueSimulation(long seed) {
-        this.seed = seed;
-        this.rng = new Random(seed);
+        super(seed);
         maxDelay = (1 + rng.nextInt(30)) * MS;
         loseReply = 0.03 * rng.nextInt(3);
         loseRequest = 0.03 * rng.nextInt(2);
@@ -153,24 +140,8 @@ final class ZkQueueSimulation {
         return s;
     }
 
-    private void at(long delay, Runnable task) {
-        long id = seq++;
-        tasks.put(id, task);
-        events.add(new long[] {now + Math.max(0, delay), id});
-    }
-
-    private void runUntil(long until) {
-        while (!events.isEmpty() && events.peek()[0] <= until && failure == null) {
-            long[] e = events.poll();
-            now = e[0];
-            executed++;
-            tasks.remove(e[1]).run();
-            check();
-        }
-        now = Math.max(now, until);
-    }
-
-    String run() {
+    @Override
+    public String run() {
         for (Owner o : owners) {
             at(rng.nextInt(200) * MS, () -> think(o));
         }
@@ -179,7 +150,7 @@ final class ZkQueueSimulation {
             at(rng.nextInt((int) (runFor / MS)) * MS, () -> expire(c));
         }
         runUntil(runFor);
-        if (failure == null) {
+        if (!failed()) {
             trace("stopping");
             stopping = true;
             for (Owner o : owners) {
@@ -191,8 +162,7 @@ final class ZkQueueSimulation {
                 break;
             }
         }
-        return failure == null ? null : "seed " + seed + " (-Dlatchkey.sim.seed=" + seed + "): " + failure + "\n  "
-                + String.join("\n  ", trace.subList(Math.max(0, trace.size() - 60), trace.size()));
+        return report();
     }
 
     // ------------------------------------------------------------------------------------------------- server
@@ -579,8 +549,9 @@ final class ZkQueueSimulation {
 
     // ------------------------------------------------------------------------------------------------- checks
 
-    private void check() {
-        if (failure != null) {
+    @Override
+    protected void check() {
+        if (failed()) {
             return;
         }
         Owner writer = null;
@@ -636,19 +607,5 @@ final class ZkQueueSimulation {
             }
         }
         throw new IllegalStateException(id);
-    }
-
-    private void fail(String what) {
-        if (failure == null) {
-            failure = what;
-            trace("FAILED: " + what);
-        }
-    }
-
-    private void trace(String line) {
-        trace.add(String.format("%9.3f ms %s", now / 1e6, line));
-        if (trace.size() > 400) {
-            trace.subList(0, 200).clear();
-        }
     }
 }
