@@ -24,11 +24,14 @@ final class FencingTokens {
     static final String KEY_SUFFIX = "latchkey:tokens";
 
     /**
-     * Lua: {@code clock()}, the server's {@code TIME}, read once per script call: the members of a group
-     * ({@link ScriptGroups}) share it. Every script that uses {@link #NEXT} or a time of its own starts with it.
+     * Lua: {@code local us, ms = clock()}, the server's {@code TIME} in microseconds and in milliseconds, read and
+     * turned into numbers once per script call: the members of a group ({@link ScriptGroups}) share it. Every script
+     * that uses {@link #NEXT} or a time of its own starts with it.
      */
-    static final String CLOCK = "local clock_t; "
-            + "local function clock() if not clock_t then clock_t = redis.call('time'); end; return clock_t; end; ";
+    static final String CLOCK = "local clock_us, clock_ms; local function clock() if not clock_us then "
+            + "local t = redis.call('time'); local s, u = tonumber(t[1]), tonumber(t[2]); "
+            + "clock_us, clock_ms = s * 1000000 + u, s * 1000 + math.floor(u / 1000); end; "
+            + "return clock_us, clock_ms; end; ";
 
     /**
      * Lua: {@code local token, text = next_token(tokenKey)}. The token as a number (exact: below 2<sup>53</sup>
@@ -40,8 +43,7 @@ final class FencingTokens {
      */
     static final String NEXT = "local issued, grouped = {}, false; "
             + "local function next_token(k) "
-            + "local t = clock(); "
-            + "local token = tonumber(t[1]) * 1000000 + tonumber(t[2]); "
+            + "local token = clock(); "
             + "local last = issued[k] or tonumber(redis.call('get', k) or 0); "
             + "if last and last >= token then token = last + 1; end; "
             + "issued[k] = token; "

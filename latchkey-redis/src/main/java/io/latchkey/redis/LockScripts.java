@@ -24,10 +24,10 @@ final class LockScripts {
 
     /**
      * Lua: {@code since()}, the server's time now ({@link FencingTokens#CLOCK}) as the text of epoch milliseconds,
-     * for the hold's {@code latchkey:since} field.
+     * for the hold's {@code latchkey:since} field: formatted once per script call, like the clock is read once.
      */
-    static final String SINCE = "local function since() local t = clock(); "
-            + "return string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)); end; ";
+    static final String SINCE = "local since_text; local function since() if not since_text then "
+            + "local _, ms = clock(); since_text = string.format('%.0f', ms); end; return since_text; end; ";
 
     /** What every script that takes a hold starts with: the clock, {@code next_token} and {@code since}. */
     static final String TAKES = FencingTokens.CLOCK + FencingTokens.NEXT + SINCE;
@@ -46,7 +46,7 @@ final class LockScripts {
     static final Script ACQUIRE = member("acquire", TAKES,
             "if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then "
             + "local token, text = next_token(KEYS[2]); "
-            + "redis.call('hset', KEYS[1], ARGV[2], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[3], "
+            + "redis.call('hset', KEYS[1], ARGV[2], '1', 'latchkey:token', text, 'latchkey:attempt', ARGV[3], "
             + "'latchkey:client', ARGV[4], 'latchkey:since', since()); "
             + "redis.call('pexpire', KEYS[1], ARGV[1]); "
             + "return token; "
@@ -108,7 +108,7 @@ final class LockScripts {
             + "if not h[1] or h[2] ~= ARGV[2] then return 0; end; "
             + "local token, text = next_token(KEYS[2]); "
             + "redis.call('del', KEYS[1]); "
-            + "redis.call('hset', KEYS[1], ARGV[3], 1, 'latchkey:token', text, 'latchkey:attempt', ARGV[5], "
+            + "redis.call('hset', KEYS[1], ARGV[3], '1', 'latchkey:token', text, 'latchkey:attempt', ARGV[5], "
             + "'latchkey:client', ARGV[6], 'latchkey:since', since()); "
             + "redis.call('pexpire', KEYS[1], ARGV[4]); "
             + "return token;");

@@ -2,6 +2,7 @@ package io.latchkey.redis;
 
 import static io.latchkey.redis.ReadWriteLockScripts.KEEP;
 import static io.latchkey.redis.ReadWriteLockScripts.NOW;
+import static io.latchkey.redis.ReadWriteLockScripts.NOW_HERE;
 
 import io.latchkey.redis.LockScripts.Script;
 
@@ -9,7 +10,8 @@ import io.latchkey.redis.LockScripts.Script;
  * The Lua scripts of the Redis permit-expirable semaphore, one EVALSHA each, on the keys of
  * {@link RedisPermitExpirableSemaphoreOps}: {@code P} the permits in total and {@code L} the leased permit ids scored
  * by expiry (server ms). Available = {@code P} &minus; live leases; expired leases are removed by whichever script
- * touches {@code L} next, whose PEXPIRE follows its latest score.
+ * touches {@code L} next, whose PEXPIRE follows its latest score. A lease and its return can run in a group
+ * ({@link ScriptGroups}).
  */
 final class PermitSemaphoreScripts {
 
@@ -17,7 +19,7 @@ final class PermitSemaphoreScripts {
      * KEYS: P, L. ARGV: permit id, lease millis, longest re-check millis. Leases a permit under the id: 1; or
      * minus the time until the earliest lease expires (capped by the longest re-check).
      */
-    static final Script ACQUIRE = new Script("permitAcquire", NOW + KEEP
+    static final Script ACQUIRE = LockScripts.member("permitAcquire", FencingTokens.CLOCK + KEEP, NOW_HERE
             + "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
             + "local total = tonumber(redis.call('get', KEYS[1]) or '0'); "
             + "if total - redis.call('zcard', KEYS[2]) >= 1 then "
@@ -32,7 +34,7 @@ final class PermitSemaphoreScripts {
      * KEYS: L, channel. ARGV: permit id. Returns the permit if its lease is live: 1 (and wakes waiters); 0 if it
      * had expired or was unknown.
      */
-    static final Script RELEASE = new Script("permitRelease", NOW
+    static final Script RELEASE = LockScripts.member("permitRelease", FencingTokens.CLOCK, NOW_HERE
             + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
             + "if not s then return 0; end; "
             + "redis.call('zrem', KEYS[1], ARGV[1]); "

@@ -11,12 +11,14 @@ import io.latchkey.redis.LockScripts.Script;
  */
 final class ReadWriteLockScripts {
 
-    /** Lua: {@code now}, the server's time in milliseconds. */
-    static final String NOW = FencingTokens.CLOCK + "local t = clock(); "
-            + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000); ";
+    /** Lua: {@code now}, the server's time in milliseconds ({@link FencingTokens#CLOCK}, read once per call). */
+    static final String NOW_HERE = "local _, now = clock(); ";
+
+    /** {@link #NOW_HERE} with the clock, for a script's top level. */
+    static final String NOW = FencingTokens.CLOCK + NOW_HERE;
 
     /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
-    static final String KEEP = "local function keep(k) "
+    static final String KEEP = "local function keep(k) " + NOW_HERE
             + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
             + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
             + "end; ";

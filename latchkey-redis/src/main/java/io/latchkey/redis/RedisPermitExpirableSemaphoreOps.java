@@ -63,8 +63,8 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     public CompletableFuture<Attempt> tryLease(String name, String permitId, long leaseMillis, boolean watchdog) {
         String base = base(name);
         long sentAt = System.nanoTime();
-        return executor.<Long>run(PermitSemaphoreScripts.ACQUIRE, ScriptOutputType.INTEGER,
-                new String[] {base + ":total", base + ":leases"}, permitId, Long.toString(leaseMillis),
+        return executor.grouped(PermitSemaphoreScripts.ACQUIRE, new String[] {base + ":total", base + ":leases"},
+                permitId, Long.toString(leaseMillis),
                 Long.toString(recheckMillis())).thenApply(r -> {
                     if (r > 0) {
                         return Attempt.granted(new Grant(name, permitId, tokens.incrementAndGet(), leaseMillis,
@@ -78,8 +78,8 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
     @Override
     public CompletableFuture<Boolean> release(String name, String permitId) {
         String base = base(name);
-        return executor.<Long>run(PermitSemaphoreScripts.RELEASE, ScriptOutputType.INTEGER,
-                new String[] {base + ":leases", channel(base)}, permitId).thenApply(r -> r == 1L);
+        return executor.grouped(PermitSemaphoreScripts.RELEASE, new String[] {base + ":leases", channel(base)},
+                permitId).thenApply(r -> r == 1L);
     }
 
     @Override

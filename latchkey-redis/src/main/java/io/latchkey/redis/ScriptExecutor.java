@@ -48,7 +48,7 @@ final class ScriptExecutor {
         this.errors = errors;
         this.scheduler = scheduler;
         this.ownTimeoutNanos = ownTimeoutNanos;
-        this.groups = new ScriptGroups(this, !cluster);
+        this.groups = new ScriptGroups(this, cluster);
     }
 
     RedisErrors errors() {
@@ -89,7 +89,7 @@ final class ScriptExecutor {
 
     /**
      * Runs a script of {@link ScriptGroups#GROUP} that answers an integer: alone, or grouped with other calls of this
-     * client that are ready at the same time (not on a Redis Cluster).
+     * client that are ready at the same time (on a Redis Cluster: of the same hash slot).
      */
     CompletableFuture<Long> grouped(LockScripts.Script script, String[] keys, String... args) {
         return groups.run(script, keys, args);

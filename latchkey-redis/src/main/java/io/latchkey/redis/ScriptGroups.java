@@ -5,23 +5,27 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Groups the lock's and the semaphore's acquires and releases of one client that are ready at the same time into
+ * Groups the lock's and the semaphores' acquires and releases of one client that are ready at the same time into
  * one script call ("group commit"): the server pays one command, one script start and one reply for all of them.
  *
  * <p>When no call of this client's group is in flight, a call goes out at once and alone, as the very script it is
  * ({@link LockScripts#ACQUIRE}, {@link LockScripts#RELEASE}, {@link SemaphoreScripts#ACQUIRE},
- * {@link SemaphoreScripts#ADD}); so a client with one busy thread never waits for a group. While one is in flight,
- * the calls that come are queued, and when its answer arrives (or fails) everything queued goes out at once: alone
- * if it is one call, else as one {@link #GROUP} script of up to {@value #MAX_MEMBERS} members. Nothing waits for a
- * group to fill; a call waits at most for the answer of the call in flight before it, which is bounded by the
- * operation timeout (so in the worst case, a server that stops answering, a member learns its fate after up to
- * twice the operation timeout). On a Redis Cluster nothing is grouped: every call goes alone to its slot's node.
+ * {@link SemaphoreScripts#ADD}, {@link PermitSemaphoreScripts#ACQUIRE}, {@link PermitSemaphoreScripts#RELEASE}); so a
+ * client with one busy thread never waits for a group. While one is in flight, the calls that come are queued, and when
+ * its answer arrives (or fails) everything queued goes out at once: alone if it is one call, else as one {@link #GROUP}
+ * script of up to {@value #MAX_MEMBERS} members. Nothing waits for a group to fill; a call waits at most for the answer
+ * of the call in flight before it, which is bounded by the operation timeout (so in the worst case, a server that stops
+ * answering, a member learns its fate after up to twice the operation timeout). On a Redis Cluster a script's keys must
+ * share one hash slot, so calls are grouped per slot: each slot has its own queue and its own call in flight, and calls
+ * of different slots never wait for each other.
  *
  * <p>Each member runs exactly the Lua logic of its own script (the script's body is a Lua function of both), in order,
  * each in a {@code pcall}: a member whose logic fails (a key of the wrong type) fails alone with the server's error,
@@ -45,9 +49,10 @@ final class ScriptGroups {
      */
     static final Script GROUP = new Script("group", LockScripts.TAKES + "grouped = true; "
             + LockScripts.ACQUIRE.function + LockScripts.RELEASE.function + SemaphoreScripts.ACQUIRE.function
-            + SemaphoreScripts.ADD.function
+            + SemaphoreScripts.ADD.function + ReadWriteLockScripts.KEEP + PermitSemaphoreScripts.ACQUIRE.function
+            + PermitSemaphoreScripts.RELEASE.function
             + "local run = {acquire = acquire, release = release, semaphoreAcquire = semaphoreAcquire, "
-            + "semaphoreAdd = semaphoreAdd}; "
+            + "semaphoreAdd = semaphoreAdd, permitAcquire = permitAcquire, permitRelease = permitRelease}; "
             + "local result, k, i = {}, 0, 1; "
             + "while i <= #ARGV do "
             + "local nk, na = tonumber(ARGV[i + 1]), tonumber(ARGV[i + 2]); "
@@ -60,92 +65,86 @@ final class ScriptGroups {
             + "return result;");
 
     private final ScriptExecutor executor;
-    private final boolean enabled;
-    private final Queue<Member> queue = new ConcurrentLinkedQueue<>();
-    /** Whether a call of this group is in flight: the calls that come meanwhile wait in {@link #queue}. */
-    private final AtomicBoolean inFlight = new AtomicBoolean();
+    private final boolean cluster;
+    /** The lanes: one (at 0) for a standalone server or Sentinel; on a cluster one per hash slot, made on first use. */
+    private final Map<Integer, Lane> lanes = new ConcurrentHashMap<>();
 
     private record Member(Script script, String[] keys, String[] args, CompletableFuture<Long> answer) {
     }
 
-    /**
-     * @param enabled whether to group; when not, every call goes out alone at once
-     */
-    ScriptGroups(ScriptExecutor executor, boolean enabled) {
+    /** @param cluster whether the calls go to a Redis Cluster: then they are grouped per hash slot */
+    ScriptGroups(ScriptExecutor executor, boolean cluster) {
         this.executor = executor;
-        this.enabled = enabled;
+        this.cluster = cluster;
     }
 
     /** Runs {@code script} (one of {@link #GROUP}'s members), alone or in a group; its integer answer. */
     CompletableFuture<Long> run(Script script, String[] keys, String... args) {
-        if (!enabled) {
-            return executor.run(script, ScriptOutputType.INTEGER, keys, args);
-        }
         Member member = new Member(script, keys, args, new CompletableFuture<>());
-        queue.add(member);
-        if (inFlight.compareAndSet(false, true)) {
-            send();
-        }
+        lanes.computeIfAbsent(cluster ? LockKeys.slot(keys[0]) : 0, slot -> new Lane()).add(member);
         return member.answer;
     }
 
-    /** Sends what is queued (this thread holds {@link #inFlight}); called again by the answer. */
-    private void send() {
-        Member first = queue.poll();
-        if (first == null) {
-            inFlight.set(false);
-            // a call queued between the poll and the reset found the flag still set: send it
-            if (!queue.isEmpty() && inFlight.compareAndSet(false, true)) {
+    /** The calls that may share one script call: every call, or on a cluster those of one hash slot. */
+    private final class Lane {
+        private final Queue<Member> queue = new ConcurrentLinkedQueue<>();
+        /** Whether a call of this lane is in flight: the calls that come meanwhile wait in {@link #queue}. */
+        private final AtomicBoolean inFlight = new AtomicBoolean();
+
+        void add(Member member) {
+            queue.add(member);
+            if (inFlight.compareAndSet(false, true)) {
                 send();
             }
-            return;
         }
-        Member next = queue.poll();
-        if (next == null) {
-            executor.<Long>run(first.script, ScriptOutputType.INTEGER, first.keys, first.args).whenComplete((r, e) -> {
-                try {
+
+        /** Sends what is queued (this thread holds {@link #inFlight}); called again by the answer. */
+        private void send() {
+            List<Member> members = new ArrayList<>();
+            for (Member m = queue.poll(); m != null; m = members.size() < MAX_MEMBERS ? queue.poll() : null) {
+                members.add(m);
+            }
+            if (members.isEmpty()) {
+                inFlight.set(false);
+                // a call queued between the poll and the reset found the flag still set: send it
+                if (!queue.isEmpty() && inFlight.compareAndSet(false, true)) {
                     send();
-                } finally {
-                    complete(first, r, e);
                 }
-            });
-            return;
+                return;
+            }
+            List<String> keys = new ArrayList<>();
+            List<String> args = new ArrayList<>();
+            for (Member m : members) {
+                keys.addAll(List.of(m.keys));
+                args.add(m.script.name);
+                args.add(Integer.toString(m.keys.length));
+                args.add(Integer.toString(m.args.length));
+                args.addAll(List.of(m.args));
+            }
+            Member first = members.get(0);
+            // alone as its own script (an integer answer), else as one group (a list of answers)
+            (members.size() == 1 ? executor.run(first.script, ScriptOutputType.INTEGER, first.keys, first.args)
+                    : executor.run(GROUP, ScriptOutputType.MULTI, keys.toArray(String[]::new),
+                            args.toArray(String[]::new))).whenComplete((reply, e) -> {
+                                try {
+                                    send();
+                                } finally {
+                                    for (int i = 0; i < members.size(); i++) {
+                                        answer(members.get(i), reply instanceof List<?> list
+                                                ? (i < list.size() ? list.get(i) : null) : reply, e);
+                                    }
+                                }
+                            });
         }
-        List<Member> members = new ArrayList<>();
-        members.add(first);
-        for (Member m = next; m != null; m = members.size() < MAX_MEMBERS ? queue.poll() : null) {
-            members.add(m);
-        }
-        List<String> keys = new ArrayList<>();
-        List<String> args = new ArrayList<>();
-        for (Member m : members) {
-            keys.addAll(List.of(m.keys));
-            args.add(m.script.name);
-            args.add(Integer.toString(m.keys.length));
-            args.add(Integer.toString(m.args.length));
-            args.addAll(List.of(m.args));
-        }
-        executor.<List<Object>>run(GROUP, ScriptOutputType.MULTI, keys.toArray(String[]::new),
-                args.toArray(String[]::new)).whenComplete((reply, e) -> {
-                    try {
-                        send();
-                    } finally {
-                        for (int i = 0; i < members.size(); i++) {
-                            Object r = e != null || reply == null || i >= reply.size() ? null : reply.get(i);
-                            complete(members.get(i), r instanceof Long ? (Long) r : null, e != null ? e
-                                    : r instanceof Long ? null : executor.errors().map(
-                                            new RedisCommandExecutionException(String.valueOf(r)),
-                                            members.get(i).script.name));
-                        }
-                    }
-                });
     }
 
-    private static void complete(Member member, Long answer, Throwable error) {
-        if (error != null) {
-            member.answer.completeExceptionally(error);
+    /** Completes a member with its answer: an integer, or else the error the whole call or its own logic raised. */
+    private void answer(Member member, Object answer, Throwable error) {
+        if (answer instanceof Long n && error == null) {
+            member.answer.complete(n);
         } else {
-            member.answer.complete(answer);
+            member.answer.completeExceptionally(error != null ? error : executor.errors().map(
+                    new RedisCommandExecutionException(String.valueOf(answer)), member.script.name));
         }
     }
 }

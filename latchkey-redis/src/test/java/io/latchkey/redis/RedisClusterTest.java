@@ -10,6 +10,8 @@ import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.LockClient;
 import io.latchkey.LockLease;
 import io.latchkey.LockUnavailableException;
+import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteLockOps;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.testing.RedisClusterExtension;
 import io.latchkey.testing.RedisClusterSetup;
@@ -29,6 +31,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -96,6 +100,56 @@ class RedisClusterTest {
         assertThat(listed).extracting(LockInfo::name).doesNotHaveDuplicates();
         leases.forEach(LockLease::release);
         assertThat(client.list("spread-*")).isEmpty();
+    }
+
+    @Test
+    void callsOfOneSlotReadyTogetherGoOutAsOneGroupWhileOtherSlotsGoTheirOwnWay() throws Exception {
+        RedisLockOps ops = connect().redisLockOps();
+        RedisClusterSetup setup = cluster.setup();
+        int slot = LockKeys.slot(namespace + "{grouped}");
+        int master = setup.masterOfSlot(slot);
+        String elsewhere = null;
+        for (int i = 0; elsewhere == null; i++) {
+            int other = LockKeys.slot(namespace + "apart-" + i);
+            elsewhere = setup.masterOfSlot(other) != master ? "apart-" + i : null;
+        }
+        long before = scriptCalls(setup, master);
+        setup.execute(master, "CLIENT", "PAUSE", "300");
+        List<CompletableFuture<RemoteLockOps.Attempt>> sameSlot = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            sameSlot.add(ops.tryAcquire(RedisTestSupport.request("{grouped}name-" + i, "owner-" + i, 60_000,
+                    Duration.ZERO), null));
+        }
+        // another master is not paused, and a call of another slot does not wait for the paused group
+        Grant apart = ops.tryAcquire(RedisTestSupport.request(elsewhere, "owner-apart", 60_000, Duration.ZERO), null)
+                .get(200, TimeUnit.MILLISECONDS).grant();
+        assertThat(apart).as("a call of another slot answered while the group's master is paused").isNotNull();
+        List<Grant> grants = new ArrayList<>();
+        for (CompletableFuture<RemoteLockOps.Attempt> a : sameSlot) {
+            grants.add(a.get(10, TimeUnit.SECONDS).grant());
+        }
+        assertThat(grants).as("each name of the slot granted").doesNotContainNull();
+        for (int i = 1; i < grants.size(); i++) {
+            assertThat(grants.get(i).fencingToken()).as("tokens increase in the order of the calls")
+                    .isGreaterThan(grants.get(i - 1).fencingToken());
+        }
+        // the first call alone, then one group of the other seven (each may need its EVAL after NOSCRIPT)
+        assertThat(scriptCalls(setup, master) - before).as("script calls on the slot's master").isLessThanOrEqualTo(4);
+        for (Grant g : grants) {
+            assertThat(ops.release(g).get(10, TimeUnit.SECONDS)).as("released").isTrue();
+        }
+        assertThat(ops.release(apart).get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /** EVALSHA and EVAL calls master {@code index} ran. */
+    private static long scriptCalls(RedisClusterSetup setup, int index) {
+        String stats = (String) setup.execute(index, "INFO", "commandstats");
+        long total = 0;
+        Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
+        while (m.find()) {
+            total += Long.parseLong(m.group(2));
+        }
+        return total;
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.core.Grant;
+import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps.Attempt;
 import io.latchkey.testing.RedisServerExtension;
 import java.time.Duration;
@@ -38,6 +39,9 @@ class RedisScriptGroupsTest {
             RedisSemaphoreOps semaphore = client.synchronizers().semaphoreOps();
             String sem = uniqueName("group-sem");
             assertThat(semaphore.trySetPermits(sem, 1).get(5, TimeUnit.SECONDS)).isTrue();
+            RedisPermitExpirableSemaphoreOps permits = client.synchronizers().permitExpirableSemaphoreOps();
+            String leased = uniqueName("group-permits");
+            assertThat(permits.trySetPermits(leased, 1).get(5, TimeUnit.SECONDS)).isTrue();
             String contended = uniqueName("group-contended");
             String wrongType = uniqueName("group-wrong-type");
             redis.execute("SET", wrongType, "not a lock");
@@ -56,6 +60,9 @@ class RedisScriptGroupsTest {
                     null);
             CompletableFuture<Boolean> take = semaphore.tryTake(sem, 1);
             CompletableFuture<Boolean> second = semaphore.tryTake(sem, 1);
+            CompletableFuture<RemoteCountOps.Attempt> lease = permits.tryLease(leased, "permit-1", 10_000, false);
+            CompletableFuture<RemoteCountOps.Attempt> secondLease =
+                    permits.tryLease(leased, "permit-2", 10_000, false);
 
             List<Grant> grants = new ArrayList<>();
             for (CompletableFuture<Attempt> a : distinct) {
@@ -76,7 +83,9 @@ class RedisScriptGroupsTest {
                     .isInstanceOf(ExecutionException.class).hasMessageContaining("WRONGTYPE");
             assertThat(take.get(5, TimeUnit.SECONDS)).as("the semaphore's one permit").isTrue();
             assertThat(second.get(5, TimeUnit.SECONDS)).as("no second permit").isFalse();
-            // the first call alone, then one group (each with its EVAL after NOSCRIPT); alone they would be 14
+            assertThat(lease.get(5, TimeUnit.SECONDS).grant()).as("the leased permit").isNotNull();
+            assertThat(secondLease.get(5, TimeUnit.SECONDS).grant()).as("no second leased permit").isNull();
+            // the first call alone, then one group (each with its EVAL after NOSCRIPT); alone they would be 16
             assertThat(scriptCalls() - before).as("script calls").isLessThanOrEqualTo(4);
 
             before = scriptCalls();
@@ -88,16 +97,19 @@ class RedisScriptGroupsTest {
             releases.add(ops.release(winner));
             releases.add(ops.release(grants.get(0))); // released twice: the second finds it gone
             CompletableFuture<Void> given = semaphore.give(sem, 1);
+            CompletableFuture<Boolean> returned = permits.release(leased, "permit-1");
             for (int i = 0; i < releases.size() - 1; i++) {
                 assertThat(releases.get(i).get(5, TimeUnit.SECONDS)).as("released").isTrue();
             }
             assertThat(releases.get(releases.size() - 1).get(5, TimeUnit.SECONDS)).as("already gone").isFalse();
             given.get(5, TimeUnit.SECONDS);
+            assertThat(returned.get(5, TimeUnit.SECONDS)).as("the leased permit returned").isTrue();
             assertThat(scriptCalls() - before).as("script calls").isLessThanOrEqualTo(3); // with NOSCRIPT
             for (Grant g : grants) {
                 assertThat(redis.execute("EXISTS", g.name())).isEqualTo(0L);
             }
             assertThat(semaphore.availablePermits(sem).get(5, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(permits.availablePermits(leased).get(5, TimeUnit.SECONDS)).isEqualTo(1);
         }
     }
 
