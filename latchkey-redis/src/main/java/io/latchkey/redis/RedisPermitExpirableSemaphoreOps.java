@@ -64,8 +64,7 @@ final class RedisPermitExpirableSemaphoreOps extends RedisCountOps {
         String base = base(name);
         long sentAt = System.nanoTime();
         return executor.grouped(PermitSemaphoreScripts.ACQUIRE, new String[] {base + ":total", base + ":leases"},
-                permitId, Long.toString(leaseMillis),
-                Long.toString(recheckMillis())).thenApply(r -> {
+                permitId, Long.toString(leaseMillis), Long.toString(recheckMillis())).thenApply(r -> {
                     if (r > 0) {
                         return Attempt.granted(new Grant(name, permitId, tokens.incrementAndGet(), leaseMillis,
                                 watchdog, sentAt, base + ":leases"));

@@ -87,10 +87,7 @@ final class ScriptExecutor {
         return result;
     }
 
-    /**
-     * Runs a script of {@link ScriptGroups#GROUP} that answers an integer: alone, or grouped with other calls of this
-     * client that are ready at the same time (on a Redis Cluster: of the same hash slot).
-     */
+    /** Runs a member of {@link ScriptGroups#GROUP}: alone, or with this client's calls ready at once (of its slot). */
     CompletableFuture<Long> grouped(LockScripts.Script script, String[] keys, String... args) {
         return groups.run(script, keys, args);
     }

@@ -23,9 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its answer arrives (or fails) everything queued goes out at once: alone if it is one call, else as one {@link #GROUP}
  * script of up to {@value #MAX_MEMBERS} members. Nothing waits for a group to fill; a call waits at most for the answer
  * of the call in flight before it, which is bounded by the operation timeout (so in the worst case, a server that stops
- * answering, a member learns its fate after up to twice the operation timeout). On a Redis Cluster a script's keys must
- * share one hash slot, so calls are grouped per slot: each slot has its own queue and its own call in flight, and calls
- * of different slots never wait for each other.
+ * answering, a member learns its fate after up to twice the operation timeout). On a Redis Cluster, where a script's
+ * keys share one hash slot, each slot has its own queue and call in flight: calls of different slots never wait.
  *
  * <p>Each member runs exactly the Lua logic of its own script (the script's body is a Lua function of both), in order,
  * each in a {@code pcall}: a member whose logic fails (a key of the wrong type) fails alone with the server's error,
@@ -112,30 +111,33 @@ final class ScriptGroups {
                 }
                 return;
             }
-            List<String> keys = new ArrayList<>();
-            List<String> args = new ArrayList<>();
-            for (Member m : members) {
-                keys.addAll(List.of(m.keys));
-                args.add(m.script.name);
-                args.add(Integer.toString(m.keys.length));
-                args.add(Integer.toString(m.args.length));
-                args.addAll(List.of(m.args));
-            }
-            Member first = members.get(0);
-            // alone as its own script (an integer answer), else as one group (a list of answers)
-            (members.size() == 1 ? executor.run(first.script, ScriptOutputType.INTEGER, first.keys, first.args)
-                    : executor.run(GROUP, ScriptOutputType.MULTI, keys.toArray(String[]::new),
-                            args.toArray(String[]::new))).whenComplete((reply, e) -> {
-                                try {
-                                    send();
-                                } finally {
-                                    for (int i = 0; i < members.size(); i++) {
-                                        answer(members.get(i), reply instanceof List<?> list
-                                                ? (i < list.size() ? list.get(i) : null) : reply, e);
-                                    }
-                                }
-                            });
+            call(members).whenComplete((reply, e) -> {
+                try {
+                    send();
+                } finally {
+                    for (int i = 0; i < members.size(); i++) {
+                        answer(members.get(i), reply instanceof List<?> list
+                                ? (i < list.size() ? list.get(i) : null) : reply, e);
+                    }
+                }
+            });
         }
+    }
+
+    /** One call alone as its own script (an integer answer), several as one group (a list of answers). */
+    private CompletableFuture<?> call(List<Member> members) {
+        Member first = members.get(0);
+        if (members.size() == 1) {
+            return executor.run(first.script, ScriptOutputType.INTEGER, first.keys, first.args);
+        }
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        for (Member m : members) {
+            keys.addAll(List.of(m.keys));
+            args.addAll(List.of(m.script.name, Integer.toString(m.keys.length), Integer.toString(m.args.length)));
+            args.addAll(List.of(m.args));
+        }
+        return executor.run(GROUP, ScriptOutputType.MULTI, keys.toArray(String[]::new), args.toArray(String[]::new));
     }
 
     /** Completes a member with its answer: an integer, or else the error the whole call or its own logic raised. */
