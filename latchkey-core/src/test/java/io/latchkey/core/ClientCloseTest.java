@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,36 @@ class ClientCloseTest {
     void close() {
         client.close();
         other.close();
+    }
+
+    @Test
+    void closeWaitsForAnUnlockAlreadyOnItsWayBeforeTheBackendCloses() throws Exception {
+        LockLease lease = client.lock("racing").acquire(Duration.ofSeconds(30));
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        client.counting().releaseGate = gate;
+        int before = client.counting().releases.get();
+        CompletableFuture<Throwable> unlocked = new CompletableFuture<>();
+        Thread unlocker = new Thread(() -> {
+            try {
+                lease.release();
+                unlocked.complete(null);
+            } catch (Throwable e) {
+                unlocked.complete(e);
+            }
+        }, "unlocker");
+        unlocker.start();
+        await().atMost(Duration.ofSeconds(3)).until(() -> client.counting().releases.get() == before + 1);
+        AtomicBoolean opened = new AtomicBoolean();
+        CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS).execute(() -> {
+            opened.set(true);
+            gate.complete(null);
+        });
+
+        client.close(); // e.g. the JVM's shutdown hook while a request thread unlocks
+
+        assertThat(opened).as("close waited for the unlock on its way").isTrue();
+        assertThat(unlocked.get(2, TimeUnit.SECONDS)).isNull();
+        assertThat(other.lock("racing").isLocked()).as("released, not left to its lease").isFalse();
     }
 
     @Test

@@ -66,10 +66,14 @@ final class CountingOps implements RemoteLockOps {
         return delegate.withdraw(request, entry);
     }
 
+    /** When set, a release reaches the server only once this completes (a release on its way for a while). */
+    volatile CompletableFuture<Void> releaseGate;
+
     @Override
     public CompletableFuture<Boolean> release(Grant grant) {
         releases.incrementAndGet();
-        return delegate.release(grant);
+        CompletableFuture<Void> gate = releaseGate;
+        return gate == null ? delegate.release(grant) : gate.thenCompose(v -> delegate.release(grant));
     }
 
     /** Told of every {@link #leaseEnded} call, on the thread that made it. */

@@ -20,6 +20,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -92,6 +93,11 @@ public final class LockEngine {
     private final AtomicLong permitIds = new AtomicLong();
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /**
+     * Calls in flight that change the server's state (attempts, releases, hand-offs, withdrawals, clean-ups), however
+     * they started: a close waits for them to settle ({@link CloseRelease#settle}) before the backend closes.
+     */
+    private final AtomicInteger writesInFlight = new AtomicInteger();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
     final java.util.function.Function<NameKey, NameState> newNameState = k -> new NameState(this, k);
@@ -304,9 +310,27 @@ public final class LockEngine {
         return released;
     }
 
-    /** Waits for {@link #closeAsync()}'s releases until {@code deadlineNanos}; an interrupt is restored after it. */
+    /**
+     * Waits for {@link #closeAsync()}'s releases, then for the state-changing calls still in flight to settle (an
+     * unlock racing the close, an attempt whose late grant goes back, the clean-ups they start), all until
+     * {@code deadlineNanos}; an interrupt is restored after it.
+     */
     public void awaitClose(CompletableFuture<?> releases, long deadlineNanos) {
         CloseRelease.await(this, releases, deadlineNanos);
+        CloseRelease.settle(this, deadlineNanos);
+    }
+
+    /** {@link #callRemote} for a call that changes the server's state: counted until it answers. */
+    <T> CompletableFuture<T> write(Supplier<CompletableFuture<T>> op) {
+        writesInFlight.incrementAndGet();
+        CompletableFuture<T> f = callRemote(op);
+        f.whenComplete((r, e) -> writesInFlight.decrementAndGet());
+        return f;
+    }
+
+    /** How many state-changing calls are in flight now. */
+    int writesInFlight() {
+        return writesInFlight.get();
     }
 
     // ---------------------------------------------------------------------------------------------- internals
