@@ -52,7 +52,7 @@ final class AttemptCleanUps {
      * @param what the clean-up and where, for the log ("clean-up of the attempt 3k… of owner … on lock 'x'")
      */
     void cleanUp(String what, Supplier<CompletableFuture<?>> once) {
-        CompletableFuture<?> first = engine.write(once::get);
+        CompletableFuture<?> first = engine.writes.call(once::get);
         first.whenComplete((r, e) -> {
             if (e == null) {
                 if (Boolean.TRUE.equals(r)) {
@@ -69,7 +69,7 @@ final class AttemptCleanUps {
                 log.warn("{} failed; it ends with its lease on the server: {}", what, LockEngine.unwrap(e).toString());
                 return;
             }
-            retries.afterFailure(what, retry -> engine.write(once::get),
+            retries.afterFailure(what, retry -> engine.writes.call(once::get),
                     t -> t instanceof LockUnavailableException, null);
         });
     }

@@ -106,49 +106,6 @@ final class CloseRelease {
         return CompletableFuture.allOf(java.util.Arrays.copyOf(answers, n)).thenApply(v -> outcome);
     }
 
-    /** How long no state-changing call may be in flight before a close counts them as settled. */
-    static final long SETTLED_MILLIS = 20;
-    private static final long SETTLED_NANOS = TimeUnit.MILLISECONDS.toNanos(SETTLED_MILLIS);
-
-    /**
-     * Waits until no state-changing call of the engine ({@link LockEngine#write}) has been in flight for
-     * {@value #SETTLED_MILLIS} ms, or until {@code deadlineNanos}; at once if none is in flight. An unlock that a user
-     * thread sent just before the close, or an attempt whose grant comes after it and goes back, must reach the
-     * server before the backend's connection closes, or the lock would stay held until its lease ends. The quiet
-     * interval covers a call started by another's answer on the callback executor. An interrupt does not cut the
-     * wait short and is restored after it.
-     */
-    static void settle(LockEngine engine, long deadlineNanos) {
-        if (engine.writesInFlight() == 0) {
-            return;
-        }
-        long quietSince = 0;
-        boolean quiet = false;
-        boolean interrupted = false;
-        for (;;) {
-            long now = System.nanoTime();
-            if (engine.writesInFlight() > 0) {
-                quiet = false;
-            } else if (!quiet) {
-                quiet = true;
-                quietSince = now;
-            } else if (now - quietSince >= SETTLED_NANOS) {
-                break;
-            }
-            if (now - deadlineNanos >= 0) {
-                log.warn("the {} client closed with {} call(s) to the backend still in flight (the operation timeout "
-                        + "ran out); what they hold expires with its lease", engine.backendName,
-                        engine.writesInFlight());
-                break;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-            interrupted |= Thread.interrupted();
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
     /**
      * Waits for the releases of {@link #releaseAll}, at most the operation timeout from now; an interrupt does not
      * cut the wait short (an interrupted close must not leave locks held) and is restored after it.

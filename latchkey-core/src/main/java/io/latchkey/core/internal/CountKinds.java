@@ -161,10 +161,10 @@ final class CountKinds<R> implements WaitKind<R> {
         String what;
         if (kind == CountKind.PERMITS && taken != null) {
             what = "permit " + taken.ownerId();
-            f = s.engine.write(() -> s.countOps.release(s.name, taken.ownerId()));
+            f = s.engine.writes.call(() -> s.countOps.release(s.name, taken.ownerId()));
         } else if (kind == CountKind.SEMAPHORE && taken != null) {
             what = w.permits + " permit(s)";
-            f = s.engine.write(() -> s.countOps.give(s.name, w.permits));
+            f = s.engine.writes.call(() -> s.countOps.give(s.name, w.permits));
         } else {
             return CompletableFuture.completedFuture(null);
         }

@@ -20,7 +20,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -93,11 +92,8 @@ public final class LockEngine {
     private final AtomicLong permitIds = new AtomicLong();
     private final AtomicLong leaseIds = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /**
-     * Calls in flight that change the server's state (attempts, releases, hand-offs, withdrawals, clean-ups), however
-     * they started: a close waits for them to settle ({@link CloseRelease#settle}) before the backend closes.
-     */
-    private final AtomicInteger writesInFlight = new AtomicInteger();
+    /** Calls in flight that change the server's state: a close lets them finish before the backend closes. */
+    final WritesInFlight writes = new WritesInFlight();
     private volatile java.util.function.Predicate<io.latchkey.core.Grant> certain = g -> true;
     /** One instance, so that {@code computeIfAbsent} on the hot path allocates no capturing lambda. */
     final java.util.function.Function<NameKey, NameState> newNameState = k -> new NameState(this, k);
@@ -317,20 +313,7 @@ public final class LockEngine {
      */
     public void awaitClose(CompletableFuture<?> releases, long deadlineNanos) {
         CloseRelease.await(this, releases, deadlineNanos);
-        CloseRelease.settle(this, deadlineNanos);
-    }
-
-    /** {@link #callRemote} for a call that changes the server's state: counted until it answers. */
-    <T> CompletableFuture<T> write(Supplier<CompletableFuture<T>> op) {
-        writesInFlight.incrementAndGet();
-        CompletableFuture<T> f = callRemote(op);
-        f.whenComplete((r, e) -> writesInFlight.decrementAndGet());
-        return f;
-    }
-
-    /** How many state-changing calls are in flight now. */
-    int writesInFlight() {
-        return writesInFlight.get();
+        writes.settle(backendName, deadlineNanos);
     }
 
     // ---------------------------------------------------------------------------------------------- internals

@@ -47,7 +47,7 @@ final class LockKind implements WaitKind<Hold> {
 
     @Override
     public CompletableFuture<?> giveBack(NameState s, Waiter<?> w, Grant g) {
-        CompletableFuture<Boolean> f = s.engine.write(() -> s.ops.release(g));
+        CompletableFuture<Boolean> f = s.engine.writes.call(() -> s.ops.release(g));
         return f.whenComplete((ok, e) -> {
             if (e != null) {
                 NameState.log.debug("could not release late grant {}; it expires with its lease", g, e);

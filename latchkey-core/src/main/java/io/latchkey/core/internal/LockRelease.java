@@ -45,7 +45,7 @@ final class LockRelease {
     }
 
     private static CompletableFuture<Void> remoteRelease(NameState s, Hold h) {
-        CompletableFuture<Boolean> f = s.engine.write(() -> s.ops.release(h.grant));
+        CompletableFuture<Boolean> f = s.engine.writes.call(() -> s.ops.release(h.grant));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((ok, e) -> {
             Waiter<?> next;
@@ -76,7 +76,7 @@ final class LockRelease {
     }
 
     private static CompletableFuture<Void> handOff(NameState s, Hold h, Waiter<?> next) {
-        CompletableFuture<Grant> f = s.engine.write(() -> s.ops.handOff(h.grant, next.request));
+        CompletableFuture<Grant> f = s.engine.writes.call(() -> s.ops.handOff(h.grant, next.request));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((g, e) -> {
             s.lock();
@@ -135,7 +135,7 @@ final class LockRelease {
         if (s.engine.isClosed() || !h.claimCleanUp()) {
             return CompletableFuture.failedFuture(h.lostException("release"));
         }
-        CompletableFuture<Boolean> f = s.engine.write(() -> s.ops.release(h.grant));
+        CompletableFuture<Boolean> f = s.engine.writes.call(() -> s.ops.release(h.grant));
         CompletableFuture<Void> result = new CompletableFuture<>();
         f.whenComplete((ok, e) -> {
             if (e != null) {

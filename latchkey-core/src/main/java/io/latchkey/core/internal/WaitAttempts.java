@@ -43,7 +43,7 @@ final class WaitAttempts {
         } finally {
             s.unlock();
         }
-        CompletableFuture<WaitKind.Look> f = s.engine.write(() -> w.kind.attempt(s, w, entry));
+        CompletableFuture<WaitKind.Look> f = s.engine.writes.call(() -> w.kind.attempt(s, w, entry));
         // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
         // trampoline's bound
         f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
@@ -153,7 +153,7 @@ final class WaitAttempts {
         if (s.ops == null) {
             return; // a counted resource has no place in a server's queue
         }
-        s.engine.write(() -> s.ops.withdraw(w.request, entry)).whenComplete((v, e) -> {
+        s.engine.writes.call(() -> s.ops.withdraw(w.request, entry)).whenComplete((v, e) -> {
             if (e != null) {
                 log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
             }
