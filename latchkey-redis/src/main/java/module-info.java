@@ -7,6 +7,7 @@ module io.latchkey.redis {
     requires transitive io.latchkey;
     requires io.latchkey.core;
     requires transitive lettuce.core;
+    requires io.netty.buffer;
     requires org.slf4j;
 
     exports io.latchkey.redis;

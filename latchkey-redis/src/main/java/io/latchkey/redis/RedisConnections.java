@@ -9,7 +9,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,13 +69,13 @@ final class RedisConnections {
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
             if (uri == null) {
-                conn = client.connect(StringCodec.UTF8);
-                pubSub = client.connectPubSub(StringCodec.UTF8);
+                conn = client.connect(Utf8Codec.INSTANCE);
+                pubSub = client.connectPubSub(Utf8Codec.INSTANCE);
             } else {
                 // Bounded here too: an application's client may have a longer connect timeout than ours.
                 conn = uri.isSsl() && uri.getSentinels().isEmpty() ? connectTls(client, uri, timeout)
                         : connectPlain(client, uri, timeout);
-                pubSub = await(client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+                pubSub = await(client.connectPubSubAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture(), timeout);
             }
         } catch (RuntimeException e) {
             closeQuietly(pubSub, conn);
@@ -95,7 +94,7 @@ final class RedisConnections {
                                                                       Duration timeout) {
         Duration probe = Duration.ofMillis(Math.min(500, timeout.toMillis() / 4));
         try {
-            return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout.minus(probe));
+            return await(client.connectAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture(), timeout.minus(probe));
         } catch (RedisConnectionException e) {
             if (!(e.getCause() instanceof TimeoutException)) {
                 throw e;
@@ -121,7 +120,7 @@ final class RedisConnections {
                                                                         Duration timeout) {
         long start = System.nanoTime();
         try {
-            return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), timeout);
+            return await(client.connectAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture(), timeout);
         } catch (RedisConnectionException e) {
             if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
                 throw e;
@@ -133,7 +132,7 @@ final class RedisConnections {
             String answer = respAnswer(uri.getHost(), uri.getPort(), left);
             if (answer != null) {
                 try {
-                    return await(client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(),
+                    return await(client.connectAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture(),
                             timeout.minusNanos(System.nanoTime() - start));
                 } catch (RedisConnectionException again) {
                     // The close overtook the refusal twice: what the port answers PING names the likely cause.
@@ -172,8 +171,8 @@ final class RedisConnections {
         try {
             // Lettuce's asynchronous connect needs the topology loaded first; bounded, unlike its getPartitions().
             await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
-            conn = await(client.connectAsync(StringCodec.UTF8), timeout);
-            pubSub = await(client.connectPubSubAsync(StringCodec.UTF8), timeout);
+            conn = await(client.connectAsync(Utf8Codec.INSTANCE), timeout);
+            pubSub = await(client.connectPubSubAsync(Utf8Codec.INSTANCE), timeout);
             boolean sharded = allowSharded && hasShardedPubSub(conn, timeout);
             return new RedisConnections(client, conn, conn.async(), pubSub, true, sharded);
         } catch (RuntimeException e) {
