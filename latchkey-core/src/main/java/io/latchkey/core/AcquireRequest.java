@@ -115,7 +115,12 @@ public final class AcquireRequest {
      * attempt.
      */
     public String attemptId() {
-        return Long.toUnsignedString(attemptBits, 36);
+        if (attemptBits >= 0) {
+            return Long.toString(attemptBits, 36);
+        }
+        // Long.toUnsignedString(bits, 36) would take a BigInteger for half of all ids: the same digits, cheaper
+        long quotient = Long.divideUnsigned(attemptBits, 36);
+        return Long.toString(quotient, 36) + Character.forDigit((int) (attemptBits - quotient * 36), 36);
     }
 
     /** {@return whether the caller abandoned the request: whether {@link #cancelled()} is done} */
