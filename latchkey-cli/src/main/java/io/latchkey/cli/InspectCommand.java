@@ -1,6 +1,7 @@
 package io.latchkey.cli;
 
 import io.latchkey.LockClient;
+import io.latchkey.console.internal.LeaderRecord;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.io.PrintWriter;
@@ -44,12 +45,6 @@ final class InspectCommand implements Callable<Integer> {
             description = "Glob over lock names: * any run, ? one character (default: all).")
     String pattern;
 
-    /** The lock an election's leader holds: its fencing token is the term (see {@code LeaderElection}). */
-    static final String ELECTION_LOCK = "latchkey.election:";
-
-    /** The leader record: {@code latchkey.leader:<length of name>:<name>/<term>/<since ms>/<candidate id>}. */
-    static final String LEADER_RECORD = "latchkey.leader:";
-
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -63,11 +58,11 @@ final class InspectCommand implements Callable<Integer> {
             List<LockInfo> found = new ArrayList<>(list(inspector, pattern));
             if (!pattern.startsWith("latchkey.") && !pattern.equals("*")) {
                 // an election's locks are named after it under reserved prefixes: match the pattern on its name
-                found.addAll(list(inspector, ELECTION_LOCK + pattern));
+                found.addAll(list(inspector, LeaderRecord.ELECTION_LOCK + pattern));
                 Pattern electionName = glob(pattern);
-                for (LockInfo record : list(inspector, LEADER_RECORD + "*")) {
-                    Election e = Election.ofRecord(record.name());
-                    if (e != null && electionName.matcher(e.name).matches()) {
+                for (LockInfo record : list(inspector, LeaderRecord.LEADER_RECORD + "*")) {
+                    LeaderRecord r = LeaderRecord.of(record.name());
+                    if (r != null && electionName.matcher(r.name()).matches()) {
                         found.add(record);
                     }
                 }
@@ -75,19 +70,19 @@ final class InspectCommand implements Callable<Integer> {
             List<LockInfo> locks = new ArrayList<>();
             Map<String, Election> elections = new TreeMap<>();
             for (LockInfo lock : found) {
-                if (lock.name().startsWith(ELECTION_LOCK)) {
-                    String name = lock.name().substring(ELECTION_LOCK.length());
+                if (lock.name().startsWith(LeaderRecord.ELECTION_LOCK)) {
+                    String name = lock.name().substring(LeaderRecord.ELECTION_LOCK.length());
                     Election e = elections.computeIfAbsent(name, Election::new);
                     e.lockTerm = lock.fencingToken().isPresent() ? lock.fencingToken().getAsLong() : -1;
                     e.lease = lock.remainingLease().orElse(null);
                     e.held = true;
-                } else if (lock.name().startsWith(LEADER_RECORD) && Election.ofRecord(lock.name()) != null) {
-                    Election r = Election.ofRecord(lock.name());
-                    Election e = elections.computeIfAbsent(r.name, Election::new);
-                    if (r.recordTerm > e.recordTerm) {
-                        e.recordTerm = r.recordTerm;
-                        e.candidate = r.candidate;
-                        e.since = r.since;
+                } else if (LeaderRecord.of(lock.name()) != null) {
+                    LeaderRecord r = LeaderRecord.of(lock.name());
+                    Election e = elections.computeIfAbsent(r.name(), Election::new);
+                    if (r.term() > e.recordTerm) {
+                        e.recordTerm = r.term();
+                        e.candidate = r.candidate();
+                        e.since = Instant.ofEpochMilli(r.sinceMs());
                     }
                 } else {
                     locks.add(lock);
@@ -182,36 +177,6 @@ final class InspectCommand implements Callable<Integer> {
 
         Election(String name) {
             this.name = name;
-        }
-
-        /** The election named in a leader record, or null if {@code lockName} is not a well-formed one. */
-        static Election ofRecord(String lockName) {
-            if (!lockName.startsWith(LEADER_RECORD)) {
-                return null;
-            }
-            int colon = lockName.indexOf(':', LEADER_RECORD.length());
-            if (colon < 0) {
-                return null;
-            }
-            try {
-                int length = Integer.parseInt(lockName.substring(LEADER_RECORD.length(), colon));
-                int nameEnd = colon + 1 + length;
-                if (length < 1 || nameEnd >= lockName.length() || lockName.charAt(nameEnd) != '/') {
-                    return null;
-                }
-                int termEnd = lockName.indexOf('/', nameEnd + 1);
-                int sinceEnd = termEnd < 0 ? -1 : lockName.indexOf('/', termEnd + 1);
-                if (sinceEnd < 0) {
-                    return null;
-                }
-                Election e = new Election(lockName.substring(colon + 1, nameEnd));
-                e.recordTerm = Long.parseLong(lockName.substring(nameEnd + 1, termEnd));
-                e.since = Instant.ofEpochMilli(Long.parseLong(lockName.substring(termEnd + 1, sinceEnd)));
-                e.candidate = lockName.substring(sinceEnd + 1);
-                return e;
-            } catch (NumberFormatException e) {
-                return null;
-            }
         }
     }
 }

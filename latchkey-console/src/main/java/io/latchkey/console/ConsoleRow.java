@@ -1,6 +1,7 @@
 package io.latchkey.console;
 
 import io.latchkey.LockHolder;
+import io.latchkey.console.internal.LeaderRecord;
 import io.latchkey.spi.LockInfo;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.latchkey.console;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.LockClient;
+import io.latchkey.console.internal.LeaderRecord;
 import io.latchkey.spi.LockInfo;
 import io.latchkey.spi.LockInspector;
 import java.io.IOException;

@@ -1,20 +1,21 @@
-package io.latchkey.console;
+package io.latchkey.console.internal;
 
 /**
- * What a leader election leaves in a backend, as the console reads it: the election's lock
- * ({@value #ELECTION_LOCK}{@code <name>}, fenced by the term) and the leader records
- * ({@value #LEADER_RECORD}{@code <length of name>:<name>/<term>/<since ms>/<candidate id>}).
+ * What a leader election leaves in a backend, as the console and {@code latchkey inspect} read it: the election's
+ * lock ({@value #ELECTION_LOCK}{@code <name>}, fenced by the term) and the leader records
+ * ({@value #LEADER_RECORD}{@code <length of name>:<name>/<term>/<since ms>/<candidate id>}). Not part of the API: the
+ * package is exported to nobody (the command line reaches it on the class path).
  */
-record LeaderRecord(String name, long term, long sinceMs, String candidate) {
+public record LeaderRecord(String name, long term, long sinceMs, String candidate) {
 
     /** The prefix of an election's lock. */
-    static final String ELECTION_LOCK = "latchkey.election:";
+    public static final String ELECTION_LOCK = "latchkey.election:";
 
     /** The prefix of a leader record. */
-    static final String LEADER_RECORD = "latchkey.leader:";
+    public static final String LEADER_RECORD = "latchkey.leader:";
 
     /** The leader record named {@code lockName}, or null if it is not a well-formed one. */
-    static LeaderRecord of(String lockName) {
+    public static LeaderRecord of(String lockName) {
         if (!lockName.startsWith(LEADER_RECORD)) {
             return null;
         }
