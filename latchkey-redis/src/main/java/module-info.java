@@ -8,6 +8,7 @@ module io.latchkey.redis {
     requires io.latchkey.core;
     requires transitive lettuce.core;
     requires io.netty.buffer;
+    requires io.netty.handler;
     requires org.slf4j;
 
     exports io.latchkey.redis;

@@ -37,10 +37,6 @@ final class LockKeys {
     /** {lockKey, channel}: the KEYS of the release and force-unlock scripts. */
     final String[] lockAndChannel;
 
-    LockKeys(String namespace, String name) {
-        this(namespace, name, false);
-    }
-
     /** @param cluster whether the keys are for a Redis Cluster (the channel must then be in the lock's slot) */
     LockKeys(String namespace, String name, boolean cluster) {
         this.name = name;

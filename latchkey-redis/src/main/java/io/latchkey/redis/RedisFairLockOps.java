@@ -60,10 +60,6 @@ final class RedisFairLockOps extends RedisSyncLockOps<RedisFairLockOps.Keys> {
         /** {owner, queue, timeouts, seq}: the KEYS of release, withdrawal and force-unlock. */
         final String[] lockQueueTimeouts;
 
-        Keys(String namespace, String name) {
-            this(namespace, name, false);
-        }
-
         Keys(String namespace, String name, boolean cluster) {
             String base = SyncKeys.base(namespace, name, "fair");
             owner = base + ":owner";

@@ -58,10 +58,6 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
         /** {write, readers, writers, token key, old counter}: the KEYS of both acquire scripts. */
         final String[] acquire;
 
-        Keys(String namespace, String name) {
-            this(namespace, name, false);
-        }
-
         Keys(String namespace, String name, boolean cluster) {
             String base = SyncKeys.base(namespace, name, "rw");
             write = base + ":write";

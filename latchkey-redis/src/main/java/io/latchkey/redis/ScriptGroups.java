@@ -130,33 +130,14 @@ final class ScriptGroups {
         if (members.size() == 1) {
             return executor.run(first.script, ScriptOutputType.INTEGER, first.keys, first.args);
         }
-        int keyCount = 0;
-        int argCount = 0;
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
         for (Member m : members) {
-            keyCount += m.keys.length;
-            argCount += 3 + m.args.length;
+            keys.addAll(List.of(m.keys));
+            args.addAll(List.of(m.script.name, Integer.toString(m.keys.length), Integer.toString(m.args.length)));
+            args.addAll(List.of(m.args));
         }
-        String[] keys = new String[keyCount];
-        String[] args = new String[argCount];
-        int k = 0;
-        int a = 0;
-        for (Member m : members) {
-            System.arraycopy(m.keys, 0, keys, k, m.keys.length);
-            k += m.keys.length;
-            args[a++] = m.script.name;
-            args[a++] = count(m.keys.length);
-            args[a++] = count(m.args.length);
-            System.arraycopy(m.args, 0, args, a, m.args.length);
-            a += m.args.length;
-        }
-        return executor.run(GROUP, ScriptOutputType.MULTI, keys, args);
-    }
-
-    private static final String[] COUNTS = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
-
-    /** A member's count of keys or arguments as text (a handful: one of a few shared strings). */
-    private static String count(int n) {
-        return n < COUNTS.length ? COUNTS[n] : Integer.toString(n);
+        return executor.run(GROUP, ScriptOutputType.MULTI, keys.toArray(String[]::new), args.toArray(String[]::new));
     }
 
     /** Completes a member with its answer: an integer, or else the error the whole call or its own logic raised. */

@@ -23,9 +23,9 @@ class LockKeysTest {
 
     @Test
     void standaloneHasOneTokenKeyPerNamespaceAndAClusterOnePerSlot() {
-        assertThat(new LockKeys("ns:", "a").tokenKey).isEqualTo("ns:latchkey:tokens")
-                .isEqualTo(new LockKeys("ns:", "b").tokenKey);
-        assertThat(new LockKeys("", "a").tokenKey).isEqualTo("latchkey:tokens");
+        assertThat(new LockKeys("ns:", "a", false).tokenKey).isEqualTo("ns:latchkey:tokens")
+                .isEqualTo(new LockKeys("ns:", "b", false).tokenKey);
+        assertThat(new LockKeys("", "a", false).tokenKey).isEqualTo("latchkey:tokens");
         java.util.Set<String> perSlot = new java.util.HashSet<>();
         java.util.Set<Integer> slots = new java.util.HashSet<>();
         for (int i = 0; i < 50_000; i++) {

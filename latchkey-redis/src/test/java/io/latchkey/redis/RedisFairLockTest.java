@@ -81,7 +81,7 @@ class RedisFairLockTest {
             done.add(finished);
             t.start();
             // every waiter is queued at the server on its own: the next starts once this one is in line
-            RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+            RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name, false);
             long queued = i + 1;
             Awaitility.await().until(() -> ((Number) redis.execute("ZCARD", keys.queue)).longValue() == queued);
         }
@@ -163,7 +163,7 @@ class RedisFairLockTest {
     @Test
     void theNextInLineInTheReleasingClientIsWokenWithoutAMessage() throws Exception {
         String name = uniqueName("fair-local-wake");
-        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name, false);
         io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
         try (var pubSub = raw.connectPubSub()) {
             ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
@@ -201,7 +201,7 @@ class RedisFairLockTest {
     @Test
     void aReleaseNamesTheHeadAloneSoOnlyItsClientLooksAgain() throws Exception {
         String name = uniqueName("fair-head");
-        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name, false);
         io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(redis.uri());
         try (var pubSub = raw.connectPubSub()) {
             ConcurrentLinkedQueue<String> messages = new ConcurrentLinkedQueue<>();
@@ -248,7 +248,7 @@ class RedisFairLockTest {
     @Test
     void aKilledWaiterProcessDelaysTheQueueAtMostByItsHeartbeat() throws Exception {
         String name = uniqueName("fair-killed");
-        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name, false);
         DistributedLock held = holder.fairLock(name);
         held.lock();
         long heartbeat = 2_000; // the child's watchdog timeout (under the 5 s cap)
@@ -291,7 +291,7 @@ class RedisFairLockTest {
         DistributedLock held = holder.fairLock(name);
         held.lock();
         // A waiter whose process died: queued by the acquire script, then never heard of again.
-        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name);
+        RedisFairLockOps.Keys keys = new RedisFairLockOps.Keys("", name, false);
         long heartbeat = a.synchronizers().fairOps().heartbeatMillis();
         List<String> eval = new ArrayList<>(List.of("EVAL", FairLockScripts.ACQUIRE.source,
                 Integer.toString(keys.acquire.length)));

@@ -91,7 +91,7 @@ class RedisReadWriteLockTest {
             });
             Thread.sleep(300); // the writer is waiting (and, without preference, registered no intent)
             assertThat(writer).isNotDone();
-            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("", name);
+            RedisReadWriteLockOps.Keys keys = new RedisReadWriteLockOps.Keys("", name, false);
             assertThat(((Number) redis.execute("EXISTS", keys.writers)).longValue()).as("writer intents").isZero();
             DistributedLock readC = otherReaders.readWriteLock(name, false).readLock();
             assertThat(readC.tryLock(10, TimeUnit.SECONDS)).as("a new reader while a writer waits").isTrue();

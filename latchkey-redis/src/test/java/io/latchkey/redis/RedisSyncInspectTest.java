@@ -63,7 +63,7 @@ class RedisSyncInspectTest {
             a.countDownLatch("latch").trySetCount(2);
             other.fairLock("fair").lock(); // another namespace: never listed
             other.semaphore("sem").trySetPermits(1);
-            RedisFairLockOps.Keys fairKeys = new RedisFairLockOps.Keys("app:", "fair");
+            RedisFairLockOps.Keys fairKeys = new RedisFairLockOps.Keys("app:", "fair", false);
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
                     ((Number) redis.execute("ZCARD", fairKeys.queue)).longValue() == 1);
 

@@ -15,20 +15,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The connections' codec writes exactly what Lettuce's UTF-8 codec writes, with an exact size. */
-class Utf8CodecTest {
+class RedisCodecTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "orders:42", "é✓ü", "锁-🔒-ключ", "unpaired \uD83D surrogate", "\uDC00", "x\u0000y"})
     void encodesEveryTextAsLettucesUtf8CodecDoesWithItsExactSize(String text) {
-        assertThat(Utf8Codec.INSTANCE.estimateSize(text)).isEqualTo(written(text));
-        assertThat(command(Utf8Codec.INSTANCE, text)).isEqualTo(command(StringCodec.UTF8, text));
-        assertThat(Utf8Codec.INSTANCE.decodeValue(Utf8Codec.INSTANCE.encodeValue(text)))
+        assertThat(RedisConnections.CODEC.estimateSize(text)).isEqualTo(written(text));
+        assertThat(command(RedisConnections.CODEC, text)).isEqualTo(command(StringCodec.UTF8, text));
+        assertThat(RedisConnections.CODEC.decodeValue(RedisConnections.CODEC.encodeValue(text)))
                 .isEqualTo(StringCodec.UTF8.decodeValue(StringCodec.UTF8.encodeValue(text)));
     }
 
     private static int written(String text) {
         ByteBuf buf = Unpooled.buffer();
-        Utf8Codec.INSTANCE.encodeValue(text, buf);
+        RedisConnections.CODEC.encodeValue(text, buf);
         return buf.readableBytes();
     }
 
