@@ -43,9 +43,9 @@ final class RedisConnections {
 
     /**
      * The connections' codec: Lettuce's UTF-8 text codec, telling the exact encoded size of each key and argument
-     * (Netty's count, which matches what Netty's encoder writes). With an estimate only, Lettuce encodes every argument
-     * into a pooled temporary buffer and copies it (every 128th with the stack trace of Netty's leak detection); with the
-     * exact size it writes straight into the outgoing buffer: a third of the cost of encoding a group of script calls.
+     * (Netty's count, matching what Netty's encoder writes). With an estimate only, Lettuce encodes every argument into
+     * a pooled temporary buffer and copies it (every 128th with the stack trace of Netty's leak detection); with the
+     * exact size it writes straight into the outgoing buffer, and a group of script calls encodes in a third the time.
      */
     static final StringCodec CODEC = new StringCodec(StandardCharsets.UTF_8) {
         @Override
