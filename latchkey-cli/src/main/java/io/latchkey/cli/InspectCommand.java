@@ -70,14 +70,14 @@ final class InspectCommand implements Callable<Integer> {
             List<LockInfo> locks = new ArrayList<>();
             Map<String, Election> elections = new TreeMap<>();
             for (LockInfo lock : found) {
+                LeaderRecord r = LeaderRecord.of(lock.name());
                 if (lock.name().startsWith(LeaderRecord.ELECTION_LOCK)) {
                     String name = lock.name().substring(LeaderRecord.ELECTION_LOCK.length());
                     Election e = elections.computeIfAbsent(name, Election::new);
                     e.lockTerm = lock.fencingToken().isPresent() ? lock.fencingToken().getAsLong() : -1;
                     e.lease = lock.remainingLease().orElse(null);
                     e.held = true;
-                } else if (LeaderRecord.of(lock.name()) != null) {
-                    LeaderRecord r = LeaderRecord.of(lock.name());
+                } else if (r != null) {
                     Election e = elections.computeIfAbsent(r.name(), Election::new);
                     if (r.term() > e.recordTerm) {
                         e.recordTerm = r.term();
