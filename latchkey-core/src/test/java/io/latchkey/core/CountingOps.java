@@ -58,12 +58,18 @@ final class CountingOps implements RemoteLockOps {
         return delegate.subscribe(name, changed);
     }
 
+    /** When set, a withdrawal reaches the server only once this completes (a withdrawal on its way for a while). */
+    volatile CompletableFuture<Void> withdrawGate;
+    final AtomicInteger withdrawals = new AtomicInteger();
+
     @Override
     public CompletableFuture<Void> withdraw(AcquireRequest request, String entry) {
         if (waitingOwners.remove(request.ownerId())) {
             inFlightAcquires.decrementAndGet();
         }
-        return delegate.withdraw(request, entry);
+        withdrawals.incrementAndGet();
+        CompletableFuture<Void> gate = withdrawGate;
+        return gate == null ? delegate.withdraw(request, entry) : gate.thenCompose(v -> delegate.withdraw(request, entry));
     }
 
     /** When set, a release reaches the server only once this completes (a release on its way for a while). */

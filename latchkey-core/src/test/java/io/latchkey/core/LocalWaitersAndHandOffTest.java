@@ -28,6 +28,35 @@ class LocalWaitersAndHandOffTest {
         other.close();
     }
 
+    /**
+     * A look that found the lock busy gives up its place in the server's queue after it answered; the next look of the
+     * same name waits for that withdrawal, so that it never finds the place on its way out still ahead of it. Before,
+     * the withdrawal raced the next look, and under load a {@code tryLock()} of a free lock could fail.
+     */
+    @Test
+    void aLookAfterABusyLookFindsAFreeLockFreeWhileTheWithdrawalIsOnItsWay() throws Exception {
+        DistributedLock held = other.lock("withdrawing");
+        held.lock();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        client.counting().withdrawGate = gate;
+        AtomicInteger firstLook = new AtomicInteger(-1);
+        Thread first = new Thread(() -> firstLook.set(client.lock("withdrawing").tryLock() ? 1 : 0), "first-look");
+        first.start();
+        first.join(5000);
+        assertThat(firstLook).as("busy").hasValue(0);
+        await().atMost(Duration.ofSeconds(3)).until(() -> client.counting().withdrawals.get() == 1);
+        held.unlock();
+        java.util.concurrent.CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS).execute(() -> gate.complete(null));
+
+        long start = System.nanoTime();
+        DistributedLock lock = client.lock("withdrawing");
+        assertThat(lock.tryLock()).as("another thread of the same client, the lock free, the withdrawal on its way")
+                .isTrue();
+        assertThat(gate).as("the look went after the withdrawal").isDone();
+        assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(2));
+        lock.unlock();
+    }
+
     @Test
     void reentrantAcquiresCostNoRoundTripAndKeepTheToken() throws Exception {
         DistributedLock lock = client.lock("reentrant");

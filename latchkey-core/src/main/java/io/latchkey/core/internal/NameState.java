@@ -3,6 +3,7 @@ package io.latchkey.core.internal;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.internal.Waiter.State;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,6 +51,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *     watchdog ticks in a row, or beyond that bound, it leaves the map ({@code dead}) and never changes again; a
  *     caller that finds it dead retries with a fresh one.</li>
  * </ol>
+ * A waiter that leaves gives up its place in the server's queue after its answer ({@link WaitAttempts#withdraw});
+ * while such a withdrawal is on its way, the name's attempts wait for it, in the order they came, at most the operation
+ * timeout, so that no look finds this client's own place that is on its way out still ahead of it.
  * A single look ({@code tryLock()}, {@code tryAcquire()}) is refused without a round trip when this client is busy
  * with the name already: for a lock, when the head could not be sent now; for a counted resource, only when a blocked
  * waiter of this client waits. Everything is guarded by this object (a {@link ReentrantLock}: one object less per held
@@ -95,6 +99,10 @@ final class NameState extends NameWaiters {
     private ChangeSubscription subscription;
     /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
     private int changes;
+    /** Single attempts: withdrawals of this name's places in the server's queue still on their way. */
+    private int withdrawing;
+    /** Attempts held back until {@code withdrawing} comes back to 0, in the order they came; {@code null} if none. */
+    private List<Runnable> afterWithdrawals;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
@@ -134,13 +142,70 @@ final class NameState extends NameWaiters {
         return fair || w.bypass();
     }
 
+    /**
+     * Under the lock: a withdrawal of a place in the server's queue is sent ({@link WaitAttempts#withdraw}). Until it
+     * answers, the attempts of this name are held back ({@link #holdBackLocked}): else one could find the place that
+     * is on its way out still ahead of it, and a {@code tryLock()} of a free lock would fail. An idle nameState is in
+     * use again until it answers.
+     *
+     * @return whether it is counted: not on a dead nameState (then a new one serves the name, and a look of it may find
+     *     the place still there, as if another client's)
+     */
+    boolean withdrawingLocked() {
+        if (dead) {
+            return false;
+        }
+        reviveLocked();
+        withdrawing++;
+        return true;
+    }
+
+    /**
+     * Under the lock: a withdrawal answered; if it was the last one on its way, the attempts held back, to send
+     * outside the lock in this order (else {@code null}).
+     */
+    List<Runnable> withdrawAnsweredLocked() {
+        if (--withdrawing > 0) {
+            return null;
+        }
+        idleCheckLocked();
+        return takeHeldBackLocked();
+    }
+
+    /**
+     * Under the lock: holds {@code attempt} back while a withdrawal is on its way, behind those held back before it (a
+     * fair lock's waiters take their places in the server's queue in the order they came).
+     *
+     * @return 0 if nothing is on its way ({@code attempt} is to be sent now), 1 if held back, 2 if held back as the
+     *     first one (the caller bounds the wait: {@link #takeHeldBackLocked} after the operation timeout)
+     */
+    int holdBackLocked(Runnable attempt) {
+        if (withdrawing == 0) {
+            return 0;
+        }
+        boolean first = afterWithdrawals == null;
+        if (first) {
+            afterWithdrawals = new ArrayList<>(2);
+        }
+        afterWithdrawals.add(attempt);
+        return first ? 2 : 1;
+    }
+
+    /** Under the lock: the attempts held back, in order, to send outside the lock; {@code null} if none. */
+    List<Runnable> takeHeldBackLocked() {
+        List<Runnable> held = afterWithdrawals;
+        afterWithdrawals = null;
+        return held;
+    }
+
     /** Under the lock: whether a single look must be refused without a round trip (see the class comment). */
     boolean busyForOneLookLocked() {
         return countOps == null ? !sendableNowLocked() : blockedWaiterLocked();
     }
 
     private boolean emptyLocked() {
-        return !heldLocked() && lostHoldsEmptyLocked() && queueEmptyLocked() && !atBackendLocked() && releasing == 0;
+        return !heldLocked() && lostHoldsEmptyLocked() && queueEmptyLocked() && !atBackendLocked() && releasing == 0
+                && withdrawing == 0;
     }
 
     /** Under the lock: if nothing is held, waited for or in flight, keeps this nameState for reuse or forgets it. */
@@ -331,7 +396,7 @@ final class NameState extends NameWaiters {
                         : !shared && !fair && severalHoldsLocked() ? "an exclusive lock has several holds"
                         : checkHoldsLocked();
             }
-            if (broken == null && (releasing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS
+            if (broken == null && (releasing < 0 || withdrawing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS
                     || !shared && inflightLocked() && (heldLocked() || releasing > 0))) {
                 broken = "an exclusive head is in flight while held or releasing, or a count is out of range";
             }
@@ -347,7 +412,7 @@ final class NameState extends NameWaiters {
 
     /** Under the lock: the state, for test failures. */
     String describeLocked() {
-        return String.format("[%s: idle=%s dead=%s %s %s releasing=%d streak=%d]", key, idle, dead,
-                describeHoldsLocked(), describeWaitersLocked(), releasing, handOffStreak);
+        return String.format("[%s: idle=%s dead=%s %s %s releasing=%d withdrawing=%d streak=%d]", key, idle, dead,
+                describeHoldsLocked(), describeWaitersLocked(), releasing, withdrawing, handOffStreak);
     }
 }

@@ -33,20 +33,49 @@ final class WaitAttempts {
     static <R> void attempt(NameState s, Waiter<R> w) {
         int epoch;
         String entry;
+        int heldBack;
         s.lock();
         try {
             if (!w.beginAttempt()) {
                 return;
             }
-            epoch = s.changesLocked();
-            entry = w.entry();
+            int changes = s.changesLocked();
+            String current = w.entry();
+            epoch = changes;
+            entry = current;
+            // after this name's withdrawals on their way, so that none is still ahead of it at the server
+            heldBack = s.holdBackLocked(() -> send(s, w, changes, current));
         } finally {
             s.unlock();
         }
+        if (heldBack == 0) {
+            send(s, w, epoch, entry);
+        } else if (heldBack == 2) {
+            // a withdrawal's answer is bounded by the backend's operation timeout; this bounds the wait regardless
+            s.engine.watchdog.schedule(() -> sendHeldBack(s, null), s.engine.remoteTimeoutNanos());
+        }
+    }
+
+    private static <R> void send(NameState s, Waiter<R> w, int epoch, String entry) {
         CompletableFuture<WaitKind.Look> f = s.engine.writes.call(() -> w.kind.attempt(s, w, entry));
         // a backend without I/O answers on this stack: a run of answers continues on the callback executor past the
         // trampoline's bound
         f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
+    }
+
+    /** Sends the attempts held back ({@code held}, or, if {@code null}, whatever is held back now), in order. */
+    private static void sendHeldBack(NameState s, List<Runnable> held) {
+        if (held == null) {
+            s.lock();
+            try {
+                held = s.takeHeldBackLocked();
+            } finally {
+                s.unlock();
+            }
+        }
+        if (held != null) {
+            held.forEach(Runnable::run);
+        }
     }
 
     /** The answer event: the backend answered an attempt for {@code w}. */
@@ -140,22 +169,35 @@ final class WaitAttempts {
      */
     static void withdraw(NameState s, Waiter<?> w, boolean unknown) {
         String entry;
+        boolean counted = false;
         s.lock();
         try {
             entry = w.takeEntry();
+            // a counted resource has no place in a server's queue
+            if (s.ops != null && (entry != null || unknown)) {
+                counted = s.withdrawingLocked();
+            }
         } finally {
             s.unlock();
         }
         w.cancelRecheck();
-        if (entry == null && !unknown) {
+        if (s.ops == null || entry == null && !unknown) {
             return;
         }
-        if (s.ops == null) {
-            return; // a counted resource has no place in a server's queue
-        }
+        boolean answers = counted;
         s.engine.writes.call(() -> s.ops.withdraw(w.request, entry)).whenComplete((v, e) -> {
             if (e != null) {
                 log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
+            }
+            if (answers) {
+                List<Runnable> held;
+                s.lock();
+                try {
+                    held = s.withdrawAnsweredLocked();
+                } finally {
+                    s.unlock();
+                }
+                sendHeldBack(s, held == null ? List.of() : held);
             }
         });
     }
