@@ -172,23 +172,26 @@ final class NameState extends NameWaiters {
         return takeHeldBackLocked();
     }
 
+    /** Under the lock: whether a withdrawal of this name is on its way (the next attempt is held back). */
+    boolean withdrawingNowLocked() {
+        return withdrawing > 0;
+    }
+
     /**
-     * Under the lock: holds {@code attempt} back while a withdrawal is on its way, behind those held back before it (a
-     * fair lock's waiters take their places in the server's queue in the order they came).
+     * Under the lock, while {@link #withdrawingNowLocked}: holds {@code attempt} back until the withdrawals answer,
+     * behind those held back before it (a fair lock's waiters take their places in the server's queue in the order
+     * they came).
      *
-     * @return 0 if nothing is on its way ({@code attempt} is to be sent now), 1 if held back, 2 if held back as the
-     *     first one (the caller bounds the wait: {@link #takeHeldBackLocked} after the operation timeout)
+     * @return whether it is the first one held back (the caller then bounds the wait: {@link #takeHeldBackLocked}
+     *     after the operation timeout)
      */
-    int holdBackLocked(Runnable attempt) {
-        if (withdrawing == 0) {
-            return 0;
-        }
+    boolean holdBackLocked(Runnable attempt) {
         boolean first = afterWithdrawals == null;
         if (first) {
             afterWithdrawals = new ArrayList<>(2);
         }
         afterWithdrawals.add(attempt);
-        return first ? 2 : 1;
+        return first;
     }
 
     /** Under the lock: the attempts held back, in order, to send outside the lock; {@code null} if none. */

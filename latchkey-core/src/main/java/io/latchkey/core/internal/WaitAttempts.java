@@ -33,18 +33,18 @@ final class WaitAttempts {
     static <R> void attempt(NameState s, Waiter<R> w) {
         int epoch;
         String entry;
-        int heldBack;
+        int heldBack = 0;
         s.lock();
         try {
             if (!w.beginAttempt()) {
                 return;
             }
-            int changes = s.changesLocked();
-            String current = w.entry();
-            epoch = changes;
-            entry = current;
-            // after this name's withdrawals on their way, so that none is still ahead of it at the server
-            heldBack = s.holdBackLocked(() -> send(s, w, changes, current));
+            epoch = s.changesLocked();
+            entry = w.entry();
+            if (s.withdrawingNowLocked()) {
+                // after this name's withdrawals on their way, so that none is still ahead of it at the server
+                heldBack = s.holdBackLocked(sending(s, w, epoch, entry)) ? 2 : 1;
+            }
         } finally {
             s.unlock();
         }
@@ -54,6 +54,10 @@ final class WaitAttempts {
             // a withdrawal's answer is bounded by the backend's operation timeout; this bounds the wait regardless
             s.engine.watchdog.schedule(() -> sendHeldBack(s, null), s.engine.remoteTimeoutNanos());
         }
+    }
+
+    private static <R> Runnable sending(NameState s, Waiter<R> w, int epoch, String entry) {
+        return () -> send(s, w, epoch, entry);
     }
 
     private static <R> void send(NameState s, Waiter<R> w, int epoch, String entry) {
