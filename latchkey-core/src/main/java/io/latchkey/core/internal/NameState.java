@@ -3,7 +3,6 @@ package io.latchkey.core.internal;
 import io.latchkey.core.RemoteCountOps;
 import io.latchkey.core.RemoteLockOps;
 import io.latchkey.core.internal.Waiter.State;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -99,10 +98,6 @@ final class NameState extends NameWaiters {
     private ChangeSubscription subscription;
     /** Single attempts: changes pushed so far; an attempt that overlapped one looks again at once. */
     private int changes;
-    /** Single attempts: withdrawals of this name's places in the server's queue still on their way. */
-    private int withdrawing;
-    /** Attempts held back until {@code withdrawing} comes back to 0, in the order they came; {@code null} if none. */
-    private List<Runnable> afterWithdrawals;
 
     NameState(LockEngine engine, NameKey key) {
         this.engine = engine;
@@ -143,61 +138,23 @@ final class NameState extends NameWaiters {
     }
 
     /**
-     * Under the lock: a withdrawal of a place in the server's queue is sent ({@link WaitAttempts#withdraw}). Until it
-     * answers, the attempts of this name are held back ({@link #holdBackLocked}): else one could find the place that
-     * is on its way out still ahead of it, and a {@code tryLock()} of a free lock would fail. An idle nameState is in
-     * use again until it answers.
-     *
-     * @return whether it is counted: not on a dead nameState (then a new one serves the name, and a look of it may find
-     *     the place still there, as if another client's)
+     * Under the lock: a withdrawal of a place in the server's queue is sent ({@link WaitAttempts#withdraw}); until it
+     * answers, the name's attempts are held back ({@link #holdBackLocked}), and an idle nameState is in use again.
+     * {@code false} (not counted) on a dead nameState: a new one serves the name.
      */
     boolean withdrawingLocked() {
         if (dead) {
             return false;
         }
         reviveLocked();
-        withdrawing++;
+        withdrawalSentLocked();
         return true;
     }
 
-    /**
-     * Under the lock: a withdrawal answered; if it was the last one on its way, the attempts held back, to send
-     * outside the lock in this order (else {@code null}).
-     */
+    /** Under the lock: a withdrawal answered; the attempts held back if it was the last one (else {@code null}). */
     List<Runnable> withdrawAnsweredLocked() {
-        if (--withdrawing > 0) {
-            return null;
-        }
+        List<Runnable> held = withdrawalAnsweredLocked();
         idleCheckLocked();
-        return takeHeldBackLocked();
-    }
-
-    /** Under the lock: whether a withdrawal of this name is on its way (the next attempt is held back). */
-    boolean withdrawingNowLocked() {
-        return withdrawing > 0;
-    }
-
-    /**
-     * Under the lock, while {@link #withdrawingNowLocked}: holds {@code attempt} back until the withdrawals answer,
-     * behind those held back before it (a fair lock's waiters take their places in the server's queue in the order
-     * they came).
-     *
-     * @return whether it is the first one held back (the caller then bounds the wait: {@link #takeHeldBackLocked}
-     *     after the operation timeout)
-     */
-    boolean holdBackLocked(Runnable attempt) {
-        boolean first = afterWithdrawals == null;
-        if (first) {
-            afterWithdrawals = new ArrayList<>(2);
-        }
-        afterWithdrawals.add(attempt);
-        return first;
-    }
-
-    /** Under the lock: the attempts held back, in order, to send outside the lock; {@code null} if none. */
-    List<Runnable> takeHeldBackLocked() {
-        List<Runnable> held = afterWithdrawals;
-        afterWithdrawals = null;
         return held;
     }
 
@@ -208,7 +165,7 @@ final class NameState extends NameWaiters {
 
     private boolean emptyLocked() {
         return !heldLocked() && lostHoldsEmptyLocked() && queueEmptyLocked() && !atBackendLocked() && releasing == 0
-                && withdrawing == 0;
+                && !withdrawingNowLocked();
     }
 
     /** Under the lock: if nothing is held, waited for or in flight, keeps this nameState for reuse or forgets it. */
@@ -399,7 +356,7 @@ final class NameState extends NameWaiters {
                         : !shared && !fair && severalHoldsLocked() ? "an exclusive lock has several holds"
                         : checkHoldsLocked();
             }
-            if (broken == null && (releasing < 0 || withdrawing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS
+            if (broken == null && (releasing < 0 || handOffStreak < 0 || handOffStreak > LockEngine.MAX_LOCAL_HAND_OFFS
                     || !shared && inflightLocked() && (heldLocked() || releasing > 0))) {
                 broken = "an exclusive head is in flight while held or releasing, or a count is out of range";
             }
@@ -415,7 +372,7 @@ final class NameState extends NameWaiters {
 
     /** Under the lock: the state, for test failures. */
     String describeLocked() {
-        return String.format("[%s: idle=%s dead=%s %s %s releasing=%d withdrawing=%d streak=%d]", key, idle, dead,
-                describeHoldsLocked(), describeWaitersLocked(), releasing, withdrawing, handOffStreak);
+        return String.format("[%s: idle=%s dead=%s %s %s releasing=%d streak=%d]", key, idle, dead,
+                describeHoldsLocked(), describeWaitersLocked(), releasing, handOffStreak);
     }
 }

@@ -21,6 +21,10 @@ abstract class NameWaiters extends NameHolds {
     private ArrayDeque<Waiter<?>> queue;
     private Waiter<?> inflight;
     private Set<Waiter<?>> bypassing;
+    /** Withdrawals of waiters' places in the server's queue still on their way ({@link NameState#withdrawingLocked}). */
+    private int withdrawing;
+    /** Attempts held back until {@code withdrawing} is 0 again, in the order they came; {@code null} if none. */
+    private List<Runnable> heldBack;
 
     /** Under the lock: the queue's head may go to the backend now, nothing being in flight (exclusive: nothing held). */
     abstract boolean headMayGoLocked();
@@ -205,6 +209,9 @@ abstract class NameWaiters extends NameHolds {
 
     /** Under the lock: the first broken invariant of the waiters (1 to 3 of {@link NameState}), or {@code null}. */
     String checkWaitersLocked(boolean single) {
+        if (withdrawing < 0 || withdrawing == 0 && heldBack != null) {
+            return "attempts held back with no withdrawal on its way, or a negative count";
+        }
         if (inflight != null) {
             String broken = checkAtBackend(inflight, single);
             if (broken != null || bypassing != null && bypassing.contains(inflight)) {
@@ -243,6 +250,43 @@ abstract class NameWaiters extends NameHolds {
 
     /** Under the lock: the waiters, for test failures. */
     String describeWaitersLocked() {
-        return "queue=" + queue + " inflight=" + inflight + " bypassing=" + bypassing;
+        return "queue=" + queue + " inflight=" + inflight + " bypassing=" + bypassing + " withdrawing=" + withdrawing;
+    }
+
+    // ---------------------------------------------------------------- withdrawals on their way, attempts held back
+
+    void withdrawalSentLocked() {
+        withdrawing++;
+    }
+
+    /** {@return the attempts held back, if this was the last withdrawal on its way, else {@code null}} */
+    List<Runnable> withdrawalAnsweredLocked() {
+        return --withdrawing > 0 ? null : takeHeldBackLocked();
+    }
+
+    /** Under the lock: whether a withdrawal is on its way (the name's next attempt is then held back). */
+    boolean withdrawingNowLocked() {
+        return withdrawing > 0;
+    }
+
+    /**
+     * Under the lock, while {@link #withdrawingNowLocked}: holds {@code attempt} back behind those held back before it
+     * (a fair lock's waiters take their places in the server's queue in the order they came); {@code true} if it is
+     * the first one (the caller then sends them after the operation timeout at the latest).
+     */
+    boolean holdBackLocked(Runnable attempt) {
+        boolean first = heldBack == null;
+        if (first) {
+            heldBack = new ArrayList<>(2);
+        }
+        heldBack.add(attempt);
+        return first;
+    }
+
+    /** Under the lock: the attempts held back, in order, to send outside the lock; {@code null} if none. */
+    List<Runnable> takeHeldBackLocked() {
+        List<Runnable> held = heldBack;
+        heldBack = null;
+        return held;
     }
 }
