@@ -6,8 +6,10 @@ import io.latchkey.redis.LockScripts.Script;
  * The Lua scripts of the Redis read-write lock, one EVALSHA each, on the keys of {@link RedisReadWriteLockOps}:
  * {@code W} the write hold (the value of {@link FairLockScripts#HOLDS}), {@code R} the read holds ({@code owner|token}
  * scored by expiry, server ms), {@code WW} the waiting writers' intents (owner scored by when the server forgets it),
- * {@code TK} the token key and {@code OF} the previous layout's counter ({@link FencingTokens}). Expired members are
- * removed by whichever script touches the set next; a set's PEXPIRE follows its latest score.
+ * {@code TK} the token key ({@link FencingTokens}) and {@code RA} the attempt id of each read hold (hash
+ * {@code owner|token -> attempt id}, for {@link #CLEAN_UP_READ}). Expired members are removed by whichever script
+ * touches the set next; a set's PEXPIRE follows its latest score, and {@code RA}'s follows {@code R}'s when a read
+ * hold is taken.
  */
 final class ReadWriteLockScripts {
 
@@ -17,10 +19,14 @@ final class ReadWriteLockScripts {
     /** {@link #NOW_HERE} with the clock, for a script's top level. */
     static final String NOW = FencingTokens.CLOCK + NOW_HERE;
 
-    /** Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires. */
-    static final String KEEP = "local function keep(k) " + NOW_HERE
+    /**
+     * Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires; {@code keep(k,
+     * also)} sets the key {@code also}'s to the same.
+     */
+    static final String KEEP = "local function keep(k, also) " + NOW_HERE
             + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
-            + "if last[2] then redis.call('pexpire', k, math.max(1, tonumber(last[2]) - now + 1)); end; "
+            + "if last[2] then local ttl = math.max(1, tonumber(last[2]) - now + 1); redis.call('pexpire', k, ttl); "
+            + "if also then redis.call('pexpire', also, ttl); end; end; "
             + "end; ";
 
     private static final String PURGE = "redis.call('zremrangebyscore', KEYS[2], '-inf', now); "
@@ -61,18 +67,21 @@ final class ReadWriteLockScripts {
             + "return -ttl;");
 
     /**
-     * KEYS: W, R, WW, TK. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold the
-     * reader back; {@code 0}: only a write hold does). Takes a read hold when no writer holds (or, with writer
-     * preference, waits), or at once when the owner itself holds the write lock (downgrade). Otherwise returns minus
-     * the time to the next re-check: the writer's remaining lease, or the earliest writer intent's expiry.
+     * KEYS: W, R, WW, TK, RA. ARGV: owner, lease millis, writer preference ({@code 1}: waiting writers' intents hold
+     * the reader back; {@code 0}: only a write hold does), attempt id. Takes a read hold when no writer holds (or, with
+     * writer preference, waits), or at once when the owner itself holds the write lock (downgrade), and notes its
+     * attempt id in {@code RA}. Otherwise returns minus the time to the next re-check: the writer's remaining lease, or
+     * the earliest writer intent's expiry.
      */
     static final Script ACQUIRE_READ = new Script("acquireRead", NOW + KEEP + FencingTokens.NEXT + PURGE
             + "local cur = redis.call('get', KEYS[1]); "
             + "local mine = cur and string.sub(cur, 1, #ARGV[1] + 1) == ARGV[1] .. '|'; "
             + "if mine or (not cur and (ARGV[3] == '0' or redis.call('zcard', KEYS[3]) == 0)) then "
             + "local token, text = next_token(KEYS[4]); "
-            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1] .. '|' .. text); "
-            + "keep(KEYS[2]); "
+            + "local member = ARGV[1] .. '|' .. text; "
+            + "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), member); "
+            + "redis.call('hset', KEYS[5], member, ARGV[4]); "
+            + "keep(KEYS[2], KEYS[5]); "
             + "return token; "
             + "end; "
             + "local ttl; "
@@ -92,16 +101,35 @@ final class ReadWriteLockScripts {
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
 
+    /** Lua: {@code left(R, RA, channel)} after a read hold went: the last reader leaving wakes the waiting writers. */
+    private static final String LEFT = "local function left(r, ra, channel) "
+            + "redis.call('zremrangebyscore', r, '-inf', now); "
+            + "if redis.call('zcard', r) == 0 then redis.call('del', ra); redis.pcall('publish', channel, '0'); end; "
+            + "end; ";
+
     /**
-     * KEYS: R, channel. ARGV: owner|token. Removes the read hold; returns 1 if it was still live, 0 if it had
-     * expired (lost). The last reader leaving wakes the waiting writers.
+     * KEYS: R, channel, RA. ARGV: owner|token. Removes the read hold and its attempt id; returns 1 if it was still
+     * live, 0 if it had expired (lost). The last reader leaving wakes the waiting writers.
      */
-    static final Script RELEASE_READ = new Script("releaseRead", NOW
+    static final Script RELEASE_READ = new Script("releaseRead", NOW + LEFT
             + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
             + "redis.call('zrem', KEYS[1], ARGV[1]); "
-            + "redis.call('zremrangebyscore', KEYS[1], '-inf', now); "
-            + "if redis.call('zcard', KEYS[1]) == 0 then redis.pcall('publish', KEYS[2], '0'); end; "
+            + "redis.call('hdel', KEYS[3], ARGV[1]); "
+            + "left(KEYS[1], KEYS[3], KEYS[2]); "
             + "if s and tonumber(s) > now then return 1; end; "
+            + "return 0;");
+
+    /**
+     * KEYS: R, channel, RA. ARGV: owner, attempt id. The clean-up of a read attempt whose answer never arrived: removes
+     * the read hold of that owner that this attempt made (found in {@code RA}, a scan of the name's read holds: a
+     * clean-up is rare), never another hold of the same owner. 1 if it removed a live hold, else 0.
+     */
+    static final Script CLEAN_UP_READ = new Script("rwCleanUpReadAttempt", NOW + LEFT
+            + "local h, prefix = redis.call('hgetall', KEYS[3]), ARGV[1] .. '|'; "
+            + "for i = 1, #h, 2 do if h[i + 1] == ARGV[2] and string.sub(h[i], 1, #prefix) == prefix then "
+            + "redis.call('hdel', KEYS[3], h[i]); local s = redis.call('zscore', KEYS[1], h[i]); "
+            + "redis.call('zrem', KEYS[1], h[i]); left(KEYS[1], KEYS[3], KEYS[2]); "
+            + "if s and tonumber(s) > now then return 1; end; return 0; end; end; "
             + "return 0;");
 
     /**
@@ -162,11 +190,11 @@ final class ReadWriteLockScripts {
             + "if redis.call('zcount', KEYS[2], '(' .. now, '+inf') > 0 then return 1; end; "
             + "return 0;");
 
-    /** KEYS: W, R, WW, channel. Deletes every hold and intent and wakes everyone; 1 if anything was held. */
+    /** KEYS: W, R, WW, channel, RA. Deletes every hold and intent and wakes everyone; 1 if anything was held. */
     static final Script FORCE_UNLOCK = new Script("rwForceUnlock", NOW
             + "local held = redis.call('exists', KEYS[1]) == 1 "
             + "or redis.call('zcount', KEYS[2], '(' .. now, '+inf') > 0; "
-            + "redis.call('del', KEYS[1], KEYS[2], KEYS[3]); "
+            + "redis.call('del', KEYS[1], KEYS[2], KEYS[3], KEYS[5]); "
             + "redis.pcall('publish', KEYS[4], '0'); "
             + "if held then return 1; end; "
             + "return 0;");

@@ -17,6 +17,9 @@ import java.util.concurrent.CompletableFuture;
  *   name and one with the hold's start (see {@link ReadWriteLockScripts}), PEXPIRE lease;</li>
  *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
  *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
+ *   <li>{@code …:rw:attempts} — the attempt id of each read hold, hash {@code owner|token -> attempt id}, so that a
+ *   read attempt whose answer never arrived is cleaned up by its id; removed with the hold, gone when the last
+ *   reader leaves, PEXPIRE the readers' latest expiry when a hold is taken;</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
  *   waiting writer asks again well before), which holds back new readers: writers do not starve. Only with
  *   writer preference (the default); without it writers register nothing and readers enter while no writer
@@ -54,8 +57,9 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
         final String write;
         final String readers;
         final String writers;
+        final String attempts;
         final String channel;
-        /** {write, readers, writers, token key, old counter}: the KEYS of both acquire scripts. */
+        /** {write, readers, writers, token key, attempts}: the KEYS of both acquire scripts. */
         final String[] acquire;
 
         Keys(String namespace, String name, boolean cluster) {
@@ -63,8 +67,9 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
             write = base + ":write";
             readers = base + ":readers";
             writers = base + ":writers";
+            attempts = base + ":attempts";
             channel = "latchkey_rw__channel:" + base;
-            acquire = new String[] {write, readers, writers, FencingTokens.key(namespace, base, cluster)};
+            acquire = new String[] {write, readers, writers, FencingTokens.key(namespace, base, cluster), attempts};
         }
     }
 
@@ -90,7 +95,7 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
         long sentAt = request.time().nanoTime();
         CompletableFuture<Long> reply = read
                 ? executor.run(ReadWriteLockScripts.ACQUIRE_READ, ScriptOutputType.INTEGER, keys.acquire,
-                        request.ownerId(), lease, writerPreference ? "1" : "0")
+                        request.ownerId(), lease, writerPreference ? "1" : "0", request.attemptId())
                 : executor.run(ReadWriteLockScripts.ACQUIRE_WRITE, ScriptOutputType.INTEGER, keys.acquire,
                         request.ownerId(), lease, intent ? "1" : "0", Long.toString(heartbeatMillis),
                         request.attemptId(), clientName);
@@ -121,16 +126,18 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
     }
 
     /**
-     * The write half deletes the hold its request's attempt made, if it is still that one
-     * ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}). A read hold (a member {@code owner|token} of the readers' set)
-     * keeps no attempt id: an unanswered read attempt's hold ends with its lease.
+     * Deletes the hold its request's attempt made, if it is still there: the write hold if it is still that one
+     * ({@link ReadWriteLockScripts#CLEAN_UP_WRITE}), the read hold noted with that attempt id
+     * ({@link ReadWriteLockScripts#CLEAN_UP_READ}).
      */
     @Override
     public CompletableFuture<Boolean> cleanUpAttempt(AcquireRequest request) {
-        if (read) {
-            return CompletableFuture.completedFuture(false);
-        }
         Keys keys = keys(request.name());
+        if (read) {
+            return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_READ, ScriptOutputType.INTEGER,
+                    new String[] {keys.readers, keys.channel, keys.attempts}, request.ownerId(), request.attemptId())
+                    .thenApply(r -> r == 1L);
+        }
         return executor.<Long>run(ReadWriteLockScripts.CLEAN_UP_WRITE, ScriptOutputType.INTEGER,
                 new String[] {keys.write, keys.channel}, request.ownerId(), request.attemptId())
                 .thenApply(r -> r == 1L);
@@ -140,7 +147,8 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
     public CompletableFuture<Boolean> release(Grant grant) {
         Keys keys = keys(grant.name());
         Script script = read ? ReadWriteLockScripts.RELEASE_READ : ReadWriteLockScripts.RELEASE_WRITE;
-        String[] k = {read ? keys.readers : keys.write, keys.channel};
+        String[] k = read ? new String[] {keys.readers, keys.channel, keys.attempts}
+                : new String[] {keys.write, keys.channel};
         return executor.<Long>run(script, ScriptOutputType.INTEGER, k, member(grant)).thenApply(r -> r == 1L);
     }
 
@@ -171,7 +179,8 @@ final class RedisReadWriteLockOps extends RedisSyncLockOps<RedisReadWriteLockOps
     public CompletableFuture<Boolean> forceUnlock(String name) {
         Keys keys = keys(name);
         return executor.<Long>run(ReadWriteLockScripts.FORCE_UNLOCK, ScriptOutputType.INTEGER,
-                new String[] {keys.write, keys.readers, keys.writers, keys.channel}).thenApply(r -> r == 1L);
+                new String[] {keys.write, keys.readers, keys.writers, keys.channel, keys.attempts})
+                .thenApply(r -> r == 1L);
     }
 
     @Override

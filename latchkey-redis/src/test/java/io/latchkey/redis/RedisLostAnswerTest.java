@@ -73,6 +73,43 @@ class RedisLostAnswerTest {
     }
 
     /**
+     * The same for a read hold: its attempt id is noted beside it, so the clean-up removes it and a writer of another
+     * client gets in right after the server runs again, not a watchdog timeout later.
+     */
+    @Test
+    void aReadHoldTakenForAnAttemptThatTimedOutIsGoneOnceTheServerRunsAgain() throws Exception {
+        try (RedisLockClient b = RedisLockClient.connect(redis.uri(), options());
+             RedisLockClient a = RedisLockClient.connect(redis.uri(), options())) {
+            String name = uniqueName("lost-read");
+            DistributedLock readB = b.readWriteLock(name).readLock();
+            readB.lock(); // the scripts are in the server's cache
+            readB.unlock();
+            long frozenAt = System.nanoTime();
+            redis.freeze();
+            try {
+                assertThatThrownBy(() -> readB.tryLock(2, TimeUnit.SECONDS))
+                        .isInstanceOf(LockUnavailableException.class);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
+            } finally {
+                redis.thaw();
+            }
+            long thawedAt = System.nanoTime();
+            DistributedLock writeA = a.readWriteLock(name).writeLock();
+            boolean acquired = false;
+            while (!acquired && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
+                acquired = writeA.tryLock(100, TimeUnit.MILLISECONDS);
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            System.out.printf("another client's writer got in %d ms after the server ran again%n", tookMillis);
+            assertThat(acquired).as("the write lock, by another client").isTrue();
+            assertThat(tookMillis).as("ms from the server running again to the writer's grant").isLessThan(1_000);
+            writeA.unlock();
+            assertThat(redis.execute("EXISTS", b.synchronizers().readOps().keys(name).attempts)).as("no key left")
+                    .isEqualTo(0L);
+        }
+    }
+
+    /**
      * The same for a group script (the attempts of several threads queued behind one in flight): every member's
      * answer is lost with the group's, and each member's hold is cleaned up by its own attempt id.
      */
@@ -206,6 +243,34 @@ class RedisLostAnswerTest {
     void aWriteLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
         try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
             checkCleanUpLeavesTheLaterHold(client.synchronizers().writeOps(), uniqueName("rw-attempt-ids"));
+        }
+    }
+
+    /**
+     * The same for the read half, whose two attempts of one owner make two read holds: the earlier attempt's clean-up
+     * removes its own hold only, the later one's its own, and nothing is left of either.
+     */
+    @Test
+    void aReadLockCleanUpRemovesOnlyItsOwnAttemptsHold() throws Exception {
+        try (RedisLockClient client = RedisLockClient.connect(redis.uri(), options())) {
+            RedisReadWriteLockOps ops = client.synchronizers().readOps();
+            String name = uniqueName("read-attempt-ids");
+            String owner = owner();
+            AcquireRequest lost = request(name, owner, 10_000, Duration.ZERO);
+            AcquireRequest later = request(name, owner, 10_000, Duration.ZERO);
+            Grant orphan = ops.tryAcquire(lost, null).get(5, TimeUnit.SECONDS).grant();
+            Grant current = ops.tryAcquire(later, null).get(5, TimeUnit.SECONDS).grant();
+            RedisReadWriteLockOps.Keys keys = ops.keys(name);
+            assertThat(redis.execute("HGET", keys.attempts, owner + "|" + orphan.fencingToken()))
+                    .isEqualTo(lost.attemptId());
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("the earlier attempt's clean-up").isTrue();
+            assertThat(ops.release(orphan).get(5, TimeUnit.SECONDS)).as("the orphan is gone").isFalse();
+            assertThat(ops.renew(java.util.List.of(current)).get(5, TimeUnit.SECONDS)).as("the later hold renews")
+                    .isEmpty();
+            assertThat(ops.cleanUpAttempt(lost).get(5, TimeUnit.SECONDS)).as("idempotent").isFalse();
+            assertThat(ops.cleanUpAttempt(later).get(5, TimeUnit.SECONDS)).as("its own clean-up").isTrue();
+            assertThat(ops.isLocked(name).get(5, TimeUnit.SECONDS)).isFalse();
+            assertThat(redis.execute("EXISTS", keys.readers, keys.attempts)).as("no key left").isEqualTo(0L);
         }
     }
 
