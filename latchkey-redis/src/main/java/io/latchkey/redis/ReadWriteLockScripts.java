@@ -7,9 +7,9 @@ import io.latchkey.redis.LockScripts.Script;
  * {@code W} the write hold (the value of {@link FairLockScripts#HOLDS}), {@code R} the read holds ({@code owner|token}
  * scored by expiry, server ms), {@code WW} the waiting writers' intents (owner scored by when the server forgets it),
  * {@code TK} the token key ({@link FencingTokens}) and {@code RA} the attempt id of each read hold (hash
- * {@code owner|token -> attempt id}, for {@link #CLEAN_UP_READ}). Expired members are removed by whichever script
- * touches the set next; a set's PEXPIRE follows its latest score, and {@code RA}'s follows {@code R}'s when a read
- * hold is taken.
+ * {@code owner|token -> attempt id}, for {@link #CLEAN_UP_READ}; an entry goes with its hold's release or clean-up, a
+ * crashed reader's with the key). Expired members are removed by whichever script touches the set next; a set's
+ * PEXPIRE follows its latest score, and {@code RA}'s follows {@code R}'s when a read hold is taken.
  */
 final class ReadWriteLockScripts {
 
@@ -101,10 +101,12 @@ final class ReadWriteLockScripts {
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
 
-    /** Lua: {@code left(R, RA, channel)} after a read hold went: the last reader leaving wakes the waiting writers. */
-    private static final String LEFT = "local function left(r, ra, channel) "
-            + "redis.call('zremrangebyscore', r, '-inf', now); "
-            + "if redis.call('zcard', r) == 0 then redis.call('del', ra); redis.pcall('publish', channel, '0'); end; "
+    /**
+     * Lua: {@code left(R, channel)} after a read hold went: the last live reader leaving wakes the waiting writers
+     * (expired members go with the next acquire's purge, or with the key).
+     */
+    private static final String LEFT = "local function left(r, channel) "
+            + "if redis.call('zcount', r, '(' .. now, '+inf') == 0 then redis.pcall('publish', channel, '0'); end; "
             + "end; ";
 
     /**
@@ -115,7 +117,7 @@ final class ReadWriteLockScripts {
             + "local s = redis.call('zscore', KEYS[1], ARGV[1]); "
             + "redis.call('zrem', KEYS[1], ARGV[1]); "
             + "redis.call('hdel', KEYS[3], ARGV[1]); "
-            + "left(KEYS[1], KEYS[3], KEYS[2]); "
+            + "left(KEYS[1], KEYS[2]); "
             + "if s and tonumber(s) > now then return 1; end; "
             + "return 0;");
 
@@ -128,7 +130,7 @@ final class ReadWriteLockScripts {
             + "local h, prefix = redis.call('hgetall', KEYS[3]), ARGV[1] .. '|'; "
             + "for i = 1, #h, 2 do if h[i + 1] == ARGV[2] and string.sub(h[i], 1, #prefix) == prefix then "
             + "redis.call('hdel', KEYS[3], h[i]); local s = redis.call('zscore', KEYS[1], h[i]); "
-            + "redis.call('zrem', KEYS[1], h[i]); left(KEYS[1], KEYS[3], KEYS[2]); "
+            + "redis.call('zrem', KEYS[1], h[i]); left(KEYS[1], KEYS[2]); "
             + "if s and tonumber(s) > now then return 1; end; return 0; end; end; "
             + "return 0;");
 

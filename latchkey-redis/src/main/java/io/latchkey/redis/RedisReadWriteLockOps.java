@@ -18,8 +18,8 @@ import java.util.concurrent.CompletableFuture;
  *   <li>{@code …:rw:readers} — read holds, sorted set of {@code owner|token} scored by their expiry in server
  *   time, so each read hold has its own lease and renewal, and a crashed reader's hold ends on its own;</li>
  *   <li>{@code …:rw:attempts} — the attempt id of each read hold, hash {@code owner|token -> attempt id}, so that a
- *   read attempt whose answer never arrived is cleaned up by its id; removed with the hold, gone when the last
- *   reader leaves, PEXPIRE the readers' latest expiry when a hold is taken;</li>
+ *   read attempt whose answer never arrived is cleaned up by its id; an entry goes with its hold's release or
+ *   clean-up, a crashed reader's with the key (PEXPIRE the readers' latest expiry when a hold is taken);</li>
  *   <li>{@code …:rw:writers} — writers waiting, sorted set of owners scored by when the server forgets them (a
  *   waiting writer asks again well before), which holds back new readers: writers do not starve. Only with
  *   writer preference (the default); without it writers register nothing and readers enter while no writer
