@@ -47,25 +47,11 @@ class RedisLostAnswerTest {
             // runs, not one that fails with NOSCRIPT
             lockB.lock();
             lockB.unlock();
-            long frozenAt = System.nanoTime();
-            redis.freeze();
-            try {
-                assertThatThrownBy(() -> lockB.tryLock(2, TimeUnit.SECONDS))
-                        .isInstanceOf(LockUnavailableException.class);
-                assertThat(lockB.isHeldByCurrentThread()).isFalse();
-                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
-            } finally {
-                redis.thaw();
-            }
-            long thawedAt = System.nanoTime();
+            long thawedAt = timedOutWhileFrozen(() -> lockB.tryLock(2, TimeUnit.SECONDS));
+            assertThat(lockB.isHeldByCurrentThread()).isFalse();
             DistributedLock lockA = a.lock(name);
-            boolean acquired = false;
-            while (!acquired && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
-                acquired = lockA.tryLock(100, TimeUnit.MILLISECONDS);
-            }
-            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            long tookMillis = millisUntilAcquired(lockA, thawedAt);
             System.out.printf("another client acquired the lock %d ms after the server ran again%n", tookMillis);
-            assertThat(acquired).as("acquired by another client").isTrue();
             assertThat(tookMillis).as("ms from the server running again to another client's grant")
                     .isLessThan(1_000);
             lockA.unlock();
@@ -84,24 +70,10 @@ class RedisLostAnswerTest {
             DistributedLock readB = b.readWriteLock(name).readLock();
             readB.lock(); // the scripts are in the server's cache
             readB.unlock();
-            long frozenAt = System.nanoTime();
-            redis.freeze();
-            try {
-                assertThatThrownBy(() -> readB.tryLock(2, TimeUnit.SECONDS))
-                        .isInstanceOf(LockUnavailableException.class);
-                TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
-            } finally {
-                redis.thaw();
-            }
-            long thawedAt = System.nanoTime();
+            long thawedAt = timedOutWhileFrozen(() -> readB.tryLock(2, TimeUnit.SECONDS));
             DistributedLock writeA = a.readWriteLock(name).writeLock();
-            boolean acquired = false;
-            while (!acquired && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
-                acquired = writeA.tryLock(100, TimeUnit.MILLISECONDS);
-            }
-            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
+            long tookMillis = millisUntilAcquired(writeA, thawedAt);
             System.out.printf("another client's writer got in %d ms after the server ran again%n", tookMillis);
-            assertThat(acquired).as("the write lock, by another client").isTrue();
             assertThat(tookMillis).as("ms from the server running again to the writer's grant").isLessThan(1_000);
             writeA.unlock();
             assertThat(redis.execute("EXISTS", b.synchronizers().readOps().keys(name).attempts)).as("no key left")
@@ -147,21 +119,43 @@ class RedisLostAnswerTest {
                 redis.thaw();
             }
             long thawedAt = System.nanoTime();
+            long tookMillis = 0;
             for (DistributedLock lock : locks) {
                 DistributedLock other = a.lock(lock.name());
-                boolean acquired = false;
-                while (!acquired && System.nanoTime() - thawedAt < TimeUnit.SECONDS.toNanos(15)) {
-                    acquired = other.tryLock(100, TimeUnit.MILLISECONDS);
-                }
-                assertThat(acquired).as("acquired by another client").isTrue();
+                tookMillis = millisUntilAcquired(other, thawedAt);
                 other.unlock();
             }
-            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawedAt);
             System.out.printf("another client acquired every lock %d ms after the server ran again%n", tookMillis);
             assertThat(tookMillis).as("ms from the server running again to the last grant").isLessThan(1_500);
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * Freezes the server for {@link #PAUSE}, during which {@code attempt} gives up on its answer
+     * ({@link LockUnavailableException}); returns when the server ran again ({@link System#nanoTime()}).
+     */
+    private long timedOutWhileFrozen(org.assertj.core.api.ThrowableAssert.ThrowingCallable attempt) throws Exception {
+        long frozenAt = System.nanoTime();
+        redis.freeze();
+        try {
+            assertThatThrownBy(attempt).isInstanceOf(LockUnavailableException.class);
+            TimeUnit.NANOSECONDS.sleep(Math.max(0, PAUSE.toNanos() - (System.nanoTime() - frozenAt)));
+        } finally {
+            redis.thaw();
+        }
+        return System.nanoTime();
+    }
+
+    /** Ms from {@code since} until {@code lock} was acquired (it is tried for 15 s; not acquired by then fails). */
+    private static long millisUntilAcquired(DistributedLock lock, long since) throws InterruptedException {
+        boolean acquired = false;
+        while (!acquired && System.nanoTime() - since < TimeUnit.SECONDS.toNanos(15)) {
+            acquired = lock.tryLock(100, TimeUnit.MILLISECONDS);
+        }
+        assertThat(acquired).as("%s acquired by another client", lock.name()).isTrue();
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - since);
     }
 
     private static void runOnEach(java.util.concurrent.ExecutorService pool, java.util.List<DistributedLock> locks,
