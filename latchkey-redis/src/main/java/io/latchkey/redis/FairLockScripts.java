@@ -8,7 +8,7 @@ import io.latchkey.redis.LockScripts.Script;
  * The Lua scripts of the Redis fair lock, one EVALSHA each, on the keys of {@link RedisFairLockOps}: {@code L} the
  * hold (see {@link #HOLDS}), with PEXPIRE; {@code Q} the waiting owners scored by the arrival sequence {@code S};
  * {@code T} the same owners scored by when the server forgets them (server time + heartbeat); {@code TK} the token key
- * and {@code OF} the previous layout's counter ({@link FencingTokens}). Only server time and the server's sequence
+ * ({@link FencingTokens}). Only server time and the server's sequence
  * decide order and expiry, never clients' clocks. An empty queue leaves no {@code Q}, {@code T} or {@code S}.
  */
 final class FairLockScripts {

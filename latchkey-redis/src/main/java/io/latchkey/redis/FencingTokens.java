@@ -14,9 +14,6 @@ package io.latchkey.redis;
  * received it) the next token is the new server's {@code now}, which is greater than every earlier token as long as
  * the new server's clock is ahead of the last token, i.e. the outage lasted longer than the clock skew between the
  * servers (tokens only run ahead of the clock when more than one is issued per microsecond per token key).
- *
- * <p>Development builds before the first release kept one counter per name ({@code …:latchkey:fence}, a count of
- * acquisitions from 1): no longer read, since every token is above any such count ({@code docs/fencing.md}).
  */
 final class FencingTokens {
 

@@ -19,10 +19,7 @@ final class ReadWriteLockScripts {
     /** {@link #NOW_HERE} with the clock, for a script's top level. */
     static final String NOW = FencingTokens.CLOCK + NOW_HERE;
 
-    /**
-     * Sets a sorted set's PEXPIRE to its latest score, so the key goes when its last member expires; {@code keep(k,
-     * also)} sets the key {@code also}'s to the same.
-     */
+    /** Sets a sorted set's PEXPIRE (and {@code also}'s, if given) to its latest score: it goes with its last member. */
     static final String KEEP = "local function keep(k, also) " + NOW_HERE
             + "local last = redis.call('zrange', k, -1, -1, 'withscores'); "
             + "if last[2] then local ttl = math.max(1, tonumber(last[2]) - now + 1); redis.call('pexpire', k, ttl); "
@@ -101,10 +98,7 @@ final class ReadWriteLockScripts {
             + "redis.pcall('publish', KEYS[2], '0'); "
             + "return 1;");
 
-    /**
-     * Lua: {@code left(R, channel)} after a read hold went: the last live reader leaving wakes the waiting writers
-     * (expired members go with the next acquire's purge, or with the key).
-     */
+    /** Lua: {@code left(R, channel)} after a read hold went: the last live reader leaving wakes the waiting writers. */
     private static final String LEFT = "local function left(r, channel) "
             + "if redis.call('zcount', r, '(' .. now, '+inf') == 0 then redis.pcall('publish', channel, '0'); end; "
             + "end; ";

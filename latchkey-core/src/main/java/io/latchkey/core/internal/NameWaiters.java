@@ -21,7 +21,7 @@ abstract class NameWaiters extends NameHolds {
     private ArrayDeque<Waiter<?>> queue;
     private Waiter<?> inflight;
     private Set<Waiter<?>> bypassing;
-    /** Withdrawals of waiters' places in the server's queue still on their way ({@link NameState#withdrawingLocked}). */
+    /** Withdrawals of waiters' places in the server's queue on their way ({@link NameState#withdrawingLocked}). */
     private int withdrawing;
     /** Attempts held back until {@code withdrawing} is 0 again, in the order they came; {@code null} if none. */
     private List<Runnable> heldBack;
