@@ -151,11 +151,26 @@ final class NameState extends NameWaiters {
         return true;
     }
 
-    /** Under the lock: a withdrawal answered; the attempts held back if it was the last one (else {@code null}). */
-    List<Runnable> withdrawAnsweredLocked() {
-        List<Runnable> held = withdrawalAnsweredLocked();
-        idleCheckLocked();
-        return held;
+    /** A withdrawal answered; the attempts held back, to send in order, if it was the last one (else {@code null}). */
+    List<Runnable> withdrawAnswered() {
+        lock();
+        try {
+            List<Runnable> held = withdrawalAnsweredLocked();
+            idleCheckLocked();
+            return held;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** The attempts held back, to send in order ({@code null} if none): the bound on their wait ran out. */
+    List<Runnable> takeHeldBack() {
+        lock();
+        try {
+            return takeHeldBackLocked();
+        } finally {
+            unlock();
+        }
     }
 
     /** Under the lock: whether a single look must be refused without a round trip (see the class comment). */

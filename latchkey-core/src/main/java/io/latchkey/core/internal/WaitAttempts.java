@@ -33,7 +33,8 @@ final class WaitAttempts {
     static <R> void attempt(NameState s, Waiter<R> w) {
         int epoch;
         String entry;
-        int heldBack = 0;
+        boolean heldBack = false;
+        boolean firstHeldBack = false;
         s.lock();
         try {
             if (!w.beginAttempt()) {
@@ -43,16 +44,17 @@ final class WaitAttempts {
             entry = w.entry();
             if (s.withdrawingNowLocked()) {
                 // after this name's withdrawals on their way, so that none is still ahead of it at the server
-                heldBack = s.holdBackLocked(sending(s, w, epoch, entry)) ? 2 : 1;
+                heldBack = true;
+                firstHeldBack = s.holdBackLocked(sending(s, w, epoch, entry));
             }
         } finally {
             s.unlock();
         }
-        if (heldBack == 0) {
+        if (!heldBack) {
             send(s, w, epoch, entry);
-        } else if (heldBack == 2) {
+        } else if (firstHeldBack) {
             // a withdrawal's answer is bounded by the backend's operation timeout; this bounds the wait regardless
-            s.engine.watchdog.schedule(() -> sendHeldBack(s, null), s.engine.remoteTimeoutNanos());
+            s.engine.watchdog.schedule(() -> sendAll(s.takeHeldBack()), s.engine.remoteTimeoutNanos());
         }
     }
 
@@ -67,16 +69,8 @@ final class WaitAttempts {
         f.whenComplete((a, e) -> Trampoline.run(s.engine.callbacks, () -> attempted(s, w, epoch, a, e)));
     }
 
-    /** Sends the attempts held back ({@code held}, or, if {@code null}, whatever is held back now), in order. */
-    private static void sendHeldBack(NameState s, List<Runnable> held) {
-        if (held == null) {
-            s.lock();
-            try {
-                held = s.takeHeldBackLocked();
-            } finally {
-                s.unlock();
-            }
-        }
+    /** Sends the attempts that were held back, in order ({@code null}: none). */
+    private static void sendAll(List<Runnable> held) {
         if (held != null) {
             held.forEach(Runnable::run);
         }
@@ -173,14 +167,12 @@ final class WaitAttempts {
      */
     static void withdraw(NameState s, Waiter<?> w, boolean unknown) {
         String entry;
-        boolean counted = false;
+        boolean counted;
         s.lock();
         try {
             entry = w.takeEntry();
             // a counted resource has no place in a server's queue
-            if (s.ops != null && (entry != null || unknown)) {
-                counted = s.withdrawingLocked();
-            }
+            counted = s.ops != null && (entry != null || unknown) && s.withdrawingLocked();
         } finally {
             s.unlock();
         }
@@ -188,20 +180,12 @@ final class WaitAttempts {
         if (s.ops == null || entry == null && !unknown) {
             return;
         }
-        boolean answers = counted;
         s.engine.writes.call(() -> s.ops.withdraw(w.request, entry)).whenComplete((v, e) -> {
             if (e != null) {
                 log.debug("withdrawing the queue entry {} of lock '{}' failed", entry, s.name, e);
             }
-            if (answers) {
-                List<Runnable> held;
-                s.lock();
-                try {
-                    held = s.withdrawAnsweredLocked();
-                } finally {
-                    s.unlock();
-                }
-                sendHeldBack(s, held == null ? List.of() : held);
+            if (counted) {
+                sendAll(s.withdrawAnswered());
             }
         });
     }
