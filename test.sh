@@ -42,10 +42,10 @@ echo "== Spring Boot starter again on Boot 4.1"
 # Redis fixture runs it) and the Lettuce that Spring Boot 4.0.x manages (6.8.2; the build is on 7.7, Boot 4.1.x
 # manages 7.5.2) for an application that does not set lettuce.version. The contract TCKs (locks, leases, fair and
 # read-write locks, semaphores, latches, the fenced store), the outage run (the server stopped and started again) and
-# the connection variants and errors (ACL, TLS, wrong password). About two minutes.
+# the connection variants and errors (ACL, TLS, wrong password, servers of the wrong kind). About two minutes.
 echo "== Redis TCKs again on valkey-server through Lettuce 6.8.2 (Spring Boot 4.0's)"
 ./mvnw -B -ntp test -pl latchkey-redis -am -Dlatchkey.redis.server=valkey -Dlettuce.version=6.8.2.RELEASE \
-  -Dtest='RedisLockContractTckTest,RedisLeaseContractTckTest,RedisLeaseLifecycleTckTest,RedisFairLockTckTest,RedisReadWriteLockTckTest,RedisSemaphoreTckTest,RedisPermitExpirableSemaphoreTckTest,RedisCountDownLatchTckTest,RedisFencedStoreTckTest,RedisOutageTckTest,RedisConnectionVariantsTest,RedisConnectErrorsTest' \
+  -Dtest='RedisLockContractTckTest,RedisLeaseContractTckTest,RedisLeaseLifecycleTckTest,RedisFairLockTckTest,RedisReadWriteLockTckTest,RedisSemaphoreTckTest,RedisPermitExpirableSemaphoreTckTest,RedisCountDownLatchTckTest,RedisFencedStoreTckTest,RedisOutageTckTest,RedisConnectionVariantsTest,RedisConnectErrorsTest,RedisWrongServerKindTest' \
   -Dsurefire.failIfNoSpecifiedTests=false "$rerun"
 
 jdk25=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -n 1 || true)

@@ -268,8 +268,12 @@ final class Connector {
             return new CliException(CliException.UNAVAILABLE, String.format("%s failed: %s", describe(uri), why),
                     failure);
         }
+        // the library's own words after "cannot connect to <backend> at <address>: ", which carry its advice
+        String message = String.valueOf(failure.getMessage());
+        int own = message.startsWith("cannot connect to ") ? message.indexOf(": ") : -1;
         return new CliException(CliException.UNAVAILABLE, String.format("reached %s at %s, but it refused: %s",
-                backendName(uri), hosts(uri), why), failure);
+                backendName(uri), hosts(uri), own < 0 ? why : Secrets.mask(firstLine(message.substring(own + 2)))),
+                failure);
     }
 
     /** The host answered TCP but no server of the URI's kind answered within the timeout. */

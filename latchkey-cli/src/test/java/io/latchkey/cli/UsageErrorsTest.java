@@ -83,7 +83,8 @@ class UsageErrorsTest {
         InProcess.Result r = InProcess.run("inspect", "redis://127.0.0.1:" + REDIS.port() + "/99", "--timeout", "5s");
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
         assertThat(r.stderr()).as(r.toString())
-                .contains("reached redis at 127.0.0.1:" + REDIS.port() + ", but it refused: ERR DB index is out of range")
+                .contains("reached redis at 127.0.0.1:" + REDIS.port() + ", but it refused: the server refused the "
+                        + "connection's setup (ERR DB index is out of range): the URI's database number is not below")
                 .doesNotContain("cannot reach");
         assertThat(r.stderr().strip().lines()).hasSize(1);
     }

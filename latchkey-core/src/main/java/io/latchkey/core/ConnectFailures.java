@@ -36,6 +36,7 @@ public final class ConnectFailures {
 
     private static final Pattern AUTHENTICATION = Pattern.compile(
             "(?i)WRONGPASS|NOAUTH|NOPERM|authentication failed|password authentication|access denied|"
+                    + "requested password-based authentication|"
                     + "KeeperErrorCode = (NoAuth|AuthFailed)|UNAUTHENTICATED");
 
     private static final Pattern TLS = Pattern.compile(
@@ -205,10 +206,12 @@ public final class ConnectFailures {
         return found;
     }
 
+    /** The throwable's message (the first of its causes' when it has none), without a leading class name. */
     private static String words(Throwable t) {
         String m = t.getMessage();
         if (m == null || m.isBlank()) {
-            return t.getClass().getSimpleName();
+            Throwable cause = t.getCause();
+            return cause != null && cause != t ? words(cause) : t.getClass().getSimpleName();
         }
         m = m.strip().replaceFirst("^([a-z][\\w$]*\\.)+[A-Z][\\w$]*: ", "");
         int nl = m.indexOf('\n');

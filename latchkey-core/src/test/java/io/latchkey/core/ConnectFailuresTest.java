@@ -24,6 +24,22 @@ class ConnectFailuresTest {
     }
 
     @Test
+    void aMissingPasswordIsAnAuthenticationFailure() {
+        Exception failure = new RuntimeException(new RuntimeException("The server requested password-based "
+                + "authentication, but no password was provided by plugin null"));
+        assertThat(ConnectFailures.describe(failure)).startsWith("authentication failed (The server requested "
+                + "password-based authentication");
+    }
+
+    @Test
+    void aWrapperWithoutAMessageGivesItsCausesWords() {
+        Exception failure = new RuntimeException((String) null,
+                new IllegalStateException("Cannot provide redisAddress using sentinel for masterId other"));
+        assertThat(ConnectFailures.unavailable("redis at x:1", "connect", failure).getMessage())
+                .isEqualTo("redis at x:1: connect failed: Cannot provide redisAddress using sentinel for masterId other");
+    }
+
+    @Test
     void tlsComesBeforeAuthenticationWhenAProbeQuotesTheServersNoauth() {
         Exception failure = new RuntimeException(
                 "TLS handshake failed: the server does not speak TLS: it answered PING in plain text (-NOAUTH …)");

@@ -106,6 +106,9 @@ final class JdbcUrls {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {
             String cause = ConnectFailures.describe(e);
+            if (cause == null && String.valueOf(e.getMessage()).contains("timed out")) {
+                cause = silentServer(jdbcUrl, operationTimeout);
+            }
             if (cause != null) {
                 throw new LockUnavailableException(String.format("cannot connect to %s: %s", redact(jdbcUrl),
                         cause.replace(jdbcUrl, redact(jdbcUrl))), e);
@@ -114,6 +117,28 @@ final class JdbcUrls {
                     redact(jdbcUrl), e.getMessage() == null ? e.getClass().getSimpleName()
                             : e.getMessage().replace(jdbcUrl, redact(jdbcUrl))), e);
         }
+    }
+
+    /**
+     * Why a connect timed out when a server listens at the URL's first host: it is not a database of the URL's kind
+     * (a Redis server behind a {@code jdbc:postgresql:} URL waits for ever for the rest of a command). {@code null}
+     * if the URL names no host or nothing listens there.
+     */
+    private static String silentServer(String jdbcUrl, Duration timeout) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^jdbc:(postgresql|mariadb|mysql)://([^/:,?]+)"
+                + "(?::(\\d{1,5}))?").matcher(jdbcUrl.replaceFirst("//[^/@]*@", "//"));
+        if (!m.find()) {
+            return null;
+        }
+        String kind = m.group(1).equals("postgresql") ? "PostgreSQL" : "MariaDB/MySQL";
+        int port = m.group(3) != null ? Integer.parseInt(m.group(3)) : kind.equals("PostgreSQL") ? 5432 : 3306;
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(m.group(2), port), 500);
+        } catch (java.io.IOException | RuntimeException notListening) {
+            return null;
+        }
+        return String.format("%s:%d accepted the connection, but no %s server answered there within %d ms (is it a "
+                + "%s server?)", m.group(2), port, kind, timeout.toMillis(), kind);
     }
 
     /**

@@ -88,11 +88,15 @@ final class RedisConnections {
         try {
             if (uri == null) {
                 conn = client.connect(CODEC);
+                RedisServerKind.checkStandalone(conn, null, timeout);
                 pubSub = client.connectPubSub(CODEC);
             } else {
                 // Bounded here too: an application's client may have a longer connect timeout than ours.
+                long start = System.nanoTime();
                 conn = uri.isSsl() && uri.getSentinels().isEmpty() ? connectTls(client, uri, timeout)
+                        : !uri.getSentinels().isEmpty() ? connectViaSentinels(client, uri, timeout)
                         : connectPlain(client, uri, timeout);
+                RedisServerKind.checkStandalone(conn, uri, timeout.minusNanos(System.nanoTime() - start));
                 pubSub = await(client.connectPubSubAsync(CODEC, uri).toCompletableFuture(), timeout);
             }
         } catch (RuntimeException e) {
@@ -140,7 +144,7 @@ final class RedisConnections {
         try {
             return await(client.connectAsync(CODEC, uri).toCompletableFuture(), timeout);
         } catch (RedisConnectionException e) {
-            if (!uri.getSentinels().isEmpty() || !closedByServer(e)) {
+            if (!closedByServer(e)) {
                 throw e;
             }
             Duration left = timeout.minusNanos(System.nanoTime() - start);
@@ -170,6 +174,26 @@ final class RedisConnections {
         }
     }
 
+    /**
+     * A connect through Sentinel that fails says why when the Sentinels tell: Lettuce reports a master name they do
+     * not know only as "Cannot provide redisAddress", and a plain Redis server given as a Sentinel as a timeout. The
+     * last part of the timeout (a quarter, at most 500 ms) is kept to ask them ({@link RedisServerKind}).
+     */
+    private static StatefulRedisConnection<String, String> connectViaSentinels(RedisClient client, RedisURI uri,
+                                                                               Duration timeout) {
+        Duration probe = Duration.ofMillis(Math.min(500, timeout.toMillis() / 4));
+        long start = System.nanoTime();
+        try {
+            return await(client.connectAsync(CODEC, uri).toCompletableFuture(), timeout.minus(probe));
+        } catch (RedisConnectionException e) {
+            String why = RedisServerKind.whySentinelFailed(client, uri, timeout.minusNanos(System.nanoTime() - start));
+            if (why == null) {
+                throw e;
+            }
+            throw new RedisServerKind.Misdirected(why);
+        }
+    }
+
     /** A connect the server ended before its handshake was answered (Lettuce names it three ways). */
     private static boolean closedByServer(Throwable e) {
         return RedisErrors.anyCause(e, t -> t.getMessage() != null && (t.getMessage().contains("closed prematurely")
@@ -188,7 +212,15 @@ final class RedisConnections {
         StatefulRedisPubSubConnection<String, String> pubSub = null;
         try {
             // Lettuce's asynchronous connect needs the topology loaded first; bounded, unlike its getPartitions().
-            await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
+            try {
+                await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
+            } catch (RuntimeException e) {
+                if (RedisErrors.anyCause(e, t -> String.valueOf(t.getMessage()).contains("cluster support disabled"))) {
+                    throw new RedisServerKind.Misdirected("the seeds are Redis servers without cluster mode (\"This "
+                            + "instance has cluster support disabled\"): use redis://host:port for a standalone server");
+                }
+                throw e;
+            }
             conn = await(client.connectAsync(CODEC), timeout);
             pubSub = await(client.connectPubSubAsync(CODEC), timeout);
             boolean sharded = allowSharded && hasShardedPubSub(conn, timeout);

@@ -35,7 +35,7 @@ final class RedisErrors {
         if (e instanceof LockException) {
             return (LockException) e;
         }
-        String cause = "connect".equals(operation) ? ConnectFailures.describe(e) : null;
+        String cause = "connect".equals(operation) ? connectFailure(e) : null;
         if (cause != null) {
             // The driver's "Unable to connect" hides the reason causes deep: name it at the top.
             return new LockUnavailableException(String.format("cannot connect to redis at %s: %s", address,
@@ -50,6 +50,41 @@ final class RedisErrors {
                     e.getMessage()), e);
         }
         return ConnectFailures.unavailable("redis at " + address, operation, e);
+    }
+
+    /**
+     * Why a connect failed, in words for the top of the message, or {@code null} if nothing in the chain says: the
+     * common causes ({@link ConnectFailures#describe}), a server of the wrong kind ({@link RedisServerKind}), or a
+     * server that refused the connection's setup (the URI's database, say).
+     */
+    private static String connectFailure(Throwable e) {
+        Throwable misdirected = first(e, t -> t instanceof RedisServerKind.Misdirected);
+        if (misdirected != null) {
+            return misdirected.getMessage();
+        }
+        String cause = ConnectFailures.describe(e);
+        if (cause != null) {
+            // the server's own NOAUTH: no credentials were sent
+            return cause.startsWith("authentication failed (NOAUTH") ? cause + "; the server wants a password: give "
+                    + "it in the URI (redis://:PASSWORD@host:port, or redis://USER:PASSWORD@host:port)" : cause;
+        }
+        Throwable refusal = first(e, t -> t instanceof RedisCommandExecutionException);
+        if (refusal == null) {
+            return null;
+        }
+        String words = String.valueOf(refusal.getMessage());
+        return "the server refused the connection's setup (" + words + ")" + (words.contains("DB index")
+                ? ": the URI's database number is not below the server's 'databases' setting (16 by default)" : "");
+    }
+
+    /** The first of {@code e} and its causes that passes {@code test}, or {@code null}. */
+    private static Throwable first(Throwable e, Predicate<Throwable> test) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (test.test(t)) {
+                return t;
+            }
+        }
+        return null;
     }
 
     /** A server that is loading, read-only (failover) or busy with a script will answer again soon. */
@@ -68,12 +103,7 @@ final class RedisErrors {
 
     /** Whether {@code e} or any of its causes passes {@code test}. */
     static boolean anyCause(Throwable e, Predicate<Throwable> test) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (test.test(t)) {
-                return true;
-            }
-        }
-        return false;
+        return first(e, test) != null;
     }
 
     static boolean isNoScript(Throwable e) {

@@ -51,7 +51,8 @@ class RedisConnectErrorsTest {
         assertThatThrownBy(() -> LockClient.connect(uri, options()))
                 .isInstanceOf(LockException.class)
                 .hasMessageContaining("authentication")
-                .hasMessageContaining("NOAUTH");
+                .hasMessageContaining("NOAUTH")
+                .hasMessageContaining("the server wants a password: give it in the URI (redis://:PASSWORD@host:port");
     }
 
     @Test

@@ -108,8 +108,9 @@ public final class EtcdHandshakeProbe {
                 return null; // e.g. a TLS port's "Client sent an HTTP request to an HTTPS server"
             }
             String line = text.split("[\r\n]", 2)[0].replaceAll("[^\\x20-\\x7e]", "?");
-            return String.format("not an etcd server at %s:%d: it answered HTTP/2, the protocol of etcd, with \"%s\"",
-                    host, port, line);
+            return String.format("not an etcd server at %s:%d: it answered the opening of an HTTP/2 connection "
+                    + "(etcd's protocol) with \"%s\"%s", host, port, line,
+                    line.startsWith("-ERR") || line.startsWith("-NOAUTH") ? " (a Redis server?)" : "");
         } catch (IOException | RuntimeException e) {
             return null;
         }
