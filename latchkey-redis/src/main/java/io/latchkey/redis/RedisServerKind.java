@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * take it and lose it to the master's next sync. So the connect fails instead, naming what answered and the URI that
  * reaches what the user meant.
  *
- * <p>Asked with {@code ROLE} and {@code INFO server}, once per connect. A server that refuses either (an ACL user
+ * <p>Also warns (a log line) when the server may evict lock keys at its memory limit ({@link #evictionWarning}).
+ *
+ * <p>Asked with {@code ROLE}, {@code INFO server} and {@code INFO memory}, once per connect. A server that refuses either (an ACL user
  * without them) or does not answer within the time left is taken as it is: the check never fails a connect by
  * itself.
  */
@@ -61,15 +63,25 @@ final class RedisServerKind {
      * @throws Misdirected if it is a replica, a Sentinel or a Cluster node
      */
     static void checkStandalone(StatefulRedisConnection<String, String> connection, RedisURI uri, Duration budget) {
-        if (uri != null && !uri.getSentinels().isEmpty()) {
-            return; // Sentinel named the master; a replica here is a failover under way, which retries handle
+        RedisAsyncCommands<String, String> commands = connection.async();
+        CompletableFuture<String> memory = commands.info("memory").toCompletableFuture();
+        long deadline = System.nanoTime() + budget.toNanos();
+        if (uri == null || uri.getSentinels().isEmpty()) {
+            // through Sentinel the connection is to the master it names (a replica there is a failover under way)
+            checkRole(commands, uri, deadline);
         }
+        String warning = evictionWarning(uri == null ? "the application's Redis server"
+                : "the Redis server at " + RedisUris.address(uri), answer(memory, deadline));
+        if (warning != null) {
+            log.warn(warning);
+        }
+    }
+
+    private static void checkRole(RedisAsyncCommands<String, String> commands, RedisURI uri, long deadline) {
         String at = uri == null ? "the server" : uri.getHost() + ":" + uri.getPort();
         String it = uri == null ? "the server" : "it";
-        RedisAsyncCommands<String, String> commands = connection.async();
         CompletableFuture<List<Object>> role = commands.role().toCompletableFuture();
         CompletableFuture<String> info = commands.info("server").toCompletableFuture();
-        long deadline = System.nanoTime() + budget.toNanos();
         List<Object> roleReply = answer(role, deadline);
         String kind = roleReply == null || roleReply.isEmpty() ? null : String.valueOf(roleReply.get(0));
         if ("sentinel".equals(kind)) {
@@ -90,6 +102,27 @@ final class RedisServerKind {
             throw new Misdirected(String.format("%s is a node of a Redis Cluster, where a plain connection reaches "
                     + "only this node's slots: use redis-cluster://%s", it, at));
         }
+    }
+
+    /**
+     * A warning for a server that may evict lock keys when it runs out of memory: a {@code maxmemory} limit with a
+     * policy other than {@code noeviction} ({@code volatile-*} policies evict keys with an expiry, which every lock
+     * has; {@code allkeys-*} any key). An evicted lock is free for the next caller while its holder works on: two
+     * holders, told to nobody. {@code null} if the server has no limit, does not evict, or did not say.
+     *
+     * @param server the server in words, as in {@code the Redis server at host:port}
+     * @param memory the server's {@code INFO memory}, or {@code null}
+     */
+    static String evictionWarning(String server, String memory) {
+        Matcher limit = Pattern.compile("(?m)^maxmemory:\\s*(\\d+)").matcher(memory == null ? "" : memory);
+        Matcher policy = Pattern.compile("(?m)^maxmemory_policy:\\s*(\\S+)").matcher(memory == null ? "" : memory);
+        if (!limit.find() || !policy.find() || "0".equals(limit.group(1)) || "noeviction".equals(policy.group(1))) {
+            return null;
+        }
+        return String.format("%s may evict lock keys when it reaches its memory limit "
+                + "(maxmemory %s bytes, maxmemory-policy %s): an evicted lock is free for another caller while its "
+                + "holder still works, and nobody is told. Run the server that keeps locks with maxmemory-policy "
+                + "noeviction", server, limit.group(1), policy.group(1));
     }
 
     /**

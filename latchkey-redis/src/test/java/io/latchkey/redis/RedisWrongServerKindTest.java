@@ -111,6 +111,35 @@ class RedisWrongServerKindTest {
         }
     }
 
+    @Test
+    void aServerThatMayEvictLockKeysIsNamedInAWarning() {
+        assertThat(RedisServerKind.evictionWarning("the Redis server at h:1",
+                "# Memory\r\nmaxmemory:104857600\r\nmaxmemory_policy:volatile-lru\r\n"))
+                .startsWith("the Redis server at h:1 may evict lock keys when it reaches its memory limit (maxmemory "
+                        + "104857600 bytes, maxmemory-policy volatile-lru)")
+                .endsWith("with maxmemory-policy noeviction");
+        assertThat(RedisServerKind.evictionWarning("s", "maxmemory:104857600\r\nmaxmemory_policy:noeviction\r\n"))
+                .as("does not evict").isNull();
+        assertThat(RedisServerKind.evictionWarning("s", "maxmemory:0\r\nmaxmemory_policy:allkeys-lru\r\n"))
+                .as("no limit").isNull();
+        assertThat(RedisServerKind.evictionWarning("s", null)).as("did not say").isNull();
+    }
+
+    @Test
+    void aServerThatMayEvictLockKeysStillConnects() {
+        RedisSentinelSetup s = sentinel.setup();
+        s.master("CONFIG", "SET", "maxmemory", "512mb");
+        s.master("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
+        try (LockClient client = LockClient.connect(s.masterUri(), options())) {
+            DistributedLock lock = client.lock("kind-check");
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+        } finally {
+            s.master("CONFIG", "SET", "maxmemory-policy", "noeviction");
+            s.master("CONFIG", "SET", "maxmemory", "0");
+        }
+    }
+
     private void assertRefused(String uri, String message) {
         long start = System.nanoTime();
         assertThatThrownBy(() -> LockClient.connect(uri, options()))
