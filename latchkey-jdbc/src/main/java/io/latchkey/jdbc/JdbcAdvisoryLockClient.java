@@ -79,7 +79,7 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
      * @param dataSource where the client borrows its connections, one per held lock; not closed by {@link #close()}
      * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
-     * @throws LockUnavailableException if it cannot be reached
+     * @throws LockUnavailableException if it cannot be reached or only reads (a standby, read-only)
      */
     public static JdbcAdvisoryLockClient create(DataSource dataSource) {
         return create(dataSource, ClientOptions.defaults());
@@ -94,7 +94,7 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
      * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
      * @throws IllegalStateException if PostgreSQL's connections go through a pooler in transaction mode (such as
      *         PgBouncer with {@code pool_mode = transaction}), where a session does not outlive a transaction
-     * @throws LockUnavailableException if it cannot be reached
+     * @throws LockUnavailableException if it cannot be reached or only reads (a standby, read-only)
      */
     public static JdbcAdvisoryLockClient create(DataSource dataSource, ClientOptions options) {
         Objects.requireNonNull(dataSource, "dataSource");
@@ -106,6 +106,7 @@ public final class JdbcAdvisoryLockClient extends AbstractLockClient {
                 throw new IllegalArgumentException(
                         "advisory locks need PostgreSQL or MariaDB/MySQL; H2 has none (use JdbcLockClient)");
             }
+            WritableCheck.require(c, dialect, JdbcUrls.redact(md.getURL()));
             if (dialect == SqlDialect.POSTGRESQL && !SessionProbe.notificationsArrive(c, dataSource, SessionProbe.WAIT)) {
                 throw new IllegalStateException(String.format("advisory locks belong to a database session, but the "
                         + "connections to %s go through %s, which hands the session to another client after each "

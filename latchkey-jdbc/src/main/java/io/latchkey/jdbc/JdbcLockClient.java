@@ -145,7 +145,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
      * @throws IllegalStateException if the database has no sequences (MySQL)
-     * @throws LockUnavailableException if the database cannot be reached
+     * @throws LockUnavailableException if the database cannot be reached or only reads (a standby, read-only)
      */
     public static JdbcLockClient create(DataSource dataSource) {
         return create(dataSource, ClientOptions.defaults(), JdbcOptions.defaults());
@@ -160,7 +160,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      * @return a client, open until {@link #close()}
      * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
      * @throws IllegalStateException if the database has no sequences (MySQL)
-     * @throws LockUnavailableException if the database cannot be reached
+     * @throws LockUnavailableException if the database cannot be reached or only reads (a standby, read-only)
      */
     public static JdbcLockClient create(DataSource dataSource, ClientOptions options) {
         return create(dataSource, options, JdbcOptions.defaults());
@@ -177,7 +177,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      * @throws IllegalArgumentException if the database is not PostgreSQL, MariaDB/MySQL or H2
      * @throws IllegalStateException if the lock table or its sequence is missing and
      *         {@link JdbcOptions#createTable()} is off, or the database has no sequences (MySQL)
-     * @throws LockUnavailableException if the database cannot be reached
+     * @throws LockUnavailableException if the database cannot be reached or only reads (a standby, read-only)
      * @throws NullPointerException if an argument is null
      */
     public static JdbcLockClient create(DataSource dataSource, ClientOptions options, JdbcOptions jdbcOptions) {
@@ -207,7 +207,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
      *         contains the password)
      * @throws IllegalStateException if the lock table or its sequence is missing and
      *         {@link JdbcOptions#createTable()} is off, or the database has no sequences (MySQL)
-     * @throws LockUnavailableException if the database cannot be reached
+     * @throws LockUnavailableException if the database cannot be reached or only reads (a standby, read-only)
      */
     public static JdbcLockClient create(String jdbcUrl, int poolSize, ClientOptions options, JdbcOptions jdbcOptions) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
@@ -335,6 +335,7 @@ public final class JdbcLockClient extends AbstractLockClient implements LockInsp
             DatabaseMetaData md = c.getMetaData();
             server = JdbcUrls.redact(md.getURL());
             dialect = jdbcOptions.dialect().isPresent() ? jdbcOptions.dialect().get() : SqlDialect.of(md);
+            WritableCheck.require(c, dialect, server);
             if (dialect != SqlDialect.POSTGRESQL) {
                 if (jdbcOptions.listenUrl().isPresent()) {
                     throw new IllegalArgumentException(String.format("listenUrl is for PostgreSQL (LISTEN), but %s is %s",

@@ -32,6 +32,26 @@ public final class PostgresServer extends SqlServerProcess {
 
     private static PostgresServer shared;
 
+    /** The primary this server is a standby of ({@link #standbyOf}), or {@code null}. */
+    private final PostgresServer primary;
+
+    /** A server of its own (a fresh cluster on {@link #start()}). */
+    public PostgresServer() {
+        this(null);
+    }
+
+    private PostgresServer(PostgresServer primary) {
+        this.primary = primary;
+    }
+
+    /**
+     * A hot standby of {@code primary} (running): on {@link #start()} a base backup of it with streaming replication
+     * set up ({@code pg_basebackup -R}), so the server stays in recovery and answers reads only.
+     */
+    public static PostgresServer standbyOf(PostgresServer primary) {
+        return new PostgresServer(primary);
+    }
+
     /** The JVM-wide server, started on first use and stopped at JVM exit. */
     public static synchronized PostgresServer shared() {
         if (shared == null) {
@@ -59,8 +79,12 @@ public final class PostgresServer extends SqlServerProcess {
             if (root) {
                 handTo(dir, serviceUser());
             }
-            List<String> init = asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
-                    "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
+            List<String> init = primary != null
+                    ? asServiceUser(root, List.of(Binaries.find("pg_basebackup", INSTALL_HINT, debianDirs).toString(),
+                            "-h", primary.host(), "-p", Integer.toString(primary.port()), "-U", USER, "-D",
+                            dir.resolve("data").toString(), "-R", "--no-sync"))
+                    : asServiceUser(root, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
+                            "-U", USER, "-A", "trust", "-E", "UTF8", "--no-sync", "--locale=C"));
             Binaries.run(init, dir, 120);
             if (!"127.0.0.1".equals(host())) {
                 // In a network namespace clients come from the host's end of its link.
@@ -76,7 +100,8 @@ public final class PostgresServer extends SqlServerProcess {
                 dir.resolve("data").toString(), "-p", Integer.toString(port), "-c", "listen_addresses=" + host(),
                 "-c", "unix_socket_directories=" + dir, "-c", "fsync=off", "-c", "synchronous_commit=off",
                 "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"))),
-                "ready to accept connections", "could not bind");
+                primary != null ? "ready to accept read-only connections" : "ready to accept connections",
+                "could not bind");
     }
 
     /** Stops the server quickly (SIGINT: fast shutdown, open sessions are cut). Keeps the data for {@link #start()}. */
