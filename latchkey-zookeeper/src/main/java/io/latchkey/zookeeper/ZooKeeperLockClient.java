@@ -21,6 +21,7 @@ import io.latchkey.zookeeper.internal.ZkWatches;
 import io.latchkey.zookeeper.internal.ZkPermitExpirableSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
+import io.latchkey.zookeeper.internal.ZkChroot;
 import io.latchkey.zookeeper.internal.ZkUri;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -172,19 +173,21 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
             int first = Math.min(opMillis, REFUSED_CHECK_AFTER_MILLIS);
             if (!curator.blockUntilConnected(first, TimeUnit.MILLISECONDS)) {
                 if (ConnectFailures.refusedEverywhere(parsed.addresses(), Math.max(1, opMillis - first))) {
-                    closeAbandoned(curator);
                     throw new LockUnavailableException(String.format(
                             "cannot connect to ZooKeeper at %s: connection refused (nothing listens there)",
                             parsed.hosts()));
                 }
                 long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
                 if (left <= 0 || !curator.blockUntilConnected((int) left, TimeUnit.MILLISECONDS)) {
-                    closeAbandoned(curator);
                     throw new LockUnavailableException(String.format(
                             "ZooKeeper %s did not accept a connection within %d ms", parsed.connectString(),
                             opMillis));
                 }
             }
+            ZkChroot.ensure(curator, parsed, deadline);
+        } catch (LockUnavailableException e) {
+            closeAbandoned(curator); // never connected, or no chroot
+            throw e;
         } catch (InterruptedException e) {
             closeAbandoned(curator);
             Thread.currentThread().interrupt();

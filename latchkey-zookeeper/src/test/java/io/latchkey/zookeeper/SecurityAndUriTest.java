@@ -49,6 +49,37 @@ class SecurityAndUriTest {
     }
 
     @Test
+    void aMissingChrootIsMadeWithItsParents() throws Exception {
+        String chroot = "/missing-" + UUID.randomUUID() + "/apps/locks";
+        try (CuratorFramework admin = SharedZooKeeper.curator();
+             ZooKeeperLockClient client = ZooKeeperLockClient.connect(SharedZooKeeper.server().uri() + chroot, FAST);
+             ZooKeeperLockClient other = ZooKeeperLockClient.connect(SharedZooKeeper.server().uri() + chroot, FAST)) {
+            DistributedLock lock = client.lock("x");
+            long start = System.nanoTime();
+            assertThat(lock.tryLock(Duration.ofSeconds(1), null)).isTrue();
+            assertThat((System.nanoTime() - start) / 1_000_000).as("at once, not after retries").isLessThan(1_000);
+            assertThat(admin.getChildren().forPath(chroot + client.lockPath("x"))).hasSize(1);
+            assertThat(other.lock("x").tryLock()).as("a second client of the chroot is excluded").isFalse();
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void aChrootThatCannotBeMadeFailsTheConnectSayingSo() throws Exception {
+        String parent = "/readonly-" + UUID.randomUUID();
+        try (CuratorFramework admin = SharedZooKeeper.curator()) {
+            admin.create().withACL(ZooDefs.Ids.READ_ACL_UNSAFE).forPath(parent);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> ZooKeeperLockClient.connect(SharedZooKeeper.server().uri() + parent + "/locks",
+                    FAST))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("the chroot '" + parent + "/locks' does not exist, and making it failed")
+                    .hasMessageContaining("NoAuth");
+            assertThat((System.nanoTime() - start) / 1_000_000).as("within the timeout").isLessThan(2_500);
+        }
+    }
+
+    @Test
     void digestCredentialsMakeNodesCreatorOnly() throws Exception {
         String ns = "acl-" + UUID.randomUUID();
         ClientOptions options = FAST.toBuilder().namespace(ns).build();
