@@ -10,21 +10,23 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Groups the lock's and the semaphores' acquires and releases of one client that are ready at the same time into
  * one script call ("group commit"): the server pays one command, one script start and one reply for all of them.
  *
- * <p>When no call of this client's group is in flight, a call goes out at once and alone, as the very script it is
- * ({@link LockScripts#ACQUIRE}, {@link LockScripts#RELEASE}, {@link SemaphoreScripts#ACQUIRE},
- * {@link SemaphoreScripts#ADD}, {@link PermitSemaphoreScripts#ACQUIRE}, {@link PermitSemaphoreScripts#RELEASE}); so a
- * client with one busy thread never waits for a group. While one is in flight, the calls that come are queued, and when
- * its answer arrives (or fails) everything queued goes out at once: alone if it is one call, else as one {@link #GROUP}
- * script of up to {@value #MAX_MEMBERS} members. Nothing waits for a group to fill; a call waits at most for the answer
- * of the call in flight before it, which is bounded by the operation timeout (so in the worst case, a server that stops
- * answering, a member learns its fate after up to twice the operation timeout). On a Redis Cluster, where a script's
- * keys share one hash slot, each slot has its own queue and call in flight: calls of different slots never wait.
+ * <p>Up to {@value #IN_FLIGHT} calls of a client are in flight at once. A call that finds a place free goes out at once
+ * and alone, as the very script it is ({@link LockScripts#ACQUIRE}, {@link LockScripts#RELEASE},
+ * {@link SemaphoreScripts#ACQUIRE}, {@link SemaphoreScripts#ADD}, {@link PermitSemaphoreScripts#ACQUIRE},
+ * {@link PermitSemaphoreScripts#RELEASE}); so a client with few busy threads never waits for a group. While every
+ * place is taken, the calls that come are queued, and when an answer arrives (or fails) everything queued goes out at
+ * once in that place: alone if it is one call, else as one {@link #GROUP} script of up to {@value #MAX_MEMBERS}
+ * members. Nothing waits for a group to fill; a call waits at most for the answer of a call in flight before it, which
+ * is bounded by the operation timeout (so in the worst case, a server that stops answering, a member learns its fate
+ * after up to twice the operation timeout). The calls in flight share one connection, so the server runs them in the
+ * order they were sent. On a Redis Cluster, where a script's keys share one hash slot, each slot has its own queue and
+ * places: calls of different slots never wait.
  *
  * <p>Each member runs exactly the Lua logic of its own script (the script's body is a Lua function of both), in order,
  * each in a {@code pcall}: a member whose logic fails (a key of the wrong type) fails alone with the server's error,
@@ -41,6 +43,14 @@ final class ScriptGroups {
 
     /** The most members of one group script: bounds the time the script blocks the server. */
     static final int MAX_MEMBERS = 64;
+
+    /**
+     * The most calls of one lane in flight at once. One would make every call that comes while a call is in flight
+     * wait for that call's round trip before its own: on a network (or a virtual machine) where the round trip, not the
+     * server's CPU, is the cost, 16 busy threads then reached about half of what the same calls make unpipelined.
+     * Four places keep the groups (0.65 script calls per lock cycle at 16 threads, against 0.25) and pay no such wait.
+     */
+    static final int IN_FLIGHT = 4;
 
     /**
      * ARGV per member: script name, key count, argument count, its arguments; KEYS: every member's keys in order.
@@ -87,27 +97,35 @@ final class ScriptGroups {
     /** The calls that may share one script call: every call, or on a cluster those of one hash slot. */
     private final class Lane {
         private final Queue<Member> queue = new ConcurrentLinkedQueue<>();
-        /** Whether a call of this lane is in flight: the calls that come meanwhile wait in {@link #queue}. */
-        private final AtomicBoolean inFlight = new AtomicBoolean();
+        /** The calls of this lane in flight, at most {@link #IN_FLIGHT}; while all places are taken, calls queue. */
+        private final AtomicInteger inFlight = new AtomicInteger();
 
         void add(Member member) {
             queue.add(member);
-            if (inFlight.compareAndSet(false, true)) {
-                send();
+            sendIfFree();
+        }
+
+        /** Takes a free place in flight, if there is one, and sends what is queued with it. */
+        private void sendIfFree() {
+            for (int n = inFlight.get(); n < IN_FLIGHT; n = inFlight.get()) {
+                if (inFlight.compareAndSet(n, n + 1)) {
+                    send();
+                    return;
+                }
             }
         }
 
-        /** Sends what is queued (this thread holds {@link #inFlight}); called again by the answer. */
+        /** Sends what is queued (this thread holds a place in flight); called again by the answer. */
         private void send() {
             List<Member> members = new ArrayList<>();
             for (Member m = queue.poll(); m != null; m = members.size() < MAX_MEMBERS ? queue.poll() : null) {
                 members.add(m);
             }
             if (members.isEmpty()) {
-                inFlight.set(false);
-                // a call queued between the poll and the reset found the flag still set: send it
-                if (!queue.isEmpty() && inFlight.compareAndSet(false, true)) {
-                    send();
+                inFlight.decrementAndGet();
+                // a call queued between the poll and the decrement found no place free: send it
+                if (!queue.isEmpty()) {
+                    sendIfFree();
                 }
                 return;
             }
