@@ -216,7 +216,7 @@ final class RedisConnections {
                 await(client.refreshPartitionsAsync().toCompletableFuture(), timeout);
             } catch (RuntimeException e) {
                 if (RedisErrors.anyCause(e, t -> String.valueOf(t.getMessage()).contains("cluster support disabled"))) {
-                    throw new RedisServerKind.Misdirected("the seeds are Redis servers without cluster mode (\"This "
+                    throw new RedisServerKind.Misdirected("the URI's servers run without cluster mode (\"This "
                             + "instance has cluster support disabled\"): use redis://host:port for a standalone server");
                 }
                 throw e;

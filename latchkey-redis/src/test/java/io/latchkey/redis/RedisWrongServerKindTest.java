@@ -74,7 +74,7 @@ class RedisWrongServerKindTest {
     @Test
     void aStandaloneServerGivenAsAClusterSeedIsRefused() {
         assertRefused("redis-cluster://127.0.0.1:" + sentinel.setup().masterPort(),
-                "the seeds are Redis servers without cluster mode");
+                "the URI's servers run without cluster mode");
     }
 
     @Test
