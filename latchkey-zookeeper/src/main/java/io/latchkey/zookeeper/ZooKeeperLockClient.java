@@ -23,7 +23,6 @@ import io.latchkey.zookeeper.internal.ZkSemaphoreOps;
 import io.latchkey.zookeeper.internal.ZkSession;
 import io.latchkey.zookeeper.internal.ZkChroot;
 import io.latchkey.zookeeper.internal.ZkUri;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -160,8 +159,7 @@ public final class ZooKeeperLockClient extends AbstractLockClient implements Loc
                 .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000));
         List<ACL> acl = ZooDefs.Ids.OPEN_ACL_UNSAFE;
         if (parsed.hasCredentials()) {
-            builder.authorization("digest",
-                    (parsed.user() + ":" + parsed.password()).getBytes(StandardCharsets.UTF_8));
+            builder.authorization("digest", parsed.digest());
             acl = ZooDefs.Ids.CREATOR_ALL_ACL;
         }
         CuratorFramework curator = builder.build();

@@ -1,7 +1,6 @@
 package io.latchkey.zookeeper.internal;
 
 import io.latchkey.LockUnavailableException;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -52,7 +51,7 @@ public final class ZkChroot {
                 .sessionTimeoutMs((int) Math.max(2_000, left))
                 .retryPolicy(new RetryOneTime(50));
         if (uri.hasCredentials()) {
-            builder.authorization("digest", (uri.user() + ":" + uri.password()).getBytes(StandardCharsets.UTF_8));
+            builder.authorization("digest", uri.digest());
         }
         try (CuratorFramework root = builder.build()) {
             root.start();

@@ -2,6 +2,7 @@ package io.latchkey.zookeeper.internal;
 
 import io.latchkey.core.ServerUri;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -50,6 +51,11 @@ public record ZkUri(String connectString, String user, String password, ServerUr
 
     public boolean hasCredentials() {
         return user != null;
+    }
+
+    /** The credentials as ZooKeeper's digest scheme takes them ({@code user:password}, UTF-8); only with credentials. */
+    public byte[] digest() {
+        return (user + ":" + password).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
