@@ -78,7 +78,7 @@ final class RedisServerKind {
     }
 
     private static void checkRole(RedisAsyncCommands<String, String> commands, RedisURI uri, long deadline) {
-        String at = uri == null ? "the server" : uri.getHost() + ":" + uri.getPort();
+        String at = uri == null ? "HOST:PORT" : RedisUris.address(uri);
         String it = uri == null ? "the server" : "it";
         CompletableFuture<List<Object>> role = commands.role().toCompletableFuture();
         CompletableFuture<String> info = commands.info("server").toCompletableFuture();
@@ -87,7 +87,7 @@ final class RedisServerKind {
         if ("sentinel".equals(kind)) {
             List<String> masters = strings(roleReply.size() > 1 ? roleReply.get(1) : null);
             throw new Misdirected(String.format("%s is a Redis Sentinel, not the server that keeps the locks: use "
-                    + "redis-sentinel://%s/%s to reach the master it monitors%s", it, uri == null ? "HOST:PORT" : at,
+                    + "redis-sentinel://%s/%s to reach the master it monitors%s", it, at,
                     masters.size() == 1 ? masters.get(0) : "MASTER-NAME",
                     masters.isEmpty() ? "" : " (it monitors: " + String.join(", ", masters) + ")"));
         }
